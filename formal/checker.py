@@ -1,0 +1,52 @@
+"""The trusted checker: one entry point over every domain's certificate checks.
+
+Imports no solver and nothing from ``oracles`` or ``encodings``; each domain's model parser
+and certificate check live in its ``formal`` topic module.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import matching
+from .errors import CertificateError, InstanceError
+
+# domain -> (parse raw instance dict -> model, check(model, question, params, verdict,
+#            solution, certificate) -> None or raise CertificateError)
+DOMAINS: dict[str, tuple[Callable[[dict], Any], Callable[..., None]]] = {
+    "stable_matching": (matching.parse_market, matching.check_certificate),
+}
+
+
+def parse_model(domain: str, data: dict) -> Any:
+    """Parse an instance's raw dict into its domain model; InstanceError on bad input."""
+    if domain not in DOMAINS:
+        raise InstanceError(f"unknown domain (known: {', '.join(sorted(DOMAINS))})", value=domain)
+    return DOMAINS[domain][0](data)
+
+
+def check(domain: str, model: Any, question: str, params: Any, verdict: str, solution: Any,
+          certificate: dict) -> None:
+    """Verify one certificate. Raises :class:`CertificateError` naming the failing step."""
+    if not isinstance(certificate, dict) or "type" not in certificate:
+        raise CertificateError(f"certificate without a type: {certificate!r:.80}")
+    if certificate["type"] == "engine_agreement":
+        engines = certificate.get("engines", [])
+        if certificate.get("verdict") != verdict or len(set(engines)) < 3:
+            raise CertificateError("engine agreement needs three engines giving the verdict")
+        return
+    DOMAINS[domain][1](model, question, params, verdict, solution, certificate)
+
+
+def check_label(label: dict, model: Any, question: str, params: Any) -> None:
+    """Verify a label's certificate against its model, and that its engine record is coherent."""
+    for key in ("verdict", "certificate", "engines"):
+        if key not in label:
+            raise CertificateError(f"label has no {key!r}")
+    cert = label["certificate"]
+    if isinstance(cert, dict) and cert.get("type") == "engine_agreement":
+        said = {e["engine"]: e["verdict"] for e in label["engines"]}
+        for name in cert.get("engines", []):
+            if said.get(name) != label["verdict"]:
+                raise CertificateError(f"engine {name} did not answer {label['verdict']!r}")
+    check(label.get("domain", ""), model, question, params, label["verdict"],
+          label.get("solution"), cert)

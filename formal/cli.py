@@ -1,0 +1,252 @@
+"""The ``prefcert`` command line: ``label``, ``audit``, ``check``.
+
+Exit status: 0 success; 1 a label could not be produced (engines disagree or time out), an
+audited answer is wrong, or a certificate fails; 2 bad input (a one-line message naming the
+file, line and value; no output written).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from . import checker
+from .errors import CertificateError, Disagreement, InstanceError, Undecided
+from .instances import read_paths
+from .pipeline import audit as run_audit, label as run_label, label_key, plan
+
+
+def _bad_input(e: Exception) -> None:
+    click.echo(f"prefcert: error: {e}", err=True)
+    sys.exit(2)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="prefcert")
+def main() -> None:
+    """Certified labels for preference-reasoning instances."""
+
+
+def _override(instances, semantics):
+    if semantics is None:
+        return instances
+    from .instances import from_object
+    out = []
+    for inst in instances:
+        data = dict(inst.data, semantics=semantics) if inst.domain == "preference" else inst.data
+        out.append(from_object(data, inst.file, inst.line, inst.id))
+    return out
+
+
+def _read_done(out: Path) -> set:
+    """Keys of the labels already in OUT; a torn last line (killed run) is dropped atomically."""
+    if not out.exists():
+        return set()
+    lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    good, done = [], set()
+    for i, line in enumerate(lines, 1):
+        try:
+            lab = json.loads(line)
+            done.add(label_key(lab["id"], lab["question"]))
+            good.append(line if line.endswith("\n") else line + "\n")
+        except (json.JSONDecodeError, KeyError, TypeError):
+            if i != len(lines):
+                raise InstanceError("not a label line; refusing to overwrite", file=str(out),
+                                    line=i, value=line[:40]) from None
+    if len(good) != len(lines) or (lines and not lines[-1].endswith("\n")):
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text("".join(good), encoding="utf-8")
+        os.replace(tmp, out)
+    return done
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Append labels to this JSONL file; a rerun skips labels already there.")
+@click.option("-q", "--question", "questions", multiple=True,
+              help="Question to ask every instance (repeatable; default: the instance's own "
+                   "list, else the domain's defaults). A JSON object is read as such.")
+@click.option("--engines", help="Comma-separated engines to run (default: chosen by size), "
+                                "e.g. oracle,cpsat,z3,brute_force.")
+@click.option("--time-limit", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
+              help="Seconds per solver call; a timed-out engine answers 'unknown'.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Solver seed.")
+@click.option("--semantics", type=click.Choice(["unknown", "truncated"]),
+              help="Reading of incomplete lists in preference data (overrides the default).")
+@click.option("--disagreements", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write disagreement reports here (default: OUT.disagreements.jsonl, or stderr).")
+def label(paths, out, questions, engines, time_limit, seed, semantics, disagreements):
+    """Label every instance in PATHS (files or folders of .json/.jsonl, PrefLib files).
+
+    Prints one JSON label per (instance, question) on stdout, or appends them to OUT.
+    """
+    try:
+        qs = [json.loads(q) if q.lstrip().startswith("{") else q for q in questions] or None
+        jobs = plan(_override(read_paths(list(paths)), semantics), qs)
+        done = _read_done(out) if out else set()
+        names = [e.strip() for e in engines.split(",") if e.strip()] if engines else None
+        if names is not None:
+            known = {e for j in jobs for e in j.question.engines}
+            unknown = [e for e in names if e not in known]
+            if unknown or not names:
+                raise InstanceError(f"unknown engine (known: {', '.join(sorted(known))})",
+                                    value=",".join(unknown) or engines)
+    except (InstanceError, json.JSONDecodeError) as e:
+        _bad_input(e)
+    todo = [j for j in jobs if j.key not in done]
+    if disagreements is None and out is not None:
+        disagreements = out.with_name(out.name + ".disagreements.jsonl")
+    sink = out.open("a", encoding="utf-8") if out else sys.stdout
+    counts: Counter = Counter()
+    failed = 0
+    from rich.progress import Progress
+    progress = Progress(console=None, transient=True, disable=not sys.stderr.isatty())
+    with progress:
+        task = progress.add_task("labelling", total=len(todo))
+        for job in todo:
+            progress.update(task, description=f"{job.instance.id} · {job.question.name}")
+            try:
+                lab = run_label(job, engines=names, time_limit=time_limit, seed=seed)
+            except Disagreement as d:
+                failed += 1
+                _report(d.report, disagreements)
+                counts[(job.question.name, "DISAGREEMENT")] += 1
+            except Undecided as u:
+                failed += 1
+                click.echo(f"prefcert: {job.instance.id} {job.question.name}: no label: {u}",
+                           err=True)
+                counts[(job.question.name, "unknown")] += 1
+            except InstanceError as e:
+                _bad_input(e.located(job.instance.file, job.instance.line))
+            else:
+                sink.write(json.dumps(lab, separators=(",", ":")) + "\n")
+                sink.flush()
+                if out:
+                    os.fsync(sink.fileno())
+                counts[(job.question.name, lab["verdict"])] += 1
+            progress.advance(task)
+    if out:
+        sink.close()
+    _summary(counts, len(jobs) - len(todo))
+    sys.exit(1 if failed else 0)
+
+
+def _report(report: dict, path: Path | None) -> None:
+    line = json.dumps(report, separators=(",", ":"), default=str)
+    click.echo(f"prefcert: DISAGREEMENT on {report.get('id')} {report.get('question')}: "
+               f"{report.get('reason')}", err=True)
+    if path is None:
+        click.echo(line, err=True)
+    else:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(line + "\n")
+        click.echo(f"prefcert: report written to {path}", err=True)
+
+
+def _summary(counts: Counter, skipped: int) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    table = Table(title="labels", title_justify="left")
+    verdicts = sorted({v for _, v in counts})
+    table.add_column("question")
+    for v in verdicts:
+        table.add_column(v, justify="right")
+    for q in sorted({q for q, _ in counts}):
+        table.add_row(q, *[str(counts.get((q, v), 0)) for v in verdicts])
+    console = Console(stderr=True)
+    if counts:
+        console.print(table)
+    if skipped:
+        console.print(f"{skipped} label(s) already in the output file were skipped.")
+
+
+@main.command()
+@click.argument("instance", type=click.Path(path_type=Path))
+@click.option("-q", "--question", required=True, help="The question answered (e.g. super_stable).")
+@click.argument("answer", type=click.Path(path_type=Path))
+@click.option("--id", "iid", help="Instance id, when INSTANCE holds several.")
+@click.option("--time-limit", type=click.FloatRange(min=0.01), default=10.0, show_default=True)
+def audit(instance, question, answer, iid, time_limit):
+    """Judge ANSWER (a JSON outcome, or text with an <answer>…</answer> block; {} means
+    "none exists") to QUESTION on INSTANCE. Prints a JSON verdict; exit 0 correct, 1 not."""
+    try:
+        insts = read_paths([str(instance)])
+        if iid is not None:
+            insts = [i for i in insts if i.id == iid]
+            if not insts:
+                raise InstanceError("no instance with this id", file=str(instance), value=iid)
+        elif len(insts) != 1:
+            raise InstanceError(f"holds {len(insts)} instances; choose one with --id",
+                                file=str(instance))
+        q = json.loads(question) if question.lstrip().startswith("{") else question
+        job = plan(insts, [q])[0]
+        try:
+            text = answer.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise InstanceError(f"cannot read the answer ({e.__class__.__name__})",
+                                file=str(answer)) from None
+        result = run_audit(job, text, time_limit=time_limit)
+    except (InstanceError, json.JSONDecodeError) as e:
+        _bad_input(e)
+    click.echo(json.dumps(result, indent=2))
+    sys.exit(0 if result["verdict"] == "correct" else 1)
+
+
+@main.command()
+@click.argument("labels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def check(labels):
+    """Re-verify every certificate in LABELS with the checker alone (no solver, no oracle).
+
+    Instances are re-read from each label's source (relative to the current folder, or to
+    the labels file's folder) and must match the recorded hash. Exit 1 on the first failure.
+    """
+    from .instances import READERS
+    from .tasks import get_domain
+    cache: dict[str, dict] = {}
+    n = 0
+    for lineno, line in enumerate(labels.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            lab = json.loads(line)
+            src = lab["source"]
+            path = Path(src["file"])
+            if not path.exists() and (labels.parent / path).exists():
+                path = labels.parent / path
+            if str(path) not in cache:
+                if not path.exists():
+                    raise InstanceError("the label's instance file is missing",
+                                        file=str(labels), line=lineno, value=src["file"])
+                cache[str(path)] = {(i.id, i.line): i for i in READERS[path.suffix](path)}
+            inst = cache[str(path)].get((lab["id"], src.get("line")))
+            if inst is None:
+                raise InstanceError("instance not found in its source", file=str(labels),
+                                    line=lineno, value=lab["id"])
+            if inst.sha256 != lab.get("instance_sha256"):
+                raise CertificateError(f"instance {lab['id']} changed since it was labelled")
+            model = checker.parse_model(inst.domain, inst.data)
+            qname, params = get_domain(inst.domain).resolve(lab["question"]) \
+                if get_domain(inst.domain).resolve else (lab["question"], None)
+            if not lab.get("checked"):
+                raise CertificateError("label is not marked checked")
+            checker.check_label(lab, model, qname, params)
+        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            _bad_input(InstanceError(f"not a label ({e.__class__.__name__}: {e})",
+                                     file=str(labels), line=lineno))
+        except InstanceError as e:
+            _bad_input(e)
+        except CertificateError as e:
+            click.echo(f"prefcert: {labels}:{lineno}: certificate of {lab.get('id')} "
+                       f"{lab.get('question')} REJECTED: {e}", err=True)
+            sys.exit(1)
+        n += 1
+    click.echo(f"{n} label(s) checked: every certificate verified.")
+
+
+if __name__ == "__main__":
+    main()

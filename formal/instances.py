@@ -1,0 +1,130 @@
+"""Reading instances: JSON files (one instance), JSONL files (one per line), folders.
+
+Every error is an :class:`InstanceError` naming the file, the line and the value. Other
+file kinds (PrefLib) plug in through ``READERS``: suffix -> function(path) -> list[Instance].
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import InstanceError
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One instance as read: its raw JSON object and where it came from.
+
+    ``line`` is the 1-based line of a JSONL file (None for a whole-file JSON or PrefLib file).
+    ``sha256`` hashes the canonical JSON of ``data`` so labels can be tied to it.
+    """
+
+    id: str
+    domain: str
+    data: dict
+    file: str
+    line: int | None = None
+    sha256: str = field(default="", compare=False)
+
+    @property
+    def questions(self) -> list | None:
+        q = self.data.get("questions")
+        return list(q) if q is not None else None
+
+    @property
+    def where(self) -> dict:
+        return {"file": self.file, "line": self.line}
+
+
+def canonical_sha256(data: dict) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":"))
+                          .encode()).hexdigest()
+
+
+def from_object(obj: Any, file: str, line: int | None, default_id: str) -> Instance:
+    if not isinstance(obj, dict):
+        raise InstanceError("an instance must be a JSON object", file=file, line=line,
+                            value=type(obj).__name__)
+    domain = obj.get("domain")
+    if not isinstance(domain, str):
+        raise InstanceError("missing or non-string 'domain'", file=file, line=line, value=domain)
+    iid = obj.get("id", default_id)
+    if not isinstance(iid, str) or not iid:
+        raise InstanceError("'id' must be a non-empty string", file=file, line=line, value=iid)
+    q = obj.get("questions")
+    if q is not None and not isinstance(q, list):
+        raise InstanceError("'questions' must be a list", file=file, line=line, value=q)
+    return Instance(iid, domain, obj, file, line, canonical_sha256(obj))
+
+
+def read_json(path: Path) -> list[Instance]:
+    try:
+        text = path.read_text(encoding="utf-8")
+        obj = json.loads(text)
+    except UnicodeDecodeError as e:
+        raise InstanceError("not UTF-8 text", file=str(path), value=str(e)) from None
+    except json.JSONDecodeError as e:
+        raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=e.lineno,
+                            value=_near(text, e.pos)) from None
+    return [from_object(obj, str(path), None, path.stem)]
+
+
+def read_jsonl(path: Path) -> list[Instance]:
+    out = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        raise InstanceError("not UTF-8 text", file=str(path), value=str(e)) from None
+    for i, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=i,
+                                value=_near(text, e.pos)) from None
+        out.append(from_object(obj, str(path), i, f"{path.stem}-{i}"))
+    return out
+
+
+def _near(text: str, pos: int) -> str:
+    return text[max(0, pos - 20):pos + 20]
+
+
+READERS: dict[str, Callable[[Path], list[Instance]]] = {".json": read_json, ".jsonl": read_jsonl}
+
+
+def read_paths(paths: list[str]) -> list[Instance]:
+    """Read instance files and folders (recursively, sorted, by suffix in ``READERS``).
+
+    Raises :class:`InstanceError` for a missing path, an unreadable file, a duplicate id, or
+    a malformed instance. O(total input size).
+    """
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in READERS)
+            if not found:
+                raise InstanceError("folder holds no instance files", file=str(p))
+            files.extend(found)
+        elif p.is_file():
+            if p.suffix not in READERS:
+                raise InstanceError(f"unsupported file type (known: {', '.join(sorted(READERS))})",
+                                    file=str(p), value=p.suffix)
+            files.append(p)
+        else:
+            raise InstanceError("no such file or folder", file=str(p))
+    instances: list[Instance] = []
+    seen: dict[str, Instance] = {}
+    for f in files:
+        for inst in READERS[f.suffix](f):
+            if inst.id in seen:
+                other = seen[inst.id]
+                raise InstanceError(f"duplicate instance id (also in {other.file})",
+                                    file=inst.file, line=inst.line, value=inst.id)
+            seen[inst.id] = inst
+            instances.append(inst)
+    return instances

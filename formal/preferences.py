@@ -1,0 +1,110 @@
+"""Weak orders over a subset of items: ties and incomplete lists.
+
+A list is given best first; a nested list is a tie group; unranked items are omitted
+(DESIGN.md, "Formats"). Strict orders are the special case with singleton ties.
+Ranks are 1-based: the rank of an item is the index of its tie group.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+from .errors import InstanceError
+
+
+@dataclass(frozen=True)
+class WeakOrder:
+    """A weak order over the items it lists, best tie first.
+
+    ``ties``: tuple of tuples of item names, each non-empty, no item twice.
+    ``rank``: item -> 1-based tie index (derived).
+    """
+
+    ties: tuple[tuple[str, ...], ...]
+    rank: Mapping[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        rank: dict[str, int] = {}
+        for r, tie in enumerate(self.ties, 1):
+            for x in tie:
+                rank[x] = r
+        object.__setattr__(self, "rank", rank)
+
+    def __contains__(self, x: str) -> bool:
+        return x in self.rank
+
+    def __len__(self) -> int:
+        return len(self.rank)
+
+    @property
+    def items(self) -> tuple[str, ...]:
+        return tuple(x for tie in self.ties for x in tie)
+
+    def is_strict(self) -> bool:
+        return all(len(t) == 1 for t in self.ties)
+
+    def prefers(self, a: str, b: str | None) -> bool:
+        """a ≻ b; ``b=None`` stands for "unmatched", worse than any listed item."""
+        if a not in self.rank:
+            return False
+        return b is None or self.rank[a] < self.rank.get(b, len(self.ties) + 1)
+
+    def weakly_prefers(self, a: str, b: str | None) -> bool:
+        """a ⪰ b; ``b=None`` stands for "unmatched"."""
+        if a not in self.rank:
+            return b is not None and b not in self.rank
+        return b is None or self.rank[a] <= self.rank.get(b, len(self.ties) + 1)
+
+    def to_json(self) -> list:
+        """The DESIGN.md encoding: singletons as strings, ties as nested lists."""
+        return [t[0] if len(t) == 1 else list(t) for t in self.ties]
+
+    @classmethod
+    def from_ties(cls, ties: Iterable[Iterable[str]]) -> "WeakOrder":
+        return cls(tuple(tuple(t) for t in ties))
+
+
+def parse_weak_order(raw: object, *, agent: str | None = None,
+                     known: Iterable[str] | None = None) -> WeakOrder:
+    """Parse a DESIGN.md preference list into a :class:`WeakOrder`.
+
+    ``raw``: list whose entries are item names (str) or non-empty lists of names (a tie).
+    ``known``: if given, every item must be in it.
+    Raises :class:`InstanceError` (naming ``agent`` and the value) for a non-list, an empty
+    tie group, a non-string item, an item listed twice or an unknown item. O(len(raw)).
+    """
+    if not isinstance(raw, list):
+        raise InstanceError("preference list must be a JSON list", agent=agent, value=raw)
+    known_set = set(known) if known is not None else None
+    seen: set[str] = set()
+    ties: list[tuple[str, ...]] = []
+    for entry in raw:
+        group = entry if isinstance(entry, list) else [entry]
+        if not group:
+            raise InstanceError("empty tie group", agent=agent, value=entry)
+        for x in group:
+            if not isinstance(x, str):
+                raise InstanceError("item must be a string", agent=agent, value=x)
+            if x in seen:
+                raise InstanceError("item listed twice", agent=agent, value=x)
+            if known_set is not None and x not in known_set:
+                raise InstanceError("ranks an unknown item", agent=agent, value=x)
+            seen.add(x)
+        ties.append(tuple(group))
+    return WeakOrder(tuple(ties))
+
+
+def parse_profile(raw: object, *, what: str, known: Iterable[str] | None = None
+                  ) -> dict[str, WeakOrder]:
+    """Parse ``{agent: list}`` into ``{agent: WeakOrder}``; errors as :func:`parse_weak_order`."""
+    if not isinstance(raw, dict):
+        raise InstanceError(f"{what} must be a JSON object mapping agents to lists", value=raw)
+    known = list(known) if known is not None else None
+    return {a: parse_weak_order(lst, agent=a, known=known) for a, lst in raw.items()}
+
+
+def tie_break(order: WeakOrder, key: Sequence[str] | None = None) -> WeakOrder:
+    """Refine ties into a strict order: within a tie, by position in ``key`` (default: name)."""
+    pos = {x: i for i, x in enumerate(key)} if key is not None else None
+    sort = (lambda t: sorted(t, key=pos.__getitem__)) if pos else sorted
+    return WeakOrder(tuple((x,) for t in order.ties for x in sort(t)))

@@ -1,0 +1,171 @@
+"""The shapes every domain plugs into the pipeline: outcomes, questions, domains.
+
+An *engine* is a function ``engine(model, params, *, time_limit, seed) -> Outcome``.
+A *question* names its engines, how their answers become one verdict with a certificate
+(``decide``), and how a third-party answer is judged (``audit``). Certificate checks live in
+``formal`` topic modules and are reached through :mod:`formal.checker`.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from ..errors import CertificateError, Disagreement, InstanceError, Undecided
+
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one engine says. ``verdict`` is a verdict word or ``unknown`` (timeout);
+    ``solution`` is JSON-able or None; ``certificate`` an optional JSON-able proof;
+    ``stats`` solver statistics."""
+
+    verdict: str
+    solution: Any = None
+    certificate: dict | None = None
+    stats: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EngineAnswer:
+    engine: str
+    outcome: Outcome
+    seconds: float
+
+    def to_json(self) -> dict:
+        return {"engine": self.engine, "verdict": self.outcome.verdict,
+                "seconds": round(self.seconds, 4)}
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str
+    solution: Any
+    certificate: dict
+
+
+Engine = Callable[..., Outcome]
+Check = Callable[[str, Any, dict], None]  # (verdict, solution, certificate) -> None or raise
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question of a domain.
+
+    ``engines``: name -> engine, in order of preference (the first that answers gives the
+    label's solution). ``auto``: model -> engine names run by default (size-dependent).
+    ``decide``: (answers, check) -> Decision, raising Disagreement / Undecided.
+    ``audit``: (model, params, parsed answer) -> dict with verdict/violations/feedback.
+    """
+
+    name: str
+    engines: Mapping[str, Engine]
+    auto: Callable[[Any], Sequence[str]]
+    decide: Callable[[Sequence[EngineAnswer], Check], Decision]
+    audit: Callable[[Any, Any, Any], dict] | None = None
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A domain: how to parse its instances and which questions it answers.
+
+    ``questions``: name -> Question. ``resolve(q)`` maps a question as written in an
+    instance (a name, or a dict with ``type``) to (Question, params); the default takes
+    names only. ``default_questions(model)`` lists the questions asked when none are given.
+    """
+
+    name: str
+    parse: Callable[[dict], Any]
+    questions: Mapping[str, Question]
+    default_questions: Callable[[Any], Sequence[Any]]
+    resolve: Callable[[Any], tuple[str, Any]] | None = None
+
+    def question(self, q: Any) -> tuple[Question, Any]:
+        if self.resolve is not None:
+            name, params = self.resolve(q)
+        elif isinstance(q, str):
+            name, params = q, None
+        else:
+            raise InstanceError(f"question of domain {self.name!r} must be a name", value=q)
+        if name not in self.questions:
+            raise InstanceError(f"unknown question for domain {self.name!r} "
+                                f"(known: {', '.join(sorted(self.questions))})", value=name)
+        return self.questions[name], params
+
+
+def run_engine(name: str, engine: Engine, model: Any, params: Any, *, time_limit: float,
+               seed: int) -> EngineAnswer:
+    """Run one engine and time it (seconds, wall clock)."""
+    t0 = time.perf_counter()
+    out = engine(model, params, time_limit=time_limit, seed=seed)
+    return EngineAnswer(name, out, time.perf_counter() - t0)
+
+
+def checker_verdict(check: Check, answer: EngineAnswer) -> str:
+    """The checker's word on one engine's answer, for reports."""
+    o = answer.outcome
+    if o.verdict == UNKNOWN:
+        return "not checked (unknown)"
+    if o.solution is None and o.certificate is None:
+        return "nothing to check"
+    try:
+        check(o.verdict, o.solution, o.certificate or {})
+        return "accepted"
+    except CertificateError as e:
+        return f"rejected: {e}"
+
+
+def disagreement(reason: str, answers: Sequence[EngineAnswer], check: Check) -> Disagreement:
+    return Disagreement({
+        "reason": reason,
+        "answers": [dict(a.to_json(), solution=a.outcome.solution,
+                         certificate=a.outcome.certificate,
+                         checker=checker_verdict(check, a)) for a in answers],
+    })
+
+
+def decide_existence(answers: Sequence[EngineAnswer], check: Check, *,
+                     none_quorum: Sequence[str] = ()) -> Decision:
+    """Combine existence answers (``exists`` / ``none``) into one decision.
+
+    - Decided engines must agree, else :class:`Disagreement`.
+    - ``exists``: every engine's witness must pass the checker; the first one is the
+      label's solution and certificate.
+    - ``none``: a refutation certificate from any engine is verified by the checker;
+      without one, every engine of ``none_quorum`` that ran must have answered ``none``
+      and at least three engines must have, and the certificate records that agreement.
+    Raises :class:`Undecided` when every engine said ``unknown``.
+    """
+    decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
+    if not decided:
+        raise Undecided("every engine timed out")
+    verdicts = {a.outcome.verdict for a in decided}
+    if len(verdicts) > 1:
+        raise disagreement("engines disagree on the verdict", answers, check)
+    verdict = verdicts.pop()
+    if verdict == "exists":
+        for a in decided:
+            try:
+                check(verdict, a.outcome.solution, a.outcome.certificate or {})
+            except CertificateError as e:
+                raise disagreement(f"witness of {a.engine} rejected: {e}", answers, check)
+        first = decided[0].outcome
+        return Decision(verdict, first.solution, first.certificate or {})
+    proofs = [a for a in decided if a.outcome.certificate]
+    for a in proofs:
+        try:
+            check(verdict, None, a.outcome.certificate)
+        except CertificateError as e:
+            raise disagreement(f"refutation of {a.engine} rejected: {e}", answers, check)
+    if proofs:
+        return Decision(verdict, None, proofs[0].outcome.certificate)
+    names = [a.engine for a in decided]
+    missing = [e for e in none_quorum if e not in names]
+    if missing or len(names) < 3:
+        raise Undecided(f"'{verdict}' without a refutation needs the agreement of "
+                        f"{', '.join(none_quorum)}; missing: {', '.join(missing) or 'a third engine'}")
+    cert = {"type": "engine_agreement", "verdict": verdict, "engines": names}
+    check(verdict, None, cert)
+    return Decision(verdict, None, cert)

@@ -1,0 +1,125 @@
+"""The stable-matching domain wired to its engines: oracle, CP-SAT, z3, exhaustive search."""
+from __future__ import annotations
+
+from typing import Any
+
+from oracles import stable_matching as orc
+
+from ..errors import CertificateError
+from ..matching import QUESTIONS, Market, blocking_pairs, parse_market
+from .base import Domain, Outcome, Question, decide_existence
+
+MAX_ENCODING_SIDE = 150   # larger markets use the oracle and the checker alone
+MAX_BRUTE_FORCE_SIDE = 8
+BLOCKING = {"weak": "weakly blocking", "strong": "strongly blocking", "super": "super-blocking"}
+
+
+def _oracle(notion: str):
+    def run(market: Market, params: Any, *, time_limit: float, seed: int) -> Outcome:
+        if notion == "weak":
+            return Outcome("exists", orc.weakly_stable_matching(market), {"type": "stable_matching"})
+        search = orc.super_stable_search if notion == "super" else orc.strongly_stable_search
+        matching, refutation = search(market)
+        if matching is None:
+            return Outcome("none", None, refutation)
+        return Outcome("exists", matching, {"type": "stable_matching"})
+    return run
+
+
+def _encoding(kind: str, notion: str):
+    def run(market: Market, params: Any, *, time_limit: float, seed: int) -> Outcome:
+        from encodings import stable_matching as enc
+        fn = enc.cpsat_stable_matching if kind == "cpsat" else enc.z3_stable_matching
+        return fn(market, notion, time_limit=time_limit, seed=seed)
+    return run
+
+
+def _brute_force(notion: str):
+    def run(market: Market, params: Any, *, time_limit: float, seed: int) -> Outcome:
+        from oracles.enumeration import brute_force_stable_matching
+        return brute_force_stable_matching(market, notion, time_limit=time_limit, seed=seed)
+    return run
+
+
+def _auto(market: Market) -> list[str]:
+    names = ["oracle"]
+    if market.size <= MAX_ENCODING_SIDE:
+        names += ["cpsat", "z3"]
+    if market.size <= MAX_BRUTE_FORCE_SIDE:
+        names.append("brute_force")
+    return names
+
+
+def _decide(answers, check):
+    return decide_existence(answers, check, none_quorum=("oracle", "cpsat", "z3"))
+
+
+def read_matching(market: Market, answer: Any) -> dict[str, str]:
+    """A claimed matching as a dict A -> B: accepts {a: b}, {b: a} or [[x, y], ...].
+
+    Raises ValueError when the answer has none of these shapes.
+    """
+    pairs = answer.items() if isinstance(answer, dict) else answer
+    if not isinstance(pairs, (list, type({}.items()))):
+        raise ValueError("a matching must be an object or a list of pairs")
+    out = {}
+    for p in pairs:
+        if not (isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(v, str) for v in p)):
+            raise ValueError(f"not a pair of agent names: {p!r}")
+        x, y = p if p[0] in market.a or p[1] in market.b else (p[1], p[0])
+        out[x] = y
+    return out
+
+
+def _audit(notion: str):
+    question = {v: k for k, v in QUESTIONS.items()}[notion]
+
+    def audit(market: Market, params: Any, answer: Any) -> dict:
+        if answer == {} or answer is None:
+            witness = orc.weakly_stable_matching(market) if notion == "weak" else \
+                (orc.super_stable_matching if notion == "super" else orc.strongly_stable_matching)(market)
+            if witness is None:
+                return {"verdict": "correct", "violations": [],
+                        "feedback": f"Correct: no {question.replace('_', '-')} matching exists."}
+            assert not blocking_pairs(market, witness, notion)
+            return {"verdict": "incorrect", "violations": [{"witness": witness}],
+                    "feedback": f"Incorrect: a {question.replace('_', '-')} matching exists, "
+                                f"for example {_show(witness)}."}
+        try:
+            matching = read_matching(market, answer)
+            found = blocking_pairs(market, matching, notion)
+        except ValueError as e:
+            return {"verdict": "unparseable", "violations": [], "feedback": f"Unreadable matching: {e}"}
+        except CertificateError as e:
+            return {"verdict": "incorrect", "violations": [{"invalid_matching": str(e)}],
+                    "feedback": f"Incorrect: not a valid matching: {e}."}
+        if not found:
+            return {"verdict": "correct", "violations": [],
+                    "feedback": f"Correct: the matching is {question.replace('_', '-')}."}
+        shown = ", ".join(f"({x}, {y})" for x, y in found[:5])
+        return {"verdict": "incorrect",
+                "violations": [{"blocking_pair": [x, y]} for x, y in found],
+                "feedback": f"Incorrect: the matching has {len(found)} {BLOCKING[notion]} "
+                            f"pair{'s' if len(found) > 1 else ''}"
+                            f"{', among them' if len(found) > 5 else ':'} {shown}."}
+    return audit
+
+
+def _show(matching: dict) -> str:
+    return "{" + ", ".join(f"{x}-{y}" for x, y in matching.items()) + "}"
+
+
+def _question(name: str, notion: str) -> Question:
+    return Question(
+        name=name,
+        engines={"oracle": _oracle(notion), "cpsat": _encoding("cpsat", notion),
+                 "z3": _encoding("z3", notion), "brute_force": _brute_force(notion)},
+        auto=_auto, decide=_decide, audit=_audit(notion))
+
+
+DOMAIN = Domain(
+    name="stable_matching",
+    parse=parse_market,
+    questions={name: _question(name, notion) for name, notion in QUESTIONS.items()},
+    default_questions=lambda market: ["super_stable", "strongly_stable", "weakly_stable"],
+)

@@ -1,0 +1,227 @@
+"""Combinatorial algorithms for two-sided stable matching with ties and incomplete lists.
+
+All functions take a :class:`formal.matching.Market` and work on its mutually acceptable
+lists (``pa``/``pb``). Matchings are dicts A-agent -> B-agent. Side A proposes ("men"),
+unless stated otherwise. Not trusted: every answer is verified by ``formal``'s checker.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+import networkx as nx
+
+from formal.matching import NOTIONS, Market, blocking_pairs  # noqa: F401  (re-exported)
+
+
+def deferred_acceptance(market: Market, proposing: str = "A") -> dict[str, str]:
+    """Gale–Shapley deferred acceptance on strict, possibly incomplete lists.
+
+    ``proposing``: "A" or "B". Returns the proposing-side-optimal stable matching as a dict
+    A-agent -> B-agent. Raises ValueError if some list has a tie (use
+    :func:`weakly_stable_matching`). O(L). Source: Gale & Shapley 1962; McVitie & Wilson 1971.
+    """
+    if proposing not in ("A", "B"):
+        raise ValueError("proposing must be 'A' or 'B'")
+    props, recv = (market.pa, market.pb) if proposing == "A" else (market.pb, market.pa)
+    for who, o in list(props.items()) + list(recv.items()):
+        if not o.is_strict():
+            raise ValueError(f"deferred_acceptance needs strict lists; {who!r} has a tie")
+    lists = {x: o.items for x, o in props.items()}
+    rank = {y: o.rank for y, o in recv.items()}
+    nxt = dict.fromkeys(lists, 0)
+    holds: dict[str, str] = {}
+    free = deque(lists)
+    while free:
+        x = free.popleft()
+        lst = lists[x]
+        while nxt[x] < len(lst):
+            y = lst[nxt[x]]
+            nxt[x] += 1
+            cur = holds.get(y)
+            if cur is None or rank[y][x] < rank[y][cur]:
+                holds[y] = x
+                if cur is not None:
+                    free.append(cur)
+                break
+    if proposing == "A":
+        return {x: y for y, x in holds.items()}
+    return dict(holds)
+
+
+def weakly_stable_matching(market: Market) -> dict[str, str]:
+    """A weakly stable matching: break every tie by the order the list gives it, then run
+    :func:`deferred_acceptance` with side A proposing.
+
+    Any stable matching of a tie-broken instance is weakly stable in the original (a
+    weakly blocking pair would block in the refinement too). Always exists. O(L).
+    Source: Irving 1994, DAM 48.
+    """
+    from formal.preferences import WeakOrder
+    strict = {x: WeakOrder(tuple((i,) for i in o.items)) for x, o in market.a.items()}
+    strict_b = {y: WeakOrder(tuple((i,) for i in o.items)) for y, o in market.b.items()}
+    return deferred_acceptance(Market(strict, strict_b))
+
+
+class _Search:
+    """Shared state of SUPER and STRONG: current lists as one rank cut per woman, engagements,
+    and the deletion log (the refutation certificate of formal.matching.check_deletion_log)."""
+
+    def __init__(self, market: Market):
+        self.lists = {x: o.items for x, o in market.pa.items()}
+        self.rank_a = {x: o.rank for x, o in market.pa.items()}
+        self.rank_b = {y: o.rank for y, o in market.pb.items()}
+        self.women = {y: o.items for y, o in market.pb.items()}
+        self.cut = {y: len(o.ties) + 1 for y, o in market.pb.items()}
+        self.end = {y: len(o.items) for y, o in market.pb.items()}
+        self.ptr = dict.fromkeys(self.lists, 0)
+        self.eng_a: dict[str, set[str]] = {x: set() for x in self.lists}
+        self.eng_b: dict[str, set[str]] = {y: set() for y in self.women}
+        self.steps: list[list] = []
+        self.free = deque(self.lists)
+
+    def head(self, x: str) -> list[str]:
+        lst, i, rb, cut = self.lists[x], self.ptr[x], self.rank_b, self.cut
+        while i < len(lst) and rb[lst[i]][x] >= cut[lst[i]]:
+            i += 1
+        self.ptr[x] = i
+        if i == len(lst):
+            return []
+        r, ra = self.rank_a[x][lst[i]], self.rank_a[x]
+        out = []
+        while i < len(lst) and ra[lst[i]] == r:
+            if rb[lst[i]][x] < cut[lst[i]]:
+                out.append(lst[i])
+            i += 1
+        return out
+
+    def tail_rank(self, y: str) -> int:
+        return self.rank_b[y][self.women[y][self.end[y] - 1]]
+
+    def cut_to(self, y: str, cut: int) -> None:
+        """Delete every man of rank >= cut from y's list, breaking their engagements."""
+        if cut >= self.cut[y]:
+            return
+        self.cut[y] = cut
+        lst, e, rank = self.women[y], self.end[y], self.rank_b[y]
+        while e and rank[lst[e - 1]] >= cut:
+            e -= 1
+            x = lst[e]
+            if x in self.eng_b[y]:
+                self.eng_b[y].discard(x)
+                self.eng_a[x].discard(y)
+                if not self.eng_a[x]:
+                    self.free.append(x)
+        self.end[y] = e
+
+    def propose_all(self) -> None:
+        """Free men propose to their whole head tie; each woman deletes the men strictly
+        worse than the proposer (step ``dominate``). Runs to quiescence."""
+        while self.free:
+            x = self.free.popleft()
+            if self.eng_a[x]:
+                continue
+            for y in self.head(x):
+                self.eng_a[x].add(y)
+                self.eng_b[y].add(x)
+                r = self.rank_b[y][x] + 1
+                if self.end[y] and self.tail_rank(y) >= r:
+                    self.steps.append(["dominate", y, x])
+                    self.cut_to(y, r)
+
+
+def _ever_proposed(s: _Search, market: Market) -> set[str]:
+    return {y for y in s.women if s.eng_b[y] or s.cut[y] <= len(market.pb[y].ties)}
+
+
+def super_stable_search(market: Market) -> tuple[dict[str, str] | None, dict | None]:
+    """Algorithm SUPER with its certificate: ``(matching, None)`` or ``(None, deletion log)``.
+
+    The log is checked by :func:`formal.matching.check_deletion_log`. O(L).
+    Source: Irving 1994 (SMT); Manlove 1999/2002 (SMTI).
+    """
+    s = _Search(market)
+    while True:
+        s.propose_all()
+        multi = [y for y, e in s.eng_b.items() if len(e) >= 2]
+        if not multi:
+            break
+        for y in multi:      # break all her engagements, delete her whole tail tie
+            x1, x2 = sorted(s.eng_b[y])[:2]
+            s.steps.append(["dominate", y, x1, x2])
+            s.cut_to(y, s.tail_rank(y))
+    return _finish(s, market)
+
+
+def _finish(s: _Search, market: Market):
+    matching = {}
+    for x in s.lists:
+        h = s.eng_a[x]
+        if len(h) > 1:
+            return None, {"type": "deletion_log", "steps": s.steps}
+        if h:
+            matching[x] = next(iter(h))
+    if len(set(matching.values())) < len(matching) or \
+            len(_ever_proposed(s, market)) > len(matching):
+        return None, {"type": "deletion_log", "steps": s.steps}
+    return matching, None
+
+
+def super_stable_matching(market: Market) -> dict[str, str] | None:
+    """The A-optimal super-stable matching, or None when none exists.
+
+    Algorithm SUPER: free men propose to their whole head tie; a woman deletes men strictly
+    worse than a proposer; at quiescence a woman engaged to several men breaks all those
+    engagements and deletes her whole tail tie; NO if a man ends multiply engaged or a woman
+    once engaged ends free. All super-stable matchings match the same agents. O(L).
+    Source: Irving 1994, DAM 48; Manlove 1999 (TR-1999-29) and 2002 (DAM 122) for SMTI.
+    """
+    return super_stable_search(market)[0]
+
+
+def strongly_stable_search(market: Market) -> tuple[dict[str, str] | None, dict | None]:
+    """Algorithm STRONG with its certificate: ``(matching, None)`` or ``(None, deletion log)``.
+
+    Source: Irving 1994; Manlove 1999; Kavitha, Mehlhorn, Michail & Paluch 2007 (TALG 3).
+    """
+    s = _Search(market)
+    while True:
+        s.propose_all()
+        g = nx.Graph()
+        men = [x for x in s.lists if s.eng_a[x]]
+        g.add_nodes_from(("a", x) for x in men)
+        g.add_edges_from((("a", x), ("b", y)) for x in men for y in s.eng_a[x])
+        mate = nx.bipartite.hopcroft_karp_matching(g, top_nodes=[("a", x) for x in men])
+        frontier = [x for x in men if ("a", x) not in mate]
+        z, nz = set(frontier), set()
+        while frontier:                      # alternating reachability: the critical set
+            for y in s.eng_a[frontier.pop()]:
+                if y not in nz:
+                    nz.add(y)
+                    x2 = mate[("b", y)][1]
+                    if x2 not in z:
+                        z.add(x2)
+                        frontier.append(x2)
+        if not z:
+            break
+        s.steps.append(["critical"])
+        for y in sorted(nz):
+            s.cut_to(y, s.tail_rank(y))
+    matching = {mate[("b", y)][1]: y for y in s.women if ("b", y) in mate}
+    if len(_ever_proposed(s, market)) > len(matching):
+        return None, {"type": "deletion_log", "steps": s.steps}
+    return matching, None
+
+
+def strongly_stable_matching(market: Market) -> dict[str, str] | None:
+    """A strongly stable matching, or None when none exists.
+
+    Algorithm STRONG: proposals as in SUPER, but a woman may keep several tied fiancés; at
+    quiescence the critical set Z of the engagement graph (men reachable by alternating paths
+    from men a maximum matching leaves single) is computed and every woman of N(Z) breaks
+    her engagements and deletes her tail tie; repeat until Z is empty, then a maximum
+    matching of the engagement graph is strongly stable unless a woman once engaged is left
+    single. All strongly stable matchings match the same agents. O(L·(n+m)) here (matching
+    recomputed each phase; KMMP 2007 reach O(nm)).
+    Source: Irving 1994; Manlove 1999; Kavitha, Mehlhorn, Michail & Paluch 2007.
+    """
+    return strongly_stable_search(market)[0]
