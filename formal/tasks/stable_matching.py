@@ -28,7 +28,7 @@ def _oracle(notion: str):
 
 def _encoding(kind: str, notion: str):
     def run(market: Market, params: Any, *, time_limit: float, seed: int) -> Outcome:
-        from encodings import stable_matching as enc
+        from prefcert_encodings import stable_matching as enc
         fn = enc.cpsat_stable_matching if kind == "cpsat" else enc.z3_stable_matching
         return fn(market, notion, time_limit=time_limit, seed=seed)
     return run
