@@ -95,6 +95,7 @@ def _near(text: str, pos: int) -> str:
 
 
 READERS: dict[str, Callable[[Path], list[Instance]]] = {".json": read_json, ".jsonl": read_jsonl}
+from .preflib import SUFFIXES as _PREFLIB, read_preflib; READERS.update(dict.fromkeys(_PREFLIB, read_preflib))  # noqa: E402,E702
 
 
 def read_paths(paths: list[str]) -> list[Instance]:
