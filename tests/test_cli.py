@@ -1,0 +1,158 @@
+"""CLI tests through the installed console script ``prefcert``."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
+pytestmark = pytest.mark.skipif(EXE is None, reason="console script not installed")
+
+INDIFFERENT = {"id": "indiff", "domain": "stable_matching",
+               "preferences": {"A": {"m1": [["w1", "w2"]], "m2": [["w1", "w2"]]},
+                               "B": {"w1": [["m1", "m2"]], "w2": [["m1", "m2"]]}}}
+STRICT = {"id": "strict", "domain": "stable_matching",
+          "preferences": {"A": {"m1": ["w1", "w2"], "m2": ["w1", "w2"]},
+                          "B": {"w1": ["m2", "m1"], "w2": ["m1", "m2"]}}}
+
+
+def run(*args, cwd=None):
+    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, cwd=cwd,
+                          timeout=300)
+
+
+def write(tmp_path, name, obj):
+    p = tmp_path / name
+    p.write_text(obj if isinstance(obj, str) else json.dumps(obj))
+    return p
+
+
+def test_label_then_check(tmp_path):
+    src = write(tmp_path, "two.jsonl", json.dumps(INDIFFERENT) + "\n" + json.dumps(STRICT) + "\n")
+    r = run("label", src)
+    assert r.returncode == 0, r.stderr
+    labels = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(labels) == 6 and all(lab["checked"] for lab in labels)
+    verdicts = {(lab["id"], lab["question"]): lab["verdict"] for lab in labels}
+    assert verdicts[("indiff", "super_stable")] == "none"
+    assert verdicts[("strict", "super_stable")] == "exists"
+    out = write(tmp_path, "labels.jsonl", r.stdout)
+    r = run("check", out, cwd=tmp_path)
+    assert r.returncode == 0 and "6 label(s) checked" in r.stdout
+
+
+def test_check_rejects_tampered_certificate(tmp_path):
+    src = write(tmp_path, "one.json", INDIFFERENT)
+    out = tmp_path / "out.jsonl"
+    assert run("label", src, "-o", out, "-q", "super_stable").returncode == 0
+    lab = json.loads(out.read_text())
+    lab["certificate"]["steps"] = []
+    write(tmp_path, "bad.jsonl", json.dumps(lab) + "\n")
+    r = run("check", tmp_path / "bad.jsonl")
+    assert r.returncode == 1 and "REJECTED" in r.stderr
+    lab["verdict"], lab["solution"], lab["certificate"] = "exists", {"m1": "w1", "m2": "w2"}, {"type": "stable_matching"}
+    write(tmp_path, "bad2.jsonl", json.dumps(lab) + "\n")
+    assert run("check", tmp_path / "bad2.jsonl").returncode == 1
+
+
+def test_resume_skips_finished_labels_and_drops_torn_line(tmp_path):
+    src = write(tmp_path, "two.jsonl", json.dumps(INDIFFERENT) + "\n" + json.dumps(STRICT) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert run("label", src, "-o", out).returncode == 0
+    lines = out.read_text().splitlines()
+    # simulate a run killed mid-write: two finished labels and half of a third
+    out.write_text("\n".join(lines[:2]) + "\n" + lines[2][:30])
+    r = run("label", src, "-o", out)
+    assert r.returncode == 0, r.stderr
+    again = out.read_text().splitlines()
+    assert again[:2] == lines[:2] and len(again) == 6
+    assert "2 label(s) already in the output file were skipped" in r.stderr.replace("\n", " ")
+    assert {json.loads(x)["question"] for x in again} == {"super_stable", "strongly_stable", "weakly_stable"}
+
+
+def test_killed_run_resumes(tmp_path):
+    """A real kill: start labelling many instances, kill it, rerun; nothing is redone."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from generators.smti import sample_smti
+    src = tmp_path / "many.jsonl"
+    src.write_text("".join(json.dumps(dict(sample_smti(40, tie_prob=0.2, seed=s), id=f"i{s}")) + "\n"
+                           for s in range(30)))
+    out = tmp_path / "out.jsonl"
+    p = subprocess.Popen([EXE, "label", src, "-o", out, "--engines", "oracle,cpsat"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import time
+    deadline = time.time() + 120
+    while time.time() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 3):
+        time.sleep(0.05)
+    p.kill()
+    p.wait()
+    before = [line for line in out.read_text().splitlines() if line.endswith("}")]
+    r = run("label", src, "-o", out, "--engines", "oracle,cpsat")
+    assert r.returncode == 0, r.stderr
+    after = out.read_text().splitlines()
+    assert after[:len(before)] == before and len(after) == 90
+    assert len({(json.loads(x)["id"], json.loads(x)["question"]) for x in after}) == 90
+
+
+@pytest.mark.parametrize("content, needle", [
+    ('{"id": "x", "domain": "stable_matching", "preferences": ', "malformed JSON"),
+    ({"id": "x", "domain": "stable_matching",
+      "preferences": {"A": {"m1": ["w9"]}, "B": {"w1": ["m1"]}}}, "'w9'"),
+    ({"id": "x", "domain": "stable_matching",
+      "preferences": {"A": {"m1": ["w1", "w1"]}, "B": {"w1": ["m1"]}}}, "listed twice"),
+    ({"id": "x", "domain": "stable_matching",
+      "preferences": {"A": {"m1": [[], "w1"]}, "B": {"w1": ["m1"]}}}, "empty tie group"),
+    ({"id": "x", "domain": "stable_matching",
+      "preferences": {"A": {"m1": ["w1"]}, "B": {"w1": ["m1"]}, "C": {"z": []}}}, "'A' and 'B'"),
+    ({"id": "x", "domain": "nonsense", "preferences": {}}, "unknown domain"),
+    ({"id": "x", "domain": "stable_matching", "questions": ["nope"],
+      "preferences": {"A": {}, "B": {}}}, "unknown question"),
+])
+def test_bad_input_one_line_exit_2_no_output(tmp_path, content, needle):
+    good = write(tmp_path, "a_good.json", STRICT)
+    bad = write(tmp_path, "b_bad.json", content)
+    out = tmp_path / "out.jsonl"
+    r = run("label", good, bad, "-o", out)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "b_bad.json" in lines[0] and needle in lines[0], r.stderr
+    assert not out.exists() and r.stdout == ""
+
+
+def test_bad_input_line_number_in_jsonl(tmp_path):
+    src = write(tmp_path, "x.jsonl", json.dumps(STRICT) + "\n{oops\n")
+    r = run("label", src)
+    assert r.returncode == 2 and "x.jsonl:2:" in r.stderr and r.stdout == ""
+
+
+def test_missing_path_and_unknown_engine(tmp_path):
+    r = run("label", tmp_path / "nope.json")
+    assert r.returncode == 2 and "no such file" in r.stderr
+    src = write(tmp_path, "s.json", STRICT)
+    r = run("label", src, "--engines", "magic")
+    assert r.returncode == 2 and "magic" in r.stderr
+
+
+def test_audit_exit_codes(tmp_path):
+    inst = write(tmp_path, "i.json", INDIFFERENT)
+    wrong = write(tmp_path, "wrong.txt", 'My answer: <answer>{"m1": "w1", "m2": "w2"}</answer>')
+    r = run("audit", inst, "--question", "super_stable", wrong)
+    assert r.returncode == 1
+    out = json.loads(r.stdout)
+    assert out["verdict"] == "incorrect" and len(out["violations"]) == 2
+    assert "2 super-blocking pairs" in out["feedback"]
+    none = write(tmp_path, "none.txt", "<answer>{}</answer>")
+    assert run("audit", inst, "--question", "super_stable", none).returncode == 0
+    r = run("audit", inst, "--question", "strongly_stable", none)
+    assert r.returncode == 1 and "witness" in r.stdout
+    assert run("audit", inst, "--question", "strongly_stable", wrong).returncode == 0
+    junk = write(tmp_path, "junk.txt", "<answer>not json</answer>")
+    r = run("audit", inst, "--question", "super_stable", junk)
+    assert r.returncode == 1 and json.loads(r.stdout)["verdict"] == "unparseable"
+    r = run("audit", inst, "--question", "super_stable", tmp_path / "missing.txt")
+    assert r.returncode == 2
+    r = run("audit", inst, "--question", "nope", none)
+    assert r.returncode == 2 and "unknown question" in r.stderr
