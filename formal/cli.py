@@ -208,6 +208,7 @@ def check(labels):
     from .instances import READERS
     from .tasks import get_domain
     cache: dict[str, dict] = {}
+    models: dict[int, object] = {}     # the last instance's model (labels come grouped)
     n = 0
     for lineno, line in enumerate(labels.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -229,7 +230,9 @@ def check(labels):
                                     line=lineno, value=lab["id"])
             if inst.sha256 != lab.get("instance_sha256"):
                 raise CertificateError(f"instance {lab['id']} changed since it was labelled")
-            model = checker.parse_model(inst.domain, inst.data)
+            if id(inst) not in models:
+                models = {id(inst): checker.parse_model(inst.domain, inst.data)}
+            model = models[id(inst)]
             qname, params = get_domain(inst.domain).resolve(lab["question"]) \
                 if get_domain(inst.domain).resolve else (lab["question"], None)
             if not lab.get("checked"):

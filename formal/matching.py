@@ -36,9 +36,15 @@ class Market:
 
     def __post_init__(self):
         def restrict(prefs, other):
-            return {x: WeakOrder(tuple(t for t in (tuple(y for y in tie if x in other[y])
-                                                   for tie in o.ties) if t))
-                    for x, o in prefs.items()}
+            ranks = {y: o.rank for y, o in other.items()}
+            out = {}
+            for x, o in prefs.items():
+                if all(x in ranks[y] for y in o.rank):
+                    out[x] = o
+                    continue
+                ties = (tuple(y for y in tie if x in ranks[y]) for tie in o.ties)
+                out[x] = WeakOrder(tuple(t for t in ties if t))
+            return out
         object.__setattr__(self, "pa", restrict(self.a, self.b))
         object.__setattr__(self, "pb", restrict(self.b, self.a))
 
@@ -109,18 +115,24 @@ def blocking_pairs(market: Market, matching: Mapping[str, str], notion: str) -> 
     if notion not in NOTIONS:
         raise ValueError(f"unknown stability notion {notion!r} (known: {', '.join(NOTIONS)})")
     m = _is_matching(market, matching)
-    partner_b = {y: x for x, y in m.items()}
+    inf = float("inf")
+    rank_a = {x: o.rank for x, o in market.pa.items()}
+    rank_b = {y: o.rank for y, o in market.pb.items()}
+    cur_a = {x: rank_a[x][m[x]] if x in m else inf for x in rank_a}
+    cur_b = dict.fromkeys(rank_b, inf)
+    for x, y in m.items():
+        cur_b[y] = rank_b[y][x]
     out = []
-    for x, y in market.edges():
-        if m.get(x) == y:
-            continue
-        ox, oy = market.pa[x], market.pb[y]
-        cur_x, cur_y = m.get(x), partner_b.get(y)
-        sx, wx = ox.prefers(y, cur_x), ox.weakly_prefers(y, cur_x)
-        sy, wy = oy.prefers(x, cur_y), oy.weakly_prefers(x, cur_y)
-        if (notion == "weak" and sx and sy) or (notion == "super" and wx and wy) or \
-                (notion == "strong" and ((sx and wy) or (wx and sy))):
-            out.append((x, y))
+    for x, ra in rank_a.items():
+        cx, mx = cur_a[x], m.get(x)
+        for y, rxy in ra.items():
+            if rxy > cx or y == mx:
+                continue          # x strictly prefers his partner: no notion blocks
+            ryx, cy = rank_b[y][x], cur_b[y]
+            sx, sy, wy = rxy < cx, ryx < cy, ryx <= cy
+            if (notion == "weak" and sx and sy) or (notion == "super" and wy) or \
+                    (notion == "strong" and ((sx and wy) or sy)):
+                out.append((x, y))
     return out
 
 
@@ -179,9 +191,10 @@ def check_deletion_log(market: Market, notion: str, cert: dict) -> None:
     if not isinstance(steps, list):
         raise CertificateError("deletion log has no list of steps")
     st = _ListState(market)
-    proposed = set()
+    proposed: set[str] = set()
     for x in st.lists:
         proposed.update(st.head(x))
+    head_rank = {x: st.rank_a[x][h[0]] for x in st.lists if (h := st.head(x))}
     for i, step in enumerate(steps):
         if not isinstance(step, list) or not step:
             raise CertificateError(f"step {i}: malformed {step!r:.60}")
@@ -193,15 +206,16 @@ def check_deletion_log(market: Market, notion: str, cert: dict) -> None:
                 if x not in st.rank_a or y not in st.head(x):
                     raise CertificateError(f"step {i}: {y!r} is not in the head tie of {x!r}")
             r = [st.rank_b[y][x] for x in wit]
-            removed = st.cut_to(y, r[0] + 1 if len(r) == 1 else max(r))
+            removed = [(x, y) for x in st.cut_to(y, r[0] + 1 if len(r) == 1 else max(r))]
         elif step == ["critical"] and notion == "strong":
-            removed = []
-            for y, t in _critical_tails(st, i):
-                removed += st.cut_to(y, t)
+            removed = [(x, y) for y, t in _critical_tails(st, i) for x in st.cut_to(y, t)]
         else:
             raise CertificateError(f"step {i}: not a valid {notion} step: {step!r:.60}")
-        for x in removed:
-            proposed.update(st.head(x))
+        for x, y in removed:    # a man's head changes only when his head tie loses a woman
+            if head_rank.get(x) == st.rank_a[x][y]:
+                h = st.head(x)
+                proposed.update(h)
+                head_rank[x] = st.rank_a[x][h[0]] if h else None
     s = sum(1 for x in st.lists if st.head(x))
     if len(proposed) <= s:
         raise CertificateError(f"after the log, {len(proposed)} women were proposed to but "
@@ -220,12 +234,9 @@ class _ListState:
         self.end = {y: len(o.items) for y, o in market.pb.items()}     # alive prefix length
         self.ptr = {x: 0 for x in self.lists}
 
-    def alive(self, x: str, y: str) -> bool:
-        return self.rank_b[y][x] < self.cut[y]
-
     def head(self, x: str) -> list[str]:
-        lst, i = self.lists[x], self.ptr[x]
-        while i < len(lst) and not self.alive(x, lst[i]):
+        lst, i, rb, cut = self.lists[x], self.ptr[x], self.rank_b, self.cut
+        while i < len(lst) and rb[lst[i]][x] >= cut[lst[i]]:
             i += 1
         self.ptr[x] = i
         if i == len(lst):
@@ -233,7 +244,7 @@ class _ListState:
         r, rank = self.rank_a[x][lst[i]], self.rank_a[x]
         out = []
         while i < len(lst) and rank[lst[i]] == r:
-            if self.alive(x, lst[i]):
+            if rb[lst[i]][x] < cut[lst[i]]:
                 out.append(lst[i])
             i += 1
         return out

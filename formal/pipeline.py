@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Iterable
 
 from . import checker
@@ -71,7 +70,13 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
     if not names:
         raise InstanceError(f"none of the requested engines answers {q.name!r} "
                             f"(its engines: {', '.join(q.engines)})")
-    check = partial(checker.check, inst.domain, job.model, q.name, job.params)
+    verified: set = set()
+
+    def check(verdict, solution, certificate):     # each certificate is verified once
+        key = (verdict, id(solution), id(certificate))
+        if key not in verified:
+            checker.check(inst.domain, job.model, q.name, job.params, verdict, solution, certificate)
+            verified.add(key)
     answers = [run_engine(n, q.engines[n], job.model, job.params, time_limit=time_limit,
                           seed=seed) for n in names]
     try:
@@ -84,7 +89,7 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
            "certificate": decision.certificate, "engines": [a.to_json() for a in answers],
            "checked": False, "source": inst.where, "instance_sha256": inst.sha256}
     try:
-        checker.check_label(lab, job.model, q.name, job.params)
+        checker.check_label(lab, job.model, q.name, job.params, verify=check)
     except CertificateError as e:
         raise Disagreement({"reason": f"final certificate rejected: {e}", "id": inst.id,
                             "question": job.asked, "source": inst.where,

@@ -17,11 +17,12 @@ class WeakOrder:
     """A weak order over the items it lists, best tie first.
 
     ``ties``: tuple of tuples of item names, each non-empty, no item twice.
-    ``rank``: item -> 1-based tie index (derived).
+    ``rank``: item -> 1-based tie index; ``items``: the items best first (derived).
     """
 
     ties: tuple[tuple[str, ...], ...]
     rank: Mapping[str, int] = field(init=False, repr=False, compare=False)
+    items: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         rank: dict[str, int] = {}
@@ -29,16 +30,13 @@ class WeakOrder:
             for x in tie:
                 rank[x] = r
         object.__setattr__(self, "rank", rank)
+        object.__setattr__(self, "items", tuple(rank))
 
     def __contains__(self, x: str) -> bool:
         return x in self.rank
 
     def __len__(self) -> int:
         return len(self.rank)
-
-    @property
-    def items(self) -> tuple[str, ...]:
-        return tuple(x for tie in self.ties for x in tie)
 
     def is_strict(self) -> bool:
         return all(len(t) == 1 for t in self.ties)
@@ -69,21 +67,23 @@ def parse_weak_order(raw: object, *, agent: str | None = None,
     """Parse a DESIGN.md preference list into a :class:`WeakOrder`.
 
     ``raw``: list whose entries are item names (str) or non-empty lists of names (a tie).
-    ``known``: if given, every item must be in it.
+    ``known``: if given (a set or dict is used as is), every item must be in it.
     Raises :class:`InstanceError` (naming ``agent`` and the value) for a non-list, an empty
     tie group, a non-string item, an item listed twice or an unknown item. O(len(raw)).
     """
     if not isinstance(raw, list):
         raise InstanceError("preference list must be a JSON list", agent=agent, value=raw)
-    known_set = set(known) if known is not None else None
+    known_set = known if known is None or isinstance(known, (set, frozenset, dict)) else set(known)
     seen: set[str] = set()
     ties: list[tuple[str, ...]] = []
     for entry in raw:
-        group = entry if isinstance(entry, list) else [entry]
+        group = (entry,) if entry.__class__ is str else entry
+        if not isinstance(group, (list, tuple)):
+            raise InstanceError("item must be a string", agent=agent, value=entry)
         if not group:
             raise InstanceError("empty tie group", agent=agent, value=entry)
         for x in group:
-            if not isinstance(x, str):
+            if x.__class__ is not str:
                 raise InstanceError("item must be a string", agent=agent, value=x)
             if x in seen:
                 raise InstanceError("item listed twice", agent=agent, value=x)

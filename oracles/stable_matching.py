@@ -26,8 +26,15 @@ def deferred_acceptance(market: Market, proposing: str = "A") -> dict[str, str]:
     for who, o in list(props.items()) + list(recv.items()):
         if not o.is_strict():
             raise ValueError(f"deferred_acceptance needs strict lists; {who!r} has a tie")
-    lists = {x: o.items for x, o in props.items()}
-    rank = {y: o.rank for y, o in recv.items()}
+    holds = _gale_shapley({x: o.items for x, o in props.items()},
+                          {y: o.rank for y, o in recv.items()})
+    if proposing == "A":
+        return {x: y for y, x in holds.items()}
+    return holds
+
+
+def _gale_shapley(lists, rank) -> dict[str, str]:
+    """Proposals in list order; receiver y keeps the proposer of smallest rank[y]. O(L)."""
     nxt = dict.fromkeys(lists, 0)
     holds: dict[str, str] = {}
     free = deque(lists)
@@ -43,23 +50,20 @@ def deferred_acceptance(market: Market, proposing: str = "A") -> dict[str, str]:
                 if cur is not None:
                     free.append(cur)
                 break
-    if proposing == "A":
-        return {x: y for y, x in holds.items()}
-    return dict(holds)
+    return holds
 
 
 def weakly_stable_matching(market: Market) -> dict[str, str]:
-    """A weakly stable matching: break every tie by the order the list gives it, then run
-    :func:`deferred_acceptance` with side A proposing.
+    """A weakly stable matching: break every tie by the order in which the list gives it,
+    then run deferred acceptance with side A proposing.
 
     Any stable matching of a tie-broken instance is weakly stable in the original (a
     weakly blocking pair would block in the refinement too). Always exists. O(L).
     Source: Irving 1994, DAM 48.
     """
-    from formal.preferences import WeakOrder
-    strict = {x: WeakOrder(tuple((i,) for i in o.items)) for x, o in market.a.items()}
-    strict_b = {y: WeakOrder(tuple((i,) for i in o.items)) for y, o in market.b.items()}
-    return deferred_acceptance(Market(strict, strict_b))
+    position = {y: {x: i for i, x in enumerate(o.items)} for y, o in market.pb.items()}
+    holds = _gale_shapley({x: o.items for x, o in market.pa.items()}, position)
+    return {x: y for y, x in holds.items()}
 
 
 class _Search:
