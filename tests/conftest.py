@@ -1,7 +1,7 @@
 """Shared test setup: hypothesis profiles.
 
-``default``: local runs. ``ci``: what .ci/run uses (HYPOTHESIS_PROFILE=ci); tests marked
-``heavy`` scale their own budgets down through ``heavy_examples``.
+``default``: local runs. ``ci``: loaded when the environment has CI=true (as .ci/run does)
+or HYPOTHESIS_PROFILE=ci; tests marked ``heavy`` scale their budgets through ``heavy_examples``.
 """
 import os
 
@@ -11,9 +11,50 @@ settings.register_profile("default", deadline=None, max_examples=150,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", deadline=None, max_examples=100, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or \
+    ("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "default")
+settings.load_profile(PROFILE)
 
 
 def heavy_examples(local: int, ci: int) -> int:
     """Example budget of a ``heavy`` property: smaller under CI."""
-    return ci if os.environ.get("HYPOTHESIS_PROFILE") == "ci" else local
+    return ci if PROFILE == "ci" else local
+
+
+# --- SMTI strategies (shared by the stable-matching property tests) -----------------------
+
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def smti_instances(draw, max_side: int = 6, min_side: int = 1):
+    """A random SMTI instance as a DESIGN.md dict: 1..max_side agents a side (sides may
+    differ), each list an ordered subset of the other side (possibly empty or one-sided),
+    cut into ties at random; ties are drawn dense often enough that super- and strongly
+    stable matchings are frequently missing."""
+    n_a = draw(st.integers(min_side, max_side))
+    n_b = draw(st.integers(min_side, max_side))
+    side_a = [f"m{i}" for i in range(1, n_a + 1)]
+    side_b = [f"w{j}" for j in range(1, n_b + 1)]
+    tie_p = draw(st.sampled_from([0.0, 0.3, 0.6, 0.9]))
+
+    def one_list(others):
+        order = draw(st.permutations(others))
+        k = draw(st.integers(0, len(others))) if draw(st.booleans()) else len(others)
+        groups = []
+        for i, x in enumerate(order[:k]):
+            if i and draw(st.floats(0, 1)) < tie_p:
+                groups[-1].append(x)
+            else:
+                groups.append([x])
+        return [g[0] if len(g) == 1 else g for g in groups]
+
+    return {"id": "hyp", "domain": "stable_matching",
+            "preferences": {"A": {x: one_list(side_b) for x in side_a},
+                            "B": {y: one_list(side_a) for y in side_b}}}
+
+
+def smti_markets(max_side: int = 6):
+    """Strategy: :class:`formal.matching.Market` built from :func:`smti_instances`."""
+    from formal.matching import parse_market
+    return smti_instances(max_side=max_side).map(parse_market)

@@ -1,0 +1,181 @@
+"""Time prefcert's stable-matching engines against peer packages, in one run.
+
+    python benchmarks/bench_stable_matching.py [--sizes 100,300,1000]
+        [--encoding-sizes 30,100,300] [--repeat 3] [--time-limit 300] [--seed 0]
+
+Rows printed (seconds are wall-clock, best of ``--repeat`` runs, each measured from the
+same raw instance dict to the answer, so each side's own input construction is included):
+
+- ``DA``: :func:`oracles.stable_matching.deferred_acceptance` (men proposing) against
+  ``matching.games.StableMarriage.create_from_dictionaries(...).solve("suitor")``
+  (PyPI ``matching``) on strict complete lists;
+- ``super`` / ``strong``: :func:`oracles.stable_matching.super_stable_matching` /
+  ``strongly_stable_matching`` against ``algmatch``'s
+  ``StableMarriageProblemWithTies(dictionary=..., stability_type="super"|"strong")
+  .get_stable_matching()`` on complete lists with ties (p = 0.2);
+- ``cpsat:<notion>`` / ``z3:<notion>``: our encodings (``prefcert_encodings``) on the same
+  kind of instance at the encoding sizes, against our own oracle for that notion
+  (the "peer" column is then the oracle), run once each (a call takes seconds).
+
+``ratio`` = ours / peer (below 1: we are faster). ``agree`` compares the existence verdicts
+(and, for DA, the matchings). Instances come from :func:`generators.smti.sample_smti` with
+seed ``--seed + n``. This is a timing script, not a test: it asserts nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from typing import Any, Callable
+
+from formal.matching import blocking_pairs, parse_market
+from generators.smti import sample_smti
+from oracles import stable_matching as orc
+
+ORACLE = {"weak": orc.weakly_stable_matching, "strong": orc.strongly_stable_matching,
+          "super": orc.super_stable_matching}
+
+
+def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    """(fastest wall time in seconds, result of the last run)."""
+    best, out = float("inf"), None
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def in_big_stack(fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` in a thread with a 512 MiB stack and a high recursion limit: the
+    ``matching`` package deep-copies its mutually referencing players recursively, which
+    overflows the default limits from n ≈ 100 on."""
+    box: dict = {}
+
+    def target():
+        try:
+            box["out"] = fn()
+        except BaseException as e:          # reported in the table, never raised
+            box["err"] = e
+
+    old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
+    sys.setrecursionlimit(1_000_000)
+    threading.stack_size(512 * 1024 * 1024)
+    try:
+        t = threading.Thread(target=target)
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(old_limit)
+    if "err" in box:
+        raise box["err"]
+    return box["out"]
+
+
+# ----------------------------------------------------------------- peers
+
+
+def peer_da(inst: dict) -> dict[str, str]:
+    from matching.games import StableMarriage
+    prefs = inst["preferences"]
+    game = StableMarriage.create_from_dictionaries(prefs["A"], prefs["B"])
+    result = game.solve(optimal="suitor")
+    return {s.name: r.name for s, r in result.items() if r is not None}
+
+
+def to_algmatch(inst: dict) -> dict:
+    """DESIGN.md preferences -> algmatch's dictionary format (integer ids; "A7" -> 7)."""
+    def conv(lst):
+        return [int(x[1:]) if isinstance(x, str) else [int(y[1:]) for y in x] for x in lst]
+    p = inst["preferences"]
+    return {"men": {int(a[1:]): conv(l) for a, l in p["A"].items()},
+            "women": {int(b[1:]): conv(l) for b, l in p["B"].items()}}
+
+
+def peer_algmatch(inst: dict, notion: str) -> dict[str, str] | None:
+    from algmatch.stableMarriageProblemWithTies import StableMarriageProblemWithTies
+    solver = StableMarriageProblemWithTies(dictionary=to_algmatch(inst), stability_type=notion)
+    out = solver.get_stable_matching()
+    if out is None:
+        return None
+    return {f"A{m[1:]}": f"B{w[1:]}" for m, w in out["man_sided"].items() if w}
+
+
+# ----------------------------------------------------------------- rows
+
+
+def row(n, task, ours_name, ours_s, peer_name, peer_s, agree, note=""):
+    ratio = f"{ours_s / peer_s:8.3f}" if peer_s and peer_s == peer_s and ours_s == ours_s else "     n/a"
+    fmt = lambda s: f"{s:9.4f}" if s == s else "      n/a"   # noqa: E731  (nan -> n/a)
+    print(f"{n:>5} {task:<13} {ours_name:<26} {fmt(ours_s)} {peer_name:<30} {fmt(peer_s)} "
+          f"{ratio} {agree:<6} {note}", flush=True)
+
+
+def verdict(m) -> str:
+    return "none" if m is None else "exists"
+
+
+def bench_oracles(sizes: list[int], repeat: int, seed: int) -> None:
+    for n in sizes:
+        strict = sample_smti(n, seed=seed + n, id=f"strict-{n}")
+        t_ours, ours = best_of(lambda: orc.deferred_acceptance(parse_market(strict)), repeat)
+        try:
+            t_peer, peer = best_of(lambda: in_big_stack(lambda: peer_da(strict)), repeat)
+            agree, note = str(peer == ours), ""
+        except Exception as e:                                  # noqa: BLE001
+            t_peer, agree, note = float("nan"), "-", f"peer failed: {type(e).__name__}"
+        row(n, "DA", "deferred_acceptance", t_ours, "matching.StableMarriage", t_peer, agree, note)
+
+        tied = sample_smti(n, tie_prob=0.2, seed=seed + n, id=f"ties-{n}")
+        for notion in ("super", "strong"):
+            t_ours, ours = best_of(lambda: ORACLE[notion](parse_market(tied)), repeat)
+            try:
+                t_peer, peer = best_of(lambda: peer_algmatch(tied, notion), repeat)
+                agree = str(verdict(ours) == verdict(peer))
+                note = f"ours {verdict(ours)}, algmatch {verdict(peer)}"
+                if peer is not None and blocking_pairs(parse_market(tied), peer, notion):
+                    note += " (algmatch's matching has blocking pairs)"
+            except Exception as e:                              # noqa: BLE001
+                t_peer, agree, note = float("nan"), "-", f"peer failed: {type(e).__name__}: {e}"
+            row(n, notion, f"{ORACLE[notion].__name__}", t_ours,
+                f"algmatch SMT {notion}", t_peer, agree, note)
+
+
+def bench_encodings(sizes: list[int], time_limit: float, seed: int) -> None:
+    from prefcert_encodings.stable_matching import cpsat_stable_matching, z3_stable_matching
+    for n in sizes:
+        tied = sample_smti(n, tie_prob=0.2, seed=seed + n, id=f"ties-{n}")
+        market = parse_market(tied)
+        for notion in ("weak", "strong", "super"):
+            t_orc, m = best_of(lambda: ORACLE[notion](market), 1)
+            for name, fn in (("cpsat", cpsat_stable_matching), ("z3", z3_stable_matching)):
+                t0 = time.perf_counter()
+                out = fn(market, notion, time_limit=time_limit, seed=0)
+                t = time.perf_counter() - t0
+                agree = str(out.verdict == verdict(m)) if out.verdict != "unknown" else "-"
+                row(n, f"{name}:{notion}", f"{name} (ladder)", t, f"oracle {ORACLE[notion].__name__}",
+                    t_orc, agree, f"{out.verdict}; build {out.stats.get('build_seconds')}s")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description="Time prefcert's stable-matching engines against peers.")
+    ints = lambda s: [int(x) for x in s.split(",") if x]     # noqa: E731
+    ap.add_argument("--sizes", type=ints, default=[100, 300, 1000],
+                    help="n a side for DA / super / strong vs peers (default 100,300,1000)")
+    ap.add_argument("--encoding-sizes", type=ints, default=[30, 100, 300],
+                    help="n a side for the CP-SAT and z3 encodings (default 30,100,300)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per oracle/peer timing (best kept)")
+    ap.add_argument("--time-limit", type=float, default=300.0, help="seconds per solver call")
+    ap.add_argument("--seed", type=int, default=0, help="instance seed offset (seed + n)")
+    args = ap.parse_args(argv)
+    print(f"{'n':>5} {'task':<13} {'ours':<26} {'ours_s':>9} {'peer':<30} {'peer_s':>9} "
+          f"{'ratio':>8} {'agree':<6} note")
+    bench_oracles(args.sizes, args.repeat, args.seed)
+    if args.encoding_sizes:
+        bench_encodings(args.encoding_sizes, args.time_limit, args.seed)
+
+
+if __name__ == "__main__":
+    main()

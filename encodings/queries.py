@@ -1,0 +1,468 @@
+"""CP-SAT encodings of the preference queries: "is there a completion in which the query
+holds, and one in which it fails?" (determined ⇔ exactly one is satisfiable).
+
+Model (per voter v): ``pos[v][x]`` ∈ [0, m−1], AllDifferent, and ``pos[v][a] < pos[v][b]``
+for every base relation a ≻ b of the voter's datum, so solutions are exactly the
+completions (linear extensions). Profile queries on winners give each voter of an agent
+its own variables (``count`` copies); counting queries weight one copy by ``count`` (the
+extremes are reached with all copies alike). Independent of :mod:`oracles`.
+Every solve has a time limit and a fixed seed, one worker; a timeout gives ``unknown``.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable
+
+from ortools.sat.python import cp_model
+
+from formal.queries import PreferenceModel
+from formal.tasks.base import UNKNOWN, Outcome
+
+
+class Timeout(Exception):
+    pass
+
+
+class _Run:
+    """One solve budget (seconds) shared by the solves of a question."""
+
+    def __init__(self, model: PreferenceModel, time_limit: float, seed: int):
+        self.model, self.time_limit, self.seed = model, time_limit, seed
+        self.solves = 0
+
+    def solve(self, voters: list, build: Callable, objective: Callable | None = None,
+              maximize: bool = False):
+        """voters: [(agent, weight)]. build(cp, pos) adds the query constraints;
+        objective(cp, pos) -> linear expr. Returns (orders per voter, objective value) or
+        None if infeasible; raises Timeout."""
+        m, items = self.model.m, self.model.items
+        cp = cp_model.CpModel()
+        pos = []
+        for i, (ag, _w) in enumerate(voters):
+            p = {x: cp.NewIntVar(0, m - 1, f"p{i}_{j}") for j, x in enumerate(items)}
+            cp.AddAllDifferent(list(p.values()))
+            for a, bs in ag.succ.items():
+                for b in bs:
+                    cp.Add(p[a] < p[b])
+            pos.append(p)
+        build(cp, pos)
+        if objective is not None:
+            expr = objective(cp, pos)
+            (cp.Maximize if maximize else cp.Minimize)(expr)
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = max(0.01, self.time_limit)
+        solver.parameters.random_seed = self.seed
+        solver.parameters.num_workers = 1
+        st = solver.Solve(cp)
+        self.solves += 1
+        if st == cp_model.INFEASIBLE:
+            return None
+        if st != cp_model.OPTIMAL and (objective is not None or st != cp_model.FEASIBLE):
+            raise Timeout()
+        orders = [sorted(items, key=lambda x: solver.Value(p[x])) for p in pos]
+        val = round(solver.ObjectiveValue()) if objective is not None else None
+        return orders, val
+
+
+def _lt(cp, p, a, b):
+    """Boolean ⇔ pos[a] < pos[b]."""
+    v = cp.NewBoolVar("")
+    cp.Add(p[a] < p[b]).OnlyEnforceIf(v)
+    cp.Add(p[a] > p[b]).OnlyEnforceIf(v.Not())
+    return v
+
+
+def _single(run: _Run, question: str, params: dict) -> Outcome:
+    model = run.model
+    ag = model.agent(params["agent"])
+    voters = [(ag, 1)]
+    m = model.m
+
+    def feas(build):
+        r = run.solve(voters, lambda cp, pos: build(cp, pos[0]))
+        return None if r is None else r[0][0]
+
+    def three(holds, fails):
+        h, f = feas(holds), feas(fails)
+        if h is None and f is None:
+            raise AssertionError("no completion at all")
+        if f is None:
+            return Outcome("true", None, None)
+        if h is None:
+            return Outcome("false", None, None)
+        return Outcome("undetermined", None, {"type": "completions", "orders": [h, f]})
+
+    if question == "compare":
+        a, b = params["items"]
+        return three(lambda cp, p: cp.Add(p[a] < p[b]), lambda cp, p: cp.Add(p[a] > p[b]))
+    if question == "topk":
+        x, k = params["item"], params["k"]
+        return three(lambda cp, p: cp.Add(p[x] <= k - 1), lambda cp, p: cp.Add(p[x] >= k))
+    if question == "position":
+        x, q = params["item"], params.get("position")
+        if q is not None:
+            return three(lambda cp, p: cp.Add(p[x] == q - 1), lambda cp, p: cp.Add(p[x] != q - 1))
+        lo = run.solve(voters, lambda cp, pos: None, lambda cp, pos: pos[0][x])[1] + 1
+        hi = run.solve(voters, lambda cp, pos: None, lambda cp, pos: pos[0][x], True)[1] + 1
+        if lo == hi:
+            return Outcome("determined", {"value": lo}, None)
+        return Outcome("undetermined", {"min": lo, "max": hi}, None)
+    if question == "kth":
+        k = params["k"]
+        x = feas(lambda cp, p: None)[k - 1]
+        other = feas(lambda cp, p: cp.Add(p[x] != k - 1))
+        if other is None:
+            return Outcome("determined", {"value": x}, None)
+        return Outcome("undetermined", None,
+                       {"type": "completions", "orders": [feas(lambda cp, p: cp.Add(p[x] == k - 1)),
+                                                          other]})
+    if question == "rank_set":
+        idx = {x: i for i, x in enumerate(model.items)}
+        S = sorted(dict.fromkeys(params["items"]), key=idx.__getitem__)
+        first = feas(lambda cp, p: None)
+        seq = sorted(S, key=first.index)
+
+        def flip(cp, p):
+            bs = [_lt(cp, p, y, x) for x, y in zip(seq, seq[1:])]
+            cp.AddBoolOr(bs)
+        other = feas(flip) if len(seq) > 1 else None
+        if other is None:
+            return Outcome("determined", {"value": seq}, None)
+        pairs = [[x, y] for x in S for y in S if x != y
+                 and feas(lambda cp, p, x=x, y=y: cp.Add(p[y] < p[x])) is None]
+        return Outcome("undetermined", {"pairs": pairs}, None)
+    if question == "topk_list":
+        k = params["k"]
+        first = feas(lambda cp, p: None)
+        T = first[:k]
+        other = feas(lambda cp, p: cp.AddBoolOr([_ge(cp, p[x], k) for x in T]))
+        if other is None:
+            return Outcome("determined", {"value": sorted(T)}, None)
+        nec = sorted(x for x in model.items if feas(lambda cp, p, x=x: cp.Add(p[x] >= k)) is None)
+        pos_ = sorted(x for x in model.items
+                      if feas(lambda cp, p, x=x: cp.Add(p[x] <= k - 1)) is not None)
+        return Outcome("undetermined", {"necessary": nec, "possible": pos_},
+                       {"type": "completions", "orders": [first, other]})
+    if question == "rs":
+        A, B = set(params["bundles"][0]), set(params["bundles"][1])
+        A2, B2 = sorted(A - B), sorted(B - A)
+
+        def conds(cp, p):
+            out = []
+            for y in B2:
+                good = sum(_lt(cp, p, x, y) for x in A2)
+                bad = 1 + sum(_lt(cp, p, z, y) for z in B2 if z != y)
+                v = cp.NewBoolVar("")
+                cp.Add(good >= bad).OnlyEnforceIf(v)
+                cp.Add(good < bad).OnlyEnforceIf(v.Not())
+                out.append(v)
+            return out
+
+        def holds(cp, p):
+            for v in conds(cp, p):
+                cp.Add(v == 1)
+
+        def fails(cp, p):
+            cs = conds(cp, p)
+            if cs:
+                cp.AddBoolOr([v.Not() for v in cs])
+            else:
+                cp.Add(p[model.items[0]] < 0)   # A ⪰ B holds in every order: no failure
+        return three(holds, fails)
+    raise ValueError(f"unknown question {question!r}")
+
+
+def _ge(cp, var, k):
+    v = cp.NewBoolVar("")
+    cp.Add(var >= k).OnlyEnforceIf(v)
+    cp.Add(var < k).OnlyEnforceIf(v.Not())
+    return v
+
+
+def _spec(model: PreferenceModel, voters: list, orders: list) -> dict:
+    keys, index, assign = [], {}, {}
+    for (ag, w), o in zip(voters, orders):
+        t = tuple(o)
+        if t not in index:
+            index[t] = len(keys)
+            keys.append(list(o))
+        assign.setdefault(ag.name, []).append([index[t], w])
+    return {"keys": keys, "assign": assign}
+
+
+def _profile(run: _Run, question: str, params: dict) -> Outcome:
+    model = run.model
+    if question in ("count", "majority"):
+        a, b = params["items"]
+        voters = [(ag, ag.count) for ag in model.agents]
+
+        def n(cp, pos):
+            return sum(w * _lt(cp, p, a, b) for (_, w), p in zip(voters, pos))
+        rmin = run.solve(voters, lambda cp, pos: None, n)
+        rmax = run.solve(voters, lambda cp, pos: None, n, True)
+        lo, hi = rmin[1], rmax[1]
+        wit = {"min": _spec(model, voters, rmin[0]), "max": _spec(model, voters, rmax[0])}
+        if question == "count":
+            if lo == hi:
+                return Outcome("determined", {"value": lo}, None)
+            return Outcome("undetermined", {"min": lo, "max": hi},
+                           {"type": "bounds", "witnesses": wit})
+        V = model.voters
+        h = run.solve(voters, lambda cp, pos: cp.Add(2 * n(cp, pos) > V))
+        f = run.solve(voters, lambda cp, pos: cp.Add(2 * n(cp, pos) <= V))
+        verdict = "true" if f is None else "false" if h is None else "undetermined"
+        return Outcome(verdict, {"min": lo, "max": hi},
+                       {"type": "bounds", "witnesses": wit} if verdict == "undetermined" else None)
+    if question == "winner":
+        rule, c = params["rule"], params["item"]
+        voters = [(ag, 1) for ag in model.agents for _ in range(ag.count)]
+        items, m = model.items, model.m
+
+        def score_exprs(cp, pos):
+            if rule == "plurality":
+                s = {x: [] for x in items}
+                for p in pos:
+                    for x in items:
+                        s[x].append(_ge(cp, -p[x], 0))   # pos == 0
+                return {x: sum(v) for x, v in s.items()}
+            if rule == "borda":
+                return {x: sum(m - 1 - p[x] for p in pos) for x in items}
+            V = len(pos)
+            sc = {x: [] for x in items}
+            for x, y in itertools.combinations(items, 2):
+                nxy = sum(_lt(cp, p, x, y) for p in pos)
+                w = cp.NewBoolVar("")
+                cp.Add(2 * nxy >= V + 1).OnlyEnforceIf(w)
+                cp.Add(2 * nxy <= V).OnlyEnforceIf(w.Not())
+                l_ = cp.NewBoolVar("")
+                cp.Add(2 * nxy <= V - 1).OnlyEnforceIf(l_)
+                cp.Add(2 * nxy >= V).OnlyEnforceIf(l_.Not())
+                sc[x].append(w - l_)
+                sc[y].append(l_ - w)
+            return {x: sum(v) for x, v in sc.items()}
+
+        def wins(cp, pos):
+            s = score_exprs(cp, pos)
+            for d in items:
+                if d != c:
+                    cp.Add(s[c] >= s[d])
+
+        def loses(cp, pos):
+            s = score_exprs(cp, pos)
+            bs = []
+            for d in items:
+                if d != c:
+                    v = cp.NewBoolVar("")
+                    cp.Add(s[d] > s[c]).OnlyEnforceIf(v)
+                    bs.append(v)
+            cp.AddBoolOr(bs)
+        h = run.solve(voters, wins)
+        f = run.solve(voters, loses) if len(items) > 1 else None
+        if f is None:
+            return Outcome("true", None, None)
+        if h is None:
+            return Outcome("false", None, None)
+        return Outcome("undetermined", None, {"type": "completions", "witnesses": {
+            "win": _spec(model, voters, h[0]), "lose": _spec(model, voters, f[0])}})
+    raise ValueError(f"unknown question {question!r}")
+
+
+def cpsat_query(model: PreferenceModel, question: str, params: dict, *, time_limit: float = 10.0,
+                seed: int = 0) -> Outcome:
+    """Answer any preference query with CP-SAT (see module docstring). The certificate is
+    given where it is self-contained (completions witnessing ``undetermined``); determined
+    answers carry none (the oracle's proof is checked instead)."""
+    run = _Run(model, time_limit, seed)
+    try:
+        if question in ("count", "majority", "winner"):
+            out = _profile(run, question, params)
+        else:
+            out = _single(run, question, params)
+    except Timeout:
+        return Outcome(UNKNOWN, None, None, {"solves": run.solves, "reason": "time limit"})
+    return Outcome(out.verdict, out.solution, out.certificate, {"solves": run.solves})
+
+
+# --------------------------------------------------------------------------- aggregated
+
+def _groups(model: PreferenceModel, ag) -> list:
+    """The agent's tie groups over all items (truncated bottom group included)."""
+    ties = [list(t) for t in ag.order.ties]
+    rest = [x for x in model.items if x not in ag.order.rank]
+    if rest:
+        ties.append(rest)
+    return ties
+
+
+def _plain(model: PreferenceModel) -> bool:
+    return all(ag.kind == "order" and (ag.truncated or len(ag.order) == model.m)
+               for ag in model.agents)
+
+
+def _birkhoff(mat: dict, group: list, total: int) -> list:
+    """Decompose an integer matrix (item, slot) -> voters with every row and column summing
+    to ``total`` into [(permutation of group, multiplicity)] (Birkhoff–von Neumann; each
+    step a perfect matching of the support, Hopcroft–Karp)."""
+    import networkx as nx
+    mat = {k: v for k, v in mat.items() if v}
+    out = []
+    left = [("i", x) for x in group]
+    while total:
+        g = nx.Graph()
+        g.add_nodes_from(left)
+        g.add_edges_from((("i", x), ("s", s)) for (x, s) in mat)
+        M = nx.bipartite.hopcroft_karp_matching(g, top_nodes=left)
+        perm = [None] * len(group)
+        for x in group:
+            perm[M[("i", x)][1]] = x
+        k = min(mat[x, s] for s, x in enumerate(perm))
+        for s, x in enumerate(perm):
+            mat[x, s] -= k
+            if not mat[x, s]:
+                del mat[x, s]
+        out.append((perm, k))
+        total -= k
+    return out
+
+
+def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit: float = 10.0,
+                            seed: int = 0) -> Outcome:
+    """Possible/necessary plurality or Borda co-winner for profiles of weak orders over all
+    items (complete or truncated), with voters aggregated per tie group.
+
+    A completion breaks every tie group independently; the voters sharing a group set G
+    (N of them, across agents) contribute an integer matrix x[item][slot] with every row
+    and column summing to N, and every such matrix is a sum of N permutations
+    (Birkhoff–von Neumann), so the aggregation is exact. Variables: Σ_G |G|² (Borda) or
+    Σ_G |G| (plurality). Witness completions are rebuilt by Birkhoff decomposition.
+    ``unknown`` for other rules or data (derived; checked against brute force in tests)."""
+    rule, c = params["rule"], params["item"]
+    if rule not in ("plurality", "borda") or not _plain(model):
+        return Outcome(UNKNOWN, None, None, {"reason": "aggregation needs weak orders"})
+    items, m = model.items, model.m
+    pool: dict = {}          # group (tuple) -> total voters
+    base = {x: 0 for x in items}
+    for ag in model.agents:
+        below = m
+        for j, G in enumerate(_groups(model, ag)):
+            below -= len(G)
+            if rule == "plurality":
+                if len(G) == 1:
+                    base[G[0]] += ag.count
+                else:
+                    pool[tuple(G)] = pool.get(tuple(G), 0) + ag.count
+                break
+            for x in G:
+                base[x] += ag.count * below
+            if len(G) > 1:
+                pool[tuple(sorted(G))] = pool.get(tuple(sorted(G)), 0) + ag.count
+
+    def build(cp, wins: bool):
+        var = {}
+        score = {x: base[x] for x in items}
+        for G, N in pool.items():
+            if rule == "plurality":
+                vs = {x: cp.NewIntVar(0, N, "") for x in G}
+                cp.Add(sum(vs.values()) == N)
+                for x in G:
+                    score[x] = score[x] + vs[x]
+                var[G] = vs
+                continue
+            k = len(G)
+            vs = {(x, s): cp.NewIntVar(0, N, "") for x in G for s in range(k)}
+            for x in G:
+                cp.Add(sum(vs[x, s] for s in range(k)) == N)
+            for s in range(k):
+                cp.Add(sum(vs[x, s] for x in G) == N)
+            for x in G:
+                score[x] = score[x] + sum((k - 1 - s) * vs[x, s] for s in range(k))
+            var[G] = vs
+        if wins:
+            for d in items:
+                if d != c:
+                    cp.Add(score[c] >= score[d])
+        else:
+            bs = []
+            for d in items:
+                if d != c:
+                    b = cp.NewBoolVar("")
+                    cp.Add(score[d] > score[c]).OnlyEnforceIf(b)
+                    bs.append(b)
+            cp.AddBoolOr(bs)
+        return var
+
+    def solve(wins: bool):
+        cp = cp_model.CpModel()
+        var = build(cp, wins)
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = max(0.01, time_limit)
+        solver.parameters.random_seed = seed
+        solver.parameters.num_workers = 1
+        st = solver.Solve(cp)
+        if st == cp_model.INFEASIBLE:
+            return None
+        if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            raise Timeout()
+        return {G: {k: solver.Value(v) for k, v in vs.items()} for G, vs in var.items()}
+
+    def witness(sol) -> dict:
+        # per group set: list of (tie-breaking, voters) segments, handed out in agent order
+        segs = {}
+        for G, N in pool.items():
+            if rule == "plurality":
+                segs[G] = [([x], n) for x, n in sol[G].items() if n]
+            else:
+                segs[G] = _birkhoff(sol[G], list(G), N)
+        keys, index, assign = [], {}, {}
+        for ag in model.agents:
+            groups = _groups(model, ag)
+            if rule == "plurality":
+                groups = groups[:1]
+            parts = []       # per group: list of (perm, n) for this agent's voters
+            for G in groups:
+                key = tuple(G) if rule == "plurality" else tuple(sorted(G))
+                if len(G) == 1:
+                    parts.append([(list(G), ag.count)])
+                    continue
+                need, mine, lst = ag.count, [], segs[key]
+                while need:
+                    perm, n = lst[0]
+                    t = min(n, need)
+                    mine.append((perm, t))
+                    need -= t
+                    if t == n:
+                        lst.pop(0)
+                    else:
+                        lst[0] = (perm, n - t)
+                parts.append(mine)
+            ptr = [0] * len(parts)
+            left = [p[0][1] for p in parts]
+            done = 0
+            while done < ag.count:
+                t = min(left)
+                order = [x for p, i in zip(parts, ptr) for x in p[i][0]]
+                order += [x for x in items if x not in order]
+                tk = tuple(order)
+                if tk not in index:
+                    index[tk] = len(keys)
+                    keys.append(order)
+                assign.setdefault(ag.name, []).append([index[tk], t])
+                done += t
+                for g in range(len(parts)):
+                    left[g] -= t
+                    if left[g] == 0 and ptr[g] + 1 < len(parts[g]):
+                        ptr[g] += 1
+                        left[g] = parts[g][ptr[g]][1]
+        return {"keys": keys, "assign": assign}
+
+    try:
+        h = solve(True)
+        f = solve(False) if m > 1 else None
+    except Timeout:
+        return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
+    if f is None:
+        return Outcome("true", None, None)
+    if h is None:
+        return Outcome("false", None, None)
+    return Outcome("undetermined", None, {"type": "completions",
+                                          "witnesses": {"win": witness(h), "lose": witness(f)}})

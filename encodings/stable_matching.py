@@ -1,0 +1,279 @@
+"""Declarative models of weak, strong and super-stability in SMTI: CP-SAT and z3.
+
+Both models use one Boolean ``x[a, b]`` per admissible (mutually acceptable) pair, at most
+one partner per agent, and one clause per admissible pair and per blocking orientation
+saying that the pair does not block (ALGORITHMS.md §6, "Rows with ties"; Rothblum 1992 for
+strict lists). Writing ``M ⪰_a b`` for "a is matched to someone a weakly prefers to b"
+and ``M ≻_a b`` for the strict version, an admissible pair (a, b) does not block iff
+
+- weak:   x[a,b] ∨ M ⪰_a b ∨ M ⪰_b a                      (one clause)
+- super:  x[a,b] ∨ M ≻_a b ∨ M ≻_b a                      (one clause)
+- strong: x[a,b] ∨ M ⪰_a b ∨ M ≻_b a  and  x[a,b] ∨ M ≻_a b ∨ M ⪰_b a   (two clauses)
+
+(the blocking conditions of Irving 1994 and Manlove 2013, §3.1, negated).
+Two forms of the disjunct "M ⪰_a b" are offered:
+
+- ``form="rows"``: the literal Rothblum/Kwanashie–Manlove rows, the disjunction of the
+  pair variables x[a, b'] over every b' ≠ b that a ranks at least as well as b
+  (Kwanashie & Manlove 2014). Σ clause length is O(Σ_a |list(a)|²).
+- ``form="ladder"`` (default): order-encoded literals ``top[a][r]`` = "a's partner lies in
+  one of a's first r ties" (Gent, Prosser, Smith & Walsh 2002, the SAT encoding of SMTI with
+  "partner within the top k ties" literals), so every stability clause has three literals
+  and the model has O(L) size for total list length L.
+
+The two solvers get independently written models: CP-SAT defines the ladder literals by
+one-directional clauses (top[a][r] ⇒ top[a][r-1] ∨ ⋁_{tie r} x, enough because they occur
+only positively in the stability clauses) with ``AddAtMostOne`` per agent; z3 by Boolean
+equivalences (top[a][r] ⇔ top[a][r-1] ∨ ⋁_{tie r} x) with a pseudo-Boolean AtMost per
+agent.
+
+Public entry points: :func:`cpsat_stable_matching`, :func:`z3_stable_matching` (engine
+shape: ``verdict`` ``exists`` with the matching, ``none`` when the solver proved
+infeasibility, ``unknown`` on timeout). Not trusted: every witness goes through
+:func:`formal.matching.blocking_pairs` in the pipeline.
+
+Sources: I. P. Gent, R. W. Irving, D. F. Manlove, P. Prosser, B. M. Smith, "A constraint
+programming approach to the stable marriage problem", CP 2001; I. P. Gent, P. Prosser,
+B. M. Smith, T. Walsh, "SAT encodings of the stable marriage problem with ties and
+incomplete lists", SAT 2002; D. F. Manlove, *Algorithmics of Matching Under Preferences*,
+2013, §3; A. Kwanashie & D. F. Manlove, "An integer programming approach to the
+hospitals/residents problem with ties", OR Proceedings 2013 (2014).
+"""
+from __future__ import annotations
+
+import time
+
+from formal.matching import NOTIONS, Market
+from formal.tasks.base import Outcome
+
+FORMS = ("ladder", "rows")
+
+# For each notion: the clauses that say an admissible pair (a, b) does not block, as pairs
+# (a's condition, b's condition) with "weak" = partner ranked at least as well (⪰) and
+# "strict" = partner ranked strictly better (≻); each clause also holds x[a, b] itself.
+_CLAUSES = {
+    "weak": (("weak", "weak"),),
+    "super": (("strict", "strict"),),
+    "strong": (("weak", "strict"), ("strict", "weak")),
+}
+
+
+def _check_args(notion: str, form: str) -> None:
+    if notion not in NOTIONS:
+        raise ValueError(f"unknown stability notion {notion!r} (known: {', '.join(NOTIONS)})")
+    if form not in FORMS:
+        raise ValueError(f"unknown encoding form {form!r} (known: {', '.join(FORMS)})")
+
+
+def _sides(market: Market):
+    """[(agent, WeakOrder over admissible partners, is_side_a)] for both sides."""
+    return [(x, o, True) for x, o in market.pa.items()] + \
+           [(y, o, False) for y, o in market.pb.items()]
+
+
+def _row_pairs(market: Market, x: str, y: str, kind: str, side_a: bool) -> list[tuple[str, str]]:
+    """Pairs (a, b) ≠ (x, y) in which ``x`` is matched to someone it ranks ⪰ (kind weak) or
+    ≻ (kind strict) ``y``; ``side_a`` tells which side ``x`` is on."""
+    order = market.pa[x] if side_a else market.pb[x]
+    r = order.rank[y]
+    lim = r if kind == "weak" else r - 1
+    out = []
+    for t in order.ties[:lim]:
+        for z in t:
+            if z != y:
+                out.append((x, z) if side_a else (z, x))
+    return out
+
+
+def _matching_from(values: dict[tuple[str, str], bool]) -> dict[str, str]:
+    return {a: b for (a, b), v in values.items() if v}
+
+
+# ---------------------------------------------------------------------------- CP-SAT
+
+
+def build_cpsat_model(market: Market, notion: str, *, form: str = "ladder"):
+    """Build the CP-SAT model of ``notion``-stability for ``market``.
+
+    Returns ``(model, x)`` with ``x``: (a, b) -> BoolVar over admissible pairs. Raises
+    ValueError for an unknown notion or form. Size O(L) (ladder) or O(Σ|list|²) (rows).
+    """
+    from ortools.sat.python import cp_model
+
+    _check_args(notion, form)
+    model = cp_model.CpModel()
+    x = {(a, b): model.NewBoolVar(f"x[{a},{b}]") for a, b in market.edges()}
+    by_agent: dict[tuple[bool, str], list] = {}
+    for (a, b), v in x.items():
+        by_agent.setdefault((True, a), []).append(v)
+        by_agent.setdefault((False, b), []).append(v)
+    for vs in by_agent.values():
+        if len(vs) > 1:
+            model.AddAtMostOne(vs)
+
+    top: dict[tuple[bool, str], list] = {}
+    if form == "ladder":
+        # top[(side, agent)][r] for r = 0..#ties; top[.][0] is the constant false. Only
+        # top[r] ⇒ top[r-1] ∨ ⋁_{tie r} x is needed: the ladder literals occur positively
+        # in the stability clauses, so a model may set one false when it could be true but
+        # never true without a partner in the first r ties.
+        for agent, order, side_a in _sides(market):
+            ladder = [model.NewConstant(0)]
+            for r, tie in enumerate(order.ties, 1):
+                t = model.NewBoolVar(f"top[{agent},{r}]")
+                pairs = [x[(agent, z)] if side_a else x[(z, agent)] for z in tie]
+                model.AddBoolOr([t.Not(), *pairs] + ([ladder[-1]] if r > 1 else []))
+                ladder.append(t)
+            top[(side_a, agent)] = ladder
+
+    for a, b in market.edges():
+        ra, rb = market.pa[a].rank[b], market.pb[b].rank[a]
+        for ka, kb in _CLAUSES[notion]:
+            if form == "ladder":
+                lits = [x[(a, b)],
+                        top[(True, a)][ra if ka == "weak" else ra - 1],
+                        top[(False, b)][rb if kb == "weak" else rb - 1]]
+            else:
+                lits = [x[(a, b)]]
+                lits += [x[p] for p in _row_pairs(market, a, b, ka, True)]
+                lits += [x[p] for p in _row_pairs(market, b, a, kb, False)]
+            model.AddBoolOr(lits)
+    return model, x
+
+
+def cpsat_stable_matching(market: Market, notion: str, *, time_limit: float, seed: int,
+                          form: str = "ladder", workers: int = 1) -> Outcome:
+    """Find a ``notion``-stable matching of ``market`` with OR-tools CP-SAT, or prove none.
+
+    ``notion`` ∈ {weak, strong, super}; ``time_limit`` in seconds (solve only, model building
+    not included); ``seed``: CP-SAT ``random_seed``; ``form``: "ladder" or "rows" (module
+    docstring); ``workers``: CP-SAT search workers (1 keeps runs reproducible).
+    Returns ``Outcome("exists", solution={a: b}, certificate={"type": "stable_matching"})``,
+    ``Outcome("none")`` when CP-SAT proves the model infeasible, ``Outcome("unknown")`` on
+    timeout; ``stats`` holds the status, wall/build seconds, conflicts, branches and model
+    size. Raises ValueError for an unknown notion/form, RuntimeError on MODEL_INVALID.
+    NP-hard in general as a model; in practice fast (the notions are polynomial).
+    Sources: Gent et al. 2001/2002; Kwanashie & Manlove 2014; Manlove 2013 §3.
+    """
+    from ortools.sat.python import cp_model
+
+    t0 = time.perf_counter()
+    model, x = build_cpsat_model(market, notion, form=form)
+    build = time.perf_counter() - t0
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(float(time_limit), 0.001)
+    solver.parameters.random_seed = int(seed)
+    solver.parameters.num_workers = int(workers)
+    status = solver.Solve(model)
+    stats = {"engine": "cpsat", "form": form, "status": solver.StatusName(status),
+             "build_seconds": round(build, 4), "wall_seconds": round(solver.WallTime(), 4),
+             "conflicts": solver.NumConflicts(), "branches": solver.NumBranches(),
+             "pair_vars": len(x)}
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        m = _matching_from({p: bool(solver.BooleanValue(v)) for p, v in x.items()})
+        return Outcome("exists", solution=m, certificate={"type": "stable_matching"}, stats=stats)
+    if status == cp_model.INFEASIBLE:
+        return Outcome("none", stats=stats)
+    if status == cp_model.MODEL_INVALID:
+        raise RuntimeError(f"CP-SAT rejected the model: {model.Validate()}")
+    return Outcome("unknown", stats=stats)
+
+
+# ---------------------------------------------------------------------------- z3
+
+
+def build_z3_model(market: Market, notion: str, *, form: str = "ladder"
+                   ) -> tuple[str, list[tuple[str, str]]]:
+    """Write the z3 model of ``notion``-stability as SMT-LIB 2 text.
+
+    Returns ``(text, pairs)``: ``text`` declares one Bool ``x<i>`` per admissible pair
+    ``pairs[i]`` (agent names never reach the solver, so any name is safe), asserts at most
+    one partner per agent as the pseudo-Boolean ``((_ at-most 1) ...)``, the ladder
+    literals ``t<j>`` (form "ladder") as Boolean equivalences, and the stability clauses.
+    Text is used rather than the Python expression API because z3's parser builds large
+    models about ten times faster. Raises ValueError for an unknown notion or form.
+    """
+    _check_args(notion, form)
+    pairs = list(market.edges())
+    xid = {p: f"x{i}" for i, p in enumerate(pairs)}
+    out = [f"(declare-const {v} Bool)" for v in xid.values()]
+
+    def var(agent: str, z: str, side_a: bool) -> str:
+        return xid[(agent, z)] if side_a else xid[(z, agent)]
+
+    for agent, order, side_a in _sides(market):
+        vs = [var(agent, z, side_a) for z in order.items]
+        if len(vs) > 1:
+            out.append(f"(assert ((_ at-most 1) {' '.join(vs)}))")
+
+    top: dict[tuple[bool, str], list[str]] = {}
+    if form == "ladder":
+        j = 0
+        for agent, order, side_a in _sides(market):
+            ladder = ["false"]
+            for tie in order.ties:
+                t = f"t{j}"
+                j += 1
+                out.append(f"(declare-const {t} Bool)")
+                body = " ".join([ladder[-1]] + [var(agent, z, side_a) for z in tie])
+                out.append(f"(assert (= {t} (or {body})))")
+                ladder.append(t)
+            top[(side_a, agent)] = ladder
+
+    def prefix(agent: str, side_a: bool, lim: int) -> list[str]:
+        order = market.pa[agent] if side_a else market.pb[agent]
+        return [var(agent, z, side_a) for t in order.ties[:lim] for z in t]
+
+    for a, b in pairs:
+        ra, rb = market.pa[a].rank[b], market.pb[b].rank[a]
+        for ka, kb in _CLAUSES[notion]:
+            la = ra if ka == "weak" else ra - 1
+            lb = rb if kb == "weak" else rb - 1
+            if form == "ladder":
+                lits = [xid[(a, b)], top[(True, a)][la], top[(False, b)][lb]]
+            else:
+                # The row's own variable may reappear in the prefixes: harmless.
+                lits = [xid[(a, b)], *prefix(a, True, la), *prefix(b, False, lb)]
+            out.append(f"(assert (or {' '.join(lits)}))")
+    return "\n".join(out), pairs
+
+
+def z3_stable_matching(market: Market, notion: str, *, time_limit: float, seed: int,
+                       form: str = "ladder") -> Outcome:
+    """Find a ``notion``-stable matching of ``market`` with z3, or prove none exists.
+
+    ``time_limit`` in seconds (passed to z3 as ``timeout`` in ms; model building not
+    included); ``seed``: z3 ``random_seed``; ``form`` as for :func:`cpsat_stable_matching`.
+    The model goes to z3 as SMT-LIB text (:func:`build_z3_model`); a fresh ``z3.Context``
+    per call. Returns ``exists`` with the matching and certificate
+    ``{"type": "stable_matching"}``, ``none`` on ``unsat``, ``unknown`` on timeout or any
+    other ``unknown`` reason (kept in ``stats["reason"]``). Raises ValueError for an
+    unknown notion/form. Sources: Gent et al. 2002; Manlove 2013 §3.
+    """
+    import z3
+
+    t0 = time.perf_counter()
+    text, pairs = build_z3_model(market, notion, form=form)
+    ctx = z3.Context()
+    solver = z3.SolverFor("QF_FD", ctx=ctx)
+    solver.set("timeout", max(1, int(float(time_limit) * 1000)))
+    solver.set("random_seed", int(seed))
+    solver.from_string(text)
+    build = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    res = solver.check()
+    wall = time.perf_counter() - t1
+    st = solver.statistics()
+    keys = set(st.keys())
+    stats = {"engine": "z3", "form": form, "status": str(res), "build_seconds": round(build, 4),
+             "wall_seconds": round(wall, 4), "pair_vars": len(pairs),
+             **{k: st.get_key_value(k) for k in ("conflicts", "decisions") if k in keys}}
+    if res == z3.sat:
+        mod = solver.model()
+        true = {d.name() for d in mod.decls() if z3.is_true(mod[d])}
+        m = _matching_from({p: f"x{i}" in true for i, p in enumerate(pairs)})
+        return Outcome("exists", solution=m, certificate={"type": "stable_matching"}, stats=stats)
+    if res == z3.unsat:
+        return Outcome("none", stats=stats)
+    stats["reason"] = solver.reason_unknown()
+    return Outcome("unknown", stats=stats)

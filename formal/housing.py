@@ -1,0 +1,472 @@
+"""Shapley–Scarf housing markets with ties and incomplete lists: model, core definitions and
+certificate checks.
+
+Each agent ``i`` owns one house ``ω_i`` (the endowment is a bijection agents -> houses) and
+has a weak order over houses, best tie first. A house the agent does not list is
+*unacceptable*: worse than its own house. The agent's own house is always acceptable: when it
+is not listed, it ranks just below every listed house. Unlisted houses are tied with one
+another at the bottom (this only matters for allocations that are not individually
+rational, which are outside every core anyway). An allocation is a dict agent -> house that
+is a permutation of the houses.
+
+Definitions (Shapley & Scarf 1974; Roth & Postlewaite 1977; Quint & Wako 2004;
+ALGORITHMS.md §2). For an allocation ``x`` the improvement digraph ``D_x`` has an arc
+``i -> j`` whenever ``ω_j ⪰_i x(i)`` (self-loops included), *strict* when ``ω_j ≻_i x(i)``.
+A coalition blocks ``x`` by re-trading its own endowments; every blocking trade splits into
+cycles of ``D_x``, so
+
+- ``x`` is in the **weak core** (no coalition makes all its members strictly better off)
+  ⇔ the strict arcs of ``D_x`` form an acyclic digraph (no strict self-loop either);
+- ``x`` is in the **strict core** (no coalition makes all members weakly and one strictly
+  better off) ⇔ no strict arc lies inside a strongly connected component of ``D_x``;
+- ``x`` is **Pareto optimal** ⇔ ``x`` is in the strict core of the market whose endowment is
+  ``x`` itself (a Pareto improvement is a permutation of the current houses).
+
+Trusted: imports no solver and nothing from ``oracles`` or ``encodings`` (networkx only, for
+strongly connected components and cycles).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import networkx as nx
+
+from .errors import CertificateError, InstanceError
+from .preferences import WeakOrder, parse_weak_order
+
+QUESTIONS = ("strict_core", "weak_core")
+NOTIONS = ("individually_rational", "weak_core", "strict_core", "pareto_optimal")
+CORE_NOTION = {"strict_core": "strict", "weak_core": "weak"}
+
+
+@dataclass(frozen=True)
+class HousingMarket:
+    """A Shapley–Scarf housing market.
+
+    ``preferences``: agent -> WeakOrder over houses, as given. ``endowment``: agent -> house
+    (a bijection). Derived: ``owner`` house -> agent; ``order`` agent -> the effective weak
+    order (the given one, plus the own house as a last singleton tie when unlisted);
+    ``agents`` in input order.
+    """
+
+    preferences: Mapping[str, WeakOrder]
+    endowment: Mapping[str, str]
+    owner: Mapping[str, str] = field(init=False, repr=False, compare=False)
+    order: Mapping[str, WeakOrder] = field(init=False, repr=False, compare=False)
+    agents: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "owner", {h: a for a, h in self.endowment.items()})
+        order = {}
+        for a, o in self.preferences.items():
+            own = self.endowment[a]
+            order[a] = o if own in o else WeakOrder(o.ties + ((own,),))
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "agents", tuple(self.endowment))
+
+    @property
+    def size(self) -> int:
+        """The number of agents n."""
+        return len(self.agents)
+
+    def rank(self, agent: str, house: str) -> int:
+        """1-based rank of ``house`` for ``agent``; unacceptable houses share the last rank."""
+        o = self.order[agent]
+        return o.rank.get(house, len(o.ties) + 1)
+
+    def is_strict(self) -> bool:
+        """True when every listed tie is a singleton."""
+        return all(o.is_strict() for o in self.order.values())
+
+    def to_json(self) -> dict:
+        return {"preferences": {a: o.to_json() for a, o in self.preferences.items()},
+                "endowment": dict(self.endowment)}
+
+
+def parse_housing_market(data: dict) -> HousingMarket:
+    """Parse ``{"preferences": {agent: list}, "endowment": {agent: house}}`` (DESIGN.md).
+
+    Raises :class:`InstanceError` naming the agent and the value for: a missing or
+    non-object field, an empty market, an agent without endowment or without preference
+    list, a non-string house, a house that is the endowment of two agents, a list ranking a
+    house nobody owns, a house listed twice, an empty tie group. O(total list length).
+    """
+    if not isinstance(data, dict):
+        raise InstanceError("a housing market must be a JSON object", value=type(data).__name__)
+    prefs, endow = data.get("preferences"), data.get("endowment")
+    if not isinstance(prefs, dict):
+        raise InstanceError("'preferences' must be an object mapping agents to lists",
+                            value=prefs)
+    if not isinstance(endow, dict):
+        raise InstanceError("'endowment' must be an object mapping agents to houses",
+                            value=endow)
+    if not endow:
+        raise InstanceError("a housing market needs at least one agent", value=endow)
+    owner: dict[str, str] = {}
+    for a, h in endow.items():
+        if not isinstance(h, str):
+            raise InstanceError("endowment must be a house name (string)", agent=a, value=h)
+        if h in owner:
+            raise InstanceError(f"house is also the endowment of {owner[h]!r}: the endowment "
+                                "is not a bijection", agent=a, value=h)
+        owner[h] = a
+        if a not in prefs:
+            raise InstanceError("agent has an endowment but no preference list", agent=a,
+                                value=h)
+    for a in prefs:
+        if a not in endow:
+            raise InstanceError("agent has a preference list but no endowment", agent=a,
+                                value=None)
+    orders = {a: parse_weak_order(prefs[a], agent=a, known=owner) for a in endow}
+    return HousingMarket(orders, dict(endow))
+
+
+# --------------------------------------------------------------------------- allocations
+
+def as_allocation(market: HousingMarket, x: object, what: str = "allocation") -> dict[str, str]:
+    """Validate ``x`` as a permutation agent -> house; return it or raise CertificateError."""
+    if not isinstance(x, dict):
+        raise CertificateError(f"{what} must be an object agent -> house, got {x!r:.60}")
+    missing = [a for a in market.agents if a not in x]
+    if missing:
+        raise CertificateError(f"{what} gives no house to agent {missing[0]!r}")
+    taken: dict[str, str] = {}
+    for a, h in x.items():
+        if a not in market.endowment:
+            raise CertificateError(f"{what} names {a!r}, not an agent")
+        if not isinstance(h, str) or h not in market.owner:
+            raise CertificateError(f"{what} gives {a!r} the house {h!r}, which nobody owns")
+        if h in taken:
+            raise CertificateError(f"{what} gives house {h!r} to both {taken[h]!r} and {a!r}")
+        taken[h] = a
+    return dict(x)
+
+
+def individually_rational(market: HousingMarket, x: Mapping[str, str]) -> list[str]:
+    """Agents for which ``x`` is worse than their own house (empty list: x is IR). O(n)."""
+    return [a for a in market.agents
+            if market.rank(a, x[a]) > market.rank(a, market.endowment[a])]
+
+
+def improvement_digraph(market: HousingMarket, x: Mapping[str, str],
+                        endowment: Mapping[str, str] | None = None) -> nx.DiGraph:
+    """The improvement digraph D_x (ALGORITHMS.md §2).
+
+    Nodes: agents. Arc ``i -> j`` when ``e_j ⪰_i x(i)``, with ``strict=True`` when
+    ``e_j ≻_i x(i)``, where ``e`` is ``endowment`` (default: the market's). With
+    ``endowment=x`` the digraph describes Pareto improvements. O(n + arcs) — only houses at
+    least as good as x(i) are scanned.
+    """
+    e = market.endowment if endowment is None else endowment
+    owner = {h: a for a, h in e.items()}
+    g = nx.DiGraph()
+    g.add_nodes_from(market.agents)
+    for i in market.agents:
+        o = market.order[i]
+        r = market.rank(i, x[i])
+        for k, tie in enumerate(o.ties, 1):
+            if k > r:
+                break
+            for h in tie:
+                g.add_edge(i, owner[h], strict=k < r)
+        if r > len(o.ties):              # x(i) unacceptable: every house is weakly better
+            for h in owner:
+                if h not in o.rank:
+                    g.add_edge(i, owner[h], strict=False)
+    return g
+
+
+def _cycle_through(g: nx.DiGraph, u: str, v: str) -> list[str]:
+    """Agents of a cycle using arc u->v (u first); v must reach u."""
+    if u == v:
+        return [u]
+    path = nx.shortest_path(g, v, u)
+    return [u] + path[:-1]
+
+
+def _reallocation(cycle: Sequence[str], e: Mapping[str, str]) -> dict[str, str]:
+    return {a: e[cycle[(k + 1) % len(cycle)]] for k, a in enumerate(cycle)}
+
+
+def blocking_cycle(market: HousingMarket, x: Mapping[str, str], notion: str,
+                   endowment: Mapping[str, str] | None = None
+                   ) -> tuple[list[str], dict[str, str]] | None:
+    """One blocking cycle of ``x`` under ``notion`` ("weak" or "strict"), or None.
+
+    Returns (coalition, reallocation agent -> house of the next agent). ``weak``: a cycle of
+    strict arcs of D_x; ``strict``: a cycle of D_x through a strict arc inside an SCC.
+    O(n + arcs). Source: Shapley & Scarf 1974; Quint & Wako 2004.
+    """
+    e = market.endowment if endowment is None else endowment
+    g = improvement_digraph(market, x, e)
+    if notion == "weak":
+        s = nx.DiGraph([(u, v) for u, v, d in g.edges(data="strict") if d])
+        for u, v in s.edges:
+            if u == v:
+                return [u], {u: e[u]}
+        try:
+            cyc = nx.find_cycle(s)
+        except nx.NetworkXNoCycle:
+            return None
+        agents = [u for u, _ in cyc]
+        return agents, _reallocation(agents, e)
+    if notion != "strict":
+        raise ValueError(f"unknown core notion {notion!r}")
+    comp = {}
+    for k, c in enumerate(nx.strongly_connected_components(g)):
+        for a in c:
+            comp[a] = k
+    for u, v, d in g.edges(data="strict"):
+        if d and comp[u] == comp[v]:
+            agents = _cycle_through(g, u, v)
+            return agents, _reallocation(agents, e)
+    return None
+
+
+def in_weak_core(market: HousingMarket, x: Mapping[str, str]) -> bool:
+    """x is in the weak core ⇔ the strict arcs of D_x are acyclic. O(n + arcs)."""
+    return blocking_cycle(market, as_allocation(market, x), "weak") is None
+
+
+def in_strict_core(market: HousingMarket, x: Mapping[str, str]) -> bool:
+    """x is in the strict core ⇔ no strict arc of D_x inside an SCC. O(n + arcs)."""
+    return blocking_cycle(market, as_allocation(market, x), "strict") is None
+
+
+def is_pareto_optimal(market: HousingMarket, x: Mapping[str, str]) -> bool:
+    """x is Pareto optimal ⇔ no cycle of D_x (endowment x) has a strict arc. O(n + arcs)."""
+    x = as_allocation(market, x)
+    return blocking_cycle(market, x, "strict", endowment=x) is None
+
+
+def classify(market: HousingMarket, x: Mapping[str, str]) -> dict[str, dict]:
+    """Concept membership of a candidate allocation (issue 3, item 7).
+
+    Returns ``{notion: {"holds": bool, "certificate": dict | None}}`` for the notions
+    individually_rational, weak_core, strict_core, pareto_optimal. The certificate of a
+    failed notion refutes it and passes :func:`check_refutation`: a ``blocking_coalition``
+    (for IR, a single agent keeping its own house) or a ``pareto_improvement``. Raises
+    CertificateError when ``x`` is not an allocation. O(n + arcs).
+    """
+    x = as_allocation(market, x)
+    out: dict[str, dict] = {}
+    bad = individually_rational(market, x)
+    out["individually_rational"] = {
+        "holds": not bad,
+        "certificate": None if not bad else {
+            "type": "blocking_coalition", "notion": "weak", "coalition": [bad[0]],
+            "reallocation": {bad[0]: market.endowment[bad[0]]}}}
+    for notion, kind in (("weak_core", "weak"), ("strict_core", "strict")):
+        found = blocking_cycle(market, x, kind)
+        out[notion] = {"holds": found is None, "certificate": None if found is None else {
+            "type": "blocking_coalition", "notion": kind, "coalition": found[0],
+            "reallocation": found[1]}}
+    found = blocking_cycle(market, x, "strict", endowment=x)
+    if found is None:
+        out["pareto_optimal"] = {"holds": True, "certificate": None}
+    else:
+        y = dict(x)
+        y.update(found[1])
+        out["pareto_optimal"] = {"holds": False, "certificate": {
+            "type": "pareto_improvement", "allocation": y}}
+    return out
+
+
+# --------------------------------------------------------------------------- checks
+
+def check_blocking_coalition(market: HousingMarket, x: object, notion: str,
+                             coalition: object, reallocation: object) -> None:
+    """Verify that ``coalition`` blocks allocation ``x`` by ``reallocation``.
+
+    Checked against the definition: the coalition is a non-empty list of distinct agents;
+    the reallocation gives each member one house and is a bijection onto the members' own
+    endowments; ``notion="weak"``: every member is strictly better off than under x;
+    ``"strict"``: every member weakly and at least one strictly. O(|coalition|).
+    Raises CertificateError naming the failing step.
+    """
+    x = as_allocation(market, x)
+    if notion not in ("weak", "strict"):
+        raise CertificateError(f"unknown core notion {notion!r}")
+    if not isinstance(coalition, list) or not coalition:
+        raise CertificateError("a blocking coalition is a non-empty list of agents")
+    if not all(isinstance(a, str) for a in coalition) or len(set(coalition)) != len(coalition):
+        raise CertificateError("coalition must name distinct agents (strings)")
+    for a in coalition:
+        if a not in market.endowment:
+            raise CertificateError(f"coalition names {a!r}, not an agent")
+    if not isinstance(reallocation, dict) or set(reallocation) != set(coalition):
+        raise CertificateError("the reallocation must give a house to exactly the coalition")
+    own = sorted(market.endowment[a] for a in coalition)
+    got = reallocation.values()
+    if not all(isinstance(h, str) for h in got) or sorted(got) != own:
+        raise CertificateError("the reallocation is not a permutation of the coalition's "
+                               "own endowments")
+    better = worse = 0
+    for a in coalition:
+        new, old = market.rank(a, reallocation[a]), market.rank(a, x[a])
+        if new < old:
+            better += 1
+        elif notion == "weak":
+            raise CertificateError(f"agent {a!r} is not strictly better off with "
+                                   f"{reallocation[a]!r} than with {x[a]!r}")
+        elif new > old:
+            raise CertificateError(f"agent {a!r} is worse off with {reallocation[a]!r} "
+                                   f"than with {x[a]!r}")
+    if better == 0:
+        raise CertificateError("no member of the coalition is strictly better off")
+
+
+def check_pareto_improvement(market: HousingMarket, x: object, y: object) -> None:
+    """Verify that allocation ``y`` Pareto-improves on ``x``: everyone weakly better off,
+    someone strictly. O(n). Raises CertificateError."""
+    x = as_allocation(market, x)
+    y = as_allocation(market, y, "improvement")
+    better = 0
+    for a in market.agents:
+        new, old = market.rank(a, y[a]), market.rank(a, x[a])
+        if new > old:
+            raise CertificateError(f"agent {a!r} is worse off with {y[a]!r} than {x[a]!r}")
+        better += new < old
+    if not better:
+        raise CertificateError("nobody is strictly better off")
+
+
+def check_refutation(market: HousingMarket, x: object, notion: str, cert: dict) -> None:
+    """Verify a certificate that ``x`` fails ``notion`` (one of NOTIONS). Raises
+    CertificateError. IR is refuted by a one-agent blocking coalition keeping its house."""
+    if not isinstance(cert, dict):
+        raise CertificateError("certificate must be an object")
+    kind = cert.get("type")
+    if notion == "pareto_optimal" and kind == "pareto_improvement":
+        check_pareto_improvement(market, x, cert.get("allocation"))
+        return
+    if kind == "blocking_coalition" and notion in ("individually_rational", "weak_core",
+                                                   "strict_core"):
+        need = {"individually_rational": "weak", "weak_core": "weak",
+                "strict_core": "strict"}[notion]
+        if notion == "individually_rational" and len(cert.get("coalition") or []) != 1:
+            raise CertificateError("IR is refuted by a one-agent coalition")
+        check_blocking_coalition(market, x, need, cert.get("coalition"),
+                                 cert.get("reallocation"))
+        return
+    raise CertificateError(f"certificate {kind!r} does not refute {notion!r}")
+
+
+def check_potentials(market: HousingMarket, x: Mapping[str, str], notion: str,
+                     potentials: object) -> None:
+    """Verify membership potentials t (agent -> int): t_j ≥ t_i + 1 on every strict arc of
+    D_x and, for the strict core, t_j ≥ t_i on every arc. Their existence proves
+    membership (a blocking cycle would sum to a positive increase). O(n + arcs)."""
+    if not isinstance(potentials, dict) or set(potentials) != set(market.agents) or \
+            not all(isinstance(t, int) for t in potentials.values()):
+        raise CertificateError("potentials must map every agent to an integer")
+    for i, j, s in improvement_digraph(market, x).edges(data="strict"):
+        if s and potentials[j] < potentials[i] + 1:
+            raise CertificateError(f"potential drops on strict arc {i}->{j}")
+        if notion == "strict" and potentials[j] < potentials[i]:
+            raise CertificateError(f"potential drops on arc {i}->{j}")
+
+
+def top_choices(market: HousingMarket, agent: str, remaining_houses: set[str]) -> list[str]:
+    """The agent's top tie among ``remaining_houses`` (which must hold its own house)."""
+    for tie in market.order[agent].ties:
+        got = [h for h in tie if h in remaining_houses]
+        if got:
+            return got
+    return []
+
+
+def check_segmentation(market: HousingMarket, cert: dict) -> None:
+    """Verify a strict-core emptiness proof (Quint & Wako 2004 top-trading segmentation).
+
+    ``cert["segments"]``: list S1..Sk of agent lists; ``cert["hall_violator"]``: T ⊆ Sk.
+    With R_1 = all agents and R_{t+1} = R_t \\ S_t, each S_t must be non-empty, inside R_t,
+    *closed* (every house in a member's top tie among R_t's houses is owned by S_t) and
+    strongly connected in that top-choice digraph; and T's top houses number fewer than |T|.
+
+    Soundness (induction on t): let x be in the strict core, and suppose x gives the agents
+    of R_t houses of R_t. Each i in S_t has arcs of D_x to the owners of its top houses
+    (they are ⪰ x(i)), so S_t lies inside one SCC of D_x; an agent of S_t without a top
+    house would own a strict arc inside that SCC. So x gives each member of S_t a top house,
+    owned by S_t (closedness), i.e. S_t trades within itself and R_{t+1} keeps its houses.
+    At t = k this is a perfect matching of S_k to top houses, impossible by Hall's condition
+    for T. O(k · (n + top arcs)).
+    """
+    segs, hall = cert.get("segments"), cert.get("hall_violator")
+    if not isinstance(segs, list) or not segs or not isinstance(hall, list) or not hall:
+        raise CertificateError("a segmentation needs non-empty 'segments' and 'hall_violator'")
+    remaining = set(market.agents)
+    for t, seg in enumerate(segs, 1):
+        if not isinstance(seg, list) or not seg or not all(isinstance(a, str) for a in seg) \
+                or len(set(seg)) != len(seg):
+            raise CertificateError(f"segment {t} must be a non-empty list of distinct agents")
+        if not set(seg) <= remaining:
+            raise CertificateError(f"segment {t} names an agent that is not in the remaining "
+                                   "market")
+        houses = {market.endowment[a] for a in remaining}
+        s = set(seg)
+        g = nx.DiGraph()
+        g.add_nodes_from(seg)
+        tops = {}
+        for a in seg:
+            tops[a] = top_choices(market, a, houses)
+            for h in tops[a]:
+                b = market.owner[h]
+                if b not in s:
+                    raise CertificateError(f"segment {t} is not closed: {a!r}'s top house "
+                                           f"{h!r} belongs to {b!r} outside it")
+                g.add_edge(a, b)
+        if not nx.is_strongly_connected(g):
+            raise CertificateError(f"segment {t} is not strongly connected in the top-choice "
+                                   "digraph")
+        remaining -= s
+    last = set(segs[-1])
+    if not all(isinstance(a, str) for a in hall) or len(set(hall)) != len(hall) or not set(hall) <= last:
+        raise CertificateError("the Hall violator must be a set of agents of the last segment")
+    houses = {market.endowment[a] for a in last} | {market.endowment[a] for a in remaining}
+    nbrs = set().union(*(top_choices(market, a, houses) for a in hall))
+    if len(nbrs) >= len(hall):
+        raise CertificateError(f"Hall violator has {len(nbrs)} top houses for {len(hall)} "
+                               "agents: no violation")
+
+
+def check_certificate(market: HousingMarket, question: str, params: Any, verdict: str,
+                      solution: Any, certificate: dict) -> None:
+    """Verify a housing-market certificate; raise CertificateError naming the failing step.
+
+    - ``exists`` with ``{"type": "core_allocation"}`` (optional ``"potentials"``):
+      ``solution`` is an allocation in the question's core (digraph test recomputed;
+      potentials, when given, are checked too).
+    - ``none`` for ``strict_core`` with ``{"type": "top_trading_segmentation", "segments",
+      "hall_violator"}``: see :func:`check_segmentation`. (The weak core is never empty.)
+    - ``incorrect`` with ``{"type": "blocking_coalition", "coalition", "reallocation"}``:
+      ``solution`` is an audited allocation that the coalition blocks under the question's
+      notion; or with ``{"type": "not_an_allocation"}`` when ``solution`` is not one.
+    """
+    notion = CORE_NOTION.get(question)
+    if notion is None:
+        raise CertificateError(f"unknown housing-market question {question!r}")
+    kind = certificate.get("type")
+    if verdict == "exists" and kind == "core_allocation":
+        x = as_allocation(market, solution)
+        found = blocking_cycle(market, x, notion)
+        if found is not None:
+            raise CertificateError(f"witness is blocked ({notion}) by coalition {found[0]}")
+        if "potentials" in certificate:
+            check_potentials(market, x, notion, certificate["potentials"])
+        return
+    if verdict == "none" and question == "strict_core" and kind == "top_trading_segmentation":
+        check_segmentation(market, certificate)
+        return
+    if verdict == "incorrect" and kind == "blocking_coalition":
+        check_blocking_coalition(market, solution, notion, certificate.get("coalition"),
+                                 certificate.get("reallocation"))
+        return
+    if verdict == "incorrect" and kind == "not_an_allocation":
+        try:
+            as_allocation(market, solution)
+        except CertificateError:
+            return
+        raise CertificateError("the audited answer is a valid allocation")
+    raise CertificateError(f"certificate {kind!r} does not prove {verdict!r} for {question}")

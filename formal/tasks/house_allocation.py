@@ -1,0 +1,331 @@
+"""The house-allocation domain wired to its engines, and the two-sided welfare questions
+(``TWO_SIDED_QUESTIONS``) for the stable-matching domain.
+
+Questions (definitions in :mod:`formal.allocation`):
+
+- ``pareto_optimal``: find a Pareto-optimal allocation (verdict ``exists``; engines:
+  serial dictatorship with ties, CP-SAT max Σu, enumeration);
+- ``max_cardinality_pareto_optimal``: find an MCPO (``exists``; certificate: Pareto test +
+  Hall set);
+- ``utilitarian`` / ``egalitarian`` / ``rank_maximal``: verdict ``optimal``, solution an
+  optimal allocation, certificate the oracle's optimality proof (LP duals or Hall sets),
+  accepted only when every engine that answered reports the same optimal value.
+
+Audits judge a claimed allocation (``{agent: object}`` or ``[[agent, object], …]``) and, for
+welfare notions, report the gap to the optimum.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from oracles import allocation as orc
+
+from .. import allocation as fa
+from ..errors import CertificateError
+from .base import (UNKNOWN, Decision, Domain, Outcome, Question, Undecided, decide_existence,
+                   disagreement)
+
+MAX_ENCODING_AGENTS = 150     # CP-SAT engines up to this many agents (one side, two-sided)
+MAX_WEIGHTED_AGENTS = 300     # networkx blossom cross-check (rank-maximal)
+MAX_BRUTE_FORCE_AGENTS = 7      # one-sided: agents
+MAX_BRUTE_FORCE_SIDE = 5        # two-sided: agents a side
+
+
+# ------------------------------------------------------------------------------ engines
+
+def _graph(model: Any) -> fa.WelfareGraph:
+    return fa.welfare_graph(model)
+
+
+def _size(model: Any) -> int:
+    return model.size
+
+
+def _welfare_oracle(notion: str):
+    fn = {"utilitarian": orc.utilitarian_matching, "egalitarian": orc.egalitarian_matching,
+          "rank_maximal": orc.rank_maximal}[notion]
+
+    def run(model, params, *, time_limit: float, seed: int) -> Outcome:
+        g = _graph(model)
+        m, cert = fn(g)
+        if cert is None:      # the oracle's matching is not optimal: report its value only
+            cert = {"type": "value", "value": fa.welfare_value(g, notion, m),
+                    "error": "oracle matching failed its optimality proof"}
+        return Outcome("optimal", m, cert)
+    return run
+
+
+def _welfare_weighted(model, params, *, time_limit: float, seed: int) -> Outcome:
+    g = _graph(model)
+    m = orc.rank_maximal_weighted(g)
+    return Outcome("optimal", m, {"type": "value", "value": fa.signature(g, m)})
+
+
+def _welfare_cpsat(notion: str):
+    def run(model, params, *, time_limit: float, seed: int) -> Outcome:
+        from prefcert_encodings.allocation import cpsat_welfare
+        return cpsat_welfare(_graph(model), notion, time_limit=time_limit, seed=seed)
+    return run
+
+
+def _welfare_brute(notion: str):
+    def run(model, params, *, time_limit: float, seed: int) -> Outcome:
+        g = _graph(model)
+        best = None
+        for m in orc.all_matchings(g):
+            if best is None or fa.better(g, notion, m, best):
+                best = m
+        return Outcome("optimal", best, {"type": "value",
+                                         "value": fa.welfare_value(g, notion, best)})
+    return run
+
+
+def _po_oracle(model, params, *, time_limit: float, seed: int) -> Outcome:
+    order = list(model.agents)
+    return Outcome("exists", orc.serial_dictatorship(model, order),
+                   {"type": "pareto_optimal", "order": order})
+
+
+def _po_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
+    from prefcert_encodings.allocation import cpsat_pareto_optimal
+    return cpsat_pareto_optimal(model, time_limit=time_limit, seed=seed)
+
+
+def _po_brute(model, params, *, time_limit: float, seed: int) -> Outcome:
+    po = orc.brute_force_pareto_optimal(model)
+    return Outcome("exists", po[0], {"type": "pareto_optimal"})
+
+
+def _mcpo_cert(model, m) -> dict:
+    s, _ = fa.hall_or_augment(_graph(model), m)
+    return {"type": "mcpo", "hall_full": s}
+
+
+def _mcpo_oracle(model, params, *, time_limit: float, seed: int) -> Outcome:
+    m = orc.max_cardinality_pareto_optimal(model)
+    return Outcome("exists", m, _mcpo_cert(model, m))
+
+
+def _mcpo_weighted(model, params, *, time_limit: float, seed: int) -> Outcome:
+    m = orc.max_cardinality_pareto_optimal_weighted(model)
+    return Outcome("exists", m, _mcpo_cert(model, m))
+
+
+def _mcpo_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
+    from prefcert_encodings.allocation import cpsat_pareto_optimal
+    return cpsat_pareto_optimal(model, time_limit=time_limit, seed=seed, max_cardinality=True)
+
+
+def _mcpo_brute(model, params, *, time_limit: float, seed: int) -> Outcome:
+    po = orc.brute_force_pareto_optimal(model)
+    m = max(po, key=len)
+    return Outcome("exists", m, _mcpo_cert(model, m))
+
+
+def _auto(engines: Sequence[str]):
+    def auto(model) -> list[str]:
+        n = _size(model)
+        out = []
+        for e in engines:
+            if e == "cpsat" and n > MAX_ENCODING_AGENTS:
+                continue
+            if e == "weighted_blossom" and n > MAX_WEIGHTED_AGENTS:
+                continue
+            if e == "brute_force" and n > (MAX_BRUTE_FORCE_AGENTS if
+                                           isinstance(model, fa.HouseAllocation) else
+                                           MAX_BRUTE_FORCE_SIDE):
+                continue
+            out.append(e)
+        return out
+    return auto
+
+
+# ------------------------------------------------------------------------------ decide
+
+def decide_optimum(answers, check) -> Decision:
+    """Combine ``optimal`` answers: every decided engine must report the same value (its
+    certificate's ``value``); the first answer whose certificate is a proof (not of type
+    ``value``) must pass the checker and gives the label. Without a proof, three agreeing
+    engines give an ``engine_agreement`` certificate. Raises Disagreement / Undecided."""
+    decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
+    if not decided:
+        raise Undecided("every engine timed out")
+    values = {repr((a.outcome.certificate or {}).get("value")) for a in decided}
+    if len(values) > 1 or any(a.outcome.verdict != "optimal" for a in decided):
+        raise disagreement("engines disagree on the optimal value", answers, check)
+    proofs = [a for a in decided if (a.outcome.certificate or {}).get("type") != "value"]
+    for a in proofs:
+        try:
+            check("optimal", a.outcome.solution, a.outcome.certificate)
+        except CertificateError as e:
+            raise disagreement(f"optimality proof of {a.engine} rejected: {e}", answers, check)
+    if proofs:
+        o = proofs[0].outcome
+        return Decision("optimal", o.solution, o.certificate)
+    names = [a.engine for a in decided]
+    if len(names) < 3:
+        raise Undecided("an optimum without a proof needs three agreeing engines")
+    return Decision("optimal", decided[0].outcome.solution,
+                    {"type": "engine_agreement", "verdict": "optimal", "engines": names,
+                     "value": (decided[0].outcome.certificate or {}).get("value")})
+
+
+def _decide_exists(answers, check) -> Decision:
+    return decide_existence(answers, check)
+
+
+# ------------------------------------------------------------------------------ audit
+
+def read_allocation(model: Any, answer: Any) -> dict[str, str]:
+    """A claimed allocation/matching as a dict left -> right: accepts ``{l: r}`` (None or
+    "" = unassigned), ``{r: l}`` for two-sided markets, or ``[[x, y], …]``. Raises
+    ValueError for other shapes."""
+    g = _graph(model)
+    left = set(g.left)
+    if isinstance(answer, dict):
+        pairs = list(answer.items())
+    elif isinstance(answer, list):
+        pairs = answer
+    else:
+        raise ValueError("an allocation must be an object or a list of pairs")
+    out = {}
+    for p in pairs:
+        if not (isinstance(p, (list, tuple)) and len(p) == 2):
+            raise ValueError(f"not a pair: {p!r}")
+        x, y = p
+        if y in (None, "", "none", "unassigned"):
+            continue
+        if not isinstance(x, str) or not isinstance(y, str):
+            raise ValueError(f"not a pair of names: {p!r}")
+        if x not in left and y in left:
+            x, y = y, x
+        out[x] = y
+    return out
+
+
+def _show(m: dict) -> str:
+    return "{" + ", ".join(f"{x}: {y}" for x, y in m.items()) + "}"
+
+
+def _validate(model, m):
+    if isinstance(model, fa.HouseAllocation):
+        return fa.validate_allocation(model, m)
+    return fa.validate_matching(_graph(model), m)
+
+
+def _audit_welfare(notion: str):
+    def audit(model, params, answer) -> dict:
+        try:
+            m = _validate(model, read_allocation(model, answer))
+        except ValueError as e:
+            return {"verdict": "unparseable", "violations": [], "feedback": f"Unreadable: {e}"}
+        except CertificateError as e:
+            return {"verdict": "incorrect", "violations": [{"invalid_allocation": str(e)}],
+                    "feedback": f"Incorrect: not a valid allocation: {e}."}
+        g = _graph(model)
+        cert, better = fa.welfare_certificate(g, notion, m)
+        value = fa.welfare_value(g, notion, m)
+        if cert is not None:
+            return {"verdict": "correct", "violations": [], "value": value,
+                    "feedback": f"Correct: the allocation is {notion.replace('_', '-')} "
+                                f"optimal (value {value})."}
+        fn = {"utilitarian": orc.utilitarian_matching, "egalitarian": orc.egalitarian_matching,
+              "rank_maximal": orc.rank_maximal}[notion]
+        opt, _ = fn(g)
+        best = fa.welfare_value(g, notion, opt)
+        gap = _gap(g, notion, m, opt)
+        return {"verdict": "incorrect", "value": value, "optimum": best, "gap": gap,
+                "violations": [{"better_allocation": better,
+                                "value": fa.welfare_value(g, notion, better)}],
+                "feedback": f"Incorrect: not {notion.replace('_', '-')} optimal; {gap['text']} "
+                            f"For example {_show(opt)} does better."}
+    return audit
+
+
+def _gap(g: fa.WelfareGraph, notion: str, m: dict, opt: dict) -> dict:
+    """How far ``m`` is from the optimum ``opt``: cardinality, then the notion's value."""
+    if notion == "rank_maximal":
+        s, t = fa.signature(g, m), fa.signature(g, opt)
+        k = next(i for i in range(len(s)) if s[i] != t[i])
+        return {"signature": s, "optimum": t, "first_rank": k + 1,
+                "text": f"its signature {s} falls short of {t} at rank {k + 1} "
+                        f"({s[k]} instead of {t[k]})."}
+    v, w = fa.welfare_value(g, notion, m), fa.welfare_value(g, notion, opt)
+    if len(m) < len(opt):
+        return {"cardinality": len(opt) - len(m), "value": v - w,
+                "text": f"it matches {len(m)} instead of the maximum {len(opt)}."}
+    what = "total rank" if notion == "utilitarian" else "worst rank"
+    return {"cardinality": 0, "value": v - w,
+            "text": f"its {what} is {v} against the optimum {w} (gap {v - w})."}
+
+
+def _audit_po(mcpo: bool):
+    def audit(model, params, answer) -> dict:
+        try:
+            m = fa.validate_allocation(model, read_allocation(model, answer))
+        except ValueError as e:
+            return {"verdict": "unparseable", "violations": [], "feedback": f"Unreadable: {e}"}
+        except CertificateError as e:
+            return {"verdict": "incorrect", "violations": [{"invalid_allocation": str(e)}],
+                    "feedback": f"Incorrect: not a valid allocation: {e}."}
+        violations, notes = [], []
+        imp = fa.pareto_improvement(model, m)
+        if imp is not None:
+            gains = [a for a in model.agents if imp.get(a) != m.get(a)
+                     and model.prefs[a].prefers(imp.get(a), m.get(a))]
+            violations.append({"pareto_improvement": imp, "better_off": gains})
+            notes.append(f"it is not Pareto optimal: {_show(imp)} makes "
+                         f"{', '.join(gains)} better off and nobody worse off")
+        if mcpo:
+            _, bigger = fa.hall_or_augment(_graph(model), m)
+            if bigger is not None:
+                nu = len(fa.maximum_matching(_graph(model)))
+                violations.append({"larger_matching": bigger, "maximum_size": nu})
+                notes.append(f"it assigns {len(m)} agents but {nu} can be assigned")
+        if not violations:
+            what = "maximum-cardinality Pareto optimal" if mcpo else "Pareto optimal"
+            return {"verdict": "correct", "violations": [],
+                    "feedback": f"Correct: the allocation is {what}."}
+        return {"verdict": "incorrect", "violations": violations,
+                "feedback": "Incorrect: " + "; ".join(notes) + "."}
+    return audit
+
+
+# ------------------------------------------------------------------------------ questions
+
+def _welfare_question(notion: str, two_sided: bool) -> Question:
+    engines: dict[str, Callable] = {"oracle": _welfare_oracle(notion)}
+    if notion == "rank_maximal":
+        engines["weighted_blossom"] = _welfare_weighted
+    engines["cpsat"] = _welfare_cpsat(notion)
+    engines["brute_force"] = _welfare_brute(notion)
+    return Question(name=notion, engines=engines, auto=_auto(list(engines)),
+                    decide=decide_optimum, audit=_audit_welfare(notion))
+
+
+QUESTIONS = {
+    "pareto_optimal": Question(
+        name="pareto_optimal",
+        engines={"oracle": _po_oracle, "cpsat": _po_cpsat, "brute_force": _po_brute},
+        auto=_auto(["oracle", "cpsat", "brute_force"]), decide=_decide_exists,
+        audit=_audit_po(False)),
+    "max_cardinality_pareto_optimal": Question(
+        name="max_cardinality_pareto_optimal",
+        engines={"oracle": _mcpo_oracle, "weighted": _mcpo_weighted, "cpsat": _mcpo_cpsat,
+                 "brute_force": _mcpo_brute},
+        auto=_auto(["oracle", "weighted", "cpsat", "brute_force"]), decide=_decide_exists,
+        audit=_audit_po(True)),
+    **{n: _welfare_question(n, False) for n in fa.WELFARE},
+}
+
+#: Two-sided welfare questions over an SMTI market (both sides' ranks count), to be merged
+#: into the stable-matching domain's questions; their certificates are checked by
+#: :func:`formal.allocation.check_two_sided_welfare` (``checker.QUESTION_CHECKS``).
+TWO_SIDED_QUESTIONS = {n: _welfare_question(n, True) for n in fa.WELFARE}
+
+DOMAIN = Domain(
+    name="house_allocation",
+    parse=fa.parse_house_allocation,
+    questions=QUESTIONS,
+    default_questions=lambda model: list(fa.QUESTIONS),
+)

@@ -1,0 +1,252 @@
+"""The ``preference`` domain: epistemic queries over incomplete/tied/partial preferences.
+
+Questions (JSON objects in an instance's ``questions``; see :mod:`formal.queries`):
+
+=============  ==========================================  =================================
+type           parameters                                   answer
+=============  ==========================================  =================================
+position       agent, item[, position]                      determined {"value": p} /
+                                                            undetermined {"min","max"}; with
+                                                            ``position``: true/false/undet.
+kth            agent, k                                     determined {"value": item}/undet.
+compare        agent, items [a, b]                          true (a ≻ b) / false / undet.
+rank_set       agent, items [...]                           determined {"value": order} /
+                                                            undetermined {"pairs": [[a,b]..]}
+rs             agent, bundles [[A...], [B...]]              A ⪰_RS B: true / false / undet.
+topk           agent, item, k                               true / false / undetermined
+topk_list      agent, k                                     determined {"value": set} / undet.
+                                                            {"necessary", "possible"}
+count          items [a, b]                                 voters with a ≻ b: determined
+                                                            {"value"} / undet. {"min","max"}
+majority       items [a, b]                                 true (necessary) / undetermined
+                                                            (possible) / false, {"min","max"}
+winner         rule (plurality|borda|copeland), item        true (necessary co-winner) /
+                                                            undetermined (possible) / false
+=============  ==========================================  =================================
+
+Engines: ``oracle`` (oracles.queries / oracles.voting), ``cpsat`` (encodings.queries),
+``cpsat_agg`` (winner, plurality/Borda on weak orders: voters aggregated per tie group),
+``brute_force`` (winner only, small). Engines must agree on verdict and solution; the
+label's certificate is the first one the checker accepts.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import CertificateError, InstanceError, Undecided
+from ..queries import PROFILE, QUESTIONS, RULES, SINGLE, PreferenceModel, parse_preference_data
+from .base import UNKNOWN, Decision, Domain, Outcome, Question, disagreement
+
+MAX_ENCODING_ITEMS = 40
+MAX_ENCODING_CELLS = 2000       # agents × items for counting queries
+MAX_WINNER_CELLS = 200          # voters × items for winner queries (copies per voter)
+MAX_BRUTE_FORCE = (6, 4)        # items, voters
+
+
+def validate(model: PreferenceModel, name: str, params: dict) -> None:
+    """Raise InstanceError for a question naming an unknown agent/item or a bad k/position."""
+    items = set(model.items)
+
+    def item(x):
+        if x not in items:
+            raise InstanceError(f"question {name!r} names an unknown item", value=x)
+    if name in SINGLE and params.get("agent") not in model.by_name:
+        raise InstanceError(f"question {name!r} names an unknown agent", value=params.get("agent"))
+    for key in ("item",):
+        if key in params:
+            item(params[key])
+    for x in params.get("items", []):
+        item(x)
+    for bundle in params.get("bundles", []):
+        for x in bundle:
+            item(x)
+    for key in ("k", "position"):
+        v = params.get(key)
+        if v is not None and not (isinstance(v, int) and 1 <= v <= model.m):
+            raise InstanceError(f"{key} must be an integer in 1..{model.m}", value=v)
+
+
+def resolve(q: Any) -> tuple[str, dict]:
+    """A question dict ``{"type": ..., params}`` -> (name, params). InstanceError if bad."""
+    if not isinstance(q, dict) or q.get("type") not in QUESTIONS:
+        raise InstanceError(f"a preference question is an object with 'type' in "
+                            f"{', '.join(QUESTIONS)}", value=q)
+    name = q["type"]
+    p = {k: v for k, v in q.items() if k != "type"}
+    need = {"position": ("agent", "item"), "kth": ("agent", "k"), "compare": ("agent", "items"),
+            "rank_set": ("agent", "items"), "rs": ("agent", "bundles"),
+            "topk": ("agent", "item", "k"), "topk_list": ("agent", "k"),
+            "count": ("items",), "majority": ("items",), "winner": ("rule", "item")}[name]
+    for k in need:
+        if k not in p:
+            raise InstanceError(f"question {name!r} needs {k!r}", value=q)
+    if name in ("compare", "count", "majority"):
+        if not (isinstance(p["items"], list) and len(p["items"]) == 2
+                and p["items"][0] != p["items"][1]):
+            raise InstanceError(f"question {name!r} needs two distinct items", value=p["items"])
+    if name == "rank_set" and not (isinstance(p["items"], list) and p["items"]):
+        raise InstanceError("rank_set needs a non-empty list of items", value=p["items"])
+    if name == "rs" and not (isinstance(p["bundles"], list) and len(p["bundles"]) == 2
+                             and all(isinstance(b, list) for b in p["bundles"])):
+        raise InstanceError("rs needs two bundles [[...], [...]]", value=p["bundles"])
+    if name == "winner" and p["rule"] not in RULES:
+        raise InstanceError(f"rule must be one of {', '.join(RULES)}", value=p["rule"])
+    return name, p
+
+
+def _oracle(name: str):
+    def run(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
+        from oracles import queries as oq, voting as ov
+        validate(model, name, params)
+        if name == "winner":
+            return ov.winner(model, params, time_limit=time_limit)
+        if name in ("count", "majority"):
+            return getattr(oq, name)(model, params)
+        return oq.SINGLE[name](model, params)
+    return run
+
+
+def _cpsat(name: str):
+    def run(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
+        from prefcert_encodings.queries import cpsat_query
+        validate(model, name, params)
+        return cpsat_query(model, name, params, time_limit=time_limit, seed=seed)
+    return run
+
+
+def _cpsat_agg(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
+    from prefcert_encodings.queries import cpsat_winner_aggregated
+    validate(model, "winner", params)
+    return cpsat_winner_aggregated(model, params, time_limit=time_limit, seed=seed)
+
+
+def _brute(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
+    from oracles.voting import brute_force_winner
+    validate(model, "winner", params)
+    return brute_force_winner(model, params, time_limit=time_limit)
+
+
+def _auto(name: str):
+    def auto(model: PreferenceModel) -> list[str]:
+        names = ["oracle"]
+        if name in SINGLE and model.m <= MAX_ENCODING_ITEMS:
+            names.append("cpsat")
+        if name in ("count", "majority") and model.m <= MAX_ENCODING_ITEMS and \
+                len(model.agents) * model.m <= MAX_ENCODING_CELLS:
+            names.append("cpsat")
+        if name == "winner":
+            if model.voters * model.m <= MAX_WINNER_CELLS:
+                names.append("cpsat")
+            if all(a.kind == "order" and (a.truncated or len(a.order) == model.m)
+                   for a in model.agents):
+                names.append("cpsat_agg")
+            if model.m <= MAX_BRUTE_FORCE[0] and model.voters <= MAX_BRUTE_FORCE[1]:
+                names.append("brute_force")
+        return names
+    return auto
+
+
+def _key(o: Outcome) -> tuple:
+    return o.verdict, json.dumps(o.solution, sort_keys=True)
+
+
+def decide(answers, check) -> Decision:
+    """Engines must agree on (verdict, solution); every certificate given must pass the
+    checker; the first accepted one is the label's. With no certificate, three agreeing
+    engines give an ``engine_agreement`` certificate; otherwise Undecided."""
+    decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
+    if not decided:
+        raise Undecided("every engine timed out or gave up")
+    if len({_key(a.outcome) for a in decided}) > 1:
+        raise disagreement("engines disagree on the verdict or the solution", answers, check)
+    verdict, solution = decided[0].outcome.verdict, decided[0].outcome.solution
+    chosen = None
+    for a in decided:
+        if a.outcome.certificate:
+            try:
+                check(verdict, solution, a.outcome.certificate)
+            except CertificateError as e:
+                raise disagreement(f"certificate of {a.engine} rejected: {e}", answers, check)
+            chosen = chosen or a.outcome.certificate
+    if chosen is not None:
+        return Decision(verdict, solution, chosen)
+    names = [a.engine for a in decided]
+    if len(names) >= 3:
+        cert = {"type": "engine_agreement", "verdict": verdict, "engines": names}
+        return Decision(verdict, solution, cert)
+    raise Undecided(f"no checkable certificate and only {len(names)} engine(s) agree")
+
+
+def _truth(model: PreferenceModel, name: str, params: dict) -> Outcome:
+    out = _oracle(name)(model, params, time_limit=10.0, seed=0)
+    if out.verdict == UNKNOWN:
+        out = _cpsat(name)(model, params, time_limit=10.0, seed=0)
+    return out
+
+
+def audit(name: str):
+    """Judge a third-party answer: a verdict word, a value, or {"verdict", "value"}.
+
+    A wrong verdict is refuted with our certificate (two completions, a chain, bounds…)."""
+    def run(model: PreferenceModel, params: dict, answer: Any) -> dict:
+        validate(model, name, params)
+        truth = _truth(model, name, params)
+        if truth.verdict == UNKNOWN:
+            return {"verdict": "unparseable", "violations": [],
+                    "feedback": "the question could not be settled within the time limit"}
+        if isinstance(answer, dict):
+            claimed, value = answer.get("verdict"), answer.get("value", answer.get("solution"))
+        elif isinstance(answer, str) and answer.lower() in ("true", "false", "undetermined",
+                                                            "determined"):
+            claimed, value = answer.lower(), None
+        elif isinstance(answer, bool):
+            claimed, value = str(answer).lower(), None
+        else:
+            claimed, value = "determined", answer
+        if claimed is None and value is not None:
+            claimed = "determined"
+        if claimed not in ("true", "false", "undetermined", "determined"):
+            return {"verdict": "unparseable", "violations": [],
+                    "feedback": f"no verdict word in the answer: {answer!r:.80}"}
+        violations = []
+        if claimed != truth.verdict:
+            violations.append({"claimed": claimed, "truth": truth.verdict,
+                               "solution": truth.solution, "certificate": truth.certificate})
+        elif claimed == "determined" and value is not None:
+            want = truth.solution["value"]
+            norm = sorted(value) if isinstance(want, list) and name == "topk_list" and \
+                isinstance(value, list) else value
+            if norm != want:
+                violations.append({"claimed_value": value, "value": want,
+                                   "certificate": truth.certificate})
+        ok = not violations
+        fb = "correct" if ok else (f"the answer is {truth.verdict}"
+                                   + (f" with {truth.solution}" if truth.solution else ""))
+        return {"verdict": "correct" if ok else "incorrect", "violations": violations,
+                "feedback": fb, "truth": {"verdict": truth.verdict, "solution": truth.solution}}
+    return run
+
+
+def default_questions(model: PreferenceModel) -> list[dict]:
+    """Every pairwise majority comparison (unordered pairs, in item order, with bounds)
+    and the winner question (NW/PW) for every item under plurality, Borda and Copeland."""
+    qs = [{"type": "majority", "items": [a, b]}
+          for i, a in enumerate(model.items) for b in model.items[i + 1:]]
+    qs += [{"type": "winner", "rule": r, "item": c} for r in RULES for c in model.items]
+    return qs
+
+
+def _question(name: str) -> Question:
+    engines = {"oracle": _oracle(name), "cpsat": _cpsat(name)}
+    if name == "winner":
+        engines["cpsat_agg"] = _cpsat_agg
+        engines["brute_force"] = _brute
+    return Question(name=name, engines=engines, auto=_auto(name), decide=decide,
+                    audit=audit(name))
+
+
+DOMAIN = Domain("preference", parse_preference_data, {n: _question(n) for n in QUESTIONS},
+                default_questions, resolve=resolve)
+
+__all__ = ["DOMAIN", "PROFILE", "SINGLE", "decide", "default_questions", "resolve", "validate"]

@@ -1,0 +1,454 @@
+"""House allocation and rank-based welfare: combinatorial algorithms (untrusted).
+
+Every welfare function takes a :class:`formal.allocation.WelfareGraph` (or a HouseAllocation
+or an SMTI Market, converted by :func:`as_graph`) — one-sided (house
+allocation: agents -> objects, the agent's rank counts) or two-sided (an SMTI market, both
+partners' ranks count) — so the same code serves both readings; see
+:mod:`formal.allocation` for the definitions. Each returns ``(matching, certificate)``;
+certificates are built by :func:`formal.allocation.welfare_certificate` and verified by the
+checker. Matchings are dicts left -> right.
+
+Libraries: scipy (``maximum_bipartite_matching``: Hopcroft–Karp; ``linear_sum_assignment``:
+the Hungarian method, Crouse 2016) and networkx (``max_weight_matching``: Edmonds' blossom
+algorithm with exact Python-int weights, Galil 1986).
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Iterable, Iterator, Mapping, Sequence
+
+import networkx as nx
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+from formal import allocation as fa
+from formal.allocation import HouseAllocation, WelfareGraph
+
+
+# --------------------------------------------------------------------------------------
+# matchings
+# --------------------------------------------------------------------------------------
+
+def as_graph(model_or_graph) -> WelfareGraph:
+    """A WelfareGraph from a HouseAllocation, an SMTI Market (two-sided reading) or a graph."""
+    if isinstance(model_or_graph, WelfareGraph):
+        return model_or_graph
+    return fa.welfare_graph(model_or_graph)
+
+
+def _max_matching_edges(g: WelfareGraph, edges: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """A maximum matching of the given edges of ``g`` (scipy Hopcroft–Karp, O(√n·m))."""
+    li = {x: i for i, x in enumerate(g.left)}
+    ri = {y: j for j, y in enumerate(g.right)}
+    edges = list(edges)
+    if not edges:
+        return {}
+    rows = [li[x] for x, _ in edges]
+    cols = [ri[y] for _, y in edges]
+    a = csr_matrix((np.ones(len(edges), dtype=np.int8), (rows, cols)),
+                   shape=(len(g.left), len(g.right)))
+    mate = maximum_bipartite_matching(a, perm_type="column")
+    return {g.left[i]: g.right[j] for i, j in enumerate(mate) if j >= 0}
+
+
+def maximum_matching(g: WelfareGraph, max_level: int | None = None) -> dict[str, str]:
+    """A maximum-cardinality matching over edges whose level is ≤ ``max_level`` (all if None)."""
+    return _max_matching_edges(g, (e for e in g.ranks
+                                   if max_level is None or g.level(e) <= max_level))
+
+
+def _min_cost_max_card(g: WelfareGraph, edges: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """Among maximum-cardinality matchings of ``edges``, one of minimum total cost.
+
+    Hungarian method (scipy ``linear_sum_assignment``) on a |L| × (|R| + |L|) matrix: an
+    edge costs cost(e) − B with B = min(|L|, |R|)·C + 1 (so cardinality comes first), each agent has
+    its own "unmatched" dummy column of cost 0, and non-edges are forbidden (inf). Exact:
+    every entry is an integer below 2^53. O((|L|+|R|)³).
+    """
+    nl, nr = len(g.left), len(g.right)
+    if not edges:
+        return {}
+    li = {x: i for i, x in enumerate(g.left)}
+    ri = {y: j for j, y in enumerate(g.right)}
+    c_max = max(g.cost(e) for e in edges)
+    big = min(nl, nr) * c_max + 1
+    cost = np.full((nl, nr + nl), np.inf)
+    for e in edges:
+        cost[li[e[0]], ri[e[1]]] = g.cost(e) - big
+    cost[np.arange(nl), nr + np.arange(nl)] = 0.0
+    rows, cols = linear_sum_assignment(cost)
+    return {g.left[i]: g.right[j] for i, j in zip(rows, cols) if j < nr}
+
+
+def utilitarian_matching(g) -> tuple[dict[str, str], dict | None]:
+    """Utilitarian optimum: minimum total (counted) rank over maximum-cardinality matchings.
+
+    Hungarian method with dummy "unmatched" columns (see :func:`_min_cost_max_card`),
+    O((|L|+|R|)³); certificate: LP duals for weights B − cost (Bellman–Ford, O(n·L)).
+    Returns (matching, certificate); the certificate is None if the duals cannot be built
+    (the matching was not optimal — a bug the pipeline reports as a disagreement).
+    """
+    g = as_graph(g)
+    m = _min_cost_max_card(g, list(g.ranks))
+    cert, _ = fa.welfare_certificate(g, "utilitarian", m)
+    return m, cert
+
+
+def egalitarian_matching(g) -> tuple[dict[str, str], dict | None]:
+    """Egalitarian optimum: minimum worst (counted) rank over maximum-cardinality matchings.
+
+    Binary search for the smallest level k whose threshold graph (edges of level ≤ k) has a
+    matching of the maximum size ν (Hopcroft–Karp per probe, O(√n·m·log R)); then, among
+    those, one of minimum total rank (Hungarian method) so the answer is also Pareto-optimal
+    among the bottleneck-optimal matchings. Gabow & Tarjan 1988 (bottleneck matching).
+    Certificate: Hall sets (:func:`formal.allocation.welfare_certificate`).
+    """
+    g = as_graph(g)
+    nu = len(maximum_matching(g))
+    levels = sorted({g.level(e) for e in g.ranks})
+    if nu == 0:
+        return {}, fa.welfare_certificate(g, "egalitarian", {})[0]
+    lo, hi = 0, len(levels) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if len(maximum_matching(g, levels[mid])) == nu:
+            hi = mid
+        else:
+            lo = mid + 1
+    k = levels[lo]
+    m = _min_cost_max_card(g, [e for e in g.ranks if g.level(e) <= k])
+    cert, _ = fa.welfare_certificate(g, "egalitarian", m)
+    return m, cert
+
+
+def rank_maximal(g) -> tuple[dict[str, str], dict | None]:
+    """Rank-maximal matching: lexicographically maximum signature over all matchings.
+
+    One-sided graphs: the combinatorial algorithm of Irving, Kavitha, Mehlhorn, Michail &
+    Paluch 2006 (TALG 2) — phases i = 1…R; G'_i gets the surviving rank-i edges; a maximum
+    matching M_i of G'_i (Hopcroft–Karp, recomputed: by IKMMP's invariant every maximum
+    matching of G'_i is rank-maximal in G_i); Gallai–Edmonds labels (even / odd /
+    unreachable) w.r.t. M_i; edges of rank > i at odd or unreachable vertices and odd–odd,
+    odd–unreachable edges are deleted. Stops early once M_i has the size of a maximum
+    matching of the whole graph (later phases cannot change it). O(C·√n·m), C the largest
+    rank used.
+
+    Two-sided graphs (an edge counts two ranks) are outside IKMMP's model: maximum-weight
+    matching with w(e) = Σ_k B^(R−k), B = 2·min(|A|,|B|) + 1, Python integers (networkx
+    blossom, exact; ALGORITHMS.md §3). Certificate: LP duals under those weights.
+    """
+    g = as_graph(g)
+    if g.two_sided:
+        m = rank_maximal_weighted(g)
+    else:
+        m = _ikmmp(g)
+    cert, _ = fa.welfare_certificate(g, "rank_maximal", m)
+    return m, cert
+
+
+def rank_maximal_weighted(g) -> dict[str, str]:
+    """Rank-maximal matching as a maximum-weight matching with weights Σ_k B^(R−k) over the
+    edge's counted ranks, B = max signature entry + 1, exact Python ints (Michail 2005;
+    networkx ``max_weight_matching``, O(n³))."""
+    g = as_graph(g)
+    base = fa.rank_base(g)
+    h = nx.Graph()
+    for e in g.ranks:
+        h.add_edge(("L", e[0]), ("R", e[1]), weight=g.rank_weight(e, base))
+    mm = nx.max_weight_matching(h)
+    out = {}
+    for u, v in mm:
+        if u[0] == "R":
+            u, v = v, u
+        out[u[1]] = v[1]
+    return out
+
+
+def _ikmmp(g: WelfareGraph) -> dict[str, str]:
+    nl, nr = len(g.left), len(g.right)
+    li = {x: i for i, x in enumerate(g.left)}
+    ri = {y: j for j, y in enumerate(g.right)}
+    by_rank: dict[int, list[tuple[int, int]]] = {}
+    for (x, y), rk in g.ranks.items():
+        by_rank.setdefault(rk[0], []).append((li[x], ri[y]))
+    nu = len(maximum_matching(g))
+    closed_l = [False] * nl
+    closed_r = [False] * nr
+    cur: list[tuple[int, int]] = []
+    mate_l = [-1] * nl
+    mate_r = [-1] * nr
+    for i in range(1, g.max_rank + 1):
+        cur.extend((x, y) for x, y in by_rank.get(i, ()) if not closed_l[x] and not closed_r[y])
+        adj_l: list[list[int]] = [[] for _ in range(nl)]
+        for x, y in cur:
+            adj_l[x].append(y)
+        _hopcroft_karp(adj_l, mate_l, mate_r)     # augments M_{i-1} into M_i
+        size = sum(1 for j in mate_l if j >= 0)
+        if size == nu or i == g.max_rank:
+            break
+        adj_r: list[list[int]] = [[] for _ in range(nr)]
+        for x, y in cur:
+            adj_r[y].append(x)
+        # Gallai–Edmonds labels: 0 unreachable, 1 even, 2 odd
+        lab_l, lab_r = [0] * nl, [0] * nr
+        stack = [("L", x) for x in range(nl) if mate_l[x] < 0]
+        stack += [("R", y) for y in range(nr) if mate_r[y] < 0]
+        for s, v in stack:
+            (lab_l if s == "L" else lab_r)[v] = 1
+        while stack:
+            s, v = stack.pop()
+            if s == "L":
+                for y in adj_l[v]:
+                    if lab_r[y] == 0 and mate_l[v] != y:
+                        lab_r[y] = 2
+                        x2 = mate_r[y]
+                        if x2 >= 0 and lab_l[x2] == 0:
+                            lab_l[x2] = 1
+                            stack.append(("L", x2))
+            else:
+                for x in adj_r[v]:
+                    if lab_l[x] == 0 and mate_r[v] != x:
+                        lab_l[x] = 2
+                        y2 = mate_l[x]
+                        if y2 >= 0 and lab_r[y2] == 0:
+                            lab_r[y2] = 1
+                            stack.append(("R", y2))
+        for x in range(nl):
+            if lab_l[x] != 1:
+                closed_l[x] = True
+        for y in range(nr):
+            if lab_r[y] != 1:
+                closed_r[y] = True
+        cur = [(x, y) for x, y in cur
+               if not ((lab_l[x] == 2 and lab_r[y] != 1) or (lab_r[y] == 2 and lab_l[x] != 1))]
+    return {g.left[x]: g.right[y] for x, y in enumerate(mate_l) if y >= 0}
+
+
+def _hopcroft_karp(adj: list[list[int]], mate_l: list[int], mate_r: list[int]) -> None:
+    """Augment the matching (mate_l, mate_r) in place to a maximum matching of ``adj``
+    (left index -> right indices): Hopcroft & Karp 1973 phases (BFS layering from the free
+    left vertices, then vertex-disjoint shortest augmenting paths by iterative DFS).
+    Augmenting never unmatches a vertex — IKMMP need this. O(√n·m)."""
+    from collections import deque
+    nl = len(adj)
+    while True:
+        dist = [-1] * nl
+        q = deque(x for x in range(nl) if mate_l[x] < 0)
+        for x in q:
+            dist[x] = 0
+        found = False
+        while q:
+            x = q.popleft()
+            for y in adj[x]:
+                x2 = mate_r[y]
+                if x2 < 0:
+                    found = True
+                elif dist[x2] < 0:
+                    dist[x2] = dist[x] + 1
+                    q.append(x2)
+        if not found:
+            return
+        it = [0] * nl
+        for root in range(nl):
+            if mate_l[root] >= 0 or dist[root] != 0:
+                continue
+            stack = [root]
+            while stack:
+                x = stack[-1]
+                if it[x] == len(adj[x]):
+                    dist[x] = -2              # dead end for this phase
+                    stack.pop()
+                    continue
+                y = adj[x][it[x]]
+                it[x] += 1
+                x2 = mate_r[y]
+                if x2 < 0:
+                    for u in stack:           # augment along the stack
+                        v = adj[u][it[u] - 1]
+                        mate_l[u] = v
+                        mate_r[v] = u
+                    break
+                if dist[x2] == dist[x] + 1:
+                    stack.append(x2)
+
+
+# --------------------------------------------------------------------------------------
+# Pareto optimality
+# --------------------------------------------------------------------------------------
+
+def serial_dictatorship(model: HouseAllocation, order: Sequence[str] | None = None
+                        ) -> dict[str, str]:
+    """Serial dictatorship, ties included: agents in ``order`` (default: input order) each
+    fix the best tie from which they can still be served, keeping every earlier agent served
+    from its fixed tie (an augmenting-path test per tie). With strict lists each agent takes
+    its best remaining object (Abdulkadiroğlu & Sönmez 1998); with ties this is the
+    matching-based SD of Krysta, Manlove, Rastegari & Zhang 2014 (EC), whose outcome is
+    Pareto optimal (breaking ties arbitrarily is not). O(n·R·L).
+    """
+    order = list(model.agents if order is None else order)
+    allowed: dict[str, set[str]] = {}
+    owner: dict[str, str] = {}
+    mate: dict[str, str] = {}
+    for a in order:
+        for tie in model.prefs[a].ties:
+            allowed[a] = set(tie)
+            if _augment(a, allowed, owner, mate):
+                break
+        else:
+            allowed[a] = set()
+    return {a: mate[a] for a in order if a in mate}
+
+
+def _augment(root: str, allowed: Mapping[str, set], owner: dict, mate: dict) -> bool:
+    """Iterative augmenting-path search from the unmatched agent ``root``."""
+    seen: set[str] = set()
+    stack = [(root, iter(sorted(allowed[root])))]
+    path: list[tuple[str, str]] = []
+    while stack:
+        a, it = stack[-1]
+        for h in it:
+            if h in seen:
+                continue
+            seen.add(h)
+            path.append((a, h))
+            if h not in owner:
+                for x, y in path:
+                    owner[y] = x
+                    mate[x] = y
+                return True
+            stack.append((owner[h], iter(sorted(allowed[owner[h]]))))
+            break
+        else:
+            stack.pop()
+            if path:
+                path.pop()
+    return False
+
+
+def pareto_improvement(model: HouseAllocation, allocation: Mapping[str, str]) -> dict | None:
+    """A Pareto improvement of ``allocation`` maximising the number of strictly better-off
+    agents, or None if it is Pareto optimal.
+
+    Assignment formulation (independent of the checker's digraph test): edges (a, h) with
+    h ⪰_a M(a), weight B·[a matched in M] + [h ≻_a M(a)], B = n + 1, maximum weight by the
+    Hungarian method with dummy "unmatched" columns; the optimum keeps every matched agent
+    matched, so its excess over B·|M| counts strict improvements. O(n³).
+    """
+    m = dict(allocation)
+    agents, objs = model.agents, model.objects
+    n, p = len(agents), len(objs)
+    oi = {h: j for j, h in enumerate(objs)}
+    big = n + 1
+    w = np.full((n, p + n), -np.inf)
+    for i, a in enumerate(agents):
+        o, cur = model.prefs[a], m.get(a)
+        for h in o.items:
+            if o.weakly_prefers(h, cur):
+                w[i, oi[h]] = big * (cur is not None) + (1 if o.prefers(h, cur) else 0)
+        w[i, p + i] = 0.0
+    rows, cols = linear_sum_assignment(w, maximize=True)
+    total = int(round(w[rows, cols].sum()))
+    if total <= big * len(m):
+        return None
+    return {agents[i]: objs[j] for i, j in zip(rows, cols) if j < p}
+
+
+def max_cardinality_pareto_optimal(model: HouseAllocation) -> dict[str, str]:
+    """A maximum-cardinality Pareto-optimal matching (MCPO).
+
+    Start from a maximum matching (Hopcroft–Karp) and apply Pareto improvements found by the
+    improvement digraph until none is left. Improvements never unmatch an agent, so the size
+    stays maximum; each one raises Σ_a (R + 1 − r_a(M(a))), so at most n·R rounds. This is
+    phases 2–3 of Abraham, Cechlárová, Manlove & Mehlhorn 2004 (trade-ins and coalitions)
+    done one improvement at a time, extended to ties: O(n·R·L), not ACMM's O(√n·m).
+    """
+    g = fa.welfare_graph(model)
+    m = maximum_matching(g)
+    while True:
+        imp = fa.pareto_improvement(model, m)
+        if imp is None:
+            return m
+        m = imp
+
+
+def max_cardinality_pareto_optimal_weighted(model: HouseAllocation) -> dict[str, str]:
+    """MCPO reference (ALGORITHMS.md §3, derived): a maximum-weight matching for
+    w(a, h) = B + u_a(h) with u order-consistent (u = R + 1 − rank) and B > Σ max u; any
+    Pareto improvement would keep the size and raise Σu. Hungarian method, O((n+m)³)."""
+    g = fa.welfare_graph(model)
+    return _min_cost_max_card(g, list(g.ranks))
+
+
+# --------------------------------------------------------------------------------------
+# brute force (tests; ≤ 7 agents)
+# --------------------------------------------------------------------------------------
+
+def all_matchings(g: WelfareGraph) -> Iterator[dict[str, str]]:
+    """Every matching of ``g`` (the empty one included), as fresh dicts. Exponential."""
+    left = list(g.left)
+    used: set[str] = set()
+    cur: dict[str, str] = {}
+
+    def rec(i):
+        if i == len(left):
+            yield dict(cur)
+            return
+        x = left[i]
+        for y in g.adj[x]:
+            if y not in used:
+                used.add(y)
+                cur[x] = y
+                yield from rec(i + 1)
+                del cur[x]
+                used.discard(y)
+        yield from rec(i + 1)
+
+    yield from rec(0)
+
+
+def brute_force_pareto_optimal(model: HouseAllocation) -> list[dict[str, str]]:
+    """All Pareto-optimal allocations: every allocation not dominated by another (rank
+    vectors compared pairwise with numpy; unassigned = rank ∞). O(#M²·n)."""
+    g = fa.welfare_graph(model)
+    ms = list(all_matchings(g))
+    agents = model.agents
+    big = g.max_rank + 1
+    r = np.array([[model.prefs[a].rank[m[a]] if a in m else big for a in agents]
+                  for m in ms], dtype=np.int32).reshape(len(ms), len(agents))
+    out = []
+    for i, m in enumerate(ms):
+        le = (r <= r[i]).all(axis=1)
+        lt = (r < r[i]).any(axis=1)
+        if not (le & lt).any():
+            out.append(m)
+    return out
+
+
+def brute_force_optimum(g: WelfareGraph, notion: str):
+    """Optimal value of ``notion`` by enumeration: (size, value) for utilitarian/egalitarian
+    (value minimised among maximum size), the signature for rank-maximal. Exponential."""
+    best = None
+    for m in all_matchings(g):
+        if notion == "rank_maximal":
+            key = fa.signature(g, m)
+            if best is None or key > best:
+                best = key
+        else:
+            key = (-len(m), fa.welfare_value(g, notion, m))
+            if best is None or key < best:
+                best = key
+    if notion == "rank_maximal":
+        return best
+    return -best[0], best[1]
+
+
+def all_serial_dictatorships(model: HouseAllocation) -> list[dict[str, str]]:
+    """Serial-dictatorship outcomes over every agent order (n! orders)."""
+    out = []
+    for order in itertools.permutations(model.agents):
+        m = serial_dictatorship(model, order)
+        if m not in out:
+            out.append(m)
+    return out

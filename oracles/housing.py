@@ -1,0 +1,348 @@
+"""Combinatorial algorithms for Shapley–Scarf housing markets with ties.
+
+- :func:`top_trading_cycles` — Gale's TTC (Shapley & Scarf 1974) after a documented
+  tie-breaking; lands in the weak core (and, with strict preferences, is the unique core
+  allocation: Roth & Postlewaite 1977).
+- :func:`strict_core` — Quint & Wako (2004) top-trading segmentation: decides whether the
+  strict core is empty, returns an allocation in it or an emptiness certificate.
+- :func:`blocking_coalitions` — minimal blocking coalitions of an allocation (cycles of the
+  improvement digraph), with a cap on the enumeration.
+- :func:`brute_force_cores` — exhaustive enumeration of the weak and strict cores, ≤ 8 agents.
+
+Not trusted: every answer is verified by :mod:`formal.housing`. The model type comes from
+``formal.housing`` (oracles may import ``formal``; not the other way round).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import networkx as nx
+
+from formal.housing import HousingMarket, improvement_digraph, top_choices
+
+BRUTE_FORCE_MAX_AGENTS = 8
+
+
+def refine(market: HousingMarket, tie_break: Sequence[str] | None = None
+           ) -> dict[str, list[str]]:
+    """Strict acceptable lists after tie-breaking: agent -> houses, best first, ending with
+    the agent's own house (houses ranked after it in the refinement are dropped).
+
+    ``tie_break``: a priority order over houses (earlier wins inside a tie); default: the
+    endowment order of the input (the house of the first-listed agent first). O(L log L).
+    """
+    prio = {h: k for k, h in enumerate(tie_break if tie_break is not None
+                                        else [market.endowment[a] for a in market.agents])}
+    missing = [h for h in market.owner if h not in prio]
+    if missing:
+        raise ValueError(f"tie_break does not rank house {missing[0]!r}")
+    out = {}
+    for a in market.agents:
+        own = market.endowment[a]
+        lst: list[str] = []
+        for tie in market.order[a].ties:
+            for h in sorted(tie, key=prio.__getitem__):
+                lst.append(h)
+                if h == own:
+                    break
+            if lst and lst[-1] == own:
+                break
+        out[a] = lst
+    return out
+
+
+def top_trading_cycles(market: HousingMarket, tie_break: Sequence[str] | None = None
+                       ) -> dict[str, str]:
+    """Gale's top trading cycles on the tie-broken market.
+
+    Ties are broken by a fixed priority over houses (``tie_break``, earlier wins; default:
+    the endowment order of the input), then every remaining agent points to the owner of
+    its best remaining house; the cycles trade and leave. Returns the allocation agent ->
+    house. The result is individually rational and in the weak core of the tied market (a
+    strict improvement in the original is strict in the refinement), but with ties it need
+    not be Pareto optimal nor in the strict core (Ehlers 2014). O(n + L) with one pointer
+    per list. Source: Shapley & Scarf 1974.
+    """
+    lists = refine(market, tie_break)
+    ptr = {a: 0 for a in market.agents}
+    left = set(market.agents)
+    out: dict[str, str] = {}
+
+    def target(a: str) -> str:
+        lst, k = lists[a], ptr[a]
+        while market.owner[lst[k]] not in left:
+            k += 1
+        ptr[a] = k
+        return market.owner[lst[k]]
+
+    path: list[str] = []
+    on_path: dict[str, int] = {}
+    order = iter(market.agents)
+    while left:
+        if not path:
+            a = next(order)
+            while a not in left:
+                a = next(order)
+            path, on_path = [a], {a: 0}
+        b = target(path[-1])
+        if b in on_path:
+            cycle = path[on_path[b]:]
+            for c in cycle:
+                out[c] = lists[c][ptr[c]]
+            left.difference_update(cycle)
+            del path[on_path[b]:]
+            for c in cycle:
+                del on_path[c]
+        else:
+            on_path[b] = len(path)
+            path.append(b)
+    return out
+
+
+@dataclass(frozen=True)
+class StrictCoreResult:
+    """Outcome of :func:`strict_core`. ``allocation`` (None when the strict core is empty);
+    ``segments``: the top-trading segments found, in order; ``certificate``: for an empty
+    core the ``top_trading_segmentation`` certificate checked by
+    :func:`formal.housing.check_segmentation`, else None."""
+
+    allocation: dict[str, str] | None
+    segments: list[list[str]]
+    certificate: dict | None
+
+
+def strict_core(market: HousingMarket) -> StrictCoreResult:
+    """Decide the strict core by the Quint–Wako (2004) top-trading segmentation.
+
+    Repeatedly: on the remaining agents R, build the top-choice digraph (i -> owner of each
+    house in i's top tie among R's houses); take every sink SCC S; match S's agents to S's
+    houses along top-choice arcs (Hopcroft–Karp). If some S has no perfect matching the
+    strict core is empty and a Hall violator T ⊆ S (agents reached by alternating paths
+    from an unmatched agent; |N(T)| = |T| − 1) completes the certificate. Otherwise S
+    trades by the matching and leaves. All sink SCCs of one round are independent, so they
+    are processed together. Returns :class:`StrictCoreResult`. O(n · (n + L)) worst case.
+    Source: Quint & Wako, Math. Oper. Res. 29 (2004); ALGORITHMS.md §2.
+    """
+    pos = {a: k for k, a in enumerate(market.agents)}
+    left = list(market.agents)
+    segments: list[list[str]] = []      # segments of completed rounds
+    out: dict[str, str] = {}
+    while left:
+        houses = {market.endowment[a] for a in left}
+        tops = {a: top_choices(market, a, houses) for a in left}
+        g = nx.DiGraph()
+        g.add_nodes_from(left)
+        g.add_edges_from((a, market.owner[h]) for a in left for h in tops[a])
+        cond = nx.condensation(g)
+        this_round: list[list[str]] = []
+        for c in cond.nodes:
+            if cond.out_degree(c):
+                continue
+            seg = sorted(cond.nodes[c]["members"], key=pos.__getitem__)
+            matched, hall = _top_matching(market, seg, tops)
+            if hall is not None:
+                # sink SCCs of one round are disjoint and closed, so the earlier rounds'
+                # segments followed by this one form a valid segmentation
+                return StrictCoreResult(None, segments + this_round + [seg], {
+                    "type": "top_trading_segmentation", "segments": segments + [seg],
+                    "hall_violator": hall})
+            out.update(matched)
+            this_round.append(seg)
+        segments.extend(this_round)
+        done = {a for s in this_round for a in s}
+        left = [a for a in left if a not in done]
+    return StrictCoreResult(out, segments, None)
+
+
+def _top_matching(market: HousingMarket, seg: list[str], tops: Mapping[str, list[str]]
+                  ) -> tuple[dict[str, str], list[str] | None]:
+    """Perfect matching of ``seg`` to top houses, or (partial, Hall violator)."""
+    if len(seg) == 1:
+        a = seg[0]
+        return {a: market.endowment[a]}, None
+    b = nx.Graph()
+    left_nodes = [("a", a) for a in seg]
+    b.add_nodes_from(left_nodes)
+    b.add_edges_from((("a", a), ("h", h)) for a in seg for h in tops[a])
+    m = nx.bipartite.hopcroft_karp_matching(b, top_nodes=left_nodes)
+    matched = {a: m[("a", a)][1] for a in seg if ("a", a) in m}
+    free = [a for a in seg if a not in matched]
+    if not free:
+        return matched, None
+    owner_of = {h: a for a, h in matched.items()}   # house -> agent matched to it
+    t, seen_h, stack = {free[0]}, set(), [free[0]]
+    while stack:
+        a = stack.pop()
+        for h in tops[a]:
+            if h not in seen_h:
+                seen_h.add(h)
+                a2 = owner_of[h]        # matched, else the matching was not maximum
+                if a2 not in t:
+                    t.add(a2)
+                    stack.append(a2)
+    return matched, [a for a in seg if a in t]
+
+
+@dataclass(frozen=True)
+class BlockingCoalitions:
+    """Minimal blocking coalitions found by :func:`blocking_coalitions`.
+
+    ``coalitions``: list of ``{"coalition": [agents of one trading cycle],
+    "reallocation": {agent: house}}``, shortest first; ``complete``: False when the
+    enumeration hit its cap (then the list is a lower bound)."""
+
+    coalitions: list[dict]
+    complete: bool
+
+
+def blocking_coalitions(market: HousingMarket, allocation: Mapping[str, str], notion: str,
+                        *, max_cycles: int = 5000, time_limit: float = 5.0
+                        ) -> BlockingCoalitions:
+    """All inclusion-minimal coalitions that block ``allocation``, each with the trade.
+
+    ``notion``: "weak" (weak core: everyone strictly better) or "strict" (strict core:
+    everyone weakly, someone strictly); "weak_core"/"strict_core" are accepted too. Every
+    blocking trade decomposes into cycles of D_x, one of which already blocks, so the
+    minimal coalitions are the vertex sets of blocking cycles (strict-arc cycles, resp.
+    cycles through a strict arc) that contain no smaller blocking cycle. Enumerates simple
+    cycles (networkx; Johnson 1975 / Gupta & Suzumura 2021 for bounded length) restricted to
+    the SCCs that can block, by doubling length bounds (short coalitions first), examining
+    at most ``max_cycles`` cycles within ``time_limit`` seconds; ``complete`` says whether
+    the enumeration finished. Exponential in the worst case; each minimality test is
+    O(|C|³).
+    """
+    kind = {"weak_core": "weak", "strict_core": "strict"}.get(notion, notion)
+    if kind not in ("weak", "strict"):
+        raise ValueError(f"unknown core notion {notion!r}")
+    deadline = time.perf_counter() + time_limit
+    e = market.endowment
+    g = improvement_digraph(market, allocation)
+    if kind == "weak":
+        g = nx.DiGraph([(u, v, d) for u, v, d in g.edges(data=True) if d["strict"]])
+    comp = {a: k for k, c in enumerate(nx.strongly_connected_components(g)) for a in c}
+    hot = {comp[u] for u, v, s in g.edges(data="strict") if s and comp[u] == comp[v]}
+    sub = g.subgraph([a for a in g if comp[a] in hot])
+    succ = {a: {b: d["strict"] for b, d in sub.adj[a].items()} for a in sub}
+    found: dict[frozenset, list[str]] = {}
+    examined, done_below, bound = 0, 0, 2
+    complete = True
+    while True:                     # shortest cycles first: growing length bounds
+        for cyc in nx.simple_cycles(sub, length_bound=bound):
+            if len(cyc) <= done_below:
+                continue
+            examined += 1
+            if examined > max_cycles or time.perf_counter() > deadline:
+                complete = False
+                break
+            c = frozenset(cyc)
+            if c in found:
+                continue
+            arcs = list(zip(cyc, cyc[1:] + cyc[:1]))
+            if not any(succ[u][v] for u, v in arcs):
+                continue
+            if all(not _blocks(succ, c - {v}) for v in c):
+                found[c] = cyc
+        if not complete or bound >= sub.number_of_nodes():
+            break
+        done_below, bound = bound, min(2 * bound, sub.number_of_nodes())
+    out = [{"coalition": list(c),
+            "reallocation": {a: e[c[(i + 1) % len(c)]] for i, a in enumerate(c)}}
+           for c in sorted(found.values(), key=lambda c: (len(c), c))]
+    return BlockingCoalitions(out, complete)
+
+
+def _blocks(succ: Mapping[str, Mapping[str, bool]], s: frozenset) -> bool:
+    """Does the subgraph induced by s hold a cycle through a strict arc? O(|s|³)."""
+    for u in s:
+        for v, strict in succ[u].items():
+            if strict and v in s:
+                seen, stack = {v}, [v]          # can v reach u inside s?
+                while stack:
+                    a = stack.pop()
+                    if a == u:
+                        return True
+                    for b in succ[a]:
+                        if b in s and b not in seen:
+                            seen.add(b)
+                            stack.append(b)
+    return False
+
+
+def brute_force_cores(market: HousingMarket, max_agents: int = BRUTE_FORCE_MAX_AGENTS,
+                      time_limit: float | None = None
+                      ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """Exhaustive enumeration: (weak core, strict core) as lists of allocations.
+
+    Enumerates the individually rational allocations by backtracking (both cores are IR)
+    and tests each with bitmask reachability: strictly blocked ⇔ some arc i->j with
+    ω_j ≻_i x(i) and i reachable from j along arcs ω_k ⪰ x; weakly blocked ⇔ a cycle of
+    strict arcs. Independent of the SCC code in ``formal``. Raises ValueError above
+    ``max_agents`` agents and TimeoutError after ``time_limit`` seconds. O(n! · n³) worst
+    case.
+    """
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    agents = list(market.agents)
+    n = len(agents)
+    if n > max_agents:
+        raise ValueError(f"brute force is limited to {max_agents} agents, got {n}")
+    house_of = [market.endowment[a] for a in agents]
+    rank = [[market.rank(a, h) for h in house_of] for a in agents]   # rank[i][j]: ω_j for i
+    ir = [[j for j in range(n) if rank[i][j] <= rank[i][i]] for i in range(n)]
+    weak = [[sum(1 << k for k in range(n) if rank[i][k] <= rank[i][j]) for j in range(n)]
+            for i in range(n)]
+    strict = [[sum(1 << k for k in range(n) if rank[i][k] < rank[i][j]) for j in range(n)]
+              for i in range(n)]
+
+    def closure(arcs: list[int]) -> list[int]:
+        reach = list(arcs)
+        changed = True
+        while changed:
+            changed = False
+            for i in range(n):
+                r, m = reach[i], reach[i]
+                k = 0
+                while m:
+                    if m & 1:
+                        r |= reach[k]
+                    m >>= 1
+                    k += 1
+                if r != reach[i]:
+                    reach[i], changed = r, True
+        return reach
+
+    wcore, score = [], []
+    x = [-1] * n
+    used = [False] * n
+
+    def rec(i: int) -> None:
+        if i == n:
+            if deadline is not None and time.perf_counter() > deadline:
+                raise TimeoutError("brute-force enumeration hit its time limit")
+            s_arcs = [strict[a][x[a]] for a in range(n)]
+            w_reach = closure([weak[a][x[a]] for a in range(n)])
+            s_reach = closure(s_arcs)
+            alloc = {agents[a]: house_of[x[a]] for a in range(n)}
+            if not any(s_reach[a] >> a & 1 for a in range(n)):
+                wcore.append(alloc)
+            blocked = False
+            for a in range(n):
+                m, j = s_arcs[a], 0
+                while m and not blocked:
+                    if m & 1 and (j == a or w_reach[j] >> a & 1):
+                        blocked = True
+                    m >>= 1
+                    j += 1
+            if not blocked:
+                score.append(alloc)
+            return
+        for j in ir[i]:
+            if not used[j]:
+                used[j] = True
+                x[i] = j
+                rec(i + 1)
+                used[j] = False
+
+    rec(0)
+    return wcore, score

@@ -1,0 +1,280 @@
+"""Necessary and possible (co-)winners under plurality, Borda and Copeland.
+
+Konczak & Lang 2005; Xia & Conitzer 2011 (NW for scoring rules by per-vote minimisation);
+Betzler & Dorn 2010 (plurality PW as a flow). Possible Borda/Copeland winners and
+necessary Copeland winners are NP-/coNP-complete: here they are settled by sound bounds
+(a rival that beats c in every completion; per-pair bounds), a heuristic completion, and
+brute force over all completions on small profiles; otherwise ``unknown`` (the CP-SAT
+encoding is then the engine).
+
+Answer of ``winner(rule, c)``: ``true`` = necessary co-winner, ``false`` = not a possible
+co-winner, ``undetermined`` = possible but not necessary (with a winning and a losing
+completion).
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from math import comb
+
+import networkx as nx
+
+from formal.queries import PreferenceModel, scores
+from formal.tasks.base import UNKNOWN, Outcome
+
+from .queries import closure
+
+BRUTE_FORCE_LIMIT = 100_000
+
+
+def _min_diff(model: PreferenceModel, ag, rule: str, c: str, d: str) -> int:
+    """min over one voter's completions of s(c) − s(d) (plurality / Borda)."""
+    C = closure(model, ag)
+    if rule == "borda":
+        if C.above(c, d):
+            return 1 + (C.down[c] & C.up[d]).bit_count()
+        return C.down[c].bit_count() - (len(C.items) - 1 - C.up[d].bit_count())
+    if C.down[c].bit_count() == len(C.items) - 1:
+        return 1
+    return -1 if C.up[d] == 0 else 0
+
+
+def _extremal(model: PreferenceModel, ag, rule: str, c: str, d: str) -> list:
+    """A completion of one voter attaining the minimum of s(c) − s(d)."""
+    C = closure(model, ag)
+    if rule == "plurality" or (rule == "borda" and not C.above(c, d)):
+        upd = set(C.members(C.up[d]))
+        downc = set(C.members(C.down[c]))
+        if rule == "plurality" and C.up[d] != 0:
+            return C.keyed([], [c])
+        if rule == "plurality":
+            return C.keyed([d], [c])
+        mid = [x for x in C.items if x not in upd | downc | {c, d}]
+        return C.extension([sorted(upd, key=C.idx.get), [d], mid, [c], sorted(downc, key=C.idx.get)])
+    between = set(C.members(C.down[c] & C.up[d]))
+    downc = set(C.members(C.down[c]))
+    first = [x for x in C.items if x not in downc and x != c]
+    rest = [x for x in downc if x not in between and x != d]
+    return C.extension([first, [c], sorted(between, key=C.idx.get), [d], rest])
+
+
+class _Spec:
+    """Builds a profile-completion spec: keys (deduplicated) and voter assignments."""
+
+    def __init__(self):
+        self.keys, self.index, self.assign = [], {}, {}
+
+    def key(self, order: list) -> int:
+        t = tuple(order)
+        if t not in self.index:
+            self.index[t] = len(self.keys)
+            self.keys.append(list(order))
+        return self.index[t]
+
+    def put(self, agent: str, order: list, voters: int):
+        self.assign.setdefault(agent, []).append([self.key(order), voters])
+
+    def json(self) -> dict:
+        """Agents whose voters all use key 0 are left out (the spec's default)."""
+        return {"keys": self.keys,
+                "assign": {a: p for a, p in self.assign.items() if p != [[0, sum(w for _, w in p)]]}}
+
+
+def key_for(model: PreferenceModel, first: list, last: list) -> list:
+    """A completion key: ``first``, the other items in instance order, then ``last``."""
+    fl = set(first) | set(last)
+    return list(first) + [x for x in model.items if x not in fl] + list(last)
+
+
+def _plain(ag) -> bool:
+    """A weak order over all items (complete, or truncated): Kahn on a key sorts ties by
+    the key, so a key with d first and c last is extremal for every such voter."""
+    return ag.kind == "order" and (ag.truncated or len(ag.order) == len(ag.succ))
+
+
+def _profile(model: PreferenceModel, spec: _Spec) -> list:
+    from formal.queries import profile_from_spec
+    return profile_from_spec(model, spec.json())
+
+
+def _wins(model, rule, c, spec) -> bool:
+    s = scores(rule, model.items, _profile(model, spec))
+    return s[c] >= max(s.values())
+
+
+def _lose_witness(model: PreferenceModel, rule: str, c: str, d: str) -> dict:
+    spec = _Spec()
+    for ag in model.agents:
+        if _plain(ag):
+            spec.put(ag.name, key_for(model, [d], [c]), ag.count)
+        else:
+            spec.put(ag.name, _extremal(model, ag, rule, c, d), ag.count)
+    return spec.json()
+
+
+def _necessary(model: PreferenceModel, rule: str, c: str):
+    """(True, None) if c is a necessary co-winner (plurality/Borda exact), else (False,
+    lose-witness spec)."""
+    for d in model.items:
+        if d == c:
+            continue
+        tot = sum(ag.count * _min_diff(model, ag, rule, c, d) for ag in model.agents)
+        if tot < 0:
+            return False, _lose_witness(model, rule, c, d)
+    return True, None
+
+
+def plurality_possible(model: PreferenceModel, c: str):
+    """Betzler & Dorn 2010 flow: (True, win spec) or (False, Hall-violating rival set)."""
+    spec = _Spec()
+    sc, forced = 0, []
+    for ag in model.agents:
+        C = closure(model, ag)
+        if C.up[c] == 0:
+            sc += ag.count
+            spec.put(ag.name, key_for(model, [c], []), ag.count)
+        else:
+            forced.append(ag)
+    g = nx.DiGraph()
+    for ag in forced:
+        C = closure(model, ag)
+        g.add_edge("s", ("v", ag.name), capacity=ag.count)
+        for x in model.items:
+            if C.up[x] == 0:
+                g.add_edge(("v", ag.name), ("c", x))
+    for x in model.items:
+        if x != c:
+            g.add_edge(("c", x), "t", capacity=sc)
+    need = sum(ag.count for ag in forced)
+    if not forced:
+        return True, spec.json()
+    val, flow = nx.maximum_flow(g, "s", "t")
+    if val < need:
+        _, (S, _) = nx.minimum_cut(g, "s", "t")
+        return False, sorted(x for kind, x in (n for n in S if n != "s") if kind == "c")
+    for ag in forced:
+        C = closure(model, ag)
+        for (_, x), f in flow[("v", ag.name)].items():
+            if f:
+                spec.put(ag.name, key_for(model, [x, c], []), f)
+    return True, spec.json()
+
+
+def _dominator(model: PreferenceModel, rule: str, c: str):
+    """A rival d with score(c) < score(d) in every completion, by per-pair bounds."""
+    from formal.queries import diff_bound
+    for d in model.items:
+        if d != c and diff_bound(model, rule, c, d, lower=False) < 0:
+            return d
+    return None
+
+
+def _heuristic_win(model: PreferenceModel, rule: str, c: str, rounds: int = 4):
+    """c as high as possible in every vote, rivals ordered weakest first, re-sorted by
+    their scores for a few rounds. Returns a win spec or None."""
+    rivals = [x for x in model.items if x != c]
+    for _ in range(rounds):
+        spec = _Spec()
+        for ag in model.agents:
+            spec.put(ag.name, key_for(model, [c] + rivals, []), ag.count)
+        s = scores(rule, model.items, _profile(model, spec))
+        if s[c] >= max(s.values()):
+            return spec.json()
+        rivals.sort(key=lambda x: s[x])
+    return None
+
+
+def _heuristic_lose(model: PreferenceModel, rule: str, c: str):
+    for d in model.items:
+        if d == c:
+            continue
+        spec = _Spec()
+        for ag in model.agents:
+            spec.put(ag.name, key_for(model, [d], [c]), ag.count)
+        if not _wins(model, rule, c, spec):
+            return spec.json()
+    return None
+
+
+def winner(model: PreferenceModel, params: dict, *, time_limit: float = 10.0) -> Outcome:
+    """Three-valued co-winner question (see module docstring); exact for plurality, and
+    for Borda NW; Borda PW and Copeland by bounds + heuristics + brute force (small)."""
+    rule, c = params["rule"], params["item"]
+    if rule in ("plurality", "borda"):
+        nec, lose = _necessary(model, rule, c)
+        if nec:
+            return Outcome("true", None, {"type": "bounds"})
+    else:
+        from formal.queries import copeland_diff_bound
+        if all(copeland_diff_bound(model, c, d, lower=True) >= 0 for d in model.items if d != c):
+            return Outcome("true", None, {"type": "bounds"})
+        lose = _heuristic_lose(model, rule, c)
+    if rule == "plurality":
+        ok, res = plurality_possible(model, c)
+        if not ok:
+            return Outcome("false", None, {"type": "hall_violator", "set": res})
+        return Outcome("undetermined", None,
+                       {"type": "completions", "witnesses": {"win": res, "lose": lose}})
+    d = _dominator(model, rule, c)
+    if d is not None:
+        return Outcome("false", None, {"type": "dominated", "by": d})
+    win = _heuristic_win(model, rule, c)
+    if win is not None and lose is not None:
+        return Outcome("undetermined", None,
+                       {"type": "completions", "witnesses": {"win": win, "lose": lose}})
+    bf = brute_force_winner(model, params, time_limit=time_limit)
+    return bf
+
+
+def _extensions(model: PreferenceModel, ag) -> list:
+    """All linear extensions of one voter's datum (itertools.permutations, filtered)."""
+    C = closure(model, ag)
+    edges = list(C.graph.edges)
+    out = []
+    for p in itertools.permutations(model.items):
+        pos = {x: i for i, x in enumerate(p)}
+        if all(pos[a] < pos[b] for a, b in edges):
+            out.append(list(p))
+    return out
+
+
+def brute_force_winner(model: PreferenceModel, params: dict, *, time_limit: float = 10.0
+                       ) -> Outcome:
+    """Enumerate every completed profile (voters of one agent as a multiset of linear
+    extensions). ``unknown`` if more than BRUTE_FORCE_LIMIT profiles or m > 8 or time out.
+    Certificates: ``exhaustive`` (true/false), two completions (undetermined)."""
+    rule, c = params["rule"], params["item"]
+    if len(model.items) > 8:
+        return Outcome(UNKNOWN, None, None, {"reason": "too many items for brute force"})
+    t0 = time.perf_counter()
+    per, total = [], 1
+    for ag in model.agents:
+        ex = _extensions(model, ag)
+        total *= comb(len(ex) + ag.count - 1, ag.count)
+        if total > BRUTE_FORCE_LIMIT:
+            return Outcome(UNKNOWN, None, None, {"reason": "too many completions"})
+        per.append((ag, ex))
+    win = lose = None
+    choices = [list(itertools.combinations_with_replacement(range(len(ex)), ag.count))
+               for ag, ex in per]
+    for pick in itertools.product(*choices):
+        if time.perf_counter() - t0 > time_limit:
+            return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
+        prof = [(ex[i], 1) for (ag, ex), idxs in zip(per, pick) for i in idxs]
+        s = scores(rule, model.items, prof)
+        if s[c] >= max(s.values()):
+            win = win or pick
+        else:
+            lose = lose or pick
+        if win and lose:
+            break
+    if win and lose:
+        def spec(pick):
+            sp = _Spec()
+            for (ag, ex), idxs in zip(per, pick):
+                for i in sorted(set(idxs)):
+                    sp.put(ag.name, ex[i], idxs.count(i))
+            return sp.json()
+        return Outcome("undetermined", None, {"type": "completions",
+                                              "witnesses": {"win": spec(win), "lose": spec(lose)}})
+    return Outcome("true" if win else "false", None, {"type": "exhaustive"})

@@ -1,0 +1,417 @@
+"""Preference queries: oracle = CP-SAT encoding = brute force over all completions.
+
+Brute force here is independent of the engines: it enumerates ``itertools.permutations``
+of the items, keeps those that respect every base relation of the agent, and evaluates the
+query definitions of :mod:`formal.queries` on each completion. The checker must accept
+every engine certificate and reject corrupted ones. Counters of cross-checked instances
+are printed by the last test (run with ``-s`` to see them).
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import os
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from formal.errors import CertificateError, InstanceError
+from formal.instances import from_object
+from formal.pipeline import label, plan
+from formal.queries import (PROFILE, SINGLE, parse_preference_data, check_certificate,
+                            value_profile, value_single)
+from formal.tasks.preference import DOMAIN, resolve
+from oracles import queries as oq, voting as ov
+from prefcert_encodings.queries import cpsat_query, cpsat_winner_aggregated
+
+COUNTS: Counter = Counter()
+SETTINGS = dict(max_examples=int(os.environ.get("PREFCERT_EXAMPLES", 120)), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+# --------------------------------------------------------------------------- strategies
+
+@st.composite
+def agent_data(draw, items, only_orders=False):
+    kind = "order" if only_orders else draw(st.sampled_from(["order", "order", "edges", "choices"]))
+    hidden = draw(st.permutations(items))
+    count = draw(st.integers(1, 2))
+    if kind == "order":
+        listed = hidden[:draw(st.integers(1, len(items)))]
+        order, i = [], 0
+        while i < len(listed):
+            size = draw(st.integers(1, 3))
+            grp = list(listed[i:i + size])
+            order.append(grp[0] if len(grp) == 1 else grp)
+            i += size
+        return {"order": order, "count": count}
+    pairs = [(a, b) for i, a in enumerate(hidden) for b in hidden[i + 1:]]
+    if kind == "edges":
+        chosen = draw(st.lists(st.sampled_from(pairs), max_size=len(items) + 2, unique=True)) \
+            if pairs else []
+        return {"edges": [list(p) for p in chosen], "count": count}
+    choices = []
+    for _ in range(draw(st.integers(0, 3))):
+        sub = draw(st.lists(st.sampled_from(items), min_size=1, max_size=len(items), unique=True))
+        best = min(sub, key=hidden.index)
+        choices.append([sub, best])
+    return {"choices": choices, "count": count}
+
+
+@st.composite
+def instances(draw, max_items=7, max_agents=5, ballots=False):
+    m = draw(st.integers(2, max_items))
+    items = [f"i{j}" for j in range(m)]
+    n = draw(st.integers(1, max_agents))
+    prof = {f"V{k}": draw(agent_data(items, ballots)) for k in range(1, n + 1)}
+    sem = "truncated" if ballots else draw(st.sampled_from(["unknown", "truncated"]))
+    return {"id": "h", "domain": "preference", "items": items, "profile": prof,
+            "semantics": sem}
+
+
+@st.composite
+def single_question(draw, data):
+    items = data["items"]
+    agent = draw(st.sampled_from(sorted(data["profile"])))
+    t = draw(st.sampled_from(SINGLE))
+    m = len(items)
+    two = draw(st.lists(st.sampled_from(items), min_size=2, max_size=2, unique=True))
+    q = {"type": t, "agent": agent}
+    if t == "position":
+        q["item"] = two[0]
+        if draw(st.booleans()):
+            q["position"] = draw(st.integers(1, m))
+    elif t == "kth":
+        q["k"] = draw(st.integers(1, m))
+    elif t == "compare":
+        q["items"] = two
+    elif t == "rank_set":
+        q["items"] = draw(st.lists(st.sampled_from(items), min_size=1, max_size=m, unique=True))
+    elif t == "rs":
+        q["bundles"] = [draw(st.lists(st.sampled_from(items), max_size=m, unique=True)),
+                        draw(st.lists(st.sampled_from(items), max_size=m, unique=True))]
+    elif t == "topk":
+        q["item"], q["k"] = two[0], draw(st.integers(1, m))
+    else:
+        q["k"] = draw(st.integers(1, m))
+    return q
+
+
+@st.composite
+def profile_question(draw, data):
+    items = data["items"]
+    t = draw(st.sampled_from(PROFILE))
+    two = draw(st.lists(st.sampled_from(items), min_size=2, max_size=2, unique=True))
+    if t == "winner":
+        return {"type": t, "rule": draw(st.sampled_from(["plurality", "borda", "copeland"])),
+                "item": two[0]}
+    return {"type": t, "items": two}
+
+
+# --------------------------------------------------------------------------- brute force
+
+def extensions(model, ag):
+    edges = [(a, b) for a, bs in ag.succ.items() for b in bs]
+    out = []
+    for p in itertools.permutations(model.items):
+        pos = {x: i for i, x in enumerate(p)}
+        if all(pos[a] < pos[b] for a, b in edges):
+            out.append(list(p))
+    return out
+
+
+def brute_single(model, name, params):
+    ag = model.agent(params["agent"])
+    exts = extensions(model, ag)
+    vals = [value_single(name, params, o) for o in exts]
+    return summarise(model, name, params, vals, exts)
+
+
+def brute_profile(model, name, params, limit=20_000):
+    per, total = [], 1
+    for ag in model.agents:
+        ex = extensions(model, ag)
+        combos = list(itertools.combinations_with_replacement(range(len(ex)), ag.count))
+        total *= len(combos)
+        if total > limit:
+            return None
+        per.append((ex, combos))
+    vals = []
+    for pick in itertools.product(*[c for _, c in per]):
+        prof = [(ex[i], 1) for (ex, _), idxs in zip(per, pick) for i in idxs]
+        vals.append(value_profile(model, name, params, prof))
+    return summarise(model, name, params, vals, None)
+
+
+def summarise(model, name, params, vals, exts):
+    uniq = {json.dumps(v) for v in vals}
+    if name in ("compare", "rs", "topk", "winner") or (name == "position" and "position" in params):
+        return (("true" if vals[0] else "false") if len(uniq) == 1 else "undetermined"), None
+    if name == "majority":
+        return (("true" if vals[0] else "false") if len(uniq) == 1 else "undetermined"), None
+    if len(uniq) == 1:
+        return "determined", {"value": vals[0]}
+    if name in ("position", "count"):
+        return "undetermined", {"min": min(vals), "max": max(vals)}
+    if name == "kth":
+        return "undetermined", None
+    if name == "rank_set":
+        idx = {x: i for i, x in enumerate(model.items)}
+        S = sorted(dict.fromkeys(params["items"]), key=idx.__getitem__)
+        pairs = [[x, y] for x in S for y in S if x != y and all(o.index(x) < o.index(y) for o in exts)]
+        return "undetermined", {"pairs": pairs}
+    if name == "topk_list":
+        sets = [set(v) for v in vals]
+        return "undetermined", {"necessary": sorted(set.intersection(*sets)),
+                                "possible": sorted(set.union(*sets))}
+    raise AssertionError(name)
+
+
+def run_engines(model, name, params):
+    out = []
+    if name in SINGLE:
+        out.append(("oracle", oq.SINGLE[name](model, params)))
+    elif name == "winner":
+        out.append(("oracle", ov.winner(model, params)))
+        out.append(("brute_force", ov.brute_force_winner(model, params)))
+        out.append(("cpsat_agg", cpsat_winner_aggregated(model, params, time_limit=20, seed=0)))
+    else:
+        out.append(("oracle", getattr(oq, name)(model, params)))
+    out.append(("cpsat", cpsat_query(model, name, params, time_limit=20, seed=0)))
+    return out
+
+
+def cross_check(data, q, want):
+    model = parse_preference_data(data)
+    name, params = resolve(q)
+    for eng, o in run_engines(model, name, params):
+        if o.verdict == "unknown":
+            COUNTS[f"unknown:{eng}"] += 1
+            continue
+        assert o.verdict == want[0], (eng, q, o, want)
+        if name != "majority" or want[1] is not None:
+            assert o.solution == want[1], (eng, q, o.solution, want)
+        if o.certificate:
+            check_certificate(model, name, params, o.verdict, o.solution, o.certificate)
+            corrupt_rejected(model, name, params, o)
+    return model, name, params
+
+
+def corrupt_rejected(model, name, params, o):
+    """Flipping the verdict, or collapsing two witnesses into one, must be rejected."""
+    cert = o.certificate
+    if cert.get("type") == "exhaustive":
+        return
+    others = {"true": ["false", "undetermined"], "false": ["true", "undetermined"],
+              "undetermined": ["true", "false", "determined"],
+              "determined": ["undetermined"]}[o.verdict]
+    for v in others:
+        with pytest.raises(CertificateError):
+            check_certificate(model, name, params, v, o.solution, cert)
+        COUNTS["corruptions rejected"] += 1
+    if o.verdict == "undetermined":
+        bad = copy.deepcopy(cert)
+        if "orders" in bad:
+            bad["orders"][1] = bad["orders"][0]
+        elif "witnesses" in bad and "win" in bad["witnesses"]:
+            w = bad["witnesses"]
+            w["win"], w["lose"] = w["lose"], w["win"]
+        elif "witnesses" in bad:
+            w = bad["witnesses"]
+            w["min"], w["max"] = w["max"], w["min"]
+        with pytest.raises(CertificateError):
+            check_certificate(model, name, params, o.verdict, o.solution, bad)
+        COUNTS["corruptions rejected"] += 1
+    if cert.get("type") == "chain":
+        bad = dict(cert, chain=cert["chain"][::-1])
+        with pytest.raises(CertificateError):
+            check_certificate(model, name, params, o.verdict, o.solution, bad)
+        COUNTS["corruptions rejected"] += 1
+
+
+# --------------------------------------------------------------------------- properties
+
+@settings(**SETTINGS)
+@given(st.data())
+def test_single_agent_queries_agree_with_brute_force(data):
+    inst = data.draw(instances())
+    q = data.draw(single_question(inst))
+    model = parse_preference_data(inst)
+    name, params = resolve(q)
+    want = brute_single(model, name, params)
+    cross_check(inst, q, want)
+    COUNTS[f"single:{name}"] += 1
+
+
+@settings(**SETTINGS)
+@given(st.data())
+def test_profile_queries_agree_with_brute_force(data):
+    inst = data.draw(instances(max_items=4, max_agents=3))
+    q = data.draw(profile_question(inst))
+    model = parse_preference_data(inst)
+    name, params = resolve(q)
+    want = brute_profile(model, name, params)
+    assume(want is not None)
+    if name == "majority":
+        cnt = brute_profile(model, "count", dict(params))
+        lo, hi = (cnt[1]["value"],) * 2 if cnt[0] == "determined" else \
+            (cnt[1]["min"], cnt[1]["max"])
+        want = (want[0], {"min": lo, "max": hi})
+    cross_check(inst, q, want)
+    COUNTS[f"profile:{name}"] += 1
+
+
+@settings(**SETTINGS)
+@given(st.data())
+def test_winners_of_truncated_ballots_agree_with_brute_force(data):
+    """PrefLib-like data (weak orders, truncated): the aggregated encoding takes part."""
+    inst = data.draw(instances(max_items=5, max_agents=4, ballots=True))
+    item = data.draw(st.sampled_from(inst["items"]))
+    q = {"type": "winner", "rule": data.draw(st.sampled_from(["plurality", "borda", "copeland"])),
+         "item": item}
+    model = parse_preference_data(inst)
+    name, params = resolve(q)
+    want = brute_profile(model, name, params)
+    assume(want is not None)
+    cross_check(inst, q, want)
+    COUNTS["ballots:winner"] += 1
+
+
+@settings(**dict(SETTINGS, max_examples=60))
+@given(st.data())
+def test_profile_queries_oracle_equals_encoding_up_to_7_items_5_agents(data):
+    """Beyond brute force: oracle = CP-SAT on up to 7 items and 5 agents."""
+    inst = data.draw(instances(max_items=7, max_agents=5))
+    q = data.draw(profile_question(inst))
+    model = parse_preference_data(inst)
+    name, params = resolve(q)
+    outs = [o for _, o in run_engines(model, name, params) if o.verdict != "unknown"]
+    assume(len(outs) >= 2)
+    assert len({(o.verdict, json.dumps(o.solution)) for o in outs}) == 1, outs
+    for o in outs:
+        if o.certificate:
+            check_certificate(model, name, params, o.verdict, o.solution, o.certificate)
+    COUNTS[f"oracle=cpsat:{name}"] += 1
+
+
+def _rename(obj, f):
+    if isinstance(obj, str):
+        return f.get(obj, obj)
+    if isinstance(obj, list):
+        return [_rename(x, f) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _rename(v, f) for k, v in obj.items()}
+    return obj
+
+
+def _norm(name, sol):
+    if isinstance(sol, dict) and name in ("topk_list", "rank_set"):
+        return {k: sorted(map(str, v)) if isinstance(v, list) else v for k, v in sol.items()}
+    return sol
+
+
+@settings(**dict(SETTINGS, max_examples=60))
+@given(st.data())
+def test_answers_invariant_under_renaming_items(data):
+    inst = data.draw(instances(max_items=5, max_agents=3))
+    q = data.draw(st.one_of(single_question(inst), profile_question(inst)))
+    perm = data.draw(st.permutations(inst["items"]))
+    f = {x: "z" + y for x, y in zip(inst["items"], perm)}
+    inv = {v: k for k, v in f.items()}
+    ren = {k: (_rename(v, f) if k in ("items", "profile") else v) for k, v in inst.items()}
+    ren["items"] = [f[x] for x in inst["items"]][::-1]      # also reorder the item list
+    q2 = {k: (v if k in ("type", "agent", "rule", "k", "position") else _rename(v, f))
+          for k, v in q.items()}
+    m1, m2 = parse_preference_data(inst), parse_preference_data(ren)
+    n1, p1 = resolve(q)
+    n2, p2 = resolve(q2)
+    run = (lambda m, n, p: oq.SINGLE[n](m, p)) if n1 in SINGLE else \
+        (lambda m, n, p: ov.winner(m, p) if n == "winner" else getattr(oq, n)(m, p))
+    o1, o2 = run(m1, n1, p1), run(m2, n2, p2)
+    assume("unknown" not in (o1.verdict, o2.verdict))
+    assert o1.verdict == o2.verdict
+    assert _norm(n1, o1.solution) == _norm(n1, _rename(o2.solution, inv)) or n1 == "rank_set"
+    check_certificate(m2, n2, p2, o2.verdict, o2.solution, o2.certificate)
+    COUNTS["renaming"] += 1
+
+
+# --------------------------------------------------------------------------- examples
+
+def test_pipeline_labels_example_and_cycle_is_bad_input():
+    d = {"id": "ex", "domain": "preference", "items": ["a", "b", "c", "d"],
+         "profile": {"V1": {"order": ["a", ["b", "c"]]},
+                     "V2": {"edges": [["a", "b"], ["b", "c"]]},
+                     "V3": {"choices": [[["a", "b", "c"], "c"]]}},
+         "questions": [{"type": "compare", "agent": "V2", "items": ["a", "c"]},
+                       {"type": "majority", "items": ["a", "c"]},
+                       {"type": "winner", "rule": "borda", "item": "a"}]}
+    labels = [label(j) for j in plan([from_object(d, "ex.json", None, "ex")])]
+    assert [lab["verdict"] for lab in labels] == ["true", "true", "undetermined"]
+    assert labels[0]["certificate"] == {"type": "chain", "chain": ["a", "b", "c"]}
+    assert all(lab["checked"] for lab in labels)
+    bad = copy.deepcopy(d)
+    bad["profile"]["V2"]["edges"].append(["c", "a"])
+    with pytest.raises(InstanceError) as e:
+        plan([from_object(bad, "bad.json", None, "bad")])
+    assert e.value.agent == "V2" and set(e.value.value) == {"a", "b", "c"}
+    assert "bad.json" in str(e.value)
+
+
+def test_semantics_changes_answers():
+    d = {"id": "s", "domain": "preference", "items": ["a", "b", "c"],
+         "profile": {"V": {"order": ["a"]}}}
+    q = {"type": "compare", "agent": "V", "items": ["a", "b"]}
+    assert oq.compare(parse_preference_data(d), resolve(q)[1]).verdict == "undetermined"
+    d["semantics"] = "truncated"
+    assert oq.compare(parse_preference_data(d), resolve(q)[1]).verdict == "true"
+
+
+def test_large_partial_order_query_has_certificate():
+    import random
+    rng = random.Random(1)
+    items = [f"x{i}" for i in range(1000)]
+    edges = set()
+    while len(edges) < 1500:
+        i, j = sorted(rng.sample(range(1000), 2))
+        edges.add((items[i], items[j]))
+    d = {"id": "big", "domain": "preference", "items": items,
+         "profile": {"V": {"edges": [list(e) for e in sorted(edges)]}}}
+    model = parse_preference_data(d)
+    for q in ({"type": "compare", "agent": "V", "items": ["x0", "x999"]},
+              {"type": "position", "agent": "V", "item": "x500"},
+              {"type": "topk", "agent": "V", "item": "x3", "k": 10}):
+        name, params = resolve(q)
+        o = oq.SINGLE[name](model, params)
+        check_certificate(model, name, params, o.verdict, o.solution, o.certificate)
+
+
+def test_audit_compare_majority_winner():
+    from formal.pipeline import audit
+    d = {"id": "au", "domain": "preference", "items": ["a", "b", "c"],
+         "profile": {"V1": {"order": ["a", ["b", "c"]]}, "V2": {"edges": [["b", "a"]]},
+                     "V3": {"order": ["a", "b", "c"]}},
+         "questions": [{"type": "compare", "agent": "V1", "items": ["b", "c"]},
+                       {"type": "majority", "items": ["a", "b"]},
+                       {"type": "winner", "rule": "borda", "item": "a"},
+                       {"type": "position", "agent": "V3", "item": "b"}]}
+    jobs = plan([from_object(d, "au.json", None, "au")])
+    truth = [label(j) for j in jobs]
+    assert [t["verdict"] for t in truth] == ["undetermined", "true", "true", "determined"]
+    ok = audit(jobs[0], "<answer>\"undetermined\"</answer>")
+    assert ok["verdict"] == "correct"
+    bad = audit(jobs[0], '<answer>{"verdict": "true"}</answer>')
+    assert bad["verdict"] == "incorrect"
+    assert bad["violations"][0]["certificate"]["type"] == "completions"
+    assert audit(jobs[1], "true")["verdict"] == "correct"
+    assert audit(jobs[1], "false")["verdict"] == "incorrect"
+    assert audit(jobs[2], "<answer>false</answer>")["verdict"] == "incorrect"
+    assert audit(jobs[3], "2")["verdict"] == "correct"
+    assert audit(jobs[3], "3")["verdict"] == "incorrect"
+    assert audit(jobs[3], "no idea")["verdict"] == "unparseable"
+
+
+def test_zz_report_counts():
+    print("\ncross-checked instances:", dict(sorted(COUNTS.items())))
+    assert sum(v for k, v in COUNTS.items() if k.startswith(("single:", "profile:"))) > 0
