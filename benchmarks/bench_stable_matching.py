@@ -1,7 +1,7 @@
 """Time prefcert's stable-matching engines against peer packages, in one run.
 
     python benchmarks/bench_stable_matching.py [--sizes 100,300,1000]
-        [--encoding-sizes 30,100,300] [--repeat 3] [--time-limit 300] [--seed 0]
+        [--encoding-sizes 30,100,300] [--repeat 3] [--time-limit 120] [--seed 0]
 
 Rows printed (seconds are wall-clock, best of ``--repeat`` runs, each measured from the
 same raw instance dict to the answer, so each side's own input construction is included):
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--encoding-sizes", type=ints, default=[30, 100, 300],
                     help="n a side for the CP-SAT and z3 encodings (default 30,100,300)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per oracle/peer timing (best kept)")
-    ap.add_argument("--time-limit", type=float, default=300.0, help="seconds per solver call")
+    ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per solver call")
     ap.add_argument("--seed", type=int, default=0, help="instance seed offset (seed + n)")
     args = ap.parse_args(argv)
     print(f"{'n':>5} {'task':<13} {'ours':<26} {'ours_s':>9} {'peer':<30} {'peer_s':>9} "

@@ -257,12 +257,16 @@ def milp_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int) 
             ok = stage(np.r_[np.zeros(ne), [1.0]], False, "worst_rank") is not None
     else:
         ceiling = (2 if g.two_sided else 1) * len(fa.maximum_matching(g))
+        fixed = 0                         # Σ of the s_k fixed so far
         for k in range(1, g.max_rank + 1):
             c = np.array([float(sum(1 for r in g.ranks[e] if r == k)) for e in edges])
-            if c.any() and stage(c, True, f"s_{k}") is None:
-                ok = False
-                break
-            if sol is not None and sum(len(g.ranks[e]) for e, v in zip(edges, sol) if v) >= ceiling:
+            if c.any():
+                val = stage(c, True, f"s_{k}")
+                if val is None:
+                    ok = False
+                    break
+                fixed += val
+            if fixed >= ceiling:          # every counted agent is placed: nothing left
                 break
         if ok and sol is None:
             sol = np.zeros(ne)

@@ -92,7 +92,8 @@ def core_cpsat(market: HousingMarket, notion: str, *, time_limit: float = 10.0,
     stats = {"status": solver.StatusName(st), "wall_time": solver.WallTime(),
              "variables": len(y) + n, "branches": solver.NumBranches()}
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        alloc = {i: market.endowment[j] for (i, j), v in y.items() if solver.Value(v)}
+        got = {i: market.endowment[j] for (i, j), v in y.items() if solver.Value(v)}
+        alloc = {i: got[i] for i in agents}
         return EncodingResult("feasible", alloc, {i: int(solver.Value(t[i])) for i in agents},
                               stats)
     if st == cp_model.INFEASIBLE:
@@ -106,7 +107,8 @@ def strict_core_milp(market: HousingMarket, *, time_limit: float = 10.0, seed: i
 
     Binary y_ij on IR pairs, assignment rows, continuous g[i][r] ∈ [0, 1] tied to y by
     equalities, continuous potentials t ∈ [0, n], and for every IR arc i -> j with
-    q = rank_i(ω_j): t_j − t_i ≥ 1 − (n+1)(1 − g[i][q]) and t_j − t_i ≥ −(n+1)(1 − g[i][q−1]).
+    q = rank_i(ω_j): t_j − t_i ≥ 1 − (n+1)(1 − g[i][q]) and
+    t_j − t_i ≥ −(n+1)(1 − g[i][q−1]).
     ``time_limit`` in seconds, ``seed`` passed to CBC. Source: ALGORITHMS.md §2.
     """
     import pulp

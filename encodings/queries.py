@@ -31,7 +31,7 @@ class _Run:
         self.solves = 0
 
     def solve(self, voters: list, build: Callable, objective: Callable | None = None,
-              maximize: bool = False):
+              maximize: bool = False, distinct: bool = True):
         """voters: [(agent, weight)]. build(cp, pos) adds the query constraints;
         objective(cp, pos) -> linear expr. Returns (orders per voter, objective value) or
         None if infeasible; raises Timeout."""
@@ -40,7 +40,8 @@ class _Run:
         pos = []
         for i, (ag, _w) in enumerate(voters):
             p = {x: cp.NewIntVar(0, m - 1, f"p{i}_{j}") for j, x in enumerate(items)}
-            cp.AddAllDifferent(list(p.values()))
+            if distinct:
+                cp.AddAllDifferent(list(p.values()))
             for a, bs in ag.succ.items():
                 for b in bs:
                     cp.Add(p[a] < p[b])
@@ -60,6 +61,8 @@ class _Run:
         if st != cp_model.OPTIMAL and (objective is not None or st != cp_model.FEASIBLE):
             raise Timeout()
         orders = [sorted(items, key=lambda x: solver.Value(p[x])) for p in pos]
+        # (without AllDifferent, items with equal values are unrelated, so any tie-break
+        # of the sorted values is a linear extension)
         val = round(solver.ObjectiveValue()) if objective is not None else None
         return orders, val
 
@@ -73,14 +76,22 @@ def _lt(cp, p, a, b):
 
 
 def _single(run: _Run, question: str, params: dict) -> Outcome:
+    """Single-agent queries. One voter, times ``t[x]`` ∈ [0, m−1] with t[a] < t[b] for each
+    base relation and NO AllDifferent (a permutation constraint makes CP-SAT's presolve
+    blow up on 100+ items): sorting by t is a linear extension, and the position of x is
+    1 + Σ_y [t[y] < t[x]] once t[x] is made distinct from every t[y] (Booleans per pair
+    with x). Items whose relative order matters are made pairwise distinct."""
     model = run.model
     ag = model.agent(params["agent"])
     voters = [(ag, 1)]
-    m = model.m
 
     def feas(build):
-        r = run.solve(voters, lambda cp, pos: build(cp, pos[0]))
+        r = run.solve(voters, lambda cp, pos: build(cp, pos[0]), distinct=False)
         return None if r is None else r[0][0]
+
+    def opt(build, expr, maximize):
+        return run.solve(voters, lambda cp, pos: build(cp, pos[0]),
+                         lambda cp, pos: expr(cp, pos[0]), maximize, distinct=False)
 
     def three(holds, fails):
         h, f = feas(holds), feas(fails)
@@ -92,39 +103,47 @@ def _single(run: _Run, question: str, params: dict) -> Outcome:
             return Outcome("false", None, None)
         return Outcome("undetermined", None, {"type": "completions", "orders": [h, f]})
 
+    def none(cp, p):
+        return None
+
     if question == "compare":
         a, b = params["items"]
         return three(lambda cp, p: cp.Add(p[a] < p[b]), lambda cp, p: cp.Add(p[a] > p[b]))
     if question == "topk":
         x, k = params["item"], params["k"]
-        return three(lambda cp, p: cp.Add(p[x] <= k - 1), lambda cp, p: cp.Add(p[x] >= k))
+        return three(lambda cp, p: cp.Add(_rank(cp, p, x) <= k - 1),
+                     lambda cp, p: cp.Add(_rank(cp, p, x) >= k))
     if question == "position":
         x, q = params["item"], params.get("position")
         if q is not None:
-            return three(lambda cp, p: cp.Add(p[x] == q - 1), lambda cp, p: cp.Add(p[x] != q - 1))
-        lo = run.solve(voters, lambda cp, pos: None, lambda cp, pos: pos[0][x])[1] + 1
-        hi = run.solve(voters, lambda cp, pos: None, lambda cp, pos: pos[0][x], True)[1] + 1
+            return three(lambda cp, p: cp.Add(_rank(cp, p, x) == q - 1),
+                         lambda cp, p: cp.Add(_rank(cp, p, x) != q - 1))
+        lo = opt(none, lambda cp, p: _rank(cp, p, x), False)[1] + 1
+        hi = opt(none, lambda cp, p: _rank(cp, p, x), True)[1] + 1
         if lo == hi:
             return Outcome("determined", {"value": lo}, None)
         return Outcome("undetermined", {"min": lo, "max": hi}, None)
     if question == "kth":
         k = params["k"]
-        x = feas(lambda cp, p: None)[k - 1]
-        other = feas(lambda cp, p: cp.Add(p[x] != k - 1))
+        x = feas(none)[k - 1]
+        other = feas(lambda cp, p: cp.Add(_rank(cp, p, x) != k - 1))
         if other is None:
             return Outcome("determined", {"value": x}, None)
-        return Outcome("undetermined", None,
-                       {"type": "completions", "orders": [feas(lambda cp, p: cp.Add(p[x] == k - 1)),
-                                                          other]})
+        return Outcome("undetermined", None, {"type": "completions", "orders": [
+            feas(lambda cp, p: cp.Add(_rank(cp, p, x) == k - 1)), other]})
     if question == "rank_set":
         idx = {x: i for i, x in enumerate(model.items)}
         S = sorted(dict.fromkeys(params["items"]), key=idx.__getitem__)
-        first = feas(lambda cp, p: None)
+
+        def dist(cp, p):
+            if len(S) > 1:
+                cp.AddAllDifferent([p[x] for x in S])
+        first = feas(dist)
         seq = sorted(S, key=first.index)
 
         def flip(cp, p):
-            bs = [_lt(cp, p, y, x) for x, y in zip(seq, seq[1:])]
-            cp.AddBoolOr(bs)
+            dist(cp, p)
+            cp.AddBoolOr([_lt(cp, p, y, x) for x, y in zip(seq, seq[1:])])
         other = feas(flip) if len(seq) > 1 else None
         if other is None:
             return Outcome("determined", {"value": seq}, None)
@@ -133,14 +152,15 @@ def _single(run: _Run, question: str, params: dict) -> Outcome:
         return Outcome("undetermined", {"pairs": pairs}, None)
     if question == "topk_list":
         k = params["k"]
-        first = feas(lambda cp, p: None)
+        first = feas(none)
         T = first[:k]
-        other = feas(lambda cp, p: cp.AddBoolOr([_ge(cp, p[x], k) for x in T]))
+        other = feas(lambda cp, p: cp.AddBoolOr([_ge(cp, _rank(cp, p, x), k) for x in T]))
         if other is None:
             return Outcome("determined", {"value": sorted(T)}, None)
-        nec = sorted(x for x in model.items if feas(lambda cp, p, x=x: cp.Add(p[x] >= k)) is None)
+        nec = sorted(x for x in model.items
+                     if feas(lambda cp, p, x=x: cp.Add(_rank(cp, p, x) >= k)) is None)
         pos_ = sorted(x for x in model.items
-                      if feas(lambda cp, p, x=x: cp.Add(p[x] <= k - 1)) is not None)
+                      if feas(lambda cp, p, x=x: cp.Add(_rank(cp, p, x) <= k - 1)) is not None)
         return Outcome("undetermined", {"necessary": nec, "possible": pos_},
                        {"type": "completions", "orders": [first, other]})
     if question == "rs":
@@ -148,6 +168,8 @@ def _single(run: _Run, question: str, params: dict) -> Outcome:
         A2, B2 = sorted(A - B), sorted(B - A)
 
         def conds(cp, p):
+            if len(A2) + len(B2) > 1:
+                cp.AddAllDifferent([p[x] for x in A2 + B2])
             out = []
             for y in B2:
                 good = sum(_lt(cp, p, x, y) for x in A2)
@@ -170,6 +192,11 @@ def _single(run: _Run, question: str, params: dict) -> Outcome:
                 cp.Add(p[model.items[0]] < 0)   # A ⪰ B holds in every order: no failure
         return three(holds, fails)
     raise ValueError(f"unknown question {question!r}")
+
+
+def _rank(cp, p, x):
+    """0-based position of x: Σ_y [t[y] < t[x]], with t[y] ≠ t[x] for every y ≠ x."""
+    return sum(_lt(cp, p, y, x) for y in p if y != x)
 
 
 def _ge(cp, var, k):

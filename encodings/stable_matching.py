@@ -22,10 +22,9 @@ Two forms of the disjunct "M ⪰_a b" are offered:
   and the model has O(L) size for total list length L.
 
 The two solvers get independently written models: CP-SAT defines the ladder literals by
-one-directional clauses (top[a][r] ⇒ top[a][r-1] ∨ ⋁_{tie r} x, enough because they occur
-only positively in the stability clauses) with ``AddAtMostOne`` per agent; z3 by Boolean
-equivalences (top[a][r] ⇔ top[a][r-1] ∨ ⋁_{tie r} x) with a pseudo-Boolean AtMost per
-agent.
+linear equalities (top[a][r] = top[a][r-1] + Σ_{tie r} x, exact because of AtMostOne), z3
+by Boolean equivalences (top[a][r] ⇔ top[a][r-1] ∨ ⋁_{tie r} x) with a pseudo-Boolean
+AtMost per agent.
 
 Public entry points: :func:`cpsat_stable_matching`, :func:`z3_stable_matching` (engine
 shape: ``verdict`` ``exists`` with the matching, ``none`` when the solver proved
@@ -113,16 +112,16 @@ def build_cpsat_model(market: Market, notion: str, *, form: str = "ladder"):
 
     top: dict[tuple[bool, str], list] = {}
     if form == "ladder":
-        # top[(side, agent)][r] for r = 0..#ties; top[.][0] is the constant false. Only
-        # top[r] ⇒ top[r-1] ∨ ⋁_{tie r} x is needed: the ladder literals occur positively
-        # in the stability clauses, so a model may set one false when it could be true but
-        # never true without a partner in the first r ties.
+        # top[(side, agent)][r] for r = 0..#ties; top[.][0] is the constant false.
+        # The linear equality is exact because of AtMostOne; CP-SAT's presolve turns these
+        # into affine relations and probes them (on random SMTI this fixes most pair
+        # variables, much as the Gale–Shapley list reductions do).
         for agent, order, side_a in _sides(market):
             ladder = [model.NewConstant(0)]
             for r, tie in enumerate(order.ties, 1):
                 t = model.NewBoolVar(f"top[{agent},{r}]")
                 pairs = [x[(agent, z)] if side_a else x[(z, agent)] for z in tie]
-                model.AddBoolOr([t.Not(), *pairs] + ([ladder[-1]] if r > 1 else []))
+                model.Add(t == ladder[-1] + sum(pairs))
                 ladder.append(t)
             top[(side_a, agent)] = ladder
 
@@ -164,6 +163,7 @@ def cpsat_stable_matching(market: Market, notion: str, *, time_limit: float, see
     solver.parameters.max_time_in_seconds = max(float(time_limit), 0.001)
     solver.parameters.random_seed = int(seed)
     solver.parameters.num_workers = int(workers)
+    solver.parameters.symmetry_level = 0      # no useful symmetry; detection costs seconds
     status = solver.Solve(model)
     stats = {"engine": "cpsat", "form": form, "status": solver.StatusName(status),
              "build_seconds": round(build, 4), "wall_seconds": round(solver.WallTime(), 4),

@@ -391,8 +391,9 @@ def duals_or_improvement(g: WelfareGraph, weights: Mapping[tuple[str, str], int]
     non-matching edge (l, r) with r matched, l → Z of length −w(l, r) for r unmatched,
     l → Z of length 0 (y_l ≥ 0), Z → l of length w(l, M(l)) (y_{M(l)} ≥ 0), and Z ↔ l of
     length 0 for unmatched l. Shortest distances from Z are feasible duals; a negative cycle
-    is an alternating cycle or path whose exchange increases the weight. Bellman–Ford
-    (networkx), O(n·L) worst case, exact in Python integers.
+    is an alternating cycle or path whose exchange increases the weight. Shortest paths by
+    FIFO Bellman–Ford (:func:`_spfa`), O(n·L) worst case, exact in Python integers; the
+    improving exchange is read off a negative cycle (:func:`_negative_cycle`).
     """
     mate_r = {y: x for x, y in m.items()}
     nodes = [_Z, *g.left]
@@ -834,3 +835,15 @@ def check_better(g: WelfareGraph, notion: str, old: Mapping[str, str], new: obje
     new = validate_matching(g, new)
     if not better(g, notion, new, old):
         raise CertificateError(f"the proposed matching is not better for {notion}")
+
+
+def classify_candidates(model: Any, candidates: Iterable[Mapping[str, str]]) -> list[dict]:
+    """:func:`classify` for each candidate of a menu (issue 3, item 7), in order; a candidate
+    that is not a valid allocation gets ``{"invalid": message}``."""
+    out = []
+    for c in candidates:
+        try:
+            out.append(classify(model, c))
+        except CertificateError as e:
+            out.append({"invalid": str(e)})
+    return out

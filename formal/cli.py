@@ -175,16 +175,8 @@ def audit(instance, question, answer, iid, time_limit):
     """Judge ANSWER (a JSON outcome, or text with an <answer>…</answer> block; {} means
     "none exists") to QUESTION on INSTANCE. Prints a JSON verdict; exit 0 correct, 1 not."""
     try:
-        insts = read_paths([str(instance)])
-        if iid is not None:
-            insts = [i for i in insts if i.id == iid]
-            if not insts:
-                raise InstanceError("no instance with this id", file=str(instance), value=iid)
-        elif len(insts) != 1:
-            raise InstanceError(f"holds {len(insts)} instances; choose one with --id",
-                                file=str(instance))
         q = json.loads(question) if question.lstrip().startswith("{") else question
-        job = plan(insts, [q])[0]
+        job = plan([_one_instance(instance, iid)], [q])[0]
         try:
             text = answer.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
@@ -195,6 +187,44 @@ def audit(instance, question, answer, iid, time_limit):
         _bad_input(e)
     click.echo(json.dumps(result, indent=2))
     sys.exit(0 if result["verdict"] == "correct" else 1)
+
+
+@main.command()
+@click.argument("instance", type=click.Path(path_type=Path))
+@click.argument("candidates", type=click.Path(path_type=Path))
+@click.option("--id", "iid", help="Instance id, when INSTANCE holds several.")
+def classify(instance, candidates, iid):
+    """Which notions each candidate outcome of INSTANCE satisfies, with the refuting
+    certificate of each notion it fails. CANDIDATES: a JSON list of outcomes (dicts
+    agent -> partner). Prints one JSON line per candidate."""
+    from .membership import classify as run_classify
+    try:
+        inst = _one_instance(instance, iid)
+        model = checker.parse_model(inst.domain, inst.data)
+        try:
+            cands = json.loads(candidates.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise InstanceError(f"cannot read a JSON list of candidates ({e.__class__.__name__})",
+                                file=str(candidates)) from None
+        if not isinstance(cands, list):
+            raise InstanceError("candidates must be a JSON list", file=str(candidates),
+                                value=type(cands).__name__)
+        results = run_classify(inst.domain, model, cands)
+    except InstanceError as e:
+        _bad_input(e)
+    for r in results:
+        click.echo(json.dumps(r, separators=(",", ":")))
+
+
+def _one_instance(path: Path, iid: str | None):
+    insts = read_paths([str(path)])
+    if iid is not None:
+        insts = [i for i in insts if i.id == iid]
+        if not insts:
+            raise InstanceError("no instance with this id", file=str(path), value=iid)
+    elif len(insts) != 1:
+        raise InstanceError(f"holds {len(insts)} instances; choose one with --id", file=str(path))
+    return insts[0]
 
 
 @main.command()

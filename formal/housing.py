@@ -22,8 +22,8 @@ cycles of ``D_x``, so
 - ``x`` is **Pareto optimal** ⇔ ``x`` is in the strict core of the market whose endowment is
   ``x`` itself (a Pareto improvement is a permutation of the current houses).
 
-Trusted: imports no solver and nothing from ``oracles`` or ``encodings`` (networkx only, for
-strongly connected components and cycles).
+Trusted: imports no solver and nothing from ``oracles`` or ``encodings`` (scipy's sparse
+graph routines for strongly connected components; networkx for small digraphs).
 """
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import networkx as nx
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 from .errors import CertificateError, InstanceError
 from .preferences import WeakOrder, parse_weak_order
@@ -143,46 +146,88 @@ def as_allocation(market: HousingMarket, x: object, what: str = "allocation") ->
     return dict(x)
 
 
-def individually_rational(market: HousingMarket, x: Mapping[str, str]) -> list[str]:
-    """Agents for which ``x`` is worse than their own house (empty list: x is IR). O(n)."""
+def ir_violators(market: HousingMarket, x: Mapping[str, str]) -> list[str]:
+    """Agents for which ``x`` is worse than their own house (empty list: x is individually
+    rational). O(n)."""
     return [a for a in market.agents
             if market.rank(a, x[a]) > market.rank(a, market.endowment[a])]
 
 
-def improvement_digraph(market: HousingMarket, x: Mapping[str, str],
-                        endowment: Mapping[str, str] | None = None) -> nx.DiGraph:
-    """The improvement digraph D_x (ALGORITHMS.md §2).
+def improvement_arcs(market: HousingMarket, x: Mapping[str, str],
+                     endowment: Mapping[str, str] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The arcs of the improvement digraph D_x as arrays over agent indices.
 
-    Nodes: agents. Arc ``i -> j`` when ``e_j ⪰_i x(i)``, with ``strict=True`` when
-    ``e_j ≻_i x(i)``, where ``e`` is ``endowment`` (default: the market's). With
-    ``endowment=x`` the digraph describes Pareto improvements. O(n + arcs) — only houses at
-    least as good as x(i) are scanned.
+    Returns (src, dst, strict): arc ``src[k] -> dst[k]`` (indices into ``market.agents``)
+    when ``e_dst ⪰_src x(src)``, with ``strict[k]`` when ``e_dst ≻_src x(src)``, where ``e``
+    is ``endowment`` (default: the market's; ``endowment=x`` describes Pareto
+    improvements). Self-loops included. O(n + arcs): only houses at least as good as x(i)
+    are scanned (all houses when x(i) is unacceptable).
     """
     e = market.endowment if endowment is None else endowment
-    owner = {h: a for a, h in e.items()}
-    g = nx.DiGraph()
-    g.add_nodes_from(market.agents)
+    idx = {a: k for k, a in enumerate(market.agents)}
+    owner = {h: idx[a] for a, h in e.items()}
+    src: list[int] = []
+    dst: list[int] = []
+    strict: list[bool] = []
     for i in market.agents:
         o = market.order[i]
         r = market.rank(i, x[i])
+        ii = idx[i]
         for k, tie in enumerate(o.ties, 1):
             if k > r:
                 break
-            for h in tie:
-                g.add_edge(i, owner[h], strict=k < r)
+            dst.extend(owner[h] for h in tie)
+            strict.extend([k < r] * len(tie))
         if r > len(o.ties):              # x(i) unacceptable: every house is weakly better
-            for h in owner:
-                if h not in o.rank:
-                    g.add_edge(i, owner[h], strict=False)
+            more = [owner[h] for h in owner if h not in o.rank]
+            dst.extend(more)
+            strict.extend([False] * len(more))
+        src.extend([ii] * (len(dst) - len(src)))
+    return (np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
+            np.asarray(strict, dtype=bool))
+
+
+def improvement_digraph(market: HousingMarket, x: Mapping[str, str],
+                        endowment: Mapping[str, str] | None = None) -> nx.DiGraph:
+    """D_x as a networkx DiGraph over agent names, arcs carrying ``strict`` (see
+    :func:`improvement_arcs`). Convenient for small markets; O(n + arcs)."""
+    src, dst, strict = improvement_arcs(market, x, endowment)
+    names = market.agents
+    g = nx.DiGraph()
+    g.add_nodes_from(names)
+    g.add_edges_from((names[u], names[v], {"strict": bool(s)})
+                     for u, v, s in zip(src.tolist(), dst.tolist(), strict.tolist()))
     return g
 
 
-def _cycle_through(g: nx.DiGraph, u: str, v: str) -> list[str]:
-    """Agents of a cycle using arc u->v (u first); v must reach u."""
-    if u == v:
-        return [u]
-    path = nx.shortest_path(g, v, u)
-    return [u] + path[:-1]
+def _scc_labels(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Strongly connected component label of each node (scipy, Tarjan/Pearce). O(n + m)."""
+    a = csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
+    return connected_components(a, directed=True, connection="strong")[1]
+
+
+def _path(n: int, src: np.ndarray, dst: np.ndarray, start: int, goal: int) -> list[int]:
+    """A shortest path start -> goal along the arcs (BFS); goal must be reachable."""
+    order = np.argsort(src, kind="stable")
+    heads = dst[order].tolist()
+    ptr = np.searchsorted(src[order], np.arange(n + 1)).tolist()
+    parent = {start: -1}
+    frontier = [start]
+    while goal not in parent:
+        nxt = []
+        for u in frontier:
+            for v in heads[ptr[u]:ptr[u + 1]]:
+                if v not in parent:
+                    parent[v] = u
+                    nxt.append(v)
+        if not nxt:
+            raise AssertionError("goal not reachable")
+        frontier = nxt
+    path = [goal]
+    while path[-1] != start:
+        path.append(parent[path[-1]])
+    return path[::-1]
 
 
 def _reallocation(cycle: Sequence[str], e: Mapping[str, str]) -> dict[str, str]:
@@ -194,34 +239,37 @@ def blocking_cycle(market: HousingMarket, x: Mapping[str, str], notion: str,
                    ) -> tuple[list[str], dict[str, str]] | None:
     """One blocking cycle of ``x`` under ``notion`` ("weak" or "strict"), or None.
 
-    Returns (coalition, reallocation agent -> house of the next agent). ``weak``: a cycle of
-    strict arcs of D_x; ``strict``: a cycle of D_x through a strict arc inside an SCC.
-    O(n + arcs). Source: Shapley & Scarf 1974; Quint & Wako 2004.
+    Returns (coalition, reallocation agent -> endowment of the next agent). ``weak``: a
+    cycle of strict arcs of D_x (strict self-loops first); ``strict``: a cycle of D_x
+    through a strict arc lying inside a strongly connected component. O(n + arcs).
+    Source: Shapley & Scarf 1974; Quint & Wako 2004; ALGORITHMS.md §2.
     """
-    e = market.endowment if endowment is None else endowment
-    g = improvement_digraph(market, x, e)
-    if notion == "weak":
-        s = nx.DiGraph([(u, v) for u, v, d in g.edges(data="strict") if d])
-        for u, v in s.edges:
-            if u == v:
-                return [u], {u: e[u]}
-        try:
-            cyc = nx.find_cycle(s)
-        except nx.NetworkXNoCycle:
-            return None
-        agents = [u for u, _ in cyc]
-        return agents, _reallocation(agents, e)
-    if notion != "strict":
+    if notion not in ("weak", "strict"):
         raise ValueError(f"unknown core notion {notion!r}")
-    comp = {}
-    for k, c in enumerate(nx.strongly_connected_components(g)):
-        for a in c:
-            comp[a] = k
-    for u, v, d in g.edges(data="strict"):
-        if d and comp[u] == comp[v]:
-            agents = _cycle_through(g, u, v)
-            return agents, _reallocation(agents, e)
-    return None
+    e = market.endowment if endowment is None else endowment
+    n, names = market.size, market.agents
+    src, dst, strict = improvement_arcs(market, x, e)
+    if notion == "weak":
+        src, dst = src[strict], dst[strict]
+        strict = np.ones(len(src), dtype=bool)
+    labels = _scc_labels(n, src, dst)
+    if notion == "weak":
+        loops = np.flatnonzero(src == dst)
+        inside = np.flatnonzero((labels[src] == labels[dst]) & (src != dst))
+        hits = loops if len(loops) else inside
+    else:
+        hits = np.flatnonzero(strict & (labels[src] == labels[dst]))
+    if not len(hits):
+        return None
+    u, v = int(src[hits[0]]), int(dst[hits[0]])
+    cycle = [u] if u == v else [u] + _path(n, src, dst, v, u)[:-1]
+    agents = [names[k] for k in cycle]
+    return agents, _reallocation(agents, e)
+
+
+def is_individually_rational(market: HousingMarket, x: Mapping[str, str]) -> bool:
+    """x(i) ⪰_i ω_i for every agent i. O(n)."""
+    return not ir_violators(market, as_allocation(market, x))
 
 
 def in_weak_core(market: HousingMarket, x: Mapping[str, str]) -> bool:
@@ -251,7 +299,7 @@ def classify(market: HousingMarket, x: Mapping[str, str]) -> dict[str, dict]:
     """
     x = as_allocation(market, x)
     out: dict[str, dict] = {}
-    bad = individually_rational(market, x)
+    bad = ir_violators(market, x)
     out["individually_rational"] = {
         "holds": not bad,
         "certificate": None if not bad else {
@@ -359,13 +407,17 @@ def check_potentials(market: HousingMarket, x: Mapping[str, str], notion: str,
     D_x and, for the strict core, t_j ≥ t_i on every arc. Their existence proves
     membership (a blocking cycle would sum to a positive increase). O(n + arcs)."""
     if not isinstance(potentials, dict) or set(potentials) != set(market.agents) or \
-            not all(isinstance(t, int) for t in potentials.values()):
-        raise CertificateError("potentials must map every agent to an integer")
-    for i, j, s in improvement_digraph(market, x).edges(data="strict"):
-        if s and potentials[j] < potentials[i] + 1:
-            raise CertificateError(f"potential drops on strict arc {i}->{j}")
-        if notion == "strict" and potentials[j] < potentials[i]:
-            raise CertificateError(f"potential drops on arc {i}->{j}")
+            not all(isinstance(t, int) and abs(t) < 2 ** 62 for t in potentials.values()):
+        raise CertificateError("potentials must map every agent to a (64-bit) integer")
+    names = market.agents
+    t = np.asarray([potentials[a] for a in names], dtype=np.int64)
+    src, dst, strict = improvement_arcs(market, x)
+    need = t[src] + strict.astype(np.int64)
+    bad = np.flatnonzero((t[dst] < need) & (strict | (notion == "strict")))
+    if len(bad):
+        k = bad[0]
+        kind = "strict arc" if strict[k] else "arc"
+        raise CertificateError(f"potential drops on {kind} {names[src[k]]}->{names[dst[k]]}")
 
 
 def top_choices(market: HousingMarket, agent: str, remaining_houses: set[str]) -> list[str]:
@@ -422,7 +474,8 @@ def check_segmentation(market: HousingMarket, cert: dict) -> None:
                                    "digraph")
         remaining -= s
     last = set(segs[-1])
-    if not all(isinstance(a, str) for a in hall) or len(set(hall)) != len(hall) or not set(hall) <= last:
+    if not all(isinstance(a, str) for a in hall) or len(set(hall)) != len(hall) \
+            or not set(hall) <= last:
         raise CertificateError("the Hall violator must be a set of agents of the last segment")
     houses = {market.endowment[a] for a in last} | {market.endowment[a] for a in remaining}
     nbrs = set().union(*(top_choices(market, a, houses) for a in hall))

@@ -793,6 +793,8 @@ def _check_single(model, question, params, verdict, solution, cert) -> None:
         if not isinstance(pairs, list) or len(chains) != len(pairs):
             raise CertificateError("rank_set needs one chain per claimed pair")
         for (x, y), ch in zip(pairs, chains):
+            if x not in S or y not in S:
+                raise CertificateError(f"pair {x!r}, {y!r} is outside the asked set")
             check_chain(ag, ch, x, y)
         if verdict == "undetermined":
             claimed = {tuple(p) for p in pairs}

@@ -1,8 +1,9 @@
 """Combinatorial algorithms for Shapley–Scarf housing markets with ties.
 
 - :func:`top_trading_cycles` — Gale's TTC (Shapley & Scarf 1974) after a documented
-  tie-breaking; lands in the weak core (and, with strict preferences, is the unique core
-  allocation: Roth & Postlewaite 1977).
+  tie-breaking; lands in the weak core (and, with strict preferences, is the unique
+  strict-core allocation: Roth & Postlewaite 1977 — the weak core can then still hold
+  other allocations, where a blocking coalition would leave some member indifferent).
 - :func:`strict_core` — Quint & Wako (2004) top-trading segmentation: decides whether the
   strict core is empty, returns an allocation in it or an emptiness certificate.
 - :func:`blocking_coalitions` — minimal blocking coalitions of an allocation (cycles of the
@@ -19,8 +20,11 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import networkx as nx
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
-from formal.housing import HousingMarket, improvement_digraph, top_choices
+from formal.housing import HousingMarket, improvement_arcs, top_choices
 
 BRUTE_FORCE_MAX_AGENTS = 8
 
@@ -61,8 +65,9 @@ def top_trading_cycles(market: HousingMarket, tie_break: Sequence[str] | None = 
     the endowment order of the input), then every remaining agent points to the owner of
     its best remaining house; the cycles trade and leave. Returns the allocation agent ->
     house. The result is individually rational and in the weak core of the tied market (a
-    strict improvement in the original is strict in the refinement), but with ties it need
-    not be Pareto optimal nor in the strict core (Ehlers 2014). O(n + L) with one pointer
+    strict improvement in the original is strict in the refinement); with strict
+    preferences it is the unique strict-core allocation (Roth & Postlewaite 1977), but with
+    ties it need not be Pareto optimal nor in the strict core (Ehlers 2014). O(n + L) with one pointer
     per list. Source: Shapley & Scarf 1974.
     """
     lists = refine(market, tie_break)
@@ -98,7 +103,7 @@ def top_trading_cycles(market: HousingMarket, tie_break: Sequence[str] | None = 
         else:
             on_path[b] = len(path)
             path.append(b)
-    return out
+    return {a: out[a] for a in market.agents}
 
 
 @dataclass(frozen=True)
@@ -153,7 +158,7 @@ def strict_core(market: HousingMarket) -> StrictCoreResult:
         segments.extend(this_round)
         done = {a for s in this_round for a in s}
         left = [a for a in left if a not in done]
-    return StrictCoreResult(out, segments, None)
+    return StrictCoreResult({a: out[a] for a in market.agents}, segments, None)
 
 
 def _top_matching(market: HousingMarket, seg: list[str], tops: Mapping[str, list[str]]
@@ -206,54 +211,75 @@ def blocking_coalitions(market: HousingMarket, allocation: Mapping[str, str], no
     everyone weakly, someone strictly); "weak_core"/"strict_core" are accepted too. Every
     blocking trade decomposes into cycles of D_x, one of which already blocks, so the
     minimal coalitions are the vertex sets of blocking cycles (strict-arc cycles, resp.
-    cycles through a strict arc) that contain no smaller blocking cycle. Enumerates simple
-    cycles (networkx; Johnson 1975 / Gupta & Suzumura 2021 for bounded length) restricted to
-    the SCCs that can block, by doubling length bounds (short coalitions first), examining
-    at most ``max_cycles`` cycles within ``time_limit`` seconds; ``complete`` says whether
-    the enumeration finished. Exponential in the worst case; each minimality test is
-    O(|C|³).
+    cycles through a strict arc) that contain no smaller blocking cycle. Cycles are
+    enumerated by increasing length (depth-bounded search from each cycle's smallest agent,
+    inside the strongly connected components that can block), examining at most
+    ``max_cycles`` cycles within ``time_limit`` seconds; ``complete`` says whether the
+    enumeration finished. Exponential in the worst case; each minimality test is O(|C|³).
     """
     kind = {"weak_core": "weak", "strict_core": "strict"}.get(notion, notion)
     if kind not in ("weak", "strict"):
         raise ValueError(f"unknown core notion {notion!r}")
     deadline = time.perf_counter() + time_limit
-    e = market.endowment
-    g = improvement_digraph(market, allocation)
+    e, names, n = market.endowment, market.agents, market.size
+    src, dst, strict = improvement_arcs(market, allocation)
     if kind == "weak":
-        g = nx.DiGraph([(u, v, d) for u, v, d in g.edges(data=True) if d["strict"]])
-    comp = {a: k for k, c in enumerate(nx.strongly_connected_components(g)) for a in c}
-    hot = {comp[u] for u, v, s in g.edges(data="strict") if s and comp[u] == comp[v]}
-    sub = g.subgraph([a for a in g if comp[a] in hot])
-    succ = {a: {b: d["strict"] for b, d in sub.adj[a].items()} for a in sub}
-    found: dict[frozenset, list[str]] = {}
-    examined, done_below, bound = 0, 0, 2
-    complete = True
-    while True:                     # shortest cycles first: growing length bounds
-        for cyc in nx.simple_cycles(sub, length_bound=bound):
-            if len(cyc) <= done_below:
-                continue
-            examined += 1
-            if examined > max_cycles or time.perf_counter() > deadline:
-                complete = False
-                break
-            c = frozenset(cyc)
-            if c in found:
-                continue
-            arcs = list(zip(cyc, cyc[1:] + cyc[:1]))
-            if not any(succ[u][v] for u, v in arcs):
-                continue
-            if all(not _blocks(succ, c - {v}) for v in c):
-                found[c] = cyc
-        if not complete or bound >= sub.number_of_nodes():
+        src, dst, strict = src[strict], dst[strict], strict[strict]
+    labels = connected_components(csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)),
+                                             shape=(n, n)), directed=True,
+                                  connection="strong")[1]
+    same = labels[src] == labels[dst]
+    hot = set(labels[src[same & strict]].tolist())
+    keep = same & np.isin(labels[src], list(hot))
+    succ: list[dict[int, bool]] = [{} for _ in range(n)]
+    for u, v, s_ in zip(src[keep].tolist(), dst[keep].tolist(), strict[keep].tolist()):
+        succ[u][v] = s_
+    nodes = sorted(u for u in range(n) if succ[u])
+    found: dict[frozenset, list[int]] = {}
+    examined, complete = 0, True
+    for cyc in _cycles_by_length(succ, nodes):
+        examined += 1
+        if examined > max_cycles or time.perf_counter() > deadline:
+            complete = False
             break
-        done_below, bound = bound, min(2 * bound, sub.number_of_nodes())
-    out = [{"coalition": list(c),
-            "reallocation": {a: e[c[(i + 1) % len(c)]] for i, a in enumerate(c)}}
-           for c in sorted(found.values(), key=lambda c: (len(c), c))]
+        c = frozenset(cyc)
+        if c in found or not any(succ[u][v] for u, v in zip(cyc, cyc[1:] + cyc[:1])):
+            continue
+        if all(not _blocks(succ, c - {v}) for v in c):
+            found[c] = cyc
+    out = []
+    for cyc in found.values():
+        agents = [names[k] for k in cyc]
+        out.append({"coalition": agents,
+                    "reallocation": {a: e[agents[(i + 1) % len(agents)]]
+                                     for i, a in enumerate(agents)}})
     return BlockingCoalitions(out, complete)
 
 
-def _blocks(succ: Mapping[str, Mapping[str, bool]], s: frozenset) -> bool:
+def _cycles_by_length(succ: list[dict[int, bool]], nodes: list[int]):
+    """Every simple directed cycle once, shortest first: for L = 1, 2, …, a depth-bounded
+    DFS from each node s over nodes > s yields the cycles of length L whose smallest node
+    is s. Exponential in general; callers cap it."""
+    for length in range(1, len(nodes) + 1):
+        for s in nodes:
+            path, on_path = [s], {s}
+            stack = [iter(succ[s])]
+            while stack:
+                for v in stack[-1]:
+                    if v == s:
+                        if len(path) == length:
+                            yield list(path)
+                    elif v > s and v not in on_path and len(path) < length:
+                        path.append(v)
+                        on_path.add(v)
+                        stack.append(iter(succ[v]))
+                        break
+                else:
+                    stack.pop()
+                    on_path.discard(path.pop())
+
+
+def _blocks(succ: list[dict[int, bool]], s: frozenset) -> bool:
     """Does the subgraph induced by s hold a cycle through a strict arc? O(|s|³)."""
     for u in s:
         for v, strict in succ[u].items():

@@ -205,6 +205,8 @@ def _welfare_cross_check(model, domain):
         checker.check(domain, model, notion, None, "optimal", m, cert)
         o = ea.cpsat_welfare(g, notion, time_limit=10, seed=0)
         assert o.verdict == "optimal" and _opt_key(g, notion, o.solution) == bf
+        o = ea.milp_welfare(g, notion, time_limit=10, seed=0)
+        assert o.verdict == "optimal" and _opt_key(g, notion, o.solution) == bf
         if notion == "rank_maximal":
             assert fa.signature(g, oa.rank_maximal_weighted(g)) == bf
         _corrupt_and_reject(model, domain, g, notion, m, cert)
@@ -407,8 +409,9 @@ def test_medium_instances_oracles_agree(seed):
         for notion in fa.WELFARE:
             m, cert = ORACLES[notion](g)
             checker.check(domain, obj, notion, None, "optimal", m, cert)
-            o = ea.cpsat_welfare(g, notion, time_limit=60, seed=0)
-            assert o.verdict == "optimal" and _opt_key(g, notion, o.solution) == _opt_key(g, notion, m)
+            for enc in (ea.cpsat_welfare, ea.milp_welfare):
+                o = enc(g, notion, time_limit=60, seed=0)
+                assert o.verdict == "optimal" and _opt_key(g, notion, o.solution) == _opt_key(g, notion, m)
         assert fa.signature(g, oa.rank_maximal_weighted(g)) == fa.signature(g, oa.rank_maximal(g)[0])
         COUNTS["medium_instances"] += 1
     mc = oa.max_cardinality_pareto_optimal(model)

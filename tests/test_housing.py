@@ -9,6 +9,10 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import os
+import shutil
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -21,7 +25,8 @@ from formal.errors import CertificateError, InstanceError
 from formal.housing import (as_allocation, blocking_cycle, check_blocking_coalition,
                             check_certificate, check_potentials, check_refutation,
                             check_segmentation, classify, in_strict_core, in_weak_core,
-                            individually_rational, is_pareto_optimal, parse_housing_market)
+                            ir_violators, is_individually_rational, is_pareto_optimal,
+                            parse_housing_market)
 from generators.housing import sample_housing_market
 from oracles.housing import (blocking_coalitions, brute_force_cores, refine, strict_core,
                              top_trading_cycles)
@@ -143,7 +148,7 @@ def test_reference_instances(path):
         assert len(weak) == exp["core_size"]
         checked += 1
     if "individually_rational_allocations" in exp:
-        n_ir = sum(1 for x in all_allocations(m) if not individually_rational(m, x))
+        n_ir = sum(1 for x in all_allocations(m) if is_individually_rational(m, x))
         assert n_ir == exp["individually_rational_allocations"]
         checked += 1
     assert checked, f"no expected answer of {path.name} was checked"
@@ -227,7 +232,7 @@ def test_weak_core_engines_agree(data):
     wkeys = {key(x) for x in weak}
     x = top_trading_cycles(m)
     assert key(x) in wkeys
-    assert in_weak_core(m, x) and not individually_rational(m, x)
+    assert in_weak_core(m, x) and is_individually_rational(m, x)
     check_certificate(m, "weak_core", None, "exists", x, {"type": "core_allocation"})
     # any priority order gives a weak-core allocation
     rev = [m.endowment[a] for a in reversed(m.agents)]
@@ -278,7 +283,7 @@ def test_membership_and_blocking_coalitions_match_brute_force(data):
         cls = classify(m, x)
         assert cls["weak_core"]["holds"] == (key(x) in wk)
         assert cls["strict_core"]["holds"] == (key(x) in sk)
-        assert cls["individually_rational"]["holds"] == (not individually_rational(m, x))
+        assert cls["individually_rational"]["holds"] == is_individually_rational(m, x)
         assert cls["pareto_optimal"]["holds"] == (not pareto_dominated_bf(m, x))
         for notion, c in cls.items():
             if not c["holds"]:
@@ -463,7 +468,7 @@ def test_own_house_unlisted_ranks_after_listed_houses():
     assert m.rank("a3", "h3") == 3 and m.rank("a2", "h2") == 1
     assert refine(m)["a1"] == ["h2", "h1"]
     x = {"a1": "h3", "a2": "h2", "a3": "h1"}      # a1 gets an unacceptable house
-    assert individually_rational(m, x) == ["a1"]
+    assert ir_violators(m, x) == ["a1"] and not is_individually_rational(m, x)
     c = classify(m, x)["individually_rational"]
     check_refutation(m, x, "individually_rational", c["certificate"])
 
@@ -509,6 +514,57 @@ def test_generator(n, seed, tie_prob, truncate):
     if truncate == "none":
         assert all(len(m.preferences[a]) == n for a in m.agents)
     CROSS_CHECKED["generated"] += 1
+
+
+# ------------------------------------------------------------------ CLI
+
+EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
+
+
+@pytest.mark.skipif(EXE is None, reason="console script prefcert not installed")
+def test_cli_label_audit_classify(tmp_path):
+    ref = json.loads((REFERENCE / "hm_three_agents_empty_strict_core.json").read_text())
+    inst = tmp_path / "hm.json"
+    inst.write_text(json.dumps(ref["design_md_instance"]))
+    run = subprocess.run([EXE, "label", str(inst), "--time-limit", "30"], capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    labels = {lab["question"]: lab for lab in map(json.loads, run.stdout.splitlines())}
+    assert labels["strict_core"]["verdict"] == "none" and labels["strict_core"]["checked"]
+    assert labels["weak_core"]["verdict"] == "exists"
+    answer = tmp_path / "answer.txt"
+    answer.write_text("<answer>" + json.dumps(ref["endowment"]) + "</answer>")
+    run = subprocess.run([EXE, "audit", str(inst), "-q", "strict_core", str(answer)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stderr
+    out = json.loads(run.stdout)
+    assert out["verdict"] == "incorrect" and out["violations"]
+    m = parse_housing_market(ref["design_md_instance"])
+    for v in out["violations"]:
+        checker.check("housing_market", m, "strict_core", None, "incorrect", ref["endowment"], v)
+    answer.write_text("{}")
+    run = subprocess.run([EXE, "audit", str(inst), "-q", "strict_core", str(answer)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and json.loads(run.stdout)["verdict"] == "correct"
+    cands = tmp_path / "cands.json"
+    cands.write_text(json.dumps(ref["expected"]["core"] + [ref["endowment"]]))
+    run = subprocess.run([EXE, "classify", str(inst), str(cands)], capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    rows = [json.loads(line) for line in run.stdout.splitlines()]
+    assert all("weak_core" in r["satisfies"] for r in rows[:-1])
+    assert "weak_core" in rows[-1]["fails"] and "strict_core" in rows[-1]["fails"]
+
+
+@pytest.mark.skipif(EXE is None, reason="console script prefcert not installed")
+def test_cli_bad_endowment_exits_2(tmp_path):
+    data = {"id": "bad", "domain": "housing_market", **copy.deepcopy(BASE)}
+    data["endowment"] = {"a1": "h1", "a2": "h1"}
+    inst = tmp_path / "bad.jsonl"
+    inst.write_text(json.dumps(data) + "\n")
+    run = subprocess.run([EXE, "label", str(inst)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2 and not run.stdout
+    assert "bad.jsonl:1" in run.stderr and "a2" in run.stderr and "h1" in run.stderr
 
 
 def test_zz_report_counts():

@@ -9,7 +9,9 @@ Questions (definitions in :mod:`formal.allocation`):
   Hall set);
 - ``utilitarian`` / ``egalitarian`` / ``rank_maximal``: verdict ``optimal``, solution an
   optimal allocation, certificate the oracle's optimality proof (LP duals or Hall sets),
-  accepted only when every engine that answered reports the same optimal value.
+  accepted only when every engine that answered reports the same optimal value (engines:
+  Hungarian / bottleneck / IKMMP oracle, networkx blossom for rank-maximal, CP-SAT and
+  HiGHS MILP lexicographic models, enumeration up to 7 agents).
 
 Audits judge a claimed allocation (``{agent: object}`` or ``[[agent, object], …]``) and, for
 welfare notions, report the gap to the optimum.
@@ -25,7 +27,8 @@ from ..errors import CertificateError
 from .base import (UNKNOWN, Decision, Domain, Outcome, Question, Undecided, decide_existence,
                    disagreement)
 
-MAX_ENCODING_AGENTS = 150     # CP-SAT engines up to this many agents (one side, two-sided)
+MAX_ENCODING_AGENTS = 150     # CP-SAT / MILP engines up to this many agents (a side)
+MAX_CPSAT_RANK_MAXIMAL = 60   # lexicographic CP-SAT: one solve per rank, slow beyond this
 MAX_WEIGHTED_AGENTS = 300     # networkx blossom cross-check (rank-maximal)
 MAX_BRUTE_FORCE_AGENTS = 7      # one-sided: agents
 MAX_BRUTE_FORCE_SIDE = 5        # two-sided: agents a side
@@ -65,6 +68,13 @@ def _welfare_cpsat(notion: str):
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
         from prefcert_encodings.allocation import cpsat_welfare
         return cpsat_welfare(_graph(model), notion, time_limit=time_limit, seed=seed)
+    return run
+
+
+def _welfare_milp(notion: str):
+    def run(model, params, *, time_limit: float, seed: int) -> Outcome:
+        from prefcert_encodings.allocation import milp_welfare
+        return milp_welfare(_graph(model), notion, time_limit=time_limit, seed=seed)
     return run
 
 
@@ -122,12 +132,14 @@ def _mcpo_brute(model, params, *, time_limit: float, seed: int) -> Outcome:
     return Outcome("exists", m, _mcpo_cert(model, m))
 
 
-def _auto(engines: Sequence[str]):
+def _auto(engines: Sequence[str], cpsat_max: int = 0):
+    cpsat_max = cpsat_max or MAX_ENCODING_AGENTS
+
     def auto(model) -> list[str]:
         n = _size(model)
         out = []
         for e in engines:
-            if e == "cpsat" and n > MAX_ENCODING_AGENTS:
+            if (e == "cpsat" and n > cpsat_max) or (e == "milp" and n > MAX_ENCODING_AGENTS):
                 continue
             if e == "weighted_blossom" and n > MAX_WEIGHTED_AGENTS:
                 continue
@@ -298,8 +310,11 @@ def _welfare_question(notion: str, two_sided: bool) -> Question:
     if notion == "rank_maximal":
         engines["weighted_blossom"] = _welfare_weighted
     engines["cpsat"] = _welfare_cpsat(notion)
+    engines["milp"] = _welfare_milp(notion)
     engines["brute_force"] = _welfare_brute(notion)
-    return Question(name=notion, engines=engines, auto=_auto(list(engines)),
+    return Question(name=notion, engines=engines,
+                    auto=_auto(list(engines), cpsat_max=MAX_CPSAT_RANK_MAXIMAL
+                               if notion == "rank_maximal" else MAX_ENCODING_AGENTS),
                     decide=decide_optimum, audit=_audit_welfare(notion))
 
 

@@ -87,9 +87,13 @@ def resolve(q: Any) -> tuple[str, dict]:
             raise InstanceError(f"question {name!r} needs two distinct items", value=p["items"])
     if name == "rank_set" and not (isinstance(p["items"], list) and p["items"]):
         raise InstanceError("rank_set needs a non-empty list of items", value=p["items"])
+    if name == "rank_set":
+        p["items"] = list(dict.fromkeys(p["items"]))
     if name == "rs" and not (isinstance(p["bundles"], list) and len(p["bundles"]) == 2
                              and all(isinstance(b, list) for b in p["bundles"])):
         raise InstanceError("rs needs two bundles [[...], [...]]", value=p["bundles"])
+    if name == "rs":
+        p["bundles"] = [list(dict.fromkeys(b)) for b in p["bundles"]]
     if name == "winner" and p["rule"] not in RULES:
         raise InstanceError(f"rule must be one of {', '.join(RULES)}", value=p["rule"])
     return name, p
