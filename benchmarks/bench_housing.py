@@ -93,6 +93,7 @@ def main() -> None:
     peers()
     sizes = (100, 300) if args.quick else (100, 300, 1000)
     combinatorial(sizes, TIE_PROB)
+    combinatorial(sizes, 0.002)     # few ties: non-empty strict cores at n = 1000
     combinatorial(sizes, 0.0)
     encodings((30,) if args.quick else (30, 100), args.time_limit)
 

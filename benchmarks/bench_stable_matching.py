@@ -1,10 +1,13 @@
 """Time prefcert's stable-matching engines against peer packages, in one run.
 
     python benchmarks/bench_stable_matching.py [--sizes 100,300,1000]
-        [--encoding-sizes 30,100,300] [--repeat 3] [--time-limit 120] [--seed 0]
+        [--encoding-sizes 30,100,300] [--repeat 3] [--time-limit 60] [--peer-timeout 300]
+        [--seed 0]
 
-Rows printed (seconds are wall-clock, best of ``--repeat`` runs, each measured from the
-same raw instance dict to the answer, so each side's own input construction is included):
+Rows printed (seconds are wall-clock, best of ``--repeat`` runs — fewer once a timing has
+used 30 s — each measured from the same raw instance dict to the answer, so each side's own
+input construction is included; peers run in a forked child process, stopped after
+``--peer-timeout`` seconds):
 
 - ``DA``: :func:`oracles.stable_matching.deferred_acceptance` (men proposing) against
   ``matching.games.StableMarriage.create_from_dictionaries(...).solve("suitor")``
@@ -37,13 +40,68 @@ ORACLE = {"weak": orc.weakly_stable_matching, "strong": orc.strongly_stable_matc
           "super": orc.super_stable_matching}
 
 
+BUDGET = 30.0   # seconds: stop repeating a timing once this much was spent on it
+
+
 def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """(fastest wall time in seconds, result of the last run)."""
-    best, out = float("inf"), None
+    """(fastest wall time in seconds, result of the last run); repeats stop early once
+    ``BUDGET`` seconds were spent."""
+    best, out, spent = float("inf"), None, 0.0
     for _ in range(max(1, repeat)):
         t0 = time.perf_counter()
         out = fn()
-        best = min(best, time.perf_counter() - t0)
+        dt = time.perf_counter() - t0
+        best, spent = min(best, dt), spent + dt
+        if spent > BUDGET:
+            break
+    return best, out
+
+
+class PeerTimeout(Exception):
+    pass
+
+
+def _child(conn, fn, args):
+    try:
+        t0 = time.perf_counter()
+        out = fn(*args)
+        conn.send(("ok", time.perf_counter() - t0, out))
+    except BaseException as e:                                  # noqa: BLE001
+        conn.send(("err", 0.0, f"{type(e).__name__}: {e}"))
+    conn.close()
+
+
+def timed_in_child(fn: Callable, args: tuple, timeout: float) -> tuple[float, Any]:
+    """Run ``fn(*args)`` in a forked child process; (seconds measured inside the child,
+    result). Raises PeerTimeout after ``timeout`` seconds (the child is terminated) and
+    RuntimeError if the child raised."""
+    import multiprocessing as mp
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, fn, args), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        if not parent.poll(timeout):
+            raise PeerTimeout
+        kind, secs, out = parent.recv()
+    finally:
+        if proc.is_alive():
+            proc.terminate()
+        proc.join()
+    if kind == "err":
+        raise RuntimeError(out)
+    return secs, out
+
+
+def best_of_peer(fn: Callable, args: tuple, repeat: int, timeout: float) -> tuple[float, Any]:
+    """As :func:`best_of` for a peer run in a child process with a time limit."""
+    best, out, spent = float("inf"), None, 0.0
+    for _ in range(max(1, repeat)):
+        dt, out = timed_in_child(fn, args, timeout)
+        best, spent = min(best, dt), spent + dt
+        if spent > BUDGET:
+            break
     return best, out
 
 
@@ -106,8 +164,15 @@ def peer_algmatch(inst: dict, notion: str) -> dict[str, str] | None:
 # ----------------------------------------------------------------- rows
 
 
-def row(n, task, ours_name, ours_s, peer_name, peer_s, agree, note=""):
-    ratio = f"{ours_s / peer_s:8.3f}" if peer_s and peer_s == peer_s and ours_s == ours_s else "     n/a"
+def row(n, task, ours_name, ours_s, peer_name, peer_s, agree, note="", peer_bound=None):
+    """One table line; ``peer_bound``: the peer timed out after this many seconds, so the
+    ratio is an upper bound (printed with ``<``)."""
+    if peer_bound:
+        ratio = f"<{ours_s / peer_bound:7.3f}"
+    elif peer_s and peer_s == peer_s and ours_s == ours_s:
+        ratio = f"{ours_s / peer_s:8.3f}"
+    else:
+        ratio = "     n/a"
     fmt = lambda s: f"{s:9.4f}" if s == s else "      n/a"   # noqa: E731  (nan -> n/a)
     print(f"{n:>5} {task:<13} {ours_name:<26} {fmt(ours_s)} {peer_name:<30} {fmt(peer_s)} "
           f"{ratio} {agree:<6} {note}", flush=True)
@@ -117,30 +182,41 @@ def verdict(m) -> str:
     return "none" if m is None else "exists"
 
 
-def bench_oracles(sizes: list[int], repeat: int, seed: int) -> None:
+def peer_da_big_stack(inst: dict) -> dict[str, str]:
+    return in_big_stack(lambda: peer_da(inst))
+
+
+def bench_oracles(sizes: list[int], repeat: int, seed: int, peer_timeout: float) -> None:
     for n in sizes:
         strict = sample_smti(n, seed=seed + n, id=f"strict-{n}")
         t_ours, ours = best_of(lambda: orc.deferred_acceptance(parse_market(strict)), repeat)
         try:
-            t_peer, peer = best_of(lambda: in_big_stack(lambda: peer_da(strict)), repeat)
+            t_peer, peer = best_of_peer(peer_da_big_stack, (strict,), repeat, peer_timeout)
             agree, note = str(peer == ours), ""
+        except PeerTimeout:
+            t_peer, agree, note = float("nan"), "-", f"peer timed out (> {peer_timeout:g} s)"
         except Exception as e:                                  # noqa: BLE001
             t_peer, agree, note = float("nan"), "-", f"peer failed: {type(e).__name__}"
-        row(n, "DA", "deferred_acceptance", t_ours, "matching.StableMarriage", t_peer, agree, note)
+        row(n, "DA", "deferred_acceptance", t_ours, "matching.StableMarriage", t_peer, agree, note,
+            peer_timeout if "timed out" in note else None)
 
         tied = sample_smti(n, tie_prob=0.2, seed=seed + n, id=f"ties-{n}")
         for notion in ("super", "strong"):
             t_ours, ours = best_of(lambda: ORACLE[notion](parse_market(tied)), repeat)
             try:
-                t_peer, peer = best_of(lambda: peer_algmatch(tied, notion), repeat)
+                t_peer, peer = best_of_peer(peer_algmatch, (tied, notion), repeat, peer_timeout)
                 agree = str(verdict(ours) == verdict(peer))
                 note = f"ours {verdict(ours)}, algmatch {verdict(peer)}"
                 if peer is not None and blocking_pairs(parse_market(tied), peer, notion):
                     note += " (algmatch's matching has blocking pairs)"
+            except PeerTimeout:
+                t_peer, agree = float("nan"), "-"
+                note = f"ours {verdict(ours)}; algmatch timed out (> {peer_timeout:g} s)"
             except Exception as e:                              # noqa: BLE001
                 t_peer, agree, note = float("nan"), "-", f"peer failed: {type(e).__name__}: {e}"
             row(n, notion, f"{ORACLE[notion].__name__}", t_ours,
-                f"algmatch SMT {notion}", t_peer, agree, note)
+                f"algmatch SMT {notion}", t_peer, agree, note,
+                peer_timeout if "timed out" in note else None)
 
 
 def bench_encodings(sizes: list[int], time_limit: float, seed: int) -> None:
@@ -167,12 +243,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--encoding-sizes", type=ints, default=[30, 100, 300],
                     help="n a side for the CP-SAT and z3 encodings (default 30,100,300)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per oracle/peer timing (best kept)")
-    ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per solver call")
+    ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solver call")
+    ap.add_argument("--peer-timeout", type=float, default=300.0,
+                    help="seconds after which a peer run is stopped and reported as timed out")
     ap.add_argument("--seed", type=int, default=0, help="instance seed offset (seed + n)")
     args = ap.parse_args(argv)
     print(f"{'n':>5} {'task':<13} {'ours':<26} {'ours_s':>9} {'peer':<30} {'peer_s':>9} "
           f"{'ratio':>8} {'agree':<6} note")
-    bench_oracles(args.sizes, args.repeat, args.seed)
+    bench_oracles(args.sizes, args.repeat, args.seed, args.peer_timeout)
     if args.encoding_sizes:
         bench_encodings(args.encoding_sizes, args.time_limit, args.seed)
 

@@ -156,3 +156,17 @@ def test_audit_exit_codes(tmp_path):
     assert r.returncode == 2
     r = run("audit", inst, "--question", "nope", none)
     assert r.returncode == 2 and "unknown question" in r.stderr
+
+
+def test_classify_candidates(tmp_path):
+    inst = write(tmp_path, "i.json", INDIFFERENT)
+    cands = write(tmp_path, "c.json", [{"m1": "w1", "m2": "w2"}, {"m1": "w2"}, {"m1": "zz"}])
+    r = run("classify", inst, cands)
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert "strongly_stable" in rows[0]["satisfies"] and "super_stable" in rows[0]["fails"]
+    assert rows[0]["notions"]["super_stable"]["certificate"]["count"] == 2
+    assert "weakly_stable" in rows[1]["fails"] and "max_cardinality" in rows[1]["fails"]
+    assert "invalid" in rows[2]
+    bad = write(tmp_path, "bad.json", '{"not": "a list"}')
+    assert run("classify", inst, bad).returncode == 2

@@ -17,7 +17,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings
+from conftest import heavy_examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from formal import checker
@@ -198,6 +199,16 @@ def test_strict_core_engines_agree_on_sampled_markets(n, seed, tie_prob):
         sample_housing_market(n, seed=seed, tie_prob=tie_prob)))
 
 
+@pytest.mark.heavy
+@settings(max_examples=heavy_examples(60, 15))
+@given(st.integers(0, 10**6), st.sampled_from([0.2, 0.4]),
+       st.sampled_from(["none", "random"]))
+def test_strict_core_engines_agree_eight_agents(seed, tie_prob, truncate):
+    """The largest size brute force covers (8 agents)."""
+    _strict_core_cross_check(parse_housing_market(
+        sample_housing_market(8, seed=seed, tie_prob=tie_prob, truncate=truncate)))
+
+
 def _strict_core_cross_check(m):
     weak, strict = brute_force_cores(m)
     res = strict_core(m)
@@ -283,7 +294,8 @@ def test_membership_and_blocking_coalitions_match_brute_force(data):
         cls = classify(m, x)
         assert cls["weak_core"]["holds"] == (key(x) in wk)
         assert cls["strict_core"]["holds"] == (key(x) in sk)
-        assert cls["individually_rational"]["holds"] == is_individually_rational(m, x)
+        assert cls["individually_rational"]["holds"] == all(
+            m.rank(a, x[a]) <= m.rank(a, m.endowment[a]) for a in m.agents)
         assert cls["pareto_optimal"]["holds"] == (not pareto_dominated_bf(m, x))
         for notion, c in cls.items():
             if not c["holds"]:
@@ -373,6 +385,18 @@ def test_checker_rejects_corrupted_certificates(data):
                 check_potentials(m, y, "weak", flat)
             rejected += 1
     CROSS_CHECKED["corruptions_rejected"] += rejected
+
+
+def test_segment_must_be_strongly_connected():
+    """{a1, a2} is closed and Hall-deficient for top choices, but not strongly connected:
+    a2 alone is the sink segment, and the strict core is not empty."""
+    m = parse_housing_market({"preferences": {"a1": ["h2", "h1"], "a2": ["h2"]},
+                              "endowment": {"a1": "h1", "a2": "h2"}})
+    assert brute_force_cores(m)[1] == [{"a1": "h1", "a2": "h2"}]
+    with pytest.raises(CertificateError, match="strongly connected"):
+        check_segmentation(m, {"segments": [["a1", "a2"]], "hall_violator": ["a1", "a2"]})
+    with pytest.raises(CertificateError):
+        check_segmentation(m, {"segments": [["a2"], ["a1"]], "hall_violator": ["a1"]})
 
 
 def test_checker_rejects_by_hand():
@@ -467,6 +491,8 @@ def test_own_house_unlisted_ranks_after_listed_houses():
     assert m.rank("a1", "h2") < m.rank("a1", "h1") < m.rank("a1", "h3")
     assert m.rank("a3", "h3") == 3 and m.rank("a2", "h2") == 1
     assert refine(m)["a1"] == ["h2", "h1"]
+    with pytest.raises(ValueError):
+        top_trading_cycles(m, tie_break=["h1", "h2"])          # h3 has no priority
     x = {"a1": "h3", "a2": "h2", "a3": "h1"}      # a1 gets an unacceptable house
     assert ir_violators(m, x) == ["a1"] and not is_individually_rational(m, x)
     c = classify(m, x)["individually_rational"]

@@ -180,6 +180,27 @@ def test_checker_rejects_unstable_matchings(market, rnd):
     COUNT["checker rejection"] += 1
 
 
+@given(smti_markets(max_side=5), st.data())
+def test_checker_never_accepts_a_forged_refutation(market, data):
+    """Soundness of check_deletion_log: for a market that has a super- (strongly) stable
+    matching, no deletion log, however its steps are drawn, is accepted."""
+    a_side, b_side = sorted(market.a), sorted(market.b)
+    if not a_side or not b_side:
+        return
+    step = st.one_of(
+        st.tuples(st.just("dominate"), st.sampled_from(b_side), st.sampled_from(a_side)),
+        st.tuples(st.just("dominate"), st.sampled_from(b_side), st.sampled_from(a_side),
+                  st.sampled_from(a_side)),
+        st.just(("critical",)))
+    for notion in ("super", "strong"):
+        if next(stable_matchings(market, notion), None) is None:
+            continue
+        steps = [list(s) for s in data.draw(st.lists(step, max_size=12), label=notion)]
+        with pytest.raises(CertificateError):
+            _check(market, notion, "none", None, {"type": "deletion_log", "steps": steps})
+    COUNT["forged refutations"] += 1
+
+
 # ------------------------------------------------------------------ engine details
 
 

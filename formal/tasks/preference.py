@@ -40,7 +40,7 @@ from .base import UNKNOWN, Decision, Domain, Outcome, Question, disagreement
 
 MAX_ENCODING_ITEMS = 40
 MAX_ENCODING_CELLS = 2000       # agents × items for counting queries
-MAX_WINNER_CELLS = 200          # voters × items for winner queries (copies per voter)
+MAX_WINNER_CELLS = 60           # voters × items for winner queries (copies per voter)
 MAX_BRUTE_FORCE = (6, 4)        # items, voters
 
 
