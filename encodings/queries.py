@@ -19,6 +19,9 @@ from formal.queries import PreferenceModel
 from formal.tasks.base import UNKNOWN, Outcome
 
 
+MAX_AGGREGATED_VARS = 4000
+
+
 class Timeout(Exception):
     pass
 
@@ -225,8 +228,9 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
 
         def n(cp, pos):
             return sum(w * _lt(cp, p, a, b) for (_, w), p in zip(voters, pos))
-        rmin = run.solve(voters, lambda cp, pos: None, n)
-        rmax = run.solve(voters, lambda cp, pos: None, n, True)
+        # times without AllDifferent (as for single-agent queries): only a vs b matters
+        rmin = run.solve(voters, lambda cp, pos: None, n, distinct=False)
+        rmax = run.solve(voters, lambda cp, pos: None, n, True, distinct=False)
         lo, hi = rmin[1], rmax[1]
         wit = {"min": _spec(model, voters, rmin[0]), "max": _spec(model, voters, rmax[0])}
         if question == "count":
@@ -235,8 +239,8 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
             return Outcome("undetermined", {"min": lo, "max": hi},
                            {"type": "bounds", "witnesses": wit})
         V = model.voters
-        h = run.solve(voters, lambda cp, pos: cp.Add(2 * n(cp, pos) > V))
-        f = run.solve(voters, lambda cp, pos: cp.Add(2 * n(cp, pos) <= V))
+        h = run.solve(voters, lambda cp, pos: cp.Add(2 * n(cp, pos) > V), distinct=False)
+        f = run.solve(voters, lambda cp, pos: cp.Add(2 * n(cp, pos) <= V), distinct=False)
         verdict = "true" if f is None else "false" if h is None else "undetermined"
         return Outcome(verdict, {"min": lo, "max": hi},
                        {"type": "bounds", "witnesses": wit} if verdict == "undetermined" else None)
@@ -383,6 +387,10 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
                 base[x] += ag.count * below
             if len(G) > 1:
                 pool[tuple(sorted(G))] = pool.get(tuple(sorted(G)), 0) + ag.count
+
+    size = sum(len(G) ** (1 if rule == "plurality" else 2) for G in pool)
+    if size > MAX_AGGREGATED_VARS:
+        return Outcome(UNKNOWN, None, None, {"reason": f"{size} aggregated variables"})
 
     def build(cp, wins: bool):
         var = {}

@@ -1,14 +1,17 @@
 """Domains wired to their engines. ``DOMAINS``: domain name -> :class:`~formal.tasks.base.Domain`."""
 from __future__ import annotations
 
-from ..errors import InstanceError
-from .base import Domain
-from .stable_matching import DOMAIN as _stable_matching
-from .housing import DOMAIN as _housing_market
+from dataclasses import replace
 
-DOMAINS: dict[str, Domain] = {d.name: d for d in (_stable_matching, _housing_market,)}
-from .preference import DOMAIN as _preference; DOMAINS[_preference.name] = _preference  # noqa: E402,E702
-from .house_allocation import DOMAIN as _house_allocation; DOMAINS[_house_allocation.name] = _house_allocation  # noqa: E402,E702
+from ..errors import InstanceError
+from . import house_allocation, housing, preference, stable_matching
+from .base import Domain
+
+DOMAINS: dict[str, Domain] = {d.name: d for d in (
+    # two-sided welfare optima (ranks of both sides count) are questions of SMTI markets too
+    replace(stable_matching.DOMAIN, questions={**stable_matching.DOMAIN.questions,
+                                               **house_allocation.TWO_SIDED_QUESTIONS}),
+    housing.DOMAIN, house_allocation.DOMAIN, preference.DOMAIN)}
 
 
 def get_domain(name: str) -> Domain:
