@@ -11,7 +11,7 @@ Every solve has a time limit and a fixed seed, one worker; a timeout gives ``unk
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable
+from typing import Callable
 
 from ortools.sat.python import cp_model
 

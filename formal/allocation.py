@@ -549,7 +549,6 @@ def improvement_digraph(model: HouseAllocation, m: Mapping[str, str]) -> nx.DiGr
     arc out of an unassigned agent is strict. O(L).
     """
     holder = {h: a for a, h in m.items()}
-    free = [h for h in model.objects if h not in holder]
     d = nx.DiGraph()
     d.add_node(_SINK)
     for a, o in model.prefs.items():

@@ -350,7 +350,7 @@ def check_blocking_coalition(market: HousingMarket, x: object, notion: str,
     if not all(isinstance(h, str) for h in got) or sorted(got) != own:
         raise CertificateError("the reallocation is not a permutation of the coalition's "
                                "own endowments")
-    better = worse = 0
+    better = 0
     for a in coalition:
         new, old = market.rank(a, reallocation[a]), market.rank(a, x[a])
         if new < old:
