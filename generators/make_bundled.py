@@ -1,4 +1,5 @@
-"""Write the bundled stable-matching instances under ``instances/stable_matching/``.
+"""Write the bundled instances under ``instances/`` (stable matching, housing markets,
+house allocation; the PrefLib files in ``instances/preflib`` are copied as they are).
 
 Run from the repository root::
 
@@ -14,6 +15,9 @@ Outputs (deterministic: rerunning rewrites identical files):
   listed in ``GENERATED`` below.
 - ``generated-n1000.json``: one market with 1000 agents a side, complete lists, ties
   p = 0.2, seed 1000, written as compact JSON (no indentation).
+- ``instances/housing_market/`` and ``instances/house_allocation/``: the reference files of
+  those kinds, and markets from :func:`generators.housing.sample_housing_market` and
+  :func:`generators.allocation.sample_house_allocation` (seeds in :func:`other_domains`).
 """
 from __future__ import annotations
 
@@ -21,6 +25,8 @@ import argparse
 import json
 from pathlib import Path
 
+from generators.allocation import sample_house_allocation
+from generators.housing import sample_housing_market
 from generators.smti import sample_smti
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,6 +72,50 @@ def generated_instances(name: str) -> list[dict]:
                         questions=QUESTIONS) for s in seeds]
 
 
+def other_domains() -> dict:
+    """folder -> (reference kind prefix, questions, {file: [instance dicts]})."""
+    return {
+        "housing_market": ("housing_market", ["strict_core", "weak_core"], {
+            "generated-n100.jsonl": [dict(sample_housing_market(100, seed=s, tie_prob=0.3),
+                                          id=f"hm-n100-p0.3-s{s}") for s in (1, 2)],
+            "generated-n1000.json": [dict(sample_housing_market(1000, seed=7, tie_prob=0.2),
+                                          id="hm-n1000-p0.2-s7")]}),
+        "house_allocation": ("house_allocation", None, {
+            "generated-n30.jsonl": [sample_house_allocation(30, seed=s, tie_prob=0.2,
+                                                            id=f"ha-n30-s{s}") for s in (1, 2)],
+            "generated-n100.jsonl": [sample_house_allocation(100, seed=3, tie_prob=0.2,
+                                                             id="ha-n100-s3")]}),
+    }
+
+
+def write_other_domains(ref_dir: Path, root: Path) -> None:
+    """Bundled housing-market and house-allocation instances, with their SOURCES.md."""
+    for folder, (kind, questions, generated) in other_domains().items():
+        out = root / folder
+        out.mkdir(parents=True, exist_ok=True)
+        lines = [f"# Sources of the bundled {folder.replace('_', ' ')} instances", "",
+                 "## Reference instances (`reference.jsonl`)", "",
+                 f"From `shared/data/reference/*.json` (kinds `{kind}*`), field "
+                 "`design_md_instance`; the source of each, verbatim:", ""]
+        with open(out / "reference.jsonl", "w", encoding="utf-8") as fh:
+            for f in sorted(ref_dir.glob("*.json")):
+                data = json.loads(f.read_text(encoding="utf-8"))
+                if str(data.get("kind", "")).startswith(kind):
+                    inst = dict(data["design_md_instance"])
+                    if questions:
+                        inst["questions"] = questions
+                    fh.write(json.dumps(inst, ensure_ascii=False) + "\n")
+                    lines += [f"- `{inst['id']}`: {data['source']}", ""]
+        lines += ["## Generated instances", "", "Written by `python -m generators.make_bundled` "
+                  "(parameters and seeds in `other_domains()` there); the project's licence (MIT).", ""]
+        for name, insts in generated.items():
+            with open(out / name, "w", encoding="utf-8") as fh:
+                for inst in insts:
+                    fh.write(json.dumps(inst, separators=(",", ":")) + "\n")
+            lines.append(f"- `{name}`: {', '.join(i['id'] for i in insts)}")
+        (out / "SOURCES.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reference", type=Path, default=ROOT.parent / "shared" / "data" / "reference")
@@ -104,6 +154,7 @@ def main(argv: list[str] | None = None) -> None:
             else:
                 (inst,) = insts
                 fh.write(json.dumps(inst, separators=(",", ":")) + "\n")
+    write_other_domains(args.reference, args.out.parent)
     print(f"wrote {len(refs)} reference and "
           f"{sum(len(GENERATED[n][3]) for n in GENERATED)} generated instances to {args.out}")
 

@@ -152,7 +152,7 @@ def position(model: PreferenceModel, params: dict) -> Outcome:
     """Position of an item: interval [|up|+1, m − |down|] (all values attained)."""
     C = closure(model, model.agent(params["agent"]))
     x, p = params["item"], params.get("position")
-    lo, hi, m = C.lo(x), C.hi(x), len(C.items)
+    lo, hi = C.lo(x), C.hi(x)
     up, down = C.members(C.up[x]), C.members(C.down[x])
     if p is not None:
         if lo == hi == p:
