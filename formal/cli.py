@@ -153,12 +153,12 @@ def _summary(counts: Counter, skipped: int) -> None:
     from rich.table import Table
     table = Table(title="labels", title_justify="left")
     verdicts = sorted({v for _, v in counts})
-    table.add_column("question")
+    table.add_column("question", no_wrap=True)
     for v in verdicts:
         table.add_column(v, justify="right")
     for q in sorted({q for q, _ in counts}):
         table.add_row(q, *[str(counts.get((q, v), 0)) for v in verdicts])
-    console = Console(stderr=True)
+    console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
     if counts:
         console.print(table)
     if skipped:
