@@ -6,7 +6,7 @@
    batch of compare / position / topk / rank_set / rs queries with the oracle and CP-SAT.
 Prints per-engine seconds and the encoding/oracle time ratio.
 
-Run: ``cd /work/main && /work/venv/bin/python benchmarks/bench_queries.py``
+Run from the repository root: ``python benchmarks/bench_queries.py``
 """
 from __future__ import annotations
 

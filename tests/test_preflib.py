@@ -12,8 +12,9 @@ from formal.instances import read_paths
 from formal.pipeline import label, plan
 from formal.preflib import parse_preflib, preflib_text, read_preflib
 
-DATA = Path("/work/shared/data/preflib")
-REF = Path("/work/shared/data/reference")
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = SHARED / "preflib"
+REF = SHARED / "reference"
 SHIPPED = Path(__file__).resolve().parent.parent / "instances" / "preflib"
 FILES = sorted(p for d in ("soc", "soi", "toc", "toi") for p in (DATA / d).glob(f"*.{d}"))
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import heavy_examples, smti_instances, smti_markets
+from conftest import heavy_examples, smti_markets
 from formal import checker
 from formal.errors import CertificateError
 from formal.tasks.base import Outcome
