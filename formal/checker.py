@@ -27,6 +27,15 @@ QUESTION_CHECKS: dict[tuple[str, str], Callable[..., None]] = {
 }
 
 
+# domain -> question as written (a dict) -> (name, params); other domains ask by name.
+RESOLVE: dict[str, Callable[[Any], tuple[str, Any]]] = {"preference": queries.resolve}
+
+
+def resolve_question(domain: str, asked: Any) -> tuple[str, Any]:
+    """(question name, params) of a question as written in an instance or a label."""
+    return RESOLVE[domain](asked) if domain in RESOLVE else (asked, None)
+
+
 def parse_model(domain: str, data: dict) -> Any:
     """Parse an instance's raw dict into its domain model; InstanceError on bad input."""
     if domain not in DOMAINS:

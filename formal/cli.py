@@ -17,7 +17,6 @@ import click
 from . import checker
 from .errors import CertificateError, Disagreement, InstanceError, Undecided
 from .instances import read_paths
-from .pipeline import audit as run_audit, label as run_label, label_key, plan
 
 
 def _bad_input(e: Exception) -> None:
@@ -44,6 +43,7 @@ def _override(instances, semantics):
 
 def _read_done(out: Path) -> set:
     """Keys of the labels already in OUT; a torn last line (killed run) is dropped atomically."""
+    from .pipeline import label_key
     if not out.exists():
         return set()
     lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -85,6 +85,7 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, disagreem
 
     Prints one JSON label per (instance, question) on stdout, or appends them to OUT.
     """
+    from .pipeline import label as run_label, plan
     try:
         qs = [json.loads(q) if q.lstrip().startswith("{") else q for q in questions] or None
         jobs = plan(_override(read_paths(list(paths)), semantics), qs)
@@ -174,6 +175,7 @@ def _summary(counts: Counter, skipped: int) -> None:
 def audit(instance, question, answer, iid, time_limit):
     """Judge ANSWER (a JSON outcome, or text with an <answer>…</answer> block; {} means
     "none exists") to QUESTION on INSTANCE. Prints a JSON verdict; exit 0 correct, 1 not."""
+    from .pipeline import audit as run_audit, plan
     try:
         q = json.loads(question) if question.lstrip().startswith("{") else question
         job = plan([_one_instance(instance, iid)], [q])[0]
@@ -236,7 +238,6 @@ def check(labels):
     the labels file's folder) and must match the recorded hash. Exit 1 on the first failure.
     """
     from .instances import READERS
-    from .tasks import get_domain
     cache: dict[str, dict] = {}
     models: dict[int, object] = {}     # the last instance's model (labels come grouped)
     n = 0
@@ -263,8 +264,7 @@ def check(labels):
             if id(inst) not in models:
                 models = {id(inst): checker.parse_model(inst.domain, inst.data)}
             model = models[id(inst)]
-            qname, params = get_domain(inst.domain).resolve(lab["question"]) \
-                if get_domain(inst.domain).resolve else (lab["question"], None)
+            qname, params = checker.resolve_question(inst.domain, lab["question"])
             if not lab.get("checked"):
                 raise CertificateError("label is not marked checked")
             checker.check_label(lab, model, qname, params)

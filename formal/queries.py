@@ -917,3 +917,35 @@ def _check_profile(model, question, params, verdict, solution, cert) -> None:
     lose = value_profile(model, "winner", params, profile_from_spec(model, wit.get("lose")))
     if not win or lose:
         raise CertificateError(f"witnesses: {c!r} wins={win} in 'win', wins={lose} in 'lose'")
+
+
+def resolve(q: Any) -> tuple[str, dict]:
+    """A question dict ``{"type": ..., params}`` -> (name, params). InstanceError if bad."""
+    if not isinstance(q, dict) or q.get("type") not in QUESTIONS:
+        raise InstanceError(f"a preference question is an object with 'type' in "
+                            f"{', '.join(QUESTIONS)}", value=q)
+    name = q["type"]
+    p = {k: v for k, v in q.items() if k != "type"}
+    need = {"position": ("agent", "item"), "kth": ("agent", "k"), "compare": ("agent", "items"),
+            "rank_set": ("agent", "items"), "rs": ("agent", "bundles"),
+            "topk": ("agent", "item", "k"), "topk_list": ("agent", "k"),
+            "count": ("items",), "majority": ("items",), "winner": ("rule", "item")}[name]
+    for k in need:
+        if k not in p:
+            raise InstanceError(f"question {name!r} needs {k!r}", value=q)
+    if name in ("compare", "count", "majority"):
+        if not (isinstance(p["items"], list) and len(p["items"]) == 2
+                and p["items"][0] != p["items"][1]):
+            raise InstanceError(f"question {name!r} needs two distinct items", value=p["items"])
+    if name == "rank_set" and not (isinstance(p["items"], list) and p["items"]):
+        raise InstanceError("rank_set needs a non-empty list of items", value=p["items"])
+    if name == "rank_set":
+        p["items"] = list(dict.fromkeys(p["items"]))
+    if name == "rs" and not (isinstance(p["bundles"], list) and len(p["bundles"]) == 2
+                             and all(isinstance(b, list) for b in p["bundles"])):
+        raise InstanceError("rs needs two bundles [[...], [...]]", value=p["bundles"])
+    if name == "rs":
+        p["bundles"] = [list(dict.fromkeys(b)) for b in p["bundles"]]
+    if name == "winner" and p["rule"] not in RULES:
+        raise InstanceError(f"rule must be one of {', '.join(RULES)}", value=p["rule"])
+    return name, p

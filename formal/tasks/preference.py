@@ -35,7 +35,8 @@ import json
 from typing import Any
 
 from ..errors import CertificateError, InstanceError, Undecided
-from ..queries import PROFILE, QUESTIONS, RULES, SINGLE, PreferenceModel, parse_preference_data
+from ..queries import (PROFILE, QUESTIONS, RULES, SINGLE, PreferenceModel, parse_preference_data,
+                       resolve)
 from .base import UNKNOWN, Decision, Domain, Outcome, Question, disagreement
 
 MAX_ENCODING_ITEMS = 40
@@ -65,38 +66,6 @@ def validate(model: PreferenceModel, name: str, params: dict) -> None:
         v = params.get(key)
         if v is not None and not (isinstance(v, int) and 1 <= v <= model.m):
             raise InstanceError(f"{key} must be an integer in 1..{model.m}", value=v)
-
-
-def resolve(q: Any) -> tuple[str, dict]:
-    """A question dict ``{"type": ..., params}`` -> (name, params). InstanceError if bad."""
-    if not isinstance(q, dict) or q.get("type") not in QUESTIONS:
-        raise InstanceError(f"a preference question is an object with 'type' in "
-                            f"{', '.join(QUESTIONS)}", value=q)
-    name = q["type"]
-    p = {k: v for k, v in q.items() if k != "type"}
-    need = {"position": ("agent", "item"), "kth": ("agent", "k"), "compare": ("agent", "items"),
-            "rank_set": ("agent", "items"), "rs": ("agent", "bundles"),
-            "topk": ("agent", "item", "k"), "topk_list": ("agent", "k"),
-            "count": ("items",), "majority": ("items",), "winner": ("rule", "item")}[name]
-    for k in need:
-        if k not in p:
-            raise InstanceError(f"question {name!r} needs {k!r}", value=q)
-    if name in ("compare", "count", "majority"):
-        if not (isinstance(p["items"], list) and len(p["items"]) == 2
-                and p["items"][0] != p["items"][1]):
-            raise InstanceError(f"question {name!r} needs two distinct items", value=p["items"])
-    if name == "rank_set" and not (isinstance(p["items"], list) and p["items"]):
-        raise InstanceError("rank_set needs a non-empty list of items", value=p["items"])
-    if name == "rank_set":
-        p["items"] = list(dict.fromkeys(p["items"]))
-    if name == "rs" and not (isinstance(p["bundles"], list) and len(p["bundles"]) == 2
-                             and all(isinstance(b, list) for b in p["bundles"])):
-        raise InstanceError("rs needs two bundles [[...], [...]]", value=p["bundles"])
-    if name == "rs":
-        p["bundles"] = [list(dict.fromkeys(b)) for b in p["bundles"]]
-    if name == "winner" and p["rule"] not in RULES:
-        raise InstanceError(f"rule must be one of {', '.join(RULES)}", value=p["rule"])
-    return name, p
 
 
 def _oracle(name: str):
