@@ -14,17 +14,9 @@ from typing import Iterator
 import numpy as np
 from prefsampling.ordinal import impartial, mallows
 
+from generators.smti import merge_ties
+
 CULTURES = ("impartial", "mallows")
-
-
-def _ties(order: list[str], tie_prob: float, rng: np.random.Generator) -> list:
-    groups: list[list[str]] = []
-    for i, x in enumerate(order):
-        if i > 0 and tie_prob > 0 and rng.random() < tie_prob:
-            groups[-1].append(x)
-        else:
-            groups.append([x])
-    return [g[0] if len(g) == 1 else g for g in groups]
 
 
 def sample_house_allocation(n_agents: int, n_objects: int | None = None, *, seed: int,
@@ -67,7 +59,7 @@ def sample_house_allocation(n_agents: int, n_objects: int | None = None, *, seed
     for a, perm in zip(agents, orders):
         items = [objects[int(j)] for j in perm]
         items = items[:int(rng.integers(min_len, max_len + 1))]
-        prefs[a] = _ties(items, tie_prob, rng)
+        prefs[a] = merge_ties(items, tie_prob, rng)
     out = {"id": id or f"ha-{culture}-n{n_agents}-m{n_objects}-t{tie_prob}-s{seed}",
            "domain": "house_allocation", "preferences": prefs, "objects": objects}
     if questions is not None:

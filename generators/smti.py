@@ -15,7 +15,7 @@ import numpy as np
 from prefsampling.ordinal import impartial
 
 
-def _ties(order: list[str], tie_prob: float, rng: np.random.Generator) -> list:
+def merge_ties(order: list[str], tie_prob: float, rng: np.random.Generator) -> list:
     """Merge each item into the previous tie with probability ``tie_prob``; DESIGN.md
     encoding (singletons as strings, ties as lists)."""
     groups: list[list[str]] = []
@@ -38,7 +38,7 @@ def _side(names: list[str], others: list[str], tie_prob: float, truncate: bool,
         items = [others[int(j)] for j in perm]
         if truncate:
             items = items[:int(rng.integers(n // 2, n + 1))]
-        out[name] = _ties(items, tie_prob, rng)
+        out[name] = merge_ties(items, tie_prob, rng)
     return out
 
 
