@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import traceback
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -77,8 +78,16 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
         if key not in verified:
             checker.check(inst.domain, job.model, q.name, job.params, verdict, solution, certificate)
             verified.add(key)
-    answers = [run_engine(n, q.engines[n], job.model, job.params, time_limit=time_limit,
-                          seed=seed) for n in names]
+    answers = []
+    for n in names:
+        try:
+            answers.append(run_engine(n, q.engines[n], job.model, job.params,
+                                      time_limit=time_limit, seed=seed))
+        except Exception as e:       # an engine bug: report it loudly, never a label
+            raise Disagreement({"reason": f"engine {n} crashed: {e!r}", "id": inst.id,
+                                "question": job.asked, "source": inst.where,
+                                "instance": inst.data,
+                                "traceback": traceback.format_exc()}) from None
     try:
         decision = q.decide(answers, check)
     except Disagreement as d:

@@ -155,3 +155,29 @@ def test_audit_verdicts():
     assert out["verdict"] == "incorrect" and "witness" in out["violations"][0]
     assert audit(job, "no answer here")["verdict"] == "unparseable"
     assert audit(job, '[["w1", "m2"], ["m1", "w2"]]')["verdict"] == "correct"
+
+
+def test_engine_crash_and_disagreement_are_reported_never_labelled():
+    from dataclasses import replace
+
+    from formal.errors import Disagreement
+    from formal.tasks.base import Outcome
+
+    job = _job(INDIFFERENT, "super_stable")
+
+    def crash(*a, **k):
+        raise RuntimeError("boom")
+
+    def liar(*a, **k):
+        return Outcome("exists", {"m1": "w1", "m2": "w2"}, {"type": "stable_matching"})
+
+    for engine, reason in ((crash, "crashed"), (liar, "disagree")):
+        q = replace(job.question, engines={**job.question.engines, "oracle": engine})
+        with pytest.raises(Disagreement) as e:
+            label(replace(job, question=q), engines=["oracle", "cpsat", "z3"])
+        assert reason in e.value.report["reason"] and e.value.report["instance"] == INDIFFERENT
+    q = replace(job.question, engines={**job.question.engines, "oracle": liar})
+    with pytest.raises(Disagreement) as e:          # a lone wrong witness is caught by the checker
+        label(replace(job, question=q), engines=["oracle"])
+    assert "rejected" in e.value.report["reason"]
+    assert any(a["checker"].startswith("rejected") for a in e.value.report["answers"])
