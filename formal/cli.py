@@ -239,7 +239,7 @@ def check(labels):
     """
     from .instances import READERS
     cache: dict[str, dict] = {}
-    models: dict[int, object] = {}     # the last instance's model (labels come grouped)
+    models: dict[tuple, object] = {}   # the last instance's model (labels come grouped)
     n = 0
     for lineno, line in enumerate(labels.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -259,11 +259,14 @@ def check(labels):
             if inst is None:
                 raise InstanceError("instance not found in its source", file=str(labels),
                                     line=lineno, value=lab["id"])
+            if lab.get("semantics") and inst.data.get("semantics") != lab["semantics"]:
+                inst = _override([inst], lab["semantics"])[0]    # labelled with --semantics
             if inst.sha256 != lab.get("instance_sha256"):
                 raise CertificateError(f"instance {lab['id']} changed since it was labelled")
-            if id(inst) not in models:
-                models = {id(inst): checker.parse_model(inst.domain, inst.data)}
-            model = models[id(inst)]
+            key = (inst.file, inst.line, inst.sha256)
+            if key not in models:
+                models = {key: checker.parse_model(inst.domain, inst.data)}
+            model = models[key]
             qname, params = checker.resolve_question(inst.domain, lab["question"])
             if not lab.get("checked"):
                 raise CertificateError("label is not marked checked")

@@ -51,6 +51,8 @@ def plan(instances: Iterable[Instance], questions: list | None = None) -> list[J
             asked = questions or inst.questions or list(domain.default_questions(model))
             for q in asked:
                 question, params = domain.question(q)
+                if domain.validate is not None:
+                    domain.validate(model, question.name, params)
                 jobs.append(Job(inst, model, question, params, q))
         except InstanceError as e:
             raise e.located(inst.file, inst.line) from None
@@ -97,6 +99,8 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
            "verdict": decision.verdict, "solution": decision.solution,
            "certificate": decision.certificate, "engines": [a.to_json() for a in answers],
            "checked": False, "source": inst.where, "instance_sha256": inst.sha256}
+    if getattr(job.model, "semantics", None):     # the reading of incomplete lists
+        lab["semantics"] = job.model.semantics
     try:
         checker.check_label(lab, job.model, q.name, job.params, verify=check)
     except CertificateError as e:

@@ -170,3 +170,18 @@ def test_classify_candidates(tmp_path):
     assert "invalid" in rows[2]
     bad = write(tmp_path, "bad.json", '{"not": "a list"}')
     assert run("classify", inst, bad).returncode == 2
+
+
+def test_preflib_semantics_override_is_recorded_and_checkable(tmp_path):
+    src = Path(__file__).resolve().parents[1] / "instances" / "preflib" / "00023-00000001.toi"
+    labels = {}
+    for sem in ("unknown", "truncated"):
+        out = tmp_path / f"{sem}.jsonl"
+        r = run("label", src, "--semantics", sem, "-o", out)
+        assert r.returncode == 0, r.stderr
+        labels[sem] = [json.loads(x) for x in out.read_text().splitlines()]
+        assert all(lab["semantics"] == sem and lab["checked"] for lab in labels[sem])
+        assert run("check", out).returncode == 0
+    assert [x["verdict"] for x in labels["unknown"]] != [x["verdict"] for x in labels["truncated"]]
+    r = run("label", src, "-q", '{"type": "winner", "rule": "borda", "item": "Nobody"}')
+    assert r.returncode == 2 and "'Nobody'" in r.stderr and r.stdout == ""

@@ -74,6 +74,8 @@ class Domain:
     ``questions``: name -> Question. ``resolve(q)`` maps a question as written in an
     instance (a name, or a dict with ``type``) to (Question, params); the default takes
     names only. ``default_questions(model)`` lists the questions asked when none are given.
+    ``validate(model, name, params)`` raises InstanceError for parameters the model rejects
+    (an unknown item, say), so bad questions are caught before any engine runs.
     """
 
     name: str
@@ -81,6 +83,7 @@ class Domain:
     questions: Mapping[str, Question]
     default_questions: Callable[[Any], Sequence[Any]]
     resolve: Callable[[Any], tuple[str, Any]] | None = None
+    validate: Callable[[Any, str, Any], None] | None = None
 
     def question(self, q: Any) -> tuple[Question, Any]:
         if self.resolve is not None:

@@ -220,6 +220,6 @@ def _question(name: str) -> Question:
 
 
 DOMAIN = Domain("preference", parse_preference_data, {n: _question(n) for n in QUESTIONS},
-                default_questions, resolve=resolve)
+                default_questions, resolve=resolve, validate=validate)
 
 __all__ = ["DOMAIN", "PROFILE", "SINGLE", "decide", "default_questions", "resolve", "validate"]
