@@ -4,8 +4,21 @@
 or HYPOTHESIS_PROFILE=ci; tests marked ``heavy`` scale their budgets through ``heavy_examples``.
 """
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+# The project's shared data (PrefLib sample, reference instances with published answers):
+# ``shared/data`` beside the checkout, as CI lays it out, or PREFCERT_SHARED_DATA.
+SHARED_DATA = Path(os.environ.get("PREFCERT_SHARED_DATA")
+                   or Path(__file__).resolve().parents[2] / "shared" / "data")
+
+
+def pytest_sessionstart(session):
+    if not (SHARED_DATA / "reference").is_dir() or not (SHARED_DATA / "preflib").is_dir():
+        pytest.exit(f"shared data not found at {SHARED_DATA}: the tests check published answers "
+                    f"from it; set PREFCERT_SHARED_DATA to the shared/data folder", returncode=4)
 
 settings.register_profile("default", deadline=None, max_examples=150,
                           suppress_health_check=[HealthCheck.too_slow])

@@ -7,7 +7,6 @@ import copy
 import itertools
 import json
 from functools import partial
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -20,10 +19,9 @@ from formal.matching import parse_market
 from oracles import allocation as oa
 from prefcert_encodings import allocation as ea
 
-from conftest import smti_instances
+from conftest import SHARED_DATA, smti_instances
 
-REF = (Path(__file__).resolve().parents[2] / "shared" / "data" / "reference"
-       / "ha_pareto_optimal_equals_serial_dictatorship.json")
+REF = SHARED_DATA / "reference" / "ha_pareto_optimal_equals_serial_dictatorship.json"
 ORACLES = {"utilitarian": oa.utilitarian_matching, "egalitarian": oa.egalitarian_matching,
            "rank_maximal": oa.rank_maximal}
 

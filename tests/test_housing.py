@@ -10,10 +10,9 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from conftest import heavy_examples
+from conftest import SHARED_DATA, heavy_examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +28,7 @@ from oracles.housing import (blocking_coalitions, brute_force_cores, refine, str
                              top_trading_cycles)
 from prefcert_encodings.housing import core_cpsat, core_z3, strict_core_milp
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "reference"
+REFERENCE = SHARED_DATA / "reference"
 
 
 # ------------------------------------------------------------------ strategies and helpers

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SHARED_DATA
 from formal.errors import InstanceError
 from formal.instances import read_paths
 from formal.pipeline import label, plan
 from formal.preflib import parse_preflib, preflib_text, read_preflib
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = SHARED_DATA
 DATA = SHARED / "preflib"
 REF = SHARED / "reference"
 SHIPPED = Path(__file__).resolve().parent.parent / "instances" / "preflib"

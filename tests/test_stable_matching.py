@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SHARED_DATA
 from formal.errors import CertificateError, InstanceError
 from formal.instances import from_object
 from formal.matching import blocking_pairs, check_deletion_log, parse_market
@@ -13,7 +14,7 @@ from formal.pipeline import audit, label, plan
 from oracles.stable_matching import (deferred_acceptance, strongly_stable_search,
                                      super_stable_search, weakly_stable_matching)
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "reference"
+REFERENCE = SHARED_DATA / "reference"
 REF_FILES = sorted(glob.glob(str(REFERENCE / "sm*.json")))
 KEYS = {"super": ("super_stable", "super_stable_exists"), "strong": ("strongly_stable", None),
         "weak": ("weakly_stable", None)}

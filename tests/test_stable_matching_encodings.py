@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import heavy_examples, smti_markets
+from conftest import SHARED_DATA, heavy_examples, smti_markets
 from formal import checker
 from formal.errors import CertificateError
 from formal.tasks.base import Outcome
@@ -244,7 +244,7 @@ def test_stats_reported():
 # ------------------------------------------------------------------ reference instances
 
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "reference"
+REFERENCE = SHARED_DATA / "reference"
 BUNDLED = Path(__file__).resolve().parents[1] / "instances" / "stable_matching"
 
 
