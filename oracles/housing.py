@@ -22,7 +22,7 @@ from typing import Mapping, Sequence
 import networkx as nx
 import numpy as np
 from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
 
 from formal.housing import HousingMarket, improvement_arcs, top_choices
 
@@ -167,17 +167,17 @@ def _top_matching(market: HousingMarket, seg: list[str], tops: Mapping[str, list
     if len(seg) == 1:
         a = seg[0]
         return {a: market.endowment[a]}, None
-    b = nx.Graph()
-    left_nodes = [("a", a) for a in seg]
-    b.add_nodes_from(left_nodes)
-    b.add_edges_from((("a", a), ("h", h)) for a in seg for h in tops[a])
-    m = nx.bipartite.hopcroft_karp_matching(b, top_nodes=left_nodes)
-    matched = {a: m[("a", a)][1] for a in seg if ("a", a) in m}
+    # scipy's Hopcroft–Karp on a CSR matrix is deterministic (networkx's iterates sets)
+    col = {market.endowment[a]: j for j, a in enumerate(seg)}
+    rows, cols = zip(*[(i, col[h]) for i, a in enumerate(seg) for h in tops[a]])
+    graph = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(len(seg),) * 2)
+    match = maximum_bipartite_matching(graph, perm_type="column")
+    matched = {a: market.endowment[seg[j]] for a, j in zip(seg, match) if j >= 0}
     free = [a for a in seg if a not in matched]
     if not free:
         return matched, None
     owner_of = {h: a for a, h in matched.items()}   # house -> agent matched to it
-    t, seen_h, stack = {free[0]}, set(), [free[0]]
+    t, seen_h, stack = set(free), set(), list(free)     # the critical set: matching-free
     while stack:
         a = stack.pop()
         for h in tops[a]:
