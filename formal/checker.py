@@ -54,7 +54,12 @@ def check(domain: str, model: Any, question: str, params: Any, verdict: str, sol
             raise CertificateError("engine agreement needs three engines giving the verdict")
         return
     fn = QUESTION_CHECKS.get((domain, question)) or DOMAINS[domain][1]
-    fn(model, question, params, verdict, solution, certificate)
+    try:
+        fn(model, question, params, verdict, solution, certificate)
+    except (CertificateError, InstanceError):
+        raise
+    except (AttributeError, TypeError, KeyError, ValueError, IndexError, RecursionError) as e:
+        raise CertificateError(f"malformed certificate ({e.__class__.__name__}: {e})") from None
 
 
 def check_label(label: dict, model: Any, question: str, params: Any,
@@ -68,10 +73,13 @@ def check_label(label: dict, model: Any, question: str, params: Any,
             raise CertificateError(f"label has no {key!r}")
     cert = label["certificate"]
     if isinstance(cert, dict) and cert.get("type") == "engine_agreement":
-        said = {e["engine"]: e["verdict"] for e in label["engines"]}
-        for name in cert.get("engines", []):
-            if said.get(name) != label["verdict"]:
-                raise CertificateError(f"engine {name} did not answer {label['verdict']!r}")
+        try:
+            said = {e["engine"]: e["verdict"] for e in label["engines"]}
+            for name in cert.get("engines", []):
+                if said.get(name) != label["verdict"]:
+                    raise CertificateError(f"engine {name} did not answer {label['verdict']!r}")
+        except (AttributeError, TypeError, KeyError) as e:
+            raise CertificateError(f"malformed engine record ({e!r})") from None
     if verify is None:
         check(label.get("domain", ""), model, question, params, label["verdict"],
               label.get("solution"), cert)

@@ -41,27 +41,49 @@ def _override(instances, semantics):
     return out
 
 
-def _read_done(out: Path) -> set:
-    """Keys of the labels already in OUT; a torn last line (killed run) is dropped atomically."""
+def _json_option(option: str, value: str):
+    """A question given on the command line: a name, or a JSON object."""
+    if not value.lstrip().startswith("{"):
+        return value
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as e:
+        raise InstanceError(f"{option} is not valid JSON ({e.msg})", value=value) from None
+
+
+def _pending(jobs: list, out: Path) -> list:
+    """The jobs not yet labelled in OUT, for a rerun. A label counts only for the same
+    instance content (hash, which covers --semantics); labels of these jobs made from other
+    content, and a line torn by a kill, are dropped by an atomic rewrite of OUT."""
     from .pipeline import label_key
     if not out.exists():
-        return set()
-    lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
-    good, done = [], set()
+        return jobs
+    try:
+        lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    except (OSError, UnicodeDecodeError) as e:
+        raise InstanceError(f"cannot read the output file to resume ({e.__class__.__name__})",
+                            file=str(out)) from None
+    current = {j.key: j.instance.sha256 for j in jobs}
+    keep, done = [], set()
     for i, line in enumerate(lines, 1):
         try:
             lab = json.loads(line)
-            done.add(label_key(lab["id"], lab["question"]))
-            good.append(line if line.endswith("\n") else line + "\n")
+            key = label_key(lab["id"], lab["question"])
+            sha = lab["instance_sha256"]
         except (json.JSONDecodeError, KeyError, TypeError):
             if i != len(lines):
                 raise InstanceError("not a label line; refusing to overwrite", file=str(out),
                                     line=i, value=line[:40]) from None
-    if len(good) != len(lines) or (lines and not lines[-1].endswith("\n")):
+            continue                                 # torn by a kill
+        if key in current and current[key] != sha:
+            continue                                 # stale: the instance changed
+        done.add(key)
+        keep.append(line if line.endswith("\n") else line + "\n")
+    if keep != lines:
         tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text("".join(good), encoding="utf-8")
+        tmp.write_text("".join(keep), encoding="utf-8")
         os.replace(tmp, out)
-    return done
+    return [j for j in jobs if j.key not in done]
 
 
 @main.command()
@@ -87,9 +109,8 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, disagreem
     """
     from .pipeline import label as run_label, plan
     try:
-        qs = [json.loads(q) if q.lstrip().startswith("{") else q for q in questions] or None
+        qs = [_json_option("--question", q) for q in questions] or None
         jobs = plan(_override(read_paths(list(paths)), semantics), qs)
-        done = _read_done(out) if out else set()
         names = [e.strip() for e in engines.split(",") if e.strip()] if engines else None
         if names is not None:
             known = {e for j in jobs for e in j.question.engines}
@@ -97,9 +118,17 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, disagreem
             if unknown or not names:
                 raise InstanceError(f"unknown engine (known: {', '.join(sorted(known))})",
                                     value=",".join(unknown) or engines)
-    except (InstanceError, json.JSONDecodeError) as e:
+            for j in jobs:
+                if not set(names) & set(j.question.engines):
+                    raise InstanceError(f"none of the requested engines answers "
+                                        f"{j.question.name!r} (its engines: "
+                                        f"{', '.join(j.question.engines)})",
+                                        file=j.instance.file, line=j.instance.line, value=engines)
+        if out is not None and not out.parent.is_dir():
+            raise InstanceError("the output folder does not exist", value=str(out.parent))
+        todo = _pending(jobs, out) if out else jobs
+    except InstanceError as e:
         _bad_input(e)
-    todo = [j for j in jobs if j.key not in done]
     if disagreements is None and out is not None:
         disagreements = out.with_name(out.name + ".disagreements.jsonl")
     sink = out.open("a", encoding="utf-8") if out else sys.stdout
@@ -177,15 +206,14 @@ def audit(instance, question, answer, iid, time_limit):
     "none exists") to QUESTION on INSTANCE. Prints a JSON verdict; exit 0 correct, 1 not."""
     from .pipeline import audit as run_audit, plan
     try:
-        q = json.loads(question) if question.lstrip().startswith("{") else question
-        job = plan([_one_instance(instance, iid)], [q])[0]
+        job = plan([_one_instance(instance, iid)], [_json_option("--question", question)])[0]
         try:
             text = answer.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise InstanceError(f"cannot read the answer ({e.__class__.__name__})",
                                 file=str(answer)) from None
         result = run_audit(job, text, time_limit=time_limit)
-    except (InstanceError, json.JSONDecodeError) as e:
+    except InstanceError as e:
         _bad_input(e)
     click.echo(json.dumps(result, indent=2))
     sys.exit(0 if result["verdict"] == "correct" else 1)
@@ -251,8 +279,8 @@ def check(labels):
             if not path.exists() and (labels.parent / path).exists():
                 path = labels.parent / path
             if str(path) not in cache:
-                if not path.exists():
-                    raise InstanceError("the label's instance file is missing",
+                if not path.is_file() or path.suffix not in READERS:
+                    raise InstanceError("the label's instance file is missing or not an instance file",
                                         file=str(labels), line=lineno, value=src["file"])
                 cache[str(path)] = {(i.id, i.line): i for i in READERS[path.suffix](path)}
             inst = cache[str(path)].get((lab["id"], src.get("line")))
@@ -281,6 +309,8 @@ def check(labels):
                        f"{lab.get('question')} REJECTED: {e}", err=True)
             sys.exit(1)
         n += 1
+    if n == 0:
+        _bad_input(InstanceError("holds no labels", file=str(labels)))
     click.echo(f"{n} label(s) checked: every certificate verified.")
 
 

@@ -69,6 +69,8 @@ def read_json(path: Path) -> list[Instance]:
     except json.JSONDecodeError as e:
         raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=e.lineno,
                             value=_near(text, e.pos)) from None
+    except RecursionError:
+        raise InstanceError("JSON nested too deeply", file=str(path)) from None
     return [from_object(obj, str(path), None, path.stem)]
 
 
@@ -86,7 +88,11 @@ def read_jsonl(path: Path) -> list[Instance]:
         except json.JSONDecodeError as e:
             raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=i,
                                 value=_near(text, e.pos)) from None
+        except RecursionError:
+            raise InstanceError("JSON nested too deeply", file=str(path), line=i) from None
         out.append(from_object(obj, str(path), i, f"{path.stem}-{i}"))
+    if not out:
+        raise InstanceError("file holds no instances", file=str(path))
     return out
 
 

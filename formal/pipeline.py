@@ -49,7 +49,11 @@ def plan(instances: Iterable[Instance], questions: list | None = None) -> list[J
             domain = get_domain(inst.domain)
             model = domain.parse(inst.data)
             asked = questions or inst.questions or list(domain.default_questions(model))
+            seen = set()
             for q in asked:
+                if label_key(inst.id, q) in seen:       # a question asked twice is labelled once
+                    continue
+                seen.add(label_key(inst.id, q))
                 question, params = domain.question(q)
                 if domain.validate is not None:
                     domain.validate(model, question.name, params)

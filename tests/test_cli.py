@@ -185,3 +185,53 @@ def test_preflib_semantics_override_is_recorded_and_checkable(tmp_path):
     assert [x["verdict"] for x in labels["unknown"]] != [x["verdict"] for x in labels["truncated"]]
     r = run("label", src, "-q", '{"type": "winner", "rule": "borda", "item": "Nobody"}')
     assert r.returncode == 2 and "'Nobody'" in r.stderr and r.stdout == ""
+
+
+def test_rerun_relabels_an_edited_instance(tmp_path):
+    src = write(tmp_path, "sm.json", STRICT)
+    out = tmp_path / "out.jsonl"
+    assert run("label", src, "-o", out).returncode == 0
+    edited = json.loads(json.dumps(STRICT))
+    edited["preferences"]["A"]["m1"] = ["w2", "w1"]
+    write(tmp_path, "sm.json", edited)
+    r = run("label", src, "-o", out)
+    assert r.returncode == 0 and "skipped" not in r.stderr
+    assert len(out.read_text().splitlines()) == 3
+    assert run("check", out).returncode == 0
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--engines", "z3"], "none of the requested engines"),
+    (["-q", "{bad"], "--question is not valid JSON"),
+    (["-o", "/nonexistent-folder/x.jsonl"], "output folder does not exist"),
+])
+def test_option_errors_before_any_output(tmp_path, args, needle):
+    sm = write(tmp_path, "a.json", STRICT)
+    ha = write(tmp_path, "b.json", {"id": "ha", "domain": "house_allocation",
+                                    "preferences": {"a1": ["h1"]}})
+    r = run("label", sm, ha, *args)
+    assert r.returncode == 2 and needle in r.stderr and r.stdout == ""
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("content, needle", [
+    ("\n\n", "holds no instances"),
+    ("[" * 100000 + "]" * 100000, "nested too deeply"),
+])
+def test_empty_and_deep_inputs(tmp_path, content, needle):
+    src = write(tmp_path, "x.jsonl", content)
+    r = run("label", src, "-o", tmp_path / "o.jsonl")
+    assert r.returncode == 2 and needle in r.stderr and not (tmp_path / "o.jsonl").exists()
+
+
+def test_check_malformed_certificate_is_rejected_not_crashed(tmp_path):
+    src = write(tmp_path, "i.json", INDIFFERENT)
+    out = tmp_path / "out.jsonl"
+    assert run("label", src, "-o", out, "-q", "super_stable").returncode == 0
+    lab = json.loads(out.read_text())
+    lab["certificate"]["steps"][0][1] = []
+    write(tmp_path, "bad.jsonl", json.dumps(lab) + "\n")
+    r = run("check", tmp_path / "bad.jsonl")
+    assert r.returncode == 1 and "REJECTED" in r.stderr and "Traceback" not in r.stderr
+    write(tmp_path, "empty.jsonl", "")
+    assert run("check", tmp_path / "empty.jsonl").returncode == 2
