@@ -138,7 +138,7 @@ def _audit(question: str):
         for c in found[:MAX_LISTED]:
             check_blocking_coalition(market, x, notion, c["coalition"], c["reallocation"])
             violations.append({"type": "blocking_coalition", "notion": notion, **c})
-        count = f"{len(found)}" if res.complete else f"at least {len(found)} (search capped)"
+        count = f"{len(found)}" if res.complete else f"At least {len(found)} (search capped)"
         shown = "; ".join(_show(c) for c in found[:MAX_SHOWN])
         how = "all strictly better off" if notion == "weak" else \
             "none worse off and someone strictly better off"
