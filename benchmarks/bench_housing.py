@@ -15,8 +15,12 @@ import argparse
 import statistics
 import time
 
-from formal.housing import (blocking_cycle, check_certificate, check_segmentation,
-                            parse_housing_market)
+from formal.housing import (
+    blocking_cycle,
+    check_certificate,
+    check_segmentation,
+    parse_housing_market,
+)
 from formal.instances import from_object
 from formal.pipeline import label, plan
 from generators.housing import sample_housing_market

@@ -30,7 +30,8 @@ import argparse
 import sys
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from formal.matching import blocking_pairs, parse_market
 from generators.smti import sample_smti
@@ -66,7 +67,7 @@ def _child(conn, fn, args):
         t0 = time.perf_counter()
         out = fn(*args)
         conn.send(("ok", time.perf_counter() - t0, out))
-    except BaseException as e:                                  # noqa: BLE001
+    except BaseException as e:
         conn.send(("err", 0.0, f"{type(e).__name__}: {e}"))
     conn.close()
 
@@ -173,7 +174,7 @@ def row(n, task, ours_name, ours_s, peer_name, peer_s, agree, note="", peer_boun
         ratio = f"{ours_s / peer_s:8.3f}"
     else:
         ratio = "     n/a"
-    fmt = lambda s: f"{s:9.4f}" if s == s else "      n/a"   # noqa: E731  (nan -> n/a)
+    fmt = lambda s: f"{s:9.4f}" if s == s else "      n/a"
     print(f"{n:>5} {task:<13} {ours_name:<26} {fmt(ours_s)} {peer_name:<30} {fmt(peer_s)} "
           f"{ratio} {agree:<6} {note}", flush=True)
 
@@ -195,7 +196,7 @@ def bench_oracles(sizes: list[int], repeat: int, seed: int, peer_timeout: float)
             agree, note = str(peer == ours), ""
         except PeerTimeout:
             t_peer, agree, note = float("nan"), "-", f"peer timed out (> {peer_timeout:g} s)"
-        except Exception as e:                                  # noqa: BLE001
+        except Exception as e:
             t_peer, agree, note = float("nan"), "-", f"peer failed: {type(e).__name__}"
         row(n, "DA", "deferred_acceptance", t_ours, "matching.StableMarriage", t_peer, agree, note,
             peer_timeout if "timed out" in note else None)
@@ -212,7 +213,7 @@ def bench_oracles(sizes: list[int], repeat: int, seed: int, peer_timeout: float)
             except PeerTimeout:
                 t_peer, agree = float("nan"), "-"
                 note = f"ours {verdict(ours)}; algmatch timed out (> {peer_timeout:g} s)"
-            except Exception as e:                              # noqa: BLE001
+            except Exception as e:
                 t_peer, agree, note = float("nan"), "-", f"peer failed: {type(e).__name__}: {e}"
             row(n, notion, f"{ORACLE[notion].__name__}", t_ours,
                 f"algmatch SMT {notion}", t_peer, agree, note,
@@ -220,7 +221,10 @@ def bench_oracles(sizes: list[int], repeat: int, seed: int, peer_timeout: float)
 
 
 def bench_encodings(sizes: list[int], time_limit: float, seed: int) -> None:
-    from prefcert_encodings.stable_matching import cpsat_stable_matching, z3_stable_matching
+    from prefcert_encodings.stable_matching import (
+        cpsat_stable_matching,
+        z3_stable_matching,
+    )
     for n in sizes:
         tied = sample_smti(n, tie_prob=0.2, seed=seed + n, id=f"ties-{n}")
         market = parse_market(tied)
@@ -237,7 +241,7 @@ def bench_encodings(sizes: list[int], time_limit: float, seed: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="Time prefcert's stable-matching engines against peers.")
-    ints = lambda s: [int(x) for x in s.split(",") if x]     # noqa: E731
+    ints = lambda s: [int(x) for x in s.split(",") if x]
     ap.add_argument("--sizes", type=ints, default=[100, 300, 1000],
                     help="n a side for DA / super / strong vs peers (default 100,300,1000)")
     ap.add_argument("--encoding-sizes", type=ints, default=[30, 100, 300],

@@ -23,7 +23,7 @@ Each entry point has the engine shape ``(…, *, time_limit, seed) -> Outcome``:
 from __future__ import annotations
 
 import time
-from typing import Mapping
+from collections.abc import Mapping
 
 from formal import allocation as fa
 from formal.allocation import HouseAllocation, WelfareGraph

@@ -11,13 +11,12 @@ Every solve has a time limit and a fixed seed, one worker; a timeout gives ``unk
 from __future__ import annotations
 
 import itertools
-from typing import Callable
+from collections.abc import Callable
 
 from ortools.sat.python import cp_model
 
 from formal.queries import PreferenceModel
 from formal.tasks.base import UNKNOWN, Outcome
-
 
 MAX_AGGREGATED_VARS = 4000
 

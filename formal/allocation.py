@@ -53,8 +53,9 @@ for reachability and shortest paths only.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import networkx as nx
 

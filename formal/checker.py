@@ -5,7 +5,8 @@ and certificate check live in its ``formal`` topic module.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import allocation, housing, matching, queries
 from .errors import CertificateError, InstanceError

@@ -107,7 +107,8 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, disagreem
 
     Prints one JSON label per (instance, question) on stdout, or appends them to OUT.
     """
-    from .pipeline import label as run_label, plan
+    from .pipeline import label as run_label
+    from .pipeline import plan
     try:
         qs = [_json_option("--question", q) for q in questions] or None
         jobs = plan(_override(read_paths(list(paths)), semantics), qs)
@@ -204,7 +205,8 @@ def _summary(counts: Counter, skipped: int) -> None:
 def audit(instance, question, answer, iid, time_limit):
     """Judge ANSWER (a JSON outcome, or text with an <answer>…</answer> block; {} means
     "none exists") to QUESTION on INSTANCE. Prints a JSON verdict; exit 0 correct, 1 not."""
-    from .pipeline import audit as run_audit, plan
+    from .pipeline import audit as run_audit
+    from .pipeline import plan
     try:
         job = plan([_one_instance(instance, iid)], [_json_option("--question", question)])[0]
         try:

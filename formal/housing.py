@@ -27,8 +27,9 @@ graph routines for strongly connected components; networkx for small digraphs).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np

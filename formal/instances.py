@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import InstanceError
 
@@ -101,7 +102,10 @@ def _near(text: str, pos: int) -> str:
 
 
 READERS: dict[str, Callable[[Path], list[Instance]]] = {".json": read_json, ".jsonl": read_jsonl}
-from .preflib import SUFFIXES as _PREFLIB, read_preflib; READERS.update(dict.fromkeys(_PREFLIB, read_preflib))  # noqa: E402,E702
+# PrefLib files; imported last because formal.preflib builds its Instances with from_object
+from .preflib import SUFFIXES as _PREFLIB, read_preflib  # noqa: E402
+
+READERS.update(dict.fromkeys(_PREFLIB, read_preflib))
 
 
 def read_paths(paths: list[str]) -> list[Instance]:

@@ -11,8 +11,8 @@ Trusted: imports no solver and nothing from ``oracles`` or ``encodings``.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping
 
 from .errors import CertificateError, InstanceError
 from .preferences import WeakOrder, parse_weak_order

@@ -6,8 +6,8 @@ Ranks are 1-based: the rank of an item is the index of its tie group.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
 from .errors import InstanceError
 

@@ -44,8 +44,9 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 import networkx as nx
 
@@ -589,7 +590,7 @@ def copeland_pair_range(model: PreferenceModel, a: str, b: str) -> tuple[int, in
     """(min, max) over completions of a's Copeland contribution against b (−1, 0 or +1)."""
     lo, hi = count_bounds(model, a, b)
     v = model.voters
-    sign = lambda n: (2 * n > v) - (2 * n < v)   # noqa: E731
+    sign = lambda n: (2 * n > v) - (2 * n < v)
     return sign(lo), sign(hi)
 
 

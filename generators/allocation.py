@@ -9,7 +9,7 @@ adjacent items", as in the SMTI generators of Gent & Prosser 2002).
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 from prefsampling.ordinal import impartial, mallows

@@ -15,7 +15,7 @@ algorithm with exact Python-int weights, Galil 1986).
 from __future__ import annotations
 
 import itertools
-from typing import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import networkx as nx
 import numpy as np
@@ -25,7 +25,6 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from formal import allocation as fa
 from formal.allocation import HouseAllocation, WelfareGraph
-
 
 # --------------------------------------------------------------------------------------
 # matchings

@@ -12,7 +12,7 @@ acceptable partner.
 from __future__ import annotations
 
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 from formal.matching import NOTIONS, Market
 from formal.tasks.base import Outcome

@@ -16,8 +16,8 @@ Not trusted: every answer is verified by :mod:`formal.housing`. The model type c
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import networkx as nx
 import numpy as np

@@ -10,7 +10,7 @@ from collections import deque
 
 import networkx as nx
 
-from formal.matching import NOTIONS, Market, blocking_pairs  # noqa: F401  (re-exported)
+from formal.matching import NOTIONS, Market, blocking_pairs
 
 
 def deferred_acceptance(market: Market, proposing: str = "A") -> dict[str, str]:

@@ -36,7 +36,7 @@ def heavy_examples(local: int, ci: int) -> int:
 
 # --- SMTI strategies (shared by the stable-matching property tests) -----------------------
 
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import strategies as st
 
 
 @st.composite

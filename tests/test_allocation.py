@@ -9,17 +9,16 @@ import json
 from functools import partial
 
 import pytest
+from conftest import SHARED_DATA, smti_instances
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from prefcert_encodings import allocation as ea
 
 from formal import allocation as fa
 from formal import checker
 from formal.errors import CertificateError, InstanceError
 from formal.matching import parse_market
 from oracles import allocation as oa
-from prefcert_encodings import allocation as ea
-
-from conftest import SHARED_DATA, smti_instances
 
 REF = SHARED_DATA / "reference" / "ha_pareto_optimal_equals_serial_dictatorship.json"
 ORACLES = {"utilitarian": oa.utilitarian_matching, "egalitarian": oa.egalitarian_matching,

@@ -15,18 +15,34 @@ import pytest
 from conftest import SHARED_DATA, heavy_examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from prefcert_encodings.housing import core_cpsat, core_z3, strict_core_milp
 
 from formal import checker
 from formal.errors import CertificateError, InstanceError
-from formal.housing import (as_allocation, blocking_cycle, check_blocking_coalition,
-                            check_certificate, check_potentials, check_refutation,
-                            check_segmentation, classify, in_strict_core, in_weak_core,
-                            ir_violators, is_individually_rational, is_pareto_optimal,
-                            parse_housing_market)
+from formal.housing import (
+    as_allocation,
+    blocking_cycle,
+    check_blocking_coalition,
+    check_certificate,
+    check_potentials,
+    check_refutation,
+    check_segmentation,
+    classify,
+    in_strict_core,
+    in_weak_core,
+    ir_violators,
+    is_individually_rational,
+    is_pareto_optimal,
+    parse_housing_market,
+)
 from generators.housing import sample_housing_market
-from oracles.housing import (blocking_coalitions, brute_force_cores, refine, strict_core,
-                             top_trading_cycles)
-from prefcert_encodings.housing import core_cpsat, core_z3, strict_core_milp
+from oracles.housing import (
+    blocking_coalitions,
+    brute_force_cores,
+    refine,
+    strict_core,
+    top_trading_cycles,
+)
 
 REFERENCE = SHARED_DATA / "reference"
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED_DATA
+
 from formal.errors import InstanceError
 from formal.instances import read_paths
 from formal.pipeline import label, plan

@@ -13,16 +13,24 @@ import json
 import os
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from prefcert_encodings.queries import cpsat_query, cpsat_winner_aggregated
 
 from formal.errors import CertificateError, InstanceError
 from formal.instances import from_object
 from formal.pipeline import label, plan
-from formal.queries import (PROFILE, SINGLE, parse_preference_data, check_certificate,
-                            value_profile, value_single)
+from formal.queries import (
+    PROFILE,
+    SINGLE,
+    check_certificate,
+    parse_preference_data,
+    value_profile,
+    value_single,
+)
 from formal.tasks.preference import resolve
-from oracles import queries as oq, voting as ov
-from prefcert_encodings.queries import cpsat_query, cpsat_winner_aggregated
+from oracles import queries as oq
+from oracles import voting as ov
 
 SETTINGS = dict(max_examples=int(os.environ.get("PREFCERT_EXAMPLES", 120)), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

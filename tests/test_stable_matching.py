@@ -5,14 +5,18 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED_DATA
+
 from formal.errors import CertificateError, InstanceError
 from formal.instances import from_object
 from formal.matching import blocking_pairs, check_deletion_log, parse_market
 from formal.pipeline import audit, label, plan
-from oracles.stable_matching import (deferred_acceptance, strongly_stable_search,
-                                     super_stable_search, weakly_stable_matching)
+from oracles.stable_matching import (
+    deferred_acceptance,
+    strongly_stable_search,
+    super_stable_search,
+    weakly_stable_matching,
+)
 
 REFERENCE = SHARED_DATA / "reference"
 REF_FILES = sorted(glob.glob(str(REFERENCE / "sm*.json")))

@@ -11,19 +11,27 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_DATA, heavy_examples, smti_markets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from prefcert_encodings.stable_matching import (
+    build_cpsat_model,
+    build_z3_model,
+    cpsat_stable_matching,
+    z3_stable_matching,
+)
 
-from conftest import SHARED_DATA, heavy_examples, smti_markets
 from formal import checker
 from formal.errors import CertificateError
-from formal.tasks.base import Outcome
 from formal.matching import NOTIONS, QUESTIONS, blocking_pairs, parse_market
+from formal.tasks.base import Outcome
 from generators.smti import sample_smti
 from oracles import stable_matching as orc
-from oracles.enumeration import all_matchings, brute_force_stable_matching, stable_matchings
-from prefcert_encodings.stable_matching import (build_cpsat_model, build_z3_model,
-                                                cpsat_stable_matching, z3_stable_matching)
+from oracles.enumeration import (
+    all_matchings,
+    brute_force_stable_matching,
+    stable_matchings,
+)
 
 QUESTION = {notion: q for q, notion in QUESTIONS.items()}
 LIMIT = 20.0                      # seconds per solver call; tiny models finish in ms

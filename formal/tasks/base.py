@@ -8,8 +8,9 @@ A *question* names its engines, how their answers become one verdict with a cert
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from ..errors import CertificateError, Disagreement, InstanceError, Undecided
 

@@ -18,14 +18,23 @@ welfare notions, report the gap to the optimum.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from oracles import allocation as orc
 
 from .. import allocation as fa
 from ..errors import CertificateError
-from .base import (UNKNOWN, Decision, Domain, Outcome, Question, Undecided, decide_existence,
-                   disagreement)
+from .base import (
+    UNKNOWN,
+    Decision,
+    Domain,
+    Outcome,
+    Question,
+    Undecided,
+    decide_existence,
+    disagreement,
+)
 
 MAX_ENCODING_AGENTS = 150     # CP-SAT / MILP engines up to this many agents (a side)
 MAX_CPSAT_RANK_MAXIMAL = 60   # lexicographic CP-SAT: one solve per rank, slow beyond this

@@ -16,8 +16,15 @@ from typing import Any
 from oracles import housing as orc
 
 from ..errors import CertificateError
-from ..housing import (CORE_NOTION, HousingMarket, as_allocation, blocking_cycle,
-                       check_blocking_coalition, check_segmentation, parse_housing_market)
+from ..housing import (
+    CORE_NOTION,
+    HousingMarket,
+    as_allocation,
+    blocking_cycle,
+    check_blocking_coalition,
+    check_segmentation,
+    parse_housing_market,
+)
 from .base import Domain, Outcome, Question, decide_existence
 
 MAX_ENCODING_AGENTS = 100     # larger markets use the oracle and the checker alone

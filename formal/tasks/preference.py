@@ -35,8 +35,15 @@ import json
 from typing import Any
 
 from ..errors import CertificateError, InstanceError, Undecided
-from ..queries import (PROFILE, QUESTIONS, RULES, SINGLE, PreferenceModel, parse_preference_data,
-                       resolve)
+from ..queries import (
+    PROFILE,
+    QUESTIONS,
+    RULES,
+    SINGLE,
+    PreferenceModel,
+    parse_preference_data,
+    resolve,
+)
 from .base import UNKNOWN, Decision, Domain, Outcome, Question, disagreement
 
 MAX_ENCODING_ITEMS = 40
@@ -70,7 +77,8 @@ def validate(model: PreferenceModel, name: str, params: dict) -> None:
 
 def _oracle(name: str):
     def run(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
-        from oracles import queries as oq, voting as ov
+        from oracles import queries as oq
+        from oracles import voting as ov
         validate(model, name, params)
         if name == "winner":
             return ov.winner(model, params, time_limit=time_limit)
