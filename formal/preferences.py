@@ -6,7 +6,7 @@ Ranks are 1-based: the rank of an item is the index of its tie group.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .errors import InstanceError
@@ -57,10 +57,6 @@ class WeakOrder:
         """The DESIGN.md encoding: singletons as strings, ties as nested lists."""
         return [t[0] if len(t) == 1 else list(t) for t in self.ties]
 
-    @classmethod
-    def from_ties(cls, ties: Iterable[Iterable[str]]) -> "WeakOrder":
-        return cls(tuple(tuple(t) for t in ties))
-
 
 def parse_weak_order(raw: object, *, agent: str | None = None,
                      known: Iterable[str] | None = None) -> WeakOrder:
@@ -92,19 +88,3 @@ def parse_weak_order(raw: object, *, agent: str | None = None,
             seen.add(x)
         ties.append(tuple(group))
     return WeakOrder(tuple(ties))
-
-
-def parse_profile(raw: object, *, what: str, known: Iterable[str] | None = None
-                  ) -> dict[str, WeakOrder]:
-    """Parse ``{agent: list}`` into ``{agent: WeakOrder}``; errors as :func:`parse_weak_order`."""
-    if not isinstance(raw, dict):
-        raise InstanceError(f"{what} must be a JSON object mapping agents to lists", value=raw)
-    known = list(known) if known is not None else None
-    return {a: parse_weak_order(lst, agent=a, known=known) for a, lst in raw.items()}
-
-
-def tie_break(order: WeakOrder, key: Sequence[str] | None = None) -> WeakOrder:
-    """Refine ties into a strict order: within a tie, by position in ``key`` (default: name)."""
-    pos = {x: i for i, x in enumerate(key)} if key is not None else None
-    sort = (lambda t: sorted(t, key=pos.__getitem__)) if pos else sorted
-    return WeakOrder(tuple((x,) for t in order.ties for x in sort(t)))

@@ -12,6 +12,10 @@ import networkx as nx
 
 from formal.matching import NOTIONS, Market, blocking_pairs
 
+__all__ = ["NOTIONS", "blocking_pairs", "deferred_acceptance", "strongly_stable_matching",
+           "strongly_stable_search", "super_stable_matching", "super_stable_search",
+           "weakly_stable_matching"]
+
 
 def deferred_acceptance(market: Market, proposing: str = "A") -> dict[str, str]:
     """Gale–Shapley deferred acceptance on strict, possibly incomplete lists.
