@@ -25,6 +25,7 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from formal import allocation as fa
 from formal.allocation import HouseAllocation, WelfareGraph
+from oracles.enumeration import matchings_of
 
 # --------------------------------------------------------------------------------------
 # matchings
@@ -386,25 +387,7 @@ def max_cardinality_pareto_optimal_weighted(model: HouseAllocation) -> dict[str,
 
 def all_matchings(g: WelfareGraph) -> Iterator[dict[str, str]]:
     """Every matching of ``g`` (the empty one included), as fresh dicts. Exponential."""
-    left = list(g.left)
-    used: set[str] = set()
-    cur: dict[str, str] = {}
-
-    def rec(i):
-        if i == len(left):
-            yield dict(cur)
-            return
-        x = left[i]
-        for y in g.adj[x]:
-            if y not in used:
-                used.add(y)
-                cur[x] = y
-                yield from rec(i + 1)
-                del cur[x]
-                used.discard(y)
-        yield from rec(i + 1)
-
-    yield from rec(0)
+    return matchings_of({x: list(g.adj[x]) for x in g.left})
 
 
 def brute_force_pareto_optimal(model: HouseAllocation) -> list[dict[str, str]]:

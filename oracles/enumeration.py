@@ -12,7 +12,7 @@ acceptable partner.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 
 from formal.matching import NOTIONS, Market
 from formal.tasks.base import Outcome
@@ -33,8 +33,14 @@ def all_matchings(market: Market) -> Iterator[dict[str, str]]:
     the acceptability graph (Σ_k C(n,k)² k! for a complete n×n market). O(1) amortised per
     matching beyond its size.
     """
-    men = list(market.pa)
-    lists = [market.pa[a].items for a in men]
+    return matchings_of({a: o.items for a, o in market.pa.items()})
+
+
+def matchings_of(adjacency: Mapping[str, Sequence[str]]) -> Iterator[dict[str, str]]:
+    """Every matching of a bipartite graph given as left vertex -> right neighbours, as
+    fresh dicts left -> right, in the order described at :func:`all_matchings`."""
+    men = list(adjacency)
+    lists = [adjacency[a] for a in men]
     used: set[str] = set()
     current: dict[str, str] = {}
 
