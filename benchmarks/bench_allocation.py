@@ -22,13 +22,13 @@ from __future__ import annotations
 import sys
 import time
 
-from prefcert_encodings import allocation as ea
+from prefcert.encodings import allocation as ea
 
-from formal import allocation as fa
-from formal.matching import parse_market
-from generators.allocation import sample_house_allocation
-from generators.smti import sample_smti
-from oracles import allocation as oa
+from prefcert.formal import allocation as fa
+from prefcert.formal.matching import parse_market
+from prefcert.generators.allocation import sample_house_allocation
+from prefcert.generators.smti import sample_smti
+from prefcert.oracles import allocation as oa
 
 
 def timed(fn, *a, **k):

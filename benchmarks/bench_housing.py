@@ -15,16 +15,16 @@ import argparse
 import statistics
 import time
 
-from formal.housing import (
+from prefcert.formal.housing import (
     blocking_cycle,
     check_certificate,
     check_segmentation,
     parse_housing_market,
 )
-from formal.instances import from_object
-from formal.pipeline import label, plan
-from generators.housing import sample_housing_market
-from oracles.housing import strict_core, top_trading_cycles
+from prefcert.formal.instances import from_object
+from prefcert.pipeline import label, plan
+from prefcert.generators.housing import sample_housing_market
+from prefcert.oracles.housing import strict_core, top_trading_cycles
 
 TIE_PROB = 0.3
 
@@ -71,7 +71,7 @@ def combinatorial(sizes, tie_prob: float) -> None:
 
 
 def encodings(sizes, time_limit: float) -> None:
-    from prefcert_encodings.housing import core_cpsat, core_z3, strict_core_milp
+    from prefcert.encodings.housing import core_cpsat, core_z3, strict_core_milp
     print(f"\n== encodings (time limit {time_limit:.0f} s each, seed 0; 'unknown' = timeout) ==")
     print(f"{'n':>5} {'ties':>5} {'QW':>9} {'engine':>14} {'answer':>11} {'seconds':>9}")
     for n in sizes:

@@ -15,13 +15,13 @@ import sys
 import time
 from pathlib import Path
 
-from prefcert_encodings.queries import cpsat_query
+from prefcert.encodings.queries import cpsat_query
 
-from formal.pipeline import label, plan
-from formal.preflib import read_preflib
-from formal.queries import check_certificate, parse_preference_data
-from formal.tasks.preference import resolve
-from oracles import queries as oq
+from prefcert.pipeline import label, plan
+from prefcert.formal.preflib import read_preflib
+from prefcert.formal.queries import check_certificate, parse_preference_data
+from prefcert.domains.preference import resolve
+from prefcert.oracles import queries as oq
 
 ROOT = Path(__file__).resolve().parent.parent
 TIME_LIMIT = 30.0

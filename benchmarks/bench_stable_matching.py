@@ -16,7 +16,7 @@ input construction is included; peers run in a forked child process, stopped aft
   ``strongly_stable_matching`` against ``algmatch``'s
   ``StableMarriageProblemWithTies(dictionary=..., stability_type="super"|"strong")
   .get_stable_matching()`` on complete lists with ties (p = 0.2);
-- ``cpsat:<notion>`` / ``z3:<notion>``: our encodings (``prefcert_encodings``) on the same
+- ``cpsat:<notion>`` / ``z3:<notion>``: our encodings (``prefcert.encodings``) on the same
   kind of instance at the encoding sizes, against our own oracle for that notion
   (the "peer" column is then the oracle), run once each (a call takes seconds).
 
@@ -33,9 +33,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from formal.matching import blocking_pairs, parse_market
-from generators.smti import sample_smti
-from oracles import stable_matching as orc
+from prefcert.formal.matching import blocking_pairs, parse_market
+from prefcert.generators.smti import sample_smti
+from prefcert.oracles import stable_matching as orc
 
 ORACLE = {"weak": orc.weakly_stable_matching, "strong": orc.strongly_stable_matching,
           "super": orc.super_stable_matching}
@@ -221,7 +221,7 @@ def bench_oracles(sizes: list[int], repeat: int, seed: int, peer_timeout: float)
 
 
 def bench_encodings(sizes: list[int], time_limit: float, seed: int) -> None:
-    from prefcert_encodings.stable_matching import (
+    from prefcert.encodings.stable_matching import (
         cpsat_stable_matching,
         z3_stable_matching,
     )

@@ -25,9 +25,9 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from formal import allocation as fa
-from formal.allocation import HouseAllocation, WelfareGraph
-from formal.tasks.base import Outcome
+from ..formal import allocation as fa
+from ..formal.allocation import HouseAllocation, WelfareGraph
+from ..formal.outcome import Outcome
 
 
 class _Staged:

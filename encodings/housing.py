@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from formal.housing import HousingMarket
+from ..formal.housing import HousingMarket
 
 
 @dataclass(frozen=True)

@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import time
 
-from formal.matching import NOTIONS, Market
-from formal.tasks.base import Outcome
+from ..formal.matching import NOTIONS, Market
+from ..formal.outcome import Outcome
 
 FORMS = ("ladder", "rows")
 

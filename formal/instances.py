@@ -1,7 +1,7 @@
 """Reading instances: JSON files (one instance), JSONL files (one per line), folders.
 
-Every error is an :class:`InstanceError` naming the file, the line and the value. Other
-file kinds (PrefLib) plug in through ``READERS``: suffix -> function(path) -> list[Instance].
+Every error is an :class:`InstanceError` naming the file, the line and the value. PrefLib
+files are read by :mod:`formal.preflib`; :func:`readers` maps each suffix to its reader.
 """
 from __future__ import annotations
 
@@ -101,29 +101,38 @@ def _near(text: str, pos: int) -> str:
     return text[max(0, pos - 20):pos + 20]
 
 
-READERS: dict[str, Callable[[Path], list[Instance]]] = {".json": read_json, ".jsonl": read_jsonl}
-# PrefLib files; imported last because formal.preflib builds its Instances with from_object
-from .preflib import SUFFIXES as _PREFLIB, read_preflib  # noqa: E402
+def readers() -> dict[str, Callable[[Path], list[Instance]]]:
+    """File suffix -> reader (path -> list of Instance): JSON, JSONL and the PrefLib suffixes."""
+    from .preflib import SUFFIXES, read_preflib     # preflib builds its Instances here
+    return {".json": read_json, ".jsonl": read_jsonl, **dict.fromkeys(SUFFIXES, read_preflib)}
 
-READERS.update(dict.fromkeys(_PREFLIB, read_preflib))
+
+def read_file(path: Path) -> list[Instance]:
+    """The instances of one file, by its suffix (see :func:`readers`)."""
+    table = readers()
+    if path.suffix not in table:
+        raise InstanceError(f"unsupported file type (known: {', '.join(sorted(table))})",
+                            file=str(path), value=path.suffix)
+    return table[path.suffix](path)
 
 
 def read_paths(paths: list[str]) -> list[Instance]:
-    """Read instance files and folders (recursively, sorted, by suffix in ``READERS``).
+    """Read instance files and folders (recursively, sorted, by suffix, see :func:`readers`).
 
     Raises :class:`InstanceError` for a missing path, an unreadable file, a duplicate id, or
     a malformed instance. O(total input size).
     """
     files: list[Path] = []
+    known = readers()
     for p in map(Path, paths):
         if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in READERS)
+            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in known)
             if not found:
                 raise InstanceError("folder holds no instance files", file=str(p))
             files.extend(found)
         elif p.is_file():
-            if p.suffix not in READERS:
-                raise InstanceError(f"unsupported file type (known: {', '.join(sorted(READERS))})",
+            if p.suffix not in known:
+                raise InstanceError(f"unsupported file type (known: {', '.join(sorted(known))})",
                                     file=str(p), value=p.suffix)
             files.append(p)
         else:
@@ -131,7 +140,7 @@ def read_paths(paths: list[str]) -> list[Instance]:
     instances: list[Instance] = []
     seen: dict[str, Instance] = {}
     for f in files:
-        for inst in READERS[f.suffix](f):
+        for inst in read_file(f):
             if inst.id in seen:
                 other = seen[inst.id]
                 raise InstanceError(f"duplicate instance id (also in {other.file})",

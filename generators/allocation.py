@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import numpy as np
 from prefsampling.ordinal import impartial, mallows
 
-from generators.smti import merge_ties
+from .smti import merge_ties
 
 CULTURES = ("impartial", "mallows")
 

@@ -23,9 +23,9 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from formal import allocation as fa
-from formal.allocation import HouseAllocation, WelfareGraph
-from oracles.enumeration import matchings_of
+from ..formal import allocation as fa
+from ..formal.allocation import HouseAllocation, WelfareGraph
+from .enumeration import matchings_of
 
 # --------------------------------------------------------------------------------------
 # matchings

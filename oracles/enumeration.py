@@ -14,8 +14,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping, Sequence
 
-from formal.matching import NOTIONS, Market
-from formal.tasks.base import Outcome
+from ..formal.matching import NOTIONS, Market
+from ..formal.outcome import Outcome
 
 _SINGLE = float("inf")  # the rank of "unmatched"
 

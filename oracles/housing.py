@@ -24,7 +24,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
 
-from formal.housing import HousingMarket, improvement_arcs, top_choices
+from ..formal.housing import HousingMarket, improvement_arcs, top_choices
 
 BRUTE_FORCE_MAX_AGENTS = 8
 

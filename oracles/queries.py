@@ -3,7 +3,7 @@
 Every query is answered through the transitive closure of the agent's datum (networkx
 topological order; reachability sets as Python int bitsets) and, for the responsive-set
 comparison, a bipartite matching (networkx Hopcroft–Karp) with Hall's condition. Each
-returns an :class:`~formal.tasks.base.Outcome` whose certificate the checker in
+returns an :class:`~prefcert.formal.outcome.Outcome` whose certificate the checker in
 :mod:`formal.queries` verifies. Sources: Konczak & Lang 2005 (necessary/possible pairwise
 relations); Aziz, Gaspers, Mackenzie & Walsh 2015 (RS via Hall's condition).
 """
@@ -13,8 +13,8 @@ from typing import Any
 
 import networkx as nx
 
-from formal.queries import Agent, PreferenceModel, rs_weakly_better
-from formal.tasks.base import UNKNOWN, Outcome
+from ..formal.queries import Agent, PreferenceModel, rs_weakly_better
+from ..formal.outcome import UNKNOWN, Outcome
 
 RS_SEARCH_LIMIT = 200_000
 

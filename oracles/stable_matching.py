@@ -10,7 +10,7 @@ from collections import deque
 
 import networkx as nx
 
-from formal.matching import NOTIONS, Market, blocking_pairs
+from ..formal.matching import NOTIONS, Market, blocking_pairs
 
 __all__ = ["NOTIONS", "blocking_pairs", "deferred_acceptance", "strongly_stable_matching",
            "strongly_stable_search", "super_stable_matching", "super_stable_search",

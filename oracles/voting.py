@@ -19,8 +19,8 @@ from math import comb
 
 import networkx as nx
 
-from formal.queries import PreferenceModel, scores
-from formal.tasks.base import UNKNOWN, Outcome
+from ..formal.queries import PreferenceModel, scores
+from ..formal.outcome import UNKNOWN, Outcome
 
 from .queries import closure
 
@@ -93,7 +93,7 @@ def _plain(ag) -> bool:
 
 
 def _profile(model: PreferenceModel, spec: _Spec) -> list:
-    from formal.queries import profile_from_spec
+    from ..formal.queries import profile_from_spec
     return profile_from_spec(model, spec.json())
 
 
@@ -162,7 +162,7 @@ def plurality_possible(model: PreferenceModel, c: str):
 
 def _dominator(model: PreferenceModel, rule: str, c: str):
     """A rival d with score(c) < score(d) in every completion, by per-pair bounds."""
-    from formal.queries import diff_bound
+    from ..formal.queries import diff_bound
     for d in model.items:
         if d != c and diff_bound(model, rule, c, d, lower=False) < 0:
             return d
@@ -205,7 +205,7 @@ def winner(model: PreferenceModel, params: dict, *, time_limit: float = 10.0) ->
         if nec:
             return Outcome("true", None, {"type": "bounds"})
     else:
-        from formal.queries import copeland_diff_bound
+        from ..formal.queries import copeland_diff_bound
         if all(copeland_diff_bound(model, c, d, lower=True) >= 0 for d in model.items if d != c):
             return Outcome("true", None, {"type": "bounds"})
         lose = _heuristic_lose(model, rule, c)

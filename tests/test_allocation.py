@@ -12,13 +12,13 @@ import pytest
 from conftest import SHARED_DATA, smti_instances
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from prefcert_encodings import allocation as ea
+from prefcert.encodings import allocation as ea
 
-from formal import allocation as fa
-from formal import checker
-from formal.errors import CertificateError, InstanceError
-from formal.matching import parse_market
-from oracles import allocation as oa
+from prefcert.formal import allocation as fa
+from prefcert.formal import checker
+from prefcert.formal.errors import CertificateError, InstanceError
+from prefcert.formal.matching import parse_market
+from prefcert.oracles import allocation as oa
 
 REF = SHARED_DATA / "reference" / "ha_pareto_optimal_equals_serial_dictatorship.json"
 ORACLES = {"utilitarian": oa.utilitarian_matching, "egalitarian": oa.egalitarian_matching,
@@ -111,8 +111,8 @@ def test_reference_pareto_optimal_equals_serial_dictatorship():
 
 
 def test_reference_labels_through_pipeline():
-    from formal import pipeline
-    from formal.instances import from_object
+    from prefcert import pipeline
+    from prefcert.formal.instances import from_object
     ref = json.loads(REF.read_text())
     inst = from_object(ref["design_md_instance"], str(REF), None, "ref")
     expected_po = [json.dumps(m, sort_keys=True) for m in ref["expected"]["pareto_optimal"]]
@@ -337,9 +337,9 @@ def test_checker_rejects_non_optimal_solution_with_optimal_proof():
 # ------------------------------------------------------------------------------ domain
 
 def test_domain_audit_and_two_sided_questions():
-    from formal.tasks import get_domain
-    from formal.tasks.base import run_engine
-    from formal.tasks.house_allocation import TWO_SIDED_QUESTIONS
+    from prefcert.domains import get_domain
+    from prefcert.domains.base import run_engine
+    from prefcert.domains.house_allocation import TWO_SIDED_QUESTIONS
     dom = get_domain("house_allocation")
     model = dom.parse({"preferences": {"a1": ["h1", "h2"], "a2": ["h1"], "a3": [["h1", "h2"]]}})
     q, _ = dom.question("utilitarian")
@@ -366,7 +366,7 @@ def test_domain_audit_and_two_sided_questions():
 
 
 def test_generator_is_seeded_and_parses():
-    from generators.allocation import house_allocation_suite, sample_house_allocation
+    from prefcert.generators.allocation import house_allocation_suite, sample_house_allocation
     a = sample_house_allocation(6, 5, seed=4, tie_prob=0.4, min_len=1, max_len=3)
     assert a == sample_house_allocation(6, 5, seed=4, tie_prob=0.4, min_len=1, max_len=3)
     m = fa.parse_house_allocation(a)
@@ -381,8 +381,8 @@ def test_generator_is_seeded_and_parses():
 def test_medium_instances_oracles_agree(seed):
     """Beyond brute force (20–40 agents): IKMMP = networkx blossom = CP-SAT signature;
     Hungarian / bottleneck = CP-SAT; every certificate checks."""
-    from generators.allocation import sample_house_allocation
-    from generators.smti import sample_smti
+    from prefcert.generators.allocation import sample_house_allocation
+    from prefcert.generators.smti import sample_smti
     n = 20 + 4 * seed
     model = fa.parse_house_allocation(sample_house_allocation(
         n, n - seed, seed=seed, tie_prob=0.1 * seed, min_len=1, max_len=8))

@@ -15,11 +15,11 @@ import pytest
 from conftest import SHARED_DATA, heavy_examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from prefcert_encodings.housing import core_cpsat, core_z3, strict_core_milp
+from prefcert.encodings.housing import core_cpsat, core_z3, strict_core_milp
 
-from formal import checker
-from formal.errors import CertificateError, InstanceError
-from formal.housing import (
+from prefcert.formal import checker
+from prefcert.formal.errors import CertificateError, InstanceError
+from prefcert.formal.housing import (
     as_allocation,
     blocking_cycle,
     check_blocking_coalition,
@@ -35,8 +35,8 @@ from formal.housing import (
     is_pareto_optimal,
     parse_housing_market,
 )
-from generators.housing import sample_housing_market
-from oracles.housing import (
+from prefcert.generators.housing import sample_housing_market
+from prefcert.oracles.housing import (
     blocking_coalitions,
     brute_force_cores,
     refine,
@@ -172,8 +172,8 @@ def test_reference_instances(path):
 @pytest.mark.parametrize("path", reference_files(), ids=lambda p: p.stem)
 def test_reference_pipeline(path):
     """The label pipeline gives the published strict-core verdict, all engines agreeing."""
-    from formal.instances import from_object
-    from formal.pipeline import label, plan
+    from prefcert.formal.instances import from_object
+    from prefcert.pipeline import label, plan
     ref = json.loads(path.read_text())
     data = dict(ref.get("design_md_instance") or {"preferences": ref["preferences"],
                                                  "endowment": ref["endowment"]},
@@ -474,8 +474,8 @@ def test_bad_shape(data):
 
 
 def test_pipeline_bad_input_names_file():
-    from formal.instances import from_object
-    from formal.pipeline import plan
+    from prefcert.formal.instances import from_object
+    from prefcert.pipeline import plan
     data = {"domain": "housing_market", "id": "bad", **copy.deepcopy(BASE)}
     data["endowment"] = {"a1": "h1", "a2": "h1"}
     with pytest.raises(InstanceError) as e:
@@ -500,8 +500,8 @@ def test_own_house_unlisted_ranks_after_listed_houses():
 
 
 def test_audit_refutes_allocation_outside_strict_core():
-    from formal.instances import from_object
-    from formal.pipeline import audit, plan
+    from prefcert.formal.instances import from_object
+    from prefcert.pipeline import audit, plan
     data = dict(sample_housing_market(12, seed=3, tie_prob=0.4), id="audit-12")
     m = parse_housing_market(data)
     jobs = {j.asked: j for j in plan([from_object(data, "x.json", None, "x")])}

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_DATA
 
-from formal.errors import InstanceError
-from formal.instances import read_paths
-from formal.pipeline import label, plan
-from formal.preflib import parse_preflib, preflib_text, read_preflib
+from prefcert.formal.errors import InstanceError
+from prefcert.formal.instances import read_paths
+from prefcert.pipeline import label, plan
+from prefcert.formal.preflib import parse_preflib, preflib_text, read_preflib
 
 SHARED = SHARED_DATA
 DATA = SHARED / "preflib"
@@ -44,7 +44,7 @@ def test_round_trip_every_real_file(path):
 
 
 def to_data(text, path):
-    from formal.preflib import to_instance_dict
+    from prefcert.formal.preflib import to_instance_dict
     return to_instance_dict(parse_preflib(text, file=str(path), suffix=path.suffix),
                             iid=path.stem, suffix=path.suffix)
 

@@ -2,7 +2,7 @@
 
 Brute force here is independent of the engines: it enumerates ``itertools.permutations``
 of the items, keeps those that respect every base relation of the agent, and evaluates the
-query definitions of :mod:`formal.queries` on each completion. The checker must accept
+query definitions of :mod:`prefcert.formal.queries` on each completion. The checker must accept
 every engine certificate and reject corrupted ones.
 """
 from __future__ import annotations
@@ -15,12 +15,12 @@ import os
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from prefcert_encodings.queries import cpsat_query, cpsat_winner_aggregated
+from prefcert.encodings.queries import cpsat_query, cpsat_winner_aggregated
 
-from formal.errors import CertificateError, InstanceError
-from formal.instances import from_object
-from formal.pipeline import label, plan
-from formal.queries import (
+from prefcert.formal.errors import CertificateError, InstanceError
+from prefcert.formal.instances import from_object
+from prefcert.pipeline import label, plan
+from prefcert.formal.queries import (
     PROFILE,
     SINGLE,
     check_certificate,
@@ -28,9 +28,9 @@ from formal.queries import (
     value_profile,
     value_single,
 )
-from formal.tasks.preference import resolve
-from oracles import queries as oq
-from oracles import voting as ov
+from prefcert.domains.preference import resolve
+from prefcert.oracles import queries as oq
+from prefcert.oracles import voting as ov
 
 SETTINGS = dict(max_examples=int(os.environ.get("PREFCERT_EXAMPLES", 120)), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -384,7 +384,7 @@ def test_large_partial_order_query_has_certificate():
 
 
 def test_audit_compare_majority_winner():
-    from formal.pipeline import audit
+    from prefcert.pipeline import audit
     d = {"id": "au", "domain": "preference", "items": ["a", "b", "c"],
          "profile": {"V1": {"order": ["a", ["b", "c"]]}, "V2": {"edges": [["b", "a"]]},
                      "V3": {"order": ["a", "b", "c"]}},

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_DATA
 
-from formal.errors import CertificateError, InstanceError
-from formal.instances import from_object
-from formal.matching import blocking_pairs, check_deletion_log, parse_market
-from formal.pipeline import audit, label, plan
-from oracles.stable_matching import (
+from prefcert.formal.errors import CertificateError, InstanceError
+from prefcert.formal.instances import from_object
+from prefcert.formal.matching import blocking_pairs, check_deletion_log, parse_market
+from prefcert.pipeline import audit, label, plan
+from prefcert.oracles.stable_matching import (
     deferred_acceptance,
     strongly_stable_search,
     super_stable_search,
@@ -165,8 +165,8 @@ def test_audit_verdicts():
 def test_engine_crash_and_disagreement_are_reported_never_labelled():
     from dataclasses import replace
 
-    from formal.errors import Disagreement
-    from formal.tasks.base import Outcome
+    from prefcert.formal.errors import Disagreement
+    from prefcert.domains.base import Outcome
 
     job = _job(INDIFFERENT, "super_stable")
 

@@ -1,5 +1,5 @@
 """Stable matching: CP-SAT and z3 encodings, exhaustive enumeration, oracle and generator,
-pitted against each other and against the definitions in ``formal.matching`` on random SMTI
+pitted against each other and against the definitions in ``prefcert.formal.matching`` on random SMTI
 markets with up to 6 agents a side (ALGORITHMS.md §6, "Testing advice").
 
 The number of random markets cross-checked is printed at the end of the run (pytest -s)
@@ -14,20 +14,20 @@ import pytest
 from conftest import SHARED_DATA, heavy_examples, smti_markets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from prefcert_encodings.stable_matching import (
+from prefcert.encodings.stable_matching import (
     build_cpsat_model,
     build_z3_model,
     cpsat_stable_matching,
     z3_stable_matching,
 )
 
-from formal import checker
-from formal.errors import CertificateError
-from formal.matching import NOTIONS, QUESTIONS, blocking_pairs, parse_market
-from formal.tasks.base import Outcome
-from generators.smti import sample_smti
-from oracles import stable_matching as orc
-from oracles.enumeration import (
+from prefcert.formal import checker
+from prefcert.formal.errors import CertificateError
+from prefcert.formal.matching import NOTIONS, QUESTIONS, blocking_pairs, parse_market
+from prefcert.domains.base import Outcome
+from prefcert.generators.smti import sample_smti
+from prefcert.oracles import stable_matching as orc
+from prefcert.oracles.enumeration import (
     all_matchings,
     brute_force_stable_matching,
     stable_matchings,
@@ -76,7 +76,7 @@ def _oracle(market, notion):
 @given(smti_markets(max_side=5))
 def test_pruned_enumeration_equals_filtered_enumeration(market):
     """stable_matchings (pruned search) = all matchings without a blocking pair
-    (formal.matching.blocking_pairs), as sequences, for every notion."""
+    (prefcert.formal.matching.blocking_pairs), as sequences, for every notion."""
     every = list(all_matchings(market))
     assert len({_key(m) for m in every}) == len(every)          # no duplicates
     for m in every:                                             # all valid matchings
@@ -130,7 +130,7 @@ def _agree(market, forms):
 @given(smti_markets(max_side=6))
 def test_oracle_cpsat_z3_brute_force_agree(market):
     """oracle = CP-SAT = z3 = brute force on existence, every witness stable and checked,
-    every oracle refutation accepted by formal.checker; all three notions."""
+    every oracle refutation accepted by prefcert.formal.checker; all three notions."""
     _agree(market, forms=("ladder",))
     COUNT["oracle=cpsat=z3=brute_force (ladder)"] += 1
 
@@ -361,8 +361,13 @@ def test_generator_impartial_culture_first_choices_uniform():
 
 
 def test_bundled_generated_files_reproducible():
-    """The bundled n=10 file is what generators.make_bundled produces for its seeds."""
-    from generators.make_bundled import generated_instances
+    """The bundled n=10 file is what scripts/make_bundled.py produces for its seeds."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "make_bundled", Path(__file__).resolve().parents[1] / "scripts" / "make_bundled.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    generated_instances = script.generated_instances
     lines = [json.loads(t) for t in (BUNDLED / "generated-n10.jsonl").read_text().splitlines() if t]
     assert lines == generated_instances("generated-n10.jsonl")
     head = (BUNDLED / "generated-n1000.json").read_text()[:2000]

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from oracles import housing as orc
+from ..oracles import housing as orc
 
-from ..errors import CertificateError
-from ..housing import (
+from ..formal.errors import CertificateError
+from ..formal.housing import (
     CORE_NOTION,
     HousingMarket,
     as_allocation,
@@ -50,7 +50,7 @@ def _oracle(question: str):
 
 def _encoding(kind: str, question: str):
     def run(market: HousingMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
-        from prefcert_encodings import housing as enc
+        from ..encodings import housing as enc
         fn = enc.core_cpsat if kind == "cpsat" else enc.core_z3
         return _from_encoding(fn(market, CORE_NOTION[question], time_limit=time_limit,
                                  seed=seed))
@@ -58,7 +58,7 @@ def _encoding(kind: str, question: str):
 
 
 def _milp(market: HousingMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
-    from prefcert_encodings.housing import strict_core_milp
+    from ..encodings.housing import strict_core_milp
     return _from_encoding(strict_core_milp(market, time_limit=time_limit, seed=seed))
 
 

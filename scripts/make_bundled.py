@@ -3,7 +3,7 @@ house allocation; the PrefLib files in ``instances/preflib`` are copied as they 
 
 Run from the repository root::
 
-    python -m generators.make_bundled [--reference ../shared/data/reference] [--out instances/stable_matching]
+    python scripts/make_bundled.py [--reference ../shared/data/reference] [--out instances/stable_matching]
 
 Outputs (deterministic: rerunning rewrites identical files):
 
@@ -25,9 +25,9 @@ import argparse
 import json
 from pathlib import Path
 
-from generators.allocation import sample_house_allocation
-from generators.housing import sample_housing_market
-from generators.smti import sample_smti
+from prefcert.generators.allocation import sample_house_allocation
+from prefcert.generators.housing import sample_housing_market
+from prefcert.generators.smti import sample_smti
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ["super_stable", "strongly_stable", "weakly_stable"]
@@ -106,7 +106,7 @@ def write_other_domains(ref_dir: Path, root: Path) -> None:
                         inst["questions"] = questions
                     fh.write(json.dumps(inst, ensure_ascii=False) + "\n")
                     lines += [f"- `{inst['id']}`: {data['source']}", ""]
-        lines += ["## Generated instances", "", "Written by `python -m generators.make_bundled` "
+        lines += ["## Generated instances", "", "Written by `python scripts/make_bundled.py` "
                   "(parameters and seeds in `other_domains()` there); the project's licence (MIT).", ""]
         for name, insts in generated.items():
             with open(out / name, "w", encoding="utf-8") as fh:
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     for inst, source in refs:
         lines += [f"- `{inst['id']}`: {source}", ""]
     lines += ["## Generated instances", "",
-              "Produced by `python -m generators.make_bundled` with "
+              "Produced by `python scripts/make_bundled.py` with "
               "`generators.smti.sample_smti` (impartial culture via `prefsampling`, ties by "
               "merging adjacent items with probability p, optional truncation of each list to a "
               "length uniform in [⌊n/2⌋, n]):", "",

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import allocation, housing, matching
-from .errors import CertificateError, InstanceError
+from .formal import allocation, housing, matching
+from .formal.errors import CertificateError, InstanceError
 
 
 def _stable_matching(market: matching.Market, candidate: Any) -> dict[str, dict]:

@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from . import checker
-from .errors import CertificateError, Disagreement, InstanceError
-from .instances import Instance
-from .tasks import get_domain
-from .tasks.base import Question, run_engine
+from .formal import checker
+from .formal.errors import CertificateError, Disagreement, InstanceError
+from .formal.instances import Instance
+from .domains import get_domain
+from .domains.base import Question, run_engine
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from oracles import stable_matching as orc
+from ..oracles import stable_matching as orc
 
-from ..errors import CertificateError
-from ..matching import QUESTIONS, Market, blocking_pairs, parse_market
+from ..formal.errors import CertificateError
+from ..formal.matching import QUESTIONS, Market, blocking_pairs, parse_market
 from .base import Domain, Outcome, Question, decide_existence
 
 MAX_ENCODING_SIDE = 150   # larger markets use the oracle and the checker alone
@@ -28,7 +28,7 @@ def _oracle(notion: str):
 
 def _encoding(kind: str, notion: str):
     def run(market: Market, params: Any, *, time_limit: float, seed: int) -> Outcome:
-        from prefcert_encodings import stable_matching as enc
+        from ..encodings import stable_matching as enc
         fn = enc.cpsat_stable_matching if kind == "cpsat" else enc.z3_stable_matching
         return fn(market, notion, time_limit=time_limit, seed=seed)
     return run
@@ -36,7 +36,7 @@ def _encoding(kind: str, notion: str):
 
 def _brute_force(notion: str):
     def run(market: Market, params: Any, *, time_limit: float, seed: int) -> Outcome:
-        from oracles.enumeration import brute_force_stable_matching
+        from ..oracles.enumeration import brute_force_stable_matching
         return brute_force_stable_matching(market, notion, time_limit=time_limit, seed=seed)
     return run
 

@@ -34,8 +34,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import CertificateError, InstanceError, Undecided
-from ..queries import (
+from ..formal.errors import CertificateError, InstanceError, Undecided
+from ..formal.queries import (
     PROFILE,
     QUESTIONS,
     RULES,
@@ -77,8 +77,8 @@ def validate(model: PreferenceModel, name: str, params: dict) -> None:
 
 def _oracle(name: str):
     def run(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
-        from oracles import queries as oq
-        from oracles import voting as ov
+        from ..oracles import queries as oq
+        from ..oracles import voting as ov
         validate(model, name, params)
         if name == "winner":
             return ov.winner(model, params, time_limit=time_limit)
@@ -90,20 +90,20 @@ def _oracle(name: str):
 
 def _cpsat(name: str):
     def run(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
-        from prefcert_encodings.queries import cpsat_query
+        from ..encodings.queries import cpsat_query
         validate(model, name, params)
         return cpsat_query(model, name, params, time_limit=time_limit, seed=seed)
     return run
 
 
 def _cpsat_agg(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
-    from prefcert_encodings.queries import cpsat_winner_aggregated
+    from ..encodings.queries import cpsat_winner_aggregated
     validate(model, "winner", params)
     return cpsat_winner_aggregated(model, params, time_limit=time_limit, seed=seed)
 
 
 def _brute(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
-    from oracles.voting import brute_force_winner
+    from ..oracles.voting import brute_force_winner
     validate(model, "winner", params)
     return brute_force_winner(model, params, time_limit=time_limit)
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import click
 
-from . import checker
-from .errors import CertificateError, Disagreement, InstanceError, Undecided
-from .instances import read_paths
+from .formal import checker
+from .formal.errors import CertificateError, Disagreement, InstanceError, Undecided
+from .formal.instances import read_paths
 
 
 def _bad_input(e: Exception) -> None:
@@ -33,7 +33,7 @@ def main() -> None:
 def _override(instances, semantics):
     if semantics is None:
         return instances
-    from .instances import from_object
+    from .formal.instances import from_object
     out = []
     for inst in instances:
         data = dict(inst.data, semantics=semantics) if inst.domain == "preference" else inst.data
@@ -229,7 +229,7 @@ def classify(instance, candidates, iid):
     """Which notions each candidate outcome of INSTANCE satisfies, with the refuting
     certificate of each notion it fails. CANDIDATES: a JSON list of outcomes (dicts
     agent -> partner). Prints one JSON line per candidate."""
-    from .membership import classify as run_classify
+    from .classify import classify as run_classify
     try:
         inst = _one_instance(instance, iid)
         model = checker.parse_model(inst.domain, inst.data)
@@ -267,7 +267,7 @@ def check(labels):
     Instances are re-read from each label's source (relative to the current folder, or to
     the labels file's folder) and must match the recorded hash. Exit 1 on the first failure.
     """
-    from .instances import READERS
+    from .formal.instances import read_file, readers
     cache: dict[str, dict] = {}
     models: dict[tuple, object] = {}   # the last instance's model (labels come grouped)
     n = 0
@@ -281,10 +281,10 @@ def check(labels):
             if not path.exists() and (labels.parent / path).exists():
                 path = labels.parent / path
             if str(path) not in cache:
-                if not path.is_file() or path.suffix not in READERS:
+                if not path.is_file() or path.suffix not in readers():
                     raise InstanceError("the label's instance file is missing or not an instance file",
                                         file=str(labels), line=lineno, value=src["file"])
-                cache[str(path)] = {(i.id, i.line): i for i in READERS[path.suffix](path)}
+                cache[str(path)] = {(i.id, i.line): i for i in read_file(path)}
             inst = cache[str(path)].get((lab["id"], src.get("line")))
             if inst is None:
                 raise InstanceError("instance not found in its source", file=str(labels),

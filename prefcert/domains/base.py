@@ -9,24 +9,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ..errors import CertificateError, Disagreement, InstanceError, Undecided
-
-UNKNOWN = "unknown"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one engine says. ``verdict`` is a verdict word or ``unknown`` (timeout);
-    ``solution`` is JSON-able or None; ``certificate`` an optional JSON-able proof;
-    ``stats`` solver statistics."""
-
-    verdict: str
-    solution: Any = None
-    certificate: dict | None = None
-    stats: Mapping[str, Any] = field(default_factory=dict)
+from ..formal.errors import CertificateError, Disagreement, InstanceError, Undecided
+from ..formal.outcome import UNKNOWN, Outcome
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..errors import InstanceError
+from ..formal.errors import InstanceError
 from . import house_allocation, housing, preference, stable_matching
 from .base import Domain
 

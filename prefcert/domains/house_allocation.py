@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from oracles import allocation as orc
+from ..oracles import allocation as orc
 
-from .. import allocation as fa
-from ..errors import CertificateError
+from ..formal import allocation as fa
+from ..formal.errors import CertificateError
 from .base import (
     UNKNOWN,
     Decision,
@@ -75,14 +75,14 @@ def _welfare_weighted(model, params, *, time_limit: float, seed: int) -> Outcome
 
 def _welfare_cpsat(notion: str):
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
-        from prefcert_encodings.allocation import cpsat_welfare
+        from ..encodings.allocation import cpsat_welfare
         return cpsat_welfare(_graph(model), notion, time_limit=time_limit, seed=seed)
     return run
 
 
 def _welfare_milp(notion: str):
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
-        from prefcert_encodings.allocation import milp_welfare
+        from ..encodings.allocation import milp_welfare
         return milp_welfare(_graph(model), notion, time_limit=time_limit, seed=seed)
     return run
 
@@ -106,7 +106,7 @@ def _po_oracle(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _po_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
-    from prefcert_encodings.allocation import cpsat_pareto_optimal
+    from ..encodings.allocation import cpsat_pareto_optimal
     return cpsat_pareto_optimal(model, time_limit=time_limit, seed=seed)
 
 
@@ -131,7 +131,7 @@ def _mcpo_weighted(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _mcpo_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
-    from prefcert_encodings.allocation import cpsat_pareto_optimal
+    from ..encodings.allocation import cpsat_pareto_optimal
     return cpsat_pareto_optimal(model, time_limit=time_limit, seed=seed, max_cardinality=True)
 
 

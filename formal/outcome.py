@@ -1,0 +1,25 @@
+"""What an engine answers: a verdict word (or ``unknown``), a solution, an optional proof.
+
+A model type shared by every engine (``oracles``, ``encodings``) and the application that
+combines their answers; it carries no logic, so sharing it lets no engine agree with the
+checker by accident.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one engine says. ``verdict`` is a verdict word or ``unknown`` (timeout);
+    ``solution`` is JSON-able or None; ``certificate`` an optional JSON-able proof;
+    ``stats`` solver statistics."""
+
+    verdict: str
+    solution: Any = None
+    certificate: dict | None = None
+    stats: Mapping[str, Any] = field(default_factory=dict)
