@@ -23,7 +23,6 @@ import sys
 import time
 
 from prefcert.encodings import allocation as ea
-
 from prefcert.formal import allocation as fa
 from prefcert.formal.matching import parse_market
 from prefcert.generators.allocation import sample_house_allocation

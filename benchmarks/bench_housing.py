@@ -22,9 +22,10 @@ from prefcert.formal.housing import (
     parse_housing_market,
 )
 from prefcert.formal.instances import from_object
-from prefcert.pipeline import label, plan
 from prefcert.generators.housing import sample_housing_market
 from prefcert.oracles.housing import strict_core, top_trading_cycles
+
+from prefcert.pipeline import label, plan
 
 TIE_PROB = 0.3
 

@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 
 from prefcert.encodings.queries import cpsat_query
-
-from prefcert.pipeline import label, plan
 from prefcert.formal.preflib import read_preflib
 from prefcert.formal.queries import check_certificate, parse_preference_data
-from prefcert.domains.preference import resolve
 from prefcert.oracles import queries as oq
+
+from prefcert.domains.preference import resolve
+from prefcert.pipeline import label, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 TIME_LIMIT = 30.0

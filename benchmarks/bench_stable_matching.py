@@ -33,7 +33,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from prefcert.formal.matching import blocking_pairs, parse_market
+from prefcert.formal.checker.matching import blocking_pairs
+from prefcert.formal.matching import parse_market
 from prefcert.generators.smti import sample_smti
 from prefcert.oracles import stable_matching as orc
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 
 from ortools.sat.python import cp_model
 
-from ..formal.queries import PreferenceModel
 from ..formal.outcome import UNKNOWN, Outcome
+from ..formal.queries import PreferenceModel
 
 MAX_AGGREGATED_VARS = 4000
 

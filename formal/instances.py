@@ -103,7 +103,7 @@ def _near(text: str, pos: int) -> str:
 
 def readers() -> dict[str, Callable[[Path], list[Instance]]]:
     """File suffix -> reader (path -> list of Instance): JSON, JSONL and the PrefLib suffixes."""
-    from .preflib import SUFFIXES, read_preflib     # preflib builds its Instances here
+    from .preflib import SUFFIXES, read_preflib  # preflib builds its Instances here
     return {".json": read_json, ".jsonl": read_jsonl, **dict.fromkeys(SUFFIXES, read_preflib)}
 
 

@@ -950,3 +950,26 @@ def resolve(q: Any) -> tuple[str, dict]:
     if name == "winner" and p["rule"] not in RULES:
         raise InstanceError(f"rule must be one of {', '.join(RULES)}", value=p["rule"])
     return name, p
+
+
+def validate(model: PreferenceModel, name: str, params: dict) -> None:
+    """Raise InstanceError for a question naming an unknown agent/item or a bad k/position."""
+    items = set(model.items)
+
+    def item(x):
+        if x not in items:
+            raise InstanceError(f"question {name!r} names an unknown item", value=x)
+    if name in SINGLE and params.get("agent") not in model.by_name:
+        raise InstanceError(f"question {name!r} names an unknown agent", value=params.get("agent"))
+    for key in ("item",):
+        if key in params:
+            item(params[key])
+    for x in params.get("items", []):
+        item(x)
+    for bundle in params.get("bundles", []):
+        for x in bundle:
+            item(x)
+    for key in ("k", "position"):
+        v = params.get(key)
+        if v is not None and not (isinstance(v, int) and 1 <= v <= model.m):
+            raise InstanceError(f"{key} must be an integer in 1..{model.m}", value=v)

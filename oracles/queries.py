@@ -13,8 +13,8 @@ from typing import Any
 
 import networkx as nx
 
-from ..formal.queries import Agent, PreferenceModel, rs_weakly_better
 from ..formal.outcome import UNKNOWN, Outcome
+from ..formal.queries import Agent, PreferenceModel, rs_weakly_better
 
 RS_SEARCH_LIMIT = 200_000
 

@@ -10,9 +10,9 @@ from collections import deque
 
 import networkx as nx
 
-from ..formal.matching import NOTIONS, Market, blocking_pairs
+from ..formal.matching import Market
 
-__all__ = ["NOTIONS", "blocking_pairs", "deferred_acceptance", "strongly_stable_matching",
+__all__ = ["deferred_acceptance", "strongly_stable_matching",
            "strongly_stable_search", "super_stable_matching", "super_stable_search",
            "weakly_stable_matching"]
 

@@ -19,9 +19,8 @@ from math import comb
 
 import networkx as nx
 
-from ..formal.queries import PreferenceModel, scores
 from ..formal.outcome import UNKNOWN, Outcome
-
+from ..formal.queries import PreferenceModel, scores
 from .queries import closure
 
 BRUTE_FORCE_LIMIT = 100_000

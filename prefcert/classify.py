@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from .formal import allocation, housing, matching
+from .formal.checker.matching import blocking_pairs
 from .formal.errors import CertificateError, InstanceError
 
 
 def _stable_matching(market: matching.Market, candidate: Any) -> dict[str, dict]:
     out = {}
     for question, notion in matching.QUESTIONS.items():
-        pairs = matching.blocking_pairs(market, candidate, notion)
+        pairs = blocking_pairs(market, candidate, notion)
         out[question] = {"holds": not pairs, "certificate":
                          {"type": "blocking_pairs", "count": len(pairs),
                           "pairs": [list(p) for p in pairs]} if pairs else None}

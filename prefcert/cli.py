@@ -17,6 +17,7 @@ import click
 from .formal import checker
 from .formal.errors import CertificateError, Disagreement, InstanceError, Undecided
 from .formal.instances import read_paths
+from .registry import spec
 
 
 def _bad_input(e: Exception) -> None:
@@ -232,7 +233,7 @@ def classify(instance, candidates, iid):
     from .classify import classify as run_classify
     try:
         inst = _one_instance(instance, iid)
-        model = checker.parse_model(inst.domain, inst.data)
+        model = spec(inst.domain).parse(inst.data)
         try:
             cands = json.loads(candidates.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -294,13 +295,14 @@ def check(labels):
             if inst.sha256 != lab.get("instance_sha256"):
                 raise CertificateError(f"instance {lab['id']} changed since it was labelled")
             key = (inst.file, inst.line, inst.sha256)
+            dspec = spec(inst.domain)
             if key not in models:
-                models = {key: checker.parse_model(inst.domain, inst.data)}
+                models = {key: dspec.parse(inst.data)}
             model = models[key]
-            qname, params = checker.resolve_question(inst.domain, lab["question"])
+            qname, params = dspec.question(lab["question"])
             if not lab.get("checked"):
                 raise CertificateError("label is not marked checked")
-            checker.check_label(lab, model, qname, params)
+            checker.check_label(dspec, lab, model, qname, params)
         except (json.JSONDecodeError, KeyError, TypeError) as e:
             _bad_input(InstanceError(f"not a label ({e.__class__.__name__}: {e})",
                                      file=str(labels), line=lineno))

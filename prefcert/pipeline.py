@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .domains.base import Question, run_engine
 from .formal import checker
 from .formal.errors import CertificateError, Disagreement, InstanceError
 from .formal.instances import Instance
-from .domains import get_domain
-from .domains.base import Question, run_engine
+from .registry import domain as get_domain
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,7 @@ def plan(instances: Iterable[Instance], questions: list | None = None) -> list[J
                     continue
                 seen.add(label_key(inst.id, q))
                 question, params = domain.question(q)
-                if domain.validate is not None:
-                    domain.validate(model, question.name, params)
+                domain.validate(model, question.name, params)
                 jobs.append(Job(inst, model, question, params, q))
         except InstanceError as e:
             raise e.located(inst.file, inst.line) from None
@@ -73,6 +72,7 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
     ``domain``, ``source`` and ``instance_sha256``). Raises Disagreement or Undecided.
     """
     q, inst = job.question, job.instance
+    spec = get_domain(inst.domain).spec
     names = list(job.question.auto(job.model)) if engines is None else \
         [e for e in q.engines if e in set(engines)]
     if not names:
@@ -83,7 +83,7 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
     def check(verdict, solution, certificate):     # each certificate is verified once
         key = (verdict, id(solution), id(certificate))
         if key not in verified:
-            checker.check(inst.domain, job.model, q.name, job.params, verdict, solution, certificate)
+            checker.check(spec, job.model, q.name, job.params, verdict, solution, certificate)
             verified.add(key)
     answers = []
     for n in names:
@@ -107,7 +107,7 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
     if getattr(job.model, "semantics", None):     # the reading of incomplete lists
         lab["semantics"] = job.model.semantics
     try:
-        checker.check_label(lab, job.model, q.name, job.params, verify=check)
+        checker.check_label(spec, lab, job.model, q.name, job.params, verify=check)
     except CertificateError as e:
         raise Disagreement({"reason": f"final certificate rejected: {e}", "id": inst.id,
                             "question": job.asked, "source": inst.where,

@@ -13,12 +13,13 @@ from conftest import SHARED_DATA, smti_instances
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prefcert.encodings import allocation as ea
-
 from prefcert.formal import allocation as fa
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.matching import parse_market
 from prefcert.oracles import allocation as oa
+
+from prefcert.registry import spec
 
 REF = SHARED_DATA / "reference" / "ha_pareto_optimal_equals_serial_dictatorship.json"
 ORACLES = {"utilitarian": oa.utilitarian_matching, "egalitarian": oa.egalitarian_matching,
@@ -111,8 +112,9 @@ def test_reference_pareto_optimal_equals_serial_dictatorship():
 
 
 def test_reference_labels_through_pipeline():
-    from prefcert import pipeline
     from prefcert.formal.instances import from_object
+
+    from prefcert import pipeline
     ref = json.loads(REF.read_text())
     inst = from_object(ref["design_md_instance"], str(REF), None, "ref")
     expected_po = [json.dumps(m, sort_keys=True) for m in ref["expected"]["pareto_optimal"]]
@@ -143,7 +145,7 @@ def test_pareto_digraph_test_equals_brute_force(model):
             if x is not None:
                 fa.check_pareto_improvement(model, m, x)
                 cert = {"type": "pareto_improvement", "allocation": m, "improvement": x}
-                checker.check("house_allocation", model, "pareto_optimal", None, "false", None, cert)
+                checker.check(spec("house_allocation"), model, "pareto_optimal", None, "false", None, cert)
                 with pytest.raises(CertificateError):    # reversed: someone is worse off
                     fa.check_pareto_improvement(model, x, m)
         if i < 4:    # the CP-SAT model on a few allocations per instance
@@ -157,8 +159,8 @@ def test_po_and_mcpo_engines(model):
     po = oa.brute_force_pareto_optimal(model)
     nu = max(len(m) for m in po)
     assert nu == len(fa.maximum_matching(g))            # an MCPO has maximum size (ACMM 2004)
-    check_po = partial(checker.check, "house_allocation", model, "pareto_optimal", None)
-    check_mc = partial(checker.check, "house_allocation", model,
+    check_po = partial(checker.check, spec("house_allocation"), model, "pareto_optimal", None)
+    check_mc = partial(checker.check, spec("house_allocation"), model,
                        "max_cardinality_pareto_optimal", None)
     sd = oa.serial_dictatorship(model, list(reversed(model.agents)))
     assert sd in po
@@ -191,7 +193,7 @@ def _welfare_cross_check(model, domain):
         bf = _bf_key(g, notion)
         m, cert = ORACLES[notion](g)
         assert cert is not None and _opt_key(g, notion, m) == bf
-        checker.check(domain, model, notion, None, "optimal", m, cert)
+        checker.check(spec(domain), model, notion, None, "optimal", m, cert)
         o = ea.cpsat_welfare(g, notion, time_limit=10, seed=0)
         assert o.verdict == "optimal" and _opt_key(g, notion, o.solution) == bf
         o = ea.milp_welfare(g, notion, time_limit=10, seed=0)
@@ -225,7 +227,7 @@ def test_two_sided_counts_both_sides():
 
 def _corrupt_and_reject(model, domain, g, notion, m, cert):
     """Corrupted certificates must be rejected by the checker."""
-    check = partial(checker.check, domain, model, notion, None, "optimal")
+    check = partial(checker.check, spec(domain), model, notion, None, "optimal")
     bad = copy.deepcopy(cert)
     if notion == "rank_maximal":
         bad["value"] = [v + 1 for v in bad["value"]] if bad["value"] else [1]
@@ -328,18 +330,18 @@ def test_checker_rejects_non_optimal_solution_with_optimal_proof():
         m, cert = ORACLES[notion](g)
         assert m == {"a1": "h2", "a2": "h1"} or notion == "rank_maximal"
         with pytest.raises(CertificateError):
-            checker.check("house_allocation", model, notion, None, "optimal", {"a1": "h1"}, cert)
+            checker.check(spec("house_allocation"), model, notion, None, "optimal", {"a1": "h1"}, cert)
     with pytest.raises(CertificateError):
-        checker.check("house_allocation", model, "pareto_optimal", None, "exists",
+        checker.check(spec("house_allocation"), model, "pareto_optimal", None, "exists",
                       {"a2": "h1"}, {"type": "pareto_optimal"})
 
 
 # ------------------------------------------------------------------------------ domain
 
 def test_domain_audit_and_two_sided_questions():
-    from prefcert.domains import get_domain
     from prefcert.domains.base import run_engine
     from prefcert.domains.house_allocation import TWO_SIDED_QUESTIONS
+    from prefcert.registry import domain as get_domain
     dom = get_domain("house_allocation")
     model = dom.parse({"preferences": {"a1": ["h1", "h2"], "a2": ["h1"], "a3": [["h1", "h2"]]}})
     q, _ = dom.question("utilitarian")
@@ -360,13 +362,16 @@ def test_domain_audit_and_two_sided_questions():
         answers = [run_engine(e, q.engines[e], mk, None, time_limit=10, seed=0)
                    for e in q.auto(mk)]
         assert len(answers) >= 3
-        d = q.decide(answers, partial(checker.check, "stable_matching", mk, name, None))
-        checker.check("stable_matching", mk, name, None, d.verdict, d.solution, d.certificate)
+        d = q.decide(answers, partial(checker.check, spec("stable_matching"), mk, name, None))
+        checker.check(spec("stable_matching"), mk, name, None, d.verdict, d.solution, d.certificate)
         assert d.solution == {"m1": "w2", "m2": "w1"}
 
 
 def test_generator_is_seeded_and_parses():
-    from prefcert.generators.allocation import house_allocation_suite, sample_house_allocation
+    from prefcert.generators.allocation import (
+        house_allocation_suite,
+        sample_house_allocation,
+    )
     a = sample_house_allocation(6, 5, seed=4, tie_prob=0.4, min_len=1, max_len=3)
     assert a == sample_house_allocation(6, 5, seed=4, tie_prob=0.4, min_len=1, max_len=3)
     m = fa.parse_house_allocation(a)
@@ -391,7 +396,7 @@ def test_medium_instances_oracles_agree(seed):
         g = fa.welfare_graph(obj)
         for notion in fa.WELFARE:
             m, cert = ORACLES[notion](g)
-            checker.check(domain, obj, notion, None, "optimal", m, cert)
+            checker.check(spec(domain), obj, notion, None, "optimal", m, cert)
             for enc in (ea.cpsat_welfare, ea.milp_welfare):
                 o = enc(g, notion, time_limit=60, seed=0)
                 assert o.verdict == "optimal" and _opt_key(g, notion, o.solution) == _opt_key(g, notion, m)

@@ -16,7 +16,6 @@ from conftest import SHARED_DATA, heavy_examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prefcert.encodings.housing import core_cpsat, core_z3, strict_core_milp
-
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.housing import (
@@ -43,6 +42,8 @@ from prefcert.oracles.housing import (
     strict_core,
     top_trading_cycles,
 )
+
+from prefcert.registry import spec
 
 REFERENCE = SHARED_DATA / "reference"
 
@@ -173,6 +174,7 @@ def test_reference_instances(path):
 def test_reference_pipeline(path):
     """The label pipeline gives the published strict-core verdict, all engines agreeing."""
     from prefcert.formal.instances import from_object
+
     from prefcert.pipeline import label, plan
     ref = json.loads(path.read_text())
     data = dict(ref.get("design_md_instance") or {"preferences": ref["preferences"],
@@ -406,7 +408,7 @@ def test_checker_rejects_by_hand():
     good = {"type": "top_trading_segmentation", "segments": [["a1", "a2", "a3"]],
             "hall_violator": ["a1", "a3"]}
     check_certificate(m, "strict_core", None, "none", None, good)
-    checker.check("housing_market", m, "strict_core", None, "none", None, good)
+    checker.check(spec("housing_market"), m, "strict_core", None, "none", None, good)
     for bad in ({**good, "hall_violator": ["a1", "a2"]},
                 {**good, "hall_violator": ["a1", "a3", "a4"]},
                 {**good, "segments": [["a1", "a3"]]},
@@ -475,6 +477,7 @@ def test_bad_shape(data):
 
 def test_pipeline_bad_input_names_file():
     from prefcert.formal.instances import from_object
+
     from prefcert.pipeline import plan
     data = {"domain": "housing_market", "id": "bad", **copy.deepcopy(BASE)}
     data["endowment"] = {"a1": "h1", "a2": "h1"}
@@ -501,6 +504,7 @@ def test_own_house_unlisted_ranks_after_listed_houses():
 
 def test_audit_refutes_allocation_outside_strict_core():
     from prefcert.formal.instances import from_object
+
     from prefcert.pipeline import audit, plan
     data = dict(sample_housing_market(12, seed=3, tie_prob=0.4), id="audit-12")
     m = parse_housing_market(data)
@@ -510,7 +514,7 @@ def test_audit_refutes_allocation_outside_strict_core():
     out = audit(jobs["strict_core"], json.dumps(x))
     assert out["verdict"] == "incorrect" and out["violations"]
     for v in out["violations"]:
-        checker.check("housing_market", m, "strict_core", None, "incorrect", x, v)
+        checker.check(spec("housing_market"), m, "strict_core", None, "incorrect", x, v)
     assert out["feedback"].count(" trading ") <= 3
     assert str(out["blocking_coalitions"]) in out["feedback"]
     res = strict_core(m)
@@ -566,7 +570,7 @@ def test_cli_label_audit_classify(tmp_path):
     assert out["verdict"] == "incorrect" and out["violations"]
     m = parse_housing_market(ref["design_md_instance"])
     for v in out["violations"]:
-        checker.check("housing_market", m, "strict_core", None, "incorrect", ref["endowment"], v)
+        checker.check(spec("housing_market"), m, "strict_core", None, "incorrect", ref["endowment"], v)
     answer.write_text("{}")
     run = subprocess.run([EXE, "audit", str(inst), "-q", "strict_core", str(answer)],
                          capture_output=True, text=True, timeout=300)

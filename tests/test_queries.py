@@ -16,10 +16,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from prefcert.encodings.queries import cpsat_query, cpsat_winner_aggregated
-
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.instances import from_object
-from prefcert.pipeline import label, plan
 from prefcert.formal.queries import (
     PROFILE,
     SINGLE,
@@ -28,9 +26,11 @@ from prefcert.formal.queries import (
     value_profile,
     value_single,
 )
-from prefcert.domains.preference import resolve
 from prefcert.oracles import queries as oq
 from prefcert.oracles import voting as ov
+
+from prefcert.domains.preference import resolve
+from prefcert.pipeline import label, plan
 
 SETTINGS = dict(max_examples=int(os.environ.get("PREFCERT_EXAMPLES", 120)), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

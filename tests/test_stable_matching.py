@@ -6,17 +6,19 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED_DATA
-
+from prefcert.formal.checker.matching import blocking_pairs
+from prefcert.formal.checker.matching import replay_deletion_log as check_deletion_log
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.instances import from_object
-from prefcert.formal.matching import blocking_pairs, check_deletion_log, parse_market
-from prefcert.pipeline import audit, label, plan
+from prefcert.formal.matching import parse_market
 from prefcert.oracles.stable_matching import (
     deferred_acceptance,
     strongly_stable_search,
     super_stable_search,
     weakly_stable_matching,
 )
+
+from prefcert.pipeline import audit, label, plan
 
 REFERENCE = SHARED_DATA / "reference"
 REF_FILES = sorted(glob.glob(str(REFERENCE / "sm*.json")))
@@ -166,6 +168,7 @@ def test_engine_crash_and_disagreement_are_reported_never_labelled():
     from dataclasses import replace
 
     from prefcert.formal.errors import Disagreement
+
     from prefcert.domains.base import Outcome
 
     job = _job(INDIFFERENT, "super_stable")

@@ -20,11 +20,10 @@ from prefcert.encodings.stable_matching import (
     cpsat_stable_matching,
     z3_stable_matching,
 )
-
 from prefcert.formal import checker
+from prefcert.formal.checker.matching import blocking_pairs
 from prefcert.formal.errors import CertificateError
-from prefcert.formal.matching import NOTIONS, QUESTIONS, blocking_pairs, parse_market
-from prefcert.domains.base import Outcome
+from prefcert.formal.matching import NOTIONS, QUESTIONS, parse_market
 from prefcert.generators.smti import sample_smti
 from prefcert.oracles import stable_matching as orc
 from prefcert.oracles.enumeration import (
@@ -32,6 +31,9 @@ from prefcert.oracles.enumeration import (
     brute_force_stable_matching,
     stable_matchings,
 )
+
+from prefcert.domains.base import Outcome
+from prefcert.registry import spec
 
 QUESTION = {notion: q for q, notion in QUESTIONS.items()}
 LIMIT = 20.0                      # seconds per solver call; tiny models finish in ms
@@ -58,7 +60,7 @@ def _key(m: dict) -> tuple:
 
 
 def _check(market, notion, verdict, solution, certificate):
-    checker.check("stable_matching", market, QUESTION[notion], None, verdict, solution,
+    checker.check(spec("stable_matching"), market, QUESTION[notion], None, verdict, solution,
                   certificate or {})
 
 

@@ -2,8 +2,9 @@
 
 An *engine* is a function ``engine(model, params, *, time_limit, seed) -> Outcome``.
 A *question* names its engines, how their answers become one verdict with a certificate
-(``decide``), and how a third-party answer is judged (``audit``). Certificate checks live in
-``formal`` topic modules and are reached through :mod:`formal.checker`.
+(``decide``), and how a third-party answer is judged (``audit``). What a question means and
+how its certificates are checked is declared in the domain's
+:class:`~prefcert.formal.spec.DomainSpec` (``prefcert.formal.checker.<topic>``).
 """
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..formal.errors import CertificateError, Disagreement, InstanceError, Undecided
+from ..formal.errors import CertificateError, Disagreement, Undecided
 from ..formal.outcome import UNKNOWN, Outcome
+from ..formal.spec import DomainSpec
 
 
 @dataclass(frozen=True)
@@ -57,33 +59,38 @@ class Question:
 
 @dataclass(frozen=True)
 class Domain:
-    """A domain: how to parse its instances and which questions it answers.
+    """A domain's engines on top of its meaning.
 
-    ``questions``: name -> Question. ``resolve(q)`` maps a question as written in an
-    instance (a name, or a dict with ``type``) to (Question, params); the default takes
-    names only. ``default_questions(model)`` lists the questions asked when none are given.
-    ``validate(model, name, params)`` raises InstanceError for parameters the model rejects
-    (an unknown item, say), so bad questions are caught before any engine runs.
+    ``spec``: the trusted :class:`~prefcert.formal.spec.DomainSpec` (parser, questions,
+    certificate types and checks); ``questions``: name -> :class:`Question` with its
+    engines, one per question of the spec; ``default_questions(model)`` lists the questions
+    asked when an instance gives none.
     """
 
-    name: str
-    parse: Callable[[dict], Any]
+    spec: DomainSpec
     questions: Mapping[str, Question]
     default_questions: Callable[[Any], Sequence[Any]]
-    resolve: Callable[[Any], tuple[str, Any]] | None = None
-    validate: Callable[[Any, str, Any], None] | None = None
+
+    def __post_init__(self):
+        if set(self.questions) != set(self.spec.questions):
+            raise ValueError(f"{self.spec.name}: engines for {sorted(self.questions)} but "
+                             f"questions {sorted(self.spec.questions)}")
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def parse(self, data: dict) -> Any:
+        return self.spec.parse(data)
 
     def question(self, q: Any) -> tuple[Question, Any]:
-        if self.resolve is not None:
-            name, params = self.resolve(q)
-        elif isinstance(q, str):
-            name, params = q, None
-        else:
-            raise InstanceError(f"question of domain {self.name!r} must be a name", value=q)
-        if name not in self.questions:
-            raise InstanceError(f"unknown question for domain {self.name!r} "
-                                f"(known: {', '.join(sorted(self.questions))})", value=name)
+        """(Question, params) of a question as written; InstanceError if unknown."""
+        name, params = self.spec.question(q)
         return self.questions[name], params
+
+    def validate(self, model: Any, name: str, params: Any) -> None:
+        if self.spec.validate is not None:
+            self.spec.validate(model, name, params)
 
 
 def run_engine(name: str, engine: Engine, model: Any, params: Any, *, time_limit: float,

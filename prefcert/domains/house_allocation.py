@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..oracles import allocation as orc
-
 from ..formal import allocation as fa
+from ..formal.checker.allocation import SPEC
 from ..formal.errors import CertificateError
+from ..oracles import allocation as orc
 from .base import (
     UNKNOWN,
     Decision,
@@ -348,8 +348,7 @@ QUESTIONS = {
 TWO_SIDED_QUESTIONS = {n: _welfare_question(n, True) for n in fa.WELFARE}
 
 DOMAIN = Domain(
-    name="house_allocation",
-    parse=fa.parse_house_allocation,
+    spec=SPEC,
     questions=QUESTIONS,
     default_questions=lambda model: list(fa.QUESTIONS),
 )

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..oracles import housing as orc
-
+from ..formal.checker.housing import SPEC
 from ..formal.errors import CertificateError
 from ..formal.housing import (
     CORE_NOTION,
@@ -23,8 +22,8 @@ from ..formal.housing import (
     blocking_cycle,
     check_blocking_coalition,
     check_segmentation,
-    parse_housing_market,
 )
+from ..oracles import housing as orc
 from .base import Domain, Outcome, Question, decide_existence
 
 MAX_ENCODING_AGENTS = 100     # larger markets use the oracle and the checker alone
@@ -199,8 +198,7 @@ def _question(name: str) -> Question:
 
 
 DOMAIN = Domain(
-    name="housing_market",
-    parse=parse_housing_market,
+    spec=SPEC,
     questions={name: _question(name) for name in CORE_NOTION},
     default_questions=lambda market: ["strict_core", "weak_core"],
 )

@@ -34,15 +34,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..formal.errors import CertificateError, InstanceError, Undecided
+from ..formal.checker.queries import SPEC
+from ..formal.errors import CertificateError, Undecided
 from ..formal.queries import (
     PROFILE,
     QUESTIONS,
     RULES,
     SINGLE,
     PreferenceModel,
-    parse_preference_data,
     resolve,
+    validate,
 )
 from .base import UNKNOWN, Decision, Domain, Outcome, Question, disagreement
 
@@ -50,29 +51,6 @@ MAX_ENCODING_ITEMS = 40
 MAX_ENCODING_CELLS = 2000       # agents × items for counting queries
 MAX_WINNER_CELLS = 60           # voters × items for winner queries (copies per voter)
 MAX_BRUTE_FORCE = (6, 4)        # items, voters
-
-
-def validate(model: PreferenceModel, name: str, params: dict) -> None:
-    """Raise InstanceError for a question naming an unknown agent/item or a bad k/position."""
-    items = set(model.items)
-
-    def item(x):
-        if x not in items:
-            raise InstanceError(f"question {name!r} names an unknown item", value=x)
-    if name in SINGLE and params.get("agent") not in model.by_name:
-        raise InstanceError(f"question {name!r} names an unknown agent", value=params.get("agent"))
-    for key in ("item",):
-        if key in params:
-            item(params[key])
-    for x in params.get("items", []):
-        item(x)
-    for bundle in params.get("bundles", []):
-        for x in bundle:
-            item(x)
-    for key in ("k", "position"):
-        v = params.get(key)
-        if v is not None and not (isinstance(v, int) and 1 <= v <= model.m):
-            raise InstanceError(f"{key} must be an integer in 1..{model.m}", value=v)
 
 
 def _oracle(name: str):
@@ -227,7 +205,6 @@ def _question(name: str) -> Question:
                     audit=audit(name))
 
 
-DOMAIN = Domain("preference", parse_preference_data, {n: _question(n) for n in QUESTIONS},
-                default_questions, resolve=resolve, validate=validate)
+DOMAIN = Domain(SPEC, {n: _question(n) for n in QUESTIONS}, default_questions)
 
 __all__ = ["DOMAIN", "PROFILE", "SINGLE", "decide", "default_questions", "resolve", "validate"]

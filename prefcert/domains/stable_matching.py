@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..oracles import stable_matching as orc
-
+from ..formal.checker.matching import SPEC, blocking_pairs
 from ..formal.errors import CertificateError
-from ..formal.matching import QUESTIONS, Market, blocking_pairs, parse_market
+from ..formal.matching import QUESTIONS, Market
+from ..oracles import stable_matching as orc
 from .base import Domain, Outcome, Question, decide_existence
+from .house_allocation import TWO_SIDED_QUESTIONS
 
 MAX_ENCODING_SIDE = 150   # larger markets use the oracle and the checker alone
 MAX_BRUTE_FORCE_SIDE = 8
@@ -118,8 +119,8 @@ def _question(name: str, notion: str) -> Question:
 
 
 DOMAIN = Domain(
-    name="stable_matching",
-    parse=parse_market,
-    questions={name: _question(name, notion) for name, notion in QUESTIONS.items()},
+    spec=SPEC,
+    questions={**{name: _question(name, notion) for name, notion in QUESTIONS.items()},
+               **TWO_SIDED_QUESTIONS},
     default_questions=lambda market: ["super_stable", "strongly_stable", "weakly_stable"],
 )
