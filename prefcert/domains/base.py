@@ -64,12 +64,16 @@ class Domain:
     ``spec``: the trusted :class:`~prefcert.formal.spec.DomainSpec` (parser, questions,
     certificate types and checks); ``questions``: name -> :class:`Question` with its
     engines, one per question of the spec; ``default_questions(model)`` lists the questions
-    asked when an instance gives none.
+    asked when an instance gives none; ``classify(model, candidate)``, for domains with
+    outcomes, returns notion -> ``{"holds": bool, "certificate": dict | None}`` (a proof
+    when it holds, a checker-verified refutation when it fails) and raises
+    CertificateError for a candidate that is not an outcome.
     """
 
     spec: DomainSpec
     questions: Mapping[str, Question]
     default_questions: Callable[[Any], Sequence[Any]]
+    classify: Callable[[Any, Any], dict] | None = None
 
     def __post_init__(self):
         if set(self.questions) != set(self.spec.questions):

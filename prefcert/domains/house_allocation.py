@@ -312,6 +312,12 @@ def _audit_po(mcpo: bool):
     return audit
 
 
+def classify(model: Any, candidate: Any) -> dict[str, dict]:
+    """Concept membership of a candidate allocation (HouseAllocation) or matching (Market):
+    Pareto optimality (one-sided), maximum cardinality and the three welfare optima."""
+    return fa.classify(model, candidate)
+
+
 # ------------------------------------------------------------------------------ questions
 
 def _welfare_question(notion: str, two_sided: bool) -> Question:
@@ -351,4 +357,5 @@ DOMAIN = Domain(
     spec=SPEC,
     questions=QUESTIONS,
     default_questions=lambda model: list(fa.QUESTIONS),
+    classify=classify,
 )

@@ -23,6 +23,7 @@ from ..formal.housing import (
     check_blocking_coalition,
     check_segmentation,
 )
+from ..formal.housing import classify as housing_classify
 from ..oracles import housing as orc
 from .base import Domain, Outcome, Question, decide_existence
 
@@ -187,6 +188,12 @@ def _show_alloc(x: dict) -> str:
     return "{" + ", ".join(f"{a}->{h}" for a, h in x.items()) + "}"
 
 
+def classify(market: HousingMarket, candidate: Any) -> dict[str, dict]:
+    """Individual rationality, weak and strict core, Pareto optimality of a candidate
+    allocation, each failed notion with a refuting certificate."""
+    return housing_classify(market, candidate)
+
+
 def _question(name: str) -> Question:
     engines = {"oracle": _oracle(name), "cpsat": _encoding("cpsat", name),
                "z3": _encoding("z3", name)}
@@ -201,4 +208,5 @@ DOMAIN = Domain(
     spec=SPEC,
     questions={name: _question(name) for name in CORE_NOTION},
     default_questions=lambda market: ["strict_core", "weak_core"],
+    classify=classify,
 )

@@ -9,6 +9,7 @@ from ..formal.matching import QUESTIONS, Market
 from ..oracles import stable_matching as orc
 from .base import Domain, Outcome, Question, decide_existence
 from .house_allocation import TWO_SIDED_QUESTIONS
+from .house_allocation import classify as classify_welfare
 
 MAX_ENCODING_SIDE = 150   # larger markets use the oracle and the checker alone
 MAX_BRUTE_FORCE_SIDE = 8
@@ -110,6 +111,19 @@ def _show(matching: dict) -> str:
     return "{" + ", ".join(f"{x}-{y}" for x, y in matching.items()) + "}"
 
 
+def classify(market: Market, candidate: Any) -> dict[str, dict]:
+    """Which stability notions and two-sided welfare optima a candidate matching meets;
+    a failed stability notion carries every blocking pair."""
+    out = {}
+    for question, notion in QUESTIONS.items():
+        pairs = blocking_pairs(market, candidate, notion)
+        out[question] = {"holds": not pairs, "certificate":
+                         {"type": "blocking_pairs", "count": len(pairs),
+                          "pairs": [list(p) for p in pairs]} if pairs else None}
+    out.update(classify_welfare(market, candidate))
+    return out
+
+
 def _question(name: str, notion: str) -> Question:
     return Question(
         name=name,
@@ -123,4 +137,5 @@ DOMAIN = Domain(
     questions={**{name: _question(name, notion) for name, notion in QUESTIONS.items()},
                **TWO_SIDED_QUESTIONS},
     default_questions=lambda market: ["super_stable", "strongly_stable", "weakly_stable"],
+    classify=classify,
 )
