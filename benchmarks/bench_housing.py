@@ -15,12 +15,9 @@ import argparse
 import statistics
 import time
 
-from prefcert.formal.housing import (
-    blocking_cycle,
-    check_certificate,
-    check_segmentation,
-    parse_housing_market,
-)
+from prefcert.formal import checker
+from prefcert.formal.checker.housing import SPEC, blocked_arc, check_segmentation
+from prefcert.formal.housing import parse_housing_market
 from prefcert.formal.instances import from_object
 from prefcert.generators.housing import sample_housing_market
 from prefcert.oracles.housing import strict_core, top_trading_cycles
@@ -54,14 +51,13 @@ def combinatorial(sizes, tie_prob: float) -> None:
         data = dict(sample_housing_market(n, seed=n, tie_prob=tie_prob), id=f"bench-{n}")
         m = parse_housing_market(data)
         t_ttc, x = clock(lambda: top_trading_cycles(m))
-        assert blocking_cycle(m, x, "weak") is None
+        assert blocked_arc(m, x, "weak") is None
         t_qw, res = clock(lambda: strict_core(m))
         if res.allocation is None:
             t_chk, _ = clock(lambda: check_segmentation(m, res.certificate))
         else:
-            t_chk, _ = clock(lambda: check_certificate(m, "strict_core", None, "exists",
-                                                       res.allocation,
-                                                       {"type": "core_allocation"}))
+            t_chk, _ = clock(lambda: checker.check(SPEC, m, "strict_core", None, "exists",
+                                                   res.allocation, {"type": "core_allocation"}))
         job = next(j for j in plan([from_object(data, "bench", None, data["id"])])
                    if j.asked == "strict_core")
         t_lab, lab = clock(lambda: label(job, engines=["oracle"]), repeat=1)

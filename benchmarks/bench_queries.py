@@ -16,8 +16,10 @@ import time
 from pathlib import Path
 
 from prefcert.encodings.queries import cpsat_query
+from prefcert.formal.checker import check
+from prefcert.formal.checker.queries import SPEC
 from prefcert.formal.preflib import read_preflib
-from prefcert.formal.queries import check_certificate, parse_preference_data
+from prefcert.formal.queries import parse_preference_data
 from prefcert.oracles import queries as oq
 
 from prefcert.domains.preference import resolve
@@ -94,7 +96,7 @@ def bench_poset(n: int, e: int, *, encode: int) -> None:
         t0 = time.perf_counter()
         o = oq.SINGLE[name](model, params)
         t1 = time.perf_counter()
-        check_certificate(model, name, params, o.verdict, o.solution, o.certificate)
+        check(SPEC, model, name, params, o.verdict, o.solution, o.certificate)
         t2 = time.perf_counter()
         to += t1 - t0
         tk += t2 - t1

@@ -1,8 +1,8 @@
 """Declarative CP-SAT models of house-allocation and welfare questions (untrusted).
 
-One Boolean x[e] per acceptable pair e = (l, r) of a :class:`formal.allocation.WelfareGraph`
-(one-sided: agent–object; two-sided: mutually acceptable A–B pairs), ``AddAtMostOne`` per
-vertex. Objectives are solved lexicographically by successive CP-SAT solves, each fixing
+One Boolean x[e] per acceptable pair e = (l, r) of a
+:class:`~prefcert.formal.welfare.WelfareGraph` (one-sided: agent–object; two-sided: mutually
+acceptable A–B pairs), ``add_at_most_one`` per vertex. Objectives are solved lexicographically by successive CP-SAT solves, each fixing
 the previous optimum as a constraint — a formulation independent of the oracles' weight
 tricks (B − cost, B^(R−k)) and Hungarian/IKMMP algorithms:
 
@@ -25,9 +25,9 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from ..formal import allocation as fa
-from ..formal.allocation import HouseAllocation, WelfareGraph
+from ..formal.allocation import HouseAllocation
 from ..formal.outcome import Outcome
+from ..formal.welfare import WELFARE, WelfareGraph, welfare_graph, welfare_value
 
 
 class _Staged:
@@ -39,7 +39,7 @@ class _Staged:
         self.g = g
         self.model = cp_model.CpModel()
         self.edges = list(g.ranks if edges is None else edges)
-        self.x = {e: self.model.NewBoolVar(f"x_{i}") for i, e in enumerate(self.edges)}
+        self.x = {e: self.model.new_bool_var(f"x_{i}") for i, e in enumerate(self.edges)}
         by_l: dict[str, list] = {}
         by_r: dict[str, list] = {}
         for e, v in self.x.items():
@@ -47,7 +47,7 @@ class _Staged:
             by_r.setdefault(e[1], []).append(v)
         for vs in list(by_l.values()) + list(by_r.values()):
             if len(vs) > 1:
-                self.model.AddAtMostOne(vs)
+                self.model.add_at_most_one(vs)
         self.by_l = by_l
         self.deadline = time.perf_counter() + float(time_limit)
         self.seed = int(seed)
@@ -64,25 +64,25 @@ class _Staged:
             return expr
         m = self.model
         if maximise:
-            m.Maximize(expr)
+            m.maximize(expr)
         else:
-            m.Minimize(expr)
+            m.minimize(expr)
         solver = self.cp.CpSolver()
         solver.parameters.max_time_in_seconds = max(self.deadline - time.perf_counter(), 0.001)
         solver.parameters.random_seed = self.seed
         solver.parameters.num_workers = 1
-        status = solver.Solve(m)
-        self.stages.append(f"{name}:{solver.StatusName(status)}")
+        status = solver.solve(m)
+        self.stages.append(f"{name}:{solver.status_name(status)}")
         if status != self.cp.OPTIMAL:
             self.ok = False
             return None
-        val = int(round(solver.ObjectiveValue()))
-        self.values = {e: bool(solver.BooleanValue(v)) for e, v in self.x.items()}
+        val = int(round(solver.objective_value))
+        self.values = {e: bool(solver.boolean_value(v)) for e, v in self.x.items()}
         # hint the next stage with this solution, then fix the objective
-        m.ClearHints()
+        m.clear_hints()
         for e, v in self.x.items():
-            m.AddHint(v, self.values[e])
-        m.Add(expr == val)
+            m.add_hint(v, self.values[e])
+        m.add(expr == val)
         return val
 
     def matching(self) -> dict[str, str]:
@@ -97,12 +97,12 @@ def cpsat_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int)
     one- or two-sided welfare graph by lexicographic CP-SAT solves (module docstring).
 
     Returns ``Outcome("optimal", matching, {"type": "value", "value": v})`` with v as in
-    :func:`formal.allocation.welfare_value`, or ``Outcome("unknown")`` on timeout. The
+    :func:`prefcert.formal.welfare.welfare_value`, or ``Outcome("unknown")`` on timeout. The
     certificate carries no proof: the pipeline compares v with the oracle's proven value.
     Raises ValueError for an unknown notion. Worst-case exponential (CP-SAT); fast in
     practice for the totally unimodular matching constraints.
     """
-    if notion not in fa.WELFARE:
+    if notion not in WELFARE:
         raise ValueError(f"unknown welfare notion {notion!r}")
     st = _Staged(g, time_limit=time_limit, seed=seed)
     x = st.x
@@ -111,13 +111,13 @@ def cpsat_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int)
         if notion == "utilitarian":
             st.optimise(sum(g.cost(e) * v for e, v in x.items()), False, "total_rank")
         else:
-            z = st.model.NewIntVar(0, max(g.max_rank, 0), "worst")
+            z = st.model.new_int_var(0, max(g.max_rank, 0), "worst")
             for e, v in x.items():
-                st.model.Add(z >= g.level(e)).OnlyEnforceIf(v)
+                st.model.add(z >= g.level(e)).only_enforce_if(v)
             st.optimise(z, False, "worst_rank")
     else:
         counted = 0
-        ceiling = (2 if g.two_sided else 1) * len(fa.maximum_matching(g))
+        ceiling = (2 if g.two_sided else 1) * _matching_size(g)
         for k in range(1, g.max_rank + 1):
             terms = [(sum(1 for r in g.ranks[e] if r == k), v) for e, v in x.items()]
             expr = sum(c * v for c, v in terms if c)
@@ -128,8 +128,40 @@ def cpsat_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int)
     if not st.ok:
         return Outcome("unknown", stats=st.stats())
     m = st.matching()
-    return Outcome("optimal", m, {"type": "value", "value": fa.welfare_value(g, notion, m)},
+    return Outcome("optimal", m, {"type": "value", "value": welfare_value(g, notion, m)},
                    stats=st.stats())
+
+
+# The two helpers below repeat steps of the oracles (maximum_matching, hall_or_augment)
+# because the encodings stay independent of the oracles.
+
+def _matching_size(g: WelfareGraph) -> int:
+    """The size of a maximum matching of ``g`` (scipy Hopcroft–Karp, O(√n·L))."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+    if not g.ranks:
+        return 0
+    li = {x: i for i, x in enumerate(g.left)}
+    ri = {y: j for j, y in enumerate(g.right)}
+    rows, cols = zip(*((li[x], ri[y]) for x, y in g.ranks))
+    a = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)),
+                   shape=(len(g.left), len(g.right)))
+    return int((maximum_bipartite_matching(a, perm_type="column") >= 0).sum())
+
+
+def _hall_set(g: WelfareGraph, m: Mapping[str, str]) -> list[str]:
+    """For a maximum matching ``m``: the left vertices reachable by alternating paths from
+    unmatched left vertices, a Hall set proving ``m`` maximum (König 1931). O(L)."""
+    mate = {y: x for x, y in m.items()}
+    reached = [x for x in g.left if x not in m]
+    seen = set(reached)
+    for x in reached:                         # the list grows while it is read
+        for y in g.adj[x]:
+            if y in mate and mate[y] not in seen:
+                seen.add(mate[y])
+                reached.append(mate[y])
+    return sorted(seen)
 
 
 def _utility(model: HouseAllocation, e: tuple[str, str]) -> int:
@@ -141,10 +173,9 @@ def cpsat_pareto_optimal(model: HouseAllocation, *, time_limit: float, seed: int
                          max_cardinality: bool = False) -> Outcome:
     """A Pareto-optimal allocation (max Σu, u order-consistent), or with
     ``max_cardinality`` an MCPO (max Σx, then max Σu). Returns ``Outcome("exists",
-    allocation, {"type": "pareto_optimal"|"mcpo"})`` or ``Outcome("unknown")``. The MCPO
-    certificate lacks the Hall set (the checker would reject it alone; the pipeline uses
-    the oracle's)."""
-    g = fa.welfare_graph(model)
+    allocation, {"type": "pareto_optimal"|"mcpo"})`` or ``Outcome("unknown")``; the MCPO
+    certificate carries the Hall set of the (maximum) matching found."""
+    g = welfare_graph(model)
     st = _Staged(g, time_limit=time_limit, seed=seed)
     if max_cardinality:
         st.optimise(sum(st.x.values()), True, "cardinality")
@@ -153,8 +184,7 @@ def cpsat_pareto_optimal(model: HouseAllocation, *, time_limit: float, seed: int
         return Outcome("unknown", stats=st.stats())
     cert = {"type": "mcpo"} if max_cardinality else {"type": "pareto_optimal"}
     if max_cardinality:
-        s, _ = fa.hall_or_augment(g, st.matching())
-        cert["hall_full"] = s
+        cert["hall_full"] = _hall_set(g, st.matching())
     return Outcome("exists", st.matching(), cert, stats=st.stats())
 
 
@@ -166,11 +196,11 @@ def cpsat_pareto_improvement(model: HouseAllocation, allocation: Mapping[str, st
     with an improvement maximising the number of strictly better-off agents; ``unknown`` on
     timeout."""
     m = dict(allocation)
-    g = fa.welfare_graph(model)
+    g = welfare_graph(model)
     edges = [(a, h) for (a, h) in g.ranks if model.prefs[a].weakly_prefers(h, m.get(a))]
     st = _Staged(g, edges, time_limit=time_limit, seed=seed)
     for a in m:
-        st.model.Add(sum(st.by_l.get(a, [])) == 1)
+        st.model.add(sum(st.by_l.get(a, [])) == 1)
     strict = [v for (a, h), v in st.x.items() if model.prefs[a].prefers(h, m.get(a))]
     best = st.optimise(sum(strict), True, "strictly_better") if strict else 0
     if not st.ok:
@@ -194,14 +224,14 @@ def milp_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int) 
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_matrix, csr_matrix, vstack
 
-    if notion not in fa.WELFARE:
+    if notion not in WELFARE:
         raise ValueError(f"unknown welfare notion {notion!r}")
     edges = list(g.ranks)
     ne = len(edges)
     deadline = time.perf_counter() + float(time_limit)
     stats = {"engine": "milp", "solver": "HiGHS", "seed": int(seed), "stages": []}
     if ne == 0:
-        return Outcome("optimal", {}, {"type": "value", "value": fa.welfare_value(g, notion, {})},
+        return Outcome("optimal", {}, {"type": "value", "value": welfare_value(g, notion, {})},
                        stats=stats)
     li = {v: i for i, v in enumerate(g.left)}
     ri = {v: len(g.left) + j for j, v in enumerate(g.right)}
@@ -256,7 +286,7 @@ def milp_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int) 
         elif ok:
             ok = stage(np.r_[np.zeros(ne), [1.0]], False, "worst_rank") is not None
     else:
-        ceiling = (2 if g.two_sided else 1) * len(fa.maximum_matching(g))
+        ceiling = (2 if g.two_sided else 1) * _matching_size(g)
         fixed = 0                         # Σ of the s_k fixed so far
         for k in range(1, g.max_rank + 1):
             c = np.array([float(sum(1 for r in g.ranks[e] if r == k)) for e in edges])
@@ -273,5 +303,5 @@ def milp_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int) 
     if not ok:
         return Outcome("unknown", stats=stats)
     m = {a: b for (a, b), v in zip(edges, sol) if v > 0.5}
-    return Outcome("optimal", m, {"type": "value", "value": fa.welfare_value(g, notion, m)},
+    return Outcome("optimal", m, {"type": "value", "value": welfare_value(g, notion, m)},
                    stats=stats)

@@ -1,7 +1,7 @@
-"""Declarative models of the housing-market cores (imported as ``prefcert_encodings.housing``).
+"""Declarative models of the housing-market cores.
 
 Both models search an allocation y (y_ij = 1: agent i receives j's house ω_j) together with
-potentials t that certify membership (ALGORITHMS.md §2, "MILP / CP-SAT encoding"):
+potentials t that certify membership:
 
 - only individually rational pairs get a variable (both cores are IR);
 - order encoding of the received rank: g[i][r] = Σ_{j: rank_i(ω_j) > r} y_ij, i.e.
@@ -11,9 +11,10 @@ potentials t that certify membership (ALGORITHMS.md §2, "MILP / CP-SAT encoding
 
 Potentials in [0, n] exist ⇔ the strict arcs are acyclic (weak) / no strict arc lies on a
 cycle (strict): longest paths counting strict arcs. So "infeasible" proves that the core is
-empty. This is the O(n²)-constraint order-encoded form of the s_ij / a_ij rows of the brief.
+empty. This is an O(n²)-constraint order-encoded form of the core integer programs of
+Biró, Klijn, Klimentova & Viana (2021), via the Quint & Wako (2004) characterisation.
 
-Independent back ends: CP-SAT (ortools, OnlyEnforceIf) and z3 (implications over
+Independent back ends: CP-SAT (ortools, ``only_enforce_if``) and z3 (implications over
 integers) for both cores, and a pulp/CBC big-M MILP for the strict core (its LP relaxation
 is weak: practical to ~30 agents). Independent of ``oracles``. Not trusted.
 """
@@ -50,8 +51,8 @@ def core_cpsat(market: HousingMarket, notion: str, *, time_limit: float = 10.0,
                seed: int = 0, workers: int = 1) -> EncodingResult:
     """Find an allocation in the ``notion`` core ("weak" or "strict") with CP-SAT, or prove
     there is none. Variables: O(IR pairs + n · ties); constraints O(IR pairs).
-    ``time_limit`` in seconds; ``seed`` fixes the search. Source: ALGORITHMS.md §2;
-    Biró, Klijn, Klimentova & Viana 2021 for core integer programs.
+    ``time_limit`` in seconds; ``seed`` fixes the search. Source: Biró, Klijn, Klimentova
+    & Viana 2021 for core integer programs.
     """
     from ortools.sat.python import cp_model
 
@@ -60,41 +61,41 @@ def core_cpsat(market: HousingMarket, notion: str, *, time_limit: float = 10.0,
     agents, own, cand = _structure(market)
     n = len(agents)
     m = cp_model.CpModel()
-    y = {(i, j): m.NewBoolVar(f"y[{i},{j}]") for i in agents for j, _ in cand[i]}
+    y = {(i, j): m.new_bool_var(f"y[{i},{j}]") for i in agents for j, _ in cand[i]}
     for i in agents:
-        m.AddExactlyOne(y[i, j] for j, _ in cand[i])
+        m.add_exactly_one(y[i, j] for j, _ in cand[i])
     into: dict[str, list] = {j: [] for j in agents}
     for (i, j), v in y.items():
         into[j].append(v)
     for j in agents:
-        m.AddExactlyOne(into[j])
-    t = {i: m.NewIntVar(0, n, f"t[{i}]") for i in agents}
+        m.add_exactly_one(into[j])
+    t = {i: m.new_int_var(0, n, f"t[{i}]") for i in agents}
     for i in agents:
         g = {}
         for r in range(own[i] - 1, 0, -1):      # chained: g[r] = g[r+1] + Σ_{rank r+1} y
-            g[r] = m.NewBoolVar(f"g[{i},{r}]")
-            m.Add(sum(y[i, j] for j, q in cand[i] if q == r + 1) + g.get(r + 1, 0) == g[r])
+            g[r] = m.new_bool_var(f"g[{i},{r}]")
+            m.add(sum(y[i, j] for j, q in cand[i] if q == r + 1) + g.get(r + 1, 0) == g[r])
         for j, q in cand[i]:
             if j == i:
                 continue
             if q in g:                                   # strict arc i -> j
-                m.Add(t[j] >= t[i] + 1).OnlyEnforceIf(g[q])
+                m.add(t[j] >= t[i] + 1).only_enforce_if(g[q])
             if notion == "strict":                       # arc i -> j
                 if q - 1 in g:
-                    m.Add(t[j] >= t[i]).OnlyEnforceIf(g[q - 1])
+                    m.add(t[j] >= t[i]).only_enforce_if(g[q - 1])
                 elif q == 1:
-                    m.Add(t[j] >= t[i])
+                    m.add(t[j] >= t[i])
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.random_seed = int(seed)
     solver.parameters.num_workers = int(workers)
-    st = solver.Solve(m)
-    stats = {"status": solver.StatusName(st), "wall_time": solver.WallTime(),
-             "variables": len(y) + n, "branches": solver.NumBranches()}
+    st = solver.solve(m)
+    stats = {"status": solver.status_name(st), "wall_time": solver.wall_time,
+             "variables": len(y) + n, "branches": solver.num_branches}
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        got = {i: market.endowment[j] for (i, j), v in y.items() if solver.Value(v)}
+        got = {i: market.endowment[j] for (i, j), v in y.items() if solver.value(v)}
         alloc = {i: got[i] for i in agents}
-        return EncodingResult("feasible", alloc, {i: int(solver.Value(t[i])) for i in agents},
+        return EncodingResult("feasible", alloc, {i: int(solver.value(t[i])) for i in agents},
                               stats)
     if st == cp_model.INFEASIBLE:
         return EncodingResult("infeasible", stats=stats)
@@ -109,7 +110,8 @@ def strict_core_milp(market: HousingMarket, *, time_limit: float = 10.0, seed: i
     equalities, continuous potentials t ∈ [0, n], and for every IR arc i -> j with
     q = rank_i(ω_j): t_j − t_i ≥ 1 − (n+1)(1 − g[i][q]) and
     t_j − t_i ≥ −(n+1)(1 − g[i][q−1]).
-    ``time_limit`` in seconds, ``seed`` passed to CBC. Source: ALGORITHMS.md §2.
+    ``time_limit`` in seconds, ``seed`` passed to CBC. Source: Biró, Klijn, Klimentova &
+    Viana 2021.
     """
     import pulp
 
@@ -166,7 +168,8 @@ def core_z3(market: HousingMarket, notion: str, *, time_limit: float = 10.0, see
     Booleans y_ij on IR pairs with pseudo-Boolean "exactly one" rows; the order-encoded
     rank indicators are chained, g[i][r] = g[i][r+1] ∨ ⋁_{rank_i(ω_j) = r+1} y_ij, and the
     potential rows are implications g → t_j − t_i ≥ 1 (resp. ≥ 0) over integers in [0, n].
-    ``time_limit`` in seconds, ``seed`` for z3's random seed. Source: ALGORITHMS.md §2.
+    ``time_limit`` in seconds, ``seed`` for z3's random seed. Source: Biró, Klijn,
+    Klimentova & Viana 2021.
     """
     import z3
 

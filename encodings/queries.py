@@ -41,39 +41,39 @@ class _Run:
         cp = cp_model.CpModel()
         pos = []
         for i, (ag, _w) in enumerate(voters):
-            p = {x: cp.NewIntVar(0, m - 1, f"p{i}_{j}") for j, x in enumerate(items)}
+            p = {x: cp.new_int_var(0, m - 1, f"p{i}_{j}") for j, x in enumerate(items)}
             if distinct:
-                cp.AddAllDifferent(list(p.values()))
+                cp.add_all_different(list(p.values()))
             for a, bs in ag.succ.items():
                 for b in bs:
-                    cp.Add(p[a] < p[b])
+                    cp.add(p[a] < p[b])
             pos.append(p)
         build(cp, pos)
         if objective is not None:
             expr = objective(cp, pos)
-            (cp.Maximize if maximize else cp.Minimize)(expr)
+            (cp.maximize if maximize else cp.minimize)(expr)
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = max(0.01, self.time_limit)
         solver.parameters.random_seed = self.seed
         solver.parameters.num_workers = 1
-        st = solver.Solve(cp)
+        st = solver.solve(cp)
         self.solves += 1
         if st == cp_model.INFEASIBLE:
             return None
         if st != cp_model.OPTIMAL and (objective is not None or st != cp_model.FEASIBLE):
             raise Timeout()
-        orders = [sorted(items, key=lambda x: solver.Value(p[x])) for p in pos]
+        orders = [sorted(items, key=lambda x: solver.value(p[x])) for p in pos]
         # (without AllDifferent, items with equal values are unrelated, so any tie-break
         # of the sorted values is a linear extension)
-        val = round(solver.ObjectiveValue()) if objective is not None else None
+        val = round(solver.objective_value) if objective is not None else None
         return orders, val
 
 
 def _lt(cp, p, a, b):
     """Boolean ⇔ pos[a] < pos[b]."""
-    v = cp.NewBoolVar("")
-    cp.Add(p[a] < p[b]).OnlyEnforceIf(v)
-    cp.Add(p[a] > p[b]).OnlyEnforceIf(v.Not())
+    v = cp.new_bool_var("")
+    cp.add(p[a] < p[b]).only_enforce_if(v)
+    cp.add(p[a] > p[b]).only_enforce_if(~v)
     return v
 
 
@@ -110,16 +110,16 @@ def _single(run: _Run, question: str, params: dict) -> Outcome:
 
     if question == "compare":
         a, b = params["items"]
-        return three(lambda cp, p: cp.Add(p[a] < p[b]), lambda cp, p: cp.Add(p[a] > p[b]))
+        return three(lambda cp, p: cp.add(p[a] < p[b]), lambda cp, p: cp.add(p[a] > p[b]))
     if question == "topk":
         x, k = params["item"], params["k"]
-        return three(lambda cp, p: cp.Add(_rank(cp, p, x) <= k - 1),
-                     lambda cp, p: cp.Add(_rank(cp, p, x) >= k))
+        return three(lambda cp, p: cp.add(_rank(cp, p, x) <= k - 1),
+                     lambda cp, p: cp.add(_rank(cp, p, x) >= k))
     if question == "position":
         x, q = params["item"], params.get("position")
         if q is not None:
-            return three(lambda cp, p: cp.Add(_rank(cp, p, x) == q - 1),
-                         lambda cp, p: cp.Add(_rank(cp, p, x) != q - 1))
+            return three(lambda cp, p: cp.add(_rank(cp, p, x) == q - 1),
+                         lambda cp, p: cp.add(_rank(cp, p, x) != q - 1))
         lo = opt(none, lambda cp, p: _rank(cp, p, x), False)[1] + 1
         hi = opt(none, lambda cp, p: _rank(cp, p, x), True)[1] + 1
         if lo == hi:
@@ -128,41 +128,41 @@ def _single(run: _Run, question: str, params: dict) -> Outcome:
     if question == "kth":
         k = params["k"]
         x = feas(none)[k - 1]
-        other = feas(lambda cp, p: cp.Add(_rank(cp, p, x) != k - 1))
+        other = feas(lambda cp, p: cp.add(_rank(cp, p, x) != k - 1))
         if other is None:
             return Outcome("determined", {"value": x}, None)
         return Outcome("undetermined", None, {"type": "completions", "orders": [
-            feas(lambda cp, p: cp.Add(_rank(cp, p, x) == k - 1)), other]})
+            feas(lambda cp, p: cp.add(_rank(cp, p, x) == k - 1)), other]})
     if question == "rank_set":
         idx = {x: i for i, x in enumerate(model.items)}
         S = sorted(dict.fromkeys(params["items"]), key=idx.__getitem__)
 
         def dist(cp, p):
             if len(S) > 1:
-                cp.AddAllDifferent([p[x] for x in S])
+                cp.add_all_different([p[x] for x in S])
         first = feas(dist)
         seq = sorted(S, key=first.index)
 
         def flip(cp, p):
             dist(cp, p)
-            cp.AddBoolOr([_lt(cp, p, y, x) for x, y in zip(seq, seq[1:])])
+            cp.add_bool_or([_lt(cp, p, y, x) for x, y in zip(seq, seq[1:])])
         other = feas(flip) if len(seq) > 1 else None
         if other is None:
             return Outcome("determined", {"value": seq}, None)
         pairs = [[x, y] for x in S for y in S if x != y
-                 and feas(lambda cp, p, x=x, y=y: cp.Add(p[y] < p[x])) is None]
+                 and feas(lambda cp, p, x=x, y=y: cp.add(p[y] < p[x])) is None]
         return Outcome("undetermined", {"pairs": pairs}, None)
     if question == "topk_list":
         k = params["k"]
         first = feas(none)
         T = first[:k]
-        other = feas(lambda cp, p: cp.AddBoolOr([_ge(cp, _rank(cp, p, x), k) for x in T]))
+        other = feas(lambda cp, p: cp.add_bool_or([_ge(cp, _rank(cp, p, x), k) for x in T]))
         if other is None:
             return Outcome("determined", {"value": sorted(T)}, None)
         nec = sorted(x for x in model.items
-                     if feas(lambda cp, p, x=x: cp.Add(_rank(cp, p, x) >= k)) is None)
+                     if feas(lambda cp, p, x=x: cp.add(_rank(cp, p, x) >= k)) is None)
         pos_ = sorted(x for x in model.items
-                      if feas(lambda cp, p, x=x: cp.Add(_rank(cp, p, x) <= k - 1)) is not None)
+                      if feas(lambda cp, p, x=x: cp.add(_rank(cp, p, x) <= k - 1)) is not None)
         return Outcome("undetermined", {"necessary": nec, "possible": pos_},
                        {"type": "completions", "orders": [first, other]})
     if question == "rs":
@@ -171,27 +171,27 @@ def _single(run: _Run, question: str, params: dict) -> Outcome:
 
         def conds(cp, p):
             if len(A2) + len(B2) > 1:
-                cp.AddAllDifferent([p[x] for x in A2 + B2])
+                cp.add_all_different([p[x] for x in A2 + B2])
             out = []
             for y in B2:
                 good = sum(_lt(cp, p, x, y) for x in A2)
                 bad = 1 + sum(_lt(cp, p, z, y) for z in B2 if z != y)
-                v = cp.NewBoolVar("")
-                cp.Add(good >= bad).OnlyEnforceIf(v)
-                cp.Add(good < bad).OnlyEnforceIf(v.Not())
+                v = cp.new_bool_var("")
+                cp.add(good >= bad).only_enforce_if(v)
+                cp.add(good < bad).only_enforce_if(~v)
                 out.append(v)
             return out
 
         def holds(cp, p):
             for v in conds(cp, p):
-                cp.Add(v == 1)
+                cp.add(v == 1)
 
         def fails(cp, p):
             cs = conds(cp, p)
             if cs:
-                cp.AddBoolOr([v.Not() for v in cs])
+                cp.add_bool_or([~v for v in cs])
             else:
-                cp.Add(p[model.items[0]] < 0)   # A ⪰ B holds in every order: no failure
+                cp.add(p[model.items[0]] < 0)   # A ⪰ B holds in every order: no failure
         return three(holds, fails)
     raise ValueError(f"unknown question {question!r}")
 
@@ -202,9 +202,9 @@ def _rank(cp, p, x):
 
 
 def _ge(cp, var, k):
-    v = cp.NewBoolVar("")
-    cp.Add(var >= k).OnlyEnforceIf(v)
-    cp.Add(var < k).OnlyEnforceIf(v.Not())
+    v = cp.new_bool_var("")
+    cp.add(var >= k).only_enforce_if(v)
+    cp.add(var < k).only_enforce_if(~v)
     return v
 
 
@@ -238,8 +238,8 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
             return Outcome("undetermined", {"min": lo, "max": hi},
                            {"type": "bounds", "witnesses": wit})
         V = model.voters
-        h = run.solve(voters, lambda cp, pos: cp.Add(2 * n(cp, pos) > V), distinct=False)
-        f = run.solve(voters, lambda cp, pos: cp.Add(2 * n(cp, pos) <= V), distinct=False)
+        h = run.solve(voters, lambda cp, pos: cp.add(2 * n(cp, pos) > V), distinct=False)
+        f = run.solve(voters, lambda cp, pos: cp.add(2 * n(cp, pos) <= V), distinct=False)
         verdict = "true" if f is None else "false" if h is None else "undetermined"
         return Outcome(verdict, {"min": lo, "max": hi},
                        {"type": "bounds", "witnesses": wit} if verdict == "undetermined" else None)
@@ -261,12 +261,12 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
             sc = {x: [] for x in items}
             for x, y in itertools.combinations(items, 2):
                 nxy = sum(_lt(cp, p, x, y) for p in pos)
-                w = cp.NewBoolVar("")
-                cp.Add(2 * nxy >= V + 1).OnlyEnforceIf(w)
-                cp.Add(2 * nxy <= V).OnlyEnforceIf(w.Not())
-                l_ = cp.NewBoolVar("")
-                cp.Add(2 * nxy <= V - 1).OnlyEnforceIf(l_)
-                cp.Add(2 * nxy >= V).OnlyEnforceIf(l_.Not())
+                w = cp.new_bool_var("")
+                cp.add(2 * nxy >= V + 1).only_enforce_if(w)
+                cp.add(2 * nxy <= V).only_enforce_if(~w)
+                l_ = cp.new_bool_var("")
+                cp.add(2 * nxy <= V - 1).only_enforce_if(l_)
+                cp.add(2 * nxy >= V).only_enforce_if(~l_)
                 sc[x].append(w - l_)
                 sc[y].append(l_ - w)
             return {x: sum(v) for x, v in sc.items()}
@@ -275,17 +275,17 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
             s = score_exprs(cp, pos)
             for d in items:
                 if d != c:
-                    cp.Add(s[c] >= s[d])
+                    cp.add(s[c] >= s[d])
 
         def loses(cp, pos):
             s = score_exprs(cp, pos)
             bs = []
             for d in items:
                 if d != c:
-                    v = cp.NewBoolVar("")
-                    cp.Add(s[d] > s[c]).OnlyEnforceIf(v)
+                    v = cp.new_bool_var("")
+                    cp.add(s[d] > s[c]).only_enforce_if(v)
                     bs.append(v)
-            cp.AddBoolOr(bs)
+            cp.add_bool_or(bs)
         h = run.solve(voters, wins)
         f = run.solve(voters, loses) if len(items) > 1 else None
         if f is None:
@@ -396,33 +396,33 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
         score = {x: base[x] for x in items}
         for G, N in pool.items():
             if rule == "plurality":
-                vs = {x: cp.NewIntVar(0, N, "") for x in G}
-                cp.Add(sum(vs.values()) == N)
+                vs = {x: cp.new_int_var(0, N, "") for x in G}
+                cp.add(sum(vs.values()) == N)
                 for x in G:
                     score[x] = score[x] + vs[x]
                 var[G] = vs
                 continue
             k = len(G)
-            vs = {(x, s): cp.NewIntVar(0, N, "") for x in G for s in range(k)}
+            vs = {(x, s): cp.new_int_var(0, N, "") for x in G for s in range(k)}
             for x in G:
-                cp.Add(sum(vs[x, s] for s in range(k)) == N)
+                cp.add(sum(vs[x, s] for s in range(k)) == N)
             for s in range(k):
-                cp.Add(sum(vs[x, s] for x in G) == N)
+                cp.add(sum(vs[x, s] for x in G) == N)
             for x in G:
                 score[x] = score[x] + sum((k - 1 - s) * vs[x, s] for s in range(k))
             var[G] = vs
         if wins:
             for d in items:
                 if d != c:
-                    cp.Add(score[c] >= score[d])
+                    cp.add(score[c] >= score[d])
         else:
             bs = []
             for d in items:
                 if d != c:
-                    b = cp.NewBoolVar("")
-                    cp.Add(score[d] > score[c]).OnlyEnforceIf(b)
+                    b = cp.new_bool_var("")
+                    cp.add(score[d] > score[c]).only_enforce_if(b)
                     bs.append(b)
-            cp.AddBoolOr(bs)
+            cp.add_bool_or(bs)
         return var
 
     def solve(wins: bool):
@@ -432,12 +432,12 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
         solver.parameters.max_time_in_seconds = max(0.01, time_limit)
         solver.parameters.random_seed = seed
         solver.parameters.num_workers = 1
-        st = solver.Solve(cp)
+        st = solver.solve(cp)
         if st == cp_model.INFEASIBLE:
             return None
         if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             raise Timeout()
-        return {G: {k: solver.Value(v) for k, v in vs.items()} for G, vs in var.items()}
+        return {G: {k: solver.value(v) for k, v in vs.items()} for G, vs in var.items()}
 
     def witness(sol) -> dict:
         # per group set: list of (tie-breaking, voters) segments, handed out in agent order

@@ -101,14 +101,14 @@ def build_cpsat_model(market: Market, notion: str, *, form: str = "ladder"):
 
     _check_args(notion, form)
     model = cp_model.CpModel()
-    x = {(a, b): model.NewBoolVar(f"x[{a},{b}]") for a, b in market.edges()}
+    x = {(a, b): model.new_bool_var(f"x[{a},{b}]") for a, b in market.edges()}
     by_agent: dict[tuple[bool, str], list] = {}
     for (a, b), v in x.items():
         by_agent.setdefault((True, a), []).append(v)
         by_agent.setdefault((False, b), []).append(v)
     for vs in by_agent.values():
         if len(vs) > 1:
-            model.AddAtMostOne(vs)
+            model.add_at_most_one(vs)
 
     top: dict[tuple[bool, str], list] = {}
     if form == "ladder":
@@ -117,11 +117,11 @@ def build_cpsat_model(market: Market, notion: str, *, form: str = "ladder"):
         # into affine relations and probes them (on random SMTI this fixes most pair
         # variables, much as the Gale–Shapley list reductions do).
         for agent, order, side_a in _sides(market):
-            ladder = [model.NewConstant(0)]
+            ladder = [model.new_constant(0)]
             for r, tie in enumerate(order.ties, 1):
-                t = model.NewBoolVar(f"top[{agent},{r}]")
+                t = model.new_bool_var(f"top[{agent},{r}]")
                 pairs = [x[(agent, z)] if side_a else x[(z, agent)] for z in tie]
-                model.Add(t == ladder[-1] + sum(pairs))
+                model.add(t == ladder[-1] + sum(pairs))
                 ladder.append(t)
             top[(side_a, agent)] = ladder
 
@@ -136,7 +136,7 @@ def build_cpsat_model(market: Market, notion: str, *, form: str = "ladder"):
                 lits = [x[(a, b)]]
                 lits += [x[p] for p in _row_pairs(market, a, b, ka, True)]
                 lits += [x[p] for p in _row_pairs(market, b, a, kb, False)]
-            model.AddBoolOr(lits)
+            model.add_bool_or(lits)
     return model, x
 
 
@@ -164,18 +164,18 @@ def cpsat_stable_matching(market: Market, notion: str, *, time_limit: float, see
     solver.parameters.random_seed = int(seed)
     solver.parameters.num_workers = int(workers)
     solver.parameters.symmetry_level = 0      # no useful symmetry; detection costs seconds
-    status = solver.Solve(model)
-    stats = {"engine": "cpsat", "form": form, "status": solver.StatusName(status),
-             "build_seconds": round(build, 4), "wall_seconds": round(solver.WallTime(), 4),
-             "conflicts": solver.NumConflicts(), "branches": solver.NumBranches(),
+    status = solver.solve(model)
+    stats = {"engine": "cpsat", "form": form, "status": solver.status_name(status),
+             "build_seconds": round(build, 4), "wall_seconds": round(solver.wall_time, 4),
+             "conflicts": solver.num_conflicts, "branches": solver.num_branches,
              "pair_vars": len(x)}
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        m = _matching_from({p: bool(solver.BooleanValue(v)) for p, v in x.items()})
+        m = _matching_from({p: bool(solver.boolean_value(v)) for p, v in x.items()})
         return Outcome("exists", solution=m, certificate={"type": "stable_matching"}, stats=stats)
     if status == cp_model.INFEASIBLE:
         return Outcome("none", stats=stats)
     if status == cp_model.MODEL_INVALID:
-        raise RuntimeError(f"CP-SAT rejected the model: {model.Validate()}")
+        raise RuntimeError(f"CP-SAT rejected the model: {model.validate()}")
     return Outcome("unknown", stats=stats)
 
 

@@ -24,7 +24,7 @@ def sample_house_allocation(n_agents: int, n_objects: int | None = None, *, seed
                             tie_prob: float = 0.0, min_len: int = 1,
                             max_len: int | None = None, id: str | None = None,
                             questions: list | None = None) -> dict:
-    """Sample one house-allocation instance as a DESIGN.md instance dict.
+    """Sample one house-allocation instance as an instance dict of the input format.
 
     ``n_agents`` agents ``a1..``, ``n_objects`` objects ``h1..`` (default: as many as
     agents). ``culture``: ``impartial`` (uniform orders) or ``mallows`` (dispersion ``phi``

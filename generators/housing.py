@@ -1,4 +1,4 @@
-"""Seeded samplers of Shapley–Scarf housing markets (DESIGN.md instance format).
+"""Seeded samplers of Shapley–Scarf housing markets (the ``housing_market`` instance format).
 
 Preferences come from prefsampling's impartial culture (every agent's strict order over the
 n houses is uniform and independent); ties are made by merging adjacent items, and lists can
@@ -15,7 +15,7 @@ def sample_housing_market(n: int, *, seed: int, tie_prob: float = 0.0,
                           truncate: str = "none", truncate_prob: float = 1.0,
                           agent_prefix: str = "a", house_prefix: str = "h",
                           instance_id: str | None = None) -> dict:
-    """Sample one housing market as a DESIGN.md JSON object (domain ``housing_market``).
+    """Sample one housing market as a JSON instance object (domain ``housing_market``).
 
     ``n`` agents ``a0..a{n-1}``; agent ``a{k}`` owns house ``h{k}``. Each list is an
     impartial-culture order over all houses (prefsampling), in which each adjacent pair is

@@ -1,21 +1,23 @@
 """House allocation and rank-based welfare: combinatorial algorithms (untrusted).
 
-Every welfare function takes a :class:`formal.allocation.WelfareGraph` (or a HouseAllocation
-or an SMTI Market, converted by :func:`as_graph`) — one-sided (house
+Every welfare function takes a :class:`~prefcert.formal.welfare.WelfareGraph` (or a
+HouseAllocation or an SMTI Market, converted by :func:`as_graph`) — one-sided (house
 allocation: agents -> objects, the agent's rank counts) or two-sided (an SMTI market, both
 partners' ranks count) — so the same code serves both readings; see
-:mod:`formal.allocation` for the definitions. Each returns ``(matching, certificate)``;
-certificates are built by :func:`formal.allocation.welfare_certificate` and verified by the
-checker. Matchings are dicts left -> right.
+:mod:`prefcert.formal.welfare` for the definitions. Each returns ``(matching,
+certificate)``; certificates are built by :func:`welfare_certificate` (LP duals, Hall sets)
+and verified by the checker. Matchings are dicts left -> right.
 
 Libraries: scipy (``maximum_bipartite_matching``: Hopcroft–Karp; ``linear_sum_assignment``:
 the Hungarian method, Crouse 2016) and networkx (``max_weight_matching``: Edmonds' blossom
-algorithm with exact Python-int weights, Galil 1986).
+algorithm with exact Python-int weights, Galil 1986; reachability and shortest paths).
 """
 from __future__ import annotations
 
 import itertools
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -23,8 +25,14 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from ..formal import allocation as fa
-from ..formal.allocation import HouseAllocation, WelfareGraph
+from ..formal.allocation import HouseAllocation
+from ..formal.welfare import (
+    WelfareGraph,
+    signature,
+    welfare_graph,
+    welfare_value,
+    worst_rank,
+)
 from .enumeration import matchings_of
 
 # --------------------------------------------------------------------------------------
@@ -35,7 +43,7 @@ def as_graph(model_or_graph) -> WelfareGraph:
     """A WelfareGraph from a HouseAllocation, an SMTI Market (two-sided reading) or a graph."""
     if isinstance(model_or_graph, WelfareGraph):
         return model_or_graph
-    return fa.welfare_graph(model_or_graph)
+    return welfare_graph(model_or_graph)
 
 
 def _max_matching_edges(g: WelfareGraph, edges: Iterable[tuple[str, str]]) -> dict[str, str]:
@@ -92,7 +100,7 @@ def utilitarian_matching(g) -> tuple[dict[str, str], dict | None]:
     """
     g = as_graph(g)
     m = _min_cost_max_card(g, list(g.ranks))
-    cert, _ = fa.welfare_certificate(g, "utilitarian", m)
+    cert, _ = welfare_certificate(g, "utilitarian", m)
     return m, cert
 
 
@@ -103,13 +111,13 @@ def egalitarian_matching(g) -> tuple[dict[str, str], dict | None]:
     matching of the maximum size ν (Hopcroft–Karp per probe, O(√n·m·log R)); then, among
     those, one of minimum total rank (Hungarian method) so the answer is also Pareto-optimal
     among the bottleneck-optimal matchings. Gabow & Tarjan 1988 (bottleneck matching).
-    Certificate: Hall sets (:func:`formal.allocation.welfare_certificate`).
+    Certificate: Hall sets (:func:`welfare_certificate`).
     """
     g = as_graph(g)
     nu = len(maximum_matching(g))
     levels = sorted({g.level(e) for e in g.ranks})
     if nu == 0:
-        return {}, fa.welfare_certificate(g, "egalitarian", {})[0]
+        return {}, welfare_certificate(g, "egalitarian", {})[0]
     lo, hi = 0, len(levels) - 1
     while lo < hi:
         mid = (lo + hi) // 2
@@ -119,7 +127,7 @@ def egalitarian_matching(g) -> tuple[dict[str, str], dict | None]:
             lo = mid + 1
     k = levels[lo]
     m = _min_cost_max_card(g, [e for e in g.ranks if g.level(e) <= k])
-    cert, _ = fa.welfare_certificate(g, "egalitarian", m)
+    cert, _ = welfare_certificate(g, "egalitarian", m)
     return m, cert
 
 
@@ -137,14 +145,14 @@ def rank_maximal(g) -> tuple[dict[str, str], dict | None]:
 
     Two-sided graphs (an edge counts two ranks) are outside IKMMP's model: maximum-weight
     matching with w(e) = Σ_k B^(R−k), B = 2·min(|A|,|B|) + 1, Python integers (networkx
-    blossom, exact; ALGORITHMS.md §3). Certificate: LP duals under those weights.
+    blossom, exact; Michail 2005). Certificate: LP duals under those weights.
     """
     g = as_graph(g)
     if g.two_sided:
         m = rank_maximal_weighted(g)
     else:
         m = _ikmmp(g)
-    cert, _ = fa.welfare_certificate(g, "rank_maximal", m)
+    cert, _ = welfare_certificate(g, "rank_maximal", m)
     return m, cert
 
 
@@ -153,10 +161,9 @@ def rank_maximal_weighted(g) -> dict[str, str]:
     edge's counted ranks, B = max signature entry + 1, exact Python ints (Michail 2005;
     networkx ``max_weight_matching``, O(n³))."""
     g = as_graph(g)
-    base = fa.rank_base(g)
     h = nx.Graph()
-    for e in g.ranks:
-        h.add_edge(("L", e[0]), ("R", e[1]), weight=g.rank_weight(e, base))
+    for e, w in edge_weights(g, "rank_maximal", rank_base(g)).items():
+        h.add_edge(("L", e[0]), ("R", e[1]), weight=w)
     mm = nx.max_weight_matching(h)
     out = {}
     for u, v in mm:
@@ -231,7 +238,6 @@ def _hopcroft_karp(adj: list[list[int]], mate_l: list[int], mate_r: list[int]) -
     (left index -> right indices): Hopcroft & Karp 1973 phases (BFS layering from the free
     left vertices, then vertex-disjoint shortest augmenting paths by iterative DFS).
     Augmenting never unmatches a vertex — IKMMP need this. O(√n·m)."""
-    from collections import deque
     nl = len(adj)
     while True:
         dist = [-1] * nl
@@ -272,6 +278,244 @@ def _hopcroft_karp(adj: list[list[int]], mate_l: list[int], mate_r: list[int]) -
                     break
                 if dist[x2] == dist[x] + 1:
                     stack.append(x2)
+
+
+# --------------------------------------------------------------------------------------
+# certificates: Hall sets, LP duals (verified by the checker)
+# --------------------------------------------------------------------------------------
+
+def hall_or_augment(g: WelfareGraph, m: Mapping[str, str], below: int | None = None
+                    ) -> tuple[list[str] | None, dict[str, str] | None]:
+    """For a matching ``m`` of the subgraph of edges with level < ``below`` (all edges if
+    None): either (S, None) with S a Hall set proving ``m`` maximum there (S = left vertices
+    reachable by alternating paths from unmatched left vertices), or (None, m') with m' one
+    edge larger (an augmenting path). O(L) (alternating BFS). Source: König 1931; Berge 1957.
+    """
+    ok = (lambda e: True) if below is None else (lambda e: g.level(e) < below)
+    mate_r = {y: x for x, y in m.items()}
+    parent: dict[str, tuple[str, str | None]] = {}   # right vertex -> (left it came from)
+    frontier = [x for x in g.left if x not in m]
+    reached = set(frontier)
+    while frontier:
+        nxt = []
+        for x in frontier:
+            for y in g.adj[x]:
+                if y in parent or not ok((x, y)) or m.get(x) == y:
+                    continue
+                parent[y] = (x, None)
+                if y not in mate_r:             # augmenting path ends at y
+                    out = dict(m)
+                    while True:
+                        px = parent[y][0]
+                        prev = out.get(px)
+                        out[px] = y
+                        if px not in m or prev is None:
+                            return None, out
+                        y = prev
+                x2 = mate_r[y]
+                if x2 not in reached:
+                    reached.add(x2)
+                    nxt.append(x2)
+        frontier = nxt
+    return sorted(reached), None
+
+
+# The bases and weights below are the engines' copy; the checker recomputes its own, so that
+# a bug here cannot make the certificate and its check agree.
+
+def utilitarian_base(g: WelfareGraph) -> int:
+    """Smallest base B for which max Σ(B − cost) is max cardinality then min total rank:
+    B = min(|L|,|R|)·C + 1 with C the largest edge cost (a matching one edge larger gains
+    at least B − C > (k)·C more than any cost saving)."""
+    c = max((g.cost(e) for e in g.ranks), default=0)
+    return min(len(g.left), len(g.right)) * c + 1
+
+
+def rank_base(g: WelfareGraph) -> int:
+    """Smallest base B for which Σ_k s_k B^(R−k) orders signatures lexicographically."""
+    return min(len(g.left), len(g.right)) * (2 if g.two_sided else 1) + 1
+
+
+def edge_weights(g: WelfareGraph, notion: str, base: int, cutoff: int | None = None
+                 ) -> dict[tuple[str, str], int]:
+    """The integer weights whose maximum-weight matchings are the optima of ``notion``
+    (``cutoff``: rank-maximal only; ranks above it share the weight class of exponent 0,
+    see :func:`prefcert.formal.checker.welfare.check_lp_duals`)."""
+    if notion == "utilitarian":
+        return {e: base - g.cost(e) for e in g.ranks}
+    if notion == "rank_maximal":
+        top = (g.max_rank if cutoff is None else cutoff) + 1
+        pw = [base ** (top - min(k, top)) for k in range(g.max_rank + 1)]
+        return {e: sum(pw[k] for k in rk) for e, rk in g.ranks.items()}
+    raise ValueError(f"no LP weights for {notion!r}")
+
+
+_Z = ("__zero__",)
+
+
+def duals_or_improvement(g: WelfareGraph, weights: Mapping[tuple[str, str], int],
+                         m: Mapping[str, str]) -> tuple[dict | None, dict | None]:
+    """Prove ``m`` a maximum-weight matching for integer ``weights`` or improve it.
+
+    Returns ``({"left": {l: y}, "right": {r: y}}, None)`` — integral duals y ≥ 0 with
+    y_l + y_r ≥ w(l, r) on every edge, y = 0 on unmatched vertices and Σy = w(m) — or
+    ``(None, m')`` with w(m') > w(m) when ``m`` is not optimal.
+
+    Method (derived; checked against brute force in the tests): fix y_r = w(M(r), r) − y_l
+    on matched objects, so the dual constraints become difference constraints over the
+    left vertices plus a zero node Z: arc l → M(r) of length w(M(r), r) − w(l, r) for a
+    non-matching edge (l, r) with r matched, l → Z of length −w(l, r) for r unmatched,
+    l → Z of length 0 (y_l ≥ 0), Z → l of length w(l, M(l)) (y_{M(l)} ≥ 0), and Z ↔ l of
+    length 0 for unmatched l. Shortest distances from Z are feasible duals; a negative cycle
+    is an alternating cycle or path whose exchange increases the weight. Shortest paths by
+    FIFO Bellman–Ford (:func:`_spfa`), O(n·L) worst case, exact in Python integers; the
+    improving exchange is read off a negative cycle (:func:`_negative_cycle`).
+    """
+    mate_r = {y: x for x, y in m.items()}
+    nodes = [_Z, *g.left]
+    idx = {v: i for i, v in enumerate(nodes)}
+    best: dict[tuple[int, int], tuple] = {}       # (u, v) -> (length, via)
+
+    def arc(u, v, length, via):
+        key = (idx[u], idx[v])
+        if key not in best or best[key][0] > length:
+            best[key] = (length, via)
+
+    for x in g.left:
+        if x in m:
+            arc(x, _Z, 0, None)
+            arc(_Z, x, weights[(x, m[x])], None)
+        else:
+            arc(x, _Z, 0, None)
+            arc(_Z, x, 0, None)
+    for (x, y), w in weights.items():
+        if m.get(x) == y:
+            continue
+        if y in mate_r:
+            x2 = mate_r[y]
+            arc(x, x2, weights[(x2, y)] - w, y)
+        else:
+            arc(x, _Z, -w, y)
+    out_arcs: list[list[tuple[int, Any]]] = [[] for _ in nodes]
+    for (u, v), (length, _) in best.items():
+        out_arcs[u].append((v, length))
+    dist = _spfa(out_arcs, 0)
+    if dist is None:
+        d = nx.DiGraph()
+        for (u, v), (length, via) in best.items():
+            d.add_edge(nodes[u], nodes[v], weight=length, via=via)
+        cycle = _negative_cycle(d)
+        out = dict(m)
+        for u, v in zip(cycle, cycle[1:]):
+            if u == _Z:
+                continue                  # v's object is freed; v moves along its own arc
+            via = d[u][v]["via"]
+            if via is None:
+                out.pop(u, None)          # u ends unmatched
+            else:
+                out[u] = via              # u takes via (v's object, or a free one)
+        return None, out
+    yl = {x: int(dist[idx[x]]) for x in g.left}
+    yr = {y: 0 for y in g.right}
+    for y, x in mate_r.items():
+        yr[y] = weights[(x, y)] - yl[x]
+    return {"left": yl, "right": yr}, None
+
+
+def _spfa(out_arcs: list, source: int) -> list | None:
+    """Shortest distances from ``source`` by FIFO label correcting (Bellman–Ford–Moore),
+    exact in Python integers; None when a negative cycle is reachable (some node relaxed
+    |V| times). O(|V|·|E|) worst case, near-linear in practice."""
+    n = len(out_arcs)
+    dist: list = [None] * n
+    dist[source] = 0
+    count = [0] * n
+    inq = [False] * n
+    q = deque([source])
+    inq[source] = True
+    while q:
+        u = q.popleft()
+        inq[u] = False
+        du = dist[u]
+        for v, length in out_arcs[u]:
+            nd = du + length
+            dv = dist[v]
+            if dv is None or nd < dv:
+                dist[v] = nd
+                if not inq[v]:
+                    count[v] += 1
+                    if count[v] > n:
+                        return None
+                    inq[v] = True
+                    q.append(v)
+    return dist
+
+
+def _negative_cycle(d: nx.DiGraph) -> list:
+    """A negative cycle of ``d`` as a closed node list [v0, …, v0] (Bellman–Ford with a
+    virtual source, |V| passes, then a walk back along predecessors; O(|V|·|E|)).
+    Used instead of ``networkx.find_negative_cycle``, which can fail to extract a cycle it
+    detected (networkx 3.x, "Negative cycle is detected but not found")."""
+    arcs = [(u, v, a["weight"]) for u, v, a in d.edges(data=True)]
+    dist = {v: 0 for v in d}
+    pred: dict = {}
+    last = None
+    for _ in range(len(dist)):
+        last = None
+        for u, v, w in arcs:
+            if dist[u] + w < dist[v]:
+                dist[v] = dist[u] + w
+                pred[v] = u
+                last = v
+        if last is None:
+            raise ValueError("no negative cycle")
+    x = last
+    for _ in range(len(dist)):
+        x = pred[x]
+    cycle = [x]
+    y = pred[x]
+    while y != x:
+        cycle.append(y)
+        y = pred[y]
+    cycle.append(x)
+    cycle.reverse()
+    return cycle
+
+
+def welfare_certificate(g: WelfareGraph, notion: str, m: Mapping[str, str]
+                        ) -> tuple[dict | None, dict | None]:
+    """The optimality certificate of ``m`` for ``notion``, or a strictly better matching.
+
+    Returns (certificate, None) or (None, better). Utilitarian / rank-maximal: LP duals
+    via :func:`duals_or_improvement`; egalitarian: Hall sets via :func:`hall_or_augment`
+    and a maximum matching of the subgraph below the bottleneck.
+    """
+    m = dict(m)
+    if notion in ("utilitarian", "rank_maximal"):
+        base = utilitarian_base(g) if notion == "utilitarian" else rank_base(g)
+        cutoff = worst_rank(g, m) if notion == "rank_maximal" else None
+        duals, better = duals_or_improvement(g, edge_weights(g, notion, base, cutoff), m)
+        if duals is None:
+            return None, better
+        cert = {"type": "lp_duals", "value": welfare_value(g, notion, m), "base": base,
+                "duals": duals}
+        if cutoff is not None:
+            cert["cutoff"] = cutoff
+        return cert, None
+    if notion == "egalitarian":
+        full, bigger = hall_or_augment(g, m)
+        if full is None:
+            return None, bigger
+        r = worst_rank(g, m)
+        cert = {"type": "hall_bottleneck", "value": r, "size": len(m), "hall_full": full}
+        if r > 1 and m:
+            low = maximum_matching(g, r - 1)
+            if len(low) >= len(m):
+                return None, low
+            s, _ = hall_or_augment(g, low, below=r)
+            cert["hall_below"] = s
+        return cert, None
+    raise ValueError(f"unknown welfare notion {notion!r}")
 
 
 # --------------------------------------------------------------------------------------
@@ -327,12 +571,79 @@ def _augment(root: str, allowed: Mapping[str, set], owner: dict, mate: dict) -> 
     return False
 
 
+_SINK = ("__sink__",)
+
+
+def improvement_digraph(model: HouseAllocation, m: Mapping[str, str]) -> nx.DiGraph:
+    """The improvement digraph of ``m`` (Manlove 2013, §6.2; Sng 2008).
+
+    Nodes: agents and a sink F. Arc a → b (b matched, b ≠ a) when M(b) ⪰_a M(a), i.e. a
+    could take b's object; arc a → F when an unassigned object ⪰_a M(a) exists (attribute
+    ``obj``: the best one). An arc is ``strict`` when a would be strictly better off; every
+    arc out of an unassigned agent is strict. O(L).
+    """
+    holder = {h: a for a, h in m.items()}
+    d = nx.DiGraph()
+    d.add_node(_SINK)
+    for a, o in model.prefs.items():
+        d.add_node(a)
+        cur = m.get(a)
+        best_free = None
+        for h in o.items:
+            if h == cur or not o.weakly_prefers(h, cur):
+                continue
+            if h in holder:
+                d.add_edge(a, holder[h], strict=o.prefers(h, cur), obj=h)
+            elif best_free is None or o.rank[h] < o.rank[best_free]:
+                best_free = h
+        if best_free is not None:
+            d.add_edge(a, _SINK, strict=o.prefers(best_free, cur), obj=best_free)
+    return d
+
+
 def pareto_improvement(model: HouseAllocation, allocation: Mapping[str, str]) -> dict | None:
+    """A Pareto improvement of ``allocation``, or None when it is Pareto optimal.
+
+    M is Pareto optimal (with ties: no allocation makes some agent strictly better off and
+    nobody worse off) iff for no strict arc (u, v) of :func:`improvement_digraph`, v = F,
+    v reaches F, or v reaches u (derived from Manlove 2013 §6.2 / Sng 2008: augmenting-path,
+    alternating-path and cyclic coalitions; checked against brute force in the tests).
+    The improvement moves the agents along that path or cycle. O(L) after the digraph.
+    """
+    # twin of the checker's improving_arc (plain Python there), so that one bug cannot
+    # make engine and checker agree
+    m = dict(allocation)
+    d = improvement_digraph(model, m)
+    to_sink = nx.ancestors(d, _SINK) | {_SINK}
+    comp = {}
+    for i, c in enumerate(nx.strongly_connected_components(d)):
+        for v in c:
+            comp[v] = i
+    for u, v, attr in d.edges(data=True):
+        if not attr["strict"]:
+            continue
+        if comp[u] == comp[v] and v != _SINK:
+            path = [u] + nx.shortest_path(d, v, u)          # closed walk u → v → … → u
+        elif v in to_sink:
+            path = [u] + (nx.shortest_path(d, v, _SINK) if v != _SINK else [_SINK])
+        else:
+            continue
+        out = dict(m)
+        for x, y in zip(path, path[1:]):
+            if x == _SINK:
+                break
+            out[x] = d[x][y]["obj"]
+        return out
+    return None
+
+
+def pareto_improvement_assignment(model: HouseAllocation, allocation: Mapping[str, str]
+                                  ) -> dict | None:
     """A Pareto improvement of ``allocation`` maximising the number of strictly better-off
     agents, or None if it is Pareto optimal.
 
-    Assignment formulation (independent of the checker's digraph test): edges (a, h) with
-    h ⪰_a M(a), weight B·[a matched in M] + [h ≻_a M(a)], B = n + 1, maximum weight by the
+    Assignment formulation (independent of :func:`pareto_improvement`'s digraph): edges
+    (a, h) with h ⪰_a M(a), weight B·[a matched in M] + [h ≻_a M(a)], B = n + 1, maximum weight by the
     Hungarian method with dummy "unmatched" columns; the optimum keeps every matched agent
     matched, so its excess over B·|M| counts strict improvements. O(n³).
     """
@@ -364,20 +675,20 @@ def max_cardinality_pareto_optimal(model: HouseAllocation) -> dict[str, str]:
     phases 2–3 of Abraham, Cechlárová, Manlove & Mehlhorn 2004 (trade-ins and coalitions)
     done one improvement at a time, extended to ties: O(n·R·L), not ACMM's O(√n·m).
     """
-    g = fa.welfare_graph(model)
+    g = welfare_graph(model)
     m = maximum_matching(g)
     while True:
-        imp = fa.pareto_improvement(model, m)
+        imp = pareto_improvement(model, m)
         if imp is None:
             return m
         m = imp
 
 
 def max_cardinality_pareto_optimal_weighted(model: HouseAllocation) -> dict[str, str]:
-    """MCPO reference (ALGORITHMS.md §3, derived): a maximum-weight matching for
+    """MCPO reference (derived): a maximum-weight matching for
     w(a, h) = B + u_a(h) with u order-consistent (u = R + 1 − rank) and B > Σ max u; any
     Pareto improvement would keep the size and raise Σu. Hungarian method, O((n+m)³)."""
-    g = fa.welfare_graph(model)
+    g = welfare_graph(model)
     return _min_cost_max_card(g, list(g.ranks))
 
 
@@ -393,7 +704,7 @@ def all_matchings(g: WelfareGraph) -> Iterator[dict[str, str]]:
 def brute_force_pareto_optimal(model: HouseAllocation) -> list[dict[str, str]]:
     """All Pareto-optimal allocations: every allocation not dominated by another (rank
     vectors compared pairwise with numpy; unassigned = rank ∞). O(#M²·n)."""
-    g = fa.welfare_graph(model)
+    g = welfare_graph(model)
     ms = list(all_matchings(g))
     agents = model.agents
     big = g.max_rank + 1
@@ -414,11 +725,11 @@ def brute_force_optimum(g: WelfareGraph, notion: str):
     best = None
     for m in all_matchings(g):
         if notion == "rank_maximal":
-            key = fa.signature(g, m)
+            key = signature(g, m)
             if best is None or key > best:
                 best = key
         else:
-            key = (-len(m), fa.welfare_value(g, notion, m))
+            key = (-len(m), welfare_value(g, notion, m))
             if best is None or key < best:
                 best = key
     if notion == "rank_maximal":

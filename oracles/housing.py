@@ -6,12 +6,14 @@
   other allocations, where a blocking coalition would leave some member indifferent).
 - :func:`strict_core` — Quint & Wako (2004) top-trading segmentation: decides whether the
   strict core is empty, returns an allocation in it or an emptiness certificate.
+- :func:`blocking_cycle` — one blocking cycle of an allocation (or of a Pareto improvement)
+  from the strongly connected components of its improvement digraph.
 - :func:`blocking_coalitions` — minimal blocking coalitions of an allocation (cycles of the
   improvement digraph), with a cap on the enumeration.
 - :func:`brute_force_cores` — exhaustive enumeration of the weak and strict cores, ≤ 8 agents.
 
-Not trusted: every answer is verified by :mod:`formal.housing`. The model type comes from
-``formal.housing`` (oracles may import ``formal``; not the other way round).
+Not trusted: every answer is verified by :mod:`prefcert.formal.checker.housing`, which this
+module does not import; the model type comes from :mod:`prefcert.formal.housing`.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
 
-from ..formal.housing import HousingMarket, improvement_arcs, top_choices
+from ..formal.housing import HousingMarket
 
 BRUTE_FORCE_MAX_AGENTS = 8
 
@@ -106,12 +108,125 @@ def top_trading_cycles(market: HousingMarket, tie_break: Sequence[str] | None = 
     return {a: out[a] for a in market.agents}
 
 
+# Twin of the checker's improvement digraph (numpy arrays, scipy SCCs), kept separate so a
+# bug in one cannot make engine and checker agree.
+def improvement_arcs(market: HousingMarket, x: Mapping[str, str],
+                     endowment: Mapping[str, str] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The arcs of the improvement digraph D_x as arrays over agent indices.
+
+    Returns (src, dst, strict): arc ``src[k] -> dst[k]`` (indices into ``market.agents``)
+    when ``e_dst ⪰_src x(src)``, with ``strict[k]`` when ``e_dst ≻_src x(src)``, where ``e``
+    is ``endowment`` (default: the market's; ``endowment=x`` describes Pareto
+    improvements). Self-loops included. O(n + arcs): only houses at least as good as x(i)
+    are scanned (all houses when x(i) is unacceptable).
+    """
+    e = market.endowment if endowment is None else endowment
+    idx = {a: k for k, a in enumerate(market.agents)}
+    owner = {h: idx[a] for a, h in e.items()}
+    src: list[int] = []
+    dst: list[int] = []
+    strict: list[bool] = []
+    for i in market.agents:
+        o = market.order[i]
+        r = market.rank(i, x[i])
+        ii = idx[i]
+        for k, tie in enumerate(o.ties, 1):
+            if k > r:
+                break
+            dst.extend(owner[h] for h in tie)
+            strict.extend([k < r] * len(tie))
+        if r > len(o.ties):              # x(i) unacceptable: every house is weakly better
+            more = [owner[h] for h in owner if h not in o.rank]
+            dst.extend(more)
+            strict.extend([False] * len(more))
+        src.extend([ii] * (len(dst) - len(src)))
+    return (np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
+            np.asarray(strict, dtype=bool))
+
+
+def _scc_labels(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Strongly connected component label of each node (scipy, Tarjan/Pearce). O(n + m)."""
+    a = csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
+    return connected_components(a, directed=True, connection="strong")[1]
+
+
+def _path(n: int, src: np.ndarray, dst: np.ndarray, start: int, goal: int) -> list[int]:
+    """A shortest path start -> goal along the arcs (BFS); goal must be reachable."""
+    order = np.argsort(src, kind="stable")
+    heads = dst[order].tolist()
+    ptr = np.searchsorted(src[order], np.arange(n + 1)).tolist()
+    parent = {start: -1}
+    frontier = [start]
+    while goal not in parent:
+        nxt = []
+        for u in frontier:
+            for v in heads[ptr[u]:ptr[u + 1]]:
+                if v not in parent:
+                    parent[v] = u
+                    nxt.append(v)
+        if not nxt:
+            raise AssertionError("goal not reachable")
+        frontier = nxt
+    path = [goal]
+    while path[-1] != start:
+        path.append(parent[path[-1]])
+    return path[::-1]
+
+
+# Twin of the checker's blocked_arc (scipy here, plain Tarjan there): the engine finds the
+# cycle, the checker decides membership and verifies the coalition.
+def blocking_cycle(market: HousingMarket, x: Mapping[str, str], notion: str,
+                   endowment: Mapping[str, str] | None = None
+                   ) -> tuple[list[str], dict[str, str]] | None:
+    """One blocking cycle of ``x`` under ``notion`` ("weak" or "strict"), or None.
+
+    Returns (coalition, reallocation agent -> endowment of the next agent). ``weak``: a
+    cycle of strict arcs of D_x (strict self-loops first); ``strict``: a cycle of D_x
+    through a strict arc lying inside a strongly connected component. With ``endowment=x``
+    the strict cycle is a Pareto improvement of x. O(n + arcs).
+    Source: Shapley & Scarf 1974; Quint & Wako 2004.
+    """
+    if notion not in ("weak", "strict"):
+        raise ValueError(f"unknown core notion {notion!r}")
+    e = market.endowment if endowment is None else endowment
+    n, names = market.size, market.agents
+    src, dst, strict = improvement_arcs(market, x, e)
+    if notion == "weak":
+        src, dst = src[strict], dst[strict]
+        strict = np.ones(len(src), dtype=bool)
+    labels = _scc_labels(n, src, dst)
+    if notion == "weak":
+        loops = np.flatnonzero(src == dst)
+        inside = np.flatnonzero((labels[src] == labels[dst]) & (src != dst))
+        hits = loops if len(loops) else inside
+    else:
+        hits = np.flatnonzero(strict & (labels[src] == labels[dst]))
+    if not len(hits):
+        return None
+    u, v = int(src[hits[0]]), int(dst[hits[0]])
+    cycle = [u] if u == v else [u] + _path(n, src, dst, v, u)[:-1]
+    agents = [names[k] for k in cycle]
+    return agents, {a: e[agents[(k + 1) % len(agents)]] for k, a in enumerate(agents)}
+
+
+# Twin of the checker's top_choices, kept separate so the segmentation that the engine
+# produces and the one the checker replays do not share code.
+def _top_choices(market: HousingMarket, agent: str, remaining_houses: set[str]) -> list[str]:
+    """The agent's top tie among ``remaining_houses`` (which must hold its own house)."""
+    for tie in market.order[agent].ties:
+        got = [h for h in tie if h in remaining_houses]
+        if got:
+            return got
+    return []
+
+
 @dataclass(frozen=True)
 class StrictCoreResult:
     """Outcome of :func:`strict_core`. ``allocation`` (None when the strict core is empty);
     ``segments``: the top-trading segments found, in order; ``certificate``: for an empty
     core the ``top_trading_segmentation`` certificate checked by
-    :func:`formal.housing.check_segmentation`, else None."""
+    :func:`prefcert.formal.checker.housing.check_segmentation`, else None."""
 
     allocation: dict[str, str] | None
     segments: list[list[str]]
@@ -128,7 +243,7 @@ def strict_core(market: HousingMarket) -> StrictCoreResult:
     from an unmatched agent; |N(T)| = |T| − 1) completes the certificate. Otherwise S
     trades by the matching and leaves. All sink SCCs of one round are independent, so they
     are processed together. Returns :class:`StrictCoreResult`. O(n · (n + L)) worst case.
-    Source: Quint & Wako, Math. Oper. Res. 29 (2004); ALGORITHMS.md §2.
+    Source: Quint & Wako, Math. Oper. Res. 29 (2004).
     """
     pos = {a: k for k, a in enumerate(market.agents)}
     left = list(market.agents)
@@ -136,7 +251,7 @@ def strict_core(market: HousingMarket) -> StrictCoreResult:
     out: dict[str, str] = {}
     while left:
         houses = {market.endowment[a] for a in left}
-        tops = {a: top_choices(market, a, houses) for a in left}
+        tops = {a: _top_choices(market, a, houses) for a in left}
         g = nx.DiGraph()
         g.add_nodes_from(left)
         g.add_edges_from((a, market.owner[h]) for a in left for h in tops[a])
@@ -225,9 +340,7 @@ def blocking_coalitions(market: HousingMarket, allocation: Mapping[str, str], no
     src, dst, strict = improvement_arcs(market, allocation)
     if kind == "weak":
         src, dst, strict = src[strict], dst[strict], strict[strict]
-    labels = connected_components(csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)),
-                                             shape=(n, n)), directed=True,
-                                  connection="strong")[1]
+    labels = _scc_labels(n, src, dst)
     same = labels[src] == labels[dst]
     hot = set(labels[src[same & strict]].tolist())
     keep = same & np.isin(labels[src], list(hot))
@@ -304,7 +417,7 @@ def brute_force_cores(market: HousingMarket, max_agents: int = BRUTE_FORCE_MAX_A
     Enumerates the individually rational allocations by backtracking (both cores are IR)
     and tests each with bitmask reachability: strictly blocked ⇔ some arc i->j with
     ω_j ≻_i x(i) and i reachable from j along arcs ω_k ⪰ x; weakly blocked ⇔ a cycle of
-    strict arcs. Independent of the SCC code in ``formal``. Raises ValueError above
+    strict arcs. Independent of the SCC code here and in the checker. Raises ValueError above
     ``max_agents`` agents and TimeoutError after ``time_limit`` seconds. O(n! · n³) worst
     case.
     """

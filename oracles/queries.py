@@ -4,17 +4,18 @@ Every query is answered through the transitive closure of the agent's datum (net
 topological order; reachability sets as Python int bitsets) and, for the responsive-set
 comparison, a bipartite matching (networkx Hopcroft–Karp) with Hall's condition. Each
 returns an :class:`~prefcert.formal.outcome.Outcome` whose certificate the checker in
-:mod:`formal.queries` verifies. Sources: Konczak & Lang 2005 (necessary/possible pairwise
-relations); Aziz, Gaspers, Mackenzie & Walsh 2015 (RS via Hall's condition).
+:mod:`formal.checker.queries` verifies. Sources: Konczak & Lang 2005 (necessary/possible
+pairwise relations); Aziz, Gaspers, Mackenzie & Walsh 2015 (RS via Hall's condition).
 """
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any
 
 import networkx as nx
 
 from ..formal.outcome import UNKNOWN, Outcome
-from ..formal.queries import Agent, PreferenceModel, rs_weakly_better
+from ..formal.queries import Agent, PreferenceModel
 
 RS_SEARCH_LIMIT = 200_000
 
@@ -105,6 +106,13 @@ class Closure:
                 return base + n + end[x]
             return base + self.idx[x]
         return list(nx.lexicographical_topological_sort(self.graph, key=key))
+
+    def complete(self, key: list) -> list:
+        """The completion of a profile-spec key: the lexicographic topological sort by the
+        key's order (Kahn 1962). Engine twin of the checker's ``kahn`` (networkx here), so
+        a bug cannot make the engine's witnesses and the checker agree."""
+        pos = {x: i for i, x in enumerate(key)}
+        return list(nx.lexicographical_topological_sort(self.graph, key=pos.__getitem__))
 
     def at_position(self, x: str, p: int) -> list:
         """A completion with x at 1-based position p (lo(x) ≤ p ≤ hi(x)): an up-set of size
@@ -268,7 +276,7 @@ def rs(model: PreferenceModel, params: dict, *, limit: int = RS_SEARCH_LIMIT) ->
         U |= C.up[y] | (1 << C.idx[y])
     first = C.members(U)
     fail = C.extension([first, [x for x in C.items if x not in set(first)]])
-    assert not rs_weakly_better(fail, A, B)
+    assert not rs_holds(fail, A, B)
     if len(set(A) - set(B)) < len(set(B) - set(A)):
         return Outcome("false", None, {"type": "size", "reason": "size"})
     good = rs_search(C, A, B, limit=limit)
@@ -277,6 +285,12 @@ def rs(model: PreferenceModel, params: dict, *, limit: int = RS_SEARCH_LIMIT) ->
     if good is False:
         return Outcome("false", None, {"type": "rs_search"})
     return _undetermined(good, fail)
+
+
+def rs_holds(order: list, A: list, B: list) -> bool:
+    """A ⪰_RS B in the linear order: no prefix holds more of B than of A. Engine twin of
+    the checker's definition (prefix sums here), so a bug cannot make both agree."""
+    return min(accumulate((x in A) - (x in B) for x in order), default=0) >= 0
 
 
 def rs_search(C: Closure, A: list, B: list, *, limit: int) -> list | bool | None:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections import deque
 
-import networkx as nx
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ..formal.matching import Market
 
@@ -186,6 +188,28 @@ def super_stable_matching(market: Market) -> dict[str, str] | None:
     return super_stable_search(market)[0]
 
 
+def _maximum_matching(men: list[str], s: _Search) -> dict[tuple, tuple]:
+    """A maximum matching of the engagement graph, both ways: ("a", man) <-> ("b", woman).
+    scipy's Hopcroft–Karp on edges in list order, so the result is deterministic."""
+    women = sorted({y for x in men for y in s.eng_a[x]})
+    col = {y: j for j, y in enumerate(women)}
+    rows, cols = [], []
+    for i, x in enumerate(men):
+        for y in s.lists[x]:
+            if y in s.eng_a[x]:
+                rows.append(i)
+                cols.append(col[y])
+    graph = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)),
+                       shape=(len(men), len(women)))
+    match = maximum_bipartite_matching(graph, perm_type="column")
+    mate = {}
+    for i, j in enumerate(match.tolist()):
+        if j >= 0:
+            mate[("a", men[i])] = ("b", women[j])
+            mate[("b", women[j])] = ("a", men[i])
+    return mate
+
+
 def strongly_stable_search(market: Market) -> tuple[dict[str, str] | None, dict | None]:
     """Algorithm STRONG with its certificate: ``(matching, None)`` or ``(None, deletion log)``.
 
@@ -194,11 +218,8 @@ def strongly_stable_search(market: Market) -> tuple[dict[str, str] | None, dict 
     s = _Search(market)
     while True:
         s.propose_all()
-        g = nx.Graph()
         men = [x for x in s.lists if s.eng_a[x]]
-        g.add_nodes_from(("a", x) for x in men)
-        g.add_edges_from((("a", x), ("b", y)) for x in men for y in s.eng_a[x])
-        mate = nx.bipartite.hopcroft_karp_matching(g, top_nodes=[("a", x) for x in men])
+        mate = _maximum_matching(men, s)
         frontier = [x for x in men if ("a", x) not in mate]
         z, nz = set(frontier), set()
         while frontier:                      # alternating reachability: the critical set

@@ -18,12 +18,42 @@ import time
 from math import comb
 
 import networkx as nx
+import numpy as np
 
 from ..formal.outcome import UNKNOWN, Outcome
-from ..formal.queries import PreferenceModel, scores
+from ..formal.queries import PreferenceModel
 from .queries import closure
 
 BRUTE_FORCE_LIMIT = 100_000
+
+
+def _tally(rule: str, idx: dict, order) -> np.ndarray:
+    """One voter's contribution: its score vector (plurality, Borda) or, for Copeland, its
+    pairwise matrix [a ≻ b], from the numpy position vector of ``order``."""
+    m = len(idx)
+    pos = np.empty(m, dtype=np.int64)
+    pos[[idx[x] for x in order]] = np.arange(m)
+    if rule == "plurality":
+        return (pos == 0).astype(np.int64)
+    if rule == "borda":
+        return m - 1 - pos
+    if rule == "copeland":
+        return (pos[:, None] < pos[None, :]).astype(np.int64)
+    raise ValueError(f"unknown rule {rule!r}")
+
+
+def _final(rule: str, total: np.ndarray) -> np.ndarray:
+    """Scores from the summed tallies (Copeland: wins − losses of the pairwise margins)."""
+    return np.sign(total - total.T).sum(axis=1) if rule == "copeland" else total
+
+
+def scores(rule: str, items, profile) -> dict:
+    """Scores of a completed profile ``[(linear order, voters)]`` under ``rule`` (see the
+    module docstring). Engine twin of the checker's definition, summed from numpy
+    per-voter tallies instead, so a bug cannot make the engines and the checker agree."""
+    idx = {x: i for i, x in enumerate(items)}
+    s = _final(rule, sum(w * _tally(rule, idx, o) for o, w in profile))
+    return {x: int(s[i]) for i, x in enumerate(items)}
 
 
 def _min_diff(model: PreferenceModel, ag, rule: str, c: str, d: str) -> int:
@@ -36,6 +66,32 @@ def _min_diff(model: PreferenceModel, ag, rule: str, c: str, d: str) -> int:
     if C.down[c].bit_count() == len(C.items) - 1:
         return 1
     return -1 if C.up[d] == 0 else 0
+
+
+def diff_bound(model: PreferenceModel, rule: str, c: str, d: str, *, lower: bool) -> int:
+    """Lower (or upper) bound of score(c) − score(d) over all completed profiles: per-vote
+    minimisation for plurality/Borda (exact), for Copeland each pairwise contest at its
+    own extreme (sound). Engine twin of the checker's bound, from the oracle's closure
+    bitsets, so a bug cannot make the engine's verdict and the checker agree."""
+    if rule != "copeland":
+        if lower:
+            return sum(ag.count * _min_diff(model, ag, rule, c, d) for ag in model.agents)
+        return -sum(ag.count * _min_diff(model, ag, rule, d, c) for ag in model.agents)
+    v = model.voters
+
+    def point(a: str, b: str, best: bool) -> int:
+        """a's Copeland point against b at its maximum (best) or minimum: the voters not
+        forced to b ≻ a, or those forced to a ≻ b, rank a ≻ b."""
+        if best:
+            n = v - sum(ag.count for ag in model.agents if closure(model, ag).above(b, a))
+        else:
+            n = sum(ag.count for ag in model.agents if closure(model, ag).above(a, b))
+        return int(np.sign(2 * n - v))
+    tot = 2 * point(c, d, not lower)
+    for x in model.items:
+        if x not in (c, d):
+            tot += point(c, x, not lower) - point(d, x, lower)
+    return tot
 
 
 def _extremal(model: PreferenceModel, ag, rule: str, c: str, d: str) -> list:
@@ -92,8 +148,13 @@ def _plain(ag) -> bool:
 
 
 def _profile(model: PreferenceModel, spec: _Spec) -> list:
-    from ..formal.queries import profile_from_spec
-    return profile_from_spec(model, spec.json())
+    """The completed profile ``[(order, voters)]`` of a spec (agents not assigned: key 0),
+    each key completed by :meth:`Closure.complete`."""
+    out = []
+    for ag in model.agents:
+        for k, w in spec.assign.get(ag.name, [[0, ag.count]]):
+            out.append((closure(model, ag).complete(spec.keys[k]), w))
+    return out
 
 
 def _wins(model, rule, c, spec) -> bool:
@@ -117,8 +178,7 @@ def _necessary(model: PreferenceModel, rule: str, c: str):
     for d in model.items:
         if d == c:
             continue
-        tot = sum(ag.count * _min_diff(model, ag, rule, c, d) for ag in model.agents)
-        if tot < 0:
+        if diff_bound(model, rule, c, d, lower=True) < 0:
             return False, _lose_witness(model, rule, c, d)
     return True, None
 
@@ -161,7 +221,6 @@ def plurality_possible(model: PreferenceModel, c: str):
 
 def _dominator(model: PreferenceModel, rule: str, c: str):
     """A rival d with score(c) < score(d) in every completion, by per-pair bounds."""
-    from ..formal.queries import diff_bound
     for d in model.items:
         if d != c and diff_bound(model, rule, c, d, lower=False) < 0:
             return d
@@ -204,8 +263,7 @@ def winner(model: PreferenceModel, params: dict, *, time_limit: float = 10.0) ->
         if nec:
             return Outcome("true", None, {"type": "bounds"})
     else:
-        from ..formal.queries import copeland_diff_bound
-        if all(copeland_diff_bound(model, c, d, lower=True) >= 0 for d in model.items if d != c):
+        if all(diff_bound(model, rule, c, d, lower=True) >= 0 for d in model.items if d != c):
             return Outcome("true", None, {"type": "bounds"})
         lose = _heuristic_lose(model, rule, c)
     if rule == "plurality":
@@ -256,12 +314,14 @@ def brute_force_winner(model: PreferenceModel, params: dict, *, time_limit: floa
     win = lose = None
     choices = [list(itertools.combinations_with_replacement(range(len(ex)), ag.count))
                for ag, ex in per]
+    idx = {x: i for i, x in enumerate(model.items)}
+    tallies = [[_tally(rule, idx, o) for o in ex] for _, ex in per]
+    ci = idx[c]
     for pick in itertools.product(*choices):
         if time.perf_counter() - t0 > time_limit:
             return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
-        prof = [(ex[i], 1) for (ag, ex), idxs in zip(per, pick) for i in idxs]
-        s = scores(rule, model.items, prof)
-        if s[c] >= max(s.values()):
+        s = _final(rule, sum(t[i] for t, idxs in zip(tallies, pick) for i in idxs))
+        if s[ci] >= s.max():
             win = win or pick
         else:
             lose = lose or pick

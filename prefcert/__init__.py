@@ -1,0 +1,45 @@
+"""prefcert: certified ground truth for preference-reasoning questions.
+
+Every public function is reachable in one hop, e.g. ``prefcert.label``,
+``prefcert.super_stable_matching``, ``prefcert.top_trading_cycles``; ``dir(prefcert)``
+lists them. Names are loaded on first use, so ``import prefcert`` is cheap.
+
+The layers are subpackages: ``prefcert.formal`` (models and the trusted checker),
+``prefcert.oracles`` (combinatorial algorithms), ``prefcert.encodings`` (CP-SAT / z3 / MILP
+models), ``prefcert.generators`` (samplers).
+"""
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("prefcert")
+except PackageNotFoundError:           # running from a source tree that is not installed
+    __version__ = "0+unknown"
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(["read", "label", "check", "audit", "classify",
+                     "deferred_acceptance", "weakly_stable_matching", "super_stable_matching",
+                     "strongly_stable_matching", "blocking_pairs", "top_trading_cycles",
+                     "strict_core", "serial_dictatorship", "max_cardinality_pareto_optimal",
+                     "rank_maximal", "utilitarian_matching", "egalitarian_matching",
+                     "necessary_winner", "possible_winner"], "prefcert.api"),
+    **dict.fromkeys(["InstanceError", "CertificateError", "Disagreement", "Undecided"],
+                    "prefcert.formal.errors"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'prefcert' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

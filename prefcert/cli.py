@@ -1,4 +1,6 @@
-"""The ``prefcert`` command line: ``label``, ``audit``, ``check``.
+"""The ``prefcert`` command line: ``label``, ``audit``, ``classify``, ``check``, ``domains``,
+``schema``; commands of other modules are registered in ``LAZY_COMMANDS`` and imported only
+when run.
 
 Exit status: 0 success; 1 a label could not be produced (engines disagree or time out), an
 audited answer is wrong, or a certificate fails; 2 bad input (a one-line message naming the
@@ -14,6 +16,9 @@ from pathlib import Path
 
 import click
 
+# rank-maximal LP duals are integers of thousands of digits; let JSON read and write them
+sys.set_int_max_str_digits(0)
+
 from .formal import checker
 from .formal.errors import CertificateError, Disagreement, InstanceError, Undecided
 from .formal.instances import read_paths
@@ -25,10 +30,37 @@ def _bad_input(e: Exception) -> None:
     sys.exit(2)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# command name -> ("module:function", one-line help); imported only when the command runs
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {}
+
+
+class _Group(click.Group):
+    """A click group whose ``LAZY_COMMANDS`` are imported on first use (keeps --help fast)."""
+
+    def list_commands(self, ctx):
+        return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+
+    def get_command(self, ctx, name):
+        if name in LAZY_COMMANDS:
+            import importlib
+            module, attr = LAZY_COMMANDS[name][0].split(":")
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+    def format_commands(self, ctx, formatter):
+        rows = [(n, self.commands[n].get_short_help_str(60)) for n in self.commands]
+        rows += [(n, h) for n, (_, h) in LAZY_COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(sorted(rows))
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="prefcert")
 def main() -> None:
-    """Certified labels for preference-reasoning instances."""
+    """Certified labels for preference-reasoning instances.
+
+    Domains and their questions: 'prefcert domains'; instance formats: 'prefcert schema'.
+    """
 
 
 def _override(instances, semantics):
@@ -316,6 +348,50 @@ def check(labels):
     if n == 0:
         _bad_input(InstanceError("holds no labels", file=str(labels)))
     click.echo(f"{n} label(s) checked: every certificate verified.")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the registry as JSON.")
+def domains(as_json):
+    """List every domain with its questions (verdicts), engines and certificate types."""
+    from .registry import DOMAINS, domain
+    rows = []
+    for name in DOMAINS:
+        d = domain(name)
+        rows.append({"domain": name, "questions": [
+            {"name": q.name, "verdicts": list(q.verdicts), "doc": q.doc,
+             "engines": list(d.questions[q.name].engines),
+             "certificates": sorted(t for t, c in d.spec.certificates.items()
+                                    if q.name in c.proves)}
+            for q in d.spec.questions.values()],
+            "certificates": {t: {"proves": {q: list(v) for q, v in c.proves.items()},
+                                 "doc": c.doc} for t, c in d.spec.certificates.items()}})
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+    table = Table(title="domains and questions", title_justify="left")
+    for col in ("domain", "question", "verdicts", "engines", "certificates"):
+        table.add_column(col)
+    for r in rows:
+        for i, q in enumerate(r["questions"]):
+            table.add_row(r["domain"] if i == 0 else "", q["name"], " / ".join(q["verdicts"]),
+                          ", ".join(q["engines"]), ", ".join(q["certificates"]))
+    Console(width=None if sys.stdout.isatty() else 160).print(table)
+
+
+@main.command()
+@click.argument("domain_name", metavar="DOMAIN", required=False)
+def schema(domain_name):
+    """Print the JSON Schema of DOMAIN's instances (every domain's when omitted)."""
+    from .registry import DOMAINS
+    try:
+        names = [domain_name] if domain_name else list(DOMAINS)
+        out = {n: spec(n).schema for n in names}
+    except InstanceError as e:
+        _bad_input(e)
+    click.echo(json.dumps(out[domain_name] if domain_name else out, indent=2))
 
 
 if __name__ == "__main__":

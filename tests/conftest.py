@@ -1,4 +1,4 @@
-"""Shared test setup: hypothesis profiles.
+"""Shared test setup: the test data folder, hypothesis profiles, SMTI strategies.
 
 ``default``: local runs. ``ci``: loaded when the environment has CI=true (as .ci/run does)
 or HYPOTHESIS_PROFILE=ci; tests marked ``heavy`` scale their budgets through ``heavy_examples``.
@@ -6,19 +6,11 @@ or HYPOTHESIS_PROFILE=ci; tests marked ``heavy`` scale their budgets through ``h
 import os
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, settings
 
-# The project's shared data (PrefLib sample, reference instances with published answers):
-# ``shared/data`` beside the checkout, as CI lays it out, or PREFCERT_SHARED_DATA.
-SHARED_DATA = Path(os.environ.get("PREFCERT_SHARED_DATA")
-                   or Path(__file__).resolve().parents[2] / "shared" / "data")
-
-
-def pytest_sessionstart(session):
-    if not (SHARED_DATA / "reference").is_dir() or not (SHARED_DATA / "preflib").is_dir():
-        pytest.exit(f"shared data not found at {SHARED_DATA}: the tests check published answers "
-                    f"from it; set PREFCERT_SHARED_DATA to the shared/data folder", returncode=4)
+# Real PrefLib files and reference instances with published answers, copied into the
+# repository (tests/data/SOURCES.md) so the suite runs from a bare clone.
+SHARED_DATA = Path(__file__).resolve().parent / "data"
 
 settings.register_profile("default", deadline=None, max_examples=150,
                           suppress_health_check=[HealthCheck.too_slow])

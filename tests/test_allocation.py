@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import pathlib
 from functools import partial
 
 import pytest
@@ -15,10 +16,14 @@ from hypothesis import strategies as st
 from prefcert.encodings import allocation as ea
 from prefcert.formal import allocation as fa
 from prefcert.formal import checker
+from prefcert.formal import welfare as fw
+from prefcert.formal.checker import allocation as ca
+from prefcert.formal.checker import welfare as cw
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.matching import parse_market
 from prefcert.oracles import allocation as oa
 
+from prefcert.domains.house_allocation import classify
 from prefcert.registry import spec
 
 REF = SHARED_DATA / "reference" / "ha_pareto_optimal_equals_serial_dictatorship.json"
@@ -30,7 +35,7 @@ ORACLES = {"utilitarian": oa.utilitarian_matching, "egalitarian": oa.egalitarian
 
 @st.composite
 def ha_instances(draw, max_agents: int = 7, max_objects: int = 6, max_len: int = 4):
-    """A DESIGN.md house-allocation dict: 1..7 agents, 1..6 objects, lists of ≤ 4 objects
+    """A house-allocation instance dict: 1..7 agents, 1..6 objects, lists of ≤ 4 objects
     (possibly empty), cut into ties at a random rate."""
     n = draw(st.integers(1, max_agents))
     p = draw(st.integers(1, max_objects))
@@ -54,7 +59,7 @@ markets = smti_instances(max_side=4).map(parse_market)
 
 
 def _opt_key(g, notion, m):
-    return fa.signature(g, m) if notion == "rank_maximal" else (len(m), fa.welfare_value(g, notion, m))
+    return fw.signature(g, m) if notion == "rank_maximal" else (len(m), fw.welfare_value(g, notion, m))
 
 
 def _bf_key(g, notion):
@@ -87,7 +92,7 @@ def test_objects_default_and_unranked_objects():
     m = fa.parse_house_allocation({"preferences": {"a1": ["h2"]}, "objects": ["h1", "h2"]})
     assert m.objects == ("h1", "h2")
     with pytest.raises(CertificateError):
-        fa.validate_allocation(m, {"a1": "h1"})          # unranked = unacceptable
+        ca.validate_allocation(m, {"a1": "h1"})          # unranked = unacceptable
 
 
 # ------------------------------------------------------------------------------ reference
@@ -104,11 +109,11 @@ def test_reference_pareto_optimal_equals_serial_dictatorship():
     brute = sorted(json.dumps(m, sort_keys=True) for m in oa.brute_force_pareto_optimal(model))
     sd = sorted(json.dumps(m, sort_keys=True) for m in oa.all_serial_dictatorships(model))
     assert brute == expected_po == sd and len(brute) == exp["number_pareto_optimal"]
-    g = fa.welfare_graph(model)
+    g = fw.welfare_graph(model)
     for m in oa.all_matchings(g):
         po = json.dumps(m, sort_keys=True) in expected_po
-        assert (fa.pareto_improvement(model, m) is None) == po
-        assert fa.classify(model, m)["pareto_optimal"]["holds"] == po
+        assert (oa.pareto_improvement(model, m) is None) == po
+        assert classify(model, m)["pareto_optimal"]["holds"] == po
 
 
 def test_reference_labels_through_pipeline():
@@ -131,23 +136,24 @@ def test_reference_labels_through_pipeline():
 
 @given(models)
 def test_pareto_digraph_test_equals_brute_force(model):
-    """The improvement-digraph test (ALGORITHMS.md §3, derived) = pairwise dominance, on
-    every allocation; the assignment-based oracle agrees; improvements check."""
-    g = fa.welfare_graph(model)
+    """The improvement-digraph tests (checker and engine) = pairwise dominance, on every
+    allocation; the assignment-based oracle agrees; improvements check."""
+    g = fw.welfare_graph(model)
     po = {json.dumps(m, sort_keys=True) for m in oa.brute_force_pareto_optimal(model)}
     for i, m in enumerate(oa.all_matchings(g)):
         is_po = json.dumps(m, sort_keys=True) in po
-        imp = fa.pareto_improvement(model, m)
+        imp = oa.pareto_improvement(model, m)
         assert (imp is None) == is_po
-        imp2 = oa.pareto_improvement(model, m)
+        assert (ca.improving_arc(model, m) is None) == is_po
+        imp2 = oa.pareto_improvement_assignment(model, m)
         assert (imp2 is None) == is_po
         for x in (imp, imp2):
             if x is not None:
-                fa.check_pareto_improvement(model, m, x)
                 cert = {"type": "pareto_improvement", "allocation": m, "improvement": x}
                 checker.check(spec("house_allocation"), model, "pareto_optimal", None, "false", None, cert)
                 with pytest.raises(CertificateError):    # reversed: someone is worse off
-                    fa.check_pareto_improvement(model, x, m)
+                    checker.check(spec("house_allocation"), model, "pareto_optimal", None,
+                                  "false", None, {**cert, "allocation": x, "improvement": m})
         if i < 4:    # the CP-SAT model on a few allocations per instance
             o = ea.cpsat_pareto_improvement(model, m, time_limit=10, seed=0)
             assert o.verdict == ("true" if is_po else "false")
@@ -155,10 +161,10 @@ def test_pareto_digraph_test_equals_brute_force(model):
 
 @given(models)
 def test_po_and_mcpo_engines(model):
-    g = fa.welfare_graph(model)
+    g = fw.welfare_graph(model)
     po = oa.brute_force_pareto_optimal(model)
     nu = max(len(m) for m in po)
-    assert nu == len(fa.maximum_matching(g))            # an MCPO has maximum size (ACMM 2004)
+    assert nu == len(oa.maximum_matching(g))            # an MCPO has maximum size (ACMM 2004)
     check_po = partial(checker.check, spec("house_allocation"), model, "pareto_optimal", None)
     check_mc = partial(checker.check, spec("house_allocation"), model,
                        "max_cardinality_pareto_optimal", None)
@@ -172,7 +178,7 @@ def test_po_and_mcpo_engines(model):
               oa.max_cardinality_pareto_optimal_weighted(model),
               ea.cpsat_pareto_optimal(model, time_limit=10, seed=0, max_cardinality=True).solution):
         assert m in po and len(m) == nu
-        s, _ = fa.hall_or_augment(g, m)
+        s, _ = oa.hall_or_augment(g, m)
         check_mc("exists", m, {"type": "mcpo", "hall_full": s})
     if model.is_strict():
         order = list(model.agents)
@@ -181,15 +187,15 @@ def test_po_and_mcpo_engines(model):
     small = [m for m in po if len(m) < nu]
     for m in small[:2]:
         with pytest.raises(CertificateError):
-            full = fa.hall_or_augment(g, fa.maximum_matching(g))[0]
+            full = oa.hall_or_augment(g, oa.maximum_matching(g))[0]
             check_mc("exists", m, {"type": "mcpo", "hall_full": full})
 
 
 # ------------------------------------------------------------------------------ welfare
 
 def _welfare_cross_check(model, domain):
-    g = fa.welfare_graph(model)
-    for notion in fa.WELFARE:
+    g = fw.welfare_graph(model)
+    for notion in fw.WELFARE:
         bf = _bf_key(g, notion)
         m, cert = ORACLES[notion](g)
         assert cert is not None and _opt_key(g, notion, m) == bf
@@ -199,7 +205,7 @@ def _welfare_cross_check(model, domain):
         o = ea.milp_welfare(g, notion, time_limit=10, seed=0)
         assert o.verdict == "optimal" and _opt_key(g, notion, o.solution) == bf
         if notion == "rank_maximal":
-            assert fa.signature(g, oa.rank_maximal_weighted(g)) == bf
+            assert fw.signature(g, oa.rank_maximal_weighted(g)) == bf
         _corrupt_and_reject(model, domain, g, notion, m, cert)
 
 
@@ -217,10 +223,10 @@ def test_two_sided_counts_both_sides():
     """The classic mistake: with one side's ranks only, m1–w1/m2–w2 and m1–w2/m2–w1 tie."""
     mk = parse_market({"preferences": {"A": {"m1": ["w1", "w2"], "m2": ["w2", "w1"]},
                                        "B": {"w1": ["m2", "m1"], "w2": ["m2", "m1"]}}})
-    g = fa.welfare_graph(mk)
-    assert fa.total_rank(g, {"m1": "w1", "m2": "w2"}) == 1 + 2 + 1 + 1
-    assert fa.signature(g, {"m1": "w1", "m2": "w2"}) == [3, 1]
-    assert fa.signature(g, {"m1": "w2", "m2": "w1"}) == [1, 3]
+    g = fw.welfare_graph(mk)
+    assert fw.total_rank(g, {"m1": "w1", "m2": "w2"}) == 1 + 2 + 1 + 1
+    assert fw.signature(g, {"m1": "w1", "m2": "w2"}) == [3, 1]
+    assert fw.signature(g, {"m1": "w2", "m2": "w1"}) == [1, 3]
     m, _ = oa.rank_maximal(g)
     assert m == {"m1": "w1", "m2": "w2"}
 
@@ -249,7 +255,7 @@ def _corrupt_and_reject(model, domain, g, notion, m, cert):
             bad = copy.deepcopy(cert)
             bad["duals"][s1][v1] -= 1
             bad["duals"][s2][v2] += 1
-            w = fa.edge_weights(g, notion, cert["base"], cert.get("cutoff"))
+            w = oa.edge_weights(g, notion, cert["base"], cert.get("cutoff"))
             y = {**{("L", k): x for k, x in bad["duals"]["left"].items()},
                  **{("R", k): x for k, x in bad["duals"]["right"].items()}}
             feasible = all(v >= 0 for v in y.values()) and all(
@@ -282,7 +288,7 @@ def _corrupt_and_reject(model, domain, g, notion, m, cert):
                                                                        if x not in cert[key]][:1]):
                 bad = copy.deepcopy(cert)
                 bad[key] = cand
-                bound = fa.hall_bound(g, cand, below=below)
+                bound = cw.hall_bound(g, cand, below=below)
                 ok = bound == len(m) if key == "hall_full" else bound < len(m)
                 if ok:
                     check(m, bad)
@@ -298,35 +304,35 @@ def _corrupt_and_reject(model, domain, g, notion, m, cert):
 @given(models)
 @settings(max_examples=60)
 def test_classify_matches_brute_force(model):
-    g = fa.welfare_graph(model)
-    opt = {n: _bf_key(g, n) for n in fa.WELFARE}
+    g = fw.welfare_graph(model)
+    opt = {n: _bf_key(g, n) for n in fw.WELFARE}
     po = {json.dumps(m, sort_keys=True) for m in oa.brute_force_pareto_optimal(model)}
-    nu = len(fa.maximum_matching(g))
+    nu = len(oa.maximum_matching(g))
     for m in itertools.islice(oa.all_matchings(g), 40):
-        c = fa.classify(model, m)
+        c = classify(model, m)
         assert c["pareto_optimal"]["holds"] == (json.dumps(m, sort_keys=True) in po)
         assert c["max_cardinality"]["holds"] == (len(m) == nu)
-        for n in fa.WELFARE:
+        for n in fw.WELFARE:
             assert c[n]["holds"] == (_opt_key(g, n, m) == opt[n])
             if not c[n]["holds"]:
-                fa.check_better(g, n, m, c[n]["certificate"]["allocation"])
+                cw.check_better(g, n, m, c[n]["certificate"]["allocation"])
 
 
 @given(markets)
 @settings(max_examples=60)
 def test_classify_two_sided(market):
-    g = fa.welfare_graph(market)
-    opt = {n: _bf_key(g, n) for n in fa.WELFARE}
+    g = fw.welfare_graph(market)
+    opt = {n: _bf_key(g, n) for n in fw.WELFARE}
     for m in itertools.islice(oa.all_matchings(g), 40):
-        c = fa.classify(market, m)
-        for n in fa.WELFARE:
+        c = classify(market, m)
+        for n in fw.WELFARE:
             assert c[n]["holds"] == (_opt_key(g, n, m) == opt[n])
 
 
 def test_checker_rejects_non_optimal_solution_with_optimal_proof():
     model = fa.parse_house_allocation({"preferences": {"a1": ["h1", "h2"], "a2": ["h1"]}})
-    g = fa.welfare_graph(model)
-    for notion in fa.WELFARE:
+    g = fw.welfare_graph(model)
+    for notion in fw.WELFARE:
         m, cert = ORACLES[notion](g)
         assert m == {"a1": "h2", "a2": "h1"} or notion == "rank_maximal"
         with pytest.raises(CertificateError):
@@ -334,6 +340,88 @@ def test_checker_rejects_non_optimal_solution_with_optimal_proof():
     with pytest.raises(CertificateError):
         checker.check(spec("house_allocation"), model, "pareto_optimal", None, "exists",
                       {"a2": "h1"}, {"type": "pareto_optimal"})
+
+
+def test_certificate_types_prove_exactly_their_pairs():
+    """Each type is refused outside its (question, verdict) pairs; refutations of candidates
+    are checked for what they claim."""
+    model = fa.parse_house_allocation({"preferences": {"a1": ["h1", "h2"], "a2": ["h1"]}})
+    ha = spec("house_allocation")
+    assert {t: dict(c.proves) for t, c in ha.certificates.items()} == {
+        "pareto_optimal": {"pareto_optimal": ("exists",)},
+        "mcpo": {"max_cardinality_pareto_optimal": ("exists",)},
+        "pareto_improvement": {"pareto_optimal": ("false",),
+                               "max_cardinality_pareto_optimal": ("false",)},
+        "lp_duals": {"utilitarian": ("optimal",), "rank_maximal": ("optimal",)},
+        "hall_bottleneck": {"egalitarian": ("optimal",)},
+        "better_allocation": dict.fromkeys(fw.WELFARE, ("incorrect",))}
+    assert set(spec("stable_matching").certificates) >= {"lp_duals", "hall_bottleneck",
+                                                        "better_allocation"}
+    m, cert = oa.utilitarian_matching(fw.welfare_graph(model))
+    for question, verdict in (("utilitarian", "incorrect"), ("egalitarian", "optimal"),
+                              ("pareto_optimal", "exists")):
+        with pytest.raises(CertificateError, match="does not prove"):
+            checker.check(ha, model, question, None, verdict, m, cert)
+    with pytest.raises(CertificateError, match="does not prove"):
+        checker.check(ha, model, "utilitarian", None, "optimal", {"a2": "h1"},
+                      {"type": "pareto_optimal"})
+    worse, better = {"a1": "h1"}, {"a1": "h2", "a2": "h1"}
+    for notion in fw.WELFARE:
+        g = fw.welfare_graph(model)
+        ok = {"type": "better_allocation", "allocation": better,
+              "value": fw.welfare_value(g, notion, better)}
+        checker.check(ha, model, notion, None, "incorrect", worse, ok)
+        with pytest.raises(CertificateError):             # not better than itself
+            checker.check(ha, model, notion, None, "incorrect", better, ok)
+        with pytest.raises(CertificateError):             # value misstated
+            checker.check(ha, model, notion, None, "incorrect", worse, {**ok, "value": 99})
+    strict = fa.parse_house_allocation({"preferences": {"a1": ["h1", "h2"], "a2": ["h1", "h2"]}})
+    check_po = partial(checker.check, ha, strict, "pareto_optimal", None, "exists")
+    check_po({"a1": "h1", "a2": "h2"}, {"type": "pareto_optimal", "order": ["a1", "a2"]})
+    for order in (["a2", "a1"], ["a1"], ["a1", "a1"], "a1a2"):
+        with pytest.raises(CertificateError):
+            check_po({"a1": "h1", "a2": "h2"}, {"type": "pareto_optimal", "order": order})
+
+
+def test_schema_accepts_bundled_and_test_instances():
+    import jsonschema
+    from prefcert.generators.allocation import sample_house_allocation
+    schema = spec("house_allocation").schema
+    jsonschema.Draft202012Validator.check_schema(schema)
+    valid = jsonschema.Draft202012Validator(schema)
+    bundled = pathlib.Path(__file__).resolve().parents[1] / "instances" / "house_allocation"
+    lines = [line for f in sorted(bundled.glob("*.jsonl")) for line in f.read_text().splitlines()
+             if line.strip()]
+    assert lines
+    for data in [*map(json.loads, lines), json.loads(REF.read_text())["design_md_instance"],
+                 sample_house_allocation(5, 4, seed=1, tie_prob=0.5, questions=["egalitarian"])]:
+        valid.validate(data)
+        fa.parse_house_allocation(data)
+    for bad in ({"domain": "house_allocation"},
+                {"domain": "house_allocation", "preferences": {"a1": "h1"}},
+                {"domain": "house_allocation", "preferences": {"a1": [[]]}},
+                {"domain": "house_allocation", "preferences": {}, "objects": ["h1", "h1"]},
+                {"domain": "house_allocation", "preferences": {}, "questions": ["core"]}):
+        assert not valid.is_valid(bad)
+
+
+@given(ha_instances())
+@settings(max_examples=30)
+def test_schema_accepts_generated_instances(data):
+    import jsonschema
+    jsonschema.validate(data, spec("house_allocation").schema,
+                        cls=jsonschema.Draft202012Validator)
+
+
+def test_checker_imports_no_engine():
+    import subprocess
+    import sys
+    code = ("import sys, prefcert.formal.checker.allocation, prefcert.formal.checker.welfare\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('numpy', 'scipy', 'networkx',"
+            " 'ortools', 'z3') or m.startswith(('prefcert.oracles', 'prefcert.encodings',"
+            " 'prefcert.domains', 'prefcert.generators'))]\nprint(bad)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 # ------------------------------------------------------------------------------ domain
@@ -393,18 +481,18 @@ def test_medium_instances_oracles_agree(seed):
         n, n - seed, seed=seed, tie_prob=0.1 * seed, min_len=1, max_len=8))
     market = parse_market(sample_smti(n // 2, seed=seed, tie_prob=0.1 * seed, truncate=True))
     for obj, domain in ((model, "house_allocation"), (market, "stable_matching")):
-        g = fa.welfare_graph(obj)
-        for notion in fa.WELFARE:
+        g = fw.welfare_graph(obj)
+        for notion in fw.WELFARE:
             m, cert = ORACLES[notion](g)
             checker.check(spec(domain), obj, notion, None, "optimal", m, cert)
             for enc in (ea.cpsat_welfare, ea.milp_welfare):
                 o = enc(g, notion, time_limit=60, seed=0)
                 assert o.verdict == "optimal" and _opt_key(g, notion, o.solution) == _opt_key(g, notion, m)
-        assert fa.signature(g, oa.rank_maximal_weighted(g)) == fa.signature(g, oa.rank_maximal(g)[0])
+        assert fw.signature(g, oa.rank_maximal_weighted(g)) == fw.signature(g, oa.rank_maximal(g)[0])
     mc = oa.max_cardinality_pareto_optimal(model)
-    assert fa.pareto_improvement(model, mc) is None
+    assert oa.pareto_improvement(model, mc) is None
     assert len(mc) == len(oa.max_cardinality_pareto_optimal_weighted(model)) == \
-        len(fa.maximum_matching(fa.welfare_graph(model)))
+        len(oa.maximum_matching(fw.welfare_graph(model)))
 
 
 def test_cli_label_check_audit(tmp_path):

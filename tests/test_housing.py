@@ -4,12 +4,14 @@ reference instances with published answers, bad input.
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import json
 import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import SHARED_DATA, heavy_examples
@@ -17,33 +19,36 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from prefcert.encodings.housing import core_cpsat, core_z3, strict_core_milp
 from prefcert.formal import checker
-from prefcert.formal.errors import CertificateError, InstanceError
-from prefcert.formal.housing import (
-    as_allocation,
-    blocking_cycle,
+from prefcert.formal.checker.housing import (
+    SPEC,
+    blocked_arc,
     check_blocking_coalition,
-    check_certificate,
     check_potentials,
     check_refutation,
     check_segmentation,
-    classify,
     in_strict_core,
     in_weak_core,
     ir_violators,
     is_individually_rational,
     is_pareto_optimal,
-    parse_housing_market,
 )
+from prefcert.formal.errors import CertificateError, Disagreement, InstanceError
+from prefcert.formal.housing import as_allocation, parse_housing_market
 from prefcert.generators.housing import sample_housing_market
 from prefcert.oracles.housing import (
     blocking_coalitions,
+    blocking_cycle,
     brute_force_cores,
     refine,
     strict_core,
     top_trading_cycles,
 )
 
+from prefcert.domains.housing import classify
 from prefcert.registry import spec
+
+#: check(model, question, params, verdict, solution, certificate) through the domain's SPEC
+check_certificate = functools.partial(checker.check, SPEC)
 
 REFERENCE = SHARED_DATA / "reference"
 
@@ -439,6 +444,118 @@ def test_checker_rejects_by_hand():
             as_allocation(m, bad_x)
         check_certificate(m, "strict_core", None, "incorrect", bad_x,
                           {"type": "not_an_allocation"})
+
+
+@settings(max_examples=80)
+@given(markets(), st.randoms(use_true_random=False))
+def test_checker_and_engine_twins_agree(data, rnd):
+    """The checker's plain-Python membership test and the engine's scipy blocking-cycle
+    search (deliberate twins) agree; every cycle the engine finds passes the checker."""
+    m = parse_housing_market(data)
+    houses = [m.endowment[a] for a in m.agents]
+    for _ in range(4):
+        rnd.shuffle(houses)
+        x = dict(zip(m.agents, houses))
+        for notion, endowment in (("weak", None), ("strict", None), ("strict", x)):
+            found = blocking_cycle(m, x, notion, endowment)
+            assert (blocked_arc(m, x, notion, endowment) is None) == (found is None)
+            if found is None:
+                continue
+            if endowment is None:
+                check_blocking_coalition(m, x, notion, *found)
+            else:
+                check_refutation(m, x, "pareto_optimal", {
+                    "type": "pareto_improvement", "allocation": {**x, **found[1]}})
+
+
+def test_certificate_types_prove_exactly():
+    """One check per certificate type; each proves only the (question, verdict) pairs it
+    really proves."""
+    assert {t: dict(c.proves) for t, c in SPEC.certificates.items()} == {
+        "core_allocation": {"strict_core": ("exists",), "weak_core": ("exists",)},
+        "top_trading_segmentation": {"strict_core": ("none",)},
+        "blocking_coalition": {"strict_core": ("incorrect",), "weak_core": ("incorrect",)},
+        "not_an_allocation": {"strict_core": ("incorrect",), "weak_core": ("incorrect",)}}
+    assert {q: s.verdicts for q, s in SPEC.questions.items()} == {
+        "strict_core": ("exists", "none"), "weak_core": ("exists",)}
+
+
+def test_checker_imports_no_engine():
+    code = ("import sys, prefcert.formal.checker.housing; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('numpy', 'scipy', 'networkx', 'ortools', 'z3', 'pulp') or "
+            "m.startswith(('prefcert.oracles', 'prefcert.encodings', 'prefcert.domains'))))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"
+
+
+def _bundled_instances():
+    for path in sorted((Path(__file__).resolve().parents[1] / "instances" /
+                        "housing_market").glob("*.json*")):
+        text = path.read_text()
+        yield from ([json.loads(text)] if path.suffix == ".json" else
+                    [json.loads(line) for line in text.splitlines() if line.strip()])
+
+
+def test_instances_validate_against_schema():
+    """SPEC.schema is a draft 2020-12 JSON Schema that every bundled, reference and test
+    instance of the domain satisfies, and that rejects malformed ones."""
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator.check_schema(SPEC.schema)
+    v = jsonschema.Draft202012Validator(SPEC.schema)
+    bundled = list(_bundled_instances())
+    assert len(bundled) >= 3
+    refs = [dict(r.get("design_md_instance") or {"preferences": r["preferences"],
+                                                  "endowment": r["endowment"]},
+                 domain="housing_market") for r in map(json.loads, map(
+                     lambda p: p.read_text(), reference_files()))]
+    sampled = [sample_housing_market(n, seed=s, tie_prob=p, truncate=t)
+               for n, s, p, t in ((1, 0, 0.0, "none"), (9, 3, 0.5, "random"),
+                                  (30, 1, 0.3, "below_own"))]
+    for data in bundled + refs + sampled + [dict(BASE, domain="housing_market")]:
+        v.validate(data)
+        parse_housing_market(data)
+    for bad in ({"domain": "housing_market", "preferences": {"a1": ["h1"]}},
+                {"domain": "housing_market", "preferences": {"a1": [1]},
+                 "endowment": {"a1": "h1"}},
+                {"domain": "housing_market", "preferences": {"a1": ["h1"]},
+                 "endowment": {"a1": 7}},
+                {**BASE, "domain": "housing_market", "questions": ["pareto"]}):
+        assert not v.is_valid(bad)
+
+
+@settings(max_examples=50)
+@given(st.one_of(markets(), markets(complete=True, tie_odds=1)))
+def test_test_markets_validate_against_schema(data):
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(data, SPEC.schema, cls=jsonschema.Draft202012Validator)
+
+
+def test_core_check_at_1000_agents():
+    """The plain-Python core test on the bundled 1000-agent market (timings are measured in
+    benchmarks/bench_housing.py, not asserted here): TTC passes, the endowment is blocked."""
+    data = next(d for d in _bundled_instances() if len(d["endowment"]) == 1000)
+    m = parse_housing_market(data)
+    x = top_trading_cycles(m)
+    check_certificate(m, "weak_core", None, "exists", x, {"type": "core_allocation"})
+    assert blocked_arc(m, dict(m.endowment), "strict") is not None   # ~n²/2 arcs
+
+
+def test_classify_verifies_engine_refutations(monkeypatch):
+    """classify returns only refutations the checker accepts."""
+    from prefcert.domains import housing as app
+    m = parse_housing_market(BASE)
+    x = dict(m.endowment)                      # a1 and a2 would both gain by swapping
+    assert not classify(m, x)["strict_core"]["holds"]
+    monkeypatch.setattr(app.orc, "blocking_cycle",
+                        lambda market, x, notion, endowment=None: (["a1"], {"a1": "h1"}))
+    with pytest.raises(Disagreement):
+        classify(m, x)
+    monkeypatch.setattr(app.orc, "blocking_cycle", lambda *a, **k: None)
+    with pytest.raises(Disagreement):
+        classify(m, x)
 
 
 # ------------------------------------------------------------------ bad input

@@ -8,6 +8,7 @@ every engine certificate and reject corrupted ones.
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import json
 import os
@@ -16,12 +17,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from prefcert.encodings.queries import cpsat_query, cpsat_winner_aggregated
+from prefcert.formal.checker import check
+from prefcert.formal.checker.queries import SPEC
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.instances import from_object
 from prefcert.formal.queries import (
     PROFILE,
     SINGLE,
-    check_certificate,
     parse_preference_data,
     value_profile,
     value_single,
@@ -32,6 +34,7 @@ from prefcert.oracles import voting as ov
 from prefcert.domains.preference import resolve
 from prefcert.pipeline import label, plan
 
+check_certificate = functools.partial(check, SPEC)   # dispatch on the certificate's type
 SETTINGS = dict(max_examples=int(os.environ.get("PREFCERT_EXAMPLES", 120)), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
@@ -406,3 +409,71 @@ def test_audit_compare_majority_winner():
     assert audit(jobs[3], "2")["verdict"] == "correct"
     assert audit(jobs[3], "3")["verdict"] == "incorrect"
     assert audit(jobs[3], "no idea")["verdict"] == "unparseable"
+
+
+# --------------------------------------------------------------------------- model and spec
+
+@settings(**SETTINGS)
+@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.sampled_from("abcdef"))
+                .filter(lambda e: e[0] != e[1]), max_size=12))
+def test_cycle_reported_as_networkx_finds_it(pairs):
+    """The plain-Python cycle search reports the cycle networkx's find_cycle reports."""
+    import networkx as nx
+    from prefcert.formal.queries import find_cycle
+    try:
+        cyc = nx.find_cycle(nx.DiGraph(pairs))
+        want = [u for u, _ in cyc] + [cyc[0][0]]
+    except nx.NetworkXNoCycle:
+        want = None
+    assert find_cycle(pairs) == want
+
+
+@settings(**dict(SETTINGS, max_examples=60))
+@given(st.data())
+def test_instances_and_questions_follow_the_schema(data):
+    import jsonschema
+    inst = data.draw(instances())
+    inst["questions"] = [data.draw(single_question(inst)), data.draw(profile_question(inst))]
+    jsonschema.Draft202012Validator(SPEC.schema).validate(inst)
+
+
+def test_schema_accepts_shipped_preflib_files_and_rejects_bad_data():
+    from pathlib import Path
+
+    import jsonschema
+    from prefcert.formal.preflib import read_preflib
+    v = jsonschema.Draft202012Validator(SPEC.schema)
+    v.check_schema(SPEC.schema)
+    shipped = Path(__file__).resolve().parent.parent / "instances" / "preflib"
+    for p in sorted(shipped.glob("*.*[ci]")):
+        v.validate(read_preflib(p)[0].data)
+    good = {"domain": "preference", "profile": {"V": ["a", ["b", "c"]]},
+            "questions": [{"type": "compare", "agent": "V", "items": ["a", "b"]}]}
+    v.validate(good)
+    for bad in ({"profile": {"V": {"order": ["a"], "edges": []}}},
+                {"profile": {"V": {"order": ["a"], "count": 0}}},
+                {"profile": {"V": {"edges": [["a"]]}}},
+                {"questions": [{"type": "winner", "rule": "approval", "item": "a"}]},
+                {"questions": [{"type": "compare", "agent": "V", "items": ["a", "a"]}]}):
+        assert not v.is_valid({**good, **bad}), bad
+
+
+def test_each_certificate_type_proves_exact_verdicts():
+    """Verdicts proven are the question's own words; a type never proves what it cannot."""
+    for ctype in SPEC.certificates.values():
+        for q, verdicts in ctype.proves.items():
+            assert set(verdicts) <= set(SPEC.questions[q].verdicts), (ctype.name, q)
+    assert set(SPEC.certificates) == {"chain", "chains", "completions", "bounds", "injection",
+                                      "size", "rs_search", "hall_violator", "dominated",
+                                      "exhaustive"}
+
+
+def test_checker_imports_no_engine_library():
+    import subprocess
+    import sys
+    code = ("import sys, prefcert.formal.checker.queries; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('networkx', 'numpy', 'scipy', 'ortools') or m.startswith(('prefcert.oracles', "
+            "'prefcert.encodings', 'prefcert.domains'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

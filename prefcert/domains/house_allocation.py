@@ -1,7 +1,8 @@
 """The house-allocation domain wired to its engines, and the two-sided welfare questions
 (``TWO_SIDED_QUESTIONS``) for the stable-matching domain.
 
-Questions (definitions in :mod:`formal.allocation`):
+Questions (definitions in :mod:`prefcert.formal.allocation` and
+:mod:`prefcert.formal.welfare`):
 
 - ``pareto_optimal``: find a Pareto-optimal allocation (verdict ``exists``; engines:
   serial dictatorship with ties, CP-SAT max Σu, enumeration);
@@ -19,12 +20,25 @@ welfare notions, report the gap to the optimum.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
-from ..formal import allocation as fa
-from ..formal.checker.allocation import SPEC
+from ..formal import checker
+from ..formal.allocation import QUESTIONS as QUESTION_NAMES
+from ..formal.allocation import HouseAllocation
+from ..formal.checker.allocation import SPEC, validate_allocation
+from ..formal.checker.welfare import check_better, check_maximum, validate_matching
 from ..formal.errors import CertificateError
+from ..formal.welfare import (
+    WELFARE,
+    WelfareGraph,
+    better,
+    signature,
+    welfare_graph,
+    welfare_value,
+)
 from ..oracles import allocation as orc
+from ..registry import spec
 from .base import (
     UNKNOWN,
     Decision,
@@ -45,8 +59,8 @@ MAX_BRUTE_FORCE_SIDE = 5        # two-sided: agents a side
 
 # ------------------------------------------------------------------------------ engines
 
-def _graph(model: Any) -> fa.WelfareGraph:
-    return fa.welfare_graph(model)
+def _graph(model: Any) -> WelfareGraph:
+    return welfare_graph(model)
 
 
 def _size(model: Any) -> int:
@@ -61,7 +75,7 @@ def _welfare_oracle(notion: str):
         g = _graph(model)
         m, cert = fn(g)
         if cert is None:      # the oracle's matching is not optimal: report its value only
-            cert = {"type": "value", "value": fa.welfare_value(g, notion, m),
+            cert = {"type": "value", "value": welfare_value(g, notion, m),
                     "error": "oracle matching failed its optimality proof"}
         return Outcome("optimal", m, cert)
     return run
@@ -70,7 +84,7 @@ def _welfare_oracle(notion: str):
 def _welfare_weighted(model, params, *, time_limit: float, seed: int) -> Outcome:
     g = _graph(model)
     m = orc.rank_maximal_weighted(g)
-    return Outcome("optimal", m, {"type": "value", "value": fa.signature(g, m)})
+    return Outcome("optimal", m, {"type": "value", "value": signature(g, m)})
 
 
 def _welfare_cpsat(notion: str):
@@ -92,10 +106,10 @@ def _welfare_brute(notion: str):
         g = _graph(model)
         best = None
         for m in orc.all_matchings(g):
-            if best is None or fa.better(g, notion, m, best):
+            if best is None or better(g, notion, m, best):
                 best = m
         return Outcome("optimal", best, {"type": "value",
-                                         "value": fa.welfare_value(g, notion, best)})
+                                         "value": welfare_value(g, notion, best)})
     return run
 
 
@@ -116,7 +130,7 @@ def _po_brute(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _mcpo_cert(model, m) -> dict:
-    s, _ = fa.hall_or_augment(_graph(model), m)
+    s, _ = orc.hall_or_augment(_graph(model), m)
     return {"type": "mcpo", "hall_full": s}
 
 
@@ -153,7 +167,7 @@ def _auto(engines: Sequence[str], cpsat_max: int = 0):
             if e == "weighted_blossom" and n > MAX_WEIGHTED_AGENTS:
                 continue
             if e == "brute_force" and n > (MAX_BRUTE_FORCE_AGENTS if
-                                           isinstance(model, fa.HouseAllocation) else
+                                           isinstance(model, HouseAllocation) else
                                            MAX_BRUTE_FORCE_SIDE):
                 continue
             out.append(e)
@@ -229,9 +243,9 @@ def _show(m: dict) -> str:
 
 
 def _validate(model, m):
-    if isinstance(model, fa.HouseAllocation):
-        return fa.validate_allocation(model, m)
-    return fa.validate_matching(_graph(model), m)
+    if isinstance(model, HouseAllocation):
+        return validate_allocation(model, m)
+    return validate_matching(_graph(model), m)
 
 
 def _audit_welfare(notion: str):
@@ -244,8 +258,8 @@ def _audit_welfare(notion: str):
             return {"verdict": "incorrect", "violations": [{"invalid_allocation": str(e)}],
                     "feedback": f"Incorrect: not a valid allocation: {e}."}
         g = _graph(model)
-        cert, better = fa.welfare_certificate(g, notion, m)
-        value = fa.welfare_value(g, notion, m)
+        cert, better = orc.welfare_certificate(g, notion, m)
+        value = welfare_value(g, notion, m)
         if cert is not None:
             return {"verdict": "correct", "violations": [], "value": value,
                     "feedback": f"Correct: the allocation is {notion.replace('_', '-')} "
@@ -253,25 +267,25 @@ def _audit_welfare(notion: str):
         fn = {"utilitarian": orc.utilitarian_matching, "egalitarian": orc.egalitarian_matching,
               "rank_maximal": orc.rank_maximal}[notion]
         opt, _ = fn(g)
-        best = fa.welfare_value(g, notion, opt)
+        best = welfare_value(g, notion, opt)
         gap = _gap(g, notion, m, opt)
         return {"verdict": "incorrect", "value": value, "optimum": best, "gap": gap,
                 "violations": [{"better_allocation": better,
-                                "value": fa.welfare_value(g, notion, better)}],
+                                "value": welfare_value(g, notion, better)}],
                 "feedback": f"Incorrect: not {notion.replace('_', '-')} optimal; {gap['text']} "
                             f"For example {_show(opt)} does better."}
     return audit
 
 
-def _gap(g: fa.WelfareGraph, notion: str, m: dict, opt: dict) -> dict:
+def _gap(g: WelfareGraph, notion: str, m: dict, opt: dict) -> dict:
     """How far ``m`` is from the optimum ``opt``: cardinality, then the notion's value."""
     if notion == "rank_maximal":
-        s, t = fa.signature(g, m), fa.signature(g, opt)
+        s, t = signature(g, m), signature(g, opt)
         k = next(i for i in range(len(s)) if s[i] != t[i])
         return {"signature": s, "optimum": t, "first_rank": k + 1,
                 "text": f"its signature {s} falls short of {t} at rank {k + 1} "
                         f"({s[k]} instead of {t[k]})."}
-    v, w = fa.welfare_value(g, notion, m), fa.welfare_value(g, notion, opt)
+    v, w = welfare_value(g, notion, m), welfare_value(g, notion, opt)
     if len(m) < len(opt):
         return {"cardinality": len(opt) - len(m), "value": v - w,
                 "text": f"it matches {len(m)} instead of the maximum {len(opt)}."}
@@ -283,24 +297,26 @@ def _gap(g: fa.WelfareGraph, notion: str, m: dict, opt: dict) -> dict:
 def _audit_po(mcpo: bool):
     def audit(model, params, answer) -> dict:
         try:
-            m = fa.validate_allocation(model, read_allocation(model, answer))
+            m = validate_allocation(model, read_allocation(model, answer))
         except ValueError as e:
             return {"verdict": "unparseable", "violations": [], "feedback": f"Unreadable: {e}"}
         except CertificateError as e:
             return {"verdict": "incorrect", "violations": [{"invalid_allocation": str(e)}],
                     "feedback": f"Incorrect: not a valid allocation: {e}."}
         violations, notes = [], []
-        imp = fa.pareto_improvement(model, m)
+        imp = orc.pareto_improvement(model, m)
         if imp is not None:
+            checker.check(SPEC, model, "pareto_optimal", None, "false", None,
+                          {"type": "pareto_improvement", "allocation": m, "improvement": imp})
             gains = [a for a in model.agents if imp.get(a) != m.get(a)
                      and model.prefs[a].prefers(imp.get(a), m.get(a))]
             violations.append({"pareto_improvement": imp, "better_off": gains})
             notes.append(f"it is not Pareto optimal: {_show(imp)} makes "
                          f"{', '.join(gains)} better off and nobody worse off")
         if mcpo:
-            _, bigger = fa.hall_or_augment(_graph(model), m)
+            _, bigger = orc.hall_or_augment(_graph(model), m)
             if bigger is not None:
-                nu = len(fa.maximum_matching(_graph(model)))
+                nu = len(orc.maximum_matching(_graph(model)))
                 violations.append({"larger_matching": bigger, "maximum_size": nu})
                 notes.append(f"it assigns {len(m)} agents but {nu} can be assigned")
         if not violations:
@@ -313,9 +329,48 @@ def _audit_po(mcpo: bool):
 
 
 def classify(model: Any, candidate: Any) -> dict[str, dict]:
-    """Concept membership of a candidate allocation (HouseAllocation) or matching (Market):
-    Pareto optimality (one-sided), maximum cardinality and the three welfare optima."""
-    return fa.classify(model, candidate)
+    """Concept membership of one candidate allocation (HouseAllocation) or matching (Market).
+
+    Returns notion -> ``{"holds": bool, "certificate": dict}`` for ``pareto_optimal`` (one-
+    sided only), ``max_cardinality``, ``utilitarian``, ``egalitarian``, ``rank_maximal``.
+    A holding notion carries its proof (as in the labels); a failing one carries a refuting
+    certificate: a Pareto improvement, an augmenting matching (``larger_matching``) or a
+    ``better_allocation`` with its value. Every certificate passes the checker before it is
+    returned. O(n·L) (Bellman–Ford) per welfare notion. Raises CertificateError for an
+    invalid candidate.
+    """
+    g = _graph(model)
+    one_sided = isinstance(model, HouseAllocation)
+    m = _validate(model, dict(candidate))
+    check = partial(checker.check, SPEC if one_sided else spec("stable_matching"), model)
+    out: dict[str, dict] = {}
+    if one_sided:
+        imp = orc.pareto_improvement(model, m)
+        if imp is None:
+            cert = {"type": "pareto_optimal"}
+            check("pareto_optimal", None, "exists", m, cert)
+        else:
+            cert = {"type": "pareto_improvement", "allocation": m, "improvement": imp}
+            check("pareto_optimal", None, "false", None, cert)
+        out["pareto_optimal"] = {"holds": imp is None, "certificate": cert}
+    s, bigger = orc.hall_or_augment(g, m)
+    if bigger is None:
+        check_maximum(g, m, s)
+        cert = {"type": "hall_set", "size": len(m), "hall_full": s}
+    else:
+        check_better(g, "max_cardinality", m, bigger)
+        cert = {"type": "larger_matching", "allocation": bigger, "size": len(bigger)}
+    out["max_cardinality"] = {"holds": bigger is None, "certificate": cert}
+    for notion in WELFARE:
+        cert, improved = orc.welfare_certificate(g, notion, m)
+        if cert is not None:
+            check(notion, None, "optimal", m, cert)
+        else:
+            cert = {"type": "better_allocation", "allocation": improved,
+                    "value": welfare_value(g, notion, improved)}
+            check(notion, None, "incorrect", m, cert)
+        out[notion] = {"holds": improved is None, "certificate": cert}
+    return out
 
 
 # ------------------------------------------------------------------------------ questions
@@ -345,17 +400,17 @@ QUESTIONS = {
                  "brute_force": _mcpo_brute},
         auto=_auto(["oracle", "weighted", "cpsat", "brute_force"]), decide=_decide_exists,
         audit=_audit_po(True)),
-    **{n: _welfare_question(n, False) for n in fa.WELFARE},
+    **{n: _welfare_question(n, False) for n in WELFARE},
 }
 
 #: Two-sided welfare questions over an SMTI market (both sides' ranks count), to be merged
 #: into the stable-matching domain's questions; their certificates are checked by
-#: :func:`formal.allocation.check_two_sided_welfare` (``checker.QUESTION_CHECKS``).
-TWO_SIDED_QUESTIONS = {n: _welfare_question(n, True) for n in fa.WELFARE}
+#: :mod:`prefcert.formal.checker.welfare` (registered in the stable-matching spec).
+TWO_SIDED_QUESTIONS = {n: _welfare_question(n, True) for n in WELFARE}
 
 DOMAIN = Domain(
     spec=SPEC,
     questions=QUESTIONS,
-    default_questions=lambda model: list(fa.QUESTIONS),
+    default_questions=lambda model: list(QUESTION_NAMES),
     classify=classify,
 )

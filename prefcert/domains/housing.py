@@ -13,17 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..formal.checker import housing as chk
 from ..formal.checker.housing import SPEC
-from ..formal.errors import CertificateError
-from ..formal.housing import (
-    CORE_NOTION,
-    HousingMarket,
-    as_allocation,
-    blocking_cycle,
-    check_blocking_coalition,
-    check_segmentation,
-)
-from ..formal.housing import classify as housing_classify
+from ..formal.errors import CertificateError, Disagreement
+from ..formal.housing import CORE_NOTION, HousingMarket, as_allocation
 from ..oracles import housing as orc
 from .base import Domain, Outcome, Question, decide_existence
 
@@ -136,14 +129,14 @@ def _audit(question: str):
         res = orc.blocking_coalitions(market, x, notion)
         found = res.coalitions
         if not found:
-            fallback = blocking_cycle(market, x, notion)     # the trusted test decides
-            if fallback is None:
+            if chk.blocked_arc(market, x, notion) is None:     # the trusted test decides
                 return {"verdict": "correct", "violations": [],
                         "feedback": f"Correct: the allocation is in the {words}."}
-            found = [{"coalition": fallback[0], "reallocation": fallback[1]}]
+            coalition, trade = _blocking_cycle(market, x, notion)
+            found = [{"coalition": coalition, "reallocation": trade}]
         violations = []
         for c in found[:MAX_LISTED]:
-            check_blocking_coalition(market, x, notion, c["coalition"], c["reallocation"])
+            chk.check_blocking_coalition(market, x, notion, c["coalition"], c["reallocation"])
             violations.append({"type": "blocking_coalition", "notion": notion, **c})
         count = f"{len(found)}" if res.complete else f"At least {len(found)} (search capped)"
         shown = "; ".join(_show(c) for c in found[:MAX_SHOWN])
@@ -163,15 +156,15 @@ def _audit_empty(market: HousingMarket, question: str) -> dict:
     words = question.replace("_", " ")
     if question == "weak_core":
         x = orc.top_trading_cycles(market)
-        witness = None if blocking_cycle(market, x, "weak") else x
+        witness = None if chk.blocked_arc(market, x, "weak") else x
     else:
         res = orc.strict_core(market)
         if res.allocation is None:
-            check_segmentation(market, res.certificate)
+            chk.check_segmentation(market, res.certificate)
             return {"verdict": "correct", "violations": [], "certificate": res.certificate,
                     "checked": True, "feedback": f"Correct: the {words} is empty."}
         x = res.allocation
-        witness = None if blocking_cycle(market, x, "strict") else x
+        witness = None if chk.blocked_arc(market, x, "strict") else x
     if witness is None:
         raise CertificateError(f"the oracle's {words} allocation fails the checker")
     return {"verdict": "incorrect", "checked": True,
@@ -188,10 +181,55 @@ def _show_alloc(x: dict) -> str:
     return "{" + ", ".join(f"{a}->{h}" for a, h in x.items()) + "}"
 
 
+def _blocking_cycle(market: HousingMarket, x: dict[str, str], notion: str,
+                    endowment: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """The engine's blocking cycle of an allocation the checker found blocked."""
+    found = orc.blocking_cycle(market, x, notion, endowment)
+    if found is None:
+        raise Disagreement({"reason": f"the checker finds {notion}-blocked an allocation in "
+                                      "which the engine finds no blocking cycle",
+                            "allocation": x})
+    return found
+
+
 def classify(market: HousingMarket, candidate: Any) -> dict[str, dict]:
     """Individual rationality, weak and strict core, Pareto optimality of a candidate
-    allocation, each failed notion with a refuting certificate."""
-    return housing_classify(market, candidate)
+    allocation (the notions of :data:`prefcert.formal.housing.NOTIONS`).
+
+    Returns ``{notion: {"holds": bool, "certificate": dict | None}}``; membership is decided
+    by the checker's definitions, and the certificate of a failed notion — a
+    ``blocking_coalition`` (for IR, a single agent keeping its own house) or a
+    ``pareto_improvement``, found by the engine — passes
+    :func:`prefcert.formal.checker.housing.check_refutation` before it is returned (else
+    Disagreement). Raises CertificateError when the candidate is not an allocation.
+    O(n + arcs).
+    """
+    x = as_allocation(market, candidate)
+    certs: dict[str, dict | None] = {}
+    bad = chk.ir_violators(market, x)
+    certs["individually_rational"] = None if not bad else {
+        "type": "blocking_coalition", "notion": "weak", "coalition": [bad[0]],
+        "reallocation": {bad[0]: market.endowment[bad[0]]}}
+    for notion, kind, holds in (("weak_core", "weak", chk.in_weak_core),
+                                ("strict_core", "strict", chk.in_strict_core)):
+        certs[notion] = None
+        if not holds(market, x):
+            coalition, trade = _blocking_cycle(market, x, kind)
+            certs[notion] = {"type": "blocking_coalition", "notion": kind,
+                             "coalition": coalition, "reallocation": trade}
+    certs["pareto_optimal"] = None
+    if not chk.is_pareto_optimal(market, x):
+        certs["pareto_optimal"] = {"type": "pareto_improvement", "allocation": {
+            **x, **_blocking_cycle(market, x, "strict", endowment=x)[1]}}
+    for notion, cert in certs.items():
+        if cert is not None:
+            try:
+                chk.check_refutation(market, x, notion, cert)
+            except CertificateError as e:
+                raise Disagreement({"reason": f"the engine's refutation of {notion} fails "
+                                              f"the checker: {e}", "allocation": x}) from None
+    return {notion: {"holds": cert is None, "certificate": cert}
+            for notion, cert in certs.items()}
 
 
 def _question(name: str) -> Question:

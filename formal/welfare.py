@@ -1,0 +1,122 @@
+"""Rank-based welfare of matchings, one- and two-sided: the graph and the definitions.
+
+**One-sided** (house allocation, over the agents' ranks of their objects):
+
+- *utilitarian*: minimise the total rank Σ_a r_a(M(a)) over the maximum-cardinality
+  matchings;
+- *egalitarian* (bottleneck, "minimum regret"): minimise the worst rank max_a r_a(M(a)) over
+  the maximum-cardinality matchings (0 for the empty matching);
+- *rank-maximal*: lexicographically maximise the signature (s_1, …, s_R), s_k = number of
+  agents assigned an object of their rank k, over **all** matchings (Irving, Kavitha,
+  Mehlhorn, Michail & Paluch 2006). R is the largest rank in the instance.
+
+**Two-sided** (an SMTI :class:`~prefcert.formal.matching.Market`, no stability constraint):
+the same three notions over the mutual-acceptability graph where the ranks of BOTH partners
+count — the cost of a pair (m, w) is r_m(w) + r_w(m) (utilitarian), its level is
+max(r_m(w), r_w(m)) (egalitarian: the worst rank over all matched agents of both sides), and
+s_k counts the agents of either side matched to their k-th tie (rank-maximal). Reading only
+one side's ranks is the classic mistake.
+
+Both readings are one :class:`WelfareGraph`: a bipartite graph whose edges carry the tuple
+of ranks that count. The certificates of the optima are checked in
+:mod:`prefcert.formal.checker.welfare`.
+"""
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .allocation import HouseAllocation
+from .matching import Market
+
+WELFARE = ("utilitarian", "egalitarian", "rank_maximal")
+
+# Rank-maximal LP duals are integers of about R·log10(B) digits: lift Python's limit on
+# int <-> str conversion (3.11+) so that labels carrying them can be written and read as JSON.
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)
+
+
+@dataclass(frozen=True)
+class WelfareGraph:
+    """A bipartite graph whose edges carry the ranks that count for welfare.
+
+    ``left``/``right``: vertex names (agents/objects, or sides A/B). ``ranks``: edge
+    (l, r) -> tuple of 1-based ranks — ``(r_l(r),)`` one-sided, ``(r_l(r), r_r(l))``
+    two-sided. ``max_rank``: the largest rank of the instance (the signature's length).
+    ``adj``: left vertex -> right neighbours (derived).
+    """
+
+    left: tuple[str, ...]
+    right: tuple[str, ...]
+    ranks: Mapping[tuple[str, str], tuple[int, ...]]
+    max_rank: int
+    two_sided: bool
+    adj: Mapping[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        adj: dict[str, list[str]] = {x: [] for x in self.left}
+        for (x, y) in self.ranks:
+            adj[x].append(y)
+        object.__setattr__(self, "adj", {x: tuple(v) for x, v in adj.items()})
+
+    def cost(self, e: tuple[str, str]) -> int:
+        """Utilitarian cost of an edge: the sum of the ranks that count."""
+        return sum(self.ranks[e])
+
+    def level(self, e: tuple[str, str]) -> int:
+        """Egalitarian level of an edge: the worst rank that counts."""
+        return max(self.ranks[e])
+
+
+def welfare_graph(model: HouseAllocation | Market) -> WelfareGraph:
+    """The :class:`WelfareGraph` of a HouseAllocation (agents -> objects, the agent's rank)
+    or of an SMTI Market (A -> B over mutually acceptable pairs, both partners' ranks).
+    Raises TypeError for another model. O(L)."""
+    if isinstance(model, HouseAllocation):
+        ranks = {(a, h): (model.prefs[a].rank[h],) for a, h in model.edges()}
+        r = max((len(o.ties) for o in model.prefs.values()), default=0)
+        return WelfareGraph(model.agents, model.objects, ranks, r, False)
+    if isinstance(model, Market):
+        ranks = {(x, y): (model.pa[x].rank[y], model.pb[y].rank[x]) for x, y in model.edges()}
+        r = max((len(o.ties) for o in [*model.pa.values(), *model.pb.values()]), default=0)
+        return WelfareGraph(tuple(model.a), tuple(model.b), ranks, r, True)
+    raise TypeError(f"no welfare graph for {type(model).__name__}")
+
+
+def total_rank(g: WelfareGraph, m: Mapping[str, str]) -> int:
+    """Utilitarian value: the sum of the counted ranks over matched pairs (lower is better)."""
+    return sum(g.cost((x, y)) for x, y in m.items())
+
+
+def worst_rank(g: WelfareGraph, m: Mapping[str, str]) -> int:
+    """Egalitarian value: the largest counted rank of a matched agent; 0 if nobody is matched."""
+    return max((g.level((x, y)) for x, y in m.items()), default=0)
+
+
+def signature(g: WelfareGraph, m: Mapping[str, str]) -> list[int]:
+    """Rank-maximal value: [s_1, …, s_R], s_k = matched agents (counted sides) at rank k."""
+    s = [0] * g.max_rank
+    for x, y in m.items():
+        for k in g.ranks[(x, y)]:
+            s[k - 1] += 1
+    return s
+
+
+def welfare_value(g: WelfareGraph, notion: str, m: Mapping[str, str]) -> Any:
+    """The value of ``m`` for a welfare notion (int, int or list of ints)."""
+    return {"utilitarian": total_rank, "egalitarian": worst_rank,
+            "rank_maximal": signature}[notion](g, m)
+
+
+def better(g: WelfareGraph, notion: str, new: Mapping[str, str], old: Mapping[str, str]) -> bool:
+    """Is ``new`` strictly better than ``old`` for ``notion``? ``max_cardinality`` compares
+    sizes; utilitarian and egalitarian compare (cardinality, then value); rank-maximal
+    compares signatures lexicographically."""
+    if notion == "rank_maximal":
+        return signature(g, new) > signature(g, old)
+    if len(new) != len(old) or notion == "max_cardinality":
+        return len(new) > len(old)
+    return welfare_value(g, notion, new) < welfare_value(g, notion, old)

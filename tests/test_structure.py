@@ -1,0 +1,201 @@
+"""The package's structure as promised: one installed package, layers whose imports run one
+way, a trusted checker that stands alone, one registry, a one-hop API with runnable docs."""
+from __future__ import annotations
+
+import ast
+import doctest
+import json
+import pkgutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = ("formal", "oracles", "encodings", "generators", "prefcert")
+HEAVY = ("numpy", "scipy", "networkx", "ortools", "z3", "pulp")
+
+
+def _modules() -> list[str]:
+    """Every module of the installed package (each layer walked on its own path)."""
+    import importlib
+    out = set()
+    for pkg in ("prefcert", "prefcert.formal", "prefcert.oracles", "prefcert.encodings",
+                "prefcert.generators"):
+        out.add(pkg)
+        out |= {m.name for m in pkgutil.walk_packages(importlib.import_module(pkg).__path__,
+                                                      pkg + ".")}
+    return sorted(out)
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(level, absolute-or-relative module name) of every import in a source file."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [(0, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            out.append((node.level, node.module or ""))
+            if node.module is None or node.level:
+                out += [(node.level, f"{node.module or ''}.{a.name}".lstrip("."))
+                        for a in node.names]
+    return out
+
+
+def _resolve(path: Path, level: int, name: str) -> str:
+    """The installed dotted name an import in ``path`` refers to (relative ones resolved)."""
+    if level == 0:
+        return name
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[0] != "prefcert":
+        parts.insert(0, "prefcert")
+    package = parts[:-1]                     # the package holding the module
+    base = package[:len(package) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+def _sources(layer: str):
+    return sorted((ROOT / layer).rglob("*.py"))
+
+
+@pytest.mark.parametrize("module", _modules())
+def test_every_module_imports_first_in_a_fresh_interpreter(module):
+    r = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
+                       text=True, cwd="/")
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_trusted_checker_imports_only_the_standard_library_and_formal_models():
+    stdlib = set(sys.stdlib_module_names)
+    for f in _sources("formal"):
+        for level, name in _imports(f):
+            target = _resolve(f, level, name)
+            if level == 0:
+                assert name.split(".")[0] in stdlib, f"{f}: imports {name}"
+            else:
+                assert target.startswith("prefcert.formal"), f"{f}: imports {target}"
+
+
+def test_arrows_run_one_way():
+    """prefcert → {oracles, encodings, generators} → formal; encodings never import
+    oracles; engines never import a check module; nothing imports the application."""
+    for layer in ("oracles", "encodings", "generators"):
+        for f in _sources(layer):
+            for level, name in _imports(f):
+                t = _resolve(f, level, name)
+                if not t.startswith("prefcert"):
+                    continue
+                assert not t.startswith("prefcert.formal.checker"), f"{f} imports {t}"
+                assert t.startswith(("prefcert.formal", f"prefcert.{layer}")) or \
+                    (layer == "generators" and t.startswith("prefcert.generators")), \
+                    f"{f} imports {t}"
+    for f in _sources("formal"):
+        for level, name in _imports(f):
+            assert not _resolve(f, level, name).startswith(
+                ("prefcert.oracles", "prefcert.encodings", "prefcert.generators",
+                 "prefcert.domains", "prefcert.pipeline", "prefcert.cli")), f
+
+
+def _label_one_per_domain(tmp_path: Path) -> Path:
+    out = tmp_path / "labels.jsonl"
+    paths = [ROOT / "instances" / d / "reference.jsonl"
+             for d in ("stable_matching", "housing_market", "house_allocation")]
+    paths.append(ROOT / "instances" / "preflib" / "00009-00000002.soc")
+    r = subprocess.run(["prefcert", "label", *map(str, paths), "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return out
+
+
+def test_check_loads_no_solver_no_numeric_library_and_no_engine(tmp_path):
+    labels = _label_one_per_domain(tmp_path)
+    domains = {json.loads(t)["domain"] for t in labels.read_text().splitlines()}
+    assert domains == {"stable_matching", "housing_market", "house_allocation", "preference"}
+    code = ("import sys\nfrom prefcert.cli import main\n"
+            f"try:\n    main(['check', {str(labels)!r}])\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\n"
+            "print(' '.join(sorted(sys.modules)))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    loaded = set(r.stdout.splitlines()[-1].split())
+    assert "every certificate verified" in r.stdout
+    bad = sorted(m for m in loaded if m.split(".")[0] in HEAVY
+                 or m.startswith(("prefcert.oracles", "prefcert.encodings",
+                                  "prefcert.generators", "prefcert.domains")))
+    assert not bad, bad
+
+
+def test_one_installed_top_level_package(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                        str(tmp_path), str(ROOT)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    (wheel,) = tmp_path.glob("prefcert-*.whl")
+    tops = {n.split("/")[0] for n in zipfile.ZipFile(wheel).namelist()}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"prefcert"}
+    names = zipfile.ZipFile(wheel).namelist()
+    for layer in ("formal", "oracles", "encodings", "generators"):
+        assert f"prefcert/{layer}/py.typed" in names
+        for f in (ROOT / layer).rglob("*.py"):           # every module of the layer ships
+            assert f"prefcert/{f.relative_to(ROOT).as_posix()}" in names, f
+    assert not any(n.startswith("prefcert/scripts") or "make_bundled" in n for n in names)
+
+
+def test_registry_is_one_table_enumerated_by_cli_and_docs():
+    from prefcert.registry import DOMAINS, domain, spec
+    listed = json.loads(subprocess.run(["prefcert", "domains", "--json"], capture_output=True,
+                                       text=True, check=True).stdout)
+    assert [d["domain"] for d in listed] == list(DOMAINS)
+    docs = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "registry_docs.py"), "--check"])
+    assert r.returncode == 0, "docs/architecture.md is out of date: run scripts/registry_docs.py"
+    for name in DOMAINS:
+        s, d = spec(name), domain(name)
+        assert set(d.questions) == set(s.questions)
+        assert s.certificates, name
+        for q in s.questions.values():
+            assert q.verdicts, (name, q.name)
+            assert any(q.name in c.proves for c in s.certificates.values()), (name, q.name)
+        assert f"`{name}`" in docs
+        for t in s.certificates:
+            assert f"`{t}`" in docs, (name, t)
+
+
+def test_bundled_instances_follow_their_domain_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    from prefcert.formal.instances import read_paths
+
+    from prefcert.registry import spec
+    insts = [i for i in read_paths([str(ROOT / "instances")]) if i.file.endswith((".json", ".jsonl"))]
+    assert insts
+    for inst in insts:
+        jsonschema.validate(inst.data, spec(inst.domain).schema)
+
+
+def test_api_is_one_hop_with_runnable_numpydoc_examples(monkeypatch):
+    import prefcert
+    import prefcert.api
+    monkeypatch.chdir(ROOT)
+    for name in prefcert.__all__:
+        obj = getattr(prefcert, name)
+        if callable(obj) and not isinstance(obj, type):
+            doc = obj.__doc__ or ""
+            for section in ("Parameters", "Returns", "Examples"):
+                assert f"\n    {section}\n    ---" in doc, (name, section)
+    failures, tried = doctest.testmod(prefcert.api)
+    assert tried > 10 and failures == 0
+
+
+def test_readme_python_session_runs(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    failures, tried = doctest.testfile(str(ROOT / "README.md"), module_relative=False)
+    assert tried >= 5 and failures == 0
+
+
+def test_nothing_reads_shared_data():
+    """The suite runs from a bare clone: no test reaches for the shared folder beside it."""
+    needles = (".." + "/shared", "PREFCERT_" + "SHARED_DATA")
+    for f in (ROOT / "tests").rglob("*.py"):
+        text = f.read_text(encoding="utf-8")
+        assert not any(n in text for n in needles), f
