@@ -31,7 +31,11 @@ def _bad_input(e: Exception) -> None:
 
 
 # command name -> ("module:function", one-line help); imported only when the command runs
-LAZY_COMMANDS: dict[str, tuple[str, str]] = {}
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "generate": ("prefcert.cli_bench:generate", "Generate a benchmark suite (prompts, certified labels)."),
+    "suites": ("prefcert.cli_bench:suites", "List the benchmark suites."),
+    "score": ("prefcert.cli_bench:score", "Score model answers to a generated benchmark."),
+}
 
 
 class _Group(click.Group):
