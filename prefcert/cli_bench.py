@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -37,7 +38,9 @@ def _sizes(value: str | None, suite) -> tuple | None:
 @click.option("--per-cell", type=click.IntRange(min=1), help="Instances per cell.")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl",
               show_default=True, help="Format of the prompts table.")
-def generate(suite_name, out, seed, sizes, per_cell, fmt):
+@click.option("--jobs", type=click.IntRange(min=1), default=min(2, os.cpu_count() or 1),
+              show_default=True, help="Processes for the draws (output does not depend on it).")
+def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs):
     """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),
     prompts.jsonl (or .parquet) and manifest.json. Same seed, same bytes."""
     from .bench.generate import generate as run, print_summary
@@ -45,7 +48,7 @@ def generate(suite_name, out, seed, sizes, per_cell, fmt):
     try:
         s = get_suite(suite_name)
         manifest = run(s, out, seed=seed, sizes=_sizes(sizes, s), per_cell=per_cell, fmt=fmt,
-                       progress=sys.stderr.isatty())
+                       progress=sys.stderr.isatty(), jobs=jobs)
     except InstanceError as e:
         _bad_input(e)
     secs = manifest.pop("_seconds")

@@ -34,15 +34,34 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
+def _sample_one(args):
+    name, seed, row, i = args
+    from .registry import suite as get_suite
+    stats: dict = {}
+    task = get_suite(name).sample(row, i, Context(seed, row, i, stats))
+    return task, stats
+
+
 def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int | None,
-                 stats: dict) -> list[tuple[Any, int, Task]]:
-    """Every (row, index, task) of the design, in design order."""
-    out = []
+                 stats: dict, jobs: int = 1) -> list[tuple[Any, int, Task]]:
+    """Every (row, index, task) of the design, in design order. With ``jobs`` > 1 the
+    draws run in that many processes; each (row, index) has its own seed, so the tasks and
+    the merged counters are the same."""
+    work = []
     for row in suite.rows(tuple(sizes)):
         k = per_cell if per_cell is not None else (row.per_cell or suite.per_cell)
-        for i in range(k):
-            ctx = Context(seed, row, i, stats)
-            out.append((row, i, suite.sample(row, i, ctx)))
+        work += [(suite.name, seed, row, i) for i in range(k)]
+    if jobs > 1 and len(work) > 1:
+        import multiprocessing as mp
+        with mp.get_context("fork").Pool(jobs) as pool:
+            results = pool.map(_sample_one, work, chunksize=1)
+    else:
+        results = [_sample_one(w) for w in work]
+    out = []
+    for (_, _, row, i), (task, st) in zip(work, results):
+        for tag, c in st.items():
+            stats.setdefault(tag, Counter()).update(c)
+        out.append((row, i, task))
     return out
 
 
@@ -113,7 +132,7 @@ def _label_all(items: list, engines, progress: bool, jobs: int) -> list[dict]:
 
 
 def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None = None,
-          per_cell: int | None = None, progress: bool = False) -> dict:
+          per_cell: int | None = None, progress: bool = False, jobs: int = 1) -> dict:
     """Sample and certify ``suite`` in memory: ``{"instances", "labels", "prompts",
     "manifest"}`` (see :func:`generate` for the parameters)."""
     seed = suite.seed if seed is None else seed
@@ -124,7 +143,8 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
                             f"{', '.join(map(str, suite.sizes))}", value=bad[0] if bad else "")
     t0 = time.perf_counter()
     stats: dict = {}
-    tasks = sample_tasks(suite, seed=seed, sizes=sizes, per_cell=per_cell, stats=stats)
+    tasks = sample_tasks(suite, seed=seed, sizes=sizes, per_cell=per_cell, stats=stats,
+                         jobs=jobs)
     t1 = time.perf_counter()
     instances, labels, ids = certify(tasks, progress=progress)
     t2 = time.perf_counter()
@@ -175,17 +195,18 @@ def _qname(q: Any) -> str:
 
 def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
              sizes: Sequence[Any] | None = None, per_cell: int | None = None,
-             fmt: str = "jsonl", progress: bool = False) -> dict:
+             fmt: str = "jsonl", progress: bool = False, jobs: int = 1) -> dict:
     """Generate ``suite`` into the folder ``out``; returns the manifest (also written) with
     the wall-clock ``_seconds`` of each phase (not written: it is not reproducible).
 
     ``sizes`` keeps a subset of the suite's sizes; ``per_cell`` overrides the instances per
-    cell; ``fmt``: ``jsonl`` or ``parquet`` (the prompts table; needs pyarrow). Raises
+    cell; ``fmt``: ``jsonl`` or ``parquet`` (the prompts table; needs pyarrow); ``jobs``:
+    processes for the draws (the output does not depend on it). Raises
     InstanceError for a size the suite does not have or an unknown format.
     """
     if fmt not in ("jsonl", "parquet"):
         raise InstanceError("format must be jsonl or parquet", value=fmt)
-    b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress)
+    b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress, jobs=jobs)
     t0 = time.perf_counter()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

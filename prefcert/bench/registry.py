@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 SUITES: dict[str, str] = {
     "indeterminacy-preference": "prefcert.bench.suites.preference",
-    # "indeterminacy-algorithmic": "prefcert.bench.suites.algorithmic",
+    "indeterminacy-algorithmic": "prefcert.bench.suites.algorithmic",
 }
 
 
