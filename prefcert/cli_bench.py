@@ -131,3 +131,84 @@ def _print_metrics(rows, tests, mc) -> None:
         console.print(f"McNemar (exact) on {mc['n']} paired prompts: only first correct "
                       f"{mc['only_first']}, only second {mc['only_second']}, "
                       f"p = {mc['pvalue']:.4g}")
+
+
+@click.command()
+@click.argument("prompts", type=click.Path(path_type=Path))
+@click.argument("answer", type=click.Path(path_type=Path))
+@click.option("--id", "pid", required=True, help="The prompt id answered.")
+def feedback(prompts, answer, pid):
+    """Print the refinement feedback for ANSWER (a text file, '-' for stdin) to prompt ID
+    of PROMPTS: the violations, never the solution nor whether one exists."""
+    from .bench.refine import feedback as fb
+    from .bench.score import Benchmark
+    try:
+        bench = Benchmark.read(prompts)
+        if pid not in bench.by_id:
+            raise InstanceError("no prompt with this id", file=str(prompts), value=pid)
+        text = sys.stdin.read() if str(answer) == "-" else answer.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        _bad_input(InstanceError(f"cannot read the answer ({e.__class__.__name__})",
+                                 file=str(answer)))
+    except InstanceError as e:
+        _bad_input(e)
+    p = bench.by_id[pid]
+    click.echo(fb(p, text, bench.entry(p)))
+
+
+@click.command()
+@click.argument("prompts", type=click.Path(path_type=Path))
+@click.option("--command", "command", required=True,
+              help="Shell-style command: reads the conversation on stdin, prints an answer.")
+@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="One JSON record per refined prompt.")
+@click.option("--id", "ids", multiple=True, help="Prompt ids to refine (repeatable).")
+@click.option("--cell", "cells", multiple=True,
+              help="Keep prompts whose cell has FACTOR=VALUE (repeatable), e.g. task=generation.")
+@click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0.01), help="Seconds per round.")
+def refine(prompts, command, out, ids, cells, rounds, timeout):
+    """Run COMMAND on prompts of PROMPTS for up to ROUNDS attempts with verifier feedback,
+    stopping at the first correct answer; prints the share correct with its Wilson
+    interval."""
+    from .bench.refine import refine as run
+    from .bench.score import Benchmark
+    from .bench.stats import wilson
+    try:
+        bench = Benchmark.read(prompts)
+        chosen = [bench.by_id[i] if i in bench.by_id else None for i in ids] if ids else \
+            list(bench.prompts)
+        if None in chosen:
+            raise InstanceError("no prompt with this id", file=str(prompts),
+                                value=ids[chosen.index(None)])
+        for c in cells:
+            if "=" not in c:
+                raise InstanceError("--cell takes FACTOR=VALUE", value=c)
+            k, v = c.split("=", 1)
+            chosen = [p for p in chosen if str(p["cell"].get(k)).lower() == v.lower()]
+    except InstanceError as e:
+        _bad_input(e)
+    recs = [run(bench, p, command, rounds=rounds, timeout=timeout) for p in chosen]
+    _write_jsonl(out, recs)
+    k = sum(r["final"] == "correct" for r in recs)
+    ci = wilson(k, len(recs))
+    ci_s = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+    click.echo(f"{k}/{len(recs)} correct within {rounds} attempt(s){ci_s}")
+
+
+@click.command()
+@click.argument("scores", type=click.Path(path_type=Path))
+@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The HTML page to write.")
+@click.option("--title", default="prefcert benchmark report", show_default=True)
+def report(scores, out, title):
+    """Write one self-contained HTML page of plots for SCORES.jsonl (from prefcert score -o)."""
+    from .bench.report import load_scores, scores_report
+    try:
+        rows = load_scores(scores)
+        if not rows:
+            raise InstanceError("holds no scored records", file=str(scores))
+    except InstanceError as e:
+        _bad_input(e)
+    scores_report(rows, title).write(out)
+    click.echo(f"report written to {out}", err=True)

@@ -250,3 +250,210 @@ def test_mcnemar_exact_and_fisher():
     assert stats.mcnemar_exact([True, False], [True, False])["pvalue"] == 1.0
     # Fisher's tea-tasting table [[3, 1], [1, 3]]: two-sided p = 34/70 (Fisher 1935)
     assert stats.fisher_exact(3, 4, 1, 4)["pvalue"] == pytest.approx(34 / 70)
+
+
+# ------------------------------------------------------------------ the algorithmic suite
+
+@pytest.fixture(scope="module")
+def alg_bench(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("alg") / "b"
+    run("generate", "indeterminacy-algorithmic", "-o", str(out), "--per-cell", "1",
+        "--sizes", "10")
+    return out
+
+
+def test_algorithmic_design_totals():
+    comp = suite("indeterminacy-algorithmic").composition()
+    per = {}
+    for k, v in comp.items():
+        c = json.loads(k)
+        per[(c["design"], c["size"])] = per.get((c["design"], c["size"]), 0) + v
+    assert per == {("standard", 10): 1110, ("standard", 30): 1110, ("hard", 10): 720,
+                   ("hard", 30): 720}
+
+
+def test_algorithmic_generation_is_certified_and_reproducible(alg_bench, tmp_path):
+    m = json.loads((alg_bench / "manifest.json").read_text())
+    assert m["total"] == 61 and m["labels"] == m["labels_checked"]
+    cal = {(c["notion"], c["n"]): c for c in m["calibration"]}
+    assert set(cal) == {("strict_core", 10), ("strongly_stable", 10), ("super_stable", 10)}
+    assert all(c["draws"] >= 2 for c in cal.values())      # one feasible + one infeasible
+    run("check", str(alg_bench / "labels.jsonl"))
+    again = tmp_path / "again"
+    run("generate", "indeterminacy-algorithmic", "-o", str(again), "--per-cell", "1",
+        "--sizes", "10", "--jobs", "1")
+    for f in ("instances.jsonl", "labels.jsonl", "prompts.jsonl", "manifest.json"):
+        assert (again / f).read_bytes() == (alg_bench / f).read_bytes(), f
+    prompts = read_jsonl(alg_bench / "prompts.jsonl")
+    hard = [p for p in prompts if p["cell"]["design"] == "hard"]
+    labels = {lab["label_id"]: lab for lab in read_jsonl(alg_bench / "labels.jsonl")}
+    for p in hard:
+        lab = labels[p["gold_label_ids"][0]]
+        assert (lab["verdict"] == "exists") == p["cell"]["feasible"]
+        if p["cell"]["task"] == "generation":
+            assert ("return <answer>{}</answer>" in p["prompt"]) == p["cell"]["escape"]
+        else:
+            assert ("None of the above" in p["prompt"]) == p["cell"]["escape"]
+    sup = [p for p in hard if p["cell"]["notion"] == "super_stable" and not p["cell"]["feasible"]]
+    # infeasible super-stability instances still admit a strongly stable matching
+    from prefcert import label as certify
+    inst = {i["id"]: i for i in read_jsonl(alg_bench / "instances.jsonl")}
+    assert certify(inst[sup[0]["instance_id"]], "strongly_stable")["verdict"] == "exists"
+
+
+def _answer_all(bench: Path, fn) -> dict:
+    return {p["id"]: fn(p) for p in read_jsonl(bench / "prompts.jsonl")}
+
+
+def test_algorithmic_scoring_rules(alg_bench, tmp_path):
+    prompts = read_jsonl(alg_bench / "prompts.jsonl")
+    gold = _score(alg_bench, _answer_all(alg_bench, lambda p: f"<answer>{p['answer']}</answer>"),
+                  tmp_path)
+    assert {s["verdict"] for s in gold.values()} == {"correct"}
+
+    def pick(**cell):
+        return _find(prompts, design="hard", **cell)
+    e_hatch = pick(notion="super_stable", feasible=True, task="generation", escape=True)
+    ne_hatch = pick(notion="super_stable", feasible=False, task="generation", escape=True)
+    ne_free = pick(notion="super_stable", feasible=False, task="generation", escape=False)
+    e_sel = pick(notion="strict_core", feasible=True, task="selection", escape=True)
+    ne_sel = pick(notion="strict_core", feasible=False, task="selection", escape=True)
+    ne_sel_free = pick(notion="strict_core", feasible=False, task="selection", escape=False)
+    ne_core = pick(notion="strict_core", feasible=False, task="generation", escape=True)
+    inst = {i["id"]: i for i in read_jsonl(alg_bench / "instances.jsonl")}
+    # a matching every A-agent keeps with its last choice: rarely stable, surely valid
+    prefs_a = inst[ne_hatch["instance_id"]]["preferences"]["A"]
+    greedy, used = {}, set()
+    for a, lst in prefs_a.items():
+        flat = [x for t in lst for x in (t if isinstance(t, list) else [t])]
+        b = next(x for x in flat if x not in used)
+        used.add(b)
+        greedy[a] = b
+    hm = inst[ne_core["task"]["roles"]["hm"]]
+    endow = json.dumps(hm["endowment"])
+    answers = {
+        e_hatch["id"]: "<answer>{}</answer>",                       # {} on a feasible instance
+        ne_hatch["id"]: f"<answer>{json.dumps(greedy)}</answer>",     # an outcome where none exists
+        ne_free["id"]: "There is no such matching, as far as I can tell.",
+        e_sel["id"]: f"<answer>{e_sel['nota_option']}</answer>",      # NOTA when feasible
+        ne_sel["id"]: f"<answer>{ne_sel['nota_option']}</answer>",
+        ne_sel_free["id"]: "<answer>A</answer>",
+        ne_core["id"]: f"<answer>{endow}</answer>",
+    }
+    s = _score(alg_bench, answers, tmp_path)
+    assert s[e_hatch["id"]]["verdict"] == "invalid"
+    assert s[ne_hatch["id"]]["verdict"] == "incorrect"
+    assert s[ne_hatch["id"]]["reason"]["certificate"]["type"] == "blocking_pairs"
+    assert s[ne_free["id"]]["verdict"] == "correct"                 # no hatch: not an outcome
+    assert s[e_sel["id"]]["verdict"] == "incorrect" and s[e_sel["id"]]["nota"] is True
+    assert s[ne_sel["id"]]["verdict"] == "correct"
+    assert s[ne_sel_free["id"]]["verdict"] == "incorrect"
+    assert s[ne_core["id"]]["verdict"] == "incorrect"
+    assert s[ne_core["id"]]["reason"]["certificate"]["type"] == "blocking_coalition"
+
+
+def test_score_answer_agrees_with_prefcert_score(alg_bench, pref_bench, tmp_path):
+    from prefcert.bench.score import Benchmark, score_prompt
+    import prefcert
+    for bench in (alg_bench, pref_bench):
+        b = Benchmark.read(bench / "prompts.jsonl")
+        for p in b.prompts:
+            labs = [b.labels[i] for i in p["gold_label_ids"]]
+            entry = {"question": p["prompt"], "answer": p["answer"],
+                     "metadata": {**p, "labels": labs,
+                                  "instances": {i: b.instances[i] for i in p["instance_ids"]}}}
+            assert prefcert.score_answer(p["answer"], entry) == 1.0
+            if p["suite"] == "indeterminacy-algorithmic" and p["cell"]["task"] == "selection" \
+                    and p["cell"]["design"] == "standard":
+                bad = next(k for k, o in p["options"].items() if o["source"] == "contaminated")
+                assert prefcert.score_answer(f"<answer>{bad}</answer>", entry) == 0.0
+                assert score_prompt(p, f"<answer>{bad}</answer>", b.entry(p))["verdict"] == "incorrect"
+
+
+def test_dataset_api_doctests_and_parquet(tmp_path):
+    import doctest
+
+    import prefcert.bench.dataset as d
+    failures, tried = doctest.testmod(d)
+    assert tried >= 4 and failures == 0
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "pq"
+    run("generate", "indeterminacy-algorithmic", "-o", str(out), "--per-cell", "1",
+        "--sizes", "10", "--format", "parquet")
+    import pyarrow.parquet as pq
+    t = pq.read_table(out / "prompts.parquet")
+    assert t.num_rows == 61 and {"id", "prompt", "answer", "cell"} <= set(t.column_names)
+    from prefcert.bench.generate import read_prompts
+    rows = read_prompts(out / "prompts.parquet")
+    assert isinstance(rows[0]["cell"], dict)
+    a = tmp_path / "a.jsonl"
+    a.write_text("".join(json.dumps({"id": r["id"], "answer": r["answer"]}) + "\n" for r in rows))
+    r = run("score", str(out / "prompts.parquet"), str(a), "--json")
+    share = [json.loads(x) for x in r.stdout.splitlines() if '"share_correct"' in x]
+    assert share[0]["k"] == share[0]["n"] == 61
+
+
+# ------------------------------------------------------------------ feedback and refinement
+
+FAKE = '''import json, os, sys
+script = json.load(open(os.environ["FAKE_SCRIPT"]))
+text = sys.stdin.read()
+with open(os.environ["FAKE_LOG"], "a") as f:
+    f.write(json.dumps({"round": os.environ["PREFCERT_ROUND"], "stdin": text}) + "\\n")
+print(script[os.environ["PREFCERT_PROMPT_ID"]][int(os.environ["PREFCERT_ROUND"]) - 1])
+'''
+
+
+def test_refine_with_a_scripted_fake_model(alg_bench, tmp_path):
+    import sys
+    prompts = read_jsonl(alg_bench / "prompts.jsonl")
+    inst = {i["id"]: i for i in read_jsonl(alg_bench / "instances.jsonl")}
+    e = _find(prompts, design="hard", notion="strict_core", feasible=True, task="generation",
+              escape=True)
+    ne = _find(prompts, design="hard", notion="strict_core", feasible=False,
+               task="generation", escape=True)
+    endow_e = json.dumps(inst[e["task"]["roles"]["hm"]]["endowment"])
+    endow_ne = json.dumps(inst[ne["task"]["roles"]["hm"]]["endowment"])
+    script = {e["id"]: ["<answer>{}</answer>", "not json at all", f"<answer>{e['answer']}</answer>"],
+              ne["id"]: [f"<answer>{endow_ne}</answer>", "<answer>{}</answer>", "unused"]}
+    (tmp_path / "script.json").write_text(json.dumps(script))
+    (tmp_path / "fake.py").write_text(FAKE)
+    out = tmp_path / "refine.jsonl"
+    env = {"FAKE_SCRIPT": str(tmp_path / "script.json"), "FAKE_LOG": str(tmp_path / "log.jsonl")}
+    r = run("refine", str(alg_bench / "prompts.jsonl"), "--command",
+            f"{sys.executable} {tmp_path / 'fake.py'}", "--id", e["id"], "--id", ne["id"],
+            "-o", str(out), env=env)
+    assert "2/2 correct within 3 attempt(s)" in r.stdout
+    recs = {x["id"]: x for x in read_jsonl(out)}
+    assert recs[e["id"]]["attempts"] == 3 and recs[ne["id"]]["attempts"] == 2
+    fb1 = recs[e["id"]]["rounds"][0]["feedback"]
+    assert "exists" in fb1 and "empty" in fb1 and "2 attempts remaining" in fb1
+    assert e["answer"] not in fb1
+    assert "could not be read" in recs[e["id"]]["rounds"][1]["feedback"]
+    fb_ne = recs[ne["id"]]["rounds"][0]["feedback"]
+    assert "blocking coalition" in fb_ne and "exist" not in fb_ne   # never says none exists
+    log = read_jsonl(tmp_path / "log.jsonl")
+    third = [x for x in log if x["round"] == "3"][0]["stdin"]
+    assert third.startswith(e["prompt"]) and fb1 in third and "[Your answer]" in third
+    (tmp_path / "garbage.txt").write_text("I would rather not say.")
+    r = run("feedback", str(alg_bench / "prompts.jsonl"), str(tmp_path / "garbage.txt"),
+            "--id", e["id"])
+    assert "could not be read" in r.stdout
+
+
+def test_matching_feedback_lists_at_most_five_blocking_pairs(alg_bench, tmp_path):
+    prompts = read_jsonl(alg_bench / "prompts.jsonl")
+    inst = {i["id"]: i for i in read_jsonl(alg_bench / "instances.jsonl")}
+    p = _find(prompts, design="hard", notion="super_stable", feasible=False, task="generation",
+              escape=True)
+    a_side = list(inst[p["instance_id"]]["preferences"]["A"])
+    b_side = list(inst[p["instance_id"]]["preferences"]["B"])
+    worst = dict(zip(a_side, reversed(b_side)))
+    f = tmp_path / "ans.txt"
+    f.write_text(f"<answer>{json.dumps(worst)}</answer>")
+    out = run("feedback", str(alg_bench / "prompts.jsonl"), str(f), "--id", p["id"]).stdout
+    from prefcert.formal.checker.matching import blocking_pairs
+    from prefcert.registry import spec
+    total = len(blocking_pairs(spec("stable_matching").parse(inst[p["instance_id"]]), worst, "super"))
+    assert f"{total} blocking pair(s)" in out
+    assert out.count("),") <= 4 and "exist" not in out

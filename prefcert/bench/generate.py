@@ -8,7 +8,7 @@ count):
   writes it plus ``label_id`` (engine timings are dropped, they are not reproducible);
   ``prefcert check labels.jsonl`` re-verifies them against ``instances.jsonl``;
 - ``prompts.jsonl`` (or ``prompts.parquet``): one record per prompt — ``id``, ``suite``,
-  ``instance_id``, ``question``, ``format``, ``cell``, ``prompt``, ``answer_shape``,
+  ``instance_id`` (and ``instance_ids``, every instance of the task), ``question``, ``format``, ``cell``, ``prompt``, ``answer_shape``,
   ``gold_label_ids``, ``answer`` (a gold answer the scorer accepts) and ``task``;
 - ``manifest.json``: suite, seed, sizes, per-cell count, prefcert version, the composition
   per cell with its total, the rejection-sampling acceptance rates and label counts.
@@ -119,7 +119,24 @@ def _label_one(item, engines):
     return {"label_id": lid, **lab}
 
 
+_ITEMS: list = []
+
+
+def _label_idx(i: int) -> dict:
+    item, engines = _ITEMS[i]
+    return _label_one(item, engines)
+
+
 def _label_all(items: list, engines, progress: bool, jobs: int) -> list[dict]:
+    if jobs > 1 and len(items) > 1:
+        import multiprocessing as mp
+        global _ITEMS
+        _ITEMS = [(it, tuple(engines)) for it in items]
+        try:
+            with mp.get_context("fork").Pool(jobs) as pool:
+                return pool.map(_label_idx, range(len(items)), chunksize=8)
+        finally:
+            _ITEMS = []
     from rich.progress import Progress
     bar = Progress(transient=True, disable=not progress)
     with bar:
@@ -146,7 +163,7 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     tasks = sample_tasks(suite, seed=seed, sizes=sizes, per_cell=per_cell, stats=stats,
                          jobs=jobs)
     t1 = time.perf_counter()
-    instances, labels, ids = certify(tasks, progress=progress)
+    instances, labels, ids = certify(tasks, progress=progress, jobs=jobs)
     t2 = time.perf_counter()
     by_id = {lab["label_id"]: lab for lab in labels}
     prompts = []
@@ -159,6 +176,7 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
             r = suite.render(task, variant, Context(seed, row, index, stats, variant))
             rec = {"id": f"{len(prompts) + 1:05d}", "suite": suite.name,
                    "instance_id": task.instances[0]["id"] if task.instances else None,
+                   "instance_ids": [i["id"] for i in task.instances],
                    "question": task.payload.get("question"),
                    "format": variant.get("format", canonical(dict(variant))),
                    "cell": cell, "prompt": r.text, "answer_shape": r.answer_shape,
