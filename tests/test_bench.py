@@ -457,3 +457,58 @@ def test_matching_feedback_lists_at_most_five_blocking_pairs(alg_bench, tmp_path
     total = len(blocking_pairs(spec("stable_matching").parse(inst[p["instance_id"]]), worst, "super"))
     assert f"{total} blocking pair(s)" in out
     assert out.count("),") <= 4 and "exist" not in out
+
+
+# ------------------------------------------------------------------ the HTML report in Chromium
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def test_report_opens_in_headless_chromium_with_every_plot(alg_bench, pref_bench, tmp_path):
+    if not CHROMIUM.exists() or not __import__("importlib").util.find_spec("playwright"):
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI needs Chromium (apt-get install chromium) and playwright")
+        pytest.skip("Chromium or playwright not installed")
+    from playwright.sync_api import sync_playwright
+    prompts = read_jsonl(alg_bench / "prompts.jsonl") + read_jsonl(pref_bench / "prompts.jsonl")
+    scores = tmp_path / "scores.jsonl"
+    recs = []
+    for bench in (alg_bench, pref_bench):
+        ps = read_jsonl(bench / "prompts.jsonl")
+        a = tmp_path / f"{bench.parent.name}.jsonl"
+        a.write_text("".join(json.dumps({"id": p["id"], "answer": p["answer"] if i % 3 else "A"})
+                             + "\n" for i, p in enumerate(ps)))
+        out = tmp_path / f"{bench.parent.name}.scores.jsonl"
+        run("score", str(bench / "prompts.jsonl"), str(a), "-o", str(out))
+        recs += read_jsonl(out)
+    scores.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    page_path = tmp_path / "report.html"
+    run("report", str(scores), "-o", str(page_path))
+    html = page_path.read_text()
+    assert "<script" not in html and "http" not in html.split("<body>")[1].split("<svg")[0]
+    expected = html.count('<figure class="plot"')
+    assert expected >= 8 and len(prompts) == len(recs)
+    errors = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--no-first-run"], viewport={"width": 1200, "height": 900})
+        page = browser.new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(page_path.as_uri())
+        page.wait_for_load_state("load")
+        boxes = page.eval_on_selector_all(
+            "figure.plot svg", "els => els.map(e => {const r = e.getBoundingClientRect();"
+                               " return [r.width, r.height]})")
+        titles = page.eval_on_selector_all("figure.plot", "els => els.map(e => e.dataset.title)")
+        shot = tmp_path / "report.png"
+        page.screenshot(path=str(shot), full_page=True)
+        browser.close()
+    assert errors == []
+    assert len(boxes) == expected and all(w > 100 and h > 100 for w, h in boxes)
+    assert any("NOTA" in t for t in titles) and any("Determined" in t for t in titles)
+    assert any("satisfies" in t for t in titles)
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 50_000
