@@ -26,6 +26,7 @@ _EXPORTS: dict[str, str] = {
                      "strict_core", "serial_dictatorship", "max_cardinality_pareto_optimal",
                      "rank_maximal", "utilitarian_matching", "egalitarian_matching",
                      "necessary_winner", "possible_winner"], "prefcert.api"),
+    **dict.fromkeys(["create_dataset", "score_answer"], "prefcert.bench.dataset"),
     **dict.fromkeys(["InstanceError", "CertificateError", "Disagreement", "Undecided"],
                     "prefcert.formal.errors"),
 }
