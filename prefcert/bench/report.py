@@ -126,6 +126,21 @@ class Report:
                         f"<td>{kn}</td><td>{val}</td><td>{ci}</td></tr>")
         self.parts.append(f"<h2>{html.escape(title)}</h2><table>{head}{''.join(body)}</table>")
 
+    def grid(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+             note: str = "") -> None:
+        """A plain table: ``columns`` headers, ``rows`` of cells (floats shown to three
+        significant decimals, None as —), and an optional note under the title."""
+        def cell(v):
+            if v is None:
+                return "—"
+            if isinstance(v, float):
+                return f"{v:.3g}" if abs(v) < 1e-3 and v else f"{v:,.3f}".rstrip("0").rstrip(".")
+            return html.escape(str(v))
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+        body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
+        extra = f'<p class="note">{html.escape(note)}</p>' if note else ""
+        self.parts.append(f"<h2>{html.escape(title)}</h2>{extra}<table><tr>{head}</tr>{body}</table>")
+
     def html(self) -> str:
         return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
                 f"<title>{html.escape(self.title)}</title><style>{STYLE}</style></head><body>"
