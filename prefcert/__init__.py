@@ -27,6 +27,9 @@ _EXPORTS: dict[str, str] = {
                      "rank_maximal", "utilitarian_matching", "egalitarian_matching",
                      "necessary_winner", "possible_winner"], "prefcert.api"),
     **dict.fromkeys(["create_dataset", "score_answer"], "prefcert.bench.dataset"),
+    **dict.fromkeys(["consistency_audit", "min_l1_repair", "min_l2_repair",
+                     "intransitive_cycle", "minimum_feedback_arc_set"], "prefcert.consistency"),
+    **dict.fromkeys(["rational_value_risk", "error_bounds", "pass_at_k"], "prefcert.risk"),
     **dict.fromkeys(["InstanceError", "CertificateError", "Disagreement", "Undecided"],
                     "prefcert.formal.errors"),
 }

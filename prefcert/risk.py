@@ -34,16 +34,55 @@ READINGS = ("certified", "best_of_k")
 
 def error_bounds(m: int, k: int, delta: float = 0.05, *, verifier_calls: int = 1,
                  deterministic: bool = True, reading: str = "certified") -> dict:
-    """The half-widths of the three error terms of |RVR_hat − RVR| (each holding with
-    probability ≥ 1 − δ/3, so their sum holds with probability ≥ 1 − δ), by Hoeffding
-    (1963), with the formulas.
+    """The half-widths of the three error terms of |RVR_hat − RVR|, with their formulas.
 
-    (I) prompt sampling: G_i ∈ [−1, 1] over M prompts, √(2 ln(6/δ) / M). (II) reasoning
-    sampling: with REU fixed (``certified``) only the deployed side is random, MK
-    utilities in [0, 1]: √(ln(6/δ) / (2MK)); with ``best_of_k`` the MK paired differences in
-    [−1, 1]: √(2 ln(6/δ) / (MK)). (III) verification: 0 for a deterministic verifier; else
-    √(ln(12/δ) / (2MKL)) per random strategy (one for ``certified``, two for
-    ``best_of_k``). Verifier bias is bounded by no term."""
+    Parameters
+    ----------
+    m : int
+        Prompts M.
+    k : int
+        Sampled responses per prompt K.
+    delta : float, default 0.05
+        Failure probability of the sum; each term holds with probability ≥ 1 − δ/3.
+    verifier_calls : int, default 1
+        Verifier calls L per response (used only for a stochastic verifier).
+    deterministic : bool, default True
+        A deterministic verifier (prefcert's) has no verification error.
+    reading : {"certified", "best_of_k"}, default "certified"
+        With REU fixed at 1 only the deployed side is random; best-of-K has two.
+
+    Returns
+    -------
+    dict
+        ``prompt_sampling`` (I), ``reasoning_sampling`` (II), ``verification`` (III),
+        ``total`` and ``formulas``.
+
+    Raises
+    ------
+    ValueError
+        M, K or L below 1, or δ outside (0, 1).
+
+    Examples
+    --------
+    >>> b = error_bounds(100, 8)
+    >>> round(b["prompt_sampling"], 4), round(b["reasoning_sampling"], 4), b["verification"]
+    (0.3094, 0.0547, 0.0)
+
+    Notes
+    -----
+    Hoeffding's inequality: n bounded terms in a range of width c give a two-sided
+    half-width c·√(ln(2/δ') / (2n)). (I): G_i ∈ [−1, 1] over M prompts, √(2 ln(6/δ)/M).
+    (II): certified, MK utilities in [0, 1], √(ln(6/δ)/(2MK)); best-of-K, MK paired
+    differences in [−1, 1], √(2 ln(6/δ)/(MK)). (III): 0 for a deterministic verifier;
+    else √(ln(12/δ)/(2MKL)) per random strategy. Verifier bias is bounded by no term.
+    O(1).
+
+    References
+    ----------
+    Hoeffding (1963), "Probability inequalities for sums of bounded random variables",
+    JASA 58. Qian & He (2026), "In LLM reasoning, there is irrationality on top of value
+    misalignment" (the decomposition; constants reconstructed).
+    """
     if m < 1 or k < 1 or verifier_calls < 1 or not 0 < delta < 1:
         raise ValueError("need M, K, L >= 1 and 0 < delta < 1")
     lg = math.log(6 / delta)
@@ -69,8 +108,36 @@ def error_bounds(m: int, k: int, delta: float = 0.05, *, verifier_calls: int = 1
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased pass@k estimate 1 − C(n − c, k) / C(n, k) from n samples of which c
-    are correct (Chen et al. 2021)."""
+    """The unbiased pass@k estimate from n samples of which c are correct.
+
+    Parameters
+    ----------
+    n : int
+        Samples drawn.
+    c : int
+        Correct samples.
+    k : int
+        Budget k ≤ n.
+
+    Returns
+    -------
+    float
+        1 − C(n − c, k) / C(n, k): the probability that k of the n samples drawn without
+        replacement contain a correct one.
+
+    Examples
+    --------
+    >>> pass_at_k(4, 1, 2)
+    0.5
+
+    Notes
+    -----
+    O(k) big-integer arithmetic.
+
+    References
+    ----------
+    Chen et al. (2021), "Evaluating large language models trained on code", arXiv:2107.03374.
+    """
     if n - c < k:
         return 1.0
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
@@ -89,12 +156,58 @@ def rational_value_risk(utilities: Sequence[Sequence[Any]], *,
                         reu: Sequence[float | None] | None = None, delta: float = 0.05,
                         resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
                         deterministic: bool | None = None) -> dict:
-    """DEU, REU and RVR under both readings with prompt-bootstrap intervals and the error
-    bounds, from an M × K utility matrix (rows may differ in K; an entry may be a list of L
-    verifier outcomes, averaged). ``reu``: the certified REU per prompt (default 1; None
-    excludes a prompt from the certified reading); ``deterministic``: whether the verifier
-    is deterministic (default: when no entry is a list of verifier outcomes). Returns a
-    JSON-able dict."""
+    """Deployed and rational expected utility, and the rational value risk, under both
+    readings of the rational strategy.
+
+    Parameters
+    ----------
+    utilities : sequence of sequences
+        The M × K utility matrix in [0, 1] (rows may differ in K); an entry may be a list
+        of L verifier outcomes, averaged.
+    reu : sequence of float or None, optional
+        The certified REU of each prompt (default 1 for every prompt; None leaves a
+        prompt out of the certified reading).
+    delta : float, default 0.05
+        Failure probability of the error bounds.
+    resamples : int, default 1000
+        Prompt-bootstrap resamples.
+    seed : int, default 0
+        Bootstrap seed.
+    confidence : float, default 0.95
+        Interval level.
+    deterministic : bool, optional
+        Whether the verifier is deterministic (default: when no entry is a list).
+
+    Returns
+    -------
+    dict
+        ``M``, ``K``, ``L``, ``deu`` with ``deu_ci``, ``readings`` (``certified`` and
+        ``best_of_k``: ``reu``, ``rvr``, ``rvr_ci``, ``bounds``) and ``k_curve`` (best-of-k
+        by truncation and, for binary utilities, unbiased pass@k at k = 1, 2, 4, …).
+
+    Raises
+    ------
+    InstanceError
+        No prompts, an empty row or a utility outside [0, 1].
+
+    Examples
+    --------
+    >>> r = rational_value_risk([[1, 0], [0, 0], [1, 1]], resamples=200)
+    >>> round(r["deu"], 3), round(r["readings"]["certified"]["rvr"], 3)
+    (0.5, 0.5)
+    >>> round(r["readings"]["best_of_k"]["reu"], 3), round(r["readings"]["best_of_k"]["rvr"], 3)
+    (0.667, 0.167)
+
+    Notes
+    -----
+    RVR_hat = (1/M) Σ_i (REU_i − (1/K) Σ_k U_ik); the interval resamples the M
+    per-prompt gaps with replacement and takes percentiles. O(B·M + M·K).
+
+    References
+    ----------
+    Qian & He (2026), "In LLM reasoning, there is irrationality on top of value
+    misalignment". Efron & Tibshirani (1993), *An Introduction to the Bootstrap*.
+    """
     rows = []
     for i, row in enumerate(utilities):
         vals = [float(np.mean(x)) if isinstance(x, (list, tuple)) else float(x) for x in row]
