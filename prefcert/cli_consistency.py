@@ -123,8 +123,8 @@ def _print_audit(a: dict) -> None:
     s = a["settings"]
     con.print(f"{s['groups']} audit groups; fit {s['fit']} (RMSE divisor {s['rmse_divisor']}, "
               f"price scale {s['price_scale']}, normalisation {s['normalisation']}); "
-              f"{s['resamples']} bootstrap resamples, seed {s['seed']}; Bonferroni "
-              f"threshold {s['alpha']}/{s['groups']} = {s['bonferroni_threshold']:.3g}, "
+              f"{s['resamples']} bootstrap resamples, seed {s['seed']}")
+    con.print(f"Bonferroni threshold {s['alpha']}/{s['groups']} = {s['bonferroni_threshold']:.3g}, "
               f"smallest attainable p = {s['min_attainable_p']:.3g} "
               f"({'reachable' if s['bonferroni_reachable'] else 'NOT reachable'})")
     if s.get("warning"):

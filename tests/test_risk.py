@@ -1,0 +1,238 @@
+"""The rational value risk estimator: coverage on simulated Bernoulli utilities, pass@k,
+the error bounds; ``prefcert risk`` on model answers to a generated suite; both HTML
+reports in headless Chromium."""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from prefcert.formal.errors import InstanceError
+from prefcert.risk import error_bounds, pass_at_k, rational_value_risk
+
+EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def run(*args, check=True):
+    r = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONHASHSEED="0"))
+    if check:
+        assert r.returncode == 0, r.stderr[-3000:]
+    return r
+
+
+def test_intervals_cover_the_true_risk_at_the_nominal_rate():
+    """Prompts with success probability p ~ Beta(2, 2), K = 4 samples each. The certified
+    reading's risk is 1 − E p = 1/2; the best-of-4 reading's is E[1 − (1 − p)^4] − E p
+    = 1 − B(2, 6)/B(2, 2) − 1/2 = 1/2 − 1/7 (Beta moments)."""
+    rng = np.random.default_rng(11)
+    truth = {"certified": 0.5, "best_of_k": 0.5 - 1 / 7}
+    reps, hits, bound_hits = 300, {"certified": 0, "best_of_k": 0}, {"certified": 0, "best_of_k": 0}
+    for rep in range(reps):
+        p = rng.beta(2, 2, size=80)
+        u = (rng.random((80, 4)) < p[:, None]).astype(int).tolist()
+        r = rational_value_risk(u, resamples=400, seed=rep)
+        for name, t in truth.items():
+            x = r["readings"][name]
+            hits[name] += x["rvr_ci"][0] <= t <= x["rvr_ci"][1]
+            bound_hits[name] += abs(x["rvr"] - t) <= x["bounds"]["total"]
+    for name in truth:
+        assert 0.90 <= hits[name] / reps <= 0.99, (name, hits[name])
+        assert bound_hits[name] / reps >= 0.95
+    assert r["L"] == 1 and r["readings"]["certified"]["bounds"]["verification"] == 0
+
+
+def test_readings_on_a_known_matrix():
+    u = [[1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 1]]
+    r = rational_value_risk(u, resamples=100)
+    assert r["deu"] == pytest.approx(0.5)
+    assert r["readings"]["certified"]["rvr"] == pytest.approx(0.5)     # 1 − accuracy
+    assert r["readings"]["best_of_k"]["reu"] == pytest.approx(2 / 3)
+    assert r["readings"]["best_of_k"]["rvr"] == pytest.approx(2 / 3 - 0.5)
+    one = rational_value_risk([[1], [0], [1]], resamples=50)
+    assert one["readings"]["best_of_k"]["rvr"] == 0                    # K = 1: no gap
+    assert [c["k"] for c in r["k_curve"]] == [1, 2, 4]
+    assert r["k_curve"][-1]["best_of_k"] == pytest.approx(2 / 3)
+    partial = rational_value_risk(u, reu=[1, None, 1], resamples=50)
+    assert partial["readings"]["certified"]["prompts"] == 2
+    assert partial["readings"]["certified"]["rvr"] == pytest.approx(((1 - 0.5) + 0) / 2)
+    stoch = rational_value_risk([[[1, 0, 1], [0, 0, 1]], [[1, 1, 1], [1, 1, 0]]], resamples=50)
+    assert stoch["L"] == 3 and not stoch["deterministic_verifier"]
+    assert stoch["deu"] == pytest.approx((2 / 3 + 1 / 3 + 1 + 2 / 3) / 4)
+    assert stoch["readings"]["certified"]["bounds"]["verification"] > 0
+    with pytest.raises(InstanceError):
+        rational_value_risk([[2]])
+
+
+@pytest.mark.parametrize("n,k", [(1, 1), (4, 2), (6, 3), (5, 5)])
+def test_pass_at_k_is_the_share_of_k_subsets_with_a_success(n, k):
+    for c in range(n + 1):
+        draws = list(itertools.combinations([1] * c + [0] * (n - c), k))
+        assert pass_at_k(n, c, k) == pytest.approx(sum(any(d) for d in draws) / len(draws))
+
+
+def test_error_bounds_shrink_with_the_right_budgets():
+    b = error_bounds(100, 8, 0.05, verifier_calls=3, deterministic=False, reading="best_of_k")
+    assert b["prompt_sampling"] == pytest.approx(math.sqrt(2 * math.log(120) / 100))
+    assert b["reasoning_sampling"] == pytest.approx(math.sqrt(2 * math.log(120) / 800))
+    assert b["verification"] == pytest.approx(2 * math.sqrt(math.log(240) / (2 * 2400)))
+    more_l = error_bounds(100, 8, 0.05, verifier_calls=30, deterministic=False, reading="best_of_k")
+    assert more_l["prompt_sampling"] == b["prompt_sampling"]
+    assert more_l["reasoning_sampling"] == b["reasoning_sampling"]
+    assert more_l["verification"] < b["verification"]
+    more_k = error_bounds(100, 64, 0.05, verifier_calls=3, deterministic=False, reading="best_of_k")
+    assert more_k["prompt_sampling"] == b["prompt_sampling"]
+    assert more_k["reasoning_sampling"] < b["reasoning_sampling"]
+    assert error_bounds(100, 8)["verification"] == 0
+    assert error_bounds(100, 8)["total"] == pytest.approx(
+        math.sqrt(2 * math.log(120) / 100) + math.sqrt(math.log(120) / 1600))
+
+
+# ------------------------------------------------------------------ prefcert as verifier
+
+needs_cli = pytest.mark.skipif(EXE is None, reason="console script not installed")
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory):
+    out = tmp_path_factory.mktemp("risk") / "b"
+    run("generate", "indeterminacy-algorithmic", "-o", out, "--per-cell", "1", "--sizes", "10")
+    return out
+
+
+def _answers(bench: Path, path: Path) -> list[list[str]]:
+    """K = 4 samples per prompt: the gold answer on samples 0 and 2 of every prompt and on
+    sample 1 of every third; "no idea" elsewhere. Returns the answer texts per prompt."""
+    prompts = [json.loads(x) for x in (bench / "prompts.jsonl").read_text().splitlines()]
+    recs, texts = [], []
+    for i, p in enumerate(prompts):
+        mine = [p["answer"] if k in (0, 2) or (k == 1 and i % 3 == 0) else "no idea"
+                for k in range(4)]
+        texts.append(mine)
+        recs += [{"id": p["id"], "answer": a} for a in mine]
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return texts
+
+
+def _verdicts_by_score(bench: Path, texts, tmp_path: Path) -> list[list[str]]:
+    """The verdict of every sample by ``prefcert score``, one answers file per sample index."""
+    prompts = [json.loads(x) for x in (bench / "prompts.jsonl").read_text().splitlines()]
+    cols = []
+    for k in range(4):
+        a, out = tmp_path / f"a{k}.jsonl", tmp_path / f"s{k}.jsonl"
+        a.write_text("".join(json.dumps({"id": p["id"], "answer": t[k]}) + "\n"
+                             for p, t in zip(prompts, texts)))
+        run("score", bench / "prompts.jsonl", a, "-o", out)
+        got = {json.loads(x)["id"]: json.loads(x)["verdict"] for x in out.read_text().splitlines()}
+        cols.append([got[p["id"]] for p in prompts])
+    return [list(row) for row in zip(*cols)]
+
+
+@needs_cli
+def test_risk_on_answers_to_a_generated_suite(bench, tmp_path):
+    texts = _answers(bench, tmp_path / "answers.jsonl")
+    verdicts = _verdicts_by_score(bench, texts, tmp_path)
+    flat = [v for row in verdicts for v in row]
+    good = sum(v == "correct" for v in flat) / len(flat)
+    r = run("risk", bench / "prompts.jsonl", tmp_path / "answers.jsonl", "--json")
+    res = json.loads(r.stdout)
+    assert res["samples"] == len(flat) and res["K"] == 4 and res["M"] == len(verdicts)
+    assert res["deu"] == pytest.approx(good)
+    assert res["readings"]["certified"]["rvr"] == pytest.approx(1 - good)
+    assert res["readings"]["certified"]["prompts"] == res["M"]          # every gold certified
+    best = sum(any(v == "correct" for v in row) for row in verdicts) / len(verdicts)
+    assert res["readings"]["best_of_k"]["reu"] == pytest.approx(best)
+    assert flat.count("invalid") > 0
+    assert res["parse_failure_rate"] == pytest.approx(flat.count("invalid") / len(flat))
+    lo, hi = res["readings"]["certified"]["rvr_ci"]
+    assert lo <= res["readings"]["certified"]["rvr"] <= hi
+    r = run("risk", bench / "prompts.jsonl", tmp_path / "answers.jsonl", "--by", "family",
+            "-o", tmp_path / "matrix.jsonl")
+    text = " ".join(r.stdout.split())
+    for needle in ("REU = 1 (certified)", "REU = best-of-K", "(III) verification",
+                   "√(2 ln(6/δ) / M)", "δ = 0.05", "parse-failure rate", "by family"):
+        assert needle in text, needle
+    matrix = [json.loads(x) for x in (tmp_path / "matrix.jsonl").read_text().splitlines()]
+    assert [m["verdicts"] for m in matrix] == verdicts
+
+
+@needs_cli
+def test_risk_bad_input(bench, tmp_path):
+    p = tmp_path / "a.jsonl"
+    p.write_text('{"id": "no-such-prompt", "answer": "x"}\n')
+    r = run("risk", bench / "prompts.jsonl", p, check=False)
+    assert r.returncode == 2 and "unknown prompt id" in r.stderr
+    r = run("risk", bench / "prompts.jsonl", check=False)
+    assert r.returncode == 2
+
+
+@needs_cli
+def test_risk_from_an_external_verifier(tmp_path):
+    p = tmp_path / "u.jsonl"
+    p.write_text(json.dumps({"id": "a", "utilities": [[1, 1], [0, 1]]}) + "\n" +
+                 json.dumps({"id": "b", "utilities": [[0, 0], [0, 0]], "reu": 0.5}) + "\n")
+    res = json.loads(run("risk", "--utilities", p, "--json").stdout)
+    assert res["L"] == 2 and not res["deterministic_verifier"]
+    assert res["deu"] == pytest.approx((1 + 0.5 + 0 + 0) / 4)
+    assert res["readings"]["certified"]["rvr"] == pytest.approx(((1 - 0.75) + (0.5 - 0)) / 2)
+
+
+@needs_cli
+def test_both_reports_open_in_headless_chromium(bench, tmp_path):
+    if not CHROMIUM.exists() or not __import__("importlib").util.find_spec("playwright"):
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI needs Chromium (apt-get install chromium) and playwright")
+        pytest.skip("Chromium or playwright not installed")
+    from playwright.sync_api import sync_playwright
+
+    from prefcert.generators.consistency import paper_design, simulate_responses
+    _answers(bench, tmp_path / "answers.jsonl")
+    risk_page = tmp_path / "risk.html"
+    run("risk", bench / "prompts.jsonl", tmp_path / "answers.jsonl", "--by", "family",
+        "--report", risk_page)
+    design = paper_design(1)
+    (tmp_path / "design.json").write_text(json.dumps({k: v for k, v in design.items()
+                                                      if k != "truth"}))
+    sim = simulate_responses(design, {"m": {"noise": 9, "distortion": 25, "step_bias": 4}},
+                             completions=5)
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in sim))
+    audit_page = tmp_path / "audit.html"
+    run("consistency", tmp_path / "r.jsonl", "--design", tmp_path / "design.json",
+        "--resamples", "500", "--report", audit_page)
+    errors, seen = [], {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--no-first-run"], viewport={"width": 1200, "height": 900})
+        page = browser.new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        for path in (risk_page, audit_page):
+            html = path.read_text()
+            assert "<script" not in html
+            page.goto(path.as_uri())
+            page.wait_for_load_state("load")
+            boxes = page.eval_on_selector_all(
+                "figure.plot svg", "els => els.map(e => {const r = e.getBoundingClientRect();"
+                                   " return [r.width, r.height]})")
+            titles = page.eval_on_selector_all("figure.plot", "els => els.map(e => e.dataset.title)")
+            assert len(boxes) == html.count('<figure class="plot"')
+            assert all(w > 100 and h > 100 for w, h in boxes)
+            seen[path.name] = titles
+        browser.close()
+    assert errors == []
+    assert any("both readings" in t for t in seen["risk.html"])
+    assert any("pass@k" in t for t in seen["risk.html"])
+    audit_titles = " | ".join(seen["audit.html"])
+    for needle in ("Residual distributions", "Fitted utilities", "stress test", "threshold"):
+        assert needle in audit_titles, needle
