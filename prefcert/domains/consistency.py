@@ -7,8 +7,10 @@
 - ``transitive``: networkx (``oracle``) and Kahn's algorithm (``kahn``); certificates
   ``consistent_order`` / ``judgment_cycle``.
 - ``feedback_arc_set``: subset DP per strongly connected component (``oracle``, ≤ 16
-  alternatives a component), HiGHS MILP with a cycle-packing bound (``milp``) and CP-SAT
-  (``cpsat``, ≤ 60), every order (``brute_force``, ≤ 8); certificate ``fas_bound``. When no
+  alternatives a component), HiGHS MILP on the linear ordering formulation with a
+  cycle-packing bound (``milp``, ≤ 60 a component), CP-SAT on the same formulation
+  (``cpsat``, run by default only when every component has ≤ 12 alternatives: it is slow
+  beyond), every order (``brute_force``, ≤ 8); certificate ``fas_bound``. When no
   certificate closes the gap (a component above 12 alternatives with a fractional
   packing below the optimum), three agreeing engines give an ``engine_agreement`` record
   that carries the verified bounds.
