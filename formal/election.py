@@ -18,7 +18,10 @@ manipulator (or a coalition) with true preferences. The model and its parsing.
   rank together below the listed ones — real data are truncated and sometimes tied) with
   an optional ``count`` (identical voters), and/or an explicit approval set ``approve``.
   A bare list is shorthand for ``{"ranking": list}``.
-- ``manipulator``: voter i, *not* among ``ballots`` (those are P₋ᵢ). Its ``ranking`` is its
+- ``manipulator``: voter i, *not* among ``ballots`` (those are P₋ᵢ). ``winner`` and
+  ``coalitional_manipulation`` are asked about the sincere election (the ballots plus
+  voter i's sincere ballot); ``manipulation`` replaces voter i's ballot by each report;
+  the k coalition members are added to the sincere election. Its ``ranking`` is its
   true preference (a full strict ranking in the benchmark; a truncated or tied ballot of
   real data is allowed: unranked candidates tie at the bottom). Its sincere ballot is
   that ranking (ranking rules) or ``approve`` / the convention (approval).
@@ -58,7 +61,7 @@ The trusted definitions and certificate checks are in :mod:`formal.checker.elect
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import InstanceError
@@ -119,6 +122,13 @@ class Election:
                 return above + 1
             above += len(g)
         return above + 1
+
+    def sincere(self) -> "Election":
+        """The sincere election: the ballots plus the manipulator's sincere ballot (what
+        ``winner`` and ``coalitional_manipulation`` are asked about)."""
+        if self.manipulator is None:
+            return self
+        return replace(self, ballots=(*self.ballots, self.manipulator), manipulator=None)
 
     def true_pos(self, x: str) -> int:
         """pos of x in the manipulator's true ranking."""
@@ -313,3 +323,36 @@ def validate(model: Election, name: str, params: dict) -> None:
     if name == "coalitional_manipulation" and params["candidate"] not in model.candidates:
         raise InstanceError("coalitional_manipulation names an unknown candidate",
                             value=params["candidate"])
+
+
+# --------------------------------------------------------------------------- PrefLib
+
+def election_from_preference(data: dict, *, rule: str | None = None,
+                             tie_break: Sequence[str] | None = None,
+                             iid: str | None = None) -> dict:
+    """An ``election`` instance (JSON-able dict) from a ``preference`` instance dict, e.g.
+    a PrefLib file as :func:`prefcert.formal.preflib.read_preflib` reads it.
+
+    Candidates are the items; each agent with an ``order`` becomes a ballot with its
+    ``count`` (ties kept, truncation kept: unranked candidates tie at the bottom); τ is
+    ``tie_break`` or, by default, the items in their listed order (PrefLib's alternative
+    numbering), written into the instance so that it is never re-derived. The PrefLib
+    header is kept under ``source``. Raises InstanceError for an agent given as edges or
+    choices (not a ballot). O(size)."""
+    items = list(data["items"])
+    ballots = []
+    for agent, spec in data["profile"].items():
+        if isinstance(spec, list):
+            spec = {"order": spec}
+        if not isinstance(spec, dict) or "order" not in spec:
+            raise InstanceError("only weak orders are ballots", agent=agent, value=spec)
+        ballots.append({"ranking": spec["order"], "count": spec.get("count", 1)})
+    out = {"id": iid or data.get("id", "election"), "domain": "election",
+           "candidates": items, "tie_break": list(tie_break) if tie_break else items,
+           "ballots": ballots}
+    if rule is not None:
+        out["rule"] = rule
+    if data.get("preflib"):
+        out["source"] = {"preflib": data["preflib"]}
+    parse_election(out)            # the result must be a valid election
+    return out

@@ -202,7 +202,8 @@ class Tally:
 
 def winner(e: Election, rule: str) -> dict:
     """The ``winner`` answer: ``{"winner", "winners"}`` and the certificate's scores (or
-    IRV rounds). Engine twin of the checker's ``winner_table``."""
+    IRV rounds) of the sincere election. Engine twin of the checker's ``winner_table``."""
+    e = e.sincere()
     t = Tally(e, rule)
     names = e.candidates
     def in_tau(xs: Iterable[str]) -> list[str]:
@@ -499,6 +500,7 @@ def dominant_coalition(e: Election, rule: str, c: str, weights: Sequence[int]
                        ) -> tuple[bool, list, str | None]:
     """Plurality / approval: everyone reports c on top (approves c alone), which is
     optimal for c. Returns (c wins, the reports, the winner otherwise)."""
+    e = e.sincere()
     t = Tally(e, rule)
     rep = [c] if rule == "approval" else [c, *(x for x in e.tie_break if x != c)]
     w = t.winner([rep] * len(weights), weights)
@@ -509,6 +511,7 @@ def reverse_borda(e: Election, c: str, weights: Sequence[int]) -> list[list[str]
     """Borda coalitions, heaviest manipulator first: each ranks c first and the rivals in
     increasing order of their current score (Zuckerman, Procaccia & Rosenschein 2009).
     Returns reports electing c, or None (not a proof)."""
+    e = e.sincere()
     t = Tally(e, "borda")
     m = e.m
     ci = e.candidates.index(c)
@@ -532,6 +535,7 @@ def reverse_borda(e: Election, c: str, weights: Sequence[int]) -> list[list[str]
 def borda_bound(e: Election, c: str, weights: Sequence[int]) -> bool:
     """The counting bound (engine twin of the checker's ``score_bound``): True when it
     proves the Borda coalition cannot elect c."""
+    e = e.sincere()
     t = Tally(e, "borda")
     m, W = e.m, sum(weights)
     ci = e.candidates.index(c)
@@ -551,6 +555,7 @@ def coalition_brute_force(e: Election, rule: str, c: str, weights: Sequence[int]
                           time_limit: float | None = None) -> list[list[str]] | None:
     """Every tuple of reports (equal weights as multisets). Returns reports electing c or
     None. Raises TimeoutError past ``time_limit``."""
+    e = e.sincere()
     t = Tally(e, rule)
     rep = all_reports(e, rule)
     deadline = None if time_limit is None else time.perf_counter() + time_limit

@@ -210,7 +210,7 @@ class Count:
         """First-choice votes among ``active``: a ballot counts for its highest-ranked
         active candidate when it is the only active member of its group."""
         if active not in self._cache:
-            t = dict.fromkeys(active, 0)
+            t = {x: 0 for x in self.e.candidates if x in active}
             for b in self.fixed:
                 x = _irv_top(b, active)
                 if x is not None:
@@ -311,7 +311,7 @@ def winner_table(e: Election, rule: str) -> dict:
     (Copeland scores as wins + ½ ties) or ``{"winner", "winners", "rounds",
     "eliminated"}`` for IRV. Exactly what the ``winner`` label's solution and certificate
     hold. O(n · m) (Copeland O(n · m²); IRV O(n · m²))."""
-    cnt = Count(e, rule)
+    cnt = Count(e.sincere(), rule)
     if rule == "irv":
         w, rounds, out = cnt.rounds()
         return {"winner": w, "winners": cnt.winner_set(), "rounds": rounds, "eliminated": out}
@@ -517,11 +517,13 @@ def check_greedy(e: Election, question: str, params: Any, verdict: str, solution
     elected by the solution's report. For coalitional manipulation with one (weighted)
     manipulator, the candidate itself is refuted."""
     rule = rule_of(e, params)
+    if rule == "irv":
+        raise CertificateError("the greedy is not exact for IRV")
     if question == "coalitional_manipulation":
         if len(params["weights"]) != 1:
             raise CertificateError("the greedy is exact for one manipulator only")
         c = params["candidate"]
-        refute_greedy(Count(e, rule), c, (cert.get("refuted") or {}).get(c),
+        refute_greedy(Count(e.sincere(), rule), c, (cert.get("refuted") or {}).get(c),
                       params["weights"][0])
         return
     cnt, w0, best = _check_common(e, rule, verdict, solution)
@@ -578,7 +580,7 @@ def check_elimination_search(e: Election, question: str, params: Any, verdict: s
     if question == "coalitional_manipulation":
         if len(params["weights"]) != 1:
             raise CertificateError("the search covers one manipulator only")
-        won, n = irv_reachable(Count(e, rule), params["weights"][0], states + 1)
+        won, n = irv_reachable(Count(e.sincere(), rule), params["weights"][0], states + 1)
         if params["candidate"] in won:
             raise CertificateError(f"{params['candidate']!r} can be made to win")
     else:
@@ -603,7 +605,7 @@ def check_ballots(e: Election, question: str, params: Any, verdict: str, solutio
     if not isinstance(got, list) or len(got) != len(weights):
         raise CertificateError(f"the solution needs {len(weights)} reports under 'ballots'")
     extra = [report_ballot(e, rule, q, w) for q, w in zip(got, weights)]
-    w = Count(e, rule).winner(extra)
+    w = Count(e.sincere(), rule).winner(extra)
     if w != params["candidate"]:
         raise CertificateError(f"the reports elect {w!r}, not {params['candidate']!r}")
 
@@ -616,7 +618,7 @@ def check_dominant(e: Election, question: str, params: Any, verdict: str, soluti
     rule, c = rule_of(e, params), params["candidate"]
     if rule not in ("plurality", "approval"):
         raise CertificateError("dominant reports exist for plurality and approval only")
-    cnt = Count(e, rule)
+    cnt = Count(e.sincere(), rule)
     report = [c] if rule == "approval" else [c, *(x for x in e.tie_break if x != c)]
     s = cnt.scores([report_ballot(e, rule, report, w) for w in params["weights"]])
     by = cert.get("by")
@@ -647,7 +649,7 @@ def check_score_bound(e: Election, question: str, params: Any, verdict: str,
     rule, c, weights = rule_of(e, params), params["candidate"], params["weights"]
     if rule != "borda":
         raise CertificateError("score_bound is a Borda bound")
-    cnt = Count(e, rule)
+    cnt = Count(e.sincere(), rule)
     caps, need = borda_caps(cnt, c, weights)
     W, m = sum(weights), e.m
     if min(caps.values(), default=0) < 0:
@@ -691,7 +693,7 @@ def check_coalition_enumeration(e: Election, question: str, params: Any, verdict
     size = coalition_space(e, rule, weights)
     if size > COALITION_LIMIT:
         raise CertificateError(f"{size} joint reports exceed the limit {COALITION_LIMIT}")
-    cnt = Count(e, rule)
+    cnt = Count(e.sincere(), rule)
     for joint in coalition_reports(e, rule, weights):
         if cnt.winner([report_ballot(e, rule, q, w) for q, w in joint]) == c:
             raise CertificateError(f"the joint report {joint} elects {c!r}")

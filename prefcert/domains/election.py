@@ -187,7 +187,7 @@ def _coalition_oracle(model: Election, params: dict, *, time_limit: float,
             return Outcome("exists", {"ballots": reps}, {"type": "ballots"})
         return Outcome("none", None, {"type": "dominant", "by": by})
     if len(weights) == 1 and rule != "irv":
-        t = oe.Tally(model, rule)
+        t = oe.Tally(model.sincere(), rule)
         ballot, stuck = oe.greedy_can_win(t, model.candidates.index(c), weights[0])
         if ballot is not None:
             return Outcome("exists", {"ballots": [[model.candidates[i] for i in ballot]]},
@@ -196,11 +196,12 @@ def _coalition_oracle(model: Election, params: dict, *, time_limit: float,
             c: [model.candidates[i] for i in stuck]}})
     if len(weights) == 1:
         try:
-            reach, states, aux = oe.irv_search(model, weights[0], time_limit=time_limit)
+            reach, states, aux = oe.irv_search(model.sincere(), weights[0],
+                                               time_limit=time_limit)
         except TimeoutError:
             return Outcome(UNKNOWN)
         if c in reach:
-            return Outcome("exists", {"ballots": [oe.irv_ballot(model, c, aux["memo"],
+            return Outcome("exists", {"ballots": [oe.irv_ballot(model.sincere(), c, aux["memo"],
                                                                  aux["tally"], weights[0])]},
                            {"type": "ballots"})
         cert = {"type": "elimination_search", "states": states} \
@@ -226,7 +227,8 @@ def _coalition_oracle(model: Election, params: dict, *, time_limit: float,
 def _coalition_cpsat(model: Election, params: dict, *, time_limit: float,
                      seed: int) -> Outcome:
     from ..encodings.election import can_win_cpsat
-    r = can_win_cpsat(model, rule_of(model, params), params["candidate"], params["weights"],
+    r = can_win_cpsat(model.sincere(), rule_of(model, params), params["candidate"],
+                      params["weights"],
                       time_limit=time_limit, seed=seed)
     if r.status == "feasible":
         return Outcome("exists", {"ballots": r.ballots}, {"type": "ballots"}, r.stats)
