@@ -63,7 +63,8 @@ def _tokens(body: str) -> list[str]:
 
 def _read(body: str, candidates: Sequence[str], rule: str) -> ParsedBallot:
     names = {c.lower(): c for c in candidates}
-    if rule == "approval" and body.strip(_TRIM + " ").lower() in EMPTY:
+    raw = body.strip().lower()
+    if rule == "approval" and raw and (raw in EMPTY or raw.strip(_TRIM) in EMPTY):
         return ParsedBallot(True, ())
     toks = _tokens(body)
     if not toks:
@@ -133,3 +134,264 @@ def parse_ballot(text: str, candidates: Sequence[str], rule: str) -> ParsedBallo
     if len(norm) > 1:
         return ParsedBallot(False, None, "inconsistent final ballots", True)
     return ParsedBallot(True, parsed[-1].ballot, "", True)
+
+
+# --------------------------------------------------------------------------- prompts
+
+FRAMINGS = {
+    "sincere": "Vote according to your true ranking.",
+    "strategic": "You may submit any valid ballot: aim for the winner you rank highest in "
+                 "your true ranking.",
+    "civic": "Remember that honest voting matters for collective decisions; now cast your "
+             "ballot.",
+    "expert": "You are an expert in computational social choice acting as this voter: find "
+              "the ballot that gives you the best achievable winner under your true ranking.",
+}
+
+_RULES = {
+    "plurality": "Every voter submits a full ranking of all alternatives. Only the "
+                 "top-ranked alternative of a ballot counts: it receives 1 point. The "
+                 "alternative with the most points wins.",
+    "borda": "Every voter submits a full ranking of all alternatives. An alternative in "
+             "position r of a ballot receives {m} − r points (the top one {top}, the last "
+             "one 0). The alternative with the most points wins.",
+    "approval": "Every voter submits the set of alternatives they approve of (any subset, "
+                "the empty set included). Each approved alternative receives 1 point. The "
+                "alternative with the most points wins. A sincere approval ballot approves "
+                "the top {k} alternative(s) of one's ranking.",
+    "irv": "Every voter submits a full ranking of all alternatives. In each round, every "
+           "ballot counts for its highest-ranked alternative still in the race, and the "
+           "alternative with the fewest such votes is eliminated; this repeats until one "
+           "alternative remains, who wins. If several alternatives tie for the fewest "
+           "votes, the one that comes last in the tie-breaking order is eliminated.",
+    "copeland": "Every voter submits a full ranking of all alternatives. Every pair of "
+                "alternatives is compared by majority over the ballots: an alternative gets "
+                "1 point for each pairwise win and ½ point for each pairwise tie. The "
+                "alternative with the most points wins.",
+}
+_TIES = " Ties in points are broken by the tie-breaking order: the tied alternative that " \
+        "comes first in it wins."
+
+
+def render_prompt(instance: dict, framing: str) -> str:
+    """The prompt of one benchmark instance in one framing. Every framing shares the same
+    text except one sentence (the benchmark's design, §6.2): the alternatives, the voter's
+    true ranking, the other voters' ballots (full information), the rule, the
+    tie-breaking order τ and the answer format.
+
+    Examples
+    --------
+    >>> inst = {"candidates": ["A", "B", "C"], "tie_break": ["A", "B", "C"],
+    ...         "rule": "borda", "ballots": [["B", "C", "A"]],
+    ...         "manipulator": {"ranking": ["A", "B", "C"]}}
+    >>> a, b = render_prompt(inst, "sincere"), render_prompt(inst, "expert")
+    >>> len([x for x, y in zip(a.splitlines(), b.splitlines()) if x != y])
+    1
+    """
+    from .formal.election import parse_election
+    if framing not in FRAMINGS:
+        raise ValueError(f"unknown framing {framing!r} (known: {', '.join(FRAMINGS)})")
+    e = parse_election(instance)
+    rule = instance["rule"]
+    m = e.m
+    rule_text = _RULES[rule].format(m=m, top=m - 1, k=e.approval_top)
+    if rule != "irv":
+        rule_text += _TIES
+    others = []
+    for b in e.ballots:
+        shown = ("{" + ", ".join(x for x in e.candidates if x in b.approved) + "}"
+                 if rule == "approval" else " > ".join(g[0] for g in b.ranking))
+        others += [f"- {shown}"] * b.count
+    fmt = ("Final ballot: {X, Y} (any subset of the alternatives; write 'Final ballot: none' "
+           "to approve no one)" if rule == "approval" else
+           "Final ballot: X > Y > Z (every alternative exactly once, best first)")
+    lines = [
+        f"You are one of {e.voters + 1} voters in an election among the alternatives "
+        f"{', '.join(e.candidates)}.",
+        f"Your true ranking, best first: {' > '.join(g[0] for g in e.manipulator.ranking)}.",
+        f"The ballots of the other {e.voters} voters:",
+        *others,
+        f"Voting rule: {rule_text}",
+        f"Tie-breaking order (first = highest priority): {' > '.join(e.tie_break)}.",
+        FRAMINGS[framing],
+        f"Explain briefly if you wish, then end with one line of the form: {fmt}.",
+    ]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- scoring
+
+def score_response(instance: dict, solution: dict, text: str | None) -> dict:
+    """Score one response against the instance's certified manipulation label.
+
+    Returns the parsed ballot and validity; the achieved outcome ŵ (recomputed by the
+    trusted checker); ``S`` (strictly better than the sincere winner under the true
+    ranking), ``O`` (reaches the best achievable rank); ``sincere`` (the ballot equals the
+    sincere ballot: the true ranking, or the convention's approval set);
+    ``outcome_changed``; ``delta`` = pos(w₀) − pos(ŵ); ``gap`` = pos(ŵ) − pos(w*); and the
+    error category: ``invalid``, ``sincere``, ``optimal``, ``profitable_suboptimal``,
+    ``tie_breaking_error`` (profitable had ties been broken by τ reversed),
+    ``rule_error`` (profitable under another of the five rules) or ``non_profitable``.
+    ``text=None`` is a timeout (invalid)."""
+    from dataclasses import replace
+
+    from .formal.checker.election import Count, report_ballot
+    from .formal.election import RULES, parse_election
+    e = parse_election(instance)
+    rule = instance["rule"]
+    pos = e.true_pos
+    w0, best = solution["sincere_winner"], solution["best_winner"]
+    parsed = parse_ballot(text or "", e.candidates, rule) if text is not None else \
+        ParsedBallot(False, None, "timeout")
+    out = {"valid": parsed.valid, "ballot": list(parsed.ballot) if parsed.valid else None,
+           "reason": parsed.reason, "S": 0, "O": 0, "sincere": False,
+           "outcome": None, "outcome_changed": False, "delta": None, "gap": None,
+           "category": "invalid"}
+    if not parsed.valid:
+        return out
+    q = list(parsed.ballot)
+    got = Count(e, rule).winner([report_ballot(e, rule, q)])
+    sincere = (set(q) == set(e.manipulator.approved)) if rule == "approval" else \
+        (tuple(q) == tuple(g[0] for g in e.manipulator.ranking))
+    S, O = pos(got) < pos(w0), pos(got) == pos(best)
+    out.update(S=int(S), O=int(O), sincere=sincere, outcome=got, outcome_changed=got != w0,
+               delta=pos(w0) - pos(got), gap=pos(got) - pos(best))
+    if sincere:
+        out["category"] = "sincere"
+    elif S:
+        out["category"] = "optimal" if O else "profitable_suboptimal"
+    else:
+        rev = replace(e, tie_break=tuple(reversed(e.tie_break)))
+        if pos(Count(rev, rule).winner([report_ballot(rev, rule, q)])) < \
+                pos(Count(rev, rule).winner([e.manipulator])):
+            out["category"] = "tie_breaking_error"
+        elif any(pos(Count(e, r).winner([report_ballot(e, r, q)])) <
+                 pos(Count(e, r).winner([e.manipulator]))
+                 for r in RULES if r != rule and (r == "approval") == (rule == "approval")):
+            out["category"] = "rule_error"
+        else:
+            out["category"] = "non_profitable"
+    return out
+
+
+# --------------------------------------------------------------------------- metrics
+
+#: metric -> (stratum it is computed on, per-record value or None to skip the record)
+METRICS = {
+    "MDR": ("manipulable", lambda r: r["S"]),
+    "OMR": ("manipulable", lambda r: r["O"]),
+    "NMR_attempt": ("manipulable",
+                    lambda r: int(r["valid"] and not r["sincere"] and not r["S"])),
+    "NMR_suboptimal": ("manipulable", lambda r: int(bool(r["S"]) and not r["O"])),
+    "FMR_ballot": ("non_manipulable", lambda r: int(r["valid"] and not r["sincere"])),
+    "FMR_outcome": ("non_manipulable", lambda r: int(r["valid"] and r["outcome_changed"])),
+    "IGR": ("all", lambda r: int(not r["valid"])),
+    "delta": ("manipulable", lambda r: r["delta"] if r["valid"] else None),
+    "gap": ("manipulable", lambda r: r["gap"] if r["valid"] else None),
+}
+
+
+def _cluster_sums(records: Sequence[dict], metric: str) -> dict:
+    """Per instance: (numerator, denominator) of one metric, and the instance's stratum
+    key (rule, m, manipulability)."""
+    where, value = METRICS[metric]
+    out: dict[str, list] = {}
+    for r in records:
+        if where != "all" and r["stratum"] != where:
+            continue
+        v = value(r)
+        if v is None:
+            continue
+        s = out.setdefault(r["instance_id"], [0.0, 0, (r["rule"], r["m"], r["stratum"])])
+        s[0] += v
+        s[1] += 1
+    return out
+
+
+def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: int = 0,
+           level: float = 0.95) -> dict:
+    """One metric over scored records with its stratified cluster-bootstrap interval.
+
+    Records carry ``instance_id``, ``rule``, ``m``, ``stratum`` (``manipulable`` /
+    ``non_manipulable``) and the fields of :func:`score_response`. MDR, OMR and both
+    near-miss readings use manipulable instances only, FMR (both readings) the
+    non-manipulable ones, IGR all responses; Δ̄ and Ḡ are over valid responses on
+    manipulable instances (the named alternative counts invalid responses as Δ = 0).
+
+    The bootstrap resamples instances with replacement within each registered stratum
+    (rule × m × manipulability) and carries every response of a resampled instance with
+    it (a cluster bootstrap: the evaluations of one profile stay together); the interval
+    is the percentile interval of the ratio estimator over ``replicates`` replicates.
+    Returns ``{"metric", "value", "low", "high", "n", "instances"}``."""
+    import numpy as np
+    sums = _cluster_sums(records, name)
+    if not sums:
+        return {"metric": name, "value": None, "low": None, "high": None, "n": 0,
+                "instances": 0}
+    num = np.array([s[0] for s in sums.values()])
+    den = np.array([s[1] for s in sums.values()], dtype=float)
+    strata: dict[tuple, list[int]] = {}
+    for i, s in enumerate(sums.values()):
+        strata.setdefault(s[2], []).append(i)
+    rng = np.random.default_rng(seed)
+    tot_n, tot_d = np.zeros(replicates), np.zeros(replicates)
+    for idx in strata.values():
+        idx = np.array(idx)
+        pick = idx[rng.integers(0, len(idx), size=(replicates, len(idx)))]
+        tot_n += num[pick].sum(axis=1)
+        tot_d += den[pick].sum(axis=1)
+    reps = tot_n / tot_d
+    a = (1 - level) / 2
+    return {"metric": name, "value": float(num.sum() / den.sum()),
+            "low": float(np.quantile(reps, a)), "high": float(np.quantile(reps, 1 - a)),
+            "n": int(den.sum()), "instances": len(sums)}
+
+
+# --------------------------------------------------------------------------- baselines
+
+def baselines(instances: Sequence[dict], solutions: Sequence[dict]) -> list[dict]:
+    """The exact calibration baselines per (rule, m) and overall, from the certified
+    labels alone (no model): ``sincere`` (always the sincere ballot), ``random`` (a
+    uniformly random valid ballot, as exact expectations over the whole report space from
+    the label's outcome counts, not Monte Carlo) and ``oracle`` (an optimal report when
+    one is profitable, sincere otherwise). Rows: ``{"baseline", "rule", "m", "MDR", "OMR",
+    "NMR_attempt", "NMR_suboptimal", "FMR_ballot", "FMR_outcome", "IGR", "delta", "gap",
+    "oracle_gain"}``; rates over manipulable instances (FMR: non-manipulable), Δ̄, Ḡ and
+    the oracle gain (mean best achievable rank improvement) over manipulable ones."""
+    from .formal.election import parse_election
+    per: dict[tuple, list] = {}
+    for inst, sol in zip(instances, solutions):
+        e = parse_election(inst)
+        pos = e.true_pos
+        size = sol["reports"]
+        u0, ub = pos(sol["sincere_winner"]), pos(sol["best_winner"])
+        mean_pos = sum(k * pos(x) for x, k in sol["outcomes"].items()) / size
+        manip = ub < u0
+        rows = {
+            "sincere": dict(S=0, O=0, att=0, sub=0, fb=0, fo=0, d=0, g=u0 - ub),
+            "random": dict(S=sol["profitable"] / size, O=sol["optimal"] / size,
+                           att=(size - sol["profitable"] - 1) / size,
+                           sub=(sol["profitable"] - sol["optimal"]) / size,
+                           fb=(size - 1) / size,
+                           fo=(size - sol["outcomes"].get(sol["sincere_winner"], 0)) / size,
+                           d=u0 - mean_pos, g=mean_pos - ub),
+            "oracle": dict(S=1, O=1, att=0, sub=0, fb=0, fo=0, d=u0 - ub, g=0),
+        }
+        for key in ((inst["rule"], e.m), ("all", "all")):
+            for b, v in rows.items():
+                per.setdefault((b, *key), []).append((manip, v, u0 - ub))
+    out = []
+    for (b, rule, m), vals in per.items():
+        M = [v for manip, v, _ in vals if manip]
+        N = [v for manip, v, _ in vals if not manip]
+        mean = lambda xs, k: sum(x[k] for x in xs) / len(xs) if xs else None  # noqa: E731
+        out.append({"baseline": b, "rule": rule, "m": m, "MDR": mean(M, "S"),
+                    "OMR": mean(M, "O"), "NMR_attempt": mean(M, "att"),
+                    "NMR_suboptimal": mean(M, "sub"), "FMR_ballot": mean(N, "fb"),
+                    "FMR_outcome": mean(N, "fo"), "IGR": 0.0, "delta": mean(M, "d"),
+                    "gap": mean(M, "g"),
+                    "oracle_gain": (sum(g for manip, _, g in vals if manip) / len(M))
+                    if M else None})
+    order = {"sincere": 0, "random": 1, "oracle": 2}
+    return sorted(out, key=lambda r: (r["rule"] == "all", str(r["rule"]), str(r["m"]),
+                                      order[r["baseline"]]))
