@@ -208,3 +208,190 @@ def _irv(md, e: Election, cands: list[str], weights: Sequence[int], A: list, c: 
                 if y != x:
                     delta = 1 if tau[x] < tau[y] else 0     # x wins τ ties against y
                     md.add(tally[x] + delta <= tally[y]).only_enforce_if([out, alive[r][y]])
+
+
+def _types(e: Election, rule: str) -> list[tuple[str, ...]]:
+    import itertools
+    if rule == "approval":
+        return [s for k in range(e.m + 1) for s in itertools.combinations(e.candidates, k)]
+    return list(itertools.permutations(e.candidates))
+
+
+def min_coalition_cpsat(e: Election, rule: str, c: str, *, time_limit: float = 60.0,
+                        seed: int = 0, max_types: int = 5040) -> dict:
+    """The fewest unweighted manipulators whose reports, added to ``e``'s ballots, make
+    ``c`` the τ-resolved winner: an integer program over report-type counts n_q
+    (voters are anonymous, so only how many manipulators cast each report matters).
+
+    Score rules and Copeland: one model, minimise Σ n_q. IRV: one model per elimination
+    order of the rivals (c last) — given the order every report's top in every round is
+    fixed, reports with the same tops merge, and the tallies are linear — and the least
+    over the orders. Returns ``{"status": "optimal"|"unknown", "k", "reports": [(report,
+    count)]}``; ``"unknown"`` when the report space exceeds ``max_types`` or a solve
+    times out. References: Conitzer, Sandholm & Lang 2007 (coalitional manipulation);
+    Zuckerman, Procaccia & Rosenschein 2009."""
+    import itertools
+    import time
+
+    from ortools.sat.python import cp_model
+
+    types = _types(e, rule)
+    if rule != "irv":
+        # c on top (approval: c approved) loses nothing for these rules: c's score only
+        # grows and every rival's only shrinks, so optimal coalitions of this shape exist
+        types = [q for q in types if (c in q if rule == "approval" else q[0] == c)]
+    if len(types) > max_types:
+        return {"status": "unknown", "k": None, "reports": None,
+                "reason": "report space too large"}
+    cands, m = list(e.candidates), e.m
+    tau = {x: i for i, x in enumerate(e.tie_break)}
+    n = e.voters
+    # n + 1 manipulators with c on top already win (a strict majority over every rival,
+    # IRV's first round included); Borda needs at most n(m − 1) + 1
+    cap = n * max(m - 1, 1) + 1 if rule == "borda" else n + 1
+    deadline = time.perf_counter() + time_limit
+
+    def solve(md, x):
+        s = cp_model.CpSolver()
+        s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+        s.parameters.random_seed = seed
+        s.parameters.num_workers = 1
+        md.minimize(sum(x))
+        st = s.solve(md)
+        if st == cp_model.OPTIMAL:
+            return "optimal", int(round(s.objective_value)), [s.value(v) for v in x]
+        return ("infeasible" if st == cp_model.INFEASIBLE else "unknown"), None, None
+
+    if rule != "irv":
+        base = _base(e, rule)
+
+        def feasible(k: int):
+            """Solve with exactly k manipulators: (status, counts)."""
+            md = cp_model.CpModel()
+            x = [md.new_int_var(0, k, f"n[{i}]") for i in range(len(types))]
+            md.add(sum(x) == k)
+            _score_constraints(md, x, types, base, rule, cands, tau, c, m)
+            s = cp_model.CpSolver()
+            s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+            s.parameters.random_seed = seed
+            s.parameters.num_workers = 1
+            st = s.solve(md)
+            if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                return "feasible", [s.value(v) for v in x]
+            return ("infeasible" if st == cp_model.INFEASIBLE else "unknown"), None
+
+        # feasibility is monotone in k for the score rules (one more c-first report only
+        # widens c's leads) and in steps of 2 for Copeland (add σ and its reverse below c):
+        # exponential then binary search, per parity class for Copeland
+        best = None
+        for start in ((0, 1) if rule == "copeland" else (0,)):
+            step = 2 if rule == "copeland" else 1
+            ks = list(range(start, cap + step, step))
+            lo, hi, found = -1, None, None
+            probe = 0
+            while probe < len(ks):
+                st, vals = feasible(ks[probe])
+                if st == "unknown":
+                    return {"status": "unknown", "k": None, "reports": None,
+                            "reason": "time limit"}
+                if st == "feasible":
+                    hi, found = probe, vals
+                    break
+                lo = probe
+                if probe == len(ks) - 1:
+                    break
+                probe = min(2 * probe + 1, len(ks) - 1)
+            if hi is None:
+                continue
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                st, vals = feasible(ks[mid])
+                if st == "unknown":
+                    return {"status": "unknown", "k": None, "reports": None,
+                            "reason": "time limit"}
+                if st == "feasible":
+                    hi, found = mid, vals
+                else:
+                    lo = mid
+            if best is None or ks[hi] < best[0]:
+                best = (ks[hi], found)
+        if best is None:
+            return {"status": "unknown", "k": None, "reports": None, "reason": "no k"}
+        return {"status": "optimal", "k": best[0],
+                "reports": [(list(q), v) for q, v in zip(types, best[1]) if v]}
+
+    # IRV: the fixed ballots' tallies per active set
+    def tally(active: frozenset) -> dict:
+        t = {a: 0 for a in cands if a in active}
+        for b in e.ballots:
+            for g in b.ranking:
+                live = [a for a in g if a in active]
+                if live:
+                    if len(live) == 1:
+                        t[live[0]] += b.count
+                    break
+        return t
+    best = None
+    rivals = [a for a in cands if a != c]
+    for order in itertools.permutations(rivals):
+        if time.perf_counter() > deadline:
+            return {"status": "unknown", "k": None, "reports": None, "reason": "time limit"}
+        alive, rounds = set(cands), []
+        for out in order:
+            rounds.append((frozenset(alive), out))
+            alive.discard(out)
+        groups: dict[tuple, tuple[str, ...]] = {}
+        for q in types:
+            tops = tuple(next(a for a in q if a in act) for act, _ in rounds)
+            groups.setdefault(tops, q)
+        keys = list(groups)
+        md = cp_model.CpModel()
+        x = [md.new_int_var(0, cap, f"n[{i}]") for i in range(len(keys))]
+        if best is not None:
+            md.add(sum(x) <= best[0] - 1)          # only a strictly smaller coalition helps
+        for r, (act, out) in enumerate(rounds):
+            base = tally(act)
+            t = {a: base[a] + sum(xi for xi, key in zip(x, keys) if key[r] == a) for a in act}
+            for y in act:
+                if y != out:
+                    md.add(t[out] + (1 if tau[out] < tau[y] else 0) <= t[y])
+        st, k, vals = solve(md, x)
+        if st == "optimal":
+            best = (k, [(list(groups[key]), v) for key, v in zip(keys, vals) if v])
+        elif st == "unknown":
+            return {"status": "unknown", "k": None, "reports": None, "reason": "time limit"}
+    if best is None:
+        return {"status": "unknown", "k": None, "reports": None, "reason": "no order"}
+    return {"status": "optimal", "k": best[0], "reports": best[1]}
+
+
+def _score_constraints(md, x, types, base, rule, cands, tau, c, m) -> None:
+    """c beats every rival with the report counts x added (score rules, Copeland)."""
+    if rule == "copeland":
+        score = {}
+        for a in cands:
+            terms = []
+            for b in cands:
+                if a == b:
+                    continue
+                mg = base[(a, b)] + sum(
+                    xi * (1 if q.index(a) < q.index(b) else -1) for xi, q in zip(x, types))
+                win, tie, lose = md.new_bool_var(""), md.new_bool_var(""), md.new_bool_var("")
+                md.add_exactly_one([win, tie, lose])
+                md.add(mg >= 1).only_enforce_if(win)
+                md.add(mg == 0).only_enforce_if(tie)
+                md.add(mg <= -1).only_enforce_if(lose)
+                terms += [2 * win, tie]
+            score[a] = sum(terms)
+    else:
+        def pts(q, a):
+            if rule == "approval":
+                return int(a in q)
+            if rule == "plurality":
+                return int(q[0] == a)
+            return m - 1 - q.index(a)
+        score = {a: base[a] + sum(xi * pts(q, a) for xi, q in zip(x, types) if pts(q, a))
+                 for a in cands}
+    for d in cands:
+        if d != c:
+            md.add(score[c] >= score[d] + (1 if tau[d] < tau[c] else 0))

@@ -26,6 +26,11 @@ _EXPORTS: dict[str, str] = {
                      "strict_core", "serial_dictatorship", "max_cardinality_pareto_optimal",
                      "rank_maximal", "utilitarian_matching", "egalitarian_matching",
                      "necessary_winner", "possible_winner"], "prefcert.api"),
+    **dict.fromkeys(["election_winner", "single_voter_manipulation", "coalitional_manipulation",
+                     "election_from_preflib", "ballot_class_manipulation",
+                     "smallest_coalitions"], "prefcert.elections"),
+    **dict.fromkeys(["parse_ballot", "render_prompt", "score_response", "baselines"],
+                    "prefcert.voting"),
     **dict.fromkeys(["InstanceError", "CertificateError", "Disagreement", "Undecided"],
                     "prefcert.formal.errors"),
 }

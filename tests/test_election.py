@@ -570,8 +570,12 @@ def test_coalition_certificates_and_tampering():
     two = _lab(data, q("borda", 2))
     assert two["verdict"] == "none" and two["certificate"]["type"] == "score_bound"
     _rejects(data, two, lambda b: b["question"].update(k=6))
+    # Copeland, two added voters: a trails b by 3 and c by 5 pairwise, so a scores 0 at
+    # best while b still wins both its contests (margins 3 − 2 > 0): a pairwise bound
     cop = _lab(data, q("copeland", 2))
-    assert cop["certificate"]["type"] in ("coalition_enumeration", "ballots")
+    assert cop["verdict"] == "none" and cop["certificate"]["type"] == "pairwise_bound"
+    _rejects(data, cop, lambda b: b["certificate"].update(by="a"))
+    _rejects(data, cop, lambda b: b["question"].update(k=4))     # 3 − 4 < 0: b can lose
     irv = _lab(data, q("irv", 1))
     assert irv["certificate"]["type"] in ("elimination_search", "ballots")
 
@@ -620,3 +624,59 @@ def test_cli_label_check_and_audit(tmp_path):
     bad.write_text(json.dumps({**IRV, "tie_break": ["a", "b"]}))
     r = subprocess.run([exe, "label", bad], capture_output=True, text=True)
     assert r.returncode == 2 and "tie_break" in r.stderr and r.stdout == ""
+
+
+# --------------------------------------------------------------------------- real elections
+
+def test_public_functions_run_their_examples(monkeypatch):
+    import doctest
+
+    import prefcert.elections
+    import prefcert.voting
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    for mod in (prefcert.elections, prefcert.voting):
+        failures, tried = doctest.testmod(mod)
+        assert tried >= 5 and failures == 0, mod
+
+
+@settings(max_examples=heavy_examples(60, 15))
+@pytest.mark.heavy
+@given(elections(max_m=4, max_n=4, manipulator=False), st.sampled_from(RULES), st.data())
+def test_smallest_coalition_is_minimal(data, rule, draw):
+    """The integer program's k elects the candidate (replayed by the checker) and k − 1
+    manipulators cannot (brute force over every multiset of reports, k ≤ 3)."""
+    from prefcert.encodings.election import min_coalition_cpsat
+    e = parse_election(data)
+    c = draw.draw(st.sampled_from(e.candidates))
+    r = min_coalition_cpsat(e, rule, c, time_limit=20)
+    if r["status"] != "optimal":          # Copeland's model may time out; never wrong
+        assert rule == "copeland"
+        return
+    k = r["k"]
+    reps = [q for q, v in r["reports"] for _ in range(v)]
+    assert len(reps) == k
+    assert ce.Count(e, rule).winner([ce.report_ballot(e, rule, q) for q in reps]) == c
+    if k == 1:
+        assert ce.winner_table(e, rule)["winner"] != c
+    elif 2 <= k <= 3:
+        assert oe.coalition_brute_force(e, rule, c, [1] * (k - 1)) is None
+    if rule == "copeland":
+        lo, hi, _ = oe.copeland_coalition_bounds(e, c)
+        assert lo <= k <= hi
+
+
+def test_real_takoma_park_manipulability_and_coalitions():
+    """Takoma Park 2007, Ward 5 (204 voters, 4 candidates): per ballot class and per
+    candidate, every answer certified; the sincere winner needs no coalition."""
+    from prefcert.elections import ballot_class_manipulation, smallest_coalitions
+    e = _preflib("toi/00023-00000001.toi")
+    for rule in RULES:
+        r = ballot_class_manipulation(e, rule)
+        assert r["checked"] and len(r["classes"]) == 25
+        coal = smallest_coalitions(e, rule, time_limit=30)
+        w = ce.winner_table(parse_election(e), rule)["winner"]
+        assert coal[w]["k"] == 0
+        for c, v in coal.items():
+            assert v["k"] is not None and v["yes_checked"], (rule, c)
+            if rule in ("plurality", "approval"):
+                assert v["no_checked"]

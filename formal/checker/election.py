@@ -24,6 +24,8 @@ Certificates:
 - ``ballots`` (coalitional, exists): the manipulators' reports, replayed.
 - ``dominant`` (coalitional, none; plurality / approval): every manipulator reporting c on
   top (alone) is the best they can do for c, and c still loses.
+- ``pairwise_bound`` (coalitional, none; Copeland): a rival beats the candidate even with
+  every pairwise contest pushed to its extreme independently.
 - ``score_bound`` (coalitional, none; Borda): a counting bound (each manipulator gives c at
   most m − 1 points and the rivals their fixed total) that no distribution of points
   meets.
@@ -658,6 +660,29 @@ def check_score_bound(e: Election, question: str, params: Any, verdict: str,
     lower = sum(max(0, min(v - 1, W * (m - 1))) for v in caps.values()) < need + 1
     if not (first and lower):
         raise CertificateError("the counting bound does not rule the candidate out")
+
+
+@SPEC.certificate("pairwise_bound", proves={"coalitional_manipulation": "none"})
+def check_pairwise_bound(e: Election, question: str, params: Any, verdict: str,
+                         solution: Any, cert: dict) -> None:
+    """Copeland: the rival ``by`` beats the candidate even when the manipulators (total
+    weight W) push every contest to its extreme independently — c's margins up by W,
+    ``by``'s margins down by W (a contest moves by at most W, keeping the parity of its
+    margin plus W) — so no joint report elects the candidate."""
+    rule, c, W = rule_of(e, params), params["candidate"], sum(params["weights"])
+    if rule != "copeland":
+        raise CertificateError("pairwise_bound is a Copeland bound")
+    by = cert.get("by")
+    if not isinstance(by, str) or by not in e.candidates or by == c:
+        raise CertificateError("pairwise_bound names the rival 'by'")
+    cnt = Count(e.sincere(), rule)
+
+    def pt(x: int) -> int:
+        return 2 if x > 0 else 1 if x == 0 else 0
+    best_c = sum(pt(cnt.margin[(c, y)] + W) for y in e.candidates if y != c)
+    worst_by = sum(pt(cnt.margin[(by, y)] - W) for y in e.candidates if y != by)
+    if not cnt.beats({c: best_c, by: worst_by}, by, c):
+        raise CertificateError(f"{by!r} does not beat {c!r} at the extremes")
 
 
 def coalition_reports(e: Election, rule: str, weights: Sequence[int]

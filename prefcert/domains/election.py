@@ -207,6 +207,10 @@ def _coalition_oracle(model: Election, params: dict, *, time_limit: float,
         cert = {"type": "elimination_search", "states": states} \
             if states <= chk.SEARCH_LIMIT else None
         return Outcome("none", None, cert, {"states": states})
+    if rule == "copeland":
+        by = oe.copeland_bound(model, c, weights)
+        if by is not None:
+            return Outcome("none", None, {"type": "pairwise_bound", "by": by})
     if rule == "borda":
         reps = oe.reverse_borda(model, c, weights)
         if reps is not None:
