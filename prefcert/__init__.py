@@ -29,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(["hrt_deferred_acceptance", "hrt_weakly_stable_matching",
                      "hrt_super_stable_matching", "hrt_strongly_stable_matching",
                      "hrt_blocking_pairs"], "prefcert.hospitals"),
+    "minimal_counterexample": "prefcert.counterexample",
     **dict.fromkeys(["InstanceError", "CertificateError", "Disagreement", "Undecided"],
                     "prefcert.formal.errors"),
 }

@@ -31,7 +31,10 @@ def _bad_input(e: Exception) -> None:
 
 
 # command name -> ("module:function", one-line help); imported only when the command runs
-LAZY_COMMANDS: dict[str, tuple[str, str]] = {}
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "counterexample": ("prefcert.cli_counterexample:counterexample",
+                       "A smallest instance on which a property fails, with a certificate."),
+}
 
 
 class _Group(click.Group):
