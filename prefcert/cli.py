@@ -34,6 +34,8 @@ def _bad_input(e: Exception) -> None:
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "counterexample": ("prefcert.cli_counterexample:counterexample",
                        "A smallest instance on which a property fails, with a certificate."),
+    "audit-library": ("prefcert.cli_audit_library:audit_library",
+                      "Certify or refute a peer library's answers (matching, algmatch)."),
 }
 
 

@@ -50,8 +50,10 @@ def validate_matching(market: HRMarket, matching: object) -> dict[str, str]:
             raise CertificateError(f"{r!r} is not a resident")
         if not isinstance(h, str) or h not in market.hospitals:
             raise CertificateError(f"{r!r} is assigned to {h!r}, not a hospital")
+        if market.capacities[h] == 0:
+            raise CertificateError(f"{h!r} has capacity 0 and gets {r!r}")
         if h not in market.pr[r]:
-            raise CertificateError(f"pair ({r}, {h}) is not admissible")
+            raise CertificateError(f"pair ({r}, {h}) is not admissible (not mutually listed)")
         load[h] = load.get(h, 0) + 1
         if load[h] > market.capacities[h]:
             raise CertificateError(f"{h!r} gets more than its capacity "
