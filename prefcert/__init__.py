@@ -30,6 +30,7 @@ _EXPORTS: dict[str, str] = {
                      "hrt_super_stable_matching", "hrt_strongly_stable_matching",
                      "hrt_blocking_pairs"], "prefcert.hospitals"),
     "minimal_counterexample": "prefcert.counterexample",
+    **dict.fromkeys(["create_dataset", "score_answer"], "prefcert.bench.dataset"),
     **dict.fromkeys(["InstanceError", "CertificateError", "Disagreement", "Undecided"],
                     "prefcert.formal.errors"),
 }
