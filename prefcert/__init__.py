@@ -31,6 +31,11 @@ _EXPORTS: dict[str, str] = {
                      "smallest_coalitions"], "prefcert.elections"),
     **dict.fromkeys(["parse_ballot", "render_prompt", "score_response", "baselines"],
                     "prefcert.voting"),
+    **dict.fromkeys(["hrt_deferred_acceptance", "hrt_weakly_stable_matching",
+                     "hrt_super_stable_matching", "hrt_strongly_stable_matching",
+                     "hrt_blocking_pairs"], "prefcert.hospitals"),
+    "minimal_counterexample": "prefcert.counterexample",
+    **dict.fromkeys(["create_dataset", "score_answer"], "prefcert.bench.dataset"),
     **dict.fromkeys(["InstanceError", "CertificateError", "Disagreement", "Undecided"],
                     "prefcert.formal.errors"),
 }
