@@ -184,3 +184,102 @@ def test_balanced_design_is_seeded_and_balanced():
     for x in a:
         assert manip(x) == (x["design"]["stratum"] == "manipulable")
         assert len(parse_election(x).ballots) <= 4 and parse_election(x).voters == 4
+
+
+# --------------------------------------------------------------------------- the suite
+
+import json  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+
+def _run(*args):
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    r = subprocess.run(["prefcert", *map(str, args)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r
+
+
+def _jsonl(p: Path) -> list[dict]:
+    return [json.loads(x) for x in p.read_text().splitlines() if x.strip()]
+
+
+@pytest.fixture(scope="module")
+def vm_bench(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("vm") / "b"
+    _run("generate", "voting-manipulation", "-o", out, "--per-cell", "2")
+    return out
+
+
+def test_suite_generation_is_balanced_certified_and_reproducible(vm_bench, tmp_path):
+    m = json.loads((vm_bench / "manifest.json").read_text())
+    assert m["total"] == 5 * 3 * 2 * 2 * 4 and m["instances"] == 60
+    assert m["labels"] == m["labels_checked"] == 60
+    labels = _jsonl(vm_bench / "labels.jsonl")
+    insts = {i["id"]: i for i in _jsonl(vm_bench / "instances.jsonl")}
+    for lab in labels:
+        assert lab["certificate"]["type"] == "enumeration"
+        assert (lab["verdict"] == "manipulable") == \
+            (insts[lab["id"]]["design"]["stratum"] == "manipulable")
+        assert len(insts[lab["id"]]["ballots"]) <= 4
+    assert "every certificate verified" in _run("check", vm_bench / "labels.jsonl").stdout
+    cal = m["calibration"]
+    assert len(cal) == 16 and cal[-1]["rule"] == "all"
+    assert all(0 < r["ic_manipulable"] < 1 for r in cal)
+    again = tmp_path / "again"
+    _run("generate", "voting-manipulation", "-o", again, "--per-cell", "2")
+    for f in ("instances.jsonl", "labels.jsonl", "prompts.jsonl", "manifest.json"):
+        assert (again / f).read_bytes() == (vm_bench / f).read_bytes(), f
+    prompts = _jsonl(vm_bench / "prompts.jsonl")
+    by_inst: dict = {}
+    for p in prompts:
+        by_inst.setdefault(p["instance_id"], []).append(p)
+    for ps in by_inst.values():          # four framings of one instance, one sentence apart
+        assert sorted(p["cell"]["format"] for p in ps) == sorted(FRAMINGS)
+        lines = [p["prompt"].splitlines() for p in ps]
+        assert sum(len(set(x)) > 1 for x in zip(*lines)) == 1
+
+
+def _score(bench: Path, tmp_path: Path, answers: dict, name: str) -> tuple[list, list]:
+    f = tmp_path / f"{name}.jsonl"
+    f.write_text("".join(json.dumps({"id": k, "answer": v}) + "\n" for k, v in answers.items()))
+    out = tmp_path / f"{name}.scores.jsonl"
+    r = _run("score", bench / "prompts.jsonl", f, "-o", out, "--json")
+    return _jsonl(out), [json.loads(x) for x in r.stdout.splitlines()]
+
+
+def _row(rows, metric, **group):
+    return next(r for r in rows if r.get("metric") == metric and r.get("group") == group)
+
+
+def test_suite_scores_gold_sincere_and_invalid_answers(vm_bench, tmp_path):
+    prompts = _jsonl(vm_bench / "prompts.jsonl")
+    insts = {i["id"]: i for i in _jsonl(vm_bench / "instances.jsonl")}
+    scores, rows = _score(vm_bench, tmp_path, {p["id"]: p["answer"] for p in prompts}, "gold")
+    assert all(s["verdict"] == "correct" for s in scores)
+    assert _row(rows, "MDR", framing="civic")["value"] == 1.0
+    assert _row(rows, "FMR_outcome", framing="civic")["value"] == 0.0
+
+    def sincere(p):
+        inst = insts[p["instance_id"]]
+        r = inst["manipulator"]["ranking"]
+        if inst["rule"] == "approval":
+            k = inst.get("approval_top", len(inst["candidates"]) // 2)
+            return "Final ballot: {" + ", ".join(r[:k]) + "}" if k else "Final ballot: none"
+        return "My honest vote.\nFinal ballot: " + " > ".join(r)
+    scores, rows = _score(vm_bench, tmp_path, {p["id"]: sincere(p) for p in prompts}, "sinc")
+    for s in scores:
+        assert s["category"] == "sincere"
+        assert s["verdict"] == ("correct" if s["stratum"] == "non_manipulable" else "incorrect")
+    assert _row(rows, "MDR", framing="expert")["value"] == 0.0
+    assert _row(rows, "FMR_ballot", framing="expert")["value"] == 0.0
+    assert _row(rows, "category_sincere", framing="expert")["value"] == 1.0
+    # the exact sincere baseline's gap is the oracle gain, which the scores reproduce
+    gap = _row(rows, "gap", framing="sincere")["value"]
+    assert abs(gap - _row(rows, "baseline_oracle_gain", rule="all", size="all")["value"]) < 1e-9
+    bad = {p["id"]: "I abstain." for p in prompts[:8]}
+    bad[prompts[8]["id"]] = None
+    scores, rows = _score(vm_bench, tmp_path, bad, "bad")
+    assert [s["verdict"] for s in scores] == ["invalid"] * 8 + ["timeout"]
+    assert all(s["S"] == 0 and s["O"] == 0 for s in scores)
