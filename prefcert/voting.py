@@ -84,7 +84,7 @@ def _read(body: str, candidates: Sequence[str], rule: str) -> ParsedBallot:
 
 
 def parse_ballot(text: str, candidates: Sequence[str], rule: str) -> ParsedBallot:
-    """Read a model's ballot from its response.
+    """Read a model's ballot from its response (Amiri-Margavi et al. 2026, §6.3).
 
     Parameters
     ----------
@@ -174,10 +174,20 @@ _TIES = " Ties in points are broken by the tie-breaking order: the tied alternat
 
 
 def render_prompt(instance: dict, framing: str) -> str:
-    """The prompt of one benchmark instance in one framing. Every framing shares the same
-    text except one sentence (the benchmark's design, §6.2): the alternatives, the voter's
-    true ranking, the other voters' ballots (full information), the rule, the
-    tie-breaking order τ and the answer format.
+    """The prompt of one benchmark instance in one framing.
+
+    Parameters
+    ----------
+    instance : dict
+        An ``election`` instance with ``rule`` and a ``manipulator``.
+    framing : {"sincere", "strategic", "civic", "expert"}
+
+    Returns
+    -------
+    str
+        The alternatives, the voter's true ranking, the other voters' ballots (full
+        information), the rule, the tie-breaking order τ and the answer format; the four
+        framings share every line but one.
 
     Examples
     --------
@@ -187,6 +197,16 @@ def render_prompt(instance: dict, framing: str) -> str:
     >>> a, b = render_prompt(inst, "sincere"), render_prompt(inst, "expert")
     >>> len([x for x, y in zip(a.splitlines(), b.splitlines()) if x != y])
     1
+
+    Notes
+    -----
+    The wording is ours, with the structure of Amiri-Margavi et al. (2026, §6.2), whose
+    templates are not published. O(n · m).
+
+    References
+    ----------
+    Amiri-Margavi et al., "Do Large Language Model Voters Strategize? An Oracle-Based
+    Benchmark for Manipulation under Voting Rules", 2026.
     """
     from .formal.election import parse_election
     if framing not in FRAMINGS:
@@ -224,15 +244,48 @@ def render_prompt(instance: dict, framing: str) -> str:
 def score_response(instance: dict, solution: dict, text: str | None) -> dict:
     """Score one response against the instance's certified manipulation label.
 
-    Returns the parsed ballot and validity; the achieved outcome ŵ (recomputed by the
-    trusted checker); ``S`` (strictly better than the sincere winner under the true
-    ranking), ``O`` (reaches the best achievable rank); ``sincere`` (the ballot equals the
-    sincere ballot: the true ranking, or the convention's approval set);
-    ``outcome_changed``; ``delta`` = pos(w₀) − pos(ŵ); ``gap`` = pos(ŵ) − pos(w*); and the
-    error category: ``invalid``, ``sincere``, ``optimal``, ``profitable_suboptimal``,
-    ``tie_breaking_error`` (profitable had ties been broken by τ reversed),
-    ``rule_error`` (profitable under another of the five rules) or ``non_profitable``.
-    ``text=None`` is a timeout (invalid)."""
+    Parameters
+    ----------
+    instance : dict
+        The ``election`` instance (with ``rule`` and ``manipulator``).
+    solution : dict
+        The label's solution (``sincere_winner``, ``best_winner``).
+    text : str or None
+        The response; None is a timeout (invalid).
+
+    Returns
+    -------
+    dict
+        ``valid``, ``ballot``, ``reason``; the achieved outcome ŵ (recomputed by the
+        trusted checker); ``S`` (strictly better than the sincere winner under the true
+        ranking) and ``O`` (the best achievable rank); ``sincere`` (the ballot equals the
+        sincere ballot: the true ranking, or the convention's approval set);
+        ``outcome_changed``; ``delta`` = pos(w₀) − pos(ŵ); ``gap`` = pos(ŵ) − pos(w*); and
+        ``category``: ``invalid``, ``sincere``, ``optimal``, ``profitable_suboptimal``,
+        ``tie_breaking_error`` (profitable had ties been broken by τ reversed),
+        ``rule_error`` (profitable under another of the five rules) or
+        ``non_profitable``.
+
+    Examples
+    --------
+    >>> inst = {"candidates": ["A", "B", "C"], "tie_break": ["A", "B", "C"],
+    ...         "rule": "borda", "ballots": [["B", "C", "A"]],
+    ...         "manipulator": {"ranking": ["A", "B", "C"]}}
+    >>> r = score_response(inst, {"sincere_winner": "B", "best_winner": "A"},
+    ...                    "Final ballot: A > C > B")
+    >>> r["outcome"], r["S"], r["O"], r["delta"], r["category"]
+    ('A', 1, 1, 1, 'optimal')
+
+    Notes
+    -----
+    The benchmark's taxonomy (§9) names rule and tie-breaking errors without saying how to
+    detect them; the two counterfactual tests above are our reading. O(m!) at worst for
+    the rule-error test (five recounts).
+
+    References
+    ----------
+    Amiri-Margavi et al. 2026, §4.5 and §9.
+    """
     from dataclasses import replace
 
     from .formal.checker.election import Count, report_ballot
@@ -351,13 +404,46 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
 
 def baselines(instances: Sequence[dict], solutions: Sequence[dict]) -> list[dict]:
     """The exact calibration baselines per (rule, m) and overall, from the certified
-    labels alone (no model): ``sincere`` (always the sincere ballot), ``random`` (a
-    uniformly random valid ballot, as exact expectations over the whole report space from
-    the label's outcome counts, not Monte Carlo) and ``oracle`` (an optimal report when
-    one is profitable, sincere otherwise). Rows: ``{"baseline", "rule", "m", "MDR", "OMR",
-    "NMR_attempt", "NMR_suboptimal", "FMR_ballot", "FMR_outcome", "IGR", "delta", "gap",
-    "oracle_gain"}``; rates over manipulable instances (FMR: non-manipulable), Δ̄, Ḡ and
-    the oracle gain (mean best achievable rank improvement) over manipulable ones."""
+    labels alone (no model).
+
+    Parameters
+    ----------
+    instances : sequence of dict
+        ``election`` instances with ``rule`` and ``manipulator``.
+    solutions : sequence of dict
+        Their ``manipulation`` label solutions with the enumeration counts (``reports``,
+        ``profitable``, ``optimal``, ``outcomes``).
+
+    Returns
+    -------
+    list of dict
+        Rows ``{"baseline", "rule", "m", "MDR", "OMR", "NMR_attempt", "NMR_suboptimal",
+        "FMR_ballot", "FMR_outcome", "IGR", "delta", "gap", "oracle_gain"}`` for
+        ``sincere`` (always the sincere ballot), ``random`` (a uniformly random valid
+        ballot, as exact expectations over the whole report space, not Monte Carlo) and
+        ``oracle`` (an optimal report when one is profitable, sincere otherwise); rates
+        over manipulable instances (FMR: non-manipulable), Δ̄, Ḡ and the oracle gain
+        (mean best achievable rank improvement) over manipulable ones.
+
+    Examples
+    --------
+    >>> inst = {"candidates": ["A", "B", "C"], "tie_break": ["A", "B", "C"],
+    ...         "rule": "borda", "ballots": [["B", "C", "A"]],
+    ...         "manipulator": {"ranking": ["A", "B", "C"]}}
+    >>> sol = {"sincere_winner": "B", "best_winner": "A", "reports": 6, "profitable": 1,
+    ...        "optimal": 1, "outcomes": {"A": 1, "B": 4, "C": 1}}
+    >>> rnd = [r for r in baselines([inst], [sol]) if r["baseline"] == "random"][0]
+    >>> rnd["MDR"], rnd["gap"]
+    (0.16666666666666666, 1.0)
+
+    Notes
+    -----
+    O(instances · m).
+
+    References
+    ----------
+    Amiri-Margavi et al. 2026, §7.4–7.5.
+    """
     from .formal.election import parse_election
     per: dict[tuple, list] = {}
     for inst, sol in zip(instances, solutions):
