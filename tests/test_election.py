@@ -118,7 +118,7 @@ def test_winner_sets_agree_with_pref_voting(rule):
     profiles; the τ-resolved IRV winner equals pref-voting's Instant Runoff TB with τ
     reversed (its tie_breaker[0] is eliminated first); the resolute winner lies in the
     winner set. 5,000 profiles per rule locally, 1,000 under CI."""
-    pytest.importorskip("pref_voting")
+    import pref_voting  # noqa: F401  (a test dependency)
     rng = np.random.default_rng(hash(rule) % 2**32)
     for _ in range(heavy_examples(5000, 1000)):
         m, n = int(rng.integers(1, 7)), int(rng.integers(1, 10))
@@ -142,7 +142,7 @@ def test_irv_tie_semantics_pinned_against_pref_voting_variants():
     first places. Eliminating both at once (pref-voting's default Instant Runoff) elects a;
     eliminating the τ-lowest (c) elects b; eliminating b would elect c. So the winner set
     (every tie resolution, pref-voting's PUT) is {b, c} and our τ-resolved winner is b."""
-    pytest.importorskip("pref_voting")
+    import pref_voting  # noqa: F401  (a test dependency)
     from pref_voting.iterative_methods import instant_runoff, instant_runoff_put, instant_runoff_tb
     e = parse_election({"candidates": ["a", "b", "c"], "tie_break": ["a", "b", "c"],
                         "ballots": [{"ranking": ["a", "b", "c"], "count": 3},
