@@ -363,3 +363,79 @@ def scores(records: Sequence[Mapping[str, Any]]) -> dict:
 
 __all__ = ["OBJECTIVE_NAMES", "ParseOptions", "Response", "gold_response", "judge_response",
            "parse_response", "read_repair", "scores", "INTERVENTION"]
+
+
+# --------------------------------------------------------------------------- the designs
+
+SUITE = "actionable-indeterminacy"
+STRUCTURES = ("allocation", "scheduling", "apartment", "stable_matching")
+SIZES = (4, 6, 8)
+SEEDS = (0, 1, 2)
+GROUPS_PER_CELL = 20
+LOCAL_PAIRS_PER_SOURCE = 5
+
+
+def derive_rng(*parts: Any):
+    """A ``random.Random`` seeded from the SHA-256 of the canonical JSON of ``parts``:
+    independent of Python's hash seed and of generation order."""
+    import hashlib
+    import random
+    h = hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":"))
+                       .encode()).digest()
+    return random.Random(int.from_bytes(h[:8], "little"))
+
+
+def oracle_judge(data: dict) -> tuple[str, dict]:
+    """The gold decision of an instance dict by the oracle: (verdict, stats with the
+    minimum number of edits as ``edits`` for relax)."""
+    from .formal.decision import parse_decision
+    from .oracles.decision import decide
+    out = decide(parse_decision(data))
+    stats = dict(out.stats)
+    if out.verdict == "relax":
+        stats["edits"] = out.solution["edits"]
+    return out.verdict, stats
+
+
+def _finish(task: dict, iid: str, meta: dict) -> dict:
+    out = {"id": iid, **task, "questions": ["decision"]}
+    out["meta"] = {**task.get("meta", {}), **meta}
+    return out
+
+
+def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: int = 0
+                 ) -> list[dict]:
+    """The six instance dicts of one V3 group (Li et al. 2026, §2.2): per source an ACT
+    member and an intervention member from one base, with ``meta`` giving the suite, design
+    ``v3``, cell, group, pair, source and role."""
+    from .generators.decision import group
+    rng = derive_rng(seed, "v3", structure, n, cell_seed, index)
+    cell = f"{structure}-n{n}-s{cell_seed}"
+    gid = f"ai-{cell}-g{index:02d}"
+    out = []
+    for source, pair in group(structure, n, oracle_judge, rng).items():
+        for role, task in zip(("act", "intervention"), pair):
+            meta = {"suite": SUITE, "design": "v3", "cell": cell, "structure": structure,
+                    "size": n, "seed": cell_seed, "group": gid, "pair": f"{gid}-{source}",
+                    "source": source, "role": role}
+            out.append(_finish(task, f"{gid}-{source}-{role}", meta))
+    return out
+
+
+def design_local_pair(structure: str, n: int, cell_seed: int, source: str, index: int, *,
+                      seed: int = 0) -> list[dict]:
+    """The two instance dicts of one H5 local-cue-matched pair (Li et al. 2026, §4.1):
+    an ACT member and an intervention member agreeing on the source's surface cues (see
+    :mod:`prefcert.generators.decision`)."""
+    from .generators.decision import local_cue_pair
+    rng = derive_rng(seed, "h5", structure, n, cell_seed, source, index)
+    cell = f"{structure}-n{n}-s{cell_seed}"
+    pid = f"ai-local-{cell}-{source}-p{index}"
+    out = []
+    for role, task in zip(("act", "intervention"),
+                          local_cue_pair(structure, n, source, oracle_judge, rng)):
+        meta = {"suite": SUITE, "design": "h5", "cell": cell, "structure": structure,
+                "size": n, "seed": cell_seed, "group": None, "pair": pid, "source": source,
+                "role": role}
+        out.append(_finish(task, f"{pid}-{role}", meta))
+    return out
