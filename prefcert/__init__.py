@@ -25,7 +25,8 @@ _EXPORTS: dict[str, str] = {
                      "strongly_stable_matching", "blocking_pairs", "top_trading_cycles",
                      "strict_core", "serial_dictatorship", "max_cardinality_pareto_optimal",
                      "rank_maximal", "utilitarian_matching", "egalitarian_matching",
-                     "necessary_winner", "possible_winner"], "prefcert.api"),
+                     "necessary_winner", "possible_winner", "actionable_decision",
+                     "score_response"], "prefcert.api"),
     **dict.fromkeys(["InstanceError", "CertificateError", "Disagreement", "Undecided"],
                     "prefcert.formal.errors"),
 }

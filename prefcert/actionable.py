@@ -439,3 +439,132 @@ def design_local_pair(structure: str, n: int, cell_seed: int, source: str, index
                 "role": role}
         out.append(_finish(task, f"{pid}-{role}", meta))
     return out
+
+
+# --------------------------------------------------------------------------- prompts
+
+CONDITIONS = ("original", "explicit_json")
+
+_OBJECTIVE_TEXT = {
+    "utilitarian": "utilitarian: make the total of everyone's rank positions as small as "
+                   "possible (rank 1 is a first choice)",
+    "egalitarian": "egalitarian: make the worst rank position anyone ends up with as good "
+                   "as possible",
+    "rank_maximal": "rank-maximal: give as many people as possible their first choice, "
+                    "then, among those options, as many as possible their second choice, "
+                    "and so on",
+    "leximin": "leximin: leave as few people as possible at the worst rank position that "
+               "occurs, then as few as possible at the next worst, and so on",
+}
+_MATCHING_TEXT = {
+    "a_optimal": "A-optimal: the stable matching produced by deferred acceptance with the "
+                 "A side proposing (the best stable matching for every A member)",
+    "b_optimal": "B-optimal: the stable matching produced by deferred acceptance with the "
+                 "B side proposing",
+    "egalitarian": "egalitarian: among stable matchings, the smallest total of both "
+                   "partners' rank positions",
+    "minimum_regret": "minimum regret: among stable matchings, the best worst rank position "
+                      "of any matched person",
+}
+
+
+def _list_text(entries: list) -> str:
+    parts = []
+    for e in entries:
+        if isinstance(e, dict):
+            parts.append("(" + " and ".join(e["unknown"]) +
+                         " in an order that was not reported)")
+        else:
+            parts.append(e)
+    return " > ".join(parts)
+
+
+def _constraint_text(d: dict, c: dict) -> str:
+    s, t = d["structure"], c["type"]
+    if t == "max":
+        unit = " minutes" if c["attribute"] == "commute" else ""
+        return f"[{c['id']}] {c['attribute']} at most {c['value']:,}{unit}"
+    words = {"require": "{a} must receive {i}", "forbid": "{a} must not receive {i}",
+             "unavailable": "{a} cannot attend at {i}",
+             "forced": "{a} must be matched with {i}",
+             "forbidden": "{a} must not be matched with {i}"}[t]
+    return f"[{c['id']}] " + words.format(a=c["agent"], i=c["item"])
+
+
+def render_prompt(d: dict, condition: str = "original") -> str:
+    """The prompt of a decision task (our wording, with the structure of Li et al. 2026's
+    prompts): the situation, every ranking (``>`` = preferred; an unreported order is said
+    so), the objective or the admissible objectives, the hard constraints and the permitted
+    edits, and the response format — loosely described (``original``) or spelled out field
+    by field (``explicit_json``, the explicit output clause of the local-cue study)."""
+    if condition not in CONDITIONS:
+        raise ValueError(f"condition must be one of {CONDITIONS}")
+    s = d["structure"]
+    agents, items = d["agents"], d["items"]
+    lines = []
+    if s == "allocation":
+        lines.append(f"Assign each of the agents {', '.join(agents)} exactly one of the "
+                     f"objects {', '.join(items)}; every object goes to exactly one agent.")
+    elif s == "scheduling":
+        lines.append(f"Choose one time slot among {', '.join(items)} for a meeting of "
+                     f"{', '.join(agents)}.")
+    elif s == "apartment":
+        lines.append(f"Residents {', '.join(agents)} will rent one apartment together; "
+                     f"choose it among {', '.join(items)}.")
+        for i in items:
+            a = d["attributes"][i]
+            lines.append(f"- {i}: rent {a['rent']:,}, commute {a['commute']} minutes")
+    else:
+        lines.append(f"Match every member of side A ({', '.join(agents)}) with one member of "
+                     f"side B ({', '.join(items)}), one to one.")
+    lines.append("Preferences (best first):")
+    for p, lst in d["preferences"].items():
+        lines.append(f"- {p}: {_list_text(lst)}")
+    text = _MATCHING_TEXT if s == "stable_matching" else _OBJECTIVE_TEXT
+    if d["source"] == "objective" and len(d["objectives"]) > 1:
+        lines.append("The user has not said which aggregation rule applies; each of these "
+                     "is admissible:")
+        lines += [f"- {text[o]}" for o in d["objectives"]]
+    else:
+        lines.append(f"Choose by this rule — {text[d['objectives'][0]]}. Every option that "
+                     "is optimal under it is acceptable.")
+    cons = d.get("constraints", [])
+    if cons:
+        lines.append("Hard constraints:")
+        lines += [f"- {_constraint_text(d, c)}" for c in cons]
+        if s == "stable_matching":
+            lines.append("The rule chooses among the stable matchings that meet every hard "
+                         "constraint.")
+    if d.get("permitted_edits"):
+        lines.append("If the constraints cannot all be met, you may change only these: "
+                     + ", ".join(d["permitted_edits"]) + " (each change is one edit: a "
+                     "threshold may be raised to a new whole number, any other constraint "
+                     "dropped); use as few edits as possible.")
+    lines.append("Decide the next step: ACT (give an acceptable choice), ASK-PREFERENCE "
+                 "(ask for the one missing comparison that matters), ASK-OBJECTIVE (ask which "
+                 "rule is meant) or RELAX (propose the smallest permitted change to the "
+                 "constraints and the choice you would make after it). Ask only when no "
+                 "choice is acceptable in every admissible case.")
+    if condition == "original":
+        lines.append("Answer with a JSON object with the fields decision, action, question "
+                     "and repair.")
+        return "\n".join(lines)
+    if s in ("scheduling", "apartment"):
+        act = f'the {"slot" if s == "scheduling" else "apartment"} name, e.g. "{items[0]}"'
+    else:
+        act = f'an object mapping each {"agent" if s == "allocation" else "A member"} to ' \
+              f'its {"object" if s == "allocation" else "partner"}, e.g. ' \
+              f'{{"{agents[0]}": "{items[0]}", ...}}'
+    lines += [
+        "Respond with exactly one JSON object and nothing else:",
+        '{"decision": "ACT" | "ASK-PREFERENCE" | "ASK-OBJECTIVE" | "RELAX", "action": ..., '
+        '"question": ..., "repair": ...}',
+        f"- action: {act}; required for ACT and for RELAX (the choice after the change), "
+        "null otherwise.",
+        '- question: for ASK-PREFERENCE {"agent": name, "items": [the two options whose '
+        'order is missing]}; for ASK-OBJECTIVE {"objectives": [every admissible rule]}; '
+        "null otherwise.",
+        '- repair: for RELAX {"edits": [{"constraint": id, "value": new whole-number '
+        'threshold}]} (omit value when a constraint is dropped); null otherwise.',
+    ]
+    return "\n".join(lines)
