@@ -464,3 +464,124 @@ def test_local_cue_pairs_share_their_cues_and_differ_in_gold(structure, source):
                     [sum((x, i) not in forb for x in d["agents"]) for i in d["items"]])
         assert degrees(a) == degrees(b)
         _agree_with_brute_force(b, _oracle(parse_decision(b)))
+
+
+# --------------------------------------------------------------------------- one check per type
+
+def _apartment(k):
+    return parse_decision(json.loads((ROOT / "instances" / "decision" / "apartment.jsonl")
+                                     .read_text().splitlines()[k]))
+
+
+def _rejects(task, verdict, solution, cert, match):
+    with pytest.raises(CertificateError, match=match):
+        checker.check(SPEC, task, "decision", None, verdict, solution, cert)
+
+
+def test_minimum_repair_check_rejects_each_missing_piece():
+    task = _apartment(5)
+    out = _oracle(task)
+    cert, sol = out.certificate, out.solution
+    _check(task, out)
+    # no conflict left to rule out the repair of 0 edits
+    _rejects(task, "relax", sol, dict(cert, conflicts=[{"constraints": ["rent"]}]),
+             "feasible together")
+    # a claimed minimum of 2 edits: the single-edit repairs are not covered
+    two = dict(cert, edits=2)
+    _rejects(task, "relax", sol, two, "no conflict survives|edits, the minimum")
+    # a repair at a loose threshold
+    loose = copy.deepcopy(cert)
+    loose["repairs"][0]["edits"][0]["value"] = 12000
+    _rejects(task, "relax", {"edits": 1, "repairs": [
+        {"edits": loose["repairs"][0]["edits"], "action": "A3"}, sol["repairs"][1]]},
+        loose, "tight values")
+    # the action after a repair must be accepted
+    bad = copy.deepcopy(cert)
+    bad["repairs"][1]["action"] = "A3"
+    _rejects(task, "relax", {"edits": 1, "repairs": [sol["repairs"][0],
+             dict(sol["repairs"][1], action="A3")]}, bad, "violates|not accepted")
+    # editing a constraint that is not permitted
+    d = json.loads((ROOT / "instances" / "decision" / "apartment.jsonl").read_text()
+                   .splitlines()[5])
+    t2 = parse_decision(dict(d, permitted_edits=["rent"]))
+    _rejects(t2, "relax", sol, cert, "not permitted")
+
+
+def test_shared_action_check_rejects_a_constraint_violation_and_a_wrong_world():
+    task = _apartment(4)                                   # rent <= 10,000, commute <= 18
+    out = _oracle(task)
+    cert = dict(out.certificate, action="A4")
+    _rejects(task, "act", {"action": "A4"}, cert, "violates")
+    task = _apartment(0)
+    out = _oracle(task)
+    cert = copy.deepcopy(out.certificate)
+    cert["worlds"][0]["world"]["preferences"]["R2"] = ["A1", "A2", "A3", "A4"]
+    _rejects(task, "act", out.solution, cert, "not an admissible world")
+    cert = copy.deepcopy(out.certificate)
+    cert["worlds"][0]["proof"] = {"accepted": ["A2"]}
+    _rejects(task, "act", out.solution, cert, "accepted set")
+
+
+def test_pivotal_and_objective_checks_need_the_right_comparison_and_menu():
+    task = _apartment(1)
+    out = _oracle(task)
+    _rejects(task, "ask_preference", {"agent": "R2", "items": ["A3", "A1"]},
+             dict(out.certificate, items=["A3", "A1"]), "not a hidden comparison")
+    _rejects(task, "ask_preference", {"agent": "R1", "items": ["A1", "A2"]},
+             dict(out.certificate, agent="R1"), "not a hidden comparison")
+    task = _apartment(3)
+    out = _oracle(task)
+    _rejects(task, "ask_objective", {"objectives": ["utilitarian"]},
+             dict(out.certificate, objectives=["utilitarian"]), "menu")
+    # an objective certificate on the ACT member of the pair: the worlds share A4
+    act = _apartment(2)
+    w = _oracle(act).certificate["worlds"]
+    _rejects(act, "ask_objective", {"objectives": ["utilitarian"]},
+             {"type": "objective_conflict", "objectives": ["utilitarian"], "worlds": w},
+             "share")
+
+
+def test_allocation_proofs_are_checked_against_duals_and_hall_sets():
+    from prefcert.actionable import design_group
+    tasks_ = {d["meta"]["source"] + "-" + d["meta"]["role"]: d
+              for d in design_group("allocation", 6, 1, 0)}
+    task = parse_decision(tasks_["preference-intervention"])
+    out = _oracle(task)
+    if out.certificate["disjoint"] is not None:
+        bad = copy.deepcopy(out.certificate)
+        bad["disjoint"]["hall"] = bad["disjoint"]["hall"][:1]
+        with pytest.raises(CertificateError):
+            checker.check(SPEC, task, "decision", None, out.verdict, out.solution, bad)
+            raise AssertionError("a one-agent Hall set was accepted")
+    proof = out.certificate["worlds"][0]["proof"]
+    bad = copy.deepcopy(out.certificate)
+    if "duals" in proof:
+        bad["worlds"][0]["proof"]["duals"]["items"][task.items[0]] += 1   # slack, not optimal
+        _rejects(task, out.verdict, out.solution, bad, "not optimal duals")
+    else:
+        bad["worlds"][0]["proof"]["hall"] = None if proof["hall"] else [task.agents[0]]
+        with pytest.raises(CertificateError):
+            checker.check(SPEC, task, "decision", None, out.verdict, out.solution, bad)
+            raise AssertionError("a missing Hall violator was accepted")
+
+
+@settings(max_examples=heavy_examples(60, 25))
+@given(st.integers(2, 7), st.randoms(use_true_random=False))
+def test_rotation_lattice_equals_the_checkers_search_and_brute_force(n, rnd):
+    from prefcert.formal.checker.decision import stable_matchings
+    from prefcert.formal.matching import parse_market
+    from prefcert.oracles.decision import stable_lattice
+    from prefcert.oracles.enumeration import stable_matchings as brute
+    agents = [f"a{i}" for i in range(n)]
+    items = [f"b{i}" for i in range(n)]
+    prefs = {a: rnd.sample(items, n) for a in agents} | {b: rnd.sample(agents, n) for b in items}
+    d = {"domain": "decision", "structure": "stable_matching", "source": "objective",
+         "agents": agents, "items": items, "preferences": prefs, "objectives": ["a_optimal"]}
+    task = parse_decision(d)
+    (world,) = task.worlds()
+    mine = {tuple(sorted(m.items())) for m in stable_lattice(task, world)}
+    theirs = set(stable_matchings(task, world))
+    market = parse_market({"preferences": {"A": {a: prefs[a] for a in agents},
+                                           "B": {b: prefs[b] for b in items}}})
+    ref = {tuple(sorted(m.items())) for m in brute(market, "weak")}
+    assert mine == theirs == ref
