@@ -432,6 +432,10 @@ def _summary(worlds: Sequence[World], results: Sequence[WorldResult]) -> list[di
             for w, r in zip(worlds, results)]
 
 
+def _counts(worlds: Sequence[World], results: Sequence[WorldResult]) -> list[dict]:
+    return [{"world": w.descriptor(), "accepted": r.count} for w, r in zip(worlds, results)]
+
+
 # --------------------------------------------------------------------------- repairs
 
 def _feasible(task: DecisionTask, world: World, cs: ConstraintSet, cache: dict) -> bool:
@@ -534,7 +538,8 @@ def decide(task: DecisionTask) -> Outcome:
             cert = {"type": "shared_action", "action": r.example,
                     "worlds": [_world_entry(w, r)]}
             stats["shared"] = r.count
-            return Outcome("act", {"action": r.example}, cert, stats)
+            sol = {"action": r.example, "worlds": _counts(worlds, results), "shared": r.count}
+            return Outcome("act", sol, cert, stats)
         rep = repairs(task, w, cache)
         stats["repair_values"] = [x.pop("value") for x in rep["repairs"]]
         sol = {"edits": rep["edits"],
@@ -548,17 +553,20 @@ def decide(task: DecisionTask) -> Outcome:
     if x is not None:
         cert = {"type": "shared_action", "action": x,
                 "worlds": [_world_entry(w, r) for w, r in zip(worlds, results)]}
-        return Outcome("act", {"action": x}, cert, stats)
+        sol = {"action": x, "worlds": _counts(worlds, results), "shared": shared}
+        return Outcome("act", sol, cert, stats)
     verdict = INTERVENTION[task.source]
     entries = [_world_entry(w, r) for w, r in zip(worlds, results)]
     if verdict == "ask_objective":
         cert = {"type": "objective_conflict", "objectives": list(task.objectives),
                 "worlds": entries, "disjoint": disjoint}
-        return Outcome(verdict, {"objectives": list(task.objectives)}, cert, stats)
+        return Outcome(verdict, {"objectives": list(task.objectives),
+                                 "worlds": _counts(worlds, results)}, cert, stats)
     agent, pair = pivotal(task, worlds, results)
     cert = {"type": "pivotal_comparison", "agent": agent, "items": pair, "worlds": entries,
             "disjoint": disjoint}
-    return Outcome(verdict, {"agent": agent, "items": pair}, cert, stats)
+    return Outcome(verdict, {"agent": agent, "items": pair,
+                             "worlds": _counts(worlds, results)}, cert, stats)
 
 
 def pivotal(task: DecisionTask, worlds: Sequence[World], results: Sequence[WorldResult]

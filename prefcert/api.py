@@ -873,9 +873,10 @@ def actionable_decision(task: Mapping[str, Any], *, engines: Sequence[str] | Non
     -------
     dict
         The label: ``verdict`` (``act``, ``ask_preference``, ``ask_objective``, ``relax``),
-        ``solution`` (the action; the pivotal comparison; the objective menu; or the
-        minimum number of edits with every minimum repair and an action after it) and its
-        ``certificate``, accepted by the checker (``checked``).
+        ``solution`` (the action; the pivotal comparison; the objective menu — each with
+        the number of accepted actions per world; or the minimum number of edits with
+        every minimum repair and an action after it) and its ``certificate``, accepted by
+        the checker (``checked``).
 
     Raises
     ------
@@ -892,11 +893,13 @@ def actionable_decision(task: Mapping[str, Any], *, engines: Sequence[str] | Non
     ...                         "P2": ["T1", "T2", "T3"], "P3": ["T2", "T1", "T3"]},
     ...         "objectives": ["utilitarian"]}
     >>> lab = actionable_decision(task)
-    >>> lab["verdict"], lab["solution"], lab["checked"]
-    ('ask_preference', {'agent': 'P1', 'items': ['T1', 'T2']}, True)
+    >>> lab["verdict"], lab["solution"]["agent"], lab["solution"]["items"], lab["checked"]
+    ('ask_preference', 'P1', ['T1', 'T2'], True)
+    >>> [w["accepted"] for w in lab["solution"]["worlds"]]     # one optimum per world
+    [1, 1]
     >>> task["preferences"]["P3"] = ["T1", "T2", "T3"]
-    >>> actionable_decision(task)["solution"]
-    {'action': 'T1'}
+    >>> actionable_decision(task)["solution"]["action"]
+    'T1'
 
     Notes
     -----

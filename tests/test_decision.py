@@ -258,8 +258,10 @@ def test_oracle_matches_brute_force_and_its_certificate_checks(d):
     info = _agree_with_brute_force(d, out)
     _check(task, out)
     if out.verdict != "relax":
-        counts = [w["accepted"] for w in out.stats["worlds"]]
+        counts = [w["accepted"] for w in out.solution["worlds"]]
         assert counts == [len(a) for a in info["accs"]]
+    if out.verdict == "act":
+        assert out.solution["shared"] == len(info["common"])
 
 
 @settings(max_examples=heavy_examples(200, 80))
@@ -323,8 +325,9 @@ def test_checker_rejects_an_action_not_shared():
     out = _oracle(task)
     assert out.verdict == "ask_preference"
     cert = {"type": "shared_action", "action": "A1", "worlds": out.certificate["worlds"]}
+    sol = {"action": "A1", "worlds": out.solution["worlds"], "shared": 1}
     with pytest.raises(CertificateError, match="not accepted"):
-        checker.check(SPEC, task, "decision", None, "act", {"action": "A1"}, cert)
+        checker.check(SPEC, task, "decision", None, "act", sol, cert)
 
 
 # --------------------------------------------------------------------------- parsing
@@ -377,19 +380,20 @@ def test_apartment_example_reproduces_the_published_answers():
     for lab in labels.values():
         assert lab["checked"] and {e["engine"] for e in lab["engines"]} == {"oracle", "cpsat"}
     assert labels["apartment-constraint-act"]["verdict"] == "act"
-    assert labels["apartment-constraint-act"]["solution"] == {"action": "A3"}
+    assert labels["apartment-constraint-act"]["solution"]["action"] == "A3"
+    assert labels["apartment-constraint-act"]["solution"]["shared"] == 1
     relax = labels["apartment-constraint-relax"]
     assert relax["verdict"] == "relax"
     assert relax["solution"] == {"edits": 1, "repairs": [
         {"edits": [{"constraint": "rent", "value": 10000}], "action": "A3"},
         {"edits": [{"constraint": "commute", "value": 52}], "action": "A4"}]}
     # the other four tasks of the group, as described in §B.1
-    assert labels["apartment-preference-act"]["solution"] == {"action": "A1"}
+    assert labels["apartment-preference-act"]["solution"]["action"] == "A1"
     assert labels["apartment-preference-ask"]["verdict"] == "ask_preference"
     assert set(labels["apartment-preference-ask"]["solution"]["items"]) == {"A1", "A2"}
-    assert labels["apartment-objective-act"]["solution"] == {"action": "A4"}
-    assert labels["apartment-objective-ask"]["solution"] == {
-        "objectives": ["utilitarian", "egalitarian"]}
+    assert labels["apartment-objective-act"]["solution"]["action"] == "A4"
+    assert labels["apartment-objective-ask"]["solution"]["objectives"] == [
+        "utilitarian", "egalitarian"]
 
 
 def test_label_and_check_through_the_console_script(tmp_path):
@@ -511,7 +515,7 @@ def test_shared_action_check_rejects_a_constraint_violation_and_a_wrong_world():
     task = _apartment(4)                                   # rent <= 10,000, commute <= 18
     out = _oracle(task)
     cert = dict(out.certificate, action="A4")
-    _rejects(task, "act", {"action": "A4"}, cert, "violates")
+    _rejects(task, "act", dict(out.solution, action="A4"), cert, "violates")
     task = _apartment(0)
     out = _oracle(task)
     cert = copy.deepcopy(out.certificate)
@@ -525,18 +529,21 @@ def test_shared_action_check_rejects_a_constraint_violation_and_a_wrong_world():
 def test_pivotal_and_objective_checks_need_the_right_comparison_and_menu():
     task = _apartment(1)
     out = _oracle(task)
-    _rejects(task, "ask_preference", {"agent": "R2", "items": ["A3", "A1"]},
+    _rejects(task, "ask_preference", dict(out.solution, items=["A3", "A1"]),
              dict(out.certificate, items=["A3", "A1"]), "not a hidden comparison")
-    _rejects(task, "ask_preference", {"agent": "R1", "items": ["A1", "A2"]},
+    _rejects(task, "ask_preference", dict(out.solution, agent="R1"),
              dict(out.certificate, agent="R1"), "not a hidden comparison")
+    wrong = copy.deepcopy(out.solution)
+    wrong["worlds"][0]["accepted"] += 1
+    _rejects(task, "ask_preference", wrong, out.certificate, "accepted counts")
     task = _apartment(3)
     out = _oracle(task)
-    _rejects(task, "ask_objective", {"objectives": ["utilitarian"]},
+    _rejects(task, "ask_objective", dict(out.solution, objectives=["utilitarian"]),
              dict(out.certificate, objectives=["utilitarian"]), "menu")
     # an objective certificate on the ACT member of the pair: the worlds share A4
     act = _apartment(2)
     w = _oracle(act).certificate["worlds"]
-    _rejects(act, "ask_objective", {"objectives": ["utilitarian"]},
+    _rejects(act, "ask_objective", {"objectives": ["utilitarian"], "worlds": []},
              {"type": "objective_conflict", "objectives": ["utilitarian"], "worlds": w},
              "share")
 

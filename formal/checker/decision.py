@@ -557,6 +557,52 @@ def _single_world(task: DecisionTask) -> World:
     return w
 
 
+# --------------------------------------------------------------------------- summaries
+
+#: accepted allocations are counted (a 2^n dynamic programme) up to this many agents
+MAX_COUNT_AGENTS = 16
+
+
+def count_perfect(task: DecisionTask, adj: Mapping[str, set[str]]) -> int | None:
+    """The number of perfect matchings of ``adj`` (agent -> items), by dynamic programming
+    over the sets of items used; None above :data:`MAX_COUNT_AGENTS`."""
+    if len(task.agents) > MAX_COUNT_AGENTS:
+        return None
+    bit = {i: 1 << k for k, i in enumerate(task.items)}
+    ways = {0: 1}
+    for a in task.agents:
+        nxt: dict[int, int] = {}
+        for used, c in ways.items():
+            for i in adj[a]:
+                if not used & bit[i]:
+                    nxt[used | bit[i]] = nxt.get(used | bit[i], 0) + c
+        ways = nxt
+    return sum(ways.values())
+
+
+def count_accepted(task: DecisionTask, accs: list[Acceptance]) -> int | None:
+    """How many actions every one of ``accs`` accepts."""
+    if accs[0].members is not None:
+        return len(frozenset.intersection(*(a.members for a in accs)))
+    return count_perfect(task, {a: set.intersection(*(acc.graph[a] for acc in accs))
+                                for a in task.agents})
+
+
+def _check_summary(task: DecisionTask, solution: dict,
+                   entries: list[tuple[World, Acceptance]], shared: bool) -> None:
+    """The label's ``worlds`` (per world, its number of accepted actions) and, for act,
+    ``shared`` (the number of actions accepted in every world), recounted."""
+    want = [{"world": w.descriptor(), "accepted": count_accepted(task, [a])}
+            for w, a in entries]
+    if solution.get("worlds") != want:
+        raise CertificateError(f"the label's per-world accepted counts are not "
+                               f"{[x['accepted'] for x in want]}")
+    if shared:
+        n = count_accepted(task, [a for _, a in entries])
+        if solution.get("shared") != n:
+            raise CertificateError(f"the label's number of shared accepted actions is not {n}")
+
+
 # --------------------------------------------------------------------------- certificate types
 
 def _want_source(task: DecisionTask, sources: tuple[str, ...], kind: str) -> None:
@@ -570,18 +616,22 @@ def check_shared_action(task: DecisionTask, question: str, params, verdict: str,
                         certificate: dict) -> None:
     """An ``action`` accepted in every admissible world: one verified world proof per world
     (for the constraint source, the stated constraints' one world); the solution is
-    ``{"action": action}``."""
+    ``{"action": action, "worlds": [{"world", "accepted": count}], "shared": count}``."""
     x = certificate.get("action")
     key = _read_assignment(task, x, "action")
-    if not isinstance(solution, dict) or solution.get("action") != x:
-        raise CertificateError("the label's solution must be {'action': the certified action}")
+    if not isinstance(solution, dict) or set(solution) != {"action", "worlds", "shared"} \
+            or solution["action"] != x:
+        raise CertificateError("the label's solution must be {'action': the certified "
+                               "action, 'worlds': …, 'shared': …}")
     cs = stated(task)
     if not satisfies(task, cs, key):
         raise CertificateError("the action violates a stated constraint")
-    for w, acc in _certified_worlds(task, cs, certificate.get("worlds"), every=True):
+    entries = _certified_worlds(task, cs, certificate.get("worlds"), every=True)
+    for w, acc in entries:
         if key not in acc:
             raise CertificateError(f"the action is not accepted in world "
                                    f"{_canon(w.descriptor())[:120]}")
+    _check_summary(task, solution, entries, shared=True)
 
 
 @SPEC.certificate("pivotal_comparison", proves={"decision": "ask_preference"})
@@ -590,7 +640,8 @@ def check_pivotal_comparison(task: DecisionTask, question: str, params, verdict:
     """Preference source: the hidden comparison ``agent``: ``items`` [a, b] and admissible
     ``worlds`` (with proofs) whose accepted sets share nothing (``disjoint``: a Hall violator
     of the intersected tight graphs for allocation). With one hidden pair the worlds are its
-    two orders; the solution is ``{"agent": …, "items": [a, b]}``."""
+    two orders; the solution is ``{"agent": …, "items": [a, b], "worlds": [{"world",
+    "accepted": count}]}``."""
     _want_source(task, ("preference",), "pivotal_comparison")
     agent, pair = certificate.get("agent"), certificate.get("items")
     if not isinstance(pair, list) or len(pair) != 2:
@@ -598,10 +649,11 @@ def check_pivotal_comparison(task: DecisionTask, question: str, params, verdict:
     hidden = {(p, frozenset((a, b))) for p, a, b in task.hidden_pairs()}
     if (agent, frozenset(pair)) not in hidden:
         raise CertificateError(f"{agent!r}: {pair} is not a hidden comparison of the task")
-    if solution != {"agent": agent, "items": pair}:
+    if not isinstance(solution, dict) or set(solution) != {"agent", "items", "worlds"} or \
+            (solution["agent"], solution["items"]) != (agent, pair):
         raise CertificateError("the label's solution must name the certified comparison")
     cs = stated(task)
-    if not is_feasible_everywhere(task, cs):
+    if not is_feasible(task, cs):
         raise CertificateError("a world is infeasible: asking needs every world feasible")
     entries = _certified_worlds(task, cs, certificate.get("worlds"), every=False)
     if len(entries) < 2:
@@ -609,6 +661,7 @@ def check_pivotal_comparison(task: DecisionTask, question: str, params, verdict:
     if task.world_count() == 2 and len(entries) != 2:
         raise CertificateError("both worlds of the hidden comparison must be given")
     _empty_intersection(task, [a for _, a in entries], certificate.get("disjoint"))
+    _check_summary(task, solution, entries, shared=False)
 
 
 @SPEC.certificate("objective_conflict", proves={"decision": "ask_objective"})
@@ -616,12 +669,13 @@ def check_objective_conflict(task: DecisionTask, question: str, params, verdict:
                              solution, certificate: dict) -> None:
     """Objective source: the whole menu ``objectives``, one verified world per objective,
     and a proof (``disjoint``) that their accepted sets share nothing; the solution is
-    ``{"objectives": menu}``."""
+    ``{"objectives": menu, "worlds": [{"world", "accepted": count}]}``."""
     _want_source(task, ("objective",), "objective_conflict")
     menu = certificate.get("objectives")
     if menu != list(task.objectives):
         raise CertificateError(f"'objectives' must be the task's menu {list(task.objectives)}")
-    if solution != {"objectives": menu}:
+    if not isinstance(solution, dict) or set(solution) != {"objectives", "worlds"} or \
+            solution["objectives"] != menu:
         raise CertificateError("the label's solution must list the menu")
     cs = stated(task)
     entries = _certified_worlds(task, cs, certificate.get("worlds"), every=True)
@@ -632,11 +686,7 @@ def check_objective_conflict(task: DecisionTask, question: str, params, verdict:
     if not is_feasible(task, cs):
         raise CertificateError("the stated constraints are infeasible")
     _empty_intersection(task, [a for _, a in entries], certificate.get("disjoint"))
-
-
-def is_feasible_everywhere(task: DecisionTask, cs: ConstraintSet) -> bool:
-    """Every world has a feasible action (only stable matching depends on the world)."""
-    return is_feasible(task, cs)
+    _check_summary(task, solution, entries, shared=False)
 
 
 @SPEC.certificate("minimum_repair", proves={"decision": "relax"})

@@ -57,9 +57,10 @@ def agreement_key(o: Outcome) -> str:
         vals = o.stats.get("repair_values") or [None] * len(sol.get("repairs", []))
         key.append(sol.get("edits"))
         key.append(sorted(_canon([r["edits"], v]) for r, v in zip(sol["repairs"], vals)))
-    elif o.verdict == "ask_objective" or (o.verdict == "ask_preference"
-                                         and o.stats.get("hidden") == 1):
-        key.append(sol)
+    elif o.verdict == "ask_objective":
+        key.append(sol["objectives"])
+    elif o.verdict == "ask_preference" and o.stats.get("hidden") == 1:
+        key.append([sol["agent"], sol["items"]])
     return _canon(key)
 
 
