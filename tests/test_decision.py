@@ -249,7 +249,7 @@ def _agree_with_brute_force(d, out):
     return info
 
 
-@settings(max_examples=heavy_examples(300, 150))
+@settings(max_examples=heavy_examples(600, 400))
 @pytest.mark.heavy
 @given(tasks())
 def test_oracle_matches_brute_force_and_its_certificate_checks(d):
@@ -264,7 +264,7 @@ def test_oracle_matches_brute_force_and_its_certificate_checks(d):
         assert out.solution["shared"] == len(info["common"])
 
 
-@settings(max_examples=heavy_examples(200, 80))
+@settings(max_examples=heavy_examples(400, 200))
 @pytest.mark.heavy
 @given(tasks())
 def test_encoding_matches_oracle_and_brute_force(d):
@@ -304,7 +304,7 @@ def _tamper_cases(task, out):
         yield "an empty conflict", c
 
 
-@settings(max_examples=heavy_examples(150, 60))
+@settings(max_examples=heavy_examples(300, 150))
 @given(tasks())
 def test_checker_rejects_tampered_certificates(d):
     task = parse_decision(d)
