@@ -157,15 +157,27 @@ def _question_names(q: Any) -> tuple[str | None, list[str] | None, str]:
 
 def judge_question_preference(task: DecisionTask, label: dict, q: Any,
                               options: ParseOptions = ParseOptions()) -> tuple[bool, str]:
-    """Does ``q`` name the label's pivotal comparison?"""
+    """Does ``q`` name the label's pivotal comparison? An object ``{"agent", "items"}`` or a
+    list of the two items is compared directly; free text must mention both items and no
+    other name than the agent whose comparison it is (in a stable matching the compared
+    names may be agents of side A, when a side-B member's list is incomplete)."""
     want_agent, want = label["solution"]["agent"], set(label["solution"]["items"])
     agent, items, text = _question_names(q)
     if items is None:
         if not text:
             return False, "no question"
-        items = sorted(_mentions(text, task.items))
-        named = _mentions(text, task.parties)
-        agent = next(iter(named), None) if len(named) == 1 else (None if not named else "?")
+        names = task.items if task.structure != "stable_matching" else \
+            task.agents + task.items
+        mentioned = _mentions(text, set(names) | set(task.parties))
+        extra = mentioned - want
+        if not want <= mentioned:
+            return False, f"asks about {sorted(mentioned)}; the pivotal comparison is " \
+                          f"{sorted(want)}"
+        if extra - {want_agent}:
+            return False, f"the question also names {sorted(extra - {want_agent})}"
+        if options.require_agent and want_agent not in mentioned:
+            return False, "the question does not name the agent"
+        return True, "names the pivotal comparison"
     if set(items) != want or len(items) != 2:
         return False, f"asks about {sorted(items)}, the pivotal comparison is {sorted(want)}"
     if agent is not None and agent != want_agent:

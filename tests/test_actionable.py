@@ -196,3 +196,21 @@ def test_unparsed_responses_stay_in_the_denominators(labelled):
     assert not j["parsed"] and j["error"] == "unparsed"
     s = scores([j])
     assert s["accuracy"] == 0 and s["unparsed"] == 1 and s["missed"] == 0
+
+
+def test_pivotal_question_on_a_receivers_list_names_two_proposers():
+    """Stable matching: a hidden comparison of a side-B member is between two A members."""
+    task_d = {"domain": "decision", "structure": "stable_matching", "source": "preference",
+              "agents": ["A1", "A2"], "items": ["B1", "B2"],
+              "preferences": {"A1": ["B1", "B2"], "A2": ["B1", "B2"],
+                              "B1": [{"unknown": ["A1", "A2"]}], "B2": ["A1", "A2"]},
+              "objectives": ["a_optimal"]}
+    from prefcert.oracles.decision import decide
+    task = parse_decision(task_d)
+    out = decide(task)
+    assert out.verdict == "ask_preference"            # B1 keeps whichever A it prefers
+    lab = {"verdict": out.verdict, "solution": out.solution, "certificate": out.certificate}
+    for q, ok in (("Does B1 prefer A1 or A2?", True), ("A2 or A1, B1?", True),
+                  ("Does B2 prefer A1 or A2?", False), ("Does B1 prefer A1 or B2?", False),
+                  ({"agent": "B1", "items": ["A2", "A1"]}, True)):
+        assert judge_response(task, lab, r("ASK-PREFERENCE", question=q))["fc"] is ok, q
