@@ -242,11 +242,14 @@ PAIRS = {"preference": preference_pair, "objective": objective_pair,
          "constraint": constraint_pair}
 
 
-def group(structure: str, n: int, judge: Judge, rng: random.Random, attempts: int = 50
-          ) -> dict[str, tuple[dict, dict]]:
+def group(structure: str, n: int, judge: Judge, rng: random.Random, attempts: int = 50,
+          stats: dict | None = None) -> dict[str, tuple[dict, dict]]:
     """One six-task group: source -> (ACT member, intervention member), all from one
-    base (redrawn until every pair exists). Raises Exhausted after ``attempts`` bases."""
+    base (redrawn until every pair exists). Raises Exhausted after ``attempts`` bases.
+    ``stats["draws"]`` counts the bases drawn."""
     for _ in range(attempts):
+        if stats is not None:
+            stats["draws"] = stats.get("draws", 0) + 1
         base = base_content(structure, n, rng)
         out = {}
         for source, make in PAIRS.items():
@@ -363,13 +366,15 @@ def constraint_cue(task: dict) -> tuple:
 
 
 def local_cue_pair(structure: str, n: int, source: str, judge: Judge, rng: random.Random,
-                   attempts: int = 400) -> tuple[dict, dict]:
+                   attempts: int = 400, stats: dict | None = None) -> tuple[dict, dict]:
     """One local-cue-matched pair (ACT member, intervention member) of ``source``: draws
     tasks until an ACT and an intervention task share their cue (module docstring).
-    Raises Exhausted after ``attempts`` draws."""
+    Raises Exhausted after ``attempts`` draws; ``stats["draws"]`` counts them."""
     want = INTERVENTION[source]
     pool: dict[str, dict[tuple, dict]] = {"act": {}, want: {}}
     for _ in range(attempts):
+        if stats is not None:
+            stats["draws"] = stats.get("draws", 0) + 1
         base = base_content(structure, n, rng)
         if source == "constraint" and structure == "allocation":
             got = compatibility_pair(base, rng)

@@ -419,17 +419,18 @@ def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: in
                  ) -> list[dict]:
     """The six instance dicts of one V3 group (Li et al. 2026, §2.2): per source an ACT
     member and an intervention member from one base, with ``meta`` giving the suite, design
-    ``v3``, cell, group, pair, source and role."""
+    ``v3``, cell, group, pair, source, role and the number of bases drawn."""
     from .generators.decision import group
     rng = derive_rng(seed, "v3", structure, n, cell_seed, index)
     cell = f"{structure}-n{n}-s{cell_seed}"
     gid = f"ai-{cell}-g{index:02d}"
     out = []
-    for source, pair in group(structure, n, oracle_judge, rng).items():
+    stats: dict = {}
+    for source, pair in group(structure, n, oracle_judge, rng, stats=stats).items():
         for role, task in zip(("act", "intervention"), pair):
             meta = {"suite": SUITE, "design": "v3", "cell": cell, "structure": structure,
                     "size": n, "seed": cell_seed, "group": gid, "pair": f"{gid}-{source}",
-                    "source": source, "role": role}
+                    "source": source, "role": role, "draws": stats["draws"]}
             out.append(_finish(task, f"{gid}-{source}-{role}", meta))
     return out
 
@@ -444,11 +445,12 @@ def design_local_pair(structure: str, n: int, cell_seed: int, source: str, index
     cell = f"{structure}-n{n}-s{cell_seed}"
     pid = f"ai-local-{cell}-{source}-p{index}"
     out = []
-    for role, task in zip(("act", "intervention"),
-                          local_cue_pair(structure, n, source, oracle_judge, rng)):
+    stats: dict = {}
+    pair = local_cue_pair(structure, n, source, oracle_judge, rng, stats=stats)
+    for role, task in zip(("act", "intervention"), pair):
         meta = {"suite": SUITE, "design": "h5", "cell": cell, "structure": structure,
                 "size": n, "seed": cell_seed, "group": None, "pair": pid, "source": source,
-                "role": role}
+                "role": role, "draws": stats["draws"]}
         out.append(_finish(task, f"{pid}-{role}", meta))
     return out
 
