@@ -405,11 +405,11 @@ def local_cue_pair(structure: str, n: int, source: str, judge: Judge, rng: rando
             cs = rng.choice(cands[0])
             t = with_source(base, "constraint", [_objective(structure, rng)],
                             constraints=cs, permitted_edits=[c["id"] for c in cs])
-        v, stats = judge(t)
-        if v not in pool or (v == "relax" and stats.get("edits") != 1):
+        v, st = judge(t)
+        if v not in pool or (v == "relax" and st.get("edits") != 1):
             continue
-        cue = preference_cue(t, stats) if source == "preference" else \
-            objective_cue(t, stats) if source == "objective" else constraint_cue(t)
+        cue = preference_cue(t, st) if source == "preference" else \
+            objective_cue(t, st) if source == "objective" else constraint_cue(t)
         pool[v].setdefault(cue, t)
         other = pool[want if v == "act" else "act"].get(cue)
         if other is not None:

@@ -592,3 +592,11 @@ def test_rotation_lattice_equals_the_checkers_search_and_brute_force(n, rnd):
                                            "B": {b: prefs[b] for b in items}}})
     ref = {tuple(sorted(m.items())) for m in brute(market, "weak")}
     assert mine == theirs == ref
+
+
+def test_designs_count_their_draws():
+    """Regression: the local-cue sampler's judge result once shadowed its draw counter."""
+    from prefcert.actionable import design_group, design_local_pair
+    a, b = design_local_pair("scheduling", 4, 0, "objective", 0)
+    assert a["meta"]["draws"] == b["meta"]["draws"] >= 2      # an ACT and an ASK draw
+    assert all(d["meta"]["draws"] >= 1 for d in design_group("apartment", 4, 0, 0))
