@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
                      "rank_maximal", "utilitarian_matching", "egalitarian_matching",
                      "necessary_winner", "possible_winner", "actionable_decision",
                      "score_response"], "prefcert.api"),
+    **dict.fromkeys(["create_dataset", "score_answer"], "prefcert.bench.dataset"),
     **dict.fromkeys(["InstanceError", "CertificateError", "Disagreement", "Undecided"],
                     "prefcert.formal.errors"),
 }
