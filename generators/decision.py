@@ -290,14 +290,18 @@ def _max_matching(agents, edges: set[tuple[str, str]]) -> int:
     return sum(aug(a, set()) for a in agents)
 
 
-def compatibility_pair(base: dict, rng: random.Random, tries: int = 400
+def compatibility_pair(base: dict, rng: random.Random, tries: int = 400,
+                       stats: dict | None = None
                        ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]] | None:
     """Two compatibility graphs on the base's agents and items with identical degrees of
     every agent and every item: the first has a perfect matching, the second a maximum
-    matching one short (degree-preserving double edge swaps a–i, b–j -> a–j, b–i)."""
+    matching one short (degree-preserving double edge swaps a–i, b–j -> a–j, b–i).
+    ``stats["draws"]`` counts the graphs drawn."""
     agents, items = base["agents"], base["items"]
     n = len(agents)
-    for _ in range(tries):
+    for k in range(tries):
+        if stats is not None and k:
+            stats["draws"] = stats.get("draws", 0) + 1
         # a graph without a perfect matching: a Hall violator S (|S| = s) whose agents only
         # see s - 1 items, plus random edges elsewhere
         s = rng.randint(2, max(2, n // 2))
@@ -377,7 +381,7 @@ def local_cue_pair(structure: str, n: int, source: str, judge: Judge, rng: rando
             stats["draws"] = stats.get("draws", 0) + 1
         base = base_content(structure, n, rng)
         if source == "constraint" and structure == "allocation":
-            got = compatibility_pair(base, rng)
+            got = compatibility_pair(base, rng, stats=stats)
             if got is None:
                 continue
             obj = _objective(structure, rng)
