@@ -29,6 +29,7 @@ DOMAINS: dict[str, tuple[str, str]] = {
     "preference": ("queries", "preference"),
     "election": ("election", "election"),
     "hospitals_residents": ("hospitals", "hospitals_residents"),
+    "decision": ("decision", "decision"),
 }
 
 

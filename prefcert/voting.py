@@ -241,7 +241,7 @@ def render_prompt(instance: dict, framing: str) -> str:
 
 # --------------------------------------------------------------------------- scoring
 
-def score_response(instance: dict, solution: dict, text: str | None) -> dict:
+def score_ballot(instance: dict, solution: dict, text: str | None) -> dict:
     """Score one response against the instance's certified manipulation label.
 
     Parameters
@@ -271,7 +271,7 @@ def score_response(instance: dict, solution: dict, text: str | None) -> dict:
     >>> inst = {"candidates": ["A", "B", "C"], "tie_break": ["A", "B", "C"],
     ...         "rule": "borda", "ballots": [["B", "C", "A"]],
     ...         "manipulator": {"ranking": ["A", "B", "C"]}}
-    >>> r = score_response(inst, {"sincere_winner": "B", "best_winner": "A"},
+    >>> r = score_ballot(inst, {"sincere_winner": "B", "best_winner": "A"},
     ...                    "Final ballot: A > C > B")
     >>> r["outcome"], r["S"], r["O"], r["delta"], r["category"]
     ('A', 1, 1, 1, 'optimal')
@@ -366,7 +366,7 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
     """One metric over scored records with its stratified cluster-bootstrap interval.
 
     Records carry ``instance_id``, ``rule``, ``m``, ``stratum`` (``manipulable`` /
-    ``non_manipulable``) and the fields of :func:`score_response`. MDR, OMR and both
+    ``non_manipulable``) and the fields of :func:`score_ballot`. MDR, OMR and both
     near-miss readings use manipulable instances only, FMR (both readings) the
     non-manipulable ones, IGR all responses; Δ̄ and Ḡ are over valid responses on
     manipulable instances (the named alternative counts invalid responses as Δ = 0).

@@ -10,7 +10,7 @@ from prefcert.voting import (
     metric,
     parse_ballot,
     render_prompt,
-    score_response,
+    score_ballot,
 )
 
 ABC = ["A", "B", "C"]
@@ -75,21 +75,21 @@ def test_prompts_differ_in_exactly_one_sentence():
 
 
 def test_score_response_categories():
-    best = score_response(INST, SOL, "Final ballot: A > C > B")
+    best = score_ballot(INST, SOL, "Final ballot: A > C > B")
     assert (best["S"], best["O"], best["outcome"], best["delta"], best["gap"]) == \
         (1, 1, "A", 1, 0)
     assert best["category"] == "optimal"
-    sincere = score_response(INST, SOL, "A > B > C")
+    sincere = score_ballot(INST, SOL, "A > B > C")
     assert (sincere["S"], sincere["O"], sincere["sincere"], sincere["category"]) == \
         (0, 0, True, "sincere")
     assert sincere["delta"] == 0 and sincere["gap"] == 1
     # C > A > B: A 1, B 2, C 2+1=3 -> C wins, worse (rank 3 vs 2)
-    worse = score_response(INST, SOL, "C > A > B")
+    worse = score_ballot(INST, SOL, "C > A > B")
     assert worse["outcome"] == "C" and worse["delta"] == -1 and not worse["S"]
     assert worse["category"] in ("non_profitable", "rule_error", "tie_breaking_error")
-    bad = score_response(INST, SOL, "A > B")
+    bad = score_ballot(INST, SOL, "A > B")
     assert not bad["valid"] and bad["category"] == "invalid" and bad["S"] == 0
-    assert score_response(INST, SOL, None)["reason"] == "timeout"
+    assert score_ballot(INST, SOL, None)["reason"] == "timeout"
 
 
 def test_tie_breaking_error_is_detected():
@@ -99,7 +99,7 @@ def test_tie_breaking_error_is_detected():
     report profitable only under the reversed τ is a tie-breaking error."""
     inst = {**INST, "ballots": [["B", "A", "C"]], "manipulator": {"ranking": ["C", "B", "A"]}}
     sol = {"sincere_winner": "B", "best_winner": "B"}
-    r = score_response(inst, sol, "C > A > B")
+    r = score_ballot(inst, sol, "C > A > B")
     assert r["outcome"] == "A" and r["delta"] == -1 and r["category"] == "tie_breaking_error"
 
 

@@ -11,8 +11,8 @@ generation is not stated, and the paper's RNG is not published, so the instances
 not the paper's).
 
 Every instance carries its certified ``manipulation`` label (the enumeration certificate:
-w₀, w*, |M|, |B*| and the outcome of every report, replayed by the checker) and is
-cross-checked against the second exact engine (the BTT greedy / the IRV search).
+w₀, w*, |M|, |B*| and the outcome of every report, replayed by the checker), on which the
+second exact engine (the BTT greedy / the IRV search) agrees with its own certificate.
 
 Readings where the source is silent (each with its named alternative):
 
@@ -36,7 +36,7 @@ from collections.abc import Sequence
 
 from ...formal.election import RULES, parse_election
 from ...generators.election import impartial_culture_election
-from ...voting import FRAMINGS, METRICS, metric, render_prompt, score_response
+from ...voting import FRAMINGS, METRICS, metric, render_prompt, score_ballot
 from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
 from ..stats import proportion
 
@@ -102,18 +102,16 @@ def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
 
 def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPrompt) -> str:
     """The oracle's answer: an optimal report (the sincere ballot when none is
-    profitable). Raises when the certified label differs from the sampler's enumeration
-    or from the second exact engine."""
-    from ...domains.election import DOMAIN
+    profitable). Raises when the certified label differs from the sampler's enumeration.
+    The labels are certified by both exact engines (``engines``): enumeration and the
+    BTT greedy / IRV search must agree, and both certificates pass the checker."""
     (lab,) = labels
     sol, exp = lab["solution"], task.payload["expected"]
     if any(sol[k] != v for k, v in exp.items()):
         raise RuntimeError(f"certified label of {lab['id']} differs from the sampler")
+    if {e["engine"] for e in lab["engines"]} != {"oracle", "reachability"}:
+        raise RuntimeError(f"label {lab['id']} is not certified by both engines")
     e = parse_election(task.instances[0])
-    other = DOMAIN.questions["manipulation"].engines["reachability"](
-        e, {}, time_limit=10.0, seed=0)
-    if (other.verdict, other.solution["best_winner"]) != (lab["verdict"], sol["best_winner"]):
-        raise RuntimeError(f"the reachability engine disagrees on {lab['id']}")
     ballot = sol["ballot"] if sol["ballot"] is not None else (
         sorted(e.manipulator.approved, key=e.candidates.index) if task.payload["rule"] ==
         "approval" else [g[0] for g in e.manipulator.ranking])
@@ -137,7 +135,7 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     (lab,) = entry.labels
     inst = entry.instances[lab["id"]]
     sol = lab["solution"]
-    r = score_response(inst, sol, None if answer is None else _body(answer))
+    r = score_ballot(inst, sol, None if answer is None else _body(answer))
     e = entry.model(lab["id"])
     pos = e.true_pos
     cell = prompt["cell"]
@@ -321,4 +319,4 @@ SUITE = Suite(
                 "four framings (Amiri-Margavi et al. 2026).",
     sizes=SIZES, per_cell=20, seed=SEED, rows=rows, sample=sample, render=render,
     gold=gold, score=score, metrics=metrics, feedback=feedback, plots=plots,
-    calibration=calibration, expected_total=2400)
+    calibration=calibration, expected_total=2400, engines=("oracle", "reachability"))
