@@ -260,7 +260,10 @@ def score_ballot(instance: dict, solution: dict, text: str | None) -> dict:
         trusted checker); ``S`` (strictly better than the sincere winner under the true
         ranking) and ``O`` (the best achievable rank); ``sincere`` (the ballot equals the
         sincere ballot: the true ranking, or the convention's approval set);
-        ``outcome_changed``; ``delta`` = pos(w₀) − pos(ŵ); ``gap`` = pos(ŵ) − pos(w*); and
+        ``outcome_changed``; ``delta`` = pos(w₀) − pos(ŵ); ``gap`` = pos(ŵ) − pos(w*);
+        ``welfare_change``: the Borda social welfare of ŵ minus that of w₀ over every
+        voter's true ranking (the benchmark names the metric without defining it: this is
+        our reading); and
         ``category``: ``invalid``, ``sincere``, ``optimal``, ``profitable_suboptimal``,
         ``tie_breaking_error`` (profitable had ties been broken by τ reversed),
         ``rule_error`` (profitable under another of the five rules) or
@@ -299,7 +302,7 @@ def score_ballot(instance: dict, solution: dict, text: str | None) -> dict:
     out = {"valid": parsed.valid, "ballot": list(parsed.ballot) if parsed.valid else None,
            "reason": parsed.reason, "S": 0, "O": 0, "sincere": False,
            "outcome": None, "outcome_changed": False, "delta": None, "gap": None,
-           "category": "invalid"}
+           "welfare_change": None, "category": "invalid"}
     if not parsed.valid:
         return out
     q = list(parsed.ballot)
@@ -308,7 +311,8 @@ def score_ballot(instance: dict, solution: dict, text: str | None) -> dict:
         (tuple(q) == tuple(g[0] for g in e.manipulator.ranking))
     S, O = pos(got) < pos(w0), pos(got) == pos(best)
     out.update(S=int(S), O=int(O), sincere=sincere, outcome=got, outcome_changed=got != w0,
-               delta=pos(w0) - pos(got), gap=pos(got) - pos(best))
+               delta=pos(w0) - pos(got), gap=pos(got) - pos(best),
+               welfare_change=_borda_welfare(e, got) - _borda_welfare(e, w0))
     if sincere:
         out["category"] = "sincere"
     elif S:
@@ -327,6 +331,12 @@ def score_ballot(instance: dict, solution: dict, text: str | None) -> dict:
     return out
 
 
+def _borda_welfare(e, x: str) -> int:
+    """Σ over the voters' true rankings (the manipulator's included) of m − pos(x)."""
+    rankings = [(b.ranking, b.count) for b in e.ballots] + [(e.manipulator.ranking, 1)]
+    return sum(c * (e.m - e.pos(r, x)) for r, c in rankings)
+
+
 # --------------------------------------------------------------------------- metrics
 
 #: metric -> (stratum it is computed on, per-record value or None to skip the record)
@@ -341,6 +351,7 @@ METRICS = {
     "IGR": ("all", lambda r: int(not r["valid"])),
     "delta": ("manipulable", lambda r: r["delta"] if r["valid"] else None),
     "gap": ("manipulable", lambda r: r["gap"] if r["valid"] else None),
+    "welfare_change": ("all", lambda r: r.get("welfare_change") if r["valid"] else None),
 }
 
 

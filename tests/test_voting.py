@@ -283,3 +283,11 @@ def test_suite_scores_gold_sincere_and_invalid_answers(vm_bench, tmp_path):
     scores, rows = _score(vm_bench, tmp_path, bad, "bad")
     assert [s["verdict"] for s in scores] == ["invalid"] * 8 + ["timeout"]
     assert all(s["S"] == 0 and s["O"] == 0 for s in scores)
+
+
+def test_welfare_change_is_the_borda_welfare_difference():
+    """INST: true rankings A > B > C (the manipulator) and B > C > A. Borda welfare of A:
+    2 + 0 = 2, of B: 1 + 2 = 3; the optimal report moves the winner from B to A: −1."""
+    r = score_ballot(INST, SOL, "Final ballot: A > C > B")
+    assert r["welfare_change"] == -1
+    assert score_ballot(INST, SOL, "A > B > C")["welfare_change"] == 0

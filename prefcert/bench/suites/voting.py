@@ -140,7 +140,7 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     pos = e.true_pos
     cell = prompt["cell"]
     extra = {**{k: r[k] for k in ("valid", "S", "O", "sincere", "outcome", "outcome_changed",
-                                  "delta", "gap", "category")},
+                                  "delta", "gap", "welfare_change", "category")},
              "instance_id": lab["id"], "rule": cell["rule"], "m": cell["size"],
              "stratum": cell["stratum"], "framing": cell["format"],
              "oracle": {"reports": sol["reports"], "profitable": sol["profitable"],
