@@ -38,6 +38,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "feedback": ("prefcert.cli_bench:feedback", "Verifier feedback on one answer (never the solution)."),
     "refine": ("prefcert.cli_bench:refine", "Up to three rounds of answer and feedback against a command."),
     "report": ("prefcert.cli_bench:report", "One self-contained HTML page of plots for scored answers."),
+    "counterexample": ("prefcert.cli_counterexample:counterexample",
+                       "A smallest instance on which a property fails, with a certificate."),
+    "audit-library": ("prefcert.cli_audit_library:audit_library",
+                      "Certify or refute a peer library's answers (matching, algmatch)."),
     "consistency": ("prefcert.cli_consistency:consistency", "Self-consistency audit of willingness-to-pay answers."),
     "risk": ("prefcert.cli_consistency:risk", "Rational value risk of sampled answers, prefcert as the verifier."),
 }

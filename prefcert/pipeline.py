@@ -64,12 +64,14 @@ def plan(instances: Iterable[Instance], questions: list | None = None) -> list[J
 
 
 def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float = 10.0,
-          seed: int = 0) -> dict:
+          seed: int = 0, minimize: bool = True) -> dict:
     """Label one job: run the engines, combine, verify the certificate.
 
     ``engines``: names to run (default: the question's size-dependent choice).
-    ``time_limit``: seconds per solver call. Returns the label dict (DESIGN.md fields plus
-    ``domain``, ``source`` and ``instance_sha256``). Raises Disagreement or Undecided.
+    ``time_limit``: seconds per solver call. ``minimize``: a disagreement report also
+    carries a minimised instance (:func:`prefcert.minimize.attach_minimized`). Returns
+    the label dict (DESIGN.md fields plus ``domain``, ``source`` and ``instance_sha256``).
+    Raises Disagreement or Undecided.
     """
     q, inst = job.question, job.instance
     spec = get_domain(inst.domain).spec
@@ -99,6 +101,9 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
         decision = q.decide(answers, check)
     except Disagreement as d:
         d.report.update(id=inst.id, question=job.asked, source=inst.where, instance=inst.data)
+        if minimize:
+            from .minimize import attach_minimized
+            attach_minimized(d.report, job, engines=engines, time_limit=time_limit, seed=seed)
         raise
     lab = {"id": inst.id, "domain": inst.domain, "question": job.asked,
            "verdict": decision.verdict, "solution": decision.solution,

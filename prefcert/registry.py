@@ -27,6 +27,9 @@ DOMAINS: dict[str, tuple[str, str]] = {
     "housing_market": ("housing", "housing"),
     "house_allocation": ("allocation", "house_allocation"),
     "preference": ("queries", "preference"),
+    "election": ("election", "election"),
+    "hospitals_residents": ("hospitals", "hospitals_residents"),
+    "decision": ("decision", "decision"),
     "consistency": ("consistency", "consistency"),
 }
 

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 SUITES: dict[str, str] = {
     "indeterminacy-preference": "prefcert.bench.suites.preference",
     "indeterminacy-algorithmic": "prefcert.bench.suites.algorithmic",
+    "voting-manipulation": "prefcert.bench.suites.voting",
+    "actionable-indeterminacy": "prefcert.bench.suites.actionable",
 }
 
 

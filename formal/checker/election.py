@@ -1,0 +1,728 @@
+"""Elections: the rules, resolute through τ, and one check per certificate type (model,
+conventions and formats: :mod:`prefcert.formal.election`).
+
+Certificates:
+
+- ``score_table`` / ``elimination_rounds`` (winner): the scores (or the IRV rounds and
+  eliminations), recomputed.
+- ``enumeration`` (manipulation, any rule, |B_r| ≤ ENUMERATION_LIMIT): every report of the
+  manipulator replayed; gives w₀, w*, |M| (profitable reports), |B*| (optimal reports)
+  and the outcome of every report.
+- ``greedy`` (manipulation; coalitional with one manipulator): for plurality, Borda,
+  Copeland and approval the greedy of Bartholdi, Tovey & Trick (1989) is exact for one
+  manipulator, so "c cannot be made to win" has a short proof: a *stuck set* R of rivals
+  such that every r ∈ R, ranked just above the rest of R and below everyone else, with c
+  first, still beats c. In any report the top-ranked member of R does at least that well
+  (its score only grows with the set of candidates ranked below it) while c does at most
+  that well, so c never wins. Approval: approving {c} alone is c's best report, so one
+  rival beating c then suffices.
+- ``elimination_search`` (IRV, one manipulator): the checker's own exhaustive search over
+  the states (active candidates, the manipulator's current top), which covers every report
+  (the report's later entries matter only when its current top is eliminated); refused
+  above SEARCH_LIMIT states. IRV manipulation is NP-hard (Bartholdi & Orlin 1991), so no
+  polynomial proof is expected; the search is typically tiny.
+- ``ballots`` (coalitional, exists): the manipulators' reports, replayed.
+- ``dominant`` (coalitional, none; plurality / approval): every manipulator reporting c on
+  top (alone) is the best they can do for c, and c still loses.
+- ``pairwise_bound`` (coalitional, none; Copeland): a rival beats the candidate even with
+  every pairwise contest pushed to its extreme independently.
+- ``score_bound`` (coalitional, none; Borda): a counting bound (each manipulator gives c at
+  most m − 1 points and the rivals their fixed total) that no distribution of points
+  meets.
+- ``coalition_enumeration`` (coalitional, none, small): every multiset of reports replayed.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from math import comb, factorial
+from typing import Any
+
+from ..election import (
+    PARAMS,
+    QUESTIONS,
+    RULES,
+    Ballot,
+    Election,
+    parse_election,
+    resolve,
+    rule_of,
+    validate,
+)
+from ..errors import CertificateError
+from ..spec import DomainSpec, QuestionSpec, instance_schema
+
+ENUMERATION_LIMIT = 5040         # reports the checker replays (7! rankings, 2^12 subsets)
+COALITION_LIMIT = 200_000        # report multisets the checker replays
+SEARCH_LIMIT = 200_000           # IRV search states the checker explores
+PUT_LIMIT = 100_000              # active sets explored for the IRV winner set
+
+_STR = {"type": "string", "minLength": 1}
+_RANKING = {"type": "array", "items": {"anyOf": [
+    _STR, {"type": "array", "minItems": 1, "items": _STR}]}}
+_BALLOT = {"anyOf": [_RANKING, {
+    "type": "object", "additionalProperties": False,
+    "anyOf": [{"required": ["ranking"]}, {"required": ["approve"]}],
+    "properties": {"ranking": _RANKING, "count": {"type": "integer", "minimum": 1},
+                   "approve": {"type": "array", "uniqueItems": True, "items": _STR}}}]}
+_WORDS = {"rule": {"enum": list(RULES)}, "item": _STR,
+          "int": {"type": "integer", "minimum": 1},
+          "ints": {"type": "array", "minItems": 1,
+                   "items": {"type": "integer", "minimum": 1}}}
+_QUESTION = {"anyOf": [{"enum": ["winner", "manipulation"]}] + [
+    {"type": "object", "additionalProperties": False,
+     "required": ["type"] + [k for k, w in ps.items() if not w.endswith("?")],
+     "properties": {"type": {"const": q}, **{k: _WORDS[w.rstrip("?")] for k, w in ps.items()}}}
+    for q, ps in PARAMS.items()]}
+
+SPEC = DomainSpec(
+    name="election",
+    parse=parse_election,
+    questions={
+        "winner": QuestionSpec("winner", ("determined",),
+                               "the resolute winner (τ breaks ties) and the winner set",
+                               PARAMS["winner"]),
+        "manipulation": QuestionSpec(
+            "manipulation", ("manipulable", "not_manipulable"),
+            "can the manipulator get a winner it strictly prefers by another report? "
+            "(w₀, w*, an optimal report; |M| and |B*| when enumerable)",
+            PARAMS["manipulation"]),
+        "coalitional_manipulation": QuestionSpec(
+            "coalitional_manipulation", ("exists", "none"),
+            "can k (weighted) manipulators, added to the ballots, make the candidate win?",
+            PARAMS["coalitional_manipulation"]),
+    },
+    schema=instance_schema("election", {
+        "candidates": {"type": "array", "minItems": 1, "uniqueItems": True, "items": _STR},
+        "tie_break": {"type": "array", "uniqueItems": True, "items": _STR},
+        "rule": {"enum": list(RULES)},
+        "approval_top": {"type": "integer", "minimum": 0},
+        "ballots": {"type": "array", "items": _BALLOT},
+        "manipulator": {"type": "object", "required": ["ranking"], "additionalProperties": False,
+                        "properties": {"ranking": _RANKING,
+                                       "approve": {"type": "array", "items": _STR}}},
+        "source": {"type": "object"}, "design": {"type": "object"},
+    }, ["candidates", "tie_break", "ballots"], _QUESTION),
+    resolve=resolve,
+    validate=validate,
+)
+
+
+# --------------------------------------------------------------------------- the rules
+
+def report_ballot(e: Election, rule: str, report: Any, weight: int = 1) -> Ballot:
+    """A manipulator's report as a ballot: a full strict ranking of every candidate
+    (ranking rules) or a subset (approval; the empty set allowed). Raises
+    CertificateError for anything else."""
+    if not isinstance(report, (list, tuple)) or not all(isinstance(x, str) for x in report):
+        raise CertificateError(f"a report is a list of candidates, not {report!r:.60}")
+    if len(set(report)) != len(report) or not set(report) <= set(e.candidates):
+        raise CertificateError(f"report {list(report)!r:.80} repeats or names an unknown "
+                               "candidate")
+    if rule == "approval":
+        return Ballot((), weight, frozenset(report), True)
+    if len(report) != e.m:
+        raise CertificateError(f"a {rule} report ranks every candidate: {list(report)!r:.80}")
+    return Ballot(tuple((x,) for x in report), weight, frozenset())
+
+
+class Count:
+    """A rule evaluated on an election's ballots plus added ballots (reports).
+
+    Score rules: ``scores(extra)`` (Copeland doubled: 2·wins + ties); IRV:
+    ``rounds(extra)``. ``winner(extra)`` is the τ-resolved winner. The fixed ballots are
+    tallied once, so each evaluation costs O(m) (O(m²) Copeland, O(m · rounds) IRV with
+    the per-active-set tallies of the fixed ballots cached)."""
+
+    def __init__(self, e: Election, rule: str, ballots: Iterable[Ballot] | None = None):
+        if rule not in RULES:
+            raise CertificateError(f"unknown rule {rule!r}")
+        self.e, self.rule = e, rule
+        self.tau = {x: i for i, x in enumerate(e.tie_break)}
+        self.fixed = tuple(e.ballots if ballots is None else ballots)
+        self._cache: dict[frozenset, dict[str, int]] = {}
+        if rule == "copeland":
+            self.margin = {(x, y): 0 for x in e.candidates for y in e.candidates if x != y}
+            for b in self.fixed:
+                self._pairs(b, self.margin)
+        elif rule != "irv":
+            self.base = dict.fromkeys(e.candidates, 0)
+            for b in self.fixed:
+                for x, s in self._points(b).items():
+                    self.base[x] += s
+
+    # -- contributions of one ballot
+
+    def _points(self, b: Ballot) -> dict[str, int]:
+        if self.rule == "approval":
+            return dict.fromkeys(b.approved, b.count)
+        if self.rule == "plurality":
+            return {b.ranking[0][0]: b.count} if b.ranking and len(b.ranking[0]) == 1 else {}
+        out, above = {}, 0                       # borda: |{y : x ≻ y}|
+        for g in b.ranking:
+            above += len(g)
+            for x in g:
+                out[x] = b.count * (self.e.m - above)
+        return out
+
+    def _pairs(self, b: Ballot, margin: dict) -> None:
+        ranked: list[str] = []
+        for g in b.ranking:
+            for x in g:
+                for y in ranked:                 # y ≻ x
+                    margin[(y, x)] += b.count
+                    margin[(x, y)] -= b.count
+            ranked.extend(g)
+        rest = [x for x in self.e.candidates if x not in set(ranked)]
+        for y in ranked:
+            for x in rest:
+                margin[(y, x)] += b.count
+                margin[(x, y)] -= b.count
+
+    # -- score rules
+
+    def scores(self, extra: Sequence[Ballot] = ()) -> dict[str, int]:
+        """Scores with the ``extra`` ballots added (Copeland: 2·wins + ties)."""
+        if self.rule == "irv":
+            raise CertificateError("IRV has rounds, not scores")
+        if self.rule == "copeland":
+            margin = dict(self.margin)
+            for b in extra:
+                self._pairs(b, margin)
+            return {x: sum(2 if margin[(x, y)] > 0 else 1 if margin[(x, y)] == 0 else 0
+                           for y in self.e.candidates if y != x) for x in self.e.candidates}
+        s = dict(self.base)
+        for b in extra:
+            for x, p in self._points(b).items():
+                s[x] += p
+        return s
+
+    def top(self, scores: dict[str, int]) -> str:
+        """The highest score, ties to the τ-highest."""
+        best = max(scores.values())
+        return min((x for x, v in scores.items() if v == best), key=self.tau.__getitem__)
+
+    def beats(self, scores: dict[str, int], r: str, c: str) -> bool:
+        """r is ranked above c by the resolute rule (score, then τ)."""
+        return scores[r] > scores[c] or (scores[r] == scores[c] and self.tau[r] < self.tau[c])
+
+    # -- IRV
+
+    def irv_tally(self, active: frozenset, extra: Sequence[Ballot] = ()) -> dict[str, int]:
+        """First-choice votes among ``active``: a ballot counts for its highest-ranked
+        active candidate when it is the only active member of its group."""
+        if active not in self._cache:
+            t = {x: 0 for x in self.e.candidates if x in active}
+            for b in self.fixed:
+                x = _irv_top(b, active)
+                if x is not None:
+                    t[x] += b.count
+            self._cache[active] = t
+        t = dict(self._cache[active])
+        for b in extra:
+            x = _irv_top(b, active)
+            if x is not None:
+                t[x] += b.count
+        return t
+
+    def eliminated(self, tally: dict[str, int]) -> str:
+        """The active candidate with the fewest votes, ties against the τ-lowest."""
+        low = min(tally.values())
+        return max((x for x, v in tally.items() if v == low), key=self.tau.__getitem__)
+
+    def rounds(self, extra: Sequence[Ballot] = ()) -> tuple[str, list[dict], list[str]]:
+        """(winner, the tally of every round, the eliminated candidates in order)."""
+        active = frozenset(self.e.candidates)
+        rounds, out = [], []
+        while len(active) > 1:
+            t = self.irv_tally(active, extra)
+            rounds.append(t)
+            x = self.eliminated(t)
+            out.append(x)
+            active = active - {x}
+        return next(iter(active)), rounds, out
+
+    def winner(self, extra: Sequence[Ballot] = ()) -> str:
+        if self.rule == "irv":
+            return self.rounds(extra)[0]
+        return self.top(self.scores(extra))
+
+    def winner_set(self) -> list[str]:
+        """Non-resolute winners in τ order: the top scorers; for IRV every candidate that
+        wins under some resolution of the elimination ties (parallel universes)."""
+        if self.rule != "irv":
+            s = self.scores()
+            best = max(s.values())
+            return [x for x in self.e.tie_break if s[x] == best]
+        memo: dict[frozenset, frozenset] = {}
+
+        def put(active: frozenset) -> frozenset:
+            if active not in memo:
+                if len(memo) > PUT_LIMIT:
+                    raise CertificateError("IRV winner set: too many tied eliminations to "
+                                           "replay")
+                if len(active) == 1:
+                    memo[active] = active
+                else:
+                    t = self.irv_tally(active)
+                    low = min(t.values())
+                    memo[active] = frozenset().union(
+                        *(put(active - {x}) for x, v in t.items() if v == low))
+            return memo[active]
+        won = put(frozenset(self.e.candidates))
+        return [x for x in self.e.tie_break if x in won]
+
+
+def _irv_top(b: Ballot, active: frozenset) -> str | None:
+    for g in b.ranking:
+        live = [x for x in g if x in active]
+        if live:
+            return live[0] if len(live) == 1 else None
+    return None
+
+
+def sincere_ballot(e: Election, rule: str) -> Ballot:
+    """The manipulator's sincere ballot (its true ranking; its approval set)."""
+    if e.manipulator is None:
+        raise CertificateError("the election has no manipulator")
+    return e.manipulator
+
+
+def reports(e: Election, rule: str) -> Iterable[tuple[str, ...]]:
+    """The ballot space B_r in a fixed order: permutations of the candidates (in their
+    listed order, lexicographic) or subsets (by size, then lexicographic)."""
+    if rule == "approval":
+        return (s for k in range(e.m + 1) for s in itertools.combinations(e.candidates, k))
+    return itertools.permutations(e.candidates)
+
+
+def report_space(e: Election, rule: str) -> int:
+    """|B_r|: m! rankings or 2^m subsets."""
+    return 2 ** e.m if rule == "approval" else factorial(e.m)
+
+
+def score_json(rule: str, s: int) -> int | float:
+    """A score as written in certificates (Copeland halves its doubled score)."""
+    return s / 2 if rule == "copeland" and s % 2 else s // 2 if rule == "copeland" else s
+
+
+# --------------------------------------------------------------------------- winner
+
+def winner_table(e: Election, rule: str) -> dict:
+    """The trusted winner computation: ``{"winner", "winners", "scores"}`` for a score rule
+    (Copeland scores as wins + ½ ties) or ``{"winner", "winners", "rounds",
+    "eliminated"}`` for IRV. Exactly what the ``winner`` label's solution and certificate
+    hold. O(n · m) (Copeland O(n · m²); IRV O(n · m²))."""
+    cnt = Count(e.sincere(), rule)
+    if rule == "irv":
+        w, rounds, out = cnt.rounds()
+        return {"winner": w, "winners": cnt.winner_set(), "rounds": rounds, "eliminated": out}
+    s = cnt.scores()
+    return {"winner": cnt.top(s), "winners": cnt.winner_set(),
+            "scores": {x: score_json(rule, s[x]) for x in e.candidates}}
+
+
+def check_claimed_winner(e: Election, rule: str, claimed: Any,
+                         table: dict | None = None) -> dict:
+    """Verify a third party's claimed resolute winner (and, if given, its score table or
+    IRV rounds) against the rule's definition with τ. Returns the recomputed table; raises
+    CertificateError naming the true winner and the differing entry.
+
+    Use this to audit another library's winner: pass its winner and, when it reports
+    them, its scores (``{"scores": {...}}``) or rounds (``{"rounds": [...],
+    "eliminated": [...]}``)."""
+    truth = winner_table(e, rule)
+    if claimed != truth["winner"]:
+        shown = truth.get("scores") or {"eliminated": truth["eliminated"]}
+        raise CertificateError(f"the {rule} winner is {truth['winner']!r}, not "
+                               f"{claimed!r:.40} ({shown})")
+    if table:
+        for key in ("scores", "rounds", "eliminated"):
+            if key in table and _norm(table[key]) != _norm(truth.get(key)):
+                raise CertificateError(f"the {key} differ from the recount: {truth.get(key)}")
+    return truth
+
+
+def _norm(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: float(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_norm(x) for x in v]
+    return v
+
+
+def _check_winner_solution(e: Election, rule: str, solution: Any) -> dict:
+    if not isinstance(solution, dict):
+        raise CertificateError("the winner solution is {'winner', 'winners'}")
+    truth = winner_table(e, rule)
+    if solution.get("winner") != truth["winner"]:
+        raise CertificateError(f"the {rule} winner is {truth['winner']!r}, not "
+                               f"{solution.get('winner')!r:.40}")
+    if solution.get("winners") != truth["winners"]:
+        raise CertificateError(f"the {rule} winner set is {truth['winners']}, not "
+                               f"{solution.get('winners')!r:.80}")
+    return truth
+
+
+@SPEC.certificate("score_table", proves={"winner": "determined"})
+def check_score_table(e: Election, question: str, params: Any, verdict: str,
+                      solution: Any, cert: dict) -> None:
+    """Every candidate's score under the rule, recomputed; the winner is the highest, ties
+    to the τ-highest, and the winner set is every top scorer (plurality, Borda, approval,
+    Copeland as wins + ½ ties)."""
+    rule = rule_of(e, params)
+    if rule == "irv":
+        raise CertificateError("IRV winners are certified by elimination_rounds")
+    truth = _check_winner_solution(e, rule, solution)
+    claimed = cert.get("scores")
+    if not isinstance(claimed, dict) or set(claimed) != set(e.candidates):
+        raise CertificateError("score_table needs a score for every candidate")
+    for x in e.candidates:
+        if float(claimed[x]) != float(truth["scores"][x]):
+            raise CertificateError(f"score of {x!r} is {truth['scores'][x]}, not {claimed[x]}")
+
+
+@SPEC.certificate("elimination_rounds", proves={"winner": "determined"})
+def check_elimination_rounds(e: Election, question: str, params: Any, verdict: str,
+                             solution: Any, cert: dict) -> None:
+    """The IRV rounds recomputed: each round's first-choice tallies over the active
+    candidates and its elimination (fewest votes, ties against the τ-lowest); the winner
+    set is recomputed over every resolution of the elimination ties."""
+    rule = rule_of(e, params)
+    if rule != "irv":
+        raise CertificateError("elimination_rounds certify IRV winners only")
+    truth = _check_winner_solution(e, rule, solution)
+    if cert.get("eliminated") != truth["eliminated"]:
+        raise CertificateError(f"the eliminations are {truth['eliminated']}, not "
+                               f"{cert.get('eliminated')!r:.80}")
+    if _norm(cert.get("rounds")) != _norm(truth["rounds"]):
+        raise CertificateError("the round tallies differ from the recount")
+
+
+# --------------------------------------------------------------------------- manipulation
+
+def _key(e: Election, x: str) -> tuple[int, int]:
+    """Order of preference of the manipulator: true rank, then τ."""
+    return e.true_pos(x), e.tie_break.index(x)
+
+
+def _best(e: Election, reachable: Iterable[str]) -> str:
+    return min(reachable, key=lambda x: _key(e, x))
+
+
+def _check_common(e: Election, rule: str, verdict: str, solution: Any,
+                  reachable_best: str | None = None) -> tuple[Count, str, str]:
+    """Shared part of the manipulation checks: the sincere winner, the verdict against
+    the claimed best winner, the optimal report replayed. Returns (count, w0, w*)."""
+    if not isinstance(solution, dict):
+        raise CertificateError("the manipulation solution is an object")
+    cnt = Count(e, rule)
+    w0 = cnt.winner([sincere_ballot(e, rule)])
+    if solution.get("sincere_winner") != w0:
+        raise CertificateError(f"the sincere winner is {w0!r}, not "
+                               f"{solution.get('sincere_winner')!r:.40}")
+    best = solution.get("best_winner")
+    if best not in e.candidates:
+        raise CertificateError(f"best_winner {best!r:.40} is not a candidate")
+    manipulable = e.true_pos(best) < e.true_pos(w0)
+    if verdict != ("manipulable" if manipulable else "not_manipulable"):
+        raise CertificateError(f"best winner {best!r} against sincere {w0!r} gives "
+                               f"{'manipulable' if manipulable else 'not manipulable'}")
+    if solution.get("gain") != e.true_pos(w0) - e.true_pos(best):
+        raise CertificateError(f"the gain is {e.true_pos(w0) - e.true_pos(best)} ranks")
+    ballot = solution.get("ballot")
+    if manipulable or ballot is not None:
+        got = cnt.winner([report_ballot(e, rule, ballot)])
+        if got != best:
+            raise CertificateError(f"the report {ballot!r:.80} elects {got!r}, not {best!r}")
+    elif best != w0:
+        raise CertificateError("without a report the best winner is the sincere one")
+    return cnt, w0, best
+
+
+@SPEC.certificate("enumeration", proves={"manipulation": ("manipulable", "not_manipulable")})
+def check_enumeration(e: Election, question: str, params: Any, verdict: str,
+                      solution: Any, cert: dict) -> None:
+    """Every report of the ballot space (m! rankings or 2^m subsets, at most
+    ENUMERATION_LIMIT) replayed: the outcome counts, |M| (strictly better than the sincere
+    winner under the true ranking), |B*| (reaching the best achievable utility), w₀ and
+    w* (the best reachable winner, ties in true rank to the τ-highest) are recomputed."""
+    rule = rule_of(e, params)
+    size = report_space(e, rule)
+    if size > ENUMERATION_LIMIT:
+        raise CertificateError(f"{size} reports exceed the enumeration limit "
+                               f"{ENUMERATION_LIMIT}")
+    cnt, w0, best = _check_common(e, rule, verdict, solution)
+    outcomes = dict.fromkeys(e.candidates, 0)
+    for q in reports(e, rule):
+        outcomes[cnt.winner([report_ballot(e, rule, q)])] += 1
+    reach = [x for x, k in outcomes.items() if k] + [w0]
+    if best != _best(e, reach):
+        raise CertificateError(f"the best reachable winner is {_best(e, reach)!r}")
+    u0, ustar = e.true_pos(w0), e.true_pos(best)
+    want = {"reports": size,
+            "profitable": sum(k for x, k in outcomes.items() if e.true_pos(x) < u0),
+            "optimal": sum(k for x, k in outcomes.items() if e.true_pos(x) == ustar),
+            "outcomes": {x: k for x, k in outcomes.items() if k}}
+    for key, v in want.items():
+        if solution.get(key) != v:
+            raise CertificateError(f"{key} is {v}, not {solution.get(key)!r:.80}")
+
+
+def _refutations(e: Election, best: str, cert: dict) -> dict:
+    """The candidates the manipulator prefers to ``best``, each of which must be refuted."""
+    refuted = cert.get("refuted")
+    if not isinstance(refuted, dict):
+        raise CertificateError("the certificate needs 'refuted': candidate -> proof")
+    need = [x for x in e.candidates if _key(e, x) < _key(e, best)]
+    missing = [x for x in need if x not in refuted]
+    if missing:
+        raise CertificateError(f"no proof that {missing[0]!r} cannot be made to win")
+    return {x: refuted[x] for x in need}
+
+
+def refute_greedy(cnt: Count, c: str, proof: Any, weight: int = 1) -> None:
+    """Verify that one manipulator of ``weight`` cannot make ``c`` win (plurality, Borda,
+    Copeland: a stuck set; approval: a rival beating c when only c is approved)."""
+    e, rule = cnt.e, cnt.rule
+    if rule == "irv":
+        raise CertificateError("the greedy is not exact for IRV")
+    if not isinstance(proof, list) or not proof or len(set(proof)) != len(proof) or \
+            not set(proof) <= set(e.candidates) or c in proof:
+        raise CertificateError(f"a stuck set is a non-empty list of rivals of {c!r}: "
+                               f"{proof!r:.60}")
+    if rule == "approval":
+        if len(proof) != 1:
+            raise CertificateError("approval: name the one rival that beats c")
+        s = cnt.scores([Ballot((), weight, frozenset([c]), True)])
+        if not cnt.beats(s, proof[0], c):
+            raise CertificateError(f"{proof[0]!r} does not beat {c!r} when only {c!r} is "
+                                   "approved")
+        return
+    stuck = set(proof)
+    others = [x for x in e.tie_break if x != c and x not in stuck]
+    for r in proof:
+        rest = [x for x in e.tie_break if x in stuck and x != r]
+        s = cnt.scores([report_ballot(e, rule, [c, *others, r, *rest], weight)])
+        if not cnt.beats(s, r, c):
+            raise CertificateError(f"{r!r}, placed above the rest of the stuck set only, "
+                                   f"does not beat {c!r}")
+
+
+@SPEC.certificate("greedy", proves={"manipulation": ("manipulable", "not_manipulable"),
+                                    "coalitional_manipulation": "none"})
+def check_greedy(e: Election, question: str, params: Any, verdict: str, solution: Any,
+                 cert: dict) -> None:
+    """Plurality, Borda, Copeland, approval: every candidate the manipulator prefers to
+    the best winner w* is refuted by a stuck set of the greedy of Bartholdi, Tovey &
+    Trick (1989) (for approval, a rival beating it when only it is approved); w* is
+    elected by the solution's report. For coalitional manipulation with one (weighted)
+    manipulator, the candidate itself is refuted."""
+    rule = rule_of(e, params)
+    if rule == "irv":
+        raise CertificateError("the greedy is not exact for IRV")
+    if question == "coalitional_manipulation":
+        if len(params["weights"]) != 1:
+            raise CertificateError("the greedy is exact for one manipulator only")
+        c = params["candidate"]
+        refute_greedy(Count(e.sincere(), rule), c, (cert.get("refuted") or {}).get(c),
+                      params["weights"][0])
+        return
+    cnt, w0, best = _check_common(e, rule, verdict, solution)
+    for c, proof in _refutations(e, best, cert).items():
+        refute_greedy(cnt, c, proof)
+
+
+def irv_reachable(cnt: Count, weight: int = 1, limit: int = SEARCH_LIMIT
+                  ) -> tuple[set[str], int]:
+    """Every candidate one manipulator (of ``weight``) can make the IRV winner, and the
+    number of search states (active set, manipulator's current top) explored. Raises
+    CertificateError above ``limit`` states. Exponential in the worst case."""
+    memo: dict[tuple[frozenset, str], frozenset] = {}
+
+    def go(active: frozenset, t: str) -> frozenset:
+        key = (active, t)
+        if key in memo:
+            return memo[key]
+        if len(memo) >= limit:
+            raise CertificateError(f"the IRV search exceeds {limit} states")
+        memo[key] = frozenset()
+        if len(active) == 1:
+            res = active
+        else:
+            tally = cnt.irv_tally(active)
+            tally[t] += weight
+            x = cnt.eliminated(tally)
+            if x != t:
+                res = go(active - {x}, t)
+            else:
+                res = frozenset().union(*(go(active - {x}, u) for u in active if u != x))
+        memo[key] = res
+        return res
+    everyone = frozenset(cnt.e.candidates)
+    won = frozenset().union(*(go(everyone, t) for t in cnt.e.candidates))
+    return set(won), len(memo)
+
+
+@SPEC.certificate("elimination_search", proves={
+    "manipulation": ("manipulable", "not_manipulable"), "coalitional_manipulation": "none"})
+def check_elimination_search(e: Election, question: str, params: Any, verdict: str,
+                             solution: Any, cert: dict) -> None:
+    """IRV, one manipulator: the checker's own search over (active candidates, the
+    manipulator's current top) — the only part of a report that matters in a round —
+    recomputes the reachable winners (the certificate's ``states`` must match the count;
+    refused above SEARCH_LIMIT); w* is the best reachable, elected by the solution's
+    report. Coalitional with one manipulator: the candidate is not reachable."""
+    rule = rule_of(e, params)
+    if rule != "irv":
+        raise CertificateError("elimination_search certifies IRV only")
+    states = cert.get("states")
+    if not isinstance(states, int) or states > SEARCH_LIMIT:
+        raise CertificateError(f"states must be an integer ≤ {SEARCH_LIMIT}")
+    if question == "coalitional_manipulation":
+        if len(params["weights"]) != 1:
+            raise CertificateError("the search covers one manipulator only")
+        won, n = irv_reachable(Count(e.sincere(), rule), params["weights"][0], states + 1)
+        if params["candidate"] in won:
+            raise CertificateError(f"{params['candidate']!r} can be made to win")
+    else:
+        cnt, w0, best = _check_common(e, rule, verdict, solution)
+        won, n = irv_reachable(cnt, 1, states + 1)
+        if best != _best(e, won | {w0}):
+            raise CertificateError(f"the best reachable winner is {_best(e, won | {w0})!r}")
+    if n != states:
+        raise CertificateError(f"the search has {n} states, not {states}")
+
+
+# --------------------------------------------------------------------------- coalitions
+
+@SPEC.certificate("ballots", proves={"coalitional_manipulation": "exists"})
+def check_ballots(e: Election, question: str, params: Any, verdict: str, solution: Any,
+                  cert: dict) -> None:
+    """The manipulators' reports (one per weight, in order), added to the ballots, elect
+    the candidate."""
+    rule = rule_of(e, params)
+    weights = params["weights"]
+    got = solution.get("ballots") if isinstance(solution, dict) else None
+    if not isinstance(got, list) or len(got) != len(weights):
+        raise CertificateError(f"the solution needs {len(weights)} reports under 'ballots'")
+    extra = [report_ballot(e, rule, q, w) for q, w in zip(got, weights)]
+    w = Count(e.sincere(), rule).winner(extra)
+    if w != params["candidate"]:
+        raise CertificateError(f"the reports elect {w!r}, not {params['candidate']!r}")
+
+
+@SPEC.certificate("dominant", proves={"coalitional_manipulation": "none"})
+def check_dominant(e: Election, question: str, params: Any, verdict: str, solution: Any,
+                   cert: dict) -> None:
+    """Plurality and approval: every manipulator putting the candidate on top (approving
+    it alone) is its best joint report, and the candidate still loses to ``by``."""
+    rule, c = rule_of(e, params), params["candidate"]
+    if rule not in ("plurality", "approval"):
+        raise CertificateError("dominant reports exist for plurality and approval only")
+    cnt = Count(e.sincere(), rule)
+    report = [c] if rule == "approval" else [c, *(x for x in e.tie_break if x != c)]
+    s = cnt.scores([report_ballot(e, rule, report, w) for w in params["weights"]])
+    by = cert.get("by")
+    if not isinstance(by, str) or by not in s or by == c or not cnt.beats(s, by, c):
+        raise CertificateError(f"{cert.get('by')!r:.40} does not beat {c!r} under the "
+                               "dominant reports")
+
+
+def borda_caps(cnt: Count, c: str, weights: Sequence[int]) -> tuple[dict[str, int], int]:
+    """Borda, c ranked first by every manipulator: each rival's room (the most points it
+    may still receive without beating c) and the points the manipulators hand the
+    rivals, W (m − 1)(m − 2) / 2."""
+    m, total = cnt.e.m, sum(weights)
+    sc = cnt.base[c] + total * (m - 1)
+    caps = {d: sc - cnt.base[d] - (1 if cnt.tau[d] < cnt.tau[c] else 0)
+            for d in cnt.e.candidates if d != c}
+    return caps, total * (m - 1) * (m - 2) // 2
+
+
+@SPEC.certificate("score_bound", proves={"coalitional_manipulation": "none"})
+def check_score_bound(e: Election, question: str, params: Any, verdict: str,
+                      solution: Any, cert: dict) -> None:
+    """Borda: the manipulators cannot elect c. With c first everywhere, each rival d has
+    room cap(d) and the rivals must absorb T = W(m−1)(m−2)/2 points, at most W(m−2) each:
+    some cap is negative, or Σ min(cap, W(m−2)) < T; lowering c anywhere (by δ ≥ 1 points)
+    gives each rival at most W(m−1) and costs δ of every cap while adding δ to T, so
+    Σ min(cap − 1, W(m−1)) < T + 1 rules it out."""
+    rule, c, weights = rule_of(e, params), params["candidate"], params["weights"]
+    if rule != "borda":
+        raise CertificateError("score_bound is a Borda bound")
+    cnt = Count(e.sincere(), rule)
+    caps, need = borda_caps(cnt, c, weights)
+    W, m = sum(weights), e.m
+    if min(caps.values(), default=0) < 0:
+        return
+    first = sum(min(v, W * (m - 2)) for v in caps.values()) < need
+    lower = sum(max(0, min(v - 1, W * (m - 1))) for v in caps.values()) < need + 1
+    if not (first and lower):
+        raise CertificateError("the counting bound does not rule the candidate out")
+
+
+@SPEC.certificate("pairwise_bound", proves={"coalitional_manipulation": "none"})
+def check_pairwise_bound(e: Election, question: str, params: Any, verdict: str,
+                         solution: Any, cert: dict) -> None:
+    """Copeland: the rival ``by`` beats the candidate even when the manipulators (total
+    weight W) push every contest to its extreme independently — c's margins up by W,
+    ``by``'s margins down by W (a contest moves by at most W, keeping the parity of its
+    margin plus W) — so no joint report elects the candidate."""
+    rule, c, W = rule_of(e, params), params["candidate"], sum(params["weights"])
+    if rule != "copeland":
+        raise CertificateError("pairwise_bound is a Copeland bound")
+    by = cert.get("by")
+    if not isinstance(by, str) or by not in e.candidates or by == c:
+        raise CertificateError("pairwise_bound names the rival 'by'")
+    cnt = Count(e.sincere(), rule)
+
+    def pt(x: int) -> int:
+        return 2 if x > 0 else 1 if x == 0 else 0
+    best_c = sum(pt(cnt.margin[(c, y)] + W) for y in e.candidates if y != c)
+    worst_by = sum(pt(cnt.margin[(by, y)] - W) for y in e.candidates if y != by)
+    if not cnt.beats({c: best_c, by: worst_by}, by, c):
+        raise CertificateError(f"{by!r} does not beat {c!r} at the extremes")
+
+
+def coalition_reports(e: Election, rule: str, weights: Sequence[int]
+                      ) -> Iterable[list[tuple[tuple[str, ...], int]]]:
+    """Every joint report up to the symmetry of equal weights: a multiset of reports per
+    weight class."""
+    groups: dict[int, int] = {}
+    for w in weights:
+        groups[w] = groups.get(w, 0) + 1
+    space = list(reports(e, rule))
+    per = [[(combo, w) for combo in itertools.combinations_with_replacement(range(len(space)), k)]
+           for w, k in sorted(groups.items())]
+    for pick in itertools.product(*per):
+        yield [(space[i], w) for combo, w in pick for i in combo]
+
+
+def coalition_space(e: Election, rule: str, weights: Sequence[int]) -> int:
+    """The number of joint reports up to equal-weight symmetry."""
+    n = report_space(e, rule)
+    out = 1
+    for w in set(weights):
+        k = list(weights).count(w)
+        out *= comb(n + k - 1, k)
+    return out
+
+
+@SPEC.certificate("coalition_enumeration", proves={"coalitional_manipulation": "none"})
+def check_coalition_enumeration(e: Election, question: str, params: Any, verdict: str,
+                                solution: Any, cert: dict) -> None:
+    """Every joint report (multisets of reports within each weight, at most
+    COALITION_LIMIT) replayed: none elects the candidate."""
+    rule, c, weights = rule_of(e, params), params["candidate"], params["weights"]
+    size = coalition_space(e, rule, weights)
+    if size > COALITION_LIMIT:
+        raise CertificateError(f"{size} joint reports exceed the limit {COALITION_LIMIT}")
+    cnt = Count(e.sincere(), rule)
+    for joint in coalition_reports(e, rule, weights):
+        if cnt.winner([report_ballot(e, rule, q, w) for q, w in joint]) == c:
+            raise CertificateError(f"the joint report {joint} elects {c!r}")
+
+
+__all__ = ["SPEC", "QUESTIONS", "Count", "winner_table", "check_claimed_winner",
+           "report_ballot", "reports", "report_space", "irv_reachable", "refute_greedy"]

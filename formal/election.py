@@ -1,0 +1,358 @@
+"""Elections: candidates, ballots, a resolute rule through a tie-breaking order τ, and a
+manipulator (or a coalition) with true preferences. The model and its parsing.
+
+**Instance** (``domain: "election"``)::
+
+    {"candidates": ["a", "b", "c"],
+     "tie_break": ["a", "b", "c"],            # τ, best first: part of the instance
+     "rule": "borda",                          # optional: the rule questions default to
+     "ballots": [["b", "c", "a"], {"ranking": ["a", ["b", "c"]], "count": 3},
+                 {"approve": ["a", "c"]}],
+     "manipulator": {"ranking": ["c", "a", "b"]},   # optional: voter i's true ranking
+     "approval_top": 1}                        # optional: the approval convention (k)
+
+- ``tie_break`` (τ) is a strict order of every candidate. Score ties *elect* the τ-highest
+  tied candidate; IRV elimination ties *eliminate* the τ-lowest of those tied for fewest
+  votes. τ is never re-derived: it is stored with the instance.
+- A ballot is a ranking (best first; a nested list is a tie group; candidates left out
+  rank together below the listed ones — real data are truncated and sometimes tied) with
+  an optional ``count`` (identical voters), and/or an explicit approval set ``approve``.
+  A bare list is shorthand for ``{"ranking": list}``.
+- ``manipulator``: voter i, *not* among ``ballots`` (those are P₋ᵢ). ``winner`` and
+  ``coalitional_manipulation`` are asked about the sincere election (the ballots plus
+  voter i's sincere ballot); ``manipulation`` replaces voter i's ballot by each report;
+  the k coalition members are added to the sincere election. Its ``ranking`` is its
+  true preference (a full strict ranking in the benchmark; a truncated or tied ballot of
+  real data is allowed: unranked candidates tie at the bottom). Its sincere ballot is
+  that ranking (ranking rules) or ``approve`` / the convention (approval).
+- **Approval convention** (the benchmark leaves it open): a ballot without an explicit
+  ``approve`` approves the candidates with fewer than ``k`` candidates ranked strictly
+  above them, ``k = approval_top``; the default ``k = ⌊m/2⌋`` approves exactly the
+  candidates whose rank utility m − pos exceeds the mean (m − 1)/2 (Brams & Fishburn's
+  mean-utility threshold). Another ``k`` is the named alternative (``approval_top: 1`` is
+  plurality-like).
+
+**Rules** (scores on a ballot b; unranked candidates count as tied at the bottom):
+
+- ``plurality``: 1 point to b's top if the top group is one candidate (a tied top — an
+  overvote — counts for nobody).
+- ``borda``: x gets |{y : x ≻_b y}| points (m − r for rank r of a full strict ranking).
+- ``approval``: 1 point per approved candidate.
+- ``copeland``: pairwise majorities over the ballots; a win scores 1, a tie ½. Stored
+  doubled (2·wins + ties) so every score is an integer.
+- ``irv``: rounds over the active candidates; a ballot counts for its highest-ranked active
+  candidate when that candidate is alone among the active members of its group (else it
+  is exhausted for the round); the active candidate with the fewest votes is eliminated
+  (ties: the τ-lowest of them) until one remains. With complete ballots this gives the
+  winner of the majority-stop variant.
+
+The winner of a score rule is the highest score, ties to the τ-highest; the non-resolute
+winner set is every top scorer (IRV: every candidate that wins under some resolution of
+the elimination ties, "parallel-universe" tie-breaking, Conitzer, Rognlie & Xia 2009).
+
+**Reports** (what a manipulator may submit, the benchmark's ballot space B_r): a full
+strict ranking of every candidate for plurality, Borda, IRV and Copeland (m! reports); any
+subset of the candidates, the empty set included, for approval (2^m reports). Utility is
+rank-based on the true ranking: pos(x) = 1 + |{y : y ≻ x}|; a report is profitable when
+its outcome has a strictly smaller pos than the sincere outcome.
+
+The trusted definitions and certificate checks are in :mod:`formal.checker.election`.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .errors import InstanceError
+
+RULES = ("plurality", "borda", "approval", "irv", "copeland")
+RANKING_RULES = ("plurality", "borda", "irv", "copeland")
+QUESTIONS = ("winner", "manipulation", "coalitional_manipulation")
+#: question -> parameter -> type word (optional when ending in ``?``)
+PARAMS: dict[str, dict[str, str]] = {
+    "winner": {"rule": "rule?"},
+    "manipulation": {"rule": "rule?"},
+    "coalitional_manipulation": {"rule": "rule?", "candidate": "item", "k": "int?",
+                                 "weights": "ints?"},
+}
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """``ranking``: tie groups best first (possibly truncated); ``count`` identical
+    voters; ``approved``: the approval set (explicit, or by the instance's convention)."""
+
+    ranking: tuple[tuple[str, ...], ...]
+    count: int
+    approved: frozenset
+    explicit_approval: bool = False
+
+    @property
+    def strict_full(self) -> bool:
+        return all(len(g) == 1 for g in self.ranking)
+
+
+@dataclass(frozen=True)
+class Election:
+    """An election. ``tie_break`` is τ (best first); ``manipulator`` is a Ballot (count 1)
+    holding voter i's true ranking and sincere approval set, or None."""
+
+    candidates: tuple[str, ...]
+    tie_break: tuple[str, ...]
+    ballots: tuple[Ballot, ...]
+    rule: str | None
+    manipulator: Ballot | None
+    approval_top: int
+
+    @property
+    def m(self) -> int:
+        return len(self.candidates)
+
+    @property
+    def voters(self) -> int:
+        return sum(b.count for b in self.ballots)
+
+    def pos(self, ranking: Sequence[Sequence[str]], x: str) -> int:
+        """1 + the number of candidates strictly above x in ``ranking`` (tie groups; the
+        unranked tie at the bottom)."""
+        above = 0
+        for g in ranking:
+            if x in g:
+                return above + 1
+            above += len(g)
+        return above + 1
+
+    def sincere(self) -> "Election":
+        """The sincere election: the ballots plus the manipulator's sincere ballot (what
+        ``winner`` and ``coalitional_manipulation`` are asked about)."""
+        if self.manipulator is None:
+            return self
+        return replace(self, ballots=(*self.ballots, self.manipulator), manipulator=None)
+
+    def true_pos(self, x: str) -> int:
+        """pos of x in the manipulator's true ranking."""
+        if self.manipulator is None:
+            raise InstanceError("the election has no manipulator")
+        return self.pos(self.manipulator.ranking, x)
+
+
+def approval_of(ranking: Sequence[Sequence[str]], k: int) -> frozenset:
+    """The convention's approval set: candidates with fewer than k ranked strictly above."""
+    out, above = set(), 0
+    for g in ranking:
+        if above < k:
+            out.update(g)
+        above += len(g)
+    return frozenset(out)
+
+
+def _names(raw: Any, what: str, *, agent: str | None = None) -> list[str]:
+    if not isinstance(raw, list) or not all(isinstance(x, str) and x for x in raw):
+        raise InstanceError(f"{what} must be a list of non-empty strings", agent=agent,
+                            value=raw)
+    if len(set(raw)) != len(raw):
+        dup = next(x for x in raw if raw.count(x) > 1)
+        raise InstanceError(f"{what} names a candidate twice", agent=agent, value=dup)
+    return list(raw)
+
+
+def parse_ranking(raw: Any, known: set, *, agent: str | None = None
+                  ) -> tuple[tuple[str, ...], ...]:
+    """A ranking: a list of names and tie groups (non-empty lists), best first, each
+    candidate at most once. Raises InstanceError naming the voter and value."""
+    if not isinstance(raw, list):
+        raise InstanceError("a ranking must be a list", agent=agent, value=raw)
+    seen: set[str] = set()
+    groups = []
+    for entry in raw:
+        group = [entry] if isinstance(entry, str) else entry
+        if not isinstance(group, list) or not group:
+            raise InstanceError("a ranking entry is a name or a non-empty tie group",
+                                agent=agent, value=entry)
+        for x in group:
+            if not isinstance(x, str):
+                raise InstanceError("a candidate must be a string", agent=agent, value=x)
+            if x not in known:
+                raise InstanceError("ranks an unknown candidate", agent=agent, value=x)
+            if x in seen:
+                raise InstanceError("ranks a candidate twice", agent=agent, value=x)
+            seen.add(x)
+        groups.append(tuple(group))
+    return tuple(groups)
+
+
+def _ballot(raw: Any, known: set, k: int, *, agent: str, manipulator: bool = False) -> Ballot:
+    if isinstance(raw, list):
+        raw = {"ranking": raw}
+    if not isinstance(raw, dict):
+        raise InstanceError("a ballot is a ranking list or an object", agent=agent, value=raw)
+    extra = set(raw) - {"ranking", "count", "approve"}
+    if extra:
+        raise InstanceError("unknown ballot field", agent=agent, value=sorted(extra)[0])
+    if "ranking" not in raw and "approve" not in raw:
+        raise InstanceError("a ballot needs 'ranking' or 'approve'", agent=agent, value=raw)
+    ranking = parse_ranking(raw.get("ranking", []), known, agent=agent)
+    count = raw.get("count", 1)
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1 or \
+            (manipulator and count != 1):
+        raise InstanceError("count must be a positive integer" +
+                            (" (1 for the manipulator)" if manipulator else ""),
+                            agent=agent, value=count)
+    if "approve" in raw:
+        approved = _names(raw["approve"], "approve", agent=agent)
+        for x in approved:
+            if x not in known:
+                raise InstanceError("approves an unknown candidate", agent=agent, value=x)
+        return Ballot(ranking, count, frozenset(approved), True)
+    return Ballot(ranking, count, approval_of(ranking, k))
+
+
+def parse_election(data: dict) -> Election:
+    """Parse an ``election`` instance (module docstring) into an :class:`Election`.
+
+    Raises :class:`InstanceError` naming the voter and value for: missing or duplicate
+    candidates, a τ that is not an order of the candidates, an unknown rule, a malformed
+    ballot (unknown or repeated candidate, empty tie group, bad count), a manipulator
+    whose ranking is missing, and a bad ``approval_top``. O(size).
+    """
+    if not isinstance(data, dict):
+        raise InstanceError("an election is a JSON object", value=type(data).__name__)
+    cands = _names(data.get("candidates"), "candidates")
+    if not cands:
+        raise InstanceError("an election needs at least one candidate", value=cands)
+    known = set(cands)
+    if "tie_break" not in data:
+        raise InstanceError("an election needs 'tie_break' (τ, a strict order of the "
+                            "candidates, best first)", value=None)
+    tau = _names(data["tie_break"], "tie_break")
+    if set(tau) != known:
+        odd = sorted(set(tau) ^ known)[0]
+        raise InstanceError("tie_break must order exactly the candidates", value=odd)
+    rule = data.get("rule")
+    if rule is not None and rule not in RULES:
+        raise InstanceError(f"rule must be one of {', '.join(RULES)}", value=rule)
+    k = data.get("approval_top", len(cands) // 2)
+    if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= len(cands):
+        raise InstanceError("approval_top must be an integer in [0, m]", value=k)
+    raw = data.get("ballots")
+    if not isinstance(raw, list):
+        raise InstanceError("'ballots' must be a list", value=raw)
+    ballots = tuple(_ballot(b, known, k, agent=f"ballot {i}") for i, b in enumerate(raw, 1))
+    man = data.get("manipulator")
+    manipulator = None
+    if man is not None:
+        if not isinstance(man, dict) or "ranking" not in man:
+            raise InstanceError("the manipulator needs its true 'ranking'", agent="manipulator",
+                                value=man)
+        manipulator = _ballot(man, known, k, agent="manipulator", manipulator=True)
+    extra = set(data) - {"id", "domain", "questions", "candidates", "tie_break", "rule",
+                         "approval_top", "ballots", "manipulator", "source", "preflib",
+                         "design"}
+    if extra:
+        raise InstanceError("unknown election field", value=sorted(extra)[0])
+    return Election(tuple(cands), tuple(tau), ballots, rule, manipulator, k)
+
+
+# --------------------------------------------------------------------------- questions
+
+def resolve(q: Any) -> tuple[str, dict]:
+    """A question as written — a name (``"manipulation"``) or an object ``{"type": name,
+    params}`` — to (name, params). InstanceError for a malformed one."""
+    if isinstance(q, str):
+        if q not in QUESTIONS:
+            return q, {}
+        if q == "coalitional_manipulation":
+            raise InstanceError("coalitional_manipulation needs a candidate: write it as "
+                                "an object", value=q)
+        return q, {}
+    if not isinstance(q, dict) or q.get("type") not in QUESTIONS:
+        raise InstanceError(f"an election question is a name or an object with 'type' in "
+                            f"{', '.join(QUESTIONS)}", value=q)
+    name = q["type"]
+    p = {k: v for k, v in q.items() if k != "type"}
+    unknown = set(p) - set(PARAMS[name])
+    if unknown:
+        raise InstanceError(f"question {name!r} has no parameter {sorted(unknown)[0]!r}",
+                            value=q)
+    if p.get("rule") is not None and p["rule"] not in RULES:
+        raise InstanceError(f"rule must be one of {', '.join(RULES)}", value=p["rule"])
+    if name == "coalitional_manipulation":
+        if not isinstance(p.get("candidate"), str):
+            raise InstanceError("coalitional_manipulation needs 'candidate' (a name)",
+                                value=p.get("candidate"))
+        if ("k" in p) == ("weights" in p):
+            raise InstanceError("coalitional_manipulation needs exactly one of 'k' "
+                                "(unweighted manipulators) and 'weights'", value=q)
+        if "k" in p:
+            k = p.pop("k")
+            if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+                raise InstanceError("k must be a positive integer", value=k)
+            p["weights"] = [1] * k
+        w = p["weights"]
+        if not isinstance(w, list) or not w or not all(
+                isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in w):
+            raise InstanceError("weights must be a non-empty list of positive integers",
+                                value=w)
+    return name, p
+
+
+def rule_of(model: Election, params: dict | None) -> str:
+    """The rule a question is asked under: its own, else the instance's."""
+    rule = (params or {}).get("rule") or model.rule
+    if rule is None:
+        raise InstanceError("no rule: give 'rule' in the question or the instance", value=None)
+    return rule
+
+
+def validate(model: Election, name: str, params: dict) -> None:
+    """Reject a question the instance cannot answer: no rule; approval ballots under a
+    ranking rule; manipulation without a manipulator; an unknown candidate."""
+    rule = rule_of(model, params)
+    if rule in RANKING_RULES:
+        bad = next((i for i, b in enumerate(model.ballots, 1)
+                    if b.explicit_approval and not b.ranking), None)
+        if bad is not None:
+            raise InstanceError(f"rule {rule!r} needs rankings; ballot {bad} only approves",
+                                value=rule)
+    if name == "manipulation" and model.manipulator is None:
+        raise InstanceError("manipulation needs a 'manipulator' with its true ranking",
+                            value=None)
+    if name == "manipulation" and rule in RANKING_RULES and not model.manipulator.ranking:
+        raise InstanceError("the manipulator needs a ranking under a ranking rule", value=rule)
+    if name == "coalitional_manipulation" and params["candidate"] not in model.candidates:
+        raise InstanceError("coalitional_manipulation names an unknown candidate",
+                            value=params["candidate"])
+
+
+# --------------------------------------------------------------------------- PrefLib
+
+def election_from_preference(data: dict, *, rule: str | None = None,
+                             tie_break: Sequence[str] | None = None,
+                             iid: str | None = None) -> dict:
+    """An ``election`` instance (JSON-able dict) from a ``preference`` instance dict, e.g.
+    a PrefLib file as :func:`prefcert.formal.preflib.read_preflib` reads it.
+
+    Candidates are the items; each agent with an ``order`` becomes a ballot with its
+    ``count`` (ties kept, truncation kept: unranked candidates tie at the bottom); τ is
+    ``tie_break`` or, by default, the items in their listed order (PrefLib's alternative
+    numbering), written into the instance so that it is never re-derived. The PrefLib
+    header is kept under ``source``. Raises InstanceError for an agent given as edges or
+    choices (not a ballot). O(size)."""
+    items = list(data["items"])
+    ballots = []
+    for agent, spec in data["profile"].items():
+        if isinstance(spec, list):
+            spec = {"order": spec}
+        if not isinstance(spec, dict) or "order" not in spec:
+            raise InstanceError("only weak orders are ballots", agent=agent, value=spec)
+        ballots.append({"ranking": spec["order"], "count": spec.get("count", 1)})
+    out = {"id": iid or data.get("id", "election"), "domain": "election",
+           "candidates": items, "tie_break": list(tie_break) if tie_break else items,
+           "ballots": ballots}
+    if rule is not None:
+        out["rule"] = rule
+    if data.get("preflib"):
+        out["source"] = {"preflib": data["preflib"]}
+    parse_election(out)            # the result must be a valid election
+    return out

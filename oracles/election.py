@@ -1,0 +1,708 @@
+"""Election engines: the rules (numpy, an engine twin of the checker's definitions),
+winner determination, and single-voter and coalitional manipulation.
+
+- :func:`enumerate_reports`: the oracle of the benchmark — every report of the ballot space
+  (m! rankings or 2^m subsets) evaluated at once (vectorised for the score rules), giving
+  w₀, w*, |M|, |B*| and the outcome counts.
+- :func:`greedy_reachable`: the greedy of Bartholdi, Tovey & Trick (1989) for one
+  manipulator. Exact for plurality, Borda, Copeland (any tie value) and approval: each
+  candidate's score depends only on — and grows with — the set of candidates the
+  manipulator ranks below it, c first is best for c, and the winner is the highest score
+  with a fixed tie-breaking order. When it gets stuck, the unplaced set is the stuck set
+  the checker replays.
+- :func:`irv_search`: exhaustive search over the states (active set, manipulator's current
+  top) for IRV, where one-voter manipulation is NP-hard (Bartholdi & Orlin 1991); memoised
+  on the state, so its cost is the number of distinct states (small unless many rounds are
+  decided by one vote).
+- Coalitions: :func:`dominant_coalition` (plurality, approval: exact),
+  :func:`reverse_borda` (Zuckerman, Procaccia & Rosenschein 2009: at most one manipulator
+  more than needed), :func:`borda_bound` (a counting bound), :func:`coalition_brute_force`.
+
+Everything here recomputes the rules from :class:`prefcert.formal.election.Election` with
+its own code; the checker's twin is in :mod:`prefcert.formal.checker.election`.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..formal.election import Election
+
+RANKING_RULES = ("plurality", "borda", "irv", "copeland")
+
+
+# --------------------------------------------------------------------------- the rules
+
+class Tally:
+    """A rule on an election's ballots (engine twin of the checker's ``Count``).
+
+    Candidates are indices 0..m−1 in the order of ``e.candidates``. ``prio[x]`` is x's τ
+    index (0 = best). Score rules keep ``base`` (np int64; Copeland: the margin matrix);
+    IRV keeps ballot classes as rank arrays (group index per candidate, ``m`` for
+    unranked) and caches the fixed ballots' tallies per active bitmask."""
+
+    def __init__(self, e: Election, rule: str):
+        self.e, self.rule, self.m = e, rule, e.m
+        self.idx = {x: i for i, x in enumerate(e.candidates)}
+        self.prio = np.array([e.tie_break.index(x) for x in e.candidates], dtype=np.int64)
+        m = self.m
+        ranks, counts, approved = [], [], []
+        for b in e.ballots:
+            r = np.full(m, m, dtype=np.int64)
+            for gi, g in enumerate(b.ranking):
+                for x in g:
+                    r[self.idx[x]] = gi
+            ranks.append(r)
+            counts.append(b.count)
+            a = np.zeros(m, dtype=np.int64)
+            a[[self.idx[x] for x in b.approved]] = 1
+            approved.append(a)
+        self.ranks = np.array(ranks, dtype=np.int64).reshape(-1, m)
+        self.counts = np.array(counts, dtype=np.int64)
+        self.approved = np.array(approved, dtype=np.int64).reshape(-1, m)
+        self._irv: dict[int, np.ndarray] = {}
+        if rule == "copeland":
+            # above[b, x, y] = ballot b puts x strictly above y (unranked tie at the bottom)
+            above = self.ranks[:, :, None] < self.ranks[:, None, :]
+            self.base = np.einsum("b,bxy->xy", self.counts, above.astype(np.int64))
+            self.base = self.base - self.base.T          # margins
+        elif rule == "borda":
+            below = (self.ranks[:, :, None] < self.ranks[:, None, :]).sum(axis=2)
+            self.base = self.counts @ below
+        elif rule == "plurality":
+            tops = self.ranks == 0
+            single = tops.sum(axis=1) == 1
+            self.base = self.counts[single] @ tops[single].astype(np.int64)
+        elif rule == "approval":
+            self.base = self.counts @ self.approved
+        elif rule != "irv":
+            raise ValueError(f"unknown rule {rule!r}")
+
+    # score rules: reports as index arrays (rankings) or 0/1 vectors (approval)
+
+    def add(self, reports: np.ndarray, weights: Sequence[int]) -> np.ndarray:
+        """Scores (or Copeland margins) with the reports added; ``reports`` has shape
+        (k, m): k rankings (candidate indices best first) or k approval 0/1 vectors."""
+        m = self.m
+        w = np.asarray(weights, dtype=np.int64)
+        if self.rule == "approval":
+            return self.base + w @ reports
+        if self.rule == "plurality":
+            pts = np.zeros((len(w), m), dtype=np.int64)
+            pts[np.arange(len(w)), reports[:, 0]] = 1
+            return self.base + w @ pts
+        pos = np.empty_like(reports)
+        pos[np.arange(len(w))[:, None], reports] = np.arange(m)
+        if self.rule == "borda":
+            return self.base + w @ (m - 1 - pos)
+        sign = np.where(pos[:, :, None] < pos[:, None, :], 1, -1)
+        return self.base + np.einsum("k,kxy->xy", w, sign)
+
+    def copeland(self, margin: np.ndarray) -> np.ndarray:
+        """Doubled Copeland scores from a margin matrix (the diagonal excluded)."""
+        pts = 2 * (margin > 0) + (margin == 0)
+        return pts.sum(axis=-1) - 1                       # the diagonal (0 margin) adds 1
+
+    def resolve(self, scores: np.ndarray) -> int:
+        """Highest score, ties to the τ-highest."""
+        return int(np.lexsort((self.prio, -scores))[0])
+
+    def winner(self, reports: Sequence[Sequence[str]] = (), weights: Sequence[int] = ()) -> str:
+        """The resolute winner with the given reports (names) added."""
+        if self.rule == "irv":
+            return self.e.candidates[self.irv_winner([self._ix(q) for q in reports], weights)]
+        if not reports:
+            s = self.base
+        else:
+            s = self.add(self._matrix(reports), weights)
+        if self.rule == "copeland":
+            s = self.copeland(s)
+        return self.e.candidates[self.resolve(s)]
+
+    def scores(self) -> np.ndarray:
+        return self.copeland(self.base) if self.rule == "copeland" else self.base
+
+    def _ix(self, q: Sequence[str]) -> list[int]:
+        return [self.idx[x] for x in q]
+
+    def _matrix(self, reports: Sequence[Sequence[str]]) -> np.ndarray:
+        if self.rule == "approval":
+            out = np.zeros((len(reports), self.m), dtype=np.int64)
+            for i, q in enumerate(reports):
+                out[i, self._ix(q)] = 1
+            return out
+        return np.array([self._ix(q) for q in reports], dtype=np.int64).reshape(-1, self.m)
+
+    # IRV
+
+    def irv_base(self, mask: int) -> np.ndarray:
+        """First-choice votes of the fixed ballots over the active bitmask (a ballot
+        whose highest active group holds two active candidates is exhausted)."""
+        t = self._irv.get(mask)
+        if t is None:
+            m = self.m
+            act = np.array([(mask >> i) & 1 for i in range(m)], dtype=bool)
+            r = np.where(act[None, :], self.ranks, m + 1)
+            best = r.min(axis=1)
+            hit = (r == best[:, None]) & (best[:, None] < m)
+            ok = hit.sum(axis=1) == 1
+            t = np.zeros(m, dtype=np.int64)
+            np.add.at(t, hit[ok].argmax(axis=1), self.counts[ok])
+            self._irv[mask] = t
+        return t
+
+    def irv_out(self, mask: int, votes: np.ndarray) -> int:
+        """The active candidate with the fewest votes; ties eliminate the τ-lowest."""
+        act = [i for i in range(self.m) if (mask >> i) & 1]
+        return min(act, key=lambda i: (int(votes[i]), -int(self.prio[i])))
+
+    def irv_winner(self, reports: Sequence[Sequence[int]] = (), weights: Sequence[int] = (),
+                   trace: list | None = None) -> int:
+        mask = (1 << self.m) - 1
+        while mask & (mask - 1):
+            votes = self.irv_base(mask).copy()
+            for q, w in zip(reports, weights):
+                votes[next(i for i in q if (mask >> i) & 1)] += w
+            out = self.irv_out(mask, votes)
+            if trace is not None:
+                trace.append((mask, votes, out))
+            mask &= ~(1 << out)
+        return mask.bit_length() - 1
+
+    def irv_put(self) -> set[int]:
+        """Winners under every resolution of the elimination ties."""
+        seen: dict[int, set[int]] = {}
+        stack = [(1 << self.m) - 1]
+        order = []
+        while stack:
+            mask = stack.pop()
+            if mask in seen:
+                continue
+            seen[mask] = set()
+            order.append(mask)
+            if mask & (mask - 1):
+                v = self.irv_base(mask)
+                act = [i for i in range(self.m) if (mask >> i) & 1]
+                low = min(int(v[i]) for i in act)
+                stack.extend(mask & ~(1 << i) for i in act if v[i] == low)
+        for mask in reversed(order):
+            if not mask & (mask - 1):
+                seen[mask] = {mask.bit_length() - 1}
+            else:
+                v = self.irv_base(mask)
+                act = [i for i in range(self.m) if (mask >> i) & 1]
+                low = min(int(v[i]) for i in act)
+                seen[mask] = set().union(*(seen[mask & ~(1 << i)] for i in act if v[i] == low))
+        return seen[(1 << self.m) - 1]
+
+
+def winner(e: Election, rule: str) -> dict:
+    """The ``winner`` answer: ``{"winner", "winners"}`` and the certificate's scores (or
+    IRV rounds) of the sincere election. Engine twin of the checker's ``winner_table``."""
+    e = e.sincere()
+    t = Tally(e, rule)
+    names = e.candidates
+    def in_tau(xs: Iterable[str]) -> list[str]:
+        keep = set(xs)
+        return [x for x in e.tie_break if x in keep]
+    if rule == "irv":
+        trace: list = []
+        w = t.irv_winner(trace=trace)
+        rounds = [{names[i]: int(v[i]) for i in range(t.m) if (mask >> i) & 1}
+                  for mask, v, _ in trace]
+        return {"winner": names[w], "winners": in_tau(names[i] for i in t.irv_put()),
+                "rounds": rounds, "eliminated": [names[o] for *_, o in trace]}
+    s = t.scores()
+    best = s.max()
+    half = rule == "copeland"
+    return {"winner": names[t.resolve(s)],
+            "winners": in_tau(names[i] for i in range(t.m) if s[i] == best),
+            "scores": {names[i]: (int(s[i]) / 2 if s[i] % 2 else int(s[i]) // 2) if half
+                       else int(s[i]) for i in range(t.m)}}
+
+
+# --------------------------------------------------------------------------- manipulation
+
+@dataclass
+class Manipulation:
+    """One engine's answer to single-voter manipulation. ``reachable``: candidates some
+    report elects (None when the engine does not list them); ``ballot``: a report electing
+    ``best``; ``refuted``: candidate -> proof (greedy stuck sets), ``states`` (IRV search),
+    and for enumeration the benchmark's counts."""
+
+    sincere: str
+    best: str
+    ballot: list[str] | None
+    reachable: set[str] | None = None
+    refuted: dict | None = None
+    states: int | None = None
+    counts: dict | None = None
+
+
+def preference_key(e: Election):
+    """Sort key of the manipulator's preference: true rank, then τ (engine twin)."""
+    ranking = e.manipulator.ranking
+    pos, above = {}, 0
+    for g in ranking:
+        for x in g:
+            pos[x] = above + 1
+        above += len(g)
+    tau = {x: i for i, x in enumerate(e.tie_break)}
+    return lambda x: (pos.get(x, above + 1), tau[x])
+
+
+def sincere_winner(e: Election, rule: str) -> str:
+    """w₀: the winner with the manipulator's sincere ballot added."""
+    t = Tally(e, rule)
+    man = e.manipulator
+    if rule == "irv":
+        # the sincere ballot may be weak or truncated: count it as one more fixed ballot
+        return _with_fixed(e, rule, man).winner()
+    if rule == "approval":
+        return t.winner([sorted(man.approved)], [1])
+    if man.strict_full and len(man.ranking) == e.m:
+        return t.winner([[g[0] for g in man.ranking]], [1])
+    return _with_fixed(e, rule, man).winner()
+
+
+def _with_fixed(e: Election, rule: str, ballot) -> Tally:
+    from dataclasses import replace
+    return Tally(replace(e, ballots=(*e.ballots, ballot)), rule)
+
+
+def all_reports(e: Election, rule: str) -> np.ndarray:
+    """The ballot space as an array: (m!, m) rankings in lexicographic order of the
+    candidate indices, or (2^m, m) 0/1 approval vectors ordered by size then
+    lexicographically (the checker's order)."""
+    m = e.m
+    if rule == "approval":
+        rows = []
+        for k in range(m + 1):
+            for s in itertools.combinations(range(m), k):
+                v = np.zeros(m, dtype=np.int64)
+                v[list(s)] = 1
+                rows.append(v)
+        return np.array(rows, dtype=np.int64)
+    return np.array(list(itertools.permutations(range(m))), dtype=np.int64)
+
+
+def report_outcomes(e: Election, rule: str, rep: np.ndarray | None = None) -> np.ndarray:
+    """The winner index of every report (one manipulator, weight 1)."""
+    t = Tally(e, rule)
+    rep = all_reports(e, rule) if rep is None else rep
+    m = e.m
+    if rule == "irv":
+        cache: dict[tuple, int] = {}
+        out = np.empty(len(rep), dtype=np.int64)
+        for k, q in enumerate(rep):
+            out[k] = _irv_one(t, tuple(int(x) for x in q), cache)
+        return out
+    if rule == "approval":
+        s = t.base[None, :] + rep
+    elif rule == "plurality":
+        s = t.base[None, :] + (np.arange(m)[None, :] == rep[:, :1])
+    else:
+        pos = np.empty_like(rep)
+        pos[np.arange(len(rep))[:, None], rep] = np.arange(m)
+        if rule == "borda":
+            s = t.base[None, :] + (m - 1 - pos)
+        else:
+            sign = np.where(pos[:, :, None] < pos[:, None, :], 1, -1)
+            s = t.copeland(t.base[None, :, :] + sign)
+    key = s * (m + 1) + (m - t.prio)[None, :]           # score first, then τ
+    return key.argmax(axis=1)
+
+
+def _irv_one(t: Tally, q: tuple[int, ...], cache: dict) -> int:
+    """IRV winner for one report, memoised on (active mask, the report's live suffix)."""
+    mask = (1 << t.m) - 1
+    while mask & (mask - 1):
+        top = next(i for i in q if (mask >> i) & 1)
+        key = (mask, top)
+        out = cache.get(key)
+        if out is None:
+            v = t.irv_base(mask).copy()
+            v[top] += 1
+            out = cache[key] = t.irv_out(mask, v)
+        mask &= ~(1 << out)
+    return mask.bit_length() - 1
+
+
+def enumerate_reports(e: Election, rule: str) -> Manipulation:
+    """The benchmark's oracle: every report evaluated. Counts: ``reports`` |B_r|,
+    ``profitable`` |M|, ``optimal`` |B*|, ``outcomes`` winner -> reports. O(|B_r| · m)
+    for the score rules (O(|B_r| · m²) Copeland), O(|B_r| · m) IRV steps."""
+    rep = all_reports(e, rule)
+    win = report_outcomes(e, rule, rep)
+    names = e.candidates
+    w0 = sincere_winner(e, rule)
+    key = preference_key(e)
+    counts = np.bincount(win, minlength=e.m)
+    reach = {names[i] for i in range(e.m) if counts[i]}
+    best = min(reach | {w0}, key=key)
+    u0, ub = key(w0)[0], key(best)[0]
+    outcomes = {names[i]: int(counts[i]) for i in range(e.m) if counts[i]}
+    ballot = None
+    if best != w0:
+        k = int(np.flatnonzero(win == names.index(best))[0])
+        ballot = _names(e, rule, rep[k])
+    return Manipulation(w0, best, ballot, reach, counts={
+        "reports": len(rep),
+        "profitable": sum(v for x, v in outcomes.items() if key(x)[0] < u0),
+        "optimal": sum(v for x, v in outcomes.items() if key(x)[0] == ub),
+        "outcomes": outcomes})
+
+
+def _names(e: Election, rule: str, row: np.ndarray) -> list[str]:
+    if rule == "approval":
+        return [e.candidates[i] for i in np.flatnonzero(row)]
+    return [e.candidates[int(i)] for i in row]
+
+
+def greedy_can_win(t: Tally, c: int, weight: int = 1) -> tuple[list[int] | None, list[int]]:
+    """BTT greedy for one manipulator of ``weight``: (a ranking electing c, []) or
+    (None, the stuck set). Plurality, Borda, Copeland, approval; O(m²) Borda,
+    O(m³) Copeland."""
+    m, rule = t.m, t.rule
+    prio = t.prio
+
+    def beats(sr: int, sc: int, r: int) -> bool:
+        return sr > sc or (sr == sc and prio[r] < prio[c])
+    if rule == "approval":
+        s = t.base.copy()
+        s[c] += weight
+        rivals = [r for r in range(m) if r != c and beats(int(s[r]), int(s[c]), r)]
+        return (None, rivals[:1]) if rivals else ([c], [])
+    placed = [c]
+    left = [x for x in np.argsort(prio) if x != c]
+    if rule == "copeland":
+        # the doubled Copeland score of d when it is above exactly `below`
+        def score(d: int, below: set) -> int:
+            tot = 0
+            for y in range(m):
+                if y != d:
+                    mg = t.base[d, y] + (weight if y in below else -weight)
+                    tot += 2 if mg > 0 else 1 if mg == 0 else 0
+            return tot
+        sc = score(c, set(range(m)) - {c})
+    else:
+        sc = int(t.base[c]) + weight * ((m - 1) if rule == "borda" else 1)
+    while left:
+        fit = None
+        for d in left:
+            if rule == "borda":
+                sd = int(t.base[d]) + weight * (m - len(placed) - 1)
+            elif rule == "plurality":
+                sd = int(t.base[d])
+            else:
+                sd = score(int(d), set(left) - {d})
+            if not beats(sd, sc, int(d)):
+                fit = d
+                break
+        if fit is None:
+            return None, [int(x) for x in left]
+        placed.append(fit)
+        left.remove(fit)
+    return [int(x) for x in placed], []
+
+
+def greedy_reachable(e: Election, rule: str) -> Manipulation:
+    """Single-voter manipulation by the BTT greedy, candidate by candidate in the
+    manipulator's order of preference; the first reachable is w*. Candidates above w* get
+    their stuck sets. O(m³) Borda, O(m⁴) Copeland."""
+    t = Tally(e, rule)
+    w0 = sincere_winner(e, rule)
+    key = preference_key(e)
+    refuted: dict[str, list[str]] = {}
+    names = e.candidates
+    for c in sorted(names, key=key):
+        if c == w0:
+            return Manipulation(w0, w0, None, refuted=refuted)
+        ballot, stuck = greedy_can_win(t, names.index(c))
+        if ballot is not None:
+            return Manipulation(w0, c, [names[i] for i in ballot], refuted=refuted)
+        refuted[c] = [names[i] for i in stuck]
+    raise AssertionError("the sincere winner is always reachable")
+
+
+def irv_search(e: Election, weight: int = 1, *, time_limit: float | None = None,
+               limit: int | None = None) -> tuple[set[str], int, dict]:
+    """IRV, one manipulator: every reachable winner, the number of states (active mask,
+    current top) and the memo (state -> reachable winner indices) for ballot
+    reconstruction. Raises TimeoutError past ``time_limit`` seconds or ``limit`` states."""
+    t = Tally(e, "irv")
+    m = t.m
+    full = (1 << m) - 1
+    memo: dict[tuple[int, int], frozenset] = {}
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+
+    def go(mask: int, top: int) -> frozenset:
+        hit = memo.get((mask, top))
+        if hit is not None:
+            return hit
+        if limit is not None and len(memo) >= limit:
+            raise TimeoutError("IRV search state limit")
+        if deadline is not None and len(memo) % 64 == 0 and time.perf_counter() > deadline:
+            raise TimeoutError("IRV search time limit")
+        if not mask & (mask - 1):
+            res = frozenset([mask.bit_length() - 1])
+        else:
+            v = t.irv_base(mask).copy()
+            v[top] += weight
+            out = t.irv_out(mask, v)
+            nxt = mask & ~(1 << out)
+            if out != top:
+                res = go(nxt, top)
+            else:
+                res = frozenset().union(*(go(nxt, u) for u in range(m) if (nxt >> u) & 1))
+        memo[(mask, top)] = res
+        return res
+    reach = frozenset().union(*(go(full, u) for u in range(m)))
+    return {e.candidates[i] for i in reach}, len(memo), {"memo": memo, "tally": t}
+
+
+def irv_ballot(e: Election, target: str, memo: dict, t: Tally, weight: int = 1) -> list[str]:
+    """A report electing ``target`` from the search memo: follow the states whose
+    reachable set holds it, choosing a new top whenever the current one is eliminated."""
+    m, c = e.m, e.candidates.index(target)
+    mask = (1 << m) - 1
+    top = next(u for u in range(m) if c in memo[(mask, u)])
+    tops = [top]
+    while mask & (mask - 1):
+        v = t.irv_base(mask).copy()
+        v[top] += weight
+        out = t.irv_out(mask, v)
+        mask &= ~(1 << out)
+        if out == top:
+            top = next(u for u in range(m) if (mask >> u) & 1 and c in memo[(mask, u)])
+            tops.append(top)
+    rest = [x for x in e.tie_break if e.candidates.index(x) not in tops]
+    return [e.candidates[i] for i in tops] + rest
+
+
+def irv_reachable(e: Election, *, time_limit: float | None = None) -> Manipulation:
+    """Single-voter IRV manipulation by :func:`irv_search`."""
+    reach, states, aux = irv_search(e, time_limit=time_limit)
+    w0 = sincere_winner(e, "irv")
+    key = preference_key(e)
+    best = min(reach | {w0}, key=key)
+    ballot = irv_ballot(e, best, aux["memo"], aux["tally"]) if best != w0 else None
+    return Manipulation(w0, best, ballot, reach, states=states)
+
+
+# --------------------------------------------------------------------------- coalitions
+
+def dominant_coalition(e: Election, rule: str, c: str, weights: Sequence[int]
+                       ) -> tuple[bool, list, str | None]:
+    """Plurality / approval: everyone reports c on top (approves c alone), which is
+    optimal for c. Returns (c wins, the reports, the winner otherwise)."""
+    e = e.sincere()
+    t = Tally(e, rule)
+    rep = [c] if rule == "approval" else [c, *(x for x in e.tie_break if x != c)]
+    w = t.winner([rep] * len(weights), weights)
+    return w == c, [list(rep) for _ in weights], (None if w == c else w)
+
+
+def reverse_borda(e: Election, c: str, weights: Sequence[int]) -> list[list[str]] | None:
+    """Borda coalitions, heaviest manipulator first: each ranks c first and the rivals in
+    increasing order of their current score (Zuckerman, Procaccia & Rosenschein 2009).
+    Returns reports electing c, or None (not a proof)."""
+    e = e.sincere()
+    t = Tally(e, "borda")
+    m = e.m
+    ci = e.candidates.index(c)
+    s = t.base.copy()
+    s[ci] += (m - 1) * sum(weights)
+    order = sorted(range(len(weights)), key=lambda i: -weights[i])
+    out: list[list[str] | None] = [None] * len(weights)
+    for i in order:
+        rivals = sorted((d for d in range(m) if d != ci),
+                        key=lambda d: (int(s[d]), -int(t.prio[d])))
+        # the lowest-scored rival gets the most points (m − 2)
+        rank = [ci] + rivals
+        for p, d in enumerate(rank[1:], 1):
+            s[d] += weights[i] * (m - 1 - p)
+        out[i] = [e.candidates[x] for x in rank]
+    if t.resolve(s) != ci:
+        return None
+    return out  # type: ignore[return-value]
+
+
+def borda_bound(e: Election, c: str, weights: Sequence[int]) -> bool:
+    """The counting bound (engine twin of the checker's ``score_bound``): True when it
+    proves the Borda coalition cannot elect c."""
+    e = e.sincere()
+    t = Tally(e, "borda")
+    m, W = e.m, sum(weights)
+    ci = e.candidates.index(c)
+    sc = int(t.base[ci]) + W * (m - 1)
+    caps = [sc - int(t.base[d]) - (1 if t.prio[d] < t.prio[ci] else 0)
+            for d in range(m) if d != ci]
+    if not caps:
+        return False
+    if min(caps) < 0:
+        return True
+    need = W * (m - 1) * (m - 2) // 2
+    return sum(min(v, W * (m - 2)) for v in caps) < need and \
+        sum(max(0, min(v - 1, W * (m - 1))) for v in caps) < need + 1
+
+
+def coalition_brute_force(e: Election, rule: str, c: str, weights: Sequence[int], *,
+                          time_limit: float | None = None) -> list[list[str]] | None:
+    """Every tuple of reports (equal weights as multisets). Returns reports electing c or
+    None. Raises TimeoutError past ``time_limit``."""
+    e = e.sincere()
+    t = Tally(e, rule)
+    rep = all_reports(e, rule)
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    groups: dict[int, int] = {}
+    for w in weights:
+        groups[w] = groups.get(w, 0) + 1
+    ws = sorted(groups)
+    per = [list(itertools.combinations_with_replacement(range(len(rep)), groups[w]))
+           for w in ws]
+    target = e.candidates.index(c)
+    for n, pick in enumerate(itertools.product(*per)):
+        if deadline is not None and n % 256 == 0 and time.perf_counter() > deadline:
+            raise TimeoutError("coalition brute force time limit")
+        idx = [i for combo in pick for i in combo]
+        wts = [w for w, combo in zip(ws, pick) for _ in combo]
+        rows = rep[idx]
+        if rule == "irv":
+            win = t.irv_winner([list(map(int, r)) for r in rows], wts)
+        else:
+            s = t.add(rows, wts)
+            win = t.resolve(t.copeland(s) if rule == "copeland" else s)
+        if win == target:
+            # reports back in the order of the given weights
+            pool: dict[int, list] = {}
+            for r, w in zip(rows, wts):
+                pool.setdefault(w, []).append(_names(e, rule, r))
+            return [pool[w].pop() for w in weights]
+    return None
+
+
+def brute_force_manipulation(e: Election, rule: str) -> Manipulation:
+    """Tests' brute force: every report, one at a time, through :class:`Tally` only
+    (no vectorisation, no memo)."""
+    t = Tally(e, rule)
+    w0 = sincere_winner(e, rule)
+    key = preference_key(e)
+    seen: dict[str, list[str]] = {}
+    if rule == "approval":
+        space: Iterable = (list(s) for k in range(e.m + 1)
+                           for s in itertools.combinations(e.candidates, k))
+    else:
+        space = (list(p) for p in itertools.permutations(e.candidates))
+    outcomes: dict[str, int] = {}
+    for q in space:
+        w = t.winner([q], [1])
+        outcomes[w] = outcomes.get(w, 0) + 1
+        seen.setdefault(w, q)
+    best = min(set(seen) | {w0}, key=key)
+    u0, ub = key(w0)[0], key(best)[0]
+    return Manipulation(w0, best, seen.get(best) if best != w0 else None, set(seen), counts={
+        "reports": sum(outcomes.values()),
+        "profitable": sum(v for x, v in outcomes.items() if key(x)[0] < u0),
+        "optimal": sum(v for x, v in outcomes.items() if key(x)[0] == ub),
+        "outcomes": {x: outcomes[x] for x in e.candidates if x in outcomes}})
+
+
+def copeland_coalition_bounds(e: Election, c: str) -> tuple[int, int, list[list[str]]]:
+    """Bounds on the fewest manipulators who, added to the sincere election, make ``c``
+    the Copeland winner: (lower, upper, reports of an upper-bound coalition).
+
+    Lower: with k manipulators c's margins are μ(c, y) + k at best and a rival's contests
+    move by at most k each way (keeping the parity of μ + k), so c must beat every
+    rival's per-pair minimum score; the least such k (monotone in k). Upper: the least k
+    for which all manipulators reporting c first and then the rivals by increasing
+    Copeland score — or that ballot and its rival-reversed twin alternately — elect c.
+    Equal bounds settle the minimum. O(m² log n) evaluations."""
+    e = e.sincere()
+    t = Tally(e, "copeland")
+    m, ci = e.m, e.candidates.index(c)
+    mu = t.base
+    prio = t.prio
+    n = e.voters
+
+    def pt(x: int) -> int:
+        return 2 if x > 0 else 1 if x == 0 else 0
+
+    def necessary(k: int) -> bool:
+        sc = sum(pt(int(mu[ci, y]) + k) for y in range(m) if y != ci)
+        for d in range(m):
+            if d == ci:
+                continue
+            low = pt(int(mu[d, ci]) - k) + sum(
+                pt(int(mu[d, y]) - k) for y in range(m) if y not in (d, ci))
+            if not (sc > low or (sc == low and prio[ci] < prio[d])):
+                return False
+        return True
+    lo_k, hi_k = 0, n + 1
+    while lo_k < hi_k:                       # least k with the necessary condition
+        mid = (lo_k + hi_k) // 2
+        if necessary(mid):
+            hi_k = mid
+        else:
+            lo_k = mid + 1
+    lower = lo_k
+    score = t.copeland(mu)
+    rivals = sorted((d for d in range(m) if d != ci), key=lambda d: (int(score[d]),
+                                                                     -int(prio[d])))
+    one = [ci] + rivals
+    twin = [ci] + rivals[::-1]
+
+    def ballots(k: int, mix: bool) -> list[list[int]]:
+        return [twin if mix and i % 2 else one for i in range(k)]
+
+    def wins(k: int, mix: bool) -> bool:
+        if k == 0:
+            return t.resolve(score) == ci
+        rep = np.array(ballots(k, mix), dtype=np.int64)
+        return t.resolve(t.copeland(t.add(rep, [1] * k))) == ci
+    best = None
+    for mix in (False, True):
+        k = lower
+        while k <= n + 1 and not wins(k, mix):
+            k = k + 1 if k < lower + 8 else k * 2
+        if k > n + 1:
+            k = n + 1
+            if not wins(k, mix):
+                continue
+        lo, hi = lower - 1, k            # refine down to the least winning k found
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if wins(mid, mix):
+                hi = mid
+            else:
+                lo = mid
+        if best is None or hi < best[0]:
+            best = (hi, mix)
+    if best is None:                     # n + 1 voters with c first always win
+        best = (n + 1, False)
+    k, mix = best
+    return lower, k, [[e.candidates[i] for i in b] for b in ballots(k, mix)]
+
+
+def copeland_bound(e: Election, c: str, weights: Sequence[int]) -> str | None:
+    """A rival beating c even with every contest at its extreme (total weight W moves a
+    margin by at most W): the engine twin of the checker's ``pairwise_bound``; None when
+    the bound does not rule c out."""
+    e = e.sincere()
+    t = Tally(e, "copeland")
+    W, ci = sum(weights), e.candidates.index(c)
+
+    def pt(x: int) -> int:
+        return 2 if x > 0 else 1 if x == 0 else 0
+    best = sum(pt(int(t.base[ci, y]) + W) for y in range(e.m) if y != ci)
+    for d in range(e.m):
+        if d == ci:
+            continue
+        low = sum(pt(int(t.base[d, y]) - W) for y in range(e.m) if y != d)
+        if low > best or (low == best and t.prio[d] < t.prio[ci]):
+            return e.candidates[d]
+    return None

@@ -1,0 +1,419 @@
+"""The ``election`` domain wired to its engines.
+
+Questions (a name, or an object ``{"type": ..., "rule": ...}``; the rule defaults to the
+instance's):
+
+- ``winner``: the τ-resolved winner and the winner set, certified by the score table or
+  the IRV rounds. Engine: ``oracle``.
+- ``manipulation``: can the manipulator get a winner it strictly prefers? Solution: the
+  sincere winner w₀, the best reachable winner w*, an optimal report, the gain in true
+  rank, and — when the ballot space is enumerable — |B_r|, |M|, |B*| and the outcome of
+  every report. Engines: ``oracle`` (enumeration, |B_r| ≤ 5040), ``reachability`` (the
+  BTT greedy, exact for plurality, Borda, Copeland and approval; the elimination-state
+  search for IRV), ``cpsat`` (one model per candidate), ``brute_force`` (tests).
+- ``coalitional_manipulation``: can manipulators of the given weights make the candidate
+  win? Engines: ``oracle`` (exact where a dominant report, the greedy or the IRV search
+  applies; reverse Borda and a counting bound; small enumeration), ``cpsat``,
+  ``brute_force``.
+
+Engines must agree on the verdict (and on w₀ and w*); every certificate given is checked;
+the label carries the strongest one (enumeration before greedy or search). A "no" that
+only solvers support (IRV past the search limit, Copeland or IRV coalitions) carries an
+``engine_agreement`` record, never a proof.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..formal import checker
+from ..formal.checker import election as chk
+from ..formal.checker.election import SPEC
+from ..formal.election import RULES, Election, rule_of, validate
+from ..formal.errors import CertificateError, InstanceError, Undecided
+from .base import UNKNOWN, Decision, Domain, Outcome, Question, disagreement, run_engine
+
+MAX_CPSAT_M = 24                 # CP-SAT models beyond this are not run by default
+MAX_BRUTE_FORCE_REPORTS = 720    # brute force: one voter's reports (6!)
+MAX_BRUTE_FORCE_JOINT = 20_000   # brute force: joint reports of a coalition
+SEARCH_STATES = 2_000_000        # the IRV search engine's own cap (the checker's is lower)
+
+
+# --------------------------------------------------------------------------- winner
+
+def _winner(model: Election, params: dict, *, time_limit: float, seed: int) -> Outcome:
+    from ..oracles.election import winner
+    rule = rule_of(model, params)
+    w = winner(model, rule)
+    sol = {"winner": w.pop("winner"), "winners": w.pop("winners")}
+    kind = "elimination_rounds" if rule == "irv" else "score_table"
+    return Outcome("determined", sol, {"type": kind, **w})
+
+
+# --------------------------------------------------------------------------- manipulation
+
+def _solution(m, model: Election) -> dict:
+    from ..oracles.election import preference_key
+    key = preference_key(model)
+    sol = {"sincere_winner": m.sincere, "best_winner": m.best, "ballot": m.ballot,
+           "gain": key(m.sincere)[0] - key(m.best)[0]}
+    if m.counts:
+        sol.update(m.counts)
+    return sol
+
+
+def _verdict(m, model: Election) -> str:
+    return "manipulable" if model.true_pos(m.best) < model.true_pos(m.sincere) \
+        else "not_manipulable"
+
+
+def _enumeration(model: Election, params: dict, *, time_limit: float, seed: int) -> Outcome:
+    from ..oracles.election import enumerate_reports
+    rule = rule_of(model, params)
+    if chk.report_space(model, rule) > chk.ENUMERATION_LIMIT:
+        return Outcome(UNKNOWN, stats={"reason": "ballot space too large to enumerate"})
+    m = enumerate_reports(model, rule)
+    return Outcome(_verdict(m, model), _solution(m, model), {"type": "enumeration"})
+
+
+def _reachability(model: Election, params: dict, *, time_limit: float, seed: int) -> Outcome:
+    """Candidate by candidate: the BTT greedy (plurality, Borda, Copeland, approval) or
+    the IRV elimination-state search."""
+    from ..oracles.election import greedy_reachable, irv_reachable
+    rule = rule_of(model, params)
+    if rule != "irv":
+        m = greedy_reachable(model, rule)
+        return Outcome(_verdict(m, model), _solution(m, model),
+                       {"type": "greedy", "refuted": m.refuted})
+    try:
+        m = irv_reachable(model, time_limit=time_limit)
+    except TimeoutError:
+        return Outcome(UNKNOWN, stats={"reason": "time limit"})
+    cert = {"type": "elimination_search", "states": m.states} \
+        if m.states <= chk.SEARCH_LIMIT else None
+    return Outcome(_verdict(m, model), _solution(m, model), cert, {"states": m.states})
+
+
+def _cpsat_manipulation(model: Election, params: dict, *, time_limit: float,
+                        seed: int) -> Outcome:
+    from ..encodings.election import can_win_cpsat
+    from ..oracles.election import Manipulation, preference_key, sincere_winner
+    rule = rule_of(model, params)
+    w0 = sincere_winner(model, rule)
+    key = preference_key(model)
+    solves = 0
+    for c in sorted(model.candidates, key=key):
+        if c == w0:
+            m = Manipulation(w0, w0, None)
+            break
+        r = can_win_cpsat(model, rule, c, [1], time_limit=time_limit, seed=seed)
+        solves += 1
+        if r.status == "unknown":
+            return Outcome(UNKNOWN, stats={"solves": solves})
+        if r.status == "feasible":
+            m = Manipulation(w0, c, r.ballots[0])
+            break
+    return Outcome(_verdict(m, model), _solution(m, model), None, {"solves": solves})
+
+
+def _brute_manipulation(model: Election, params: dict, *, time_limit: float,
+                        seed: int) -> Outcome:
+    from ..oracles.election import brute_force_manipulation
+    rule = rule_of(model, params)
+    if chk.report_space(model, rule) > MAX_BRUTE_FORCE_REPORTS:
+        return Outcome(UNKNOWN, stats={"reason": "too many reports"})
+    m = brute_force_manipulation(model, rule)
+    return Outcome(_verdict(m, model), _solution(m, model), None)
+
+
+def _auto_manipulation(model: Election) -> list[str]:
+    """Enumeration when the instance's rule (plurality's space when it names none) is
+    small enough, the reachability engine, and CP-SAT from m = 6 on."""
+    names = []
+    if chk.report_space(model, model.rule or "plurality") <= chk.ENUMERATION_LIMIT:
+        names.append("oracle")
+    names.append("reachability")
+    if 6 <= model.m <= MAX_CPSAT_M:
+        names.append("cpsat")
+    return names
+
+
+def _key(o: Outcome) -> tuple:
+    s = o.solution or {}
+    return o.verdict, s.get("sincere_winner"), s.get("best_winner")
+
+
+def _decide(answers, check) -> Decision:
+    """Agreement on (verdict, w₀, w*); every certificate checked; the first accepted one
+    (engines in order: enumeration first) gives the label; otherwise two agreeing exact
+    engines give an ``engine_agreement`` record."""
+    decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
+    if not decided:
+        raise Undecided("every engine timed out or does not apply")
+    if len({_key(a.outcome) for a in decided}) > 1:
+        raise disagreement("engines disagree on the verdict or the winners", answers, check)
+    return _certified(decided, answers, check)
+
+
+def _certified(decided, answers, check) -> Decision:
+    chosen = None
+    for a in decided:
+        o = a.outcome
+        if o.certificate:
+            try:
+                check(o.verdict, o.solution, o.certificate)
+            except CertificateError as e:
+                raise disagreement(f"certificate of {a.engine} rejected: {e}", answers, check)
+            chosen = chosen or a
+    if chosen is not None:
+        return Decision(chosen.outcome.verdict, chosen.outcome.solution,
+                        chosen.outcome.certificate)
+    names = [a.engine for a in decided]
+    if len(names) >= 2:
+        return Decision(decided[0].outcome.verdict, decided[0].outcome.solution,
+                        {"type": "engine_agreement", "verdict": decided[0].outcome.verdict,
+                         "engines": names})
+    raise Undecided(f"no checkable certificate and only {len(names)} engine answered")
+
+
+# --------------------------------------------------------------------------- coalitions
+
+def _coalition_oracle(model: Election, params: dict, *, time_limit: float,
+                      seed: int) -> Outcome:
+    from ..oracles import election as oe
+    rule, c, weights = rule_of(model, params), params["candidate"], params["weights"]
+    if rule in ("plurality", "approval"):
+        ok, reps, by = oe.dominant_coalition(model, rule, c, weights)
+        if ok:
+            return Outcome("exists", {"ballots": reps}, {"type": "ballots"})
+        return Outcome("none", None, {"type": "dominant", "by": by})
+    if len(weights) == 1 and rule != "irv":
+        t = oe.Tally(model.sincere(), rule)
+        ballot, stuck = oe.greedy_can_win(t, model.candidates.index(c), weights[0])
+        if ballot is not None:
+            return Outcome("exists", {"ballots": [[model.candidates[i] for i in ballot]]},
+                           {"type": "ballots"})
+        return Outcome("none", None, {"type": "greedy", "refuted": {
+            c: [model.candidates[i] for i in stuck]}})
+    if len(weights) == 1:
+        try:
+            reach, states, aux = oe.irv_search(model.sincere(), weights[0],
+                                               time_limit=time_limit)
+        except TimeoutError:
+            return Outcome(UNKNOWN)
+        if c in reach:
+            return Outcome("exists", {"ballots": [oe.irv_ballot(model.sincere(), c, aux["memo"],
+                                                                 aux["tally"], weights[0])]},
+                           {"type": "ballots"})
+        cert = {"type": "elimination_search", "states": states} \
+            if states <= chk.SEARCH_LIMIT else None
+        return Outcome("none", None, cert, {"states": states})
+    if rule == "copeland":
+        by = oe.copeland_bound(model, c, weights)
+        if by is not None:
+            return Outcome("none", None, {"type": "pairwise_bound", "by": by})
+    if rule == "borda":
+        reps = oe.reverse_borda(model, c, weights)
+        if reps is not None:
+            return Outcome("exists", {"ballots": reps}, {"type": "ballots"})
+        if oe.borda_bound(model, c, weights):
+            return Outcome("none", None, {"type": "score_bound"})
+    if chk.coalition_space(model, rule, weights) <= chk.COALITION_LIMIT:
+        try:
+            reps = oe.coalition_brute_force(model, rule, c, weights, time_limit=time_limit)
+        except TimeoutError:
+            return Outcome(UNKNOWN)
+        if reps is not None:
+            return Outcome("exists", {"ballots": reps}, {"type": "ballots"})
+        return Outcome("none", None, {"type": "coalition_enumeration"})
+    return Outcome(UNKNOWN, stats={"reason": "no exact combinatorial method applies"})
+
+
+def _coalition_cpsat(model: Election, params: dict, *, time_limit: float,
+                     seed: int) -> Outcome:
+    from ..encodings.election import can_win_cpsat
+    r = can_win_cpsat(model.sincere(), rule_of(model, params), params["candidate"],
+                      params["weights"],
+                      time_limit=time_limit, seed=seed)
+    if r.status == "feasible":
+        return Outcome("exists", {"ballots": r.ballots}, {"type": "ballots"}, r.stats)
+    return Outcome("none" if r.status == "infeasible" else UNKNOWN, None, None, r.stats)
+
+
+def _coalition_brute(model: Election, params: dict, *, time_limit: float,
+                     seed: int) -> Outcome:
+    from ..oracles.election import coalition_brute_force
+    rule, c, weights = rule_of(model, params), params["candidate"], params["weights"]
+    if chk.coalition_space(model, rule, weights) > MAX_BRUTE_FORCE_JOINT:
+        return Outcome(UNKNOWN, stats={"reason": "too many joint reports"})
+    try:
+        reps = coalition_brute_force(model, rule, c, weights, time_limit=time_limit)
+    except TimeoutError:
+        return Outcome(UNKNOWN)
+    if reps is None:
+        return Outcome("none")
+    return Outcome("exists", {"ballots": reps}, {"type": "ballots"})
+
+
+def _auto_coalition(model: Election) -> list[str]:
+    names = ["oracle"]
+    if model.m <= MAX_CPSAT_M:
+        names.append("cpsat")
+    return names
+
+
+def _decide_coalition(answers, check) -> Decision:
+    decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
+    if not decided:
+        raise Undecided("every engine timed out or does not apply")
+    if len({a.outcome.verdict for a in decided}) > 1:
+        raise disagreement("engines disagree on the verdict", answers, check)
+    return _certified(decided, answers, check)
+
+
+# --------------------------------------------------------------------------- audits
+
+def certified(model: Election, name: str, params: dict, *, time_limit: float = 10.0,
+              seed: int = 0) -> Decision:
+    """The question's answer as a label would carry it: the default engines, combined,
+    with every certificate accepted by the checker (an audit rests on it)."""
+    q = DOMAIN.questions[name]
+    names = list(q.auto(model))
+    answers = [run_engine(n, q.engines[n], model, params, time_limit=time_limit, seed=seed)
+               for n in names]
+
+    def check(verdict, solution, cert):
+        checker.check(SPEC, model, name, params, verdict, solution, cert)
+    return q.decide(answers, check)
+
+
+def read_report(model: Election, rule: str, answer: Any) -> list[str]:
+    """A model's report: a JSON list of candidates, ``{"ballot": [...]}``, or text read by
+    the benchmark's ballot parser. Raises ValueError (unreadable) or CertificateError
+    (not a valid report of the rule's ballot space)."""
+    from ..voting import parse_ballot
+    if isinstance(answer, dict) and "ballot" in answer:
+        answer = answer["ballot"]
+    if isinstance(answer, str):
+        parsed = parse_ballot(answer, model.candidates, rule)
+        if not parsed.valid:
+            raise CertificateError(parsed.reason)
+        answer = list(parsed.ballot)
+    if not isinstance(answer, list):
+        raise ValueError("a report is a list of candidates or a ballot written as text")
+    chk.report_ballot(model, rule, answer)
+    return answer
+
+
+def _audit_manipulation(model: Election, params: dict, answer: Any) -> dict:
+    validate(model, "manipulation", params)
+    rule = rule_of(model, params)
+    truth = certified(model, "manipulation", params)
+    sol = truth.solution
+    w0, best = sol["sincere_winner"], sol["best_winner"]
+    base = {"sincere_winner": w0, "best_winner": best, "truth": truth.verdict,
+            "certificate": truth.certificate["type"],
+            "checked": truth.certificate["type"] != "engine_agreement"}
+    try:
+        report = read_report(model, rule, answer)
+    except ValueError as e:
+        return {"verdict": "unparseable", "violations": [], "valid": False,
+                "profitable": False, "optimal": False, **base,
+                "feedback": f"Unreadable ballot: {e}."}
+    except CertificateError as e:
+        return {"verdict": "incorrect", "valid": False, "profitable": False,
+                "optimal": False, **base,
+                "violations": [{"type": "invalid_ballot", "reason": str(e)}],
+                "feedback": f"Invalid ballot: {e}."}
+    got = chk.Count(model, rule).winner([chk.report_ballot(model, rule, report)])
+    pos = model.true_pos
+    profitable, optimal = pos(got) < pos(w0), pos(got) == pos(best)
+    out = {"valid": True, "ballot": report, "outcome": got, "profitable": profitable,
+           "optimal": optimal, "gain": pos(w0) - pos(got), "gap": pos(got) - pos(best), **base}
+    how = f"the ballot elects {got!r} (true rank {pos(got)}); sincere voting elects " \
+          f"{w0!r} (rank {pos(w0)}); the best achievable is {best!r} (rank {pos(best)})"
+    if optimal:
+        return {"verdict": "correct", "violations": [], **out,
+                "feedback": f"Correct: {how}."}
+    return {"verdict": "incorrect", **out,
+            "violations": [{"type": "not_optimal", "outcome": got, "best_winner": best,
+                            "ballot": sol.get("ballot")}],
+            "feedback": f"Incorrect: {how}" + (
+                f", e.g. by {sol['ballot']}." if sol.get("ballot") else ".")}
+
+
+def _audit_winner(model: Election, params: dict, answer: Any) -> dict:
+    rule = rule_of(model, params)
+    claimed = answer.get("winner") if isinstance(answer, dict) else answer
+    if not isinstance(claimed, str):
+        return {"verdict": "unparseable", "violations": [],
+                "feedback": "A winner is a candidate name or {\"winner\": name}."}
+    try:
+        table = chk.check_claimed_winner(model, rule, claimed,
+                                         answer if isinstance(answer, dict) else None)
+    except CertificateError as e:
+        truth = chk.winner_table(model, rule)
+        return {"verdict": "incorrect", "truth": truth,
+                "violations": [{"type": "wrong_winner", "reason": str(e)}],
+                "feedback": f"Incorrect: {e}."}
+    return {"verdict": "correct", "violations": [], "truth": table,
+            "feedback": f"Correct: {claimed!r} wins under {rule}."}
+
+
+def _audit_coalition(model: Election, params: dict, answer: Any) -> dict:
+    rule, c = rule_of(model, params), params["candidate"]
+    truth = certified(model, "coalitional_manipulation", params)
+    if answer in ({}, None, "none", []):
+        ok = truth.verdict == "none"
+        return {"verdict": "correct" if ok else "incorrect", "truth": truth.verdict,
+                "violations": [] if ok else [{"type": "ballots", **truth.solution}],
+                "feedback": "Correct: they cannot." if ok else
+                f"Incorrect: they can, e.g. {truth.solution['ballots']}."}
+    reps = answer.get("ballots") if isinstance(answer, dict) else answer
+    try:
+        chk.check_ballots(model, "coalitional_manipulation", params, "exists",
+                          {"ballots": reps}, {"type": "ballots"})
+    except CertificateError as e:
+        return {"verdict": "incorrect", "truth": truth.verdict,
+                "violations": [{"type": "ballots_fail", "reason": str(e)}],
+                "feedback": f"Incorrect: {e}."}
+    return {"verdict": "correct", "violations": [], "truth": truth.verdict,
+            "feedback": f"Correct: the reports elect {c!r} under {rule}."}
+
+
+# --------------------------------------------------------------------------- the domain
+
+def default_questions(model: Election) -> list:
+    """The winner under the instance's rule (every rule when it names none), and the
+    manipulation question when there is a manipulator."""
+    rules = [model.rule] if model.rule else list(RULES)
+    qs: list = [{"type": "winner", "rule": r} for r in rules]
+    if model.manipulator is not None:
+        qs += [{"type": "manipulation", "rule": r} for r in rules
+               if r == "approval" or model.manipulator.ranking]
+    if model.rule:
+        qs = ["winner"] + (["manipulation"] if len(qs) > 1 else [])
+    return qs
+
+
+DOMAIN = Domain(
+    spec=SPEC,
+    questions={
+        "winner": Question("winner", {"oracle": _winner}, lambda m: ["oracle"],
+                           lambda answers, check: _certified(
+                               [a for a in answers if a.outcome.verdict != UNKNOWN],
+                               answers, check), _audit_winner),
+        "manipulation": Question(
+            "manipulation",
+            {"oracle": _enumeration, "reachability": _reachability,
+             "cpsat": _cpsat_manipulation, "brute_force": _brute_manipulation},
+            _auto_manipulation, _decide, _audit_manipulation),
+        "coalitional_manipulation": Question(
+            "coalitional_manipulation",
+            {"oracle": _coalition_oracle, "cpsat": _coalition_cpsat,
+             "brute_force": _coalition_brute},
+            _auto_coalition, _decide_coalition, _audit_coalition),
+    },
+    default_questions=default_questions,
+)
+
+__all__ = ["DOMAIN", "certified", "default_questions", "read_report", "InstanceError"]
