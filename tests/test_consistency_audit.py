@@ -321,9 +321,17 @@ def test_cli_audit_writes_labels_the_checker_accepts(files, tmp_path):
     audit = json.loads(out.read_text())
     assert len(audit["groups"]) == 18 and audit["settings"]["bonferroni_reachable"]
     assert all(v["checked"] for g in audit["groups"] for v in g["certified"].values())
-    r = run("check", labels / "labels.jsonl")
+    code = ("import sys\nfrom prefcert.cli import main\n"
+            f"try:\n    main(['check', {str(labels / 'labels.jsonl')!r}])\n"
+            "except SystemExit as e:\n    assert not e.code, e.code\n"
+            "print(' '.join(sorted(sys.modules)))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert "72 label(s) checked" in r.stdout
+    assert "72 label(s) checked: every certificate verified" in r.stdout
+    loaded = set(r.stdout.splitlines()[-1].split())          # the checker alone, exact
+    assert not {m for m in loaded if m.split(".")[0] in ("numpy", "scipy", "networkx",
+                                                         "ortools", "pulp", "z3")}
+    assert not {m for m in loaded if m.startswith(("prefcert.oracles", "prefcert.encodings"))}
     assert page.read_text().count('<figure class="plot"') >= 6
 
 

@@ -236,3 +236,22 @@ def test_both_reports_open_in_headless_chromium(bench, tmp_path):
     audit_titles = " | ".join(seen["audit.html"])
     for needle in ("Residual distributions", "Fitted utilities", "stress test", "threshold"):
         assert needle in audit_titles, needle
+
+
+@needs_cli
+@pytest.mark.parametrize("name", ["indeterminacy-preference", "voting-manipulation",
+                                  "actionable-indeterminacy"])
+def test_every_suite_certifies_its_rational_answer(name, tmp_path):
+    """prefcert verifies answers of every question type it certifies (queries, elections,
+    decisions here; matching and allocation above): every gold answer scores correct on
+    checked labels, so REU = 1 is certified for every prompt."""
+    from prefcert.bench.registry import suite
+    out = tmp_path / "b"
+    run("generate", name, "-o", out, "--per-cell", "1", "--sizes", str(min(suite(name).sizes)))
+    prompts = [json.loads(x) for x in (out / "prompts.jsonl").read_text().splitlines()]
+    answers = tmp_path / "a.jsonl"
+    answers.write_text("".join(json.dumps({"id": p["id"], "answer": p["answer"]}) + "\n"
+                               for p in prompts))
+    res = json.loads(run("risk", out / "prompts.jsonl", answers, "--json").stdout)
+    assert res["M"] == len(prompts) and res["uncertified_prompts"] == 0
+    assert res["deu"] == 1 and res["readings"]["certified"]["rvr"] == 0
