@@ -349,3 +349,19 @@ def test_lp_fallback_duals_still_give_a_checked_bound(monkeypatch):
     _check(model, "l1_repair", "cell", o)
     lo, hi = _interval(o)
     assert lo <= exact <= hi and float(hi - lo) < 1e-3 * max(1, float(exact))
+
+
+def test_without_a_closing_bound_only_three_agreeing_engines_give_a_record(monkeypatch):
+    from prefcert.api import label
+    from prefcert.formal.errors import Undecided
+    from prefcert.generators.consistency import simulate_choices
+    items = [f"i{k:02d}" for k in range(15)]
+    inst = {"domain": "consistency",
+            "choices": simulate_choices(items, pairs=105, repeats=1, flip=0.35, seed=3)}
+    monkeypatch.setattr(enc, "cycle_packing", lambda comp, arcs: (Fraction(0), []))
+    lab = label(inst, "feedback_arc_set", engines=["oracle", "milp", "cpsat"])
+    cert = lab["certificate"]
+    assert cert["type"] == "engine_agreement" and len(cert["engines"]) == 3
+    assert all("lower bound" in e for e in cert["unproved"])
+    with pytest.raises(Undecided):
+        label(inst, "feedback_arc_set", engines=["oracle", "milp"])
