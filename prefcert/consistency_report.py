@@ -173,8 +173,10 @@ def risk_report(result: dict, scored: Sequence[dict],
              f"[{rd[n]['rvr_ci'][0]:.3f}, {rd[n]['rvr_ci'][1]:.3f}]",
              rd[n]["bounds"]["prompt_sampling"], rd[n]["bounds"]["reasoning_sampling"],
              rd[n]["bounds"]["verification"], rd[n]["bounds"]["total"]] for n in names],
-           "Half-widths: " + "; ".join(f"{k} = {v}" for k, v in
-                                       rd[names[0]]["bounds"]["formulas"].items()) if names else "")
+           ("Half-widths at δ/3 each (union bound): (I) "
+            + rd[names[0]]["bounds"]["formulas"]["prompt_sampling"] + "; (II) "
+            + ", ".join(f"{n} {rd[n]['bounds']['formulas']['reasoning_sampling']}" for n in names)
+            + "; (III) " + rd[names[0]]["bounds"]["formulas"]["verification"]) if names else "")
     curve = result["k_curve"]
     fig, ax = plt.subplots(figsize=(6, 3.4))
     ks = [c["k"] for c in curve]
