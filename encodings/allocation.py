@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from ..formal.allocation import HouseAllocation
 from ..formal.outcome import Outcome
 from ..formal.welfare import WELFARE, WelfareGraph, welfare_graph, welfare_value
+from . import cpsat_workers
 
 
 class _Staged:
@@ -70,7 +71,7 @@ class _Staged:
         solver = self.cp.CpSolver()
         solver.parameters.max_time_in_seconds = max(self.deadline - time.perf_counter(), 0.001)
         solver.parameters.random_seed = self.seed
-        solver.parameters.num_workers = 1
+        solver.parameters.num_workers = cpsat_workers()
         status = solver.solve(m)
         self.stages.append(f"{name}:{solver.status_name(status)}")
         if status != self.cp.OPTIMAL:

@@ -17,6 +17,7 @@ from ortools.sat.python import cp_model
 
 from ..formal.outcome import UNKNOWN, Outcome
 from ..formal.queries import PreferenceModel
+from . import cpsat_workers
 
 MAX_AGGREGATED_VARS = 4000
 
@@ -55,7 +56,7 @@ class _Run:
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = max(0.01, self.time_limit)
         solver.parameters.random_seed = self.seed
-        solver.parameters.num_workers = 1
+        solver.parameters.num_workers = cpsat_workers()
         st = solver.solve(cp)
         self.solves += 1
         if st == cp_model.INFEASIBLE:
@@ -336,15 +337,17 @@ def _birkhoff(mat: dict, group: list, total: int) -> list:
     import networkx as nx
     mat = {k: v for k, v in mat.items() if v}
     out = []
-    left = [("i", x) for x in group]
-    while total:
+    size = len(group)
+    row = {x: i for i, x in enumerate(group)}
+    left = list(range(size))     # items 0.., slots size..: small ints iterate alike under
+    while total:                 # every hash seed, so the witness is reproducible
         g = nx.Graph()
-        g.add_nodes_from(left)
-        g.add_edges_from((("i", x), ("s", s)) for (x, s) in mat)
+        g.add_nodes_from(range(2 * size))
+        g.add_edges_from(sorted((row[x], size + s) for (x, s) in mat))
         M = nx.bipartite.hopcroft_karp_matching(g, top_nodes=left)
         perm = [None] * len(group)
         for x in group:
-            perm[M[("i", x)][1]] = x
+            perm[M[row[x]] - size] = x
         k = min(mat[x, s] for s, x in enumerate(perm))
         for s, x in enumerate(perm):
             mat[x, s] -= k
@@ -431,7 +434,7 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = max(0.01, time_limit)
         solver.parameters.random_seed = seed
-        solver.parameters.num_workers = 1
+        solver.parameters.num_workers = cpsat_workers()
         st = solver.solve(cp)
         if st == cp_model.INFEASIBLE:
             return None

@@ -40,6 +40,12 @@ class Instance:
         return {"file": self.file, "line": self.line}
 
 
+def label_key(iid: str, asked: Any) -> tuple[str, str]:
+    """The identity of a label: its instance id and its question as asked (canonical
+    JSON). A labels file holds one label per key."""
+    return iid, json.dumps(asked, sort_keys=True)
+
+
 def canonical_sha256(data: dict) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":"))
                           .encode()).hexdigest()
@@ -59,6 +65,20 @@ def from_object(obj: Any, file: str, line: int | None, default_id: str) -> Insta
     if q is not None and not isinstance(q, list):
         raise InstanceError("'questions' must be a list", file=file, line=line, value=q)
     return Instance(iid, domain, obj, file, line, canonical_sha256(obj))
+
+
+def with_readings(inst: Instance, *, semantics: str | None = None,
+                  conventions: dict | None = None) -> Instance:
+    """The instance under overridden readings: ``semantics`` (of incomplete preference
+    lists) and ``conventions`` (name -> choice) set in its data, re-hashed, so a label
+    made under them is tied to them. O(size)."""
+    data = dict(inst.data)
+    if semantics is not None:
+        data["semantics"] = semantics
+    if conventions:
+        own = data.get("conventions")
+        data["conventions"] = {**(own if isinstance(own, dict) else {}), **conventions}
+    return from_object(data, inst.file, inst.line, inst.id)
 
 
 def read_json(path: Path) -> list[Instance]:

@@ -47,6 +47,7 @@ from typing import Any
 
 from .errors import CertificateError, InstanceError
 from .preferences import WeakOrder, parse_weak_order
+from .spec import check_params
 
 SEMANTICS = ("unknown", "truncated")
 RULES = ("plurality", "borda", "copeland")
@@ -132,6 +133,9 @@ def parse_preference_data(data: dict) -> PreferenceModel:
     items = data.get("items")
     if items is None:
         items = _items_of(prof)
+        if not items:                 # name the agent whose datum holds no item names
+            for name, spec in prof.items():
+                _parse_agent(name, spec, [], sem)
     if not isinstance(items, list) or not items:
         raise InstanceError("'items' must be a non-empty list", value=items)
     seen: set = set()
@@ -146,22 +150,30 @@ def parse_preference_data(data: dict) -> PreferenceModel:
 
 
 def _items_of(prof: dict) -> list:
+    """The item names the data mention, in order of appearance (``items`` omitted). Only
+    strings are collected: a malformed entry is left for the agent's parser to report."""
     out: dict = {}
+
+    def add(xs):
+        for x in xs if isinstance(xs, list) else []:
+            if isinstance(x, str):
+                out.setdefault(x, None)
     for spec in prof.values():
         spec = {"order": spec} if isinstance(spec, list) else spec
         if not isinstance(spec, dict):
             continue
-        for t in spec.get("order", []) or []:
-            for x in (t if isinstance(t, list) else [t]):
-                out.setdefault(x, None)
-        for e in spec.get("edges", []) or []:
-            for x in (e if isinstance(e, list) else []):
-                out.setdefault(x, None)
-        for c in spec.get("choices", []) or []:
-            if isinstance(c, list) and len(c) == 2 and isinstance(c[0], list):
-                for x in c[0]:
-                    out.setdefault(x, None)
+        for t in _as_list(spec.get("order")):
+            add(t if isinstance(t, list) else [t])
+        for e in _as_list(spec.get("edges")):
+            add(e)
+        for c in _as_list(spec.get("choices")):
+            if isinstance(c, list) and len(c) == 2:
+                add(c[0])
     return list(out)
+
+
+def _as_list(v: Any) -> list:
+    return v if isinstance(v, list) else []
 
 
 def _parse_agent(name: str, spec: Any, items: list, sem: str) -> Agent:
@@ -469,9 +481,7 @@ def resolve(q: Any) -> tuple[str, dict]:
                             f"{', '.join(QUESTIONS)}", value=q)
     name = q["type"]
     p = {k: v for k, v in q.items() if k != "type"}
-    for k, word in PARAMS[name].items():
-        if k not in p and not word.endswith("?"):
-            raise InstanceError(f"question {name!r} needs {k!r}", value=q)
+    check_params(name, PARAMS[name], p)       # field types first: nothing below may crash
     if name in ("compare", "count", "majority"):
         if not (isinstance(p["items"], list) and len(p["items"]) == 2
                 and p["items"][0] != p["items"][1]):

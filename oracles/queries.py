@@ -246,17 +246,18 @@ def rs(model: PreferenceModel, params: dict, *, limit: int = RS_SEARCH_LIMIT) ->
     ag = model.agent(params["agent"])
     C = closure(model, ag)
     A, B = list(dict.fromkeys(params["bundles"][0])), list(dict.fromkeys(params["bundles"][1]))
+    # Integer vertices (B's items 0.., A's after): networkx's Hopcroft–Karp iterates
+    # vertex sets, and small ints iterate in the same order under every hash seed.
     g = nx.Graph()
-    left = [("B", y) for y in B]
-    g.add_nodes_from(left)
-    g.add_nodes_from(("A", x) for x in A)
-    for y in B:
-        for x in A:
+    left = list(range(len(B)))
+    g.add_nodes_from(range(len(B) + len(A)))
+    for i, y in enumerate(B):
+        for j, x in enumerate(A):
             if x == y or C.above(x, y):
-                g.add_edge(("B", y), ("A", x))
+                g.add_edge(i, len(B) + j)
     M = nx.bipartite.hopcroft_karp_matching(g, top_nodes=left)
     if all(v in M for v in left):
-        f = {y: M[("B", y)][1] for y in B}
+        f = {y: A[M[i] - len(B)] for i, y in enumerate(B)}
         return Outcome("true", None, {"type": "injection", "map": f,
                                       "chains": {y: C.chain(x, y) for y, x in f.items() if x != y}})
     # Hall violator: B-vertices reachable by alternating paths from an unmatched one.
@@ -272,7 +273,8 @@ def rs(model: PreferenceModel, params: dict, *, limit: int = RS_SEARCH_LIMIT) ->
                     S.add(w)
                     frontier.append(w)
     U = 0
-    for _, y in S:
+    for i in S:
+        y = B[i]
         U |= C.up[y] | (1 << C.idx[y])
     first = C.members(U)
     fail = C.extension([first, [x for x in C.items if x not in set(first)]])

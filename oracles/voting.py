@@ -109,7 +109,7 @@ def _extremal(model: PreferenceModel, ag, rule: str, c: str, d: str) -> list:
     between = set(C.members(C.down[c] & C.up[d]))
     downc = set(C.members(C.down[c]))
     first = [x for x in C.items if x not in downc and x != c]
-    rest = [x for x in downc if x not in between and x != d]
+    rest = [x for x in C.items if x in downc and x not in between and x != d]
     return C.extension([first, [c], sorted(between, key=C.idx.get), [d], rest])
 
 
@@ -194,28 +194,33 @@ def plurality_possible(model: PreferenceModel, c: str):
             spec.put(ag.name, key_for(model, [c], []), ag.count)
         else:
             forced.append(ag)
+    # Integer nodes (source 0, sink 1, items 2.., voters after): networkx keeps some
+    # vertex sets internally, and small ints iterate in the same order under every hash
+    # seed, so the flow — and the witness built from it — is reproducible.
+    item_node = {x: 2 + i for i, x in enumerate(model.items)}
     g = nx.DiGraph()
-    for ag in forced:
+    for k, ag in enumerate(forced):
         C = closure(model, ag)
-        g.add_edge("s", ("v", ag.name), capacity=ag.count)
+        v = 2 + model.m + k
+        g.add_edge(0, v, capacity=ag.count)
         for x in model.items:
             if C.up[x] == 0:
-                g.add_edge(("v", ag.name), ("c", x))
+                g.add_edge(v, item_node[x])
     for x in model.items:
         if x != c:
-            g.add_edge(("c", x), "t", capacity=sc)
+            g.add_edge(item_node[x], 1, capacity=sc)
     need = sum(ag.count for ag in forced)
     if not forced:
         return True, spec.json()
-    val, flow = nx.maximum_flow(g, "s", "t")
+    val, flow = nx.maximum_flow(g, 0, 1)
     if val < need:
-        _, (S, _) = nx.minimum_cut(g, "s", "t")
-        return False, sorted(x for kind, x in (n for n in S if n != "s") if kind == "c")
-    for ag in forced:
-        C = closure(model, ag)
-        for (_, x), f in flow[("v", ag.name)].items():
-            if f:
-                spec.put(ag.name, key_for(model, [x, c], []), f)
+        _, (S, _) = nx.minimum_cut(g, 0, 1)
+        return False, [x for x in model.items if item_node[x] in S]
+    for k, ag in enumerate(forced):
+        out = flow[2 + model.m + k]
+        for x in model.items:
+            if out.get(item_node[x]):
+                spec.put(ag.name, key_for(model, [x, c], []), out[item_node[x]])
     return True, spec.json()
 
 

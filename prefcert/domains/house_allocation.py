@@ -46,6 +46,7 @@ from .base import (
     Outcome,
     Question,
     Undecided,
+    agreement,
     decide_existence,
     disagreement,
 )
@@ -181,7 +182,8 @@ def decide_optimum(answers, check) -> Decision:
     """Combine ``optimal`` answers: every decided engine must report the same value (its
     certificate's ``value``); the first answer whose certificate is a proof (not of type
     ``value``) must pass the checker and gives the label. Without a proof, three agreeing
-    engines give an ``engine_agreement`` certificate. Raises Disagreement / Undecided."""
+    engines give an agreement record (not a proof; see ``certify``). Raises Disagreement /
+    Undecided."""
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
     if not decided:
         raise Undecided("every engine timed out")
@@ -201,8 +203,21 @@ def decide_optimum(answers, check) -> Decision:
     if len(names) < 3:
         raise Undecided("an optimum without a proof needs three agreeing engines")
     return Decision("optimal", decided[0].outcome.solution,
-                    {"type": "engine_agreement", "verdict": "optimal", "engines": names,
-                     "value": (decided[0].outcome.certificate or {}).get("value")})
+                    agreement("optimal", names,
+                              value=(decided[0].outcome.certificate or {}).get("value")))
+
+
+def _certify_optimum(notion: str):
+    """The optimality proof of an agreed optimum (LP duals or Hall sets, computed for the
+    engines' matching), or the better matching that refutes it."""
+    def certify(model, params, verdict: str, solution: Any, *, time_limit: float):
+        g = _graph(model)
+        cert, improved = orc.welfare_certificate(g, notion, solution)
+        if cert is not None:
+            return cert
+        return {"type": "better_allocation", "allocation": improved,
+                "value": welfare_value(g, notion, improved)}
+    return certify
 
 
 def _decide_exists(answers, check) -> Decision:
@@ -385,7 +400,8 @@ def _welfare_question(notion: str, two_sided: bool) -> Question:
     return Question(name=notion, engines=engines,
                     auto=_auto(list(engines), cpsat_max=MAX_CPSAT_RANK_MAXIMAL
                                if notion == "rank_maximal" else MAX_ENCODING_AGENTS),
-                    decide=decide_optimum, audit=_audit_welfare(notion))
+                    decide=decide_optimum, audit=_audit_welfare(notion),
+                    certify=_certify_optimum(notion))
 
 
 QUESTIONS = {

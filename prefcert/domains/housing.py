@@ -41,6 +41,15 @@ def _oracle(question: str):
     return run
 
 
+def _certify(market: HousingMarket, params: Any, verdict: str, solution: Any, *,
+             time_limit: float) -> dict | None:
+    """The oracle's proof that the strict core is empty (the engines that ran gave none)."""
+    if verdict != "none":
+        return None
+    res = orc.strict_core(market)
+    return res.certificate if res.allocation is None else {"type": "core_allocation"}
+
+
 def _encoding(kind: str, question: str):
     def run(market: HousingMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
         from ..encodings import housing as enc
@@ -239,7 +248,7 @@ def _question(name: str) -> Question:
         engines["milp"] = _milp
     engines["brute_force"] = _brute_force(name)
     return Question(name=name, engines=engines, auto=_auto(name), decide=_decide,
-                    audit=_audit(name))
+                    audit=_audit(name), certify=_certify if name == "strict_core" else None)
 
 
 DOMAIN = Domain(

@@ -28,6 +28,18 @@ def _oracle(notion: str):
     return run
 
 
+def _certify(notion: str):
+    """The oracle's proof of an agreed answer (the engines that ran gave none)."""
+    def certify(market: Market, params: Any, verdict: str, solution: Any, *,
+                time_limit: float) -> dict | None:
+        if notion == "weak" or verdict != "none":
+            return None
+        search = orc.super_stable_search if notion == "super" else orc.strongly_stable_search
+        matching, refutation = search(market)
+        return refutation if matching is None else {"type": "stable_matching"}
+    return certify
+
+
 def _encoding(kind: str, notion: str):
     def run(market: Market, params: Any, *, time_limit: float, seed: int) -> Outcome:
         from ..encodings import stable_matching as enc
@@ -129,7 +141,7 @@ def _question(name: str, notion: str) -> Question:
         name=name,
         engines={"oracle": _oracle(notion), "cpsat": _encoding("cpsat", notion),
                  "z3": _encoding("z3", notion), "brute_force": _brute_force(notion)},
-        auto=_auto, decide=_decide, audit=_audit(notion))
+        auto=_auto, decide=_decide, audit=_audit(notion), certify=_certify(notion))
 
 
 DOMAIN = Domain(
