@@ -499,10 +499,14 @@ def _summary(counts: Counter, skipped: int, title: str = "labels", note: bool = 
 @click.option("-q", "--question", required=True, help="The question answered (e.g. super_stable).")
 @click.argument("answer", type=click.Path(path_type=Path))
 @click.option("--id", "iid", help="Instance id, when INSTANCE holds several.")
-@click.option("--time-limit", type=click.FloatRange(min=0.01), default=10.0, show_default=True)
-def audit(instance, question, answer, iid, time_limit):
+@click.option("--time-limit", type=_Seconds(), default=10.0, show_default=True)
+@click.option("--allow-unverified", is_flag=True,
+              help="Exit 0 for a correct answer even when the truth rests on engine "
+                   "agreement only (\"checked\": false).")
+def audit(instance, question, answer, iid, time_limit, allow_unverified):
     """Judge ANSWER (a JSON outcome, or text with an <answer>…</answer> block; {} means
-    "none exists") to QUESTION on INSTANCE. Prints a JSON verdict; exit 0 correct, 1 not."""
+    "none exists") to QUESTION on INSTANCE. Prints a JSON verdict resting on a proof the
+    checker verified; exit 0 correct, 1 not (or unverified, or engines disagree)."""
     from .pipeline import audit as run_audit
     from .pipeline import plan
     try:
@@ -515,8 +519,15 @@ def audit(instance, question, answer, iid, time_limit):
         result = run_audit(job, text, time_limit=time_limit)
     except InstanceError as e:
         _bad_input(e)
+    except Disagreement as d:
+        _report(d.report, None)
+        sys.exit(1)
     click.echo(json.dumps(result, indent=2))
-    sys.exit(0 if result["verdict"] == "correct" else 1)
+    if not result.get("checked"):
+        click.echo("prefcert: the verdict rests on engine agreement only: no certificate "
+                   "proves it", err=True)
+    ok = result["verdict"] == "correct" and (result.get("checked") or allow_unverified)
+    sys.exit(0 if ok else 1)
 
 
 @main.command()

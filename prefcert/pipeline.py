@@ -227,7 +227,8 @@ def audit(job: Job, answer_text: str, *, time_limit: float = 10.0, seed: int = 0
         out["checked"] = True        # nothing is claimed about the instance
         return out
     proof = out.get("proof")
-    if not isinstance(proof, dict) or is_agreement(proof.get("certificate")):
+    if not isinstance(proof, dict) or not proof.get("certificate") or \
+            is_agreement(proof["certificate"]):
         out["checked"] = False
         return out
     spec = get_domain(job.instance.domain).spec

@@ -235,6 +235,31 @@ def check_stable_matching(market: Market, question: str, params, verdict: str, s
                                f"e.g. {found[0]}")
 
 
+@SPEC.certificate("blocking_pair", proves={q: "incorrect" for q in QUESTIONS})
+def check_blocking_pair(market: Market, question: str, params, verdict: str, solution,
+                        certificate: dict) -> None:
+    """The audited matching (the solution) is not stable: ``pair`` [a, b] blocks it under
+    the question's notion (found by the O(L) scan of :func:`blocking_pairs`)."""
+    pair = certificate.get("pair")
+    if not (isinstance(pair, list) and len(pair) == 2):
+        raise CertificateError("a blocking pair is [a, b]")
+    if tuple(pair) not in blocking_pairs(market, solution, QUESTIONS[question]):
+        raise CertificateError(f"{pair} does not {QUESTIONS[question]}-block the matching")
+
+
+@SPEC.certificate("not_a_matching", proves={q: "incorrect" for q in
+                                            (*QUESTIONS, *welfare.WELFARE)})
+def check_not_a_matching(market: Market, question: str, params, verdict: str, solution,
+                         certificate: dict) -> None:
+    """The audited answer (the solution) is no matching of the market: an unknown agent,
+    a pair that is not mutually acceptable, or an agent matched twice."""
+    try:
+        validate_matching(market, solution)
+    except CertificateError:
+        return
+    raise CertificateError("the audited answer is a valid matching")
+
+
 @SPEC.certificate("deletion_log", proves={"super_stable": "none", "strongly_stable": "none"})
 def check_deletion_log(market: Market, question: str, params, verdict: str, solution,
                        certificate: dict) -> None:

@@ -274,8 +274,9 @@ def check_chains(model, question, params, verdict, solution, cert) -> None:
         return
     if question == "topk_list":
         T, k = _value(solution), params["k"]
-        if not isinstance(T, list) or len(set(T)) != k or not set(T) <= set(model.items):
-            raise CertificateError("solution is not a set of k items")
+        if not isinstance(T, list) or not all(isinstance(x, str) for x in T) \
+                or len(T) != k or len(set(T)) != k or not set(T) <= set(model.items):
+            raise CertificateError("solution is not a list of k distinct items")
         for x in T:
             _, down = _proven(ag, [c for c in chains if c and c[0] == x], x)
             if len(down) < m - k:

@@ -231,7 +231,7 @@ def read_allocation(model: Any, answer: Any) -> dict[str, str]:
     "" = unassigned), ``{r: l}`` for two-sided markets, or ``[[x, y], …]``. Raises
     ValueError for other shapes."""
     g = _graph(model)
-    left = set(g.left)
+    left, right = set(g.left), set(g.right)
     if isinstance(answer, dict):
         pairs = list(answer.items())
     elif isinstance(answer, list):
@@ -247,8 +247,10 @@ def read_allocation(model: Any, answer: Any) -> dict[str, str]:
             continue
         if not isinstance(x, str) or not isinstance(y, str):
             raise ValueError(f"not a pair of names: {p!r}")
-        if x not in left and y in left:
+        if x not in left and (y in left or x in right):   # written {object: agent}
             x, y = y, x
+        if x in out:
+            raise ValueError(f"{x!r} is given two partners")
         out[x] = y
     return out
 
@@ -263,20 +265,30 @@ def _validate(model, m):
     return validate_matching(_graph(model), m)
 
 
+def _invalid(model, claimed: Any, e: CertificateError) -> dict:
+    kind = "not_an_allocation" if isinstance(model, HouseAllocation) else "not_a_matching"
+    return {"verdict": "incorrect", "violations": [{"invalid_allocation": str(e)}],
+            "proof": {"verdict": "incorrect", "solution": claimed,
+                      "certificate": {"type": kind}},
+            "feedback": f"Incorrect: not a valid allocation: {e}."}
+
+
 def _audit_welfare(notion: str):
     def audit(model, params, answer) -> dict:
         try:
-            m = _validate(model, read_allocation(model, answer))
+            claimed = read_allocation(model, answer)
         except ValueError as e:
             return {"verdict": "unparseable", "violations": [], "feedback": f"Unreadable: {e}"}
+        try:
+            m = _validate(model, claimed)
         except CertificateError as e:
-            return {"verdict": "incorrect", "violations": [{"invalid_allocation": str(e)}],
-                    "feedback": f"Incorrect: not a valid allocation: {e}."}
+            return _invalid(model, claimed, e)
         g = _graph(model)
         cert, better = orc.welfare_certificate(g, notion, m)
         value = welfare_value(g, notion, m)
         if cert is not None:
             return {"verdict": "correct", "violations": [], "value": value,
+                    "proof": {"verdict": "optimal", "solution": m, "certificate": cert},
                     "feedback": f"Correct: the allocation is {notion.replace('_', '-')} "
                                 f"optimal (value {value})."}
         fn = {"utilitarian": orc.utilitarian_matching, "egalitarian": orc.egalitarian_matching,
@@ -287,6 +299,9 @@ def _audit_welfare(notion: str):
         return {"verdict": "incorrect", "value": value, "optimum": best, "gap": gap,
                 "violations": [{"better_allocation": better,
                                 "value": welfare_value(g, notion, better)}],
+                "proof": {"verdict": "incorrect", "solution": m, "certificate": {
+                    "type": "better_allocation", "allocation": better,
+                    "value": welfare_value(g, notion, better)}},
                 "feedback": f"Incorrect: not {notion.replace('_', '-')} optimal; {gap['text']} "
                             f"For example {_show(opt)} does better."}
     return audit
@@ -312,33 +327,39 @@ def _gap(g: WelfareGraph, notion: str, m: dict, opt: dict) -> dict:
 def _audit_po(mcpo: bool):
     def audit(model, params, answer) -> dict:
         try:
-            m = validate_allocation(model, read_allocation(model, answer))
+            claimed = read_allocation(model, answer)
         except ValueError as e:
             return {"verdict": "unparseable", "violations": [], "feedback": f"Unreadable: {e}"}
+        try:
+            m = validate_allocation(model, claimed)
         except CertificateError as e:
-            return {"verdict": "incorrect", "violations": [{"invalid_allocation": str(e)}],
-                    "feedback": f"Incorrect: not a valid allocation: {e}."}
-        violations, notes = [], []
+            return _invalid(model, claimed, e)
+        violations, notes, proof = [], [], None
         imp = orc.pareto_improvement(model, m)
         if imp is not None:
-            checker.check(SPEC, model, "pareto_optimal", None, "false", None,
-                          {"type": "pareto_improvement", "allocation": m, "improvement": imp})
             gains = [a for a in model.agents if imp.get(a) != m.get(a)
                      and model.prefs[a].prefers(imp.get(a), m.get(a))]
             violations.append({"pareto_improvement": imp, "better_off": gains})
             notes.append(f"it is not Pareto optimal: {_show(imp)} makes "
                          f"{', '.join(gains)} better off and nobody worse off")
+            proof = {"verdict": "incorrect", "solution": m, "certificate": {
+                "type": "pareto_improvement", "allocation": m, "improvement": imp}}
+        hall = None
         if mcpo:
-            _, bigger = orc.hall_or_augment(_graph(model), m)
+            hall, bigger = orc.hall_or_augment(_graph(model), m)
             if bigger is not None:
                 nu = len(orc.maximum_matching(_graph(model)))
                 violations.append({"larger_matching": bigger, "maximum_size": nu})
                 notes.append(f"it assigns {len(m)} agents but {nu} can be assigned")
+                proof = proof or {"verdict": "incorrect", "solution": m, "certificate": {
+                    "type": "larger_matching", "allocation": bigger}}
         if not violations:
             what = "maximum-cardinality Pareto optimal" if mcpo else "Pareto optimal"
+            cert = {"type": "mcpo", "hall_full": hall} if mcpo else {"type": "pareto_optimal"}
             return {"verdict": "correct", "violations": [],
+                    "proof": {"verdict": "exists", "solution": m, "certificate": cert},
                     "feedback": f"Correct: the allocation is {what}."}
-        return {"verdict": "incorrect", "violations": violations,
+        return {"verdict": "incorrect", "violations": violations, "proof": proof,
                 "feedback": "Incorrect: " + "; ".join(notes) + "."}
     return audit
 
@@ -366,7 +387,7 @@ def classify(model: Any, candidate: Any) -> dict[str, dict]:
             check("pareto_optimal", None, "exists", m, cert)
         else:
             cert = {"type": "pareto_improvement", "allocation": m, "improvement": imp}
-            check("pareto_optimal", None, "false", None, cert)
+            check("pareto_optimal", None, "incorrect", None, cert)
         out["pareto_optimal"] = {"holds": imp is None, "certificate": cert}
     s, bigger = orc.hall_or_augment(g, m)
     if bigger is None:

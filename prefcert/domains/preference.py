@@ -198,8 +198,12 @@ def audit(name: str):
         ok = not violations
         fb = "correct" if ok else (f"the answer is {truth.verdict}"
                                    + (f" with {truth.solution}" if truth.solution else ""))
+        proof = truth.certificate or certify(name)(model, params, truth.verdict,
+                                                   truth.solution, time_limit=10.0)
         return {"verdict": "correct" if ok else "incorrect", "violations": violations,
-                "feedback": fb, "truth": {"verdict": truth.verdict, "solution": truth.solution}}
+                "feedback": fb, "truth": {"verdict": truth.verdict, "solution": truth.solution},
+                "proof": {"verdict": truth.verdict, "solution": truth.solution,
+                          "certificate": proof}}
     return run
 
 
