@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,12 +82,45 @@ def with_readings(inst: Instance, *, semantics: str | None = None,
     return from_object(data, inst.file, inst.line, inst.id)
 
 
-def read_json(path: Path) -> list[Instance]:
+def read_text(path: Path) -> str:
+    """A file's UTF-8 text; InstanceError naming the line of the first byte that is not
+    UTF-8, or the reason the file cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8")
-        obj = json.loads(text)
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise InstanceError(f"cannot read the file ({e.strerror})", file=str(path)) from None
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise InstanceError("not UTF-8 text", file=str(path), value=str(e)) from None
+        line = raw[:e.start].count(b"\n") + 1
+        raise InstanceError("not UTF-8 text", file=str(path), line=line,
+                            value=raw[e.start:e.start + 8]) from None
+
+
+def locate(file: str, agent: str | None, value: object) -> int | None:
+    """The line of a whole-file JSON instance where an error's agent is defined (its
+    ``"name":`` key), else where its value first appears; None when neither is found.
+    Used only to locate an error, so it reads the file again. O(file size)."""
+    try:
+        lines = Path(file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    needles = []
+    if agent is not None:
+        needles.append(re.compile(re.escape(json.dumps(agent)) + r"\s*:"))
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        needles.append(re.compile(re.escape(json.dumps(value))))
+    for needle in needles:
+        for i, text in enumerate(lines, 1):
+            if needle.search(text):
+                return i
+    return None
+
+
+def read_json(path: Path) -> list[Instance]:
+    text = read_text(path)
+    try:
+        obj = json.loads(text)
     except json.JSONDecodeError as e:
         raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=e.lineno,
                             value=_near(text, e.pos)) from None
@@ -97,10 +131,7 @@ def read_json(path: Path) -> list[Instance]:
 
 def read_jsonl(path: Path) -> list[Instance]:
     out = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        raise InstanceError("not UTF-8 text", file=str(path), value=str(e)) from None
+    lines = read_text(path).splitlines()
     for i, text in enumerate(lines, 1):
         if not text.strip():
             continue

@@ -33,7 +33,7 @@ from ..formal.welfare import (
     welfare_value,
     worst_rank,
 )
-from .enumeration import matchings_of
+from .enumeration import deadline_after, matchings_of, within
 
 # --------------------------------------------------------------------------------------
 # matchings
@@ -696,22 +696,27 @@ def max_cardinality_pareto_optimal_weighted(model: HouseAllocation) -> dict[str,
 # brute force (tests; ≤ 7 agents)
 # --------------------------------------------------------------------------------------
 
-def all_matchings(g: WelfareGraph) -> Iterator[dict[str, str]]:
-    """Every matching of ``g`` (the empty one included), as fresh dicts. Exponential."""
-    return matchings_of({x: list(g.adj[x]) for x in g.left})
+def all_matchings(g: WelfareGraph, *, time_limit: float | None = None
+                  ) -> Iterator[dict[str, str]]:
+    """Every matching of ``g`` (the empty one included), as fresh dicts. Exponential;
+    raises TimeoutError past ``time_limit`` seconds (None: no limit)."""
+    return within(matchings_of({x: list(g.adj[x]) for x in g.left}), deadline_after(time_limit))
 
 
-def brute_force_pareto_optimal(model: HouseAllocation) -> list[dict[str, str]]:
+def brute_force_pareto_optimal(model: HouseAllocation, *, time_limit: float | None = None
+                               ) -> list[dict[str, str]]:
     """All Pareto-optimal allocations: every allocation not dominated by another (rank
-    vectors compared pairwise with numpy; unassigned = rank ∞). O(#M²·n)."""
+    vectors compared pairwise with numpy; unassigned = rank ∞). O(#M²·n). Raises
+    TimeoutError past ``time_limit`` seconds (None: no limit)."""
+    deadline = deadline_after(time_limit)
     g = welfare_graph(model)
-    ms = list(all_matchings(g))
+    ms = list(within(matchings_of({x: list(g.adj[x]) for x in g.left}), deadline))
     agents = model.agents
     big = g.max_rank + 1
     r = np.array([[model.prefs[a].rank[m[a]] if a in m else big for a in agents]
                   for m in ms], dtype=np.int32).reshape(len(ms), len(agents))
     out = []
-    for i, m in enumerate(ms):
+    for i, m in within(enumerate(ms), deadline, every=16):
         le = (r <= r[i]).all(axis=1)
         lt = (r < r[i]).any(axis=1)
         if not (le & lt).any():

@@ -9,6 +9,7 @@ pairwise relations); Aziz, Gaspers, Mackenzie & Walsh 2015 (RS via Hall's condit
 """
 from __future__ import annotations
 
+import time
 from itertools import accumulate
 from typing import Any
 
@@ -234,14 +235,16 @@ def topk_list(model: PreferenceModel, params: dict) -> Outcome:
                          {"necessary": nec, "possible": pos})
 
 
-def rs(model: PreferenceModel, params: dict, *, limit: int = RS_SEARCH_LIMIT) -> Outcome:
+def rs(model: PreferenceModel, params: dict, *, limit: int = RS_SEARCH_LIMIT,
+       time_limit: float | None = None) -> Outcome:
     """Is ``bundles[0] ⪰_RS bundles[1]`` in every / some / no completion?
 
     true: an injection f from the worse bundle into the better one with f(y) ⪰_P y
     (Hopcroft–Karp matching; Hall's condition). Otherwise a failing completion puts the
     up-closure of a Hall violator first. false: |A| < |B|, or a search over the choices
     of worse-bundle items (available non-negative items are always taken first — an
-    exchange argument, derived) finds no completion; ``unknown`` past ``limit`` states.
+    exchange argument, derived) finds no completion; ``unknown`` past ``limit`` states
+    or ``time_limit`` seconds.
     """
     ag = model.agent(params["agent"])
     C = closure(model, ag)
@@ -281,7 +284,8 @@ def rs(model: PreferenceModel, params: dict, *, limit: int = RS_SEARCH_LIMIT) ->
     assert not rs_holds(fail, A, B)
     if len(set(A) - set(B)) < len(set(B) - set(A)):
         return Outcome("false", None, {"type": "size", "reason": "size"})
-    good = rs_search(C, A, B, limit=limit)
+    good = rs_search(C, A, B, limit=limit,
+                     deadline=None if time_limit is None else time.perf_counter() + time_limit)
     if good is None:
         return Outcome(UNKNOWN, None, None, {"reason": "RS search limit"})
     if good is False:
@@ -295,8 +299,10 @@ def rs_holds(order: list, A: list, B: list) -> bool:
     return min(accumulate((x in A) - (x in B) for x in order), default=0) >= 0
 
 
-def rs_search(C: Closure, A: list, B: list, *, limit: int) -> list | bool | None:
-    """A completion in which A ⪰_RS B (prefix condition), False if none, None past limit."""
+def rs_search(C: Closure, A: list, B: list, *, limit: int, deadline: float | None = None
+              ) -> list | bool | None:
+    """A completion in which A ⪰_RS B (prefix condition), False if none, None past
+    ``limit`` states or the ``deadline`` (``time.perf_counter``)."""
     w = {x: (x in A) - (x in B) for x in C.items}
     upb = {x: C.up[x] for x in C.items}
     full = (1 << len(C.items)) - 1
@@ -321,7 +327,8 @@ def rs_search(C: Closure, A: list, B: list, *, limit: int) -> list | bool | None
             return order
         if placed in dead or bal <= 0:
             return False
-        if len(dead) > limit:
+        if len(dead) > limit or (deadline is not None and len(dead) % 64 == 0
+                                 and time.perf_counter() > deadline):
             return None
         for x in C.topo:
             b = 1 << C.idx[x]

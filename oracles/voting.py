@@ -22,6 +22,7 @@ import numpy as np
 
 from ..formal.outcome import UNKNOWN, Outcome
 from ..formal.queries import PreferenceModel
+from .enumeration import within
 from .queries import closure
 
 BRUTE_FORCE_LIMIT = 100_000
@@ -288,12 +289,13 @@ def winner(model: PreferenceModel, params: dict, *, time_limit: float = 10.0) ->
     return bf
 
 
-def _extensions(model: PreferenceModel, ag) -> list:
-    """All linear extensions of one voter's datum (itertools.permutations, filtered)."""
+def _extensions(model: PreferenceModel, ag, deadline: float | None = None) -> list:
+    """All linear extensions of one voter's datum (itertools.permutations, filtered);
+    TimeoutError past ``deadline``."""
     C = closure(model, ag)
     edges = list(C.graph.edges)
     out = []
-    for p in itertools.permutations(model.items):
+    for p in within(itertools.permutations(model.items), deadline):
         pos = {x: i for i, x in enumerate(p)}
         if all(pos[a] < pos[b] for a, b in edges):
             out.append(list(p))
@@ -311,7 +313,10 @@ def brute_force_winner(model: PreferenceModel, params: dict, *, time_limit: floa
     t0 = time.perf_counter()
     per, total = [], 1
     for ag in model.agents:
-        ex = _extensions(model, ag)
+        try:
+            ex = _extensions(model, ag, t0 + time_limit)
+        except TimeoutError:
+            return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
         total *= comb(len(ex) + ag.count - 1, ag.count)
         if total > BRUTE_FORCE_LIMIT:
             return Outcome(UNKNOWN, None, None, {"reason": "too many completions"})

@@ -19,7 +19,7 @@ from .domains.base import Question, is_agreement, run_engine
 from .encodings import cross_check
 from .formal import checker
 from .formal.errors import CertificateError, Disagreement, InstanceError
-from .formal.instances import Instance, label_key
+from .formal.instances import Instance, label_key, locate
 from .formal.outcome import UNKNOWN
 from .registry import domain as get_domain
 
@@ -60,7 +60,10 @@ def plan(instances: Iterable[Instance], questions: list | None = None) -> list[J
                 domain.validate(model, question.name, params)
                 jobs.append(Job(inst, model, question, params, q))
         except InstanceError as e:
-            raise e.located(inst.file, inst.line) from None
+            line = inst.line
+            if line is None and e.line is None and inst.file.endswith(".json"):
+                line = locate(inst.file, e.agent, e.value)     # within a whole-file JSON
+            raise e.located(inst.file, line) from None
     return jobs
 
 

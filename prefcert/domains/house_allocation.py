@@ -106,9 +106,12 @@ def _welfare_brute(notion: str):
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
         g = _graph(model)
         best = None
-        for m in orc.all_matchings(g):
-            if best is None or better(g, notion, m, best):
-                best = m
+        try:
+            for m in orc.all_matchings(g, time_limit=time_limit):
+                if best is None or better(g, notion, m, best):
+                    best = m
+        except TimeoutError:
+            return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
         return Outcome("optimal", best, {"type": "value",
                                          "value": welfare_value(g, notion, best)})
     return run
@@ -126,7 +129,10 @@ def _po_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _po_brute(model, params, *, time_limit: float, seed: int) -> Outcome:
-    po = orc.brute_force_pareto_optimal(model)
+    try:
+        po = orc.brute_force_pareto_optimal(model, time_limit=time_limit)
+    except TimeoutError:
+        return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
     return Outcome("exists", po[0], {"type": "pareto_optimal"})
 
 
@@ -151,7 +157,10 @@ def _mcpo_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _mcpo_brute(model, params, *, time_limit: float, seed: int) -> Outcome:
-    po = orc.brute_force_pareto_optimal(model)
+    try:
+        po = orc.brute_force_pareto_optimal(model, time_limit=time_limit)
+    except TimeoutError:
+        return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
     m = max(po, key=len)
     return Outcome("exists", m, _mcpo_cert(model, m))
 

@@ -62,6 +62,8 @@ def _oracle(name: str):
             return ov.winner(model, params, time_limit=time_limit)
         if name in ("count", "majority"):
             return getattr(oq, name)(model, params)
+        if name == "rs":               # the only single-agent query with a search
+            return oq.rs(model, params, time_limit=time_limit)
         return oq.SINGLE[name](model, params)
     return run
 
