@@ -72,6 +72,7 @@ class _Staged:
         solver.parameters.max_time_in_seconds = max(self.deadline - time.perf_counter(), 0.001)
         solver.parameters.random_seed = self.seed
         solver.parameters.num_workers = cpsat_workers()
+        solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
         status = solver.solve(m)
         self.stages.append(f"{name}:{solver.status_name(status)}")
         if status != self.cp.OPTIMAL:

@@ -90,6 +90,7 @@ def core_cpsat(market: HousingMarket, notion: str, *, time_limit: float = 10.0,
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.random_seed = int(seed)
     solver.parameters.num_workers = int(workers or cpsat_workers())
+    solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
     st = solver.solve(m)
     stats = {"status": solver.status_name(st), "wall_time": solver.wall_time,
              "variables": len(y) + n, "branches": solver.num_branches}

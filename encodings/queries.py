@@ -57,6 +57,7 @@ class _Run:
         solver.parameters.max_time_in_seconds = max(0.01, self.time_limit)
         solver.parameters.random_seed = self.seed
         solver.parameters.num_workers = cpsat_workers()
+        solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
         st = solver.solve(cp)
         self.solves += 1
         if st == cp_model.INFEASIBLE:
@@ -435,6 +436,7 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
         solver.parameters.max_time_in_seconds = max(0.01, time_limit)
         solver.parameters.random_seed = seed
         solver.parameters.num_workers = cpsat_workers()
+        solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
         st = solver.solve(cp)
         if st == cp_model.INFEASIBLE:
             return None

@@ -164,6 +164,7 @@ def cpsat_stable_matching(market: Market, notion: str, *, time_limit: float, see
     solver.parameters.max_time_in_seconds = max(float(time_limit), 0.001)
     solver.parameters.random_seed = int(seed)
     solver.parameters.num_workers = int(workers or cpsat_workers())
+    solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
     solver.parameters.symmetry_level = 0      # no useful symmetry; detection costs seconds
     status = solver.solve(model)
     stats = {"engine": "cpsat", "form": form, "status": solver.status_name(status),

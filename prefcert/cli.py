@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -395,12 +396,13 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
                         payload["source"] = dict(payload["source"], file=_beside(
                             payload["source"]["file"], out))
                     line = json.dumps(payload, separators=(",", ":")) + "\n"
-                    if sink:
-                        sink.write_line(line)
-                    else:
-                        sys.stdout.write(line)
-                        sys.stdout.flush()
-                    written += 1
+                    with _no_interrupt():    # a Ctrl-C lands after the line and its count
+                        if sink:
+                            sink.write_line(line)
+                        else:
+                            sys.stdout.write(line)
+                            sys.stdout.flush()
+                        written += 1
                     counts[(job.question.name, payload["verdict"])] += 1
                     if not payload["checked"]:
                         counts[(job.question.name, UNVERIFIED)] += 1
@@ -432,6 +434,21 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
 
 
 UNVERIFIED = "unverified"   # summary column: labels resting on engine agreement only
+
+
+@contextmanager
+def _no_interrupt():
+    """Hold SIGINT back for the block (where the platform allows it)."""
+    import signal
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    except (AttributeError, ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _beside(file: str, out: Path) -> str:

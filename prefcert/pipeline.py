@@ -18,7 +18,7 @@ from typing import Any
 from .domains.base import Question, is_agreement, run_engine
 from .encodings import cross_check
 from .formal import checker
-from .formal.errors import CertificateError, Disagreement, InstanceError
+from .formal.errors import CertificateError, Disagreement, InstanceError, Undecided
 from .formal.instances import Instance, label_key, locate
 from .formal.outcome import UNKNOWN
 from .registry import domain as get_domain
@@ -145,6 +145,8 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
     if readings:                                  # the conventions the answer depends on
         lab["conventions"] = readings
     if is_agreement(certificate):
+        if decision.weak:
+            raise Undecided(decision.weak)
         return lab                                # a record of agreement: unverified
     try:
         checker.check_label(spec, lab, job.model, q.name, job.params, verify=check)

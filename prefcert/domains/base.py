@@ -32,9 +32,14 @@ class EngineAnswer:
 
 @dataclass(frozen=True)
 class Decision:
+    """The combined answer. ``weak``: set when the certificate is only an agreement record
+    too thin to stand even as an unverified label (the reason); the pipeline then asks the
+    question's ``certify`` for a proof and, without one, gives no label."""
+
     verdict: str
     solution: Any
     certificate: dict
+    weak: str | None = None
 
 
 Engine = Callable[..., Outcome]
@@ -174,10 +179,11 @@ def decide_existence(answers: Sequence[EngineAnswer], check: Check, *,
         return Decision(verdict, None, proofs[0].outcome.certificate)
     names = [a.engine for a in decided]
     missing = [e for e in none_quorum if e not in names]
+    weak = None
     if missing or len(names) < 3:
-        raise Undecided(f"'{verdict}' without a refutation needs the agreement of "
-                        f"{', '.join(none_quorum)}; missing: {', '.join(missing) or 'a third engine'}")
-    return Decision(verdict, None, agreement(verdict, names))
+        weak = (f"'{verdict}' without a refutation needs the agreement of "
+                f"{', '.join(none_quorum)}; missing: {', '.join(missing) or 'a third engine'}")
+    return Decision(verdict, None, agreement(verdict, names), weak)
 
 
 def agreement(verdict: str, engines: Sequence[str], **extra: Any) -> dict:
