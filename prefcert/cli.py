@@ -438,17 +438,22 @@ UNVERIFIED = "unverified"   # summary column: labels resting on engine agreement
 
 @contextmanager
 def _no_interrupt():
-    """Hold SIGINT back for the block (where the platform allows it)."""
+    """Hold a Ctrl-C back until the block is done (the line written and counted), then
+    raise it. A Python-level handler, since a thread signal mask does not cover the
+    solver threads that may receive the signal."""
     import signal
+    hit: list = []
     try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    except (AttributeError, ValueError, OSError):
+        old = signal.signal(signal.SIGINT, lambda *_: hit.append(1))
+    except ValueError:                         # not the main thread
         yield
         return
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        signal.signal(signal.SIGINT, old)
+        if hit:
+            raise KeyboardInterrupt
 
 
 def _beside(file: str, out: Path) -> str:
