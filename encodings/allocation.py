@@ -120,6 +120,8 @@ def cpsat_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int)
     else:
         counted = 0
         ceiling = (2 if g.two_sided else 1) * _matching_size(g)
+        if g.maximum_first:           # the greedy maximum matching: cardinality first
+            st.optimise(sum(x.values()), True, "cardinality")
         for k in range(1, g.max_rank + 1):
             terms = [(sum(1 for r in g.ranks[e] if r == k), v) for e, v in x.items()]
             expr = sum(c * v for c, v in terms if c)
@@ -290,7 +292,9 @@ def milp_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int) 
     else:
         ceiling = (2 if g.two_sided else 1) * _matching_size(g)
         fixed = 0                         # Σ of the s_k fixed so far
-        for k in range(1, g.max_rank + 1):
+        if g.maximum_first:               # the greedy maximum matching: cardinality first
+            ok = stage(ones, True, "cardinality") is not None
+        for k in range(1, g.max_rank + 1) if ok else ():
             c = np.array([float(sum(1 for r in g.ranks[e] if r == k)) for e in edges])
             if c.any():
                 val = stage(c, True, f"s_{k}")

@@ -169,6 +169,8 @@ def _single(run: _Run, question: str, params: dict) -> Outcome:
                        {"type": "completions", "orders": [first, other]})
     if question == "rs":
         A, B = set(params["bundles"][0]), set(params["bundles"][1])
+        if model.conventions.get("rs") == "equal_size" and len(A) != len(B):
+            return Outcome("false", None, None)           # unrelated bundles
         A2, B2 = sorted(A - B), sorted(B - A)
 
         def conds(cp, p):
@@ -240,6 +242,9 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
             return Outcome("undetermined", {"min": lo, "max": hi},
                            {"type": "bounds", "witnesses": wit})
         V = model.voters
+        if model.conventions.get("majority") == "ranked":
+            # abstentions: for = voters forced a ≻ b (the min), against = V − max
+            return Outcome("true" if lo > V - hi else "false", {"min": lo, "max": hi}, None)
         h = run.solve(voters, lambda cp, pos: cp.add(2 * n(cp, pos) > V), distinct=False)
         f = run.solve(voters, lambda cp, pos: cp.add(2 * n(cp, pos) <= V), distinct=False)
         verdict = "true" if f is None else "false" if h is None else "undetermined"
@@ -247,22 +252,27 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
                        {"type": "bounds", "witnesses": wit} if verdict == "undetermined" else None)
     if question == "winner":
         rule, c = params["rule"], params["item"]
-        voters = [(ag, 1) for ag in model.agents for _ in range(ag.count)]
+        # one position vector per voter, or per agent weighted by its count when its
+        # voters complete alike (counts = identical)
+        voters = [(ag, ag.count) for ag in model.agents] if model.identical else \
+            [(ag, 1) for ag in model.agents for _ in range(ag.count)]
+        weights = [w for _, w in voters]
         items, m = model.items, model.m
 
         def score_exprs(cp, pos):
             if rule == "plurality":
                 s = {x: [] for x in items}
-                for p in pos:
+                for p, w in zip(pos, weights):
                     for x in items:
-                        s[x].append(_ge(cp, -p[x], 0))   # pos == 0
+                        s[x].append(w * _ge(cp, -p[x], 0))   # pos == 0
                 return {x: sum(v) for x, v in s.items()}
             if rule == "borda":
-                return {x: sum(m - 1 - p[x] for p in pos) for x in items}
-            V = len(pos)
+                return {x: sum(w * (m - 1 - p[x]) for p, w in zip(pos, weights))
+                        for x in items}
+            V = sum(weights)
             sc = {x: [] for x in items}
             for x, y in itertools.combinations(items, 2):
-                nxy = sum(_lt(cp, p, x, y) for p in pos)
+                nxy = sum(w * _lt(cp, p, x, y) for p, w in zip(pos, weights))
                 w = cp.new_bool_var("")
                 cp.add(2 * nxy >= V + 1).only_enforce_if(w)
                 cp.add(2 * nxy <= V).only_enforce_if(~w)
@@ -373,6 +383,8 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
     rule, c = params["rule"], params["item"]
     if rule not in ("plurality", "borda") or not _plain(model):
         return Outcome(UNKNOWN, None, None, {"reason": "aggregation needs weak orders"})
+    if model.identical:      # pooled voters complete independently by construction
+        return Outcome(UNKNOWN, None, None, {"reason": "aggregation needs counts = independent"})
     items, m = model.items, model.m
     pool: dict = {}          # group (tuple) -> total voters
     base = {x: 0 for x in items}

@@ -9,7 +9,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,8 @@ class Instance:
     file: str
     line: int | None = None
     sha256: str = field(default="", compare=False)
+    overridden: tuple[str, ...] = field(default=(), compare=False)   # conventions set by
+                                                                      # with_readings
 
     @property
     def questions(self) -> list | None:
@@ -79,7 +81,8 @@ def with_readings(inst: Instance, *, semantics: str | None = None,
     if conventions:
         own = data.get("conventions")
         data["conventions"] = {**(own if isinstance(own, dict) else {}), **conventions}
-    return from_object(data, inst.file, inst.line, inst.id)
+    out = from_object(data, inst.file, inst.line, inst.id)
+    return replace(out, overridden=tuple(sorted({*inst.overridden, *(conventions or {})})))
 
 
 def read_text(path: Path) -> str:

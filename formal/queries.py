@@ -47,7 +47,7 @@ from typing import Any
 
 from .errors import CertificateError, InstanceError
 from .preferences import WeakOrder, parse_weak_order
-from .spec import check_params
+from .spec import Convention, check_params, read_conventions
 
 SEMANTICS = ("unknown", "truncated")
 RULES = ("plurality", "borda", "copeland")
@@ -64,6 +64,23 @@ PARAMS: dict[str, dict[str, str]] = {
     "count": {"items": "item_pair"},
     "majority": {"items": "item_pair"},
     "winner": {"rule": "rule", "item": "item"},
+}
+#: Readings where the literature uses two (the first is the default; see README).
+CONVENTIONS: dict[str, Convention] = {
+    "counts": Convention("counts", ("independent", "identical"), {
+        "independent": "the count voters of an agent are voters: each completes on its own "
+                       "(PrefLib multiplicities of identical ballots)",
+        "identical": "an agent with count c is one voter of weight c: its voters complete "
+                     "alike (weighted voters, Conitzer, Sandholm & Lang 2007)"}),
+    "majority": Convention("majority", ("all_voters", "ranked"), {
+        "all_voters": "a strict majority of all voters, in every / some completion (a voter "
+                      "who leaves the pair unordered may go either way)",
+        "ranked": "pairwise tabulation: more voters state a over b than b over a; a voter "
+                  "who leaves the pair unordered abstains (no completions)"}),
+    "rs": Convention("rs", ("monotone", "equal_size"), {
+        "monotone": "A ⪰_RS B iff an injection maps B into A, each item to one at least as "
+                    "good (adding a good never hurts; bundles of any sizes)",
+        "equal_size": "as monotone, but bundles of different sizes are never related"}),
 }
 SINGLE = ("position", "kth", "compare", "rank_set", "rs", "topk", "topk_list")
 PROFILE = ("count", "majority", "winner")
@@ -91,13 +108,21 @@ class Agent:
 
 @dataclass(frozen=True)
 class PreferenceModel:
-    """``items`` (tuple of names), ``agents`` (tuple of Agent), ``semantics``."""
+    """``items`` (tuple of names), ``agents`` (tuple of Agent), ``semantics``,
+    ``conventions`` (name -> choice, :data:`CONVENTIONS`)."""
 
     items: tuple
     agents: tuple
     semantics: str
     by_name: dict = field(repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    conventions: dict = field(default_factory=lambda: {k: c.default for k, c in
+                                                       CONVENTIONS.items()}, compare=False)
+
+    @property
+    def identical(self) -> bool:
+        """The count voters of an agent complete alike (``counts`` = identical)."""
+        return self.conventions.get("counts") == "identical"
 
     @property
     def m(self) -> int:
@@ -146,7 +171,9 @@ def parse_preference_data(data: dict) -> PreferenceModel:
             raise InstanceError("item listed twice in 'items'", value=x)
         seen.add(x)
     agents = [_parse_agent(name, spec, items, sem) for name, spec in prof.items()]
-    return PreferenceModel(tuple(items), tuple(agents), sem, {a.name: a for a in agents})
+    conventions = read_conventions(data, CONVENTIONS)
+    return PreferenceModel(tuple(items), tuple(agents), sem, {a.name: a for a in agents},
+                           conventions=conventions)
 
 
 def _items_of(prof: dict) -> list:
@@ -387,8 +414,10 @@ def linear_extensions(model: PreferenceModel, agent: Agent) -> Iterator[tuple]:
 
 # --------------------------------------------------------------------------- values
 
-def value_single(question: str, params: dict, order: Sequence[str]) -> Any:
-    """The value of a single-agent query in one completion ``order`` (best first).
+def value_single(question: str, params: dict, order: Sequence[str],
+                 conventions: dict | None = None) -> Any:
+    """The value of a single-agent query in one completion ``order`` (best first), under
+    the model's ``conventions`` (the ``rs`` reading).
 
     position -> 1-based position (or bool if params has ``position``); kth -> item;
     compare -> bool a ≻ b; rank_set -> list of the items in order; rs -> bool
@@ -406,12 +435,20 @@ def value_single(question: str, params: dict, order: Sequence[str]) -> Any:
     if question == "rank_set":
         return sorted(params["items"], key=pos.__getitem__)
     if question == "rs":
-        return rs_weakly_better(order, *params["bundles"])
+        return rs_weakly_better(order, *params["bundles"]) and \
+            rs_sizes_allowed(params, conventions)
     if question == "topk":
         return pos[params["item"]] <= params["k"]
     if question == "topk_list":
         return sorted(order[:params["k"]])
     raise ValueError(f"unknown single-agent question {question!r}")
+
+
+def rs_sizes_allowed(params: dict, conventions: dict | None) -> bool:
+    """False when the ``equal_size`` reading of ``rs`` leaves the bundles unrelated
+    (different sizes); True otherwise."""
+    A, B = params["bundles"]
+    return (conventions or {}).get("rs") != "equal_size" or len(set(A)) == len(set(B))
 
 
 def rs_weakly_better(order: Sequence[str], better: Iterable[str], worse: Iterable[str]) -> bool:

@@ -143,12 +143,14 @@ def rank_maximal(g) -> tuple[dict[str, str], dict | None]:
     matching of the whole graph (later phases cannot change it). O(C·√n·m), C the largest
     rank used.
 
-    Two-sided graphs (an edge counts two ranks) are outside IKMMP's model: maximum-weight
-    matching with w(e) = Σ_k B^(R−k), B = 2·min(|A|,|B|) + 1, Python integers (networkx
-    blossom, exact; Michail 2005). Certificate: LP duals under those weights.
+    Two-sided graphs (an edge counts two ranks) are outside IKMMP's model, and so is the
+    ``maximum`` scope (the greedy maximum matching: cardinality first): maximum-weight
+    matching with w(e) = Σ_k B^(R−k) (+ B^(R+1) for the scope), B = 2·min(|A|,|B|) + 1,
+    Python integers (networkx blossom, exact; Michail 2005). Certificate: LP duals under
+    those weights.
     """
     g = as_graph(g)
-    if g.two_sided:
+    if g.two_sided or g.maximum_first:     # IKMMP's phases do not put cardinality first
         m = rank_maximal_weighted(g)
     else:
         m = _ikmmp(g)
@@ -346,7 +348,8 @@ def edge_weights(g: WelfareGraph, notion: str, base: int, cutoff: int | None = N
     if notion == "rank_maximal":
         top = (g.max_rank if cutoff is None else cutoff) + 1
         pw = [base ** (top - min(k, top)) for k in range(g.max_rank + 1)]
-        return {e: sum(pw[k] for k in rk) for e, rk in g.ranks.items()}
+        first = base ** top if g.maximum_first else 0     # cardinality first (maximum scope)
+        return {e: first + sum(pw[k] for k in rk) for e, rk in g.ranks.items()}
     raise ValueError(f"no LP weights for {notion!r}")
 
 

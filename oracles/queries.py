@@ -249,6 +249,8 @@ def rs(model: PreferenceModel, params: dict, *, limit: int = RS_SEARCH_LIMIT,
     ag = model.agent(params["agent"])
     C = closure(model, ag)
     A, B = list(dict.fromkeys(params["bundles"][0])), list(dict.fromkeys(params["bundles"][1]))
+    if model.conventions.get("rs") == "equal_size" and len(A) != len(B):
+        return Outcome("false", None, {"type": "size", "reason": "sizes differ"})
     # Integer vertices (B's items 0.., A's after): networkx's Hopcroft–Karp iterates
     # vertex sets, and small ints iterate in the same order under every hash seed.
     g = nx.Graph()
@@ -354,6 +356,9 @@ def count(model: PreferenceModel, params: dict) -> Outcome:
     wit = {"min": {"keys": [[b] + rest + [a]]}, "max": {"keys": [[a] + rest + [b]]}}
     if params.get("_question") == "majority":
         v = model.voters
+        if model.conventions.get("majority") == "ranked":     # unordered pairs abstain
+            return Outcome("true" if lo > v - hi else "false", {"min": lo, "max": hi},
+                           {"type": "bounds"})
         verdict = "true" if 2 * lo > v else "false" if 2 * hi <= v else "undetermined"
         return Outcome(verdict, {"min": lo, "max": hi},
                        {"type": "bounds", **({"witnesses": wit} if verdict == "undetermined" else {})})

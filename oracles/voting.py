@@ -225,6 +225,11 @@ def plurality_possible(model: PreferenceModel, c: str):
     return True, spec.json()
 
 
+def _splits(spec: dict) -> bool:
+    """Does a profile spec give one agent's voters different keys?"""
+    return any(len({k for k, w in parts if w}) > 1 for parts in spec["assign"].values())
+
+
 def _dominator(model: PreferenceModel, rule: str, c: str):
     """A rival d with score(c) < score(d) in every completion, by per-pair bounds."""
     for d in model.items:
@@ -274,10 +279,14 @@ def winner(model: PreferenceModel, params: dict, *, time_limit: float = 10.0) ->
         lose = _heuristic_lose(model, rule, c)
     if rule == "plurality":
         ok, res = plurality_possible(model, c)
-        if not ok:
+        if not ok:       # sound under both readings of counts: no split flow, no flow
             return Outcome("false", None, {"type": "hall_violator", "set": res})
-        return Outcome("undetermined", None,
-                       {"type": "completions", "witnesses": {"win": res, "lose": lose}})
+        if not model.identical or not _splits(res):
+            return Outcome("undetermined", None,
+                           {"type": "completions", "witnesses": {"win": res, "lose": lose}})
+        # identical counts: the flow splits an agent's voters, so it is no completion
+        # (possible plurality winners of weighted voters are NP-complete)
+        return brute_force_winner(model, params, time_limit=time_limit)
     d = _dominator(model, rule, c)
     if d is not None:
         return Outcome("false", None, {"type": "dominated", "by": d})
@@ -312,20 +321,23 @@ def brute_force_winner(model: PreferenceModel, params: dict, *, time_limit: floa
         return Outcome(UNKNOWN, None, None, {"reason": "too many items for brute force"})
     t0 = time.perf_counter()
     per, total = [], 1
+    voters = {ag.name: 1 if model.identical else ag.count for ag in model.agents}
     for ag in model.agents:
         try:
             ex = _extensions(model, ag, t0 + time_limit)
         except TimeoutError:
             return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
-        total *= comb(len(ex) + ag.count - 1, ag.count)
+        total *= comb(len(ex) + voters[ag.name] - 1, voters[ag.name])
         if total > BRUTE_FORCE_LIMIT:
             return Outcome(UNKNOWN, None, None, {"reason": "too many completions"})
         per.append((ag, ex))
     win = lose = None
-    choices = [list(itertools.combinations_with_replacement(range(len(ex)), ag.count))
+    # counts = identical: each agent is one voter of weight count
+    choices = [list(itertools.combinations_with_replacement(range(len(ex)), voters[ag.name]))
                for ag, ex in per]
     idx = {x: i for i, x in enumerate(model.items)}
-    tallies = [[_tally(rule, idx, o) for o in ex] for _, ex in per]
+    tallies = [[(ag.count // voters[ag.name]) * _tally(rule, idx, o) for o in ex]
+               for ag, ex in per]
     ci = idx[c]
     for pick in itertools.product(*choices):
         if time.perf_counter() - t0 > time_limit:
@@ -342,7 +354,7 @@ def brute_force_winner(model: PreferenceModel, params: dict, *, time_limit: floa
             sp = _Spec()
             for (ag, ex), idxs in zip(per, pick):
                 for i in sorted(set(idxs)):
-                    sp.put(ag.name, ex[i], idxs.count(i))
+                    sp.put(ag.name, ex[i], idxs.count(i) * (ag.count // voters[ag.name]))
             return sp.json()
         return Outcome("undetermined", None, {"type": "completions",
                                               "witnesses": {"win": spec(win), "lose": spec(lose)}})

@@ -65,19 +65,40 @@ def main() -> None:
 
 
 def _override(instances, semantics=None, conventions=None):
-    """The instances read under overridden readings (``--semantics``, ``--convention``):
-    each is re-hashed, so labels record and resume on the reading they were made under."""
+    """The instances read under overridden readings (``--semantics``, ``--convention``).
+    Only a reading that differs from the instance's own is written into its data (and so
+    into its hash): a label made under the instance's own reading is the same either way,
+    and ``check`` re-applies exactly the recorded readings that differ."""
     if semantics is None and not conventions:
         return instances
-    from .formal.instances import with_readings
-    from .registry import spec as domain_spec
     out = []
     for inst in instances:
-        table = domain_spec(inst.domain).conventions
-        mine = {k: v for k, v in (conventions or {}).items() if k in table}
         sem = semantics if inst.domain == "preference" else None
-        out.append(with_readings(inst, semantics=sem, conventions=mine))
+        out.append(_reread(inst, sem, conventions or {}))
     return out
+
+
+def _reread(inst, semantics, conventions):
+    """``inst`` with the readings among ``semantics`` / ``conventions`` that its domain
+    knows and that differ from its own (unchanged when none does, or when it does not
+    parse: the plan reports that with its location)."""
+    from .formal.instances import with_readings
+    from .registry import DOMAINS
+    from .registry import spec as domain_spec
+    if inst.domain not in DOMAINS:
+        return inst
+    dspec = domain_spec(inst.domain)
+    try:
+        model = dspec.parse(inst.data)
+    except InstanceError:
+        return inst
+    own = getattr(model, "conventions", None) or {}
+    conv = {k: v for k, v in conventions.items() if k in dspec.conventions and own.get(k) != v}
+    sem = semantics if semantics and getattr(model, "semantics", semantics) != semantics \
+        else None
+    if sem is None and not conv:
+        return inst
+    return with_readings(inst, semantics=sem, conventions=conv)
 
 
 def _conventions(pairs: tuple[str, ...], domains: set[str]) -> dict[str, str]:
@@ -619,7 +640,7 @@ def check(labels, allow_unverified, root):
     label listed twice, and, unless --allow-unverified, when a label rests on engine
     agreement only.
     """
-    from .formal.instances import label_key, read_file, readers, with_readings
+    from .formal.instances import label_key, read_file, readers
     cache: dict[str, dict] = {}
     models: dict[tuple, object] = {}   # the last instance's model (labels come grouped)
     seen: dict[tuple, int] = {}
@@ -659,12 +680,11 @@ def check(labels, allow_unverified, root):
                 models = {mkey: dspec.parse(inst.data)}
             model = models[mkey]
             sem, conv = lab.get("semantics"), lab.get("conventions") or {}
-            own = getattr(model, "conventions", None) or {}
-            if (sem and getattr(model, "semantics", None) != sem) or \
-                    any(own.get(k) != v for k, v in conv.items()):
-                inst = with_readings(inst, semantics=sem if sem else None,   # labelled with
-                                     conventions=dict(conv))                  # overrides
-                model = dspec.parse(inst.data)
+            if not isinstance(conv, dict):
+                raise CertificateError("the label's conventions are not an object")
+            again = _reread(inst, sem, conv)            # labelled under other readings
+            if again is not inst:
+                inst, model = again, dspec.parse(again.data)
             if inst.sha256 != lab.get("instance_sha256"):
                 raise CertificateError(f"instance {lab['id']} changed since it was labelled")
             qname, params = dspec.question(lab["question"])

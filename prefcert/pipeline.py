@@ -141,8 +141,10 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
            "checked": False, "source": inst.where, "instance_sha256": inst.sha256}
     if getattr(job.model, "semantics", None):     # the reading of incomplete lists
         lab["semantics"] = job.model.semantics
-    readings = spec.readings(job.model, q.name)
-    if readings:                                  # the conventions the answer depends on
+    readings = spec.readings(job.model, q.name)   # the conventions the answer depends on,
+    readings.update({k: job.model.conventions[k]   # and those the instance was re-read
+                     for k in inst.overridden})    # under (its hash covers them)
+    if readings:
         lab["conventions"] = readings
     if is_agreement(certificate):
         if decision.weak:

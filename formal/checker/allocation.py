@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..allocation import QUESTIONS, HouseAllocation, parse_house_allocation
+from ..allocation import CONVENTIONS, QUESTIONS, HouseAllocation, parse_house_allocation
 from ..errors import CertificateError
 from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
 from ..welfare import welfare_graph
@@ -31,7 +31,8 @@ SPEC = DomainSpec(
         "house_allocation",
         {"preferences": {"type": "object", "additionalProperties": PREFERENCE_LIST},
          "objects": {"type": "array", "uniqueItems": True, "items": {"type": "string"}}},
-        ["preferences"], {"enum": list(QUESTIONS)}),
+        ["preferences"], {"enum": list(QUESTIONS)}, CONVENTIONS),
+    conventions=CONVENTIONS,
 )
 welfare.register(SPEC)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import CertificateError
-from ..matching import NOTIONS, QUESTIONS, Market, parse_market
+from ..matching import CONVENTIONS, NOTIONS, QUESTIONS, Market, parse_market
 from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
 from . import welfare
 from .graphs import maximum_bipartite_matching
@@ -35,7 +35,8 @@ SPEC = DomainSpec(
         {"preferences": {"type": "object", "required": ["A", "B"],
                          "additionalProperties": False,
                          "properties": {"A": _SIDE, "B": _SIDE}}},
-        ["preferences"], {"enum": sorted(QUESTIONS) + list(welfare.WELFARE)}),
+        ["preferences"], {"enum": sorted(QUESTIONS) + list(welfare.WELFARE)}, CONVENTIONS),
+    conventions=CONVENTIONS,
 )
 welfare.register(SPEC)
 
