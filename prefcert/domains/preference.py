@@ -134,9 +134,9 @@ def decide(answers, check) -> Decision:
     if chosen is not None:
         return Decision(verdict, solution, chosen)
     names = [a.engine for a in decided]
-    if len(names) >= 3:
-        return Decision(verdict, solution, agreement(verdict, names))
-    raise Undecided(f"no checkable certificate and only {len(names)} engine(s) agree")
+    weak = None if len(names) >= 3 else \
+        f"no checkable certificate and only {len(names)} engine(s) agree"
+    return Decision(verdict, solution, agreement(verdict, names), weak)
 
 
 def certify(name: str):
