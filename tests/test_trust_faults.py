@@ -318,3 +318,37 @@ def test_exhaustive_engines_stop_at_their_time_limit():
     j = job(pm, {"type": "winner", "rule": "copeland", "item": "a"})
     assert domain("preference").questions["winner"].engines["brute_force"](
         j.model, j.params, time_limit=0.2, seed=0).verdict == "unknown"
+
+
+# ------------------------------------------------------------------ determinism, --jobs
+
+BUNDLED = Path(__file__).resolve().parents[1] / "instances"
+# every bundled file but the largest generated ones (their engines are the same code; the
+# full set is compared in the benchmark run of the issue note)
+SMALL = sorted(str(p) for p in BUNDLED.rglob("*") if p.suffix in (".jsonl", ".json", ".soc",
+                                                                  ".soi", ".toc", ".toi")
+               and "n100" not in p.name and "n1000" not in p.name)
+
+
+def _without_timings(text: str) -> list:
+    out = []
+    for line in text.splitlines():
+        lab = json.loads(line)
+        for e in lab["engines"]:
+            e.pop("seconds")
+        out.append(lab)
+    return out
+
+
+@needs_cli
+def test_labels_depend_on_neither_the_hash_seed_nor_the_jobs(tmp_path):
+    """The bundled instances under two PYTHONHASHSEEDs, one run serial and one with two
+    worker processes: the same labels, in the same order, apart from timings."""
+    outs = []
+    for seed, jobs in (("1", "1"), ("2", "2")):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        r = run("label", *SMALL, "--jobs", jobs, cwd=tmp_path, env=env)
+        assert r.returncode == 0, r.stderr[-2000:]
+        outs.append(_without_timings(r.stdout))
+    assert len(outs[0]) > 100 and outs[0] == outs[1]
+    assert all(lab["checked"] for lab in outs[0])
