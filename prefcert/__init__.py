@@ -26,6 +26,11 @@ _EXPORTS: dict[str, str] = {
                      "strict_core", "serial_dictatorship", "max_cardinality_pareto_optimal",
                      "rank_maximal", "utilitarian_matching", "egalitarian_matching",
                      "necessary_winner", "possible_winner"], "prefcert.api"),
+    **dict.fromkeys(["hrt_deferred_acceptance", "hrt_weakly_stable_matching",
+                     "hrt_super_stable_matching", "hrt_strongly_stable_matching",
+                     "hrt_blocking_pairs"], "prefcert.hospitals"),
+    "minimal_counterexample": "prefcert.counterexample",
+    **dict.fromkeys(["create_dataset", "score_answer"], "prefcert.bench.dataset"),
     **dict.fromkeys(["InstanceError", "CertificateError", "Disagreement", "Undecided"],
                     "prefcert.formal.errors"),
 }

@@ -32,7 +32,18 @@ def _bad_input(e: Exception) -> None:
 
 
 # command name -> ("module:function", one-line help); imported only when the command runs
-LAZY_COMMANDS: dict[str, tuple[str, str]] = {}
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "generate": ("prefcert.cli_bench:generate", "Generate a benchmark suite (prompts, certified labels)."),
+    "suites": ("prefcert.cli_bench:suites", "List the benchmark suites."),
+    "score": ("prefcert.cli_bench:score", "Score model answers to a generated benchmark."),
+    "feedback": ("prefcert.cli_bench:feedback", "Verifier feedback on one answer (never the solution)."),
+    "refine": ("prefcert.cli_bench:refine", "Up to three rounds of answer and feedback against a command."),
+    "report": ("prefcert.cli_bench:report", "One self-contained HTML page of plots for scored answers."),
+    "counterexample": ("prefcert.cli_counterexample:counterexample",
+                       "A smallest instance on which a property fails, with a certificate."),
+    "audit-library": ("prefcert.cli_audit_library:audit_library",
+                      "Certify or refute a peer library's answers (matching, algmatch)."),
+}
 
 
 class _Group(click.Group):

@@ -79,14 +79,15 @@ def disagreement_report(job: Job, reason: str, **details: Any) -> dict:
 
 
 def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float = 10.0,
-          seed: int = 0) -> dict:
+          seed: int = 0, minimize: bool = True) -> dict:
     """Label one job: run the engines, combine, verify the certificate.
 
     ``engines``: names to run (default: the question's size-dependent choice).
-    ``time_limit``: seconds per solver call. Returns the label dict (the fields of
-    docs/architecture.md). When the engines agree without a proof, the question's
-    ``certify`` is asked for one; a label still without a proof the checker accepts says
-    ``"checked": false``. Raises Disagreement or Undecided.
+    ``time_limit``: seconds per solver call. ``minimize``: a disagreement report of the
+    engines also carries a minimised instance (:func:`prefcert.minimize.attach_minimized`).
+    Returns the label dict (the fields of docs/architecture.md). When the engines agree
+    without a proof, the question's ``certify`` is asked for one; a label still without a
+    proof the checker accepts says ``"checked": false``. Raises Disagreement or Undecided.
     """
     q, inst = job.question, job.instance
     spec = get_domain(inst.domain).spec
@@ -120,9 +121,12 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
     try:
         decision = q.decide(answers, check)
     except Disagreement as d:
-        raise Disagreement(disagreement_report(job, d.report.get("reason", "engines disagree"),
-                                               **{k: v for k, v in d.report.items()
-                                                  if k != "reason"})) from None
+        report = disagreement_report(job, d.report.get("reason", "engines disagree"),
+                                     **{k: v for k, v in d.report.items() if k != "reason"})
+        if minimize:
+            from .minimize import attach_minimized
+            attach_minimized(report, job, engines=engines, time_limit=time_limit, seed=seed)
+        raise Disagreement(report) from None
     certificate = decision.certificate
     if is_agreement(certificate) and q.certify is not None:
         proof = q.certify(job.model, job.params, decision.verdict, decision.solution,

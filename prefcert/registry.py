@@ -27,6 +27,7 @@ DOMAINS: dict[str, tuple[str, str]] = {
     "housing_market": ("housing", "housing"),
     "house_allocation": ("allocation", "house_allocation"),
     "preference": ("queries", "preference"),
+    "hospitals_residents": ("hospitals", "hospitals_residents"),
 }
 
 

@@ -217,7 +217,7 @@ def test_option_errors_before_any_output(tmp_path, args, needle):
 @pytest.mark.parametrize("content, needle", [
     ("\n\n", "holds no instances"),
     ("[" * 100000 + "]" * 100000, "nested too deeply"),
-], ids=["empty", "deep"])   # short ids: pytest puts the id in the environment of subprocesses
+], ids=["empty", "deep"])      # a 200,000-character test id would not fit in the environment
 def test_empty_and_deep_inputs(tmp_path, content, needle):
     src = write(tmp_path, "x.jsonl", content)
     r = run("label", src, "-o", tmp_path / "o.jsonl")

@@ -1,0 +1,209 @@
+"""The shapes a benchmark suite is made of: rows of cells, tasks, prompts, verdicts.
+
+A **suite** is data plus hooks:
+
+- ``rows``: the design table. A :class:`Row` fixes the *sampling factors* of its cells
+  (``family``, ``pref``, ``question``, ``size`` …) and lists its *variants* (prompt formats
+  such as ``ff`` / ``mcq``, or task types such as generation with and without the ``{}``
+  hatch). One task is sampled per (row, index) and rendered once per variant, so the
+  variants of a row are paired on the same instances. A cell is a row's factors plus one
+  variant; it holds ``per_cell`` prompts.
+- ``sizes``: the levels of the ``size`` factor; ``prefcert generate --sizes`` keeps a
+  subset (rows whose size is not kept are dropped).
+- ``sample(row, index, ctx) -> Task``: draw one task of a row (rejection sampling goes
+  through ``ctx.draw`` / ``ctx.accept`` so acceptance rates are reported).
+- ``render(task, variant, ctx) -> RenderedPrompt``: the prompt text and the expected answer
+  shape; ``gold(task, variant, labels, rendered) -> str``: a gold answer (the text a
+  model should give, e.g. ``C9``, ``unknown``, ``B``), computed from the certified labels
+  of the task's questions; the scorer must score it ``correct``.
+- ``score(prompt, answer_text, entry) -> Verdict`` scores one answer; ``metrics(scores)``
+  aggregates scored records into metric rows; ``feedback(prompt, answer_text, entry)``
+  (optional) returns a refinement message; ``plots(scores, report)`` (optional) adds the
+  suite's figures to a :class:`~prefcert.bench.report.Report`.
+
+Seeds: every (row, index) draws from its own generator, seeded from the suite seed and the
+canonical JSON of the row's factors and the index, so a task does not depend on which other
+rows are generated (``--sizes``) nor on the order of generation.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+VERDICTS = ("correct", "incorrect", "invalid", "timeout")
+
+
+def canonical(obj: Any) -> str:
+    """Canonical JSON (sorted keys, no spaces): the text hashed for seeds and ids."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def derive_seed(seed: int, *parts: Any) -> int:
+    """A 64-bit seed from ``seed`` and JSON-able ``parts`` (SHA-256 of their canonical
+    JSON): independent of Python's hash seed and of generation order."""
+    h = hashlib.sha256(canonical([seed, *parts]).encode()).digest()
+    return int.from_bytes(h[:8], "little")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a design table: sampling factors shared by its cells, and its variants.
+
+    ``factors``: factor -> level (JSON scalars), e.g. ``{"family": "atomic", "pref": "SO",
+    "question": "kth", "size": 50}``. ``variants``: one dict per cell of the row (e.g.
+    ``{"format": "ff"}``); each cell's key is ``factors | variant``. ``per_cell``: instances
+    per cell (default: the suite's).
+    """
+
+    factors: Mapping[str, Any]
+    variants: Sequence[Mapping[str, Any]]
+    per_cell: int | None = None
+
+    def cells(self) -> list[dict]:
+        return [{**self.factors, **v} for v in self.variants]
+
+
+@dataclass
+class Task:
+    """One sampled task: the instances it needs, the questions to certify, and payload.
+
+    ``instances``: instance dicts (input format, with ``id`` and ``domain``); an instance
+    shared by several tasks appears with the same id and content in each. ``questions``:
+    ``(instance id, question)`` pairs to label through :func:`prefcert.pipeline.label`; the
+    prompt's ``gold_label_ids`` are their labels, in this order. ``payload``: suite data
+    (queried agent, menus, …) kept in the prompt record as ``task``.
+    """
+
+    instances: list[dict]
+    questions: list[tuple[str, Any]]
+    payload: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    """A prompt as shown to a model: ``text``, the ``answer_shape`` its parser expects, and
+    ``extra`` fields for the prompt record (e.g. MCQ ``options``)."""
+
+    text: str
+    answer_shape: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The score of one answer: ``verdict`` in :data:`VERDICTS`, the ``parsed`` answer, a
+    certificate-backed ``reason`` (blocking pairs, a coalition, the two completions that make
+    a query undetermined …) and suite ``extra`` fields (a response category, an error)."""
+
+    verdict: str
+    parsed: Any = None
+    reason: Any = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+    @property
+    def reward(self) -> float:
+        return 1.0 if self.verdict == "correct" else 0.0
+
+
+class Context:
+    """What a sampler or renderer gets: the row's generator and the acceptance counters.
+
+    ``rng``: a :class:`numpy.random.Generator` private to this (row, index) — and, for a
+    renderer, to the variant too. ``draw(tag)``
+    counts one raw draw of a rejection sampler under ``tag`` (default: the row), and
+    ``accept(tag)`` one accepted draw; ``note(tag, key)`` counts a named event (e.g. "no
+    super-stable matching") for the calibration table. ``seed_for(*parts)`` derives a seed
+    for shared objects (pools of profiles reused across rows) from the suite seed alone.
+    """
+
+    def __init__(self, seed: int, row: Row, index: int, stats: dict,
+                 variant: Mapping[str, Any] | None = None):
+        self.suite_seed = seed
+        self.row = row
+        self.index = index
+        parts = [dict(row.factors), index] + ([dict(variant)] if variant is not None else [])
+        self.rng = np.random.default_rng(derive_seed(seed, *parts))
+        self._stats = stats
+
+    def seed_for(self, *parts: Any) -> int:
+        return derive_seed(self.suite_seed, *parts)
+
+    def _tag(self, tag: Any) -> str:
+        return canonical(dict(self.row.factors) if tag is None else tag)
+
+    def draw(self, tag: Any = None, n: int = 1) -> None:
+        self._stats.setdefault(self._tag(tag), Counter())["draws"] += n
+
+    def accept(self, tag: Any = None, n: int = 1) -> None:
+        self._stats.setdefault(self._tag(tag), Counter())["accepted"] += n
+
+    def note(self, key: str, tag: Any = None, n: int = 1) -> None:
+        self._stats.setdefault(self._tag(tag), Counter())[key] += n
+
+
+class Entry:
+    """What a scorer gets besides the prompt and the answer: the certified ``labels`` of the
+    prompt (in ``gold_label_ids`` order) and the ``instances`` (id -> instance dict), with
+    their parsed models on demand (``model(iid)``)."""
+
+    def __init__(self, labels: Sequence[dict], instances: Mapping[str, dict],
+                 models: dict | None = None):
+        self.labels = list(labels)
+        self.instances = instances
+        self._models: dict = {} if models is None else models
+
+    def model(self, iid: str) -> Any:
+        if iid not in self._models:
+            from ..registry import spec
+            data = self.instances[iid]
+            self._models[iid] = spec(data["domain"]).parse(data)
+        return self._models[iid]
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A benchmark suite: the design table and its hooks (see the module docstring).
+
+    ``name``: registry name; ``description``: one paragraph for the manifest and the
+    report; ``sizes``: default levels of the ``size`` factor; ``per_cell``: default
+    instances per cell; ``seed``: default seed; ``rows(sizes)``: the design table for the
+    kept sizes; ``expected_total``: the published composition total, when there is one
+    (checked against the full-size design); ``calibration(stats)``: optional rows of the
+    table ``prefcert generate`` prints (e.g. raw draws without a solution).
+    """
+
+    name: str
+    description: str
+    sizes: tuple
+    per_cell: int
+    seed: int
+    rows: Callable[[Sequence[Any]], list[Row]]
+    sample: Callable[[Row, int, Context], Task]
+    render: Callable[[Task, Mapping[str, Any], Context], RenderedPrompt]
+    gold: Callable[[Task, Mapping[str, Any], Sequence[dict], RenderedPrompt], str]
+    score: Callable[[dict, str | None, Entry], Verdict]
+    metrics: Callable[[Sequence[dict]], list[dict]]
+    feedback: Callable[[dict, str, Entry], str] | None = None
+    plots: Callable[[Sequence[dict], Any], None] | None = None
+    calibration: Callable[[Mapping[str, Counter]], list[dict]] | None = None
+    expected_total: int | None = None
+
+    def composition(self, sizes: Sequence[Any] | None = None,
+                    per_cell: int | None = None) -> dict[str, int]:
+        """Prompts per cell (canonical JSON of the cell key) of the design."""
+        out: dict[str, int] = {}
+        for row in self.rows(tuple(sizes) if sizes is not None else self.sizes):
+            k = per_cell if per_cell is not None else (row.per_cell or self.per_cell)
+            for cell in row.cells():
+                out[canonical(cell)] = out.get(canonical(cell), 0) + k
+        return out

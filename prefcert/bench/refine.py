@@ -1,0 +1,79 @@
+"""Refinement: feedback on one answer, and a driver that runs up to three rounds against
+any command mapping a prompt (stdin) to an answer (stdout).
+
+The conversation is kept whole: round r's stdin is the prompt, then for every earlier round
+``[Your answer]`` and ``[Feedback]`` sections. The command also gets ``PREFCERT_ROUND``
+(1-based) and ``PREFCERT_PROMPT_ID`` in its environment. A round that times out or fails
+(non-zero exit) ends the loop, as in Khanna & Wang (2026, §5).
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .design import Entry
+
+GENERIC = {"invalid": "Your answer could not be read: follow the answer format given in the "
+                      "question, inside <answer></answer> tags.",
+           "incorrect": "Your answer is not correct.",
+           "correct": "Your answer is correct.",
+           "timeout": "No answer was received."}
+
+
+def feedback(prompt: Mapping[str, Any], answer: str | None, entry: Entry) -> str:
+    """The suite's feedback message for ``answer`` (a generic one when the suite has
+    none). Never reveals the solution nor whether one exists."""
+    from .score import score_prompt, suite_of
+    suite = suite_of(prompt)
+    if suite.feedback is not None and answer is not None:
+        return suite.feedback(dict(prompt), answer, entry)
+    return GENERIC[score_prompt(prompt, answer, entry)["verdict"]]
+
+
+def transcript(prompt_text: str, turns: Sequence[tuple[str, str]]) -> str:
+    out = prompt_text
+    for answer, fb in turns:
+        out += f"\n\n[Your answer]\n{answer}\n\n[Feedback]\n{fb}\n"
+    return out
+
+
+def refine(bench, prompt: Mapping[str, Any], command: str | Sequence[str], *, rounds: int = 3,
+           timeout: float | None = None) -> dict:
+    """Run ``command`` for up to ``rounds`` attempts on one prompt of ``bench`` (a
+    :class:`~prefcert.bench.score.Benchmark`), stopping at the first correct answer.
+
+    Returns ``{"id", "cell", "attempts", "final", "rounds": [{"answer", "verdict",
+    "feedback"}]}``; ``final`` is the verdict of the last attempt.
+    """
+    from .score import score_prompt
+    argv = shlex.split(command) if isinstance(command, str) else list(command)
+    entry = bench.entry(prompt)
+    turns: list[tuple[str, str]] = []
+    out: list[dict] = []
+    final = "timeout"
+    for r in range(1, rounds + 1):
+        env = dict(os.environ, PREFCERT_ROUND=str(r), PREFCERT_PROMPT_ID=str(prompt["id"]))
+        try:
+            run = subprocess.run(argv, input=transcript(prompt["prompt"], turns),
+                                 capture_output=True, text=True, timeout=timeout, env=env)
+            answer = run.stdout if run.returncode == 0 else None
+        except subprocess.TimeoutExpired:
+            answer = None
+        s = score_prompt(prompt, answer, entry)
+        final = s["verdict"]
+        rec = {"answer": answer, "verdict": final}
+        if answer is None or final == "correct":
+            out.append(rec)
+            break
+        left = rounds - r
+        fb = feedback(prompt, answer, entry)
+        if left:
+            fb += f" {left} attempt{'s' if left > 1 else ''} remaining."
+        rec["feedback"] = fb
+        out.append(rec)
+        turns.append((answer, fb))
+    return {"id": prompt["id"], "suite": prompt["suite"], "cell": prompt["cell"],
+            "attempts": len(out), "final": final, "rounds": out}

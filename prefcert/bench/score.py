@@ -1,0 +1,134 @@
+"""``prefcert score``: score a file of answers against a generated benchmark.
+
+ANSWERS is a JSONL file of ``{"id": prompt id, "answer": text}`` (``"answer": null`` or
+``"timeout": true`` is a timeout). The benchmark's ``labels.jsonl`` and
+``instances.jsonl`` are read from the folder of PROMPTS. Each scored record is
+``{"id", "suite", "cell", "verdict", "parsed", "reason", ...}`` with the suite's extra
+fields; the metrics are the suite's, every proportion with its 95 % Wilson interval.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..formal.errors import InstanceError
+from .design import Entry, Suite, Verdict
+from .generate import read_jsonl, read_prompts
+
+
+class Benchmark:
+    """A generated benchmark read back: prompts, labels by id, instances by id."""
+
+    def __init__(self, prompts: Sequence[dict], labels: Iterable[dict],
+                 instances: Iterable[dict]):
+        self.prompts = list(prompts)
+        self.by_id = {p["id"]: p for p in self.prompts}
+        self.labels = {lab["label_id"]: lab for lab in labels}
+        self.instances = {i["id"]: i for i in instances}
+        self._models: dict = {}
+
+    @classmethod
+    def read(cls, prompts_path: str | Path) -> Benchmark:
+        p = Path(prompts_path)
+        folder = p.parent
+        for name in ("labels.jsonl", "instances.jsonl"):
+            if not (folder / name).is_file():
+                raise InstanceError(f"{name} is missing beside the prompts", file=str(p))
+        return cls(read_prompts(p), read_jsonl(folder / "labels.jsonl"),
+                   read_jsonl(folder / "instances.jsonl"))
+
+    def entry(self, prompt: Mapping[str, Any]) -> Entry:
+        """The scorer's view of a prompt: its labels and the instances (parsed models are
+        shared by every entry of the benchmark)."""
+        return Entry([self.labels[i] for i in prompt["gold_label_ids"]], self.instances,
+                     self._models)
+
+
+def suite_of(prompt: Mapping[str, Any]) -> Suite:
+    from .registry import suite
+    return suite(prompt["suite"])
+
+
+def score_prompt(prompt: Mapping[str, Any], answer: str | None, entry: Entry) -> dict:
+    """Score one answer (None: a timeout) to one prompt record; a scorer bug is reported as
+    an ``invalid`` verdict with the error, never raised."""
+    suite = suite_of(prompt)
+    try:
+        v = suite.score(dict(prompt), answer, entry)
+    except Exception as e:                        # pragma: no cover - a suite bug
+        v = Verdict("invalid", None, f"scorer error: {e.__class__.__name__}: {e}")
+    return {"id": prompt["id"], "suite": prompt["suite"], "cell": prompt["cell"],
+            "verdict": v.verdict, "parsed": v.parsed, "reason": v.reason, **v.extra}
+
+
+def read_answers(path: str | Path) -> dict[str, str | None]:
+    """prompt id -> answer text (None for a timeout); InstanceError naming the line of a
+    record without ``id``."""
+    out: dict[str, str | None] = {}
+    for i, rec in enumerate(read_jsonl(path), 1):
+        if "id" not in rec:
+            raise InstanceError("answer record without 'id'", file=str(path), line=i)
+        ans = None if rec.get("timeout") else rec.get("answer")
+        if ans is not None and not isinstance(ans, str):
+            ans = str(ans)
+        out[str(rec["id"])] = ans
+    return out
+
+
+def score_answers(bench: Benchmark, answers: Mapping[str, str | None]) -> list[dict]:
+    """Scored records for every prompt that has an answer, in prompt order. InstanceError
+    for an answer to an unknown prompt id."""
+    unknown = [k for k in answers if k not in bench.by_id]
+    if unknown:
+        raise InstanceError("answer to an unknown prompt id", value=unknown[0])
+    return [score_prompt(p, answers[p["id"]], bench.entry(p)) for p in bench.prompts
+            if p["id"] in answers]
+
+
+def metrics(scores: Sequence[dict]) -> list[dict]:
+    """The suite's metric rows (every suite present in the scores), plus the verdict shares
+    over all prompts."""
+    from .stats import proportion
+    out = []
+    for name in dict.fromkeys(s["suite"] for s in scores):
+        from .registry import suite
+        mine = [s for s in scores if s["suite"] == name]
+        for v in ("correct", "incorrect", "invalid", "timeout"):
+            out.append(proportion(f"share_{v}", {"suite": name},
+                                  sum(1 for s in mine if s["verdict"] == v), len(mine)))
+        out += suite(name).metrics(mine)
+    return out
+
+
+def compare(first: Sequence[dict], second: Sequence[dict]) -> dict:
+    """Exact McNemar test between two scored answer sets on their common prompts."""
+    from .stats import mcnemar_exact
+    a = {s["id"]: s["verdict"] == "correct" for s in first}
+    b = {s["id"]: s["verdict"] == "correct" for s in second}
+    common = [k for k in a if k in b]
+    return mcnemar_exact([a[k] for k in common], [b[k] for k in common])
+
+
+def across_sizes(scores: Sequence[dict], factor: str = "size") -> list[dict]:
+    """Fisher's exact test of accuracy between every pair of levels of ``factor`` within
+    each cell that has them (the cell key less ``factor``)."""
+    import itertools
+    import json
+
+    from .stats import fisher_exact
+    groups: dict[str, dict] = {}
+    for s in scores:
+        if factor not in s["cell"]:
+            continue
+        rest = {k: v for k, v in s["cell"].items() if k != factor}
+        g = groups.setdefault(json.dumps(rest, sort_keys=True), {})
+        k, n = g.get(s["cell"][factor], (0, 0))
+        g[s["cell"][factor]] = (k + (s["verdict"] == "correct"), n + 1)
+    out = []
+    for key, g in groups.items():
+        for x, y in itertools.combinations(sorted(g), 2):
+            (k1, n1), (k2, n2) = g[x], g[y]
+            out.append({"cell": json.loads(key), factor: [x, y], "k": [k1, k2], "n": [n1, n2],
+                        **fisher_exact(k1, n1, k2, n2)})
+    return out

@@ -1,0 +1,67 @@
+"""Statistics of benchmark scores, all from scipy: Wilson intervals, exact McNemar, Fisher.
+
+One draw per prompt, so intervals describe uncertainty over instances (Khanna & Wang 2026,
+App. J).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scipy import stats as _st
+
+
+def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
+    """The Wilson score interval of ``k`` successes in ``n`` trials (None when n = 0)
+    (Wilson 1927), by :meth:`scipy.stats.binomtest(...).proportion_ci`."""
+    if n <= 0:
+        return None
+    ci = _st.binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence,
+                                                     method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def proportion(metric: str, group: Mapping[str, Any], k: int, n: int) -> dict:
+    """One metric row: ``{"metric", "group", "k", "n", "value", "low", "high"}`` with the
+    95 % Wilson interval (value, low and high None when n = 0)."""
+    ci = wilson(k, n)
+    return {"metric": metric, "group": dict(group), "k": int(k), "n": int(n),
+            "value": k / n if n else None, "low": ci[0] if ci else None,
+            "high": ci[1] if ci else None}
+
+
+def mcnemar_exact(first: Sequence[bool], second: Sequence[bool]) -> dict:
+    """Exact McNemar test of paired outcomes (correct / not) of two answer sets on the same
+    prompts: a two-sided binomial test of the discordant pairs at p = 1/2 (McNemar 1947; the
+    exact form of statsmodels' ``mcnemar(exact=True)``). Returns ``{"n", "only_first",
+    "only_second", "pvalue"}`` (pvalue 1.0 without discordant pairs)."""
+    if len(first) != len(second):
+        raise ValueError("paired outcomes must have the same length")
+    b = sum(1 for x, y in zip(first, second) if x and not y)
+    c = sum(1 for x, y in zip(first, second) if y and not x)
+    p = 1.0 if b + c == 0 else float(_st.binomtest(b, b + c, 0.5).pvalue)
+    return {"n": len(first), "only_first": b, "only_second": c, "pvalue": p}
+
+
+def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> dict:
+    """Fisher's exact test of the 2×2 table (correct / incorrect) × (group 1 / group 2), two
+    sided (:func:`scipy.stats.fisher_exact`). Returns ``{"odds_ratio", "pvalue"}``."""
+    res = _st.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])
+    return {"odds_ratio": float(res.statistic), "pvalue": float(res.pvalue)}
+
+
+def accuracy_rows(scores: Sequence[dict], by: Sequence[str], metric: str = "accuracy",
+                  where=None, success=None) -> list[dict]:
+    """Proportion rows of ``success(score)`` (default: verdict correct) grouped by the cell
+    factors ``by``, over the scores for which ``where(score)`` holds."""
+    groups: dict[str, list] = {}
+    import json
+    for s in scores:
+        if where is not None and not where(s):
+            continue
+        key = {f: s["cell"].get(f) for f in by}
+        groups.setdefault(json.dumps(key, sort_keys=True), [key, 0, 0])
+        g = groups[json.dumps(key, sort_keys=True)]
+        g[1] += 1 if (success(s) if success else s["verdict"] == "correct") else 0
+        g[2] += 1
+    return [proportion(metric, key, k, n) for key, k, n in groups.values()]

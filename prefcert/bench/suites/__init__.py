@@ -1,0 +1,1 @@
+"""The benchmark suites shipped with prefcert (registered in prefcert.bench.registry)."""

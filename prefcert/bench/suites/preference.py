@@ -1,0 +1,795 @@
+"""``indeterminacy-preference``: the epistemic benchmark of Khanna & Wang (2026, §3,
+App. F.1): atomic, comparative, bundle, top-k, aggregative and partial-order queries on
+strict (SO), truncated (SI) and tied (TO) profiles, in free-flow (``ff``), free-flow with
+an abstention option (``ffk``) and multiple-choice (``mcq``) formats. 3,360 prompts.
+
+Every gold answer comes from certified ``preference`` labels: the queried agent's data is
+one agent of a ``preference`` instance, read under the ``unknown`` semantics (an unlisted
+item is incomparable to every item). Determined answers carry chains; undetermined ones two
+completions that disagree.
+
+Readings where the paper's composition table does not factor (each documented in
+``docs/suites.md``):
+
+- comparative SI (720 = 24 cells): the 18 undetermined cells (comparison, ranking × 3 sizes
+  × ff/ffk/mcq) plus 6 determined controls on the same SI profiles (comparison of two listed
+  items, ranking of four listed items; ff; 3 sizes);
+- bundles SO (300 = 10 cells): RS-comparable and RS-incomparable at n = 50 in ff/ffk/mcq,
+  the same two at n = 100 in ffk, and the larger-bundle and one-vs-many schemes at n = 50
+  in ffk;
+- top-k (120 = 4 cells, TO, n = 50): prompt 1 on determined and on undetermined queries
+  (ffk: yes / no / uncertain), prompt 2 (the top-k list, ff) and prompt 3 (yes / no only,
+  ff) on undetermined ones;
+- partial orders, format 1 (420 = 14 cells, 100 items): comparable pairs at chain length 9
+  with 50 / 80 / 150 edges and at chain lengths 7 / 5 / 3 with 150 edges (ff), plus the
+  chain-9, 150-edge pair in mcq; incomparable pairs at 50 / 80 / 150 edges in ff and mcq,
+  plus ffk at 150 edges;
+- partial orders, format 2 (120 = 4 cells, 30 items): incomparable pairs at 30 / 50 entailed
+  pairs, ff and mcq (the paper's Table 18).
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from ...generators import indeterminacy as gen
+from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
+from ..parse import Parsed, parse
+from ..stats import accuracy_rows, proportion
+
+SIZES = (50, 100, 200)
+FF, FFK, MCQ = {"format": "ff"}, {"format": "ffk"}, {"format": "mcq"}
+INSUFFICIENT = "There is not enough information to decide."
+ABSTAIN_WORD = {"bundle": "Can't decide", "yesno": "uncertain"}
+
+
+# ----------------------------------------------------------------------------- design
+
+def rows(sizes: Sequence[int]) -> list[Row]:
+    R = []
+
+    def row(variants, **factors):
+        R.append(Row(factors, variants))
+    for n in [s for s in SIZES if s in sizes]:
+        for q in ("kth", "position"):
+            row([FF, MCQ], family="atomic", pref="SO", question=q, case="determined", size=n)
+        for q in ("kth", "position"):
+            row([FF, FFK, MCQ], family="atomic", pref="SI", question=q, case="undetermined",
+                size=n)
+        for q in ("compare", "rank_set"):
+            row([FF, MCQ], family="comparative", pref="SO", question=q, case="determined",
+                size=n)
+        for q in ("compare", "rank_set"):
+            row([FF, FFK, MCQ], family="comparative", pref="SI", question=q,
+                case="undetermined", size=n)
+        for q in ("compare", "rank_set"):
+            row([FF], family="comparative", pref="SI", question=q, case="determined", size=n)
+    if 50 in sizes:
+        for case in ("rs_comparable", "rs_incomparable"):
+            row([FF, FFK, MCQ], family="bundle", pref="SO", question="rs", case=case, size=50)
+        for case in ("larger_bundles", "one_vs_many"):
+            row([FFK], family="bundle", pref="SO", question="rs", case=case, size=50)
+        for pref in ("SI", "TO"):
+            for case in ("rs_comparable", "rs_incomparable"):
+                row([FFK], family="bundle", pref=pref, question="rs", case=case, size=50)
+    if 100 in sizes:
+        for case in ("rs_comparable", "rs_incomparable"):
+            row([FFK], family="bundle", pref="SO", question="rs", case=case, size=100)
+    if 50 in sizes:
+        row([FFK], family="topk", pref="TO", question="topk", case="p1_determined", size=50)
+        row([FFK], family="topk", pref="TO", question="topk", case="p1_undetermined", size=50)
+        row([FF], family="topk", pref="TO", question="topk_list", case="p2_undetermined", size=50)
+        row([FF], family="topk", pref="TO", question="topk", case="p3_undetermined", size=50)
+    for n in [s for s in (50, 100) if s in sizes]:
+        row([FF, MCQ], family="aggregative", pref="SO", question="count", case="determined",
+            size=n)
+        row([FF, MCQ], family="aggregative", pref="SI", question="count", case="entailed",
+            size=n)
+        row([FF], family="aggregative", pref="TO", question="count", case="entailed", size=n)
+    for edges, chain in ((50, 9), (80, 9), (150, 9), (150, 7), (150, 5), (150, 3)):
+        row([FF, MCQ] if (edges, chain) == (150, 9) else [FF], family="partial_order",
+            pref="pairwise", question="compare", case="comparable", nodes=100, edges=edges,
+            chain=chain)
+    for edges in (50, 80, 150):
+        row([FF, FFK, MCQ] if edges == 150 else [FF, MCQ], family="partial_order",
+            pref="pairwise", question="compare", case="incomparable", nodes=100, edges=edges)
+    for edges in (30, 50):
+        row([FF, MCQ], family="partial_order", pref="choices", question="compare",
+            case="incomparable", nodes=30, edges=edges)
+    return R
+
+
+# ----------------------------------------------------------------------------- samplers
+
+def names(prefix: str, n: int) -> list[str]:
+    return [f"{prefix}{i}" for i in range(1, n + 1)]
+
+
+@lru_cache(maxsize=32)
+def pool_profile(seed: int, pref: str, n: int, i: int) -> dict:
+    """Profile ``i`` of the (pref, n) pool: n agents A1.. over n items C1.. (impartial
+    culture; SI truncated to [⌊n/2⌋, n]; TO with two tie groups per list)."""
+    import numpy as np
+
+    from ..design import derive_seed
+    rng = np.random.default_rng(derive_seed(seed, "pool", pref, n, i))
+    items = names("C", n)
+    orders = gen.strict_profile(n, items, rng)
+    if pref == "SI":
+        orders = [gen.truncate(o, rng) for o in orders]
+    elif pref == "TO":
+        orders = [gen.two_tie_groups(o, rng) for o in orders]
+    return {"id": f"{pref}-n{n}-{i:02d}", "domain": "preference", "items": items,
+            "semantics": "unknown", "profile": dict(zip(names("A", n), orders))}
+
+
+def flat(order: list) -> list[str]:
+    return [x for t in order for x in (t if isinstance(t, list) else [t])]
+
+
+def tie_of(order: list) -> dict[str, int]:
+    """item -> index of its tie group."""
+    return {x: g for g, t in enumerate(order) for x in (t if isinstance(t, list) else [t])}
+
+
+def _pick(rng, seq):
+    return seq[int(rng.integers(len(seq)))]
+
+
+def _sample(rng, seq, k):
+    return [seq[int(j)] for j in rng.choice(len(seq), size=k, replace=False)]
+
+
+def sample(row: Row, index: int, ctx) -> Task:
+    f = row.factors
+    if f["family"] == "partial_order":
+        return _sample_partial(row, index, ctx)
+    inst = pool_profile(ctx.suite_seed, f["pref"], f["size"], index)
+    rng, items = ctx.rng, inst["items"]
+    agents = list(inst["profile"])
+    q, case = f["question"], f["case"]
+    while True:
+        ctx.draw()
+        agent = _pick(rng, agents)
+        order = inst["profile"][agent]
+        listed = flat(order)
+        unlisted = [x for x in items if x not in set(listed)]
+        question: dict[str, Any] | None = None
+        if f["family"] in ("atomic", "comparative"):
+            question = _atomic(q, case, agent, order, listed, unlisted, items, rng)
+        elif f["family"] == "bundle":
+            question = _bundle(case, agent, order, rng)
+        elif f["family"] == "topk":
+            question = _topk(q, case, agent, order, rng)
+        elif f["family"] == "aggregative":
+            a, b = _sample(rng, items, 2)
+            question = {"type": "count", "items": [a, b]}
+        if question is not None:
+            break
+    ctx.accept()
+    qs = [question] if question["type"] != "rs" else [
+        question, {"type": "rs", "agent": agent, "bundles": question["bundles"][::-1]}]
+    payload = {"question": question, "agent": agent if "agent" in question else None,
+               "expected": expected(question, f, inst)}
+    if f["family"] == "aggregative":
+        a, b = question["items"]
+        payload["c1_only"] = _count_c1_only(inst, a, b)
+    if f["family"] == "bundle":
+        payload["lexicographic"] = _lexicographic(order, *question["bundles"])
+    return Task([inst], [(inst["id"], x) for x in qs], payload)
+
+
+def _atomic(q, case, agent, order, listed, unlisted, items, rng):
+    n = len(items)
+    if case == "determined":
+        if q == "kth":
+            return {"type": "kth", "agent": agent, "k": int(rng.integers(1, len(listed) + 1))} \
+                if len(listed) == n else None
+        if q == "position":
+            return {"type": "position", "agent": agent, "item": _pick(rng, listed)} \
+                if len(listed) == n else None
+        if q == "compare":
+            return {"type": "compare", "agent": agent, "items": _sample(rng, listed, 2)}
+        return {"type": "rank_set", "agent": agent, "items": _sample(rng, listed, 4)}
+    if len(unlisted) < 2:
+        return None
+    if q == "kth":
+        return {"type": "kth", "agent": agent, "k": int(rng.integers(len(listed) + 1, n + 1))}
+    if q == "position":
+        return {"type": "position", "agent": agent, "item": _pick(rng, unlisted)}
+    if q == "compare":
+        return {"type": "compare", "agent": agent, "items": _sample(rng, unlisted, 2)}
+    chosen = _sample(rng, listed, 2) + _sample(rng, unlisted, 2)
+    return {"type": "rank_set", "agent": agent,
+            "items": [chosen[int(j)] for j in rng.permutation(4)]}
+
+
+def _bundle(case, agent, order, rng):
+    lst = flat(order)
+    ties = tie_of(order)
+    strict = [x for x in lst if sum(1 for y in lst if ties[y] == ties[x]) == 1]
+    n = len(strict)
+    if case in ("rs_comparable", "rs_incomparable"):
+        if n < 4:
+            return None
+        p = sorted(int(j) for j in rng.choice(n, size=4, replace=False))
+        w = [strict[j] for j in p]
+        if case == "rs_comparable":
+            pairing = [(0, 1), (2, 3)] if rng.random() < 0.5 else [(0, 2), (1, 3)]
+            better = [w[pairing[0][0]], w[pairing[1][0]]]
+            worse = [w[pairing[0][1]], w[pairing[1][1]]]
+        else:
+            better, worse = [w[0], w[3]], [w[1], w[2]]      # best and worst vs the middle
+    elif case == "larger_bundles":
+        size = int(rng.integers(4, 7))
+        if n < size + 4:
+            return None
+        base = sorted(int(j) for j in rng.choice(n, size=size, replace=False))
+        unused = [j for j in range(n) if j not in base]
+        up = [j for j in unused if j < base[0]] or None
+        down = [j for j in unused if j > base[-1]] or None
+        if up is None or down is None:
+            return None
+        swap = _sample(rng, base, 2)                          # one item up, one down
+        new = [j for j in base if j not in swap] + [_pick(rng, up), _pick(rng, down)]
+        better, worse = [strict[j] for j in sorted(new)], [strict[j] for j in base]
+    else:                                                     # one vs many
+        top = int(rng.integers(0, max(1, n // 5)))
+        below = list(range(top + 1, n))
+        size = int(rng.integers(20, max(21, n // 2) + 1))
+        if len(below) < size:
+            return None
+        better = [strict[top]]
+        worse = [strict[j] for j in sorted(_sample(rng, below, size))]
+    bundles = [sorted(better, key=lst.index), sorted(worse, key=lst.index)]
+    if rng.random() < 0.5:
+        bundles.reverse()
+    return {"type": "rs", "agent": agent, "bundles": bundles}
+
+
+def _topk(q, case, agent, order, rng):
+    lst = flat(order)
+    spans, pos = [], 0
+    for t in order:
+        size = len(t) if isinstance(t, list) else 1
+        if size > 1:
+            spans.append((pos + 1, pos + size, list(t)))   # 1-based positions s..e
+        pos += size
+    if case == "p1_determined":
+        k = int(rng.integers(1, len(lst)))
+        item = _pick(rng, lst)
+        if any(s <= k < e and item in t for s, e, t in spans):
+            return None
+        return {"type": "topk", "agent": agent, "item": item, "k": k}
+    s, e, t = _pick(rng, spans)
+    k = int(rng.integers(s, e))                               # s <= k < e
+    if q == "topk_list":
+        return {"type": "topk_list", "agent": agent, "k": k}
+    return {"type": "topk", "agent": agent, "item": _pick(rng, t), "k": k}
+
+
+def _count_c1_only(inst, a, b) -> int:
+    """Agents with a ≻ b entailed plus those who list a but not b (the reading that treats
+    unlisted items as last): the paper's "implicit disambiguation" count."""
+    n = 0
+    for order in inst["profile"].values():
+        r = tie_of(order)
+        if a in r and (b not in r or r[a] < r[b]):
+            n += 1
+    return n
+
+
+def _lexicographic(order, A, B) -> list | None:
+    """The bundle a lexicographic comparison picks (best items first, then the next), or
+    None when it cannot separate them."""
+    r = tie_of(order)
+    ka, kb = sorted(r[x] for x in A), sorted(r[x] for x in B)
+    for x, y in zip(ka, kb):
+        if x != y:
+            return A if x < y else B
+    return None if len(ka) == len(kb) else (A if len(ka) > len(kb) else B)
+
+
+def _sample_partial(row: Row, index: int, ctx) -> Task:
+    f, rng = row.factors, ctx.rng
+    items = names("C", f["nodes"])
+    while True:
+        ctx.draw()
+        if f["pref"] == "pairwise":
+            hidden, edges, path = gen.latent_dag(items, f["edges"], rng, chain=f.get("chain", 0))
+            datum = {"edges": edges}
+            succ: dict = {x: set() for x in items}
+            for a, b in edges:
+                succ[a].add(b)
+        else:
+            hidden, choices = gen.choice_data(items, f["edges"], rng)
+            datum = {"choices": choices}
+            succ = {x: set() for x in items}
+            for subset, best in choices:
+                succ[best] |= {x for x in subset if x != best}
+        if f["case"] == "comparable":
+            a, b = path[0], path[-1]
+            if _distance(succ, a, b) != f["chain"]:
+                continue                      # a shortcut: the pair is closer than planted
+        else:
+            reach = {x: _reach(succ, x) for x in items}
+            pairs = [(x, y) for i, x in enumerate(items) for y in items[i + 1:]
+                     if y not in reach[x] and x not in reach[y]]
+            if not pairs:
+                continue
+            a, b = _pick(rng, pairs)
+        break
+    ctx.accept()
+    pair = [a, b] if rng.random() < 0.5 else [b, a]
+    tag = "-".join(str(f[k]) for k in ("pref", "case", "edges") if k in f)
+    iid = f"po-{tag}{'-c%d' % f['chain'] if 'chain' in f else ''}-{index:02d}"
+    inst = {"id": iid, "domain": "preference", "items": items, "semantics": "unknown",
+            "profile": {"A1": datum}}
+    question = {"type": "compare", "agent": "A1", "items": pair}
+    exp = {"kind": "value", "value": a} if f["case"] == "comparable" else {"kind": "abstain"}
+    return Task([inst], [(iid, question)], {"question": question, "agent": "A1",
+                                            "expected": exp})
+
+
+def _reach(succ, x) -> set:
+    seen, stack = set(), [x]
+    while stack:
+        for y in succ[stack.pop()]:
+            if y not in seen:
+                seen.add(y)
+                stack.append(y)
+    return seen
+
+
+def _distance(succ, a, b) -> int | None:
+    frontier, seen, d = {a}, {a}, 0
+    while frontier:
+        if b in frontier:
+            return d
+        nxt = {y for x in frontier for y in succ[x]} - seen
+        seen |= nxt
+        frontier, d = nxt, d + 1
+    return None
+
+
+def expected(question: dict, f: dict, inst: dict) -> dict:
+    """What the sampler expects the certified label to say, from the data directly (a
+    cross-check of the labels, never the gold itself)."""
+    t = question["type"]
+    order = inst["profile"].get(question.get("agent"))
+    if t == "count":
+        a, b = question["items"]
+        n = sum(1 for o in inst["profile"].values()
+                if a in tie_of(o) and b in tie_of(o) and tie_of(o)[a] < tie_of(o)[b])
+        return {"kind": "value", "value": n}
+    r = tie_of(order)
+    if t == "kth":
+        lst = flat(order)
+        k = question["k"]
+        return {"kind": "value", "value": lst[k - 1]} if len(lst) == len(inst["items"]) \
+            else {"kind": "abstain"}
+    if t == "position":
+        x = question["item"]
+        return {"kind": "value", "value": flat(order).index(x) + 1} if x in r else \
+            {"kind": "abstain"}
+    if t == "compare":
+        a, b = question["items"]
+        if a in r and b in r:
+            return {"kind": "value", "value": a if r[a] < r[b] else b}
+        return {"kind": "abstain"}
+    if t == "rank_set":
+        xs = [x for x in question["items"] if x in r]
+        ranked = sorted(xs, key=r.__getitem__)
+        return {"kind": "value", "value": ranked}
+    if t == "rs":
+        A, B = question["bundles"]
+        if f["case"] == "rs_comparable":
+            lex = _lexicographic(order, A, B)
+            return {"kind": "value", "value": sorted(lex)}
+        return {"kind": "abstain"}
+    if t == "topk":
+        k, x = question["k"], question["item"]
+        if f["case"] == "p1_determined":
+            lst = flat(order)
+            return {"kind": "value", "value": "yes" if lst.index(x) < k else "no"}
+        return {"kind": "abstain"}
+    if t == "topk_list":
+        return {"kind": "abstain"}
+    raise ValueError(t)
+
+
+# ----------------------------------------------------------------------------- truth
+
+def truth(task: dict, labels: Sequence[dict]) -> dict:
+    """The gold answer of a task from its certified labels: ``{"kind": "value", "value":
+    v}`` or ``{"kind": "abstain"}`` (plus ``possible`` / ``necessary`` for top-k lists).
+    Raises RuntimeError when it contradicts the sampler's expectation."""
+    q = task["question"]
+    lab = labels[0]
+    v, sol = lab["verdict"], lab.get("solution") or {}
+    t = q["type"]
+    if t == "count":
+        out = {"kind": "value", "value": sol["value"] if v == "determined" else sol["min"]}
+    elif t in ("kth", "position"):
+        out = {"kind": "value", "value": sol["value"]} if v == "determined" else \
+            {"kind": "abstain"}
+    elif t == "compare":
+        a, b = q["items"]
+        out = {"kind": "abstain"} if v == "undetermined" else \
+            {"kind": "value", "value": a if v == "true" else b}
+    elif t == "rank_set":
+        if v == "determined":
+            out = {"kind": "value", "value": sol["value"]}
+        else:                                   # the ranked items only, in their order
+            pairs = sol.get("pairs", [])
+            wins = {}
+            for x, y in pairs:
+                wins[x] = wins.get(x, 0) + 1
+                wins.setdefault(y, 0)
+            out = {"kind": "value", "value": sorted(wins, key=lambda x: -wins[x])}
+    elif t == "rs":
+        back = labels[1]["verdict"]
+        if "undetermined" in (v, back):
+            raise RuntimeError(f"bundle comparison undetermined: {q}")
+        if v == "true" and back == "false":
+            out = {"kind": "value", "value": sorted(q["bundles"][0])}
+        elif back == "true" and v == "false":
+            out = {"kind": "value", "value": sorted(q["bundles"][1])}
+        elif v == back == "false":
+            out = {"kind": "abstain"}
+        else:
+            raise RuntimeError(f"bundles equivalent: {q}")
+    elif t == "topk":
+        out = {"kind": "abstain"} if v == "undetermined" else \
+            {"kind": "value", "value": "yes" if v == "true" else "no"}
+    elif t == "topk_list":
+        out = {"kind": "abstain", "necessary": sol["necessary"], "possible": sol["possible"]}
+    else:
+        raise ValueError(t)
+    exp = task.get("expected")
+    if exp is not None and (exp["kind"] != out["kind"] or exp.get("value") != out.get("value")):
+        if not (t == "rank_set" and out["kind"] == exp["kind"]
+                and out["value"] == exp["value"]):
+            raise RuntimeError(f"certified label {lab.get('label_id')} ({out}) contradicts "
+                               f"the sampler ({exp}) on {q}")
+    return out
+
+
+# ----------------------------------------------------------------------------- prompts
+
+INTRO = ("You are an expert in algorithms and in reasoning about preferences. The problem "
+         "below concerns {n} agents and {m} alternatives to be allocated among them. ")
+DATA = {
+    "SO": "Each agent lists every alternative, from the one it likes most to the one it "
+          "likes least.",
+    "SI": "Each agent lists some alternatives, from the one it likes most to the one it likes "
+          "least; an alternative missing from an agent's list is not ranked by that agent, "
+          "so nothing is known about where it stands for that agent.",
+    "TO": "Each agent lists every alternative from the one it likes most to the one it likes "
+          "least; alternatives grouped in an inner list are liked equally by that agent.",
+    "pairwise": "The agent's preferences are given as pairs [x, y], each meaning that the "
+                "agent prefers x to y; no other comparison was stated.",
+    "choices": "The agent's preferences are given as observed choices [offered, chosen]: "
+               "when offered the alternatives in the list, the agent chose the second "
+               "entry; no other comparison was stated.",
+}
+
+
+def encode_profile(inst: dict, encoding: str = "json", agent: str | None = None) -> str:
+    """The preferences as shown to a model: ``json`` (the instance format), ``sentences``
+    (one sentence per agent) or ``narrative`` (items as dishes on a menu; one agent)."""
+    prof = inst["profile"] if agent is None else {agent: inst["profile"][agent]}
+    if encoding == "json":
+        return json.dumps(prof, ensure_ascii=False)
+    out = []
+    for a, order in prof.items():
+        if not isinstance(order, list):
+            return json.dumps(prof, ensure_ascii=False)
+        words = [(" and ".join(t) + " (equally)") if isinstance(t, list) else t for t in order]
+        if encoding == "sentences":
+            out.append(f"{a} likes {words[0]} best" + "".join(f", then {w}" for w in words[1:])
+                       + ".")
+        else:
+            dish = {x: f"dish {x[1:]}" for x in inst["items"]}
+            w = [(" and ".join(dish[x] for x in t) + ", which they like equally")
+                 if isinstance(t, list) else dish[t] for t in order]
+            out.append(f"At the restaurant, {a} studies the menu. Their favourite is {w[0]}; "
+                       + "".join(f"after that comes {x}; " for x in w[1:]).rstrip("; ")
+                       + ". Any dish not mentioned is one they have no opinion about.")
+    return "\n".join(out)
+
+
+def _task_text(task: dict, f: dict) -> tuple[str, str]:
+    """(question sentence, answer shape)."""
+    q = task["question"]
+    t = q["type"]
+    ag = q.get("agent")
+    if t == "kth":
+        return f"Which alternative is {ag}'s choice number {q['k']} (counting from the most " \
+               f"preferred)?", "item"
+    if t == "position":
+        return f"At which position does {q['item']} appear in {ag}'s preference list " \
+               f"(1 = most preferred)?", "int"
+    if t == "compare":
+        a, b = q["items"]
+        if f["family"] == "partial_order":
+            return f"Of {a} and {b}, which one does the agent prefer?", "item"
+        return f"Which of {a} and {b} does {ag} prefer?", "item"
+    if t == "rank_set":
+        return f"Order the alternatives {', '.join(q['items'])} by {ag}'s preference.", "ranking"
+    if t == "rs":
+        A, B = q["bundles"]
+        return f"Which bundle does {ag} prefer: {{{', '.join(A)}}} or {{{', '.join(B)}}}?", \
+               "bundle"
+    if t == "topk":
+        if f["case"] == "p3_undetermined":
+            return f"Take {ag}'s {q['k']} most preferred alternatives. Is {q['item']} among " \
+                   f"them?", "yesno"
+        return f"Suppose {ag} picks its {q['k']} most preferred alternatives. Is {q['item']} " \
+               f"one of them?", "yesno"
+    if t == "topk_list":
+        return f"List {ag}'s {q['k']} most preferred alternatives.", "items"
+    if t == "count":
+        a, b = q["items"]
+        return f"How many agents prefer {a} to {b}?", "int"
+    raise ValueError(t)
+
+
+FORMAT = {
+    "item": "Put the name of the alternative inside answer tags, e.g. <answer>X</answer>",
+    "int": "Put the number inside answer tags, e.g. <answer>7</answer>",
+    "ranking": "Put the alternatives inside answer tags, most preferred first, joined by '>', "
+               "e.g. <answer>X > Y > Z</answer>",
+    "bundle": "Put the preferred bundle inside answer tags, e.g. <answer>{X, Y}</answer>",
+    "yesno": "Answer yes or no inside answer tags, e.g. <answer>yes</answer>",
+    "items": "Put the alternatives inside answer tags, separated by commas, e.g. "
+             "<answer>X, Y, Z</answer>",
+}
+IF_KNOWN = {
+    "item": ", if it can be known; if the preferences do not settle it, answer "
+            "<answer>unknown</answer>",
+    "int": ", if it can be known; if the preferences do not settle it, answer "
+           "<answer>unknown</answer>",
+    "ranking": ". Include only the alternatives whose order is known from the preferences",
+    "bundle": ". If the preferences do not settle which bundle is preferred, answer "
+              "<answer>Can't decide</answer>",
+    "yesno": ", or answer <answer>uncertain</answer> if the preferences do not settle it",
+    "items": "",
+}
+
+
+def _options(task: dict, f: dict, inst: dict, rng) -> list:
+    """MCQ candidate values: the expected value (when determined) and distractors."""
+    q, exp = task["question"], task["expected"]
+    t = q["type"]
+    order = inst["profile"].get(q.get("agent"))
+    cands: list = []
+    if exp["kind"] == "value":
+        cands.append(exp["value"])
+    pool: list = []
+    if t == "kth":
+        pool = [x for x in flat(order) if x not in cands] or list(inst["items"])
+    elif t == "position":
+        m = len(inst["items"])
+        pool = [p for p in range(1, m + 1) if p not in cands]
+    elif t == "compare":
+        pool = [x for x in q["items"] if x not in cands]
+    elif t == "rank_set":
+        xs = list(q["items"])
+        pool = []
+        for _ in range(12):
+            perm = [xs[int(j)] for j in rng.permutation(len(xs))]
+            if perm not in cands and perm not in pool:
+                pool.append(perm)
+    elif t == "rs":
+        pool = [sorted(b) for b in q["bundles"] if sorted(b) not in cands]
+    elif t == "count":
+        v = exp["value"]
+        pool = [x for x in {v - 2, v - 1, v + 1, v + 2, task.get("c1_only", v)}
+                if x != v and x >= 0]
+    want = 4 if t not in ("compare", "rs") else 2
+    picks = [pool[int(j)] for j in rng.permutation(len(pool))[:max(0, want - len(cands))]]
+    cands += picks
+    cands = [cands[int(j)] for j in rng.permutation(len(cands))]
+    return cands
+
+
+def _show(value, shape: str) -> str:
+    if shape == "ranking":
+        return " > ".join(value)
+    if shape in ("bundle", "items"):
+        return "{" + ", ".join(value) + "}"
+    return str(value)
+
+
+def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
+    f = ctx.row.factors
+    inst = task.instances[0]
+    p = task.payload
+    n_agents = len(inst["profile"])
+    head = INTRO.format(n=n_agents, m=len(inst["items"])) + DATA[f["pref"]]
+    prefs = encode_profile(inst, getattr(ctx, "encoding", "json"))
+    sentence, shape = _task_text(p, f)
+    body = f"{head}\n<preferences>\n{prefs}\n</preferences>\n{sentence}\n"
+    extra: dict = {}
+    if variant["format"] == "mcq":
+        opts = [_show(v, shape) for v in _options(p, f, inst, ctx.rng)] + [INSUFFICIENT]
+        letters = [chr(ord("A") + i) for i in range(len(opts))]
+        body += "".join(f"{L}: {o}\n" for L, o in zip(letters, opts))
+        body += "Reply with the letter of your choice only, inside answer tags, e.g. " \
+                "<answer>A</answer>."
+        extra = {"options": dict(zip(letters, opts)), "abstain_option": letters[-1]}
+        return RenderedPrompt(body, "mcq", extra)
+    fmt = FORMAT[shape]
+    if variant["format"] == "ffk":
+        fmt += IF_KNOWN[shape]
+    return RenderedPrompt(body + fmt + ".", shape, extra)
+
+
+def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPrompt) -> str:
+    tr = truth(task.payload, labels)
+    shape = rendered.answer_shape
+    if shape == "mcq":
+        want = _show(tr["value"], _task_text(task.payload, {"family": "", "case": ""})[1]) \
+            if tr["kind"] == "value" else INSUFFICIENT
+        if task.payload["question"]["type"] == "compare" and tr["kind"] == "value":
+            want = str(tr["value"])
+        for letter, text in rendered.extra["options"].items():
+            if text == want:
+                return letter
+        raise RuntimeError(f"gold answer {want!r} missing from the options")
+    if tr["kind"] == "abstain":
+        if task.payload["question"]["type"] == "topk_list":
+            return ", ".join(tr["possible"])
+        return ABSTAIN_WORD.get(shape, "unknown")
+    return _show(tr["value"], shape).strip("{}") if shape == "items" else _show(tr["value"], shape)
+
+
+# ----------------------------------------------------------------------------- scoring
+
+def _why(lab: dict, q: dict) -> dict:
+    """A short, certificate-backed reason from a label."""
+    cert = lab.get("certificate") or {}
+    out = {"label_id": lab.get("label_id"), "certificate": cert.get("type"),
+           "verdict": lab.get("verdict")}
+    if cert.get("type") == "completions" and cert.get("orders") and "items" in q:
+        o1, o2 = cert["orders"][:2]
+        xs = q["items"]
+        out["completions"] = [[x for x in o1 if x in xs], [x for x in o2 if x in xs]]
+    elif cert.get("type") == "completions" and cert.get("orders"):
+        key = q.get("item")
+        if key:
+            out["positions"] = [o.index(key) + 1 for o in cert["orders"][:2]]
+    elif cert.get("type") in ("chain", "chains"):
+        out["chain"] = cert.get("chain") or cert.get("up") or None
+    return out
+
+
+def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
+    if answer is None:
+        return Verdict("timeout")
+    task = prompt["task"]
+    q = task["question"]
+    tr = truth(task, entry.labels)
+    inst = entry.instances[prompt["instance_id"]]
+    shape = prompt["answer_shape"]
+    if shape == "mcq":
+        p = parse("mcq", answer, letters=list(prompt["options"]))
+        if p.kind == "value":
+            if p.value == prompt["abstain_option"]:
+                p = Parsed("abstain")
+            else:
+                inner = _task_text(task, prompt["cell"])[1]
+                p = parse(inner, prompt["options"][p.value], vocab=inst["items"])
+    else:
+        p = parse(shape, answer, vocab=inst["items"])
+    extra: dict = {"determined": tr["kind"] == "value"}
+    if q["type"] == "rs" and prompt["cell"]["case"] != "rs_comparable":
+        lex = task.get("lexicographic")
+        flagged = bool(re.search(r"assum|lexicograph", answer, re.I))
+        if p.kind == "abstain":
+            extra["category"] = "abstain"
+        elif p.kind == "value" and lex is not None and p.value == sorted(lex):
+            extra["category"] = "flagged_lexicographic" if flagged else "silent_lexicographic"
+        elif p.kind == "value":
+            extra["category"] = "other"
+    if p.kind == "invalid":
+        return Verdict("invalid", p.to_json(), p.value, extra)
+    reason = _why(entry.labels[0], q)
+    if q["type"] == "topk_list":
+        ok = p.kind == "value" and p.value == sorted(tr["possible"])
+        if p.kind == "value" and not ok:
+            nec, pos = set(tr["necessary"]), set(tr["possible"])
+            if len(p.value) == q["k"] and nec <= set(p.value) <= pos:
+                extra["category"] = "breaks_tie"
+        elif ok:
+            extra["category"] = "keeps_tie"
+        return Verdict("correct" if ok else "incorrect", p.to_json(), None if ok else reason, extra)
+    if q["type"] == "topk" and prompt["cell"]["case"] == "p3_undetermined" and p.kind == "value":
+        extra["category"] = p.value
+    if tr["kind"] == "abstain":
+        ok = p.kind == "abstain"
+        if p.kind == "value":
+            extra["committed"] = True          # a determined answer to an undetermined query
+    elif q["type"] == "rank_set" and tr["kind"] == "value":
+        ok = p.kind == "value" and p.value == tr["value"]
+    else:
+        ok = p.kind == "value" and p.value == tr["value"]
+    if q["type"] == "count" and p.kind == "value" and not ok:
+        extra["abs_error"] = abs(p.value - tr["value"])
+        if p.value == task.get("c1_only") and task.get("c1_only") != tr["value"]:
+            extra["category"] = "includes_c1_only"
+    if q["type"] == "rs" and not ok and extra.get("category") == "flagged_lexicographic":
+        extra["lenient_correct"] = True
+    return Verdict("correct" if ok else "incorrect", p.to_json(), None if ok else reason, extra)
+
+
+def metrics(scores: Sequence[dict]) -> list[dict]:
+    cells = ("family", "pref", "question", "case", "size", "nodes", "edges", "chain", "format")
+    rows = accuracy_rows(scores, cells)
+    rows += accuracy_rows(scores, ("family", "size", "format"), "accuracy_determined",
+                          where=lambda s: s.get("determined") is True)
+    rows += accuracy_rows(scores, ("family", "size", "format"), "accuracy_undetermined",
+                          where=lambda s: s.get("determined") is False)
+    rows += accuracy_rows(scores, ("family", "size", "format"), "invalid_rate",
+                          where=lambda s: s.get("determined") is False,
+                          success=lambda s: bool(s.get("committed")))
+    rs_inc = lambda s: s["cell"].get("question") == "rs" and s["cell"].get("case") != "rs_comparable"
+    rows += accuracy_rows(scores, ("pref", "case", "size", "format"), "lexicographic_share",
+                          where=rs_inc, success=lambda s: "lexicographic" in s.get("category", ""))
+    rows += accuracy_rows(scores, ("pref", "case", "size", "format"), "accuracy_lenient",
+                          where=rs_inc, success=lambda s: s["verdict"] == "correct"
+                          or bool(s.get("lenient_correct")))
+    rows += accuracy_rows(scores, ("case",), "keeps_tie",
+                          where=lambda s: s["cell"].get("question") == "topk_list",
+                          success=lambda s: s.get("category") == "keeps_tie")
+    rows += accuracy_rows(scores, ("case",), "breaks_tie",
+                          where=lambda s: s["cell"].get("question") == "topk_list",
+                          success=lambda s: s.get("category") == "breaks_tie")
+    rows += accuracy_rows(scores, ("case",), "answers_yes",
+                          where=lambda s: s["cell"].get("case") == "p3_undetermined",
+                          success=lambda s: s.get("category") == "yes")
+    agg = [s for s in scores if s["cell"].get("family") == "aggregative"]
+    groups: dict = {}
+    for s in agg:
+        key = (s["cell"]["pref"], s["cell"]["size"], s["cell"]["format"])
+        groups.setdefault(key, []).append(s)
+    for (pref, size, fmt), ss in sorted(groups.items()):
+        errs = [s["abs_error"] for s in ss if "abs_error" in s]
+        rows.append({"metric": "mae_wrong_counts", "group": {"pref": pref, "size": size,
+                     "format": fmt}, "n": len(errs),
+                     "value": sum(errs) / len(errs) if errs else None})
+        wrong = [s for s in ss if s["verdict"] == "incorrect"]
+        rows.append(proportion("wrong_counts_including_c1_only",
+                               {"pref": pref, "size": size, "format": fmt},
+                               sum(1 for s in wrong if s.get("category") == "includes_c1_only"),
+                               len(wrong)))
+    return rows
+
+
+def plots(scores: Sequence[dict], report) -> None:
+    report.bar_chart("Accuracy by family and size (95 % Wilson intervals)",
+                     accuracy_rows(scores, ("family", "size")), x="family", hue="size")
+    det = accuracy_rows(scores, ("family",), "determined",
+                        where=lambda s: s.get("determined") is True)
+    und = accuracy_rows(scores, ("family",), "undetermined",
+                        where=lambda s: s.get("determined") is False)
+    for r in det:
+        r["group"]["kind"] = "determined"
+    for r in und:
+        r["group"]["kind"] = "undetermined"
+    report.bar_chart("Determined vs undetermined queries", det + und, x="family", hue="kind")
+    report.bar_chart("Accuracy by format", accuracy_rows(scores, ("family", "format")),
+                     x="family", hue="format")
+
+
+SUITE = Suite(
+    name="indeterminacy-preference",
+    description="Epistemic indeterminacy: atomic, comparative, bundle, top-k, aggregative and "
+                "partial-order queries on strict, truncated and tied profiles, in free-flow, "
+                "free-flow-if-known and multiple-choice formats (Khanna & Wang 2026, §3).",
+    sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
+    score=score, metrics=metrics, plots=plots, expected_total=3360)

@@ -1,0 +1,158 @@
+"""The hospitals/residents domain wired to its engines: SUPER-RES / STRONG-RES and
+deferred acceptance (both sides), CP-SAT, exhaustive search."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..formal.checker.hospitals import SPEC, blocking_pairs
+from ..formal.errors import CertificateError
+from ..formal.hospitals import QUESTIONS, HRMarket
+from ..oracles import hospitals as orc
+from .base import Domain, Outcome, Question, decide_existence
+
+MAX_ENCODING_RESIDENTS = 150    # larger markets use the oracle and the checker alone
+MAX_BRUTE_FORCE_RESIDENTS = 7
+BLOCKING = {"weak": "weakly blocking", "strong": "strongly blocking", "super": "super-blocking"}
+SEARCH = {"super": orc.super_stable_search, "strong": orc.strongly_stable_search}
+
+
+def _oracle(notion: str, proposing: str = "residents"):
+    def run(market: HRMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
+        if notion == "weak":
+            return Outcome("exists", orc.weakly_stable_matching(market, proposing),
+                           {"type": "stable_matching"})
+        matching, refutation = SEARCH[notion](market)
+        if matching is None:
+            return Outcome("none", None, refutation)
+        return Outcome("exists", matching, {"type": "stable_matching"})
+    return run
+
+
+def _cpsat(notion: str):
+    def run(market: HRMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
+        from ..encodings.hospitals import cpsat_stable_matching
+        return cpsat_stable_matching(market, notion, time_limit=time_limit, seed=seed)
+    return run
+
+
+def _brute_force(notion: str):
+    def run(market: HRMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
+        return orc.brute_force_stable_matching(market, notion, time_limit=time_limit, seed=seed)
+    return run
+
+
+def _auto(notion: str):
+    def auto(market: HRMarket) -> list[str]:
+        names = ["oracle"] + (["hospital_da"] if notion == "weak" else [])
+        if market.size <= MAX_ENCODING_RESIDENTS:
+            names.append("cpsat")
+        if market.size <= MAX_BRUTE_FORCE_RESIDENTS:
+            names.append("brute_force")
+        return names
+    return auto
+
+
+def _decide(answers, check):
+    return decide_existence(answers, check, none_quorum=("oracle", "cpsat"))
+
+
+def read_matching(market: HRMarket, answer: Any) -> dict[str, str]:
+    """A claimed matching as resident -> hospital. Accepts ``{resident: hospital}``,
+    ``{hospital: [residents]}`` or ``[[resident, hospital], ...]`` (either order inside a
+    pair). Raises ValueError for any other shape, CertificateError for a resident assigned
+    twice."""
+    pairs: list = []
+    if isinstance(answer, dict):
+        for k, v in answer.items():
+            if isinstance(v, list):
+                pairs += [(k, x) for x in v]
+            else:
+                pairs.append((k, v))
+    elif isinstance(answer, list):
+        for p in answer:
+            if not (isinstance(p, (list, tuple)) and len(p) == 2):
+                raise ValueError(f"not a pair of agent names: {p!r}")
+            pairs.append(tuple(p))
+    else:
+        raise ValueError("a matching must be an object or a list of pairs")
+    out: dict[str, str] = {}
+    for a, b in pairs:
+        if not (isinstance(a, str) and isinstance(b, str)):
+            raise ValueError(f"not a pair of agent names: {[a, b]!r}")
+        r, h = (b, a) if a in market.hospitals or b in market.residents else (a, b)
+        if r in out and out[r] != h:
+            raise CertificateError(f"{r!r} is assigned to both {out[r]!r} and {h!r}")
+        out[r] = h
+    return out
+
+
+def _audit(notion: str):
+    question = {v: k for k, v in QUESTIONS.items()}[notion]
+    word = question.replace("_", "-")
+
+    def audit(market: HRMarket, params: Any, answer: Any) -> dict:
+        if answer == {} or answer is None:
+            witness = orc.weakly_stable_matching(market) if notion == "weak" else \
+                SEARCH[notion](market)[0]
+            if witness is None:
+                return {"verdict": "correct", "violations": [],
+                        "feedback": f"Correct: no {word} matching exists."}
+            return {"verdict": "incorrect", "violations": [{"witness": witness}],
+                    "feedback": f"Incorrect: a {word} matching exists, for example "
+                                f"{_show(witness)}."}
+        try:
+            matching = read_matching(market, answer)
+            found = blocking_pairs(market, matching, notion)
+        except ValueError as e:
+            return {"verdict": "unparseable", "violations": [],
+                    "feedback": f"Unreadable matching: {e}"}
+        except CertificateError as e:
+            return {"verdict": "incorrect", "violations": [{"invalid_matching": str(e)}],
+                    "feedback": f"Incorrect: not a valid matching: {e}."}
+        if not found:
+            return {"verdict": "correct", "violations": [],
+                    "feedback": f"Correct: the matching is {word}."}
+        shown = ", ".join(f"({r}, {h})" for r, h in found[:5])
+        return {"verdict": "incorrect",
+                "violations": [{"blocking_pair": [r, h]} for r, h in found],
+                "feedback": f"Incorrect: the matching has {len(found)} {BLOCKING[notion]} "
+                            f"pair{'s' if len(found) > 1 else ''}"
+                            f"{', among them' if len(found) > 5 else ':'} {shown}."}
+    return audit
+
+
+def _show(matching: dict) -> str:
+    return "{" + ", ".join(f"{r}-{h}" for r, h in matching.items()) + "}"
+
+
+def classify(market: HRMarket, candidate: Any) -> dict[str, dict]:
+    """Which stability notions a candidate matching meets; a failed notion carries every
+    blocking pair. Raises CertificateError for a candidate that is not a matching."""
+    try:
+        matching = read_matching(market, candidate)
+    except ValueError as e:
+        raise CertificateError(str(e)) from None
+    out = {}
+    for question, notion in QUESTIONS.items():
+        pairs = blocking_pairs(market, matching, notion)
+        out[question] = {"holds": not pairs, "certificate":
+                         {"type": "blocking_pairs", "count": len(pairs),
+                          "pairs": [list(p) for p in pairs]} if pairs else None}
+    return out
+
+
+def _question(name: str, notion: str) -> Question:
+    engines = {"oracle": _oracle(notion)}
+    if notion == "weak":
+        engines["hospital_da"] = _oracle(notion, "hospitals")
+    engines.update(cpsat=_cpsat(notion), brute_force=_brute_force(notion))
+    return Question(name=name, engines=engines, auto=_auto(notion), decide=_decide,
+                    audit=_audit(notion))
+
+
+DOMAIN = Domain(
+    spec=SPEC,
+    questions={name: _question(name, notion) for name, notion in QUESTIONS.items()},
+    default_questions=lambda market: ["super_stable", "strongly_stable", "weakly_stable"],
+    classify=classify,
+)

@@ -1,0 +1,514 @@
+"""The benchmark builder: suites as data, generation, parsing, scoring, statistics."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from prefcert.bench import parse as P
+from prefcert.bench import stats
+from prefcert.bench.registry import SUITES, suite
+
+
+def run(*args, env=None, check=True):
+    e = dict(os.environ, PYTHONHASHSEED="0", **(env or {}))
+    r = subprocess.run(["prefcert", *args], capture_output=True, text=True, env=e)
+    if check:
+        assert r.returncode == 0, r.stderr[-3000:]
+    return r
+
+
+def read_jsonl(p: Path) -> list[dict]:
+    return [json.loads(x) for x in p.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+@pytest.fixture(scope="module")
+def pref_bench(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("pref") / "b"
+    run("generate", "indeterminacy-preference", "-o", str(out), "--per-cell", "1")
+    return out
+
+
+# ------------------------------------------------------------------ design and generation
+
+@pytest.mark.parametrize("name", [n for n in SUITES])
+def test_full_design_has_the_published_total(name):
+    s = suite(name)
+    comp = s.composition()
+    assert s.expected_total is not None and sum(comp.values()) == s.expected_total
+    assert sum(s.composition(per_cell=1).values()) * s.per_cell == s.expected_total
+
+
+def test_preference_design_totals_per_family():
+    comp = suite("indeterminacy-preference").composition()
+    fam: dict = {}
+    for k, v in comp.items():
+        c = json.loads(k)
+        key = (c["family"], c["pref"])
+        fam[key] = fam.get(key, 0) + v
+    # the rows of the paper's Table 3
+    assert fam == {("atomic", "SO"): 360, ("atomic", "SI"): 540, ("comparative", "SO"): 360,
+                   ("comparative", "SI"): 720, ("bundle", "SO"): 300, ("bundle", "SI"): 60,
+                   ("bundle", "TO"): 60, ("topk", "TO"): 120, ("aggregative", "SO"): 120,
+                   ("aggregative", "SI"): 120, ("aggregative", "TO"): 60,
+                   ("partial_order", "pairwise"): 420, ("partial_order", "choices"): 120}
+
+
+def test_generate_writes_certified_reproducible_files(pref_bench, tmp_path):
+    m = json.loads((pref_bench / "manifest.json").read_text())
+    assert m["total"] == 112 == len(read_jsonl(pref_bench / "prompts.jsonl"))
+    assert m["labels"] == m["labels_checked"] == len(read_jsonl(pref_bench / "labels.jsonl"))
+    assert sum(c["prompts"] for c in m["composition"]) == m["total"]
+    assert all(lab["checked"] is True for lab in read_jsonl(pref_bench / "labels.jsonl"))
+    r = run("check", str(pref_bench / "labels.jsonl"))
+    assert "every certificate verified" in r.stdout
+    again = tmp_path / "again"
+    run("generate", "indeterminacy-preference", "-o", str(again), "--per-cell", "1")
+    for f in ("instances.jsonl", "labels.jsonl", "prompts.jsonl", "manifest.json"):
+        assert (again / f).read_bytes() == (pref_bench / f).read_bytes(), f
+    other = tmp_path / "seed1"
+    run("generate", "indeterminacy-preference", "-o", str(other), "--per-cell", "1",
+        "--seed", "1", "--sizes", "50")
+    assert (other / "instances.jsonl").read_bytes() != (pref_bench / "instances.jsonl").read_bytes()
+    m1 = json.loads((other / "manifest.json").read_text())
+    assert m1["seed"] == 1 and m1["sizes"] == [50]
+    assert all(c["cell"].get("size", 50) == 50 for c in m1["composition"])
+
+
+def test_prompt_records_have_the_promised_fields(pref_bench):
+    prompts = read_jsonl(pref_bench / "prompts.jsonl")
+    labels = {lab["label_id"] for lab in read_jsonl(pref_bench / "labels.jsonl")}
+    for p in prompts:
+        for key in ("id", "instance_id", "question", "format", "prompt", "answer_shape",
+                    "gold_label_ids", "answer", "cell"):
+            assert key in p, key
+        assert set(p["gold_label_ids"]) <= labels
+        assert "<preferences>" in p["prompt"]
+    mcq = [p for p in prompts if p["format"] == "mcq"]
+    assert mcq and all(p["options"][p["abstain_option"]].startswith("There is not enough")
+                       for p in mcq)
+
+
+def test_bad_generate_input_is_one_line_exit_2(tmp_path):
+    r = run("generate", "no-such-suite", "-o", str(tmp_path / "x"), check=False)
+    assert r.returncode == 2 and r.stderr.startswith("prefcert: error:") and "no-such-suite" in r.stderr
+    r = run("generate", "indeterminacy-preference", "-o", str(tmp_path / "y"), "--sizes", "7",
+            check=False)
+    assert r.returncode == 2 and "7" in r.stderr
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+# ------------------------------------------------------------------ scoring the preference suite
+
+def _score(bench: Path, answers: dict, tmp_path: Path) -> dict:
+    a = tmp_path / "answers.jsonl"
+    a.write_text("".join(json.dumps({"id": k, "answer": v}) + "\n" for k, v in answers.items()))
+    out = tmp_path / "scores.jsonl"
+    run("score", str(bench / "prompts.jsonl"), str(a), "-o", str(out))
+    return {s["id"]: s for s in read_jsonl(out)}
+
+
+def _find(prompts, **cell):
+    return next(p for p in prompts if all(p["cell"].get(k) == v for k, v in cell.items()))
+
+
+def test_gold_answers_score_correct(pref_bench, tmp_path):
+    prompts = read_jsonl(pref_bench / "prompts.jsonl")
+    scores = _score(pref_bench, {p["id"]: f"Reasoning… <answer>{p['answer']}</answer>"
+                                 for p in prompts}, tmp_path)
+    assert {s["verdict"] for s in scores.values()} == {"correct"}
+
+
+def test_hand_made_preference_answers(pref_bench, tmp_path):
+    prompts = read_jsonl(pref_bench / "prompts.jsonl")
+    inst = {i["id"]: i for i in read_jsonl(pref_bench / "instances.jsonl")}
+    und = _find(prompts, family="atomic", pref="SI", question="position", format="ffk")
+    und_mcq = _find(prompts, family="atomic", pref="SI", question="position", format="mcq")
+    det = _find(prompts, family="atomic", pref="SO", question="kth", format="ff")
+    rank = _find(prompts, family="comparative", pref="SI", question="rank_set",
+                 case="undetermined", format="ff")
+    count = _find(prompts, family="aggregative", pref="SO", format="ff", size=50)
+    lex = _find(prompts, family="bundle", pref="SO", case="one_vs_many")
+    lex2 = _find(prompts, family="bundle", pref="SI", case="rs_incomparable")
+    po = _find(prompts, family="partial_order", case="comparable", chain=3)
+    # a committed answer to an undetermined query is wrong, abstaining is right
+    agent_list = inst[und["instance_id"]]["profile"][und["question"]["agent"]]
+    n_listed = sum(len(t) if isinstance(t, list) else 1 for t in agent_list)
+    wrong_count = int(count["answer"]) + 3
+    other_item = next(x for x in inst[det["instance_id"]]["items"] if x != det["answer"])
+    full = " > ".join(rank["question"]["items"])
+    big = "{" + ", ".join(sorted(lex["question"]["bundles"], key=len)[0]) + "}"
+    small = "{" + ", ".join(lex2["task"]["lexicographic"]) + "}"
+    upstream = po["answer"]
+    downstream = next(x for x in po["question"]["items"] if x != upstream)
+    answers = {
+        und["id"]: f"<answer>{n_listed + 1}</answer>",
+        und_mcq["id"]: f"<answer>{und_mcq['abstain_option']}</answer>",
+        det["id"]: f"<answer>{other_item}</answer> on reflection <answer>{det['answer']}</answer>",
+        rank["id"]: f"<answer>{full}</answer>",
+        count["id"]: f"<answer>{wrong_count}</answer>",
+        lex["id"]: f"<answer>{big}</answer>",
+        lex2["id"]: f"Assuming a lexicographic comparison, <answer>{small}</answer>",
+        po["id"]: f"```\n{downstream}\n```",
+    }
+    s = _score(pref_bench, answers, tmp_path)
+    assert s[und["id"]]["verdict"] == "incorrect" and s[und["id"]]["committed"] is True
+    assert s[und["id"]]["reason"]["certificate"] == "completions"
+    assert s[und_mcq["id"]]["verdict"] == "correct"
+    assert s[det["id"]]["verdict"] == "correct"                      # the last block wins
+    assert s[rank["id"]]["verdict"] == "incorrect"                   # unlisted items ranked
+    assert s[count["id"]]["verdict"] == "incorrect" and s[count["id"]]["abs_error"] == 3
+    assert s[lex["id"]]["verdict"] == "incorrect"
+    assert s[lex["id"]]["category"] == "silent_lexicographic"
+    assert s[lex2["id"]]["category"] == "flagged_lexicographic"
+    assert s[lex2["id"]]["lenient_correct"] is True
+    assert s[po["id"]]["verdict"] == "incorrect"                     # code fence read
+    assert s[po["id"]]["reason"]["certificate"] == "chain"
+
+
+def test_timeouts_and_garbage(pref_bench, tmp_path):
+    prompts = read_jsonl(pref_bench / "prompts.jsonl")
+    a = tmp_path / "a.jsonl"
+    a.write_text(json.dumps({"id": prompts[0]["id"], "answer": None}) + "\n"
+                 + json.dumps({"id": prompts[1]["id"], "answer": "<answer>🙂 ??</answer>"}) + "\n"
+                 + json.dumps({"id": prompts[2]["id"], "timeout": True}) + "\n")
+    out = tmp_path / "s.jsonl"
+    r = run("score", str(pref_bench / "prompts.jsonl"), str(a), "-o", str(out), "--json")
+    v = [s["verdict"] for s in read_jsonl(out)]
+    assert v == ["timeout", "invalid", "timeout"]
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    share = {x["metric"]: x for x in rows if x.get("metric", "").startswith("share_")}
+    assert share["share_timeout"]["k"] == 2 and share["share_timeout"]["n"] == 3
+    assert share["share_timeout"]["low"] < 2 / 3 < share["share_timeout"]["high"]
+
+
+def test_score_rejects_unknown_prompt_ids(pref_bench, tmp_path):
+    a = tmp_path / "a.jsonl"
+    a.write_text(json.dumps({"id": "nope", "answer": "x"}) + "\n")
+    r = run("score", str(pref_bench / "prompts.jsonl"), str(a), check=False)
+    assert r.returncode == 2 and "nope" in r.stderr
+
+
+# ------------------------------------------------------------------ parsers
+
+@pytest.mark.parametrize("shape,text,kind,value", [
+    ("item", "<answer>C9</answer>", "value", "C9"),
+    ("item", "<answer>c3</answer> no wait <answer>C9</answer>", "value", "C9"),
+    ("item", "<answer>Unknown</answer>", "abstain", None),
+    ("item", "<answer>C99</answer>", "invalid", None),
+    ("bundle", "<answer>Can’t decide</answer>", "abstain", None),
+    ("bundle", "<answer>{C3, C1}</answer>", "value", ["C1", "C3"]),
+    ("yesno", "<answer>uncertain</answer>", "abstain", None),
+    ("yesno", "<answer>Yes.</answer>", "value", "yes"),
+    ("mcq", "<answer>(b)</answer>", "value", "B"),
+    ("mcq", "<answer>E</answer>", "invalid", None),
+    ("mcq", "I pick <answer>C: There is not enough information</answer>", "value", "C"),
+    ("ranking", "<answer>C2 > C1 > C3</answer>", "value", ["C2", "C1", "C3"]),
+    ("ranking", "<answer>C2 > C2</answer>", "invalid", None),
+    ("int", "<answer>12 agents</answer>", "value", 12),
+    ("int", "<answer>12 or 13</answer>", "invalid", None),
+    ("int", "<answer>insufficient information</answer>", "abstain", None),
+    ("items", "<answer>C1, C2</answer>", "value", ["C1", "C2"]),
+    ("outcome", "<answer>{}</answer>", "none", None),
+    ("outcome", '```json\n{"A1": "O2"}\n```', "value", {"A1": "O2"}),
+    ("outcome", "<answer>{A1: O2}</answer>", "invalid", None),
+    ("outcome", "\\boxed{{}}", "none", None),
+])
+def test_parsers(shape, text, kind, value):
+    p = P.parse(shape, text, vocab=["C1", "C2", "C3", "C9"], letters="ABCD")
+    assert p.kind == kind
+    if kind == "value":
+        assert p.value == value
+
+
+@given(st.text(max_size=200), st.sampled_from(sorted(P.PARSERS)))
+def test_parsers_never_raise(text, shape):
+    assert P.parse(shape, text, vocab=["C1", "C2"]).kind in ("value", "abstain", "none", "invalid")
+
+
+# ------------------------------------------------------------------ statistics
+
+def test_wilson_matches_the_closed_form():
+    # Wilson (1927): k = 0, n = 30 gives [0, z²/(n + z²)] with z = 1.959964
+    low, high = stats.wilson(0, 30)
+    z2 = 1.959964 ** 2
+    assert low == pytest.approx(0.0, abs=1e-12) and high == pytest.approx(z2 / (30 + z2), rel=1e-5)
+    low, high = stats.wilson(15, 30)
+    assert low == pytest.approx(1 - high) and low == pytest.approx(0.3315, abs=1e-4)
+    assert stats.wilson(0, 0) is None
+
+
+def test_mcnemar_exact_and_fisher():
+    # six discordant pairs, all one way: two-sided binomial p = 2 / 2**6
+    r = stats.mcnemar_exact([True] * 6 + [False] * 4, [False] * 6 + [False] * 4)
+    assert (r["only_first"], r["only_second"]) == (6, 0) and r["pvalue"] == pytest.approx(1 / 32)
+    assert stats.mcnemar_exact([True, False], [True, False])["pvalue"] == 1.0
+    # Fisher's tea-tasting table [[3, 1], [1, 3]]: two-sided p = 34/70 (Fisher 1935)
+    assert stats.fisher_exact(3, 4, 1, 4)["pvalue"] == pytest.approx(34 / 70)
+
+
+# ------------------------------------------------------------------ the algorithmic suite
+
+@pytest.fixture(scope="module")
+def alg_bench(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("alg") / "b"
+    run("generate", "indeterminacy-algorithmic", "-o", str(out), "--per-cell", "1",
+        "--sizes", "10")
+    return out
+
+
+def test_algorithmic_design_totals():
+    comp = suite("indeterminacy-algorithmic").composition()
+    per = {}
+    for k, v in comp.items():
+        c = json.loads(k)
+        per[(c["design"], c["size"])] = per.get((c["design"], c["size"]), 0) + v
+    assert per == {("standard", 10): 1110, ("standard", 30): 1110, ("hard", 10): 720,
+                   ("hard", 30): 720}
+
+
+def test_algorithmic_generation_is_certified_and_reproducible(alg_bench, tmp_path):
+    m = json.loads((alg_bench / "manifest.json").read_text())
+    assert m["total"] == 61 and m["labels"] == m["labels_checked"]
+    cal = {(c["notion"], c["n"]): c for c in m["calibration"]}
+    assert set(cal) == {("strict_core", 10), ("strongly_stable", 10), ("super_stable", 10)}
+    assert all(c["draws"] >= 2 for c in cal.values())      # one feasible + one infeasible
+    run("check", str(alg_bench / "labels.jsonl"))
+    again = tmp_path / "again"
+    run("generate", "indeterminacy-algorithmic", "-o", str(again), "--per-cell", "1",
+        "--sizes", "10", "--jobs", "1")
+    for f in ("instances.jsonl", "labels.jsonl", "prompts.jsonl", "manifest.json"):
+        assert (again / f).read_bytes() == (alg_bench / f).read_bytes(), f
+    prompts = read_jsonl(alg_bench / "prompts.jsonl")
+    hard = [p for p in prompts if p["cell"]["design"] == "hard"]
+    labels = {lab["label_id"]: lab for lab in read_jsonl(alg_bench / "labels.jsonl")}
+    for p in hard:
+        lab = labels[p["gold_label_ids"][0]]
+        assert (lab["verdict"] == "exists") == p["cell"]["feasible"]
+        if p["cell"]["task"] == "generation":
+            assert ("return <answer>{}</answer>" in p["prompt"]) == p["cell"]["escape"]
+        else:
+            assert ("None of the above" in p["prompt"]) == p["cell"]["escape"]
+    sup = [p for p in hard if p["cell"]["notion"] == "super_stable" and not p["cell"]["feasible"]]
+    # infeasible super-stability instances still admit a strongly stable matching
+    from prefcert import label as certify
+    inst = {i["id"]: i for i in read_jsonl(alg_bench / "instances.jsonl")}
+    assert certify(inst[sup[0]["instance_id"]], "strongly_stable")["verdict"] == "exists"
+
+
+def _answer_all(bench: Path, fn) -> dict:
+    return {p["id"]: fn(p) for p in read_jsonl(bench / "prompts.jsonl")}
+
+
+def test_algorithmic_scoring_rules(alg_bench, tmp_path):
+    prompts = read_jsonl(alg_bench / "prompts.jsonl")
+    gold = _score(alg_bench, _answer_all(alg_bench, lambda p: f"<answer>{p['answer']}</answer>"),
+                  tmp_path)
+    assert {s["verdict"] for s in gold.values()} == {"correct"}
+
+    def pick(**cell):
+        return _find(prompts, design="hard", **cell)
+    e_hatch = pick(notion="super_stable", feasible=True, task="generation", escape=True)
+    ne_hatch = pick(notion="super_stable", feasible=False, task="generation", escape=True)
+    ne_free = pick(notion="super_stable", feasible=False, task="generation", escape=False)
+    e_sel = pick(notion="strict_core", feasible=True, task="selection", escape=True)
+    ne_sel = pick(notion="strict_core", feasible=False, task="selection", escape=True)
+    ne_sel_free = pick(notion="strict_core", feasible=False, task="selection", escape=False)
+    ne_core = pick(notion="strict_core", feasible=False, task="generation", escape=True)
+    inst = {i["id"]: i for i in read_jsonl(alg_bench / "instances.jsonl")}
+    # a matching every A-agent keeps with its last choice: rarely stable, surely valid
+    prefs_a = inst[ne_hatch["instance_id"]]["preferences"]["A"]
+    greedy, used = {}, set()
+    for a, lst in prefs_a.items():
+        flat = [x for t in lst for x in (t if isinstance(t, list) else [t])]
+        b = next(x for x in flat if x not in used)
+        used.add(b)
+        greedy[a] = b
+    hm = inst[ne_core["task"]["roles"]["hm"]]
+    endow = json.dumps(hm["endowment"])
+    answers = {
+        e_hatch["id"]: "<answer>{}</answer>",                       # {} on a feasible instance
+        ne_hatch["id"]: f"<answer>{json.dumps(greedy)}</answer>",     # an outcome where none exists
+        ne_free["id"]: "There is no such matching, as far as I can tell.",
+        e_sel["id"]: f"<answer>{e_sel['nota_option']}</answer>",      # NOTA when feasible
+        ne_sel["id"]: f"<answer>{ne_sel['nota_option']}</answer>",
+        ne_sel_free["id"]: "<answer>A</answer>",
+        ne_core["id"]: f"<answer>{endow}</answer>",
+    }
+    s = _score(alg_bench, answers, tmp_path)
+    assert s[e_hatch["id"]]["verdict"] == "invalid"
+    assert s[ne_hatch["id"]]["verdict"] == "incorrect"
+    assert s[ne_hatch["id"]]["reason"]["certificate"]["type"] == "blocking_pairs"
+    assert s[ne_free["id"]]["verdict"] == "correct"                 # no hatch: not an outcome
+    assert s[e_sel["id"]]["verdict"] == "incorrect" and s[e_sel["id"]]["nota"] is True
+    assert s[ne_sel["id"]]["verdict"] == "correct"
+    assert s[ne_sel_free["id"]]["verdict"] == "incorrect"
+    assert s[ne_core["id"]]["verdict"] == "incorrect"
+    assert s[ne_core["id"]]["reason"]["certificate"]["type"] == "blocking_coalition"
+
+
+def test_score_answer_agrees_with_prefcert_score(alg_bench, pref_bench, tmp_path):
+    from prefcert.bench.score import Benchmark, score_prompt
+    import prefcert
+    for bench in (alg_bench, pref_bench):
+        b = Benchmark.read(bench / "prompts.jsonl")
+        for p in b.prompts:
+            labs = [b.labels[i] for i in p["gold_label_ids"]]
+            entry = {"question": p["prompt"], "answer": p["answer"],
+                     "metadata": {**p, "labels": labs,
+                                  "instances": {i: b.instances[i] for i in p["instance_ids"]}}}
+            assert prefcert.score_answer(p["answer"], entry) == 1.0
+            if p["suite"] == "indeterminacy-algorithmic" and p["cell"]["task"] == "selection" \
+                    and p["cell"]["design"] == "standard":
+                bad = next(k for k, o in p["options"].items() if o["source"] == "contaminated")
+                assert prefcert.score_answer(f"<answer>{bad}</answer>", entry) == 0.0
+                assert score_prompt(p, f"<answer>{bad}</answer>", b.entry(p))["verdict"] == "incorrect"
+
+
+def test_dataset_api_doctests_and_parquet(tmp_path):
+    import doctest
+
+    import prefcert.bench.dataset as d
+    failures, tried = doctest.testmod(d)
+    assert tried >= 4 and failures == 0
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "pq"
+    run("generate", "indeterminacy-algorithmic", "-o", str(out), "--per-cell", "1",
+        "--sizes", "10", "--format", "parquet")
+    import pyarrow.parquet as pq
+    t = pq.read_table(out / "prompts.parquet")
+    assert t.num_rows == 61 and {"id", "prompt", "answer", "cell"} <= set(t.column_names)
+    from prefcert.bench.generate import read_prompts
+    rows = read_prompts(out / "prompts.parquet")
+    assert isinstance(rows[0]["cell"], dict)
+    a = tmp_path / "a.jsonl"
+    a.write_text("".join(json.dumps({"id": r["id"], "answer": r["answer"]}) + "\n" for r in rows))
+    r = run("score", str(out / "prompts.parquet"), str(a), "--json")
+    share = [json.loads(x) for x in r.stdout.splitlines() if '"share_correct"' in x]
+    assert share[0]["k"] == share[0]["n"] == 61
+
+
+# ------------------------------------------------------------------ feedback and refinement
+
+FAKE = '''import json, os, sys
+script = json.load(open(os.environ["FAKE_SCRIPT"]))
+text = sys.stdin.read()
+with open(os.environ["FAKE_LOG"], "a") as f:
+    f.write(json.dumps({"round": os.environ["PREFCERT_ROUND"], "stdin": text}) + "\\n")
+print(script[os.environ["PREFCERT_PROMPT_ID"]][int(os.environ["PREFCERT_ROUND"]) - 1])
+'''
+
+
+def test_refine_with_a_scripted_fake_model(alg_bench, tmp_path):
+    import sys
+    prompts = read_jsonl(alg_bench / "prompts.jsonl")
+    inst = {i["id"]: i for i in read_jsonl(alg_bench / "instances.jsonl")}
+    e = _find(prompts, design="hard", notion="strict_core", feasible=True, task="generation",
+              escape=True)
+    ne = _find(prompts, design="hard", notion="strict_core", feasible=False,
+               task="generation", escape=True)
+    endow_e = json.dumps(inst[e["task"]["roles"]["hm"]]["endowment"])
+    endow_ne = json.dumps(inst[ne["task"]["roles"]["hm"]]["endowment"])
+    script = {e["id"]: ["<answer>{}</answer>", "not json at all", f"<answer>{e['answer']}</answer>"],
+              ne["id"]: [f"<answer>{endow_ne}</answer>", "<answer>{}</answer>", "unused"]}
+    (tmp_path / "script.json").write_text(json.dumps(script))
+    (tmp_path / "fake.py").write_text(FAKE)
+    out = tmp_path / "refine.jsonl"
+    env = {"FAKE_SCRIPT": str(tmp_path / "script.json"), "FAKE_LOG": str(tmp_path / "log.jsonl")}
+    r = run("refine", str(alg_bench / "prompts.jsonl"), "--command",
+            f"{sys.executable} {tmp_path / 'fake.py'}", "--id", e["id"], "--id", ne["id"],
+            "-o", str(out), env=env)
+    assert "2/2 correct within 3 attempt(s)" in r.stdout
+    recs = {x["id"]: x for x in read_jsonl(out)}
+    assert recs[e["id"]]["attempts"] == 3 and recs[ne["id"]]["attempts"] == 2
+    fb1 = recs[e["id"]]["rounds"][0]["feedback"]
+    assert "exists" in fb1 and "empty" in fb1 and "2 attempts remaining" in fb1
+    assert e["answer"] not in fb1
+    assert "could not be read" in recs[e["id"]]["rounds"][1]["feedback"]
+    fb_ne = recs[ne["id"]]["rounds"][0]["feedback"]
+    assert "blocking coalition" in fb_ne and "exist" not in fb_ne   # never says none exists
+    log = read_jsonl(tmp_path / "log.jsonl")
+    third = [x for x in log if x["round"] == "3"][0]["stdin"]
+    assert third.startswith(e["prompt"]) and fb1 in third and "[Your answer]" in third
+    (tmp_path / "garbage.txt").write_text("I would rather not say.")
+    r = run("feedback", str(alg_bench / "prompts.jsonl"), str(tmp_path / "garbage.txt"),
+            "--id", e["id"])
+    assert "could not be read" in r.stdout
+
+
+def test_matching_feedback_lists_at_most_five_blocking_pairs(alg_bench, tmp_path):
+    prompts = read_jsonl(alg_bench / "prompts.jsonl")
+    inst = {i["id"]: i for i in read_jsonl(alg_bench / "instances.jsonl")}
+    p = _find(prompts, design="hard", notion="super_stable", feasible=False, task="generation",
+              escape=True)
+    a_side = list(inst[p["instance_id"]]["preferences"]["A"])
+    b_side = list(inst[p["instance_id"]]["preferences"]["B"])
+    worst = dict(zip(a_side, reversed(b_side)))
+    f = tmp_path / "ans.txt"
+    f.write_text(f"<answer>{json.dumps(worst)}</answer>")
+    out = run("feedback", str(alg_bench / "prompts.jsonl"), str(f), "--id", p["id"]).stdout
+    from prefcert.formal.checker.matching import blocking_pairs
+    from prefcert.registry import spec
+    total = len(blocking_pairs(spec("stable_matching").parse(inst[p["instance_id"]]), worst, "super"))
+    assert f"{total} blocking pair(s)" in out
+    assert out.count("),") <= 4 and "exist" not in out
+
+
+# ------------------------------------------------------------------ the HTML report in Chromium
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def test_report_opens_in_headless_chromium_with_every_plot(alg_bench, pref_bench, tmp_path):
+    if not CHROMIUM.exists() or not __import__("importlib").util.find_spec("playwright"):
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI needs Chromium (apt-get install chromium) and playwright")
+        pytest.skip("Chromium or playwright not installed")
+    from playwright.sync_api import sync_playwright
+    prompts = read_jsonl(alg_bench / "prompts.jsonl") + read_jsonl(pref_bench / "prompts.jsonl")
+    scores = tmp_path / "scores.jsonl"
+    recs = []
+    for bench in (alg_bench, pref_bench):
+        ps = read_jsonl(bench / "prompts.jsonl")
+        a = tmp_path / f"{bench.parent.name}.jsonl"
+        a.write_text("".join(json.dumps({"id": p["id"], "answer": p["answer"] if i % 3 else "A"})
+                             + "\n" for i, p in enumerate(ps)))
+        out = tmp_path / f"{bench.parent.name}.scores.jsonl"
+        run("score", str(bench / "prompts.jsonl"), str(a), "-o", str(out))
+        recs += read_jsonl(out)
+    scores.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    page_path = tmp_path / "report.html"
+    run("report", str(scores), "-o", str(page_path))
+    html = page_path.read_text()
+    assert "<script" not in html and "http" not in html.split("<body>")[1].split("<svg")[0]
+    expected = html.count('<figure class="plot"')
+    assert expected >= 8 and len(prompts) == len(recs)
+    errors = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--no-first-run"], viewport={"width": 1200, "height": 900})
+        page = browser.new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(page_path.as_uri())
+        page.wait_for_load_state("load")
+        boxes = page.eval_on_selector_all(
+            "figure.plot svg", "els => els.map(e => {const r = e.getBoundingClientRect();"
+                               " return [r.width, r.height]})")
+        titles = page.eval_on_selector_all("figure.plot", "els => els.map(e => e.dataset.title)")
+        shot = tmp_path / "report.png"
+        page.screenshot(path=str(shot), full_page=True)
+        browser.close()
+    assert errors == []
+    assert len(boxes) == expected and all(w > 100 and h > 100 for w, h in boxes)
+    assert any("NOTA" in t for t in titles) and any("Determined" in t for t in titles)
+    assert any("satisfies" in t for t in titles)
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 50_000

@@ -1,0 +1,188 @@
+"""Minimal counterexamples and instance shrinking: smallest markets found, certificates
+accepted by the checker, minimality re-proved by an independent brute force, CP-SAT
+synthesis agreeing with enumeration, user properties, the disagreement minimiser, CLI."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from prefcert.counterexample import minimal_counterexample
+from prefcert.domains.base import Outcome, Question
+from prefcert.encodings.synthesis import synthesize_smti
+from prefcert.formal import checker
+from prefcert.formal.errors import Disagreement, InstanceError
+from prefcert.formal.instances import from_object
+from prefcert.formal.matching import parse_market
+from prefcert.generators.smti import sample_smti
+from prefcert.generators.spaces import measure, smti_space, space_size
+from prefcert.minimize import shrink
+from prefcert.oracles.enumeration import stable_matchings
+from prefcert.registry import domain, spec
+
+import prefcert
+from prefcert.pipeline import Job, label, plan
+
+EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
+
+
+def test_smallest_market_without_a_strongly_stable_matching():
+    r = minimal_counterexample("strongly-stable-exists", max_size=4)
+    assert r["found"] and r["size"] == (3, 4, 1)
+    assert r["minimality"]["claim"] == "proven"
+    lab = r["certificate"]["label"]
+    assert lab["verdict"] == "none" and lab["certificate"]["type"] == "deletion_log"
+    assert prefcert.check(lab, r["instance"])
+    market = parse_market(r["instance"])
+    assert next(stable_matchings(market, "strong"), None) is None
+
+
+def test_minimality_reproved_by_brute_force():
+    """Independently of the oracle the search used: every market with at most 3 agents
+    and a smaller (entries, tied pairs) than the answer has a strongly stable matching."""
+    bound = minimal_counterexample("strongly-stable-exists", max_size=3)["size"]
+    checked = 0
+    for a, b in ((1, 1), (1, 2), (2, 1)):
+        for inst in smti_space(a, b):
+            if measure(inst) < bound:
+                checked += 1
+                assert next(stable_matchings(parse_market(inst), "strong"), None) is not None
+    assert checked > 20
+
+
+def test_smallest_housing_market_with_an_empty_strict_core():
+    r = minimal_counterexample("strict-core-nonempty", max_size=4)
+    assert r["size"] == (3, 4, 1) and r["minimality"]["claim"] == "proven"
+    lab = r["certificate"]["label"]
+    assert lab["certificate"]["type"] == "top_trading_segmentation"
+    assert prefcert.check(lab, r["instance"])
+    from prefcert.oracles.housing import brute_force_cores
+    _, strict = brute_force_cores(spec("housing_market").parse(r["instance"]))
+    assert strict == []
+
+
+def test_ttc_outside_the_strict_core_carries_a_checked_blocking_coalition():
+    r = minimal_counterexample("ttc-in-strict-core", max_size=3)
+    cert = r["certificate"]
+    model = spec("housing_market").parse(r["instance"])
+    checker.check(spec("housing_market"), model, "strict_core", None, "incorrect",
+                  cert["ttc_allocation"], cert["refutation"])
+
+
+def test_condorcet_winner_exists_fails_first_on_two_opposed_voters():
+    r = minimal_counterexample("condorcet-winner-exists", max_size=3)
+    assert r["size"] == (2, 4, 0)
+    assert sorted(map(tuple, r["instance"]["profile"].values())) == [("c1", "c2"), ("c2", "c1")]
+    assert all(b["label"]["checked"] and b["label"]["verdict"] == "false"
+               for b in r["certificate"]["no_strict_majority"])
+
+
+def test_cpsat_synthesis_agrees_with_enumeration():
+    enum = minimal_counterexample("super-stable-exists", max_size=3)
+    synth = minimal_counterexample("super-stable-exists", max_size=3, enumeration_limit=0)
+    assert {e["method"] for e in synth["minimality"]["splits"]} == {"cpsat_synthesis"}
+    assert synth["size"] == enum["size"] == (3, 4, 1)
+    assert synth["minimality"]["claim"] == "proven"
+    # complete 3 × 3 lists: beyond enumeration (26⁶ raw markets without completeness)
+    res = synthesize_smti(3, 3, "strong", complete=True, time_limit=60)
+    assert res["status"] == "optimal" and res["objective"] == (18, 1)
+    assert next(stable_matchings(parse_market(res["instance"]), "strong"), None) is None
+    assert space_size("smti", 3, 3, complete=True) > 10**6
+
+
+def _same_size(inst):
+    """every weakly stable matching has the same size"""
+    return len({len(m) for m in stable_matchings(parse_market(inst), "weak")}) <= 1
+
+
+def test_user_property_as_a_callable():
+    r = minimal_counterexample(_same_size, domain="stable_matching", max_size=4)
+    assert r["size"] == (4, 6, 1) and r["certificate"] is None
+    sizes = {len(m) for m in stable_matchings(parse_market(r["instance"]), "weak")}
+    assert sizes == {1, 2}
+    with pytest.raises(InstanceError):
+        minimal_counterexample(_same_size, max_size=3)         # no domain
+    with pytest.raises(InstanceError):
+        minimal_counterexample("no-such-property")
+
+
+def test_property_holding_everywhere_reports_not_found():
+    r = minimal_counterexample(lambda inst: True, domain="housing_market", max_size=2)
+    assert not r["found"] and r["minimality"]["claim"] == "proven"
+
+
+# ------------------------------------------------------------------ shrinking
+
+def test_shrink_is_one_minimal_and_needs_a_failing_start():
+    inst = sample_smti(6, 6, tie_prob=0.4, truncate=True, seed=3)
+
+    def has_tie(d):
+        return any(isinstance(g, list) for side in d["preferences"].values()
+                   for lst in side.values() for g in lst)
+    small, stats = shrink(inst, has_tie)
+    assert measure(small) == (3, 2, 1) and not stats["exhausted"]
+    with pytest.raises(ValueError):
+        shrink(small, lambda d: False)
+    boom, _ = shrink(inst, lambda d: 1 / 0 if len(d["preferences"]["A"]) < 6 else True)
+    assert len(boom["preferences"]["A"]) == 6           # a crash counts as "passes"
+
+
+def test_disagreement_report_carries_a_minimised_instance():
+    q = domain("stable_matching").questions["super_stable"]
+
+    def buggy(market, params, *, time_limit, seed):       # wrong whenever a list has a tie
+        if any(len(t) > 1 for o in [*market.a.values(), *market.b.values()] for t in o.ties):
+            return Outcome("none")
+        return q.engines["oracle"](market, params, time_limit=time_limit, seed=seed)
+
+    broken = Question(q.name, {"oracle": q.engines["oracle"], "buggy": buggy},
+                      lambda m: ["oracle", "buggy"], q.decide)
+    for s in range(40):
+        job = plan([from_object(sample_smti(5, 5, tie_prob=0.3, truncate=True, seed=s),
+                                "<t>", None, "x")], ["super_stable"])[0]
+        job = Job(job.instance, job.model, broken, job.params, job.asked)
+        try:
+            label(job)
+        except Disagreement as d:
+            mini = d.report["minimized"]
+            assert mini["size_after"] == [3, 2, 1] and mini["size_before"][0] == 10
+            with pytest.raises(Disagreement):             # still disagrees
+                label(Job(from_object(mini["instance"], "<t>", None, "y"),
+                          parse_market(mini["instance"]), broken, None, "super_stable"),
+                      minimize=False)
+            return
+    pytest.fail("no disagreement provoked")
+
+
+# ------------------------------------------------------------------ CLI
+
+@pytest.mark.skipif(EXE is None, reason="console script not installed")
+def test_cli_counterexample(tmp_path):
+    out = tmp_path / "ce.json"
+    r = subprocess.run([EXE, "counterexample", "strict-core-nonempty", "--max-size", "3",
+                        "-o", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(out.read_text())
+    assert res["size"] == [3, 4, 1] and "minimality proven" in r.stderr
+    prop = tmp_path / "prop.py"
+    prop.write_text("def never(inst):\n    return True\n")
+    r = subprocess.run([EXE, "counterexample", f"{prop}:never", "--domain", "housing_market",
+                        "--max-size", "2"], capture_output=True, text=True)
+    assert r.returncode == 1 and json.loads(r.stdout)["found"] is False
+    r = subprocess.run([EXE, "counterexample", f"{prop}:missing", "--domain", "housing_market"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "cannot load" in r.stderr
+    r = subprocess.run([EXE, "counterexample", "--list"], capture_output=True, text=True)
+    assert "strongly-stable-exists" in r.stdout
+
+
+def test_api_example_runs():
+    import doctest
+
+    import prefcert.counterexample
+    assert prefcert.minimal_counterexample is prefcert.counterexample.minimal_counterexample
+    failures, tried = doctest.testmod(prefcert.counterexample)
+    assert tried >= 2 and failures == 0
