@@ -114,6 +114,31 @@ def test_audit_verdicts_rest_on_checked_proofs(monkeypatch):
         audit(job(ONE, "super_stable"), "{}")
 
 
+def test_every_domains_audit_verdict_is_checked():
+    from prefcert.pipeline import audit
+    cases = [
+        (INDIFFERENT, "strongly_stable", ["{}", '{"m1": "w1", "m2": "w2"}', '{"m1": "m9"}']),
+        ({"domain": "hospitals_residents", "capacities": {"h1": 1},
+          "preferences": {"residents": {"r1": ["h1"], "r2": ["h1"]},
+                          "hospitals": {"h1": [["r1", "r2"]]}}},
+         "super_stable", ["{}", '{"r1": "h1"}', '{"r1": "h1", "r2": "h1"}']),
+        ({"domain": "housing_market", "preferences": {"a": ["h2", "h1"], "b": ["h1", "h2"]},
+          "endowment": {"a": "h1", "b": "h2"}}, "strict_core",
+         ["{}", '{"a": "h1", "b": "h2"}', '{"a": "h2", "b": "h1"}']),
+        ({"domain": "house_allocation", "preferences": {"a1": ["o1", "o2"], "a2": ["o1"]}},
+         "max_cardinality_pareto_optimal", ['{"a1": "o1"}', '{"a1": "o2", "a2": "o1"}']),
+        ({"domain": "house_allocation", "preferences": {"a1": ["o1", "o2"], "a2": ["o1"]}},
+         "egalitarian", ['{"a1": "o1"}', '{"a1": "o2", "a2": "o1"}', '{"a1": "o9"}']),
+    ]
+    for data, q, answers in cases:
+        verdicts = set()
+        for text in answers:
+            out = audit(job(data, q), text)
+            assert out["checked"] and out["proof"]["certificate"], (q, text, out)
+            verdicts.add(out["verdict"])
+        assert verdicts == {"correct", "incorrect"}, (q, verdicts)
+
+
 def test_preference_audit_checks_the_truths_certificate(monkeypatch):
     from prefcert.domains import preference as dp
     from prefcert.formal.outcome import Outcome
