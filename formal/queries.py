@@ -21,7 +21,9 @@ it through the instance hash.
 
 **Completions.** A completion of agent i is a linear extension of ``P_i`` over all items
 (a tie-breaking). A profile completion picks one completion per *voter* (the ``count``
-voters of one agent may complete differently).
+voters of one agent may complete differently; under the ``counts = identical`` convention
+they are one weighted voter and complete alike). The readings of :data:`CONVENTIONS`
+(``counts``, ``majority``, ``rs``) are chosen per instance in ``"conventions"``.
 
 **Queries** (Konczak & Lang 2005; Xia & Conitzer 2011), written as objects ``{"type": name,
 params}`` (:data:`PARAMS`). Each is a function ``value(σ)`` of a completion; the answer is
