@@ -28,6 +28,7 @@ DOMAINS: dict[str, tuple[str, str]] = {
     "house_allocation": ("allocation", "house_allocation"),
     "preference": ("queries", "preference"),
     "hospitals_residents": ("hospitals", "hospitals_residents"),
+    "decision": ("decision", "decision"),
 }
 
 

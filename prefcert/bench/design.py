@@ -179,7 +179,9 @@ class Suite:
     instances per cell; ``seed``: default seed; ``rows(sizes)``: the design table for the
     kept sizes; ``expected_total``: the published composition total, when there is one
     (checked against the full-size design); ``calibration(stats)``: optional rows of the
-    table ``prefcert generate`` prints (e.g. raw draws without a solution).
+    table ``prefcert generate`` prints (e.g. raw draws without a solution); ``engines``:
+    the engines that certify the labels (default: the oracle alone; a suite may ask for
+    several, which must then agree).
     """
 
     name: str
@@ -197,6 +199,7 @@ class Suite:
     plots: Callable[[Sequence[dict], Any], None] | None = None
     calibration: Callable[[Mapping[str, Counter]], list[dict]] | None = None
     expected_total: int | None = None
+    engines: Sequence[str] | None = None
 
     def composition(self, sizes: Sequence[Any] | None = None,
                     per_cell: int | None = None) -> dict[str, int]:

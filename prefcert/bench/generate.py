@@ -163,7 +163,8 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     tasks = sample_tasks(suite, seed=seed, sizes=sizes, per_cell=per_cell, stats=stats,
                          jobs=jobs)
     t1 = time.perf_counter()
-    instances, labels, ids = certify(tasks, progress=progress, jobs=jobs)
+    instances, labels, ids = certify(tasks, engines=suite.engines or ENGINES,
+                                     progress=progress, jobs=jobs)
     t2 = time.perf_counter()
     by_id = {lab["label_id"]: lab for lab in labels}
     prompts = []

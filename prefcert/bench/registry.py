@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 SUITES: dict[str, str] = {
     "indeterminacy-preference": "prefcert.bench.suites.preference",
     "indeterminacy-algorithmic": "prefcert.bench.suites.algorithmic",
+    "actionable-indeterminacy": "prefcert.bench.suites.actionable",
 }
 
 

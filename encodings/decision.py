@@ -1,0 +1,332 @@
+"""CP-SAT models of decision tasks: "an action accepted in every world" and "a minimum-edit
+repair" (the declarative cross-check of :mod:`prefcert.oracles.decision`).
+
+Variables: one Boolean per item (single-choice structures, exactly one chosen) or per
+agent-item pair (allocation and stable matching, a perfect matching). A stated constraint
+fixes one variable (a forbidden / forced pair, an unavailable slot) or the items above a
+threshold to 0; in the repair model each permitted constraint is enforced only while its
+edit literal is false. Stable matchings add, per world, the stability cut
+``x_ab + Σ_{b' ≻_a b} x_ab' + Σ_{a' ≻_b a} x_a'b ≥ 1`` for every pair (Vande Vate 1989;
+Rothblum 1992).
+
+Objectives are linear integer costs — utilitarian and stable-matching sums of ranks;
+rank-maximal and leximin as weights in base n + 1 — or a bottleneck variable bounded by
+every chosen rank (egalitarian allocation, minimum regret). Each world's optimum is
+solved first; the joint model then asks for one action that reaches every world's
+optimum (``value_w(x) ≤ opt_w``). The repair model minimises the number of edits; every
+minimum edit set is enumerated with no-good cuts, and for thresholds the tight values are
+the Pareto-minimal attribute vectors of the apartments left feasible.
+
+Not trusted: the application checks every action found here against the oracle's
+certificate. The weights and values below are this engine's own copies.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ortools.sat.python import cp_model
+
+from ..formal.decision import INTERVENTION, ConstraintSet, DecisionTask, World, stated
+from ..formal.outcome import Outcome
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _ranks(world: World) -> dict[str, dict[str, int]]:
+    return {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
+
+
+def _value(task: DecisionTask, world: World, action: Any) -> Any:
+    """JSON value of an action in a world (this engine's copy of the definitions)."""
+    rk = _ranks(world)
+    obj = world.objective
+    if task.structure == "stable_matching":
+        pairs = list(action.items())
+        if obj == "a_optimal":
+            return sum(rk[a][b] for a, b in pairs)
+        if obj == "b_optimal":
+            return sum(rk[b][a] for a, b in pairs)
+        if obj == "egalitarian":
+            return sum(rk[a][b] + rk[b][a] for a, b in pairs)
+        return max(max(rk[a][b], rk[b][a]) for a, b in pairs)
+    ranks = [rk[a][action] for a in task.agents] if isinstance(action, str) else \
+        [rk[a][i] for a, i in action.items()]
+    if obj == "utilitarian":
+        return sum(ranks)
+    if obj == "egalitarian":
+        return max(ranks)
+    counts = [0] * max(len(task.items), len(task.agents))
+    for r in ranks:
+        counts[r - 1] += 1
+    return counts if obj == "rank_maximal" else counts[::-1]
+
+
+class _Builder:
+    """One CP-SAT model over a task's actions."""
+
+    def __init__(self, task: DecisionTask):
+        self.task = task
+        self.m = cp_model.CpModel()
+        t = task
+        if t.structure in ("scheduling", "apartment"):
+            self.y = {i: self.m.NewBoolVar(f"y_{i}") for i in t.items}
+            self.m.AddExactlyOne(self.y.values())
+        else:
+            self.x = {(a, i): self.m.NewBoolVar(f"x_{a}_{i}") for a in t.agents for i in t.items}
+            for a in t.agents:
+                self.m.AddExactlyOne(self.x[(a, i)] for i in t.items)
+            for i in t.items:
+                self.m.AddExactlyOne(self.x[(a, i)] for a in t.agents)
+
+    def constraints(self, cs: ConstraintSet, relax: Mapping[str, Any] | None = None) -> None:
+        relax = relax or {}
+        t = self.task
+        for c in cs:
+            fixes = []
+            if c.type == "unavailable":
+                fixes = [(self.y[c.item], 0)]
+            elif c.type == "max":
+                fixes = [(self.y[i], 0) for i in t.items
+                         if t.attributes[i][c.attribute] > c.value]
+            elif c.type in ("forbid", "forbidden"):
+                fixes = [(self.x[(c.agent, c.item)], 0)]
+            else:                                              # require / forced
+                fixes = [(self.x[(c.agent, c.item)], 1)]
+            for var, val in fixes:
+                ct = self.m.Add(var == val)
+                if c.id in relax:
+                    ct.OnlyEnforceIf(relax[c.id].Not())
+
+    def stability(self, world: World) -> None:
+        rk = _ranks(world)
+        t = self.task
+        for a in t.agents:
+            for b in t.items:
+                better_a = [self.x[(a, b2)] for b2 in t.items if rk[a][b2] < rk[a][b]]
+                better_b = [self.x[(a2, b)] for a2 in t.agents if rk[b][a2] < rk[b][a]]
+                self.m.Add(self.x[(a, b)] + sum(better_a) + sum(better_b) >= 1)
+
+    def cost(self, world: World):
+        """A linear expression to minimise for the world's objective."""
+        t, obj, rk = self.task, world.objective, _ranks(world)
+        base, r = len(t.agents) + 1, len(t.items)
+        if t.structure in ("scheduling", "apartment"):
+            def item_cost(i):
+                ranks = [rk[a][i] for a in t.agents]
+                if obj == "utilitarian":
+                    return sum(ranks)
+                if obj == "egalitarian":
+                    return max(ranks)
+                if obj == "rank_maximal":
+                    return -sum(base ** (r - k) for k in ranks)
+                return sum(base ** (k - 1) for k in ranks)
+            return sum(item_cost(i) * v for i, v in self.y.items())
+        if t.structure == "allocation":
+            if obj == "egalitarian":
+                z = self.m.NewIntVar(1, r, "worst")
+                for a in t.agents:
+                    self.m.Add(z >= sum(rk[a][i] * self.x[(a, i)] for i in t.items))
+                return z
+            w = {"utilitarian": lambda k: k, "rank_maximal": lambda k: -(base ** (r - k)),
+                 "leximin": lambda k: base ** (k - 1)}[obj]
+            return sum(w(rk[a][i]) * v for (a, i), v in self.x.items())
+        if obj == "minimum_regret":
+            z = self.m.NewIntVar(1, r, "regret")
+            for a in t.agents:
+                self.m.Add(z >= sum(max(rk[a][b], rk[b][a]) * self.x[(a, b)] for b in t.items))
+            return z
+        c = {"a_optimal": lambda a, b: rk[a][b], "b_optimal": lambda a, b: rk[b][a],
+             "egalitarian": lambda a, b: rk[a][b] + rk[b][a]}[obj]
+        return sum(c(a, b) * v for (a, b), v in self.x.items())
+
+    def solve(self, time_limit: float, seed: int, minimize=None):
+        if minimize is not None:
+            self.m.Minimize(minimize)
+        s = cp_model.CpSolver()
+        s.parameters.num_workers = 1
+        s.parameters.max_time_in_seconds = float(time_limit)
+        s.parameters.random_seed = seed
+        st = s.Solve(self.m)
+        if st == cp_model.INFEASIBLE:
+            return None
+        if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE) or \
+                (minimize is not None and st != cp_model.OPTIMAL):
+            raise _Timeout
+        return s
+
+    def action(self, s) -> Any:
+        t = self.task
+        if t.structure in ("scheduling", "apartment"):
+            return next(i for i, v in self.y.items() if s.Value(v))
+        return {a: i for (a, i), v in sorted(self.x.items()) if s.Value(v)}
+
+
+def _accept_all(task: DecisionTask) -> bool:
+    return task.source == "constraint" and task.reading["constraint_acceptance"] == "feasible"
+
+
+def _world_optimum(task: DecisionTask, world: World, cs: ConstraintSet | None,
+                   time_limit: float, seed: int, accept_all: bool | None = None):
+    """(optimal cost, an optimal action) of ``world`` under ``cs`` (None: no constraints),
+    or None when infeasible; ``accept_all`` (default: the task's reading): any feasible
+    action, cost None."""
+    b = _Builder(task)
+    if cs is not None:
+        b.constraints(cs)
+    if task.structure == "stable_matching":
+        b.stability(world)
+    if _accept_all(task) if accept_all is None else accept_all:
+        s = b.solve(time_limit, seed)
+        return None if s is None else (None, b.action(s))
+    expr = b.cost(world)
+    s = b.solve(time_limit, seed, expr)
+    if s is None:
+        return None
+    return round(s.ObjectiveValue()), b.action(s)
+
+
+def _da_only(task: DecisionTask) -> bool:
+    return task.structure == "stable_matching" and \
+        task.reading["matching_constraints"] == "da_only"
+
+
+def _post_world(b: _Builder, task: DecisionTask, world: World, bound) -> None:
+    if task.structure == "stable_matching":
+        b.stability(world)
+    if bound is not None:
+        b.m.Add(b.cost(world) <= bound)
+
+
+def _opt(task, world, cs, time_limit, seed):
+    """The bound an accepted action must meet in ``world``: the optimum under ``cs``
+    (``da_only``: the unconstrained optimum). None: infeasible; (None, _) accept all."""
+    if _da_only(task):
+        got = _world_optimum(task, world, None, time_limit, seed, accept_all=False)
+        if got is None:
+            return None
+        b = _Builder(task)
+        b.constraints(cs)
+        _post_world(b, task, world, got[0])
+        s = b.solve(time_limit, seed)
+        return None if s is None else (got[0], b.action(s))
+    return _world_optimum(task, world, cs, time_limit, seed)
+
+
+def shared_action(task: DecisionTask, worlds: Sequence[World], cs: ConstraintSet,
+                  bounds: Sequence[int | None], time_limit: float, seed: int) -> Any:
+    """An action meeting every world's bound under ``cs``, or None."""
+    b = _Builder(task)
+    b.constraints(cs)
+    for w, bound in zip(worlds, bounds):
+        _post_world(b, task, w, bound)
+    s = b.solve(time_limit, seed)
+    return None if s is None else b.action(s)
+
+
+def minimum_edit_sets(task: DecisionTask, world: World, time_limit: float, seed: int
+                      ) -> tuple[int | None, list[tuple[str, ...]]]:
+    """(k, every edit set of k permitted edits that restores feasibility); (None, []) when
+    even editing every permitted constraint does not."""
+    cs = stated(task)
+    bound = None
+    if _da_only(task):
+        got = _world_optimum(task, world, None, time_limit, seed, accept_all=False)
+        bound = got[0]
+
+    def model():
+        b = _Builder(task)
+        e = {c: b.m.NewBoolVar(f"e_{c}") for c in task.permitted}
+        b.constraints(cs, e)
+        _post_world(b, task, world, bound)
+        return b, e
+
+    b, e = model()
+    s = b.solve(time_limit, seed, sum(e.values()))
+    if s is None:
+        return None, []
+    k = round(s.ObjectiveValue())
+    b, e = model()
+    b.m.Add(sum(e.values()) == k)
+    found = []
+    while True:
+        s = b.solve(time_limit, seed)
+        if s is None:
+            break
+        chosen = tuple(c for c in task.permitted if s.Value(e[c]))
+        found.append(chosen)
+        b.m.Add(sum(e[c] for c in chosen) <= k - 1)
+    return k, sorted(found, key=lambda es: [task.permitted.index(c) for c in es])
+
+
+def _tight(task: DecisionTask, edit_set: Sequence[str], time_limit: float, seed: int
+           ) -> list[dict[str, int]]:
+    """Pareto-minimal threshold vectors of an edit set: every apartment left feasible by
+    the unedited constraints, found by re-solving with a no-good per apartment."""
+    cs = stated(task)
+    raises = [c for c in edit_set if cs.by_id[c].type == "max"]
+    if not raises:
+        return [{}]
+    b = _Builder(task)
+    b.constraints(cs.without(edit_set))
+    vecs = set()
+    while True:
+        s = b.solve(time_limit, seed)
+        if s is None:
+            break
+        i = b.action(s)
+        vecs.add(tuple(task.attributes[i][cs.by_id[c].attribute] for c in raises))
+        b.m.Add(b.y[i] == 0)
+    minimal = sorted(v for v in vecs
+                     if not any(u != v and all(x <= y for x, y in zip(u, v)) for u in vecs))
+    return [dict(zip(raises, v)) for v in minimal]
+
+
+def cpsat_decision(task: DecisionTask, *, time_limit: float = 10.0, seed: int = 0) -> Outcome:
+    """Engine: the verdict, the solution and the per-world optimum values by CP-SAT.
+    Returns ``Outcome("unknown")`` on a timeout; no certificate (the application checks
+    this engine's actions against the oracle's proofs)."""
+    try:
+        return _decide(task, time_limit, seed)
+    except _Timeout:
+        return Outcome("unknown")
+
+
+def _decide(task: DecisionTask, time_limit: float, seed: int) -> Outcome:
+    cs = stated(task)
+    worlds = task.worlds()
+    opts = [_opt(task, w, cs, time_limit, seed) for w in worlds]
+    values = [None if o is None or _accept_all(task) else _value(task, w, o[1])
+              for w, o in zip(worlds, opts)]
+    stats: dict[str, Any] = {"worlds": [{"world": w.descriptor(), "value": v}
+                                        for w, v in zip(worlds, values)],
+                             "hidden": len(task.hidden_pairs())}
+    if task.source == "constraint":
+        (w,), (o,) = worlds, opts
+        if o is not None:
+            return Outcome("act", {"action": o[1]}, None, stats)
+        k, sets = minimum_edit_sets(task, w, time_limit, seed)
+        reps, rvals = [], []
+        for es in sets:
+            for vec in _tight(task, es, time_limit, seed):
+                edits = {c: vec.get(c) for c in es}
+                got = _opt(task, w, cs.edited(edits), time_limit, seed)
+                reps.append({"edits": [{"constraint": c, **({"value": vec[c]} if c in vec
+                                                            else {})} for c in es],
+                             "action": got[1]})
+                rvals.append(None if _accept_all(task) else _value(task, w, got[1]))
+        stats["repair_values"] = rvals
+        return Outcome("relax", {"edits": k, "repairs": reps}, None, stats)
+    if any(o is None for o in opts):
+        raise ValueError("a world of a preference/objective task is infeasible")
+    x = shared_action(task, worlds, cs, [o[0] for o in opts], time_limit, seed)
+    if x is not None:
+        return Outcome("act", {"action": x}, None, stats)
+    verdict = INTERVENTION[task.source]
+    if verdict == "ask_objective":
+        return Outcome(verdict, {"objectives": list(task.objectives)}, None, stats)
+    hidden = task.hidden_pairs()
+    p, a, bb = hidden[0]
+    return Outcome(verdict, {"agent": p, "items": [a, bb]}, None, stats)

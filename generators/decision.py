@@ -1,0 +1,421 @@
+"""Seeded samplers of decision tasks: base content, matched pairs, six-task groups and
+local-cue-matched pairs (the designs of Li et al. 2026, "Ask, Relax, or Act?").
+
+*Base content* of a structure at size n: n agents and n items; every ranking is drawn from
+impartial culture (prefsampling); apartments get integer rents (5,000–15,000, steps of
+100) and commutes (5–60 minutes).
+
+A **matched pair** (V3 design) is two tasks with the same source built from one base that
+differ in one element — which adjacent comparison is hidden (preference), whether one
+more objective is admissible (objective), one constraint tightened or added (constraint)
+— such that one member's gold decision is ACT and the other's the source's intervention.
+A **group** is one pair per source: six tasks.
+
+A **local-cue pair** (H5 design) is an ACT task and an intervention task, from independent
+draws, that agree on source-dependent surface features, so that no rule over those
+features separates them: the objective menu and the number of optimal actions under each
+objective (objective pairs); the objective, the position of the hidden comparison and the
+number of accepted actions per world (preference pairs); the degree of every agent and
+every item in the compatibility graph of an allocation (constraint pairs, a degree-
+preserving family: forbidden pairs are the non-edges, the ACT member has a perfect
+matching and the RELAX member a deficiency of one); for the other structures the number of
+constraints of each type and, per constraint, its surface cue (scheduling: the
+unavailability count of every participant; apartment: the number of apartments each
+threshold excludes; stable matching: the proposer-side rank of each constrained pair).
+
+The gold decision is not computed here (generators import no engine): every function that
+rejects on it takes ``judge(task_dict) -> (verdict, stats)`` (the application passes the
+oracle). Every draw comes from the ``random.Random`` passed in.
+"""
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from prefsampling.ordinal import impartial
+
+from ..formal.decision import INTERVENTION, OBJECTIVES
+
+Judge = Callable[[dict], tuple[str, Mapping[str, Any]]]
+
+NAMES = {"allocation": ("A", "O"), "scheduling": ("P", "T"), "apartment": ("R", "A"),
+         "stable_matching": ("A", "B")}
+#: the objective of preference- and constraint-source tasks, per structure (None: drawn)
+FIXED_OBJECTIVE = {"stable_matching": "a_optimal"}
+
+
+class Exhausted(Exception):
+    """No acceptable draw within the attempt budget."""
+
+
+def _rankings(rng: random.Random, voters: int, over: Sequence[str]) -> list[list[str]]:
+    votes = impartial(voters, len(over), seed=rng.randrange(2 ** 31))
+    return [[over[int(c)] for c in v] for v in votes]
+
+
+def base_content(structure: str, n: int, rng: random.Random) -> dict:
+    """Fully specified content of one task: agents, items, complete strict rankings (both
+    sides for stable matching) and, for apartments, rent and commute."""
+    pa, pi = NAMES[structure]
+    agents = [f"{pa}{k}" for k in range(1, n + 1)]
+    items = [f"{pi}{k}" for k in range(1, n + 1)]
+    prefs = dict(zip(agents, _rankings(rng, n, items)))
+    if structure == "stable_matching":
+        prefs.update(zip(items, _rankings(rng, n, agents)))
+    out = {"domain": "decision", "structure": structure, "agents": agents, "items": items,
+           "preferences": prefs}
+    if structure == "apartment":
+        out["attributes"] = {i: {"rent": 100 * rng.randint(50, 150),
+                                 "commute": rng.randint(5, 60)} for i in items}
+    return out
+
+
+def with_source(base: dict, source: str, objectives: Sequence[str], **extra) -> dict:
+    out = {k: v for k, v in base.items()}
+    out["source"] = source
+    out["objectives"] = list(objectives)
+    out.update(extra)
+    return out
+
+
+def hide(task: dict, party: str, pos: int) -> dict:
+    """The task with ``party``'s comparison of its items at positions ``pos`` and
+    ``pos + 1`` (0-based) made unknown."""
+    prefs = {p: list(v) for p, v in task["preferences"].items()}
+    lst = prefs[party]
+    prefs[party] = lst[:pos] + [{"unknown": [lst[pos], lst[pos + 1]]}] + lst[pos + 2:]
+    return {**task, "preferences": prefs}
+
+
+def parties(base: dict) -> list[str]:
+    return list(base["agents"]) + (list(base["items"])
+                                   if base["structure"] == "stable_matching" else [])
+
+
+def _objective(structure: str, rng: random.Random) -> str:
+    return FIXED_OBJECTIVE.get(structure) or rng.choice(OBJECTIVES[structure])
+
+
+# --------------------------------------------------------------------------- matched pairs
+
+def preference_pair(base: dict, judge: Judge, rng: random.Random) -> tuple[dict, dict] | None:
+    """(ACT member, ASK-PREFERENCE member): one objective, the same party, two different
+    hidden adjacent comparisons (another party's when no single party has both)."""
+    obj = _objective(base["structure"], rng)
+    task = with_source(base, "preference", [obj])
+    ps = parties(base)
+    rng.shuffle(ps)
+    spare: dict[str, dict] = {}
+    for p in ps:
+        found: dict[str, list[dict]] = {"act": [], "ask_preference": []}
+        positions = list(range(len(base["preferences"][p]) - 1))
+        rng.shuffle(positions)
+        for pos in positions:
+            t = hide(task, p, pos)
+            verdict, _ = judge(t)
+            found[verdict].append(t)
+            if found["act"] and found["ask_preference"]:
+                return found["act"][0], found["ask_preference"][0]
+        for v, ts in found.items():
+            if ts and v not in spare:
+                spare[v] = ts[0]
+    if len(spare) == 2:
+        return spare["act"], spare["ask_preference"]
+    return None
+
+
+def objective_pair(base: dict, judge: Judge, rng: random.Random) -> tuple[dict, dict] | None:
+    """(ACT member with menu M, ASK-OBJECTIVE member with M plus one objective); menus of
+    two are preferred, one objective is the fallback."""
+    objs = list(OBJECTIVES[base["structure"]])
+    for size in (2, 1):
+        menus = [list(m) for m in itertools.combinations(objs, size)]
+        rng.shuffle(menus)
+        for menu in menus:
+            a = with_source(base, "objective", menu)
+            if judge(a)[0] != "act":
+                continue
+            extra = [o for o in objs if o not in menu]
+            rng.shuffle(extra)
+            for o in extra:
+                b = with_source(base, "objective", [*menu, o])
+                if judge(b)[0] == "ask_objective":
+                    return a, b
+    return None
+
+
+def _constraint_candidates(base: dict, rng: random.Random, tries: int
+                           ) -> list[tuple[list[dict], list[dict]]]:
+    """Candidate (ACT constraints, RELAX constraints) that differ in one element, per
+    structure; feasibility is judged by the caller."""
+    s, agents, items = base["structure"], base["agents"], base["items"]
+    out = []
+    for _ in range(tries):
+        if s == "apartment":
+            rents = sorted(a["rent"] for a in base["attributes"].values())
+            commutes = sorted(a["commute"] for a in base["attributes"].values())
+            r_cap = rng.choice(rents[len(rents) // 2:])
+            m_cap = rng.choice(commutes[: max(2, len(commutes) // 2)])
+            ok = [i for i in items if base["attributes"][i]["rent"] <= r_cap and
+                  base["attributes"][i]["commute"] <= m_cap]
+            if not ok:
+                continue
+            act = [{"id": "rent", "type": "max", "attribute": "rent", "value": r_cap},
+                   {"id": "commute", "type": "max", "attribute": "commute", "value": m_cap}]
+            which = rng.choice(["rent", "commute"])
+            lowest = min(base["attributes"][i][which] for i in ok)
+            new = 100 * ((lowest - 1) // 100) if which == "rent" else lowest - 1
+            if new <= 0:
+                continue
+            relax = [dict(c, value=new) if c["id"] == which else c for c in act]
+            out.append((act, relax))
+        elif s == "scheduling":
+            free = rng.choice(items)
+            act = []
+            for t in items:
+                if t == free:
+                    continue
+                for p in rng.sample(agents, rng.randint(1, 2)):
+                    act.append({"id": f"u-{p}-{t}", "type": "unavailable", "agent": p,
+                                "item": t})
+            p = rng.choice(agents)
+            out.append((act, act + [{"id": f"u-{p}-{free}", "type": "unavailable",
+                                     "agent": p, "item": free}]))
+        elif s == "allocation":
+            k = rng.randint(1, 2)
+            act = []
+            used_a, used_i = set(), set()
+            for j in range(k):
+                kind = rng.choice(["require", "forbid"])
+                a = rng.choice([x for x in agents if x not in used_a])
+                i = rng.choice([x for x in items if x not in used_i])
+                if kind == "require":
+                    used_a.add(a)
+                    used_i.add(i)
+                act.append({"id": f"c{j + 1}", "type": kind, "agent": a, "item": i})
+            c = rng.choice(act)                    # clash with a stated constraint
+            if c["type"] == "forbid" or rng.random() < 0.2:
+                a, i = c["agent"], c["item"]
+            elif rng.random() < 0.5:
+                a, i = c["agent"], rng.choice([x for x in items if x != c["item"]])
+            else:
+                a, i = rng.choice([x for x in agents if x != c["agent"]]), c["item"]
+            out.append((act, act + [{"id": f"c{k + 1}", "type": "require", "agent": a,
+                                     "item": i}]))
+        else:
+            k = rng.randint(0, 1)
+            act = []
+            for j in range(k):
+                act.append({"id": f"c{j + 1}", "type": rng.choice(["forced", "forbidden"]),
+                            "agent": rng.choice(agents), "item": rng.choice(items)})
+            out.append((act, act + [{"id": f"c{k + 1}",
+                                     "type": rng.choice(["forced", "forbidden"]),
+                                     "agent": rng.choice(agents),
+                                     "item": rng.choice(items)}]))
+    return out
+
+
+def constraint_pair(base: dict, judge: Judge, rng: random.Random, tries: int = 60
+                    ) -> tuple[dict, dict] | None:
+    """(ACT member, RELAX member): stated constraints, every one permitted to change, the
+    RELAX member one tightened threshold or one added constraint away, with a minimum
+    repair of exactly one edit."""
+    obj = _objective(base["structure"], rng)
+    for act_c, relax_c in _constraint_candidates(base, rng, tries):
+        a = with_source(base, "constraint", [obj], constraints=act_c,
+                        permitted_edits=[c["id"] for c in act_c])
+        b = with_source(base, "constraint", [obj], constraints=relax_c,
+                        permitted_edits=[c["id"] for c in relax_c])
+        if not act_c:
+            del a["constraints"], a["permitted_edits"]
+        if judge(a)[0] != "act":
+            continue
+        v, stats = judge(b)
+        if v == "relax" and stats.get("edits") == 1:
+            return a, b
+    return None
+
+
+PAIRS = {"preference": preference_pair, "objective": objective_pair,
+         "constraint": constraint_pair}
+
+
+def group(structure: str, n: int, judge: Judge, rng: random.Random, attempts: int = 50,
+          stats: dict | None = None) -> dict[str, tuple[dict, dict]]:
+    """One six-task group: source -> (ACT member, intervention member), all from one
+    base (redrawn until every pair exists). Raises Exhausted after ``attempts`` bases.
+    ``stats["draws"]`` counts the bases drawn."""
+    for _ in range(attempts):
+        if stats is not None:
+            stats["draws"] = stats.get("draws", 0) + 1
+        base = base_content(structure, n, rng)
+        out = {}
+        for source, make in PAIRS.items():
+            pair = make(base, judge, rng)
+            if pair is None:
+                break
+            out[source] = pair
+        else:
+            return out
+    raise Exhausted(f"no {structure} group at n = {n} in {attempts} bases")
+
+
+# --------------------------------------------------------------------------- local-cue pairs
+
+def _degrees(edges: set[tuple[str, str]]) -> tuple[dict, dict]:
+    da: dict[str, int] = {}
+    di: dict[str, int] = {}
+    for a, i in edges:
+        da[a] = da.get(a, 0) + 1
+        di[i] = di.get(i, 0) + 1
+    return da, di
+
+
+def _max_matching(agents, edges: set[tuple[str, str]]) -> int:
+    adj: dict[str, list[str]] = {a: [] for a in agents}
+    for a, i in sorted(edges):
+        adj[a].append(i)
+    mate: dict[str, str] = {}
+
+    def aug(a, seen):
+        for i in adj[a]:
+            if i not in seen:
+                seen.add(i)
+                if i not in mate or aug(mate[i], seen):
+                    mate[i] = a
+                    return True
+        return False
+    return sum(aug(a, set()) for a in agents)
+
+
+def compatibility_pair(base: dict, rng: random.Random, tries: int = 400,
+                       stats: dict | None = None
+                       ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]] | None:
+    """Two compatibility graphs on the base's agents and items with identical degrees of
+    every agent and every item: the first has a perfect matching, the second a maximum
+    matching one short (degree-preserving double edge swaps a–i, b–j -> a–j, b–i).
+    ``stats["draws"]`` counts the graphs drawn."""
+    agents, items = base["agents"], base["items"]
+    n = len(agents)
+    for k in range(tries):
+        if stats is not None and k:
+            stats["draws"] = stats.get("draws", 0) + 1
+        # a graph without a perfect matching: a Hall violator S (|S| = s) whose agents only
+        # see s - 1 items, plus random edges elsewhere
+        s = rng.randint(2, max(2, n // 2))
+        S = rng.sample(agents, s)
+        NS = rng.sample(items, s - 1)
+        edges = {(a, i) for a in S for i in NS if rng.random() < 0.8}
+        for a in agents:
+            if a in S:
+                continue
+            for i in rng.sample(items, rng.randint(1, 3)):
+                edges.add((a, i))
+        da, di = _degrees(edges)
+        if len(da) < n or len(di) < n or _max_matching(agents, edges) != n - 1:
+            continue
+        cur = set(edges)
+        for _ in range(200):
+            (a, i), (b, j) = rng.sample(sorted(cur), 2)
+            if a == b or i == j or (a, j) in cur or (b, i) in cur:
+                continue
+            cur = (cur - {(a, i), (b, j)}) | {(a, j), (b, i)}
+            if _max_matching(agents, cur) == n:
+                return sorted(cur), sorted(edges)
+    return None
+
+
+def forbid_constraints(base: dict, edges: Sequence[tuple[str, str]]) -> list[dict]:
+    """The compatibility graph as stated constraints: one ``forbid`` per non-edge."""
+    e = set(map(tuple, edges))
+    return [{"id": f"f-{a}-{i}", "type": "forbid", "agent": a, "item": i}
+            for a in base["agents"] for i in base["items"] if (a, i) not in e]
+
+
+def preference_cue(task: dict, stats: Mapping[str, Any]) -> tuple:
+    """Surface cues of a preference task: objective, position of the hidden comparison,
+    and the sorted numbers of accepted actions per world."""
+    pos = next(k for p in parties(task) for k, e in enumerate(task["preferences"][p])
+               if isinstance(e, dict))
+    return (task["objectives"][0], pos, tuple(sorted(w["accepted"] for w in stats["worlds"])))
+
+
+def objective_cue(task: dict, stats: Mapping[str, Any]) -> tuple:
+    """Surface cues of an objective task: the menu and the optimum count per objective."""
+    return (tuple(task["objectives"]), tuple(w["accepted"] for w in stats["worlds"]))
+
+
+def constraint_cue(task: dict) -> tuple:
+    """Surface cues of a constraint task (module docstring)."""
+    s = task["structure"]
+    cs = task.get("constraints", [])
+    if s == "allocation":
+        edges = {(a, i) for a in task["agents"] for i in task["items"]} - \
+            {(c["agent"], c["item"]) for c in cs}
+        da, di = _degrees(edges)
+        return (tuple(da.get(a, 0) for a in task["agents"]),
+                tuple(di.get(i, 0) for i in task["items"]))
+    if s == "scheduling":
+        count = {p: 0 for p in task["agents"]}
+        for c in cs:
+            count[c["agent"]] += 1
+        return tuple(sorted(count.values()))
+    if s == "apartment":
+        return tuple(sorted((c["id"], sum(a[c["attribute"]] > c["value"]
+                                          for a in task["attributes"].values())) for c in cs))
+    return tuple(sorted((c["type"], task["preferences"][c["agent"]].index(c["item"]))
+                        for c in cs))
+
+
+def local_cue_pair(structure: str, n: int, source: str, judge: Judge, rng: random.Random,
+                   attempts: int = 400, stats: dict | None = None) -> tuple[dict, dict]:
+    """One local-cue-matched pair (ACT member, intervention member) of ``source``: draws
+    tasks until an ACT and an intervention task share their cue (module docstring).
+    Raises Exhausted after ``attempts`` draws; ``stats["draws"]`` counts them."""
+    want = INTERVENTION[source]
+    pool: dict[str, dict[tuple, dict]] = {"act": {}, want: {}}
+    for _ in range(attempts):
+        if stats is not None:
+            stats["draws"] = stats.get("draws", 0) + 1
+        base = base_content(structure, n, rng)
+        if source == "constraint" and structure == "allocation":
+            got = compatibility_pair(base, rng, stats=stats)
+            if got is None:
+                continue
+            obj = _objective(structure, rng)
+            out = []
+            for edges in got:
+                cs = forbid_constraints(base, edges)
+                out.append(with_source(base, "constraint", [obj], constraints=cs,
+                                       permitted_edits=[c["id"] for c in cs],
+                                       meta={"family": "compatibility"}))
+            v1, _ = judge(out[0])
+            v2, st2 = judge(out[1])
+            if v1 == "act" and v2 == "relax" and st2.get("edits") == 1:
+                return out[0], out[1]
+            continue
+        if source == "preference":
+            t = hide(with_source(base, "preference", [_objective(structure, rng)]),
+                     rng.choice(parties(base)), rng.randrange(n - 1))
+        elif source == "objective":
+            objs = list(OBJECTIVES[structure])
+            t = with_source(base, "objective", rng.sample(objs, rng.randint(2, 3)))
+        else:
+            cands = _constraint_candidates(base, rng, 1)
+            if not cands:
+                continue
+            cs = rng.choice(cands[0])
+            t = with_source(base, "constraint", [_objective(structure, rng)],
+                            constraints=cs, permitted_edits=[c["id"] for c in cs])
+        v, st = judge(t)
+        if v not in pool or (v == "relax" and st.get("edits") != 1):
+            continue
+        cue = preference_cue(t, st) if source == "preference" else \
+            objective_cue(t, st) if source == "objective" else constraint_cue(t)
+        pool[v].setdefault(cue, t)
+        other = pool[want if v == "act" else "act"].get(cue)
+        if other is not None:
+            return (t, other) if v == "act" else (other, t)
+    raise Exhausted(f"no local-cue {source} pair for {structure} at n = {n}")

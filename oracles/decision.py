@@ -1,0 +1,606 @@
+"""The decision oracle: enumerate the admissible worlds, solve each one, intersect.
+
+Per world (Li et al. 2026's accepted-action rules; definitions in
+:mod:`prefcert.formal.checker.decision`):
+
+- ``scheduling`` / ``apartment``: score every feasible item (O(#agents · #items)).
+- ``allocation``: the Hungarian method with integral potentials (Kuhn 1955; Munkres 1957)
+  gives an optimum and LP duals whose tight graph holds exactly the optimal perfect
+  matchings; the egalitarian optimum is the smallest rank cut-off with a perfect matching,
+  proven by a Hall violator one rank below (Hall 1935). The shared accepted actions are
+  the perfect matchings of the intersected tight graphs: a maximum matching there is the
+  action, or its alternating-path Hall violator (König 1931) proves there is none.
+- ``stable_matching``: deferred acceptance (Gale & Shapley 1962, via
+  :func:`prefcert.oracles.stable_matching.deferred_acceptance`) gives the A-optimal stable
+  matching; the whole lattice is enumerated from it by eliminating exposed rotations
+  (Irving & Leather 1986; Gusfield & Irving 1989, §2.5), then filtered by the constraints.
+
+Repairs: edit sets by increasing size (the first size with a feasible edit set is the
+minimum), tight thresholds as Pareto-minimal attribute vectors, and conflicts (minimal
+infeasible subsets by a deletion filter, with Hall violators for allocation) that miss
+every smaller edit set and every failing edit set of the minimum size.
+
+Not trusted: every answer carries a certificate the checker verifies. The objective
+weights and the accepted-set rules below are the engine's own copies (deliberate twins of
+the checker's definitions).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..formal.decision import (
+    INTERVENTION,
+    ConstraintSet,
+    DecisionTask,
+    World,
+    action_json,
+    stated,
+)
+from ..formal.matching import Market
+from ..formal.outcome import Outcome
+from ..formal.preferences import WeakOrder
+from .stable_matching import deferred_acceptance
+
+MAX_COUNT_AGENTS = 16        # accepted allocations are counted (2^n DP) up to this size
+
+
+def _canon(x: Any) -> str:
+    return json.dumps(x, sort_keys=True, separators=(",", ":"))
+
+
+# --------------------------------------------------------------------------- objective twins
+
+def rank_value(task: DecisionTask, objective: str, ranks: Sequence[int]) -> Any:
+    """JSON value of an outcome (engine twin): utilitarian total rank, egalitarian worst
+    rank, rank-maximal signature [s_1..s_R], leximin [s_R..s_1]."""
+    if objective == "utilitarian":
+        return sum(ranks)
+    if objective == "egalitarian":
+        return max(ranks)
+    r = max(len(task.items), len(task.agents))
+    s = [0] * r
+    for k in ranks:
+        s[k - 1] += 1
+    return s if objective == "rank_maximal" else s[::-1]
+
+
+def _order_key(objective: str, value: Any) -> Any:
+    """Smaller is better."""
+    if objective == "rank_maximal":
+        return [-c for c in value]
+    return value
+
+
+def weight(task: DecisionTask, objective: str, rank: int) -> int:
+    """Engine twin of the pair weights: max-weight perfect matchings are the optima."""
+    b, r = len(task.agents) + 1, len(task.items)
+    return {"utilitarian": -rank, "rank_maximal": b ** (r - rank),
+            "leximin": -(b ** (rank - 1))}[objective]
+
+
+def matching_value(objective: str, ra, rb, m: Mapping[str, str]) -> int:
+    if objective == "a_optimal":
+        return sum(ra[a][b] for a, b in m.items())
+    if objective == "b_optimal":
+        return sum(rb[b][a] for a, b in m.items())
+    if objective == "egalitarian":
+        return sum(ra[a][b] + rb[b][a] for a, b in m.items())
+    return max(max(ra[a][b], rb[b][a]) for a, b in m.items())
+
+
+def _ranks(world: World) -> dict[str, dict[str, int]]:
+    return {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
+
+
+def _accept_all(task: DecisionTask) -> bool:
+    return task.source == "constraint" and task.reading["constraint_acceptance"] == "feasible"
+
+
+# --------------------------------------------------------------------------- constraints
+
+def _lifted(cs: ConstraintSet, ids: Iterable[str]) -> ConstraintSet:
+    return cs.without(ids)
+
+
+def feasible_items(task: DecisionTask, cs: ConstraintSet) -> list[str]:
+    bad = set()
+    for c in cs:
+        if c.type == "unavailable":
+            bad.add(c.item)
+        elif c.type == "max":
+            bad |= {i for i in task.items if task.attributes[i][c.attribute] > c.value}
+    return [i for i in task.items if i not in bad]
+
+
+def allowed(task: DecisionTask, cs: ConstraintSet) -> dict[str, set[str]]:
+    forbid = {(c.agent, c.item) for c in cs if c.type == "forbid"}
+    req_a = {}
+    req_i = {}
+    for c in cs:
+        if c.type == "require":
+            req_a.setdefault(c.agent, set()).add(c.item)
+            req_i.setdefault(c.item, set()).add(c.agent)
+    out = {}
+    for a in task.agents:
+        ok = set()
+        for i in task.items:
+            if (a, i) in forbid:
+                continue
+            if a in req_a and req_a[a] != {i}:
+                continue
+            if i in req_i and req_i[i] != {a}:
+                continue
+            ok.add(i)
+        out[a] = ok
+    return out
+
+
+def _matching_ok(cs: ConstraintSet, m: Mapping[str, str]) -> bool:
+    for c in cs:
+        if c.type == "forced" and m.get(c.agent) != c.item:
+            return False
+        if c.type == "forbidden" and m.get(c.agent) == c.item:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- bipartite tools
+
+def max_matching(adj: Mapping[str, Iterable[str]]) -> dict[str, str]:
+    """A maximum matching agent -> item (augmenting paths)."""
+    mate_i: dict[str, str] = {}
+
+    def augment(a: str, seen: set) -> bool:
+        for i in sorted(adj[a]):
+            if i in seen:
+                continue
+            seen.add(i)
+            if i not in mate_i or augment(mate_i[i], seen):
+                mate_i[i] = a
+                return True
+        return False
+
+    for a in adj:
+        augment(a, set())
+    return {a: i for i, a in mate_i.items()}
+
+
+def hall_violator(adj: Mapping[str, Iterable[str]], m: Mapping[str, str]) -> list[str]:
+    """Agents reachable from an unmatched agent by alternating paths of the maximum
+    matching ``m``: their neighbourhood is matched into the set, one short (König)."""
+    mate_i = {i: a for a, i in m.items()}
+    start = [a for a in adj if a not in m]
+    seen = set(start)
+    stack = list(start)
+    while stack:
+        a = stack.pop()
+        for i in adj[a]:
+            b = mate_i.get(i)
+            if b is not None and b not in seen:
+                seen.add(b)
+                stack.append(b)
+    return sorted(seen)
+
+
+def count_perfect(task: DecisionTask, adj: Mapping[str, set[str]]) -> int | None:
+    """Number of perfect matchings of ``adj`` (DP over item subsets), None when too big."""
+    n = len(task.agents)
+    if n > MAX_COUNT_AGENTS:
+        return None
+    idx = {i: k for k, i in enumerate(task.items)}
+    dp = {0: 1}
+    for a in task.agents:
+        nd: dict[int, int] = {}
+        for mask, c in dp.items():
+            for i in adj[a]:
+                bit = 1 << idx[i]
+                if not mask & bit:
+                    nd[mask | bit] = nd.get(mask | bit, 0) + c
+        dp = nd
+    return sum(dp.values())
+
+
+def hungarian(task: DecisionTask, w: Mapping[tuple[str, str], int]
+              ) -> tuple[dict[str, str], dict[str, int], dict[str, int]] | None:
+    """Maximum-weight perfect matching over the pairs of ``w`` with integral duals
+    (u_a + v_i ≥ w(a, i) on those pairs, Σu + Σv = the optimum). None when there is no
+    perfect matching. The shortest-augmenting-path Hungarian method in potentials,
+    O(n³), exact in Python integers."""
+    agents, items = list(task.agents), list(task.items)
+    n = len(agents)
+    big = 2 * n * (max((abs(x) for x in w.values()), default=0) + 1) + 1
+    cost = [[-w[(a, i)] if (a, i) in w else big for i in items] for a in agents]
+    inf = float("inf")
+    u = [0] * (n + 1)
+    v = [0] * (n + 1)
+    p = [0] * (n + 1)          # p[j]: row matched to column j (1-based; 0 = none)
+    way = [0] * (n + 1)
+    for row in range(1, n + 1):
+        p[0] = row
+        j0 = 0
+        minv = [inf] * (n + 1)
+        used = [False] * (n + 1)
+        while True:
+            used[j0] = True
+            i0, delta, j1 = p[j0], inf, 0
+            for j in range(1, n + 1):
+                if not used[j]:
+                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j], way[j] = cur, j0
+                    if minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(n + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    match = {agents[p[j] - 1]: items[j - 1] for j in range(1, n + 1)}
+    if any((a, i) not in w for a, i in match.items()):
+        return None
+    # min-cost duals (u_r + v_c ≤ cost) negate to max-weight duals (U + V ≥ w)
+    ua = {agents[r - 1]: -u[r] for r in range(1, n + 1)}
+    vi = {items[j - 1]: -v[j] for j in range(1, n + 1)}
+    return match, ua, vi
+
+
+# --------------------------------------------------------------------------- world solvers
+
+class WorldResult:
+    """One world's accepted set: ``feasible``; ``value`` (JSON) of the optimum; ``proof``
+    (the certificate's world proof); ``members`` (explicit structures: canonical actions)
+    or ``graph`` (allocation: tight graph); ``count`` of accepted actions (None: unknown);
+    ``example`` an accepted action (JSON)."""
+
+    def __init__(self, feasible, value=None, proof=None, members=None, graph=None,
+                 count=None, example=None):
+        self.feasible, self.value, self.proof = feasible, value, proof
+        self.members, self.graph, self.count, self.example = members, graph, count, example
+
+
+def _explicit_world(task: DecisionTask, world: World, cs: ConstraintSet) -> WorldResult:
+    feas = feasible_items(task, cs)
+    if not feas:
+        return WorldResult(False)
+    rk = _ranks(world)
+    if _accept_all(task):
+        return WorldResult(True, None, {"accepted": feas}, frozenset(feas), count=len(feas),
+                           example=feas[0])
+    vals = {i: rank_value(task, world.objective, [rk[a][i] for a in task.agents])
+            for i in feas}
+    best = min(_order_key(world.objective, v) for v in vals.values())
+    opt = [i for i in feas if _order_key(world.objective, vals[i]) == best]
+    return WorldResult(True, vals[opt[0]], {"accepted": opt}, frozenset(opt),
+                       count=len(opt), example=opt[0])
+
+
+def _allocation_world(task: DecisionTask, world: World, cs: ConstraintSet) -> WorldResult:
+    adj = allowed(task, cs)
+    rk = _ranks(world)
+    n = len(task.agents)
+    if _accept_all(task):
+        m = max_matching(adj)
+        if len(m) < n:
+            return WorldResult(False)
+        return WorldResult(True, None, {}, graph=adj, count=count_perfect(task, adj),
+                           example=dict(sorted(m.items())))
+    obj = world.objective
+    if obj == "egalitarian":
+        for k in range(1, len(task.items) + 1):
+            cut = {a: {i for i in adj[a] if rk[a][i] <= k} for a in task.agents}
+            m = max_matching(cut)
+            if len(m) == n:
+                break
+            prev = (cut, m)
+        else:
+            return WorldResult(False)
+        proof = {"optimum": dict(sorted(m.items())),
+                 "hall": hall_violator(*prev) if k > 1 else None}
+        return WorldResult(True, k, proof, graph=cut, count=count_perfect(task, cut),
+                           example=dict(sorted(m.items())))
+    w = {(a, i): weight(task, obj, rk[a][i]) for a in task.agents for i in adj[a]}
+    got = hungarian(task, w)
+    if got is None:
+        return WorldResult(False)
+    m, ua, vi = got
+    tight = {a: {i for i in adj[a] if ua[a] + vi[i] == w[(a, i)]} for a in task.agents}
+    value = rank_value(task, obj, [rk[a][i] for a, i in m.items()])
+    proof = {"optimum": dict(sorted(m.items())), "duals": {"agents": ua, "items": vi}}
+    return WorldResult(True, value, proof, graph=tight, count=count_perfect(task, tight),
+                       example=dict(sorted(m.items())))
+
+
+def stable_lattice(task: DecisionTask, world: World) -> list[dict[str, str]]:
+    """Every stable matching of the world's complete strict lists: deferred acceptance
+    gives the A-optimal one, then exposed rotations are eliminated breadth first (each
+    stable matching is reached from the A-optimal one; Gusfield & Irving 1989, §2.5)."""
+    prefs = world.prefs
+    market = Market({a: WeakOrder(tuple((b,) for b in prefs[a])) for a in task.agents},
+                    {b: WeakOrder(tuple((a,) for a in prefs[b])) for b in task.items})
+    m0 = deferred_acceptance(market, "A")
+    ra = {a: {b: r for r, b in enumerate(prefs[a])} for a in task.agents}
+    rb = {b: {a: r for r, a in enumerate(prefs[b])} for b in task.items}
+    seen = {_canon(sorted(m0.items()))}
+    out, queue = [], [m0]
+    while queue:
+        m = queue.pop(0)
+        out.append(m)
+        inv = {b: a for a, b in m.items()}
+        s: dict[str, str] = {}
+        for a in task.agents:
+            lst = prefs[a]
+            for b in lst[ra[a][m[a]] + 1:]:
+                if rb[b][a] < rb[b][inv[b]]:
+                    s[a] = b
+                    break
+        nxt = {a: inv[b] for a, b in s.items()}
+        done: set[str] = set()
+        for start in task.agents:
+            path, pos = [], {}
+            a = start
+            while a in nxt and a not in done and a not in pos:
+                pos[a] = len(path)
+                path.append(a)
+                a = nxt[a]
+            if a in pos:                                   # a cycle: an exposed rotation
+                cycle = path[pos[a]:]
+                m2 = dict(m)
+                for x in cycle:
+                    m2[x] = s[x]
+                key = _canon(sorted(m2.items()))
+                if key not in seen:
+                    seen.add(key)
+                    queue.append(m2)
+            done.update(path)
+    return out
+
+
+def _matching_world(task: DecisionTask, world: World, cs: ConstraintSet,
+                    cache: dict) -> WorldResult:
+    key = _canon(world.descriptor())
+    if key not in cache:
+        cache[key] = stable_lattice(task, world)
+    stable = cache[key]
+    rk = _ranks(world)
+    ra = {a: rk[a] for a in task.agents}
+    rb = {b: rk[b] for b in task.items}
+    obj = world.objective
+    if task.reading["matching_constraints"] == "da_only":
+        vals = {i: matching_value(obj, ra, rb, m) for i, m in enumerate(stable)}
+        best = min(vals.values())
+        cand = [m for i, m in enumerate(stable) if vals[i] == best and _matching_ok(cs, m)]
+        value = None if _accept_all(task) else best
+    else:
+        feas = [m for m in stable if _matching_ok(cs, m)]
+        if _accept_all(task):
+            cand, value = feas, None
+        else:
+            vals = [matching_value(obj, ra, rb, m) for m in feas]
+            value = min(vals) if vals else None
+            cand = [m for m, v in zip(feas, vals) if v == value]
+    if not cand:
+        return WorldResult(False)
+    cand = [dict(sorted(m.items())) for m in cand]
+    members = frozenset(tuple(sorted(m.items())) for m in cand)
+    return WorldResult(True, value, {"accepted": cand}, members, count=len(cand),
+                       example=cand[0])
+
+
+def solve_world(task: DecisionTask, world: World, cs: ConstraintSet,
+                cache: dict | None = None) -> WorldResult:
+    """Accepted set of ``world`` under ``cs`` with its proof."""
+    if task.structure == "allocation":
+        return _allocation_world(task, world, cs)
+    if task.structure == "stable_matching":
+        return _matching_world(task, world, cs, {} if cache is None else cache)
+    return _explicit_world(task, world, cs)
+
+
+def _intersect(task: DecisionTask, results: Sequence[WorldResult]
+               ) -> tuple[Any, dict | None, int | None]:
+    """(shared action or None, disjointness proof, number of shared actions)."""
+    if task.structure != "allocation":
+        common = frozenset.intersection(*(r.members for r in results))
+        if not common:
+            return None, None, 0
+        x = sorted(common, key=_canon)[0]
+        return action_json(task, x), None, len(common)
+    adj = {a: set.intersection(*(r.graph[a] for r in results)) for a in task.agents}
+    m = max_matching(adj)
+    if len(m) == len(task.agents):
+        return dict(sorted(m.items())), None, count_perfect(task, adj)
+    return None, {"hall": hall_violator(adj, m)}, 0
+
+
+def _world_entry(w: World, r: WorldResult) -> dict:
+    return {"world": w.descriptor(), "proof": r.proof}
+
+
+def _summary(worlds: Sequence[World], results: Sequence[WorldResult]) -> list[dict]:
+    return [{"world": w.descriptor(), "value": r.value, "accepted": r.count}
+            for w, r in zip(worlds, results)]
+
+
+def _counts(worlds: Sequence[World], results: Sequence[WorldResult]) -> list[dict]:
+    return [{"world": w.descriptor(), "accepted": r.count} for w, r in zip(worlds, results)]
+
+
+# --------------------------------------------------------------------------- repairs
+
+def _feasible(task: DecisionTask, world: World, cs: ConstraintSet, cache: dict) -> bool:
+    if task.structure == "allocation":
+        return len(max_matching(allowed(task, cs))) == len(task.agents)
+    if task.structure == "stable_matching":
+        return _matching_world(task, world, cs, cache).feasible
+    return bool(feasible_items(task, cs))
+
+
+def _conflict(task: DecisionTask, world: World, cs: ConstraintSet, cache: dict) -> dict:
+    """A minimal infeasible subset of the (infeasible) ``cs`` by a deletion filter, with a
+    Hall violator for allocation."""
+    keep = list(cs.by_id)
+    for cid in list(keep):
+        trial = [c for c in keep if c != cid]
+        if not _feasible(task, world, cs.subset(trial), cache):
+            keep = trial
+    out: dict[str, Any] = {"constraints": keep}
+    if task.structure == "allocation":
+        adj = allowed(task, cs.subset(keep))
+        out["hall"] = hall_violator(adj, max_matching(adj))
+    return out
+
+
+def tight_vectors(task: DecisionTask, edit_set: Sequence[str]) -> list[dict[str, int]]:
+    """Engine twin: Pareto-minimal threshold vectors of an edit set (apartment)."""
+    cs = stated(task)
+    raises = [c for c in edit_set if cs.by_id[c].type == "max"]
+    if not raises:
+        return [{}]
+    feas = feasible_items(task, cs.without(edit_set))
+    vecs = sorted({tuple(task.attributes[i][cs.by_id[c].attribute] for c in raises)
+                   for i in feas})
+    out = []
+    for v in vecs:
+        if any(u != v and all(x <= y for x, y in zip(u, v)) for u in vecs):
+            continue
+        if all(x > cs.by_id[c].value for c, x in zip(raises, v)):
+            out.append(dict(zip(raises, v)))
+    return out
+
+
+def repairs(task: DecisionTask, world: World, cache: dict) -> dict:
+    """Every minimum repair (with action and proof) and the conflicts proving minimality
+    and completeness: the ``minimum_repair`` certificate without its type."""
+    cs = stated(task)
+    permitted = list(task.permitted)
+    found: list[tuple[str, ...]] = []
+    k = 0
+    for k in range(1, len(permitted) + 1):
+        found = [e for e in itertools.combinations(permitted, k)
+                 if _feasible(task, world, _lifted(cs, e), cache)]
+        if found:
+            break
+    conflicts: list[dict] = []
+
+    def cover(edit_set: Sequence[str]) -> None:
+        s = set(edit_set)
+        if any(not (set(c["constraints"]) & s) for c in conflicts):
+            return
+        conflicts.append(_conflict(task, world, _lifted(cs, edit_set), cache))
+
+    if not found:
+        cover(permitted)
+        return {"edits": None, "conflicts": conflicts, "repairs": []}
+    for e in itertools.combinations(permitted, k - 1):
+        cover(e)
+    fset = set(found)
+    for e in itertools.combinations(permitted, k):
+        if e not in fset:
+            cover(e)
+    out = []
+    for e in found:
+        for values in tight_vectors(task, e):
+            edits = {c: values.get(c) for c in e}
+            rcs = cs.edited(edits)
+            r = solve_world(task, world, rcs, cache)
+            out.append({"edits": [{"constraint": c, **({"value": values[c]} if c in values
+                                                        else {})} for c in e],
+                        "action": r.example, "proof": r.proof, "value": r.value})
+    return {"edits": k, "conflicts": conflicts, "repairs": out}
+
+
+# --------------------------------------------------------------------------- the engine
+
+def decide(task: DecisionTask) -> Outcome:
+    """The oracle's label: verdict, solution and certificate (see the module docstring).
+    ``stats["worlds"]`` lists every world's optimum value and number of accepted actions;
+    ``stats["shared"]`` the number of shared accepted actions (None: not counted)."""
+    cs = stated(task)
+    worlds = task.worlds()
+    cache: dict = {}
+    results = [solve_world(task, w, cs, cache) for w in worlds]
+    stats: dict[str, Any] = {"worlds": _summary(worlds, results),
+                             "hidden": len(task.hidden_pairs())}
+    if task.source == "constraint":
+        (w,), (r,) = worlds, results
+        if r.feasible:
+            cert = {"type": "shared_action", "action": r.example,
+                    "worlds": [_world_entry(w, r)]}
+            stats["shared"] = r.count
+            sol = {"action": r.example, "worlds": _counts(worlds, results), "shared": r.count}
+            return Outcome("act", sol, cert, stats)
+        rep = repairs(task, w, cache)
+        stats["repair_values"] = [x.pop("value") for x in rep["repairs"]]
+        sol = {"edits": rep["edits"],
+               "repairs": [{"edits": x["edits"], "action": x["action"]}
+                           for x in rep["repairs"]]}
+        return Outcome("relax", sol, {"type": "minimum_repair", **rep}, stats)
+    if not all(r.feasible for r in results):
+        raise ValueError("a world of a preference/objective task is infeasible")
+    x, disjoint, shared = _intersect(task, results)
+    stats["shared"] = shared
+    if x is not None:
+        cert = {"type": "shared_action", "action": x,
+                "worlds": [_world_entry(w, r) for w, r in zip(worlds, results)]}
+        sol = {"action": x, "worlds": _counts(worlds, results), "shared": shared}
+        return Outcome("act", sol, cert, stats)
+    verdict = INTERVENTION[task.source]
+    entries = [_world_entry(w, r) for w, r in zip(worlds, results)]
+    if verdict == "ask_objective":
+        cert = {"type": "objective_conflict", "objectives": list(task.objectives),
+                "worlds": entries, "disjoint": disjoint}
+        return Outcome(verdict, {"objectives": list(task.objectives),
+                                 "worlds": _counts(worlds, results)}, cert, stats)
+    agent, pair = pivotal(task, worlds, results)
+    cert = {"type": "pivotal_comparison", "agent": agent, "items": pair, "worlds": entries,
+            "disjoint": disjoint}
+    return Outcome(verdict, {"agent": agent, "items": pair,
+                             "worlds": _counts(worlds, results)}, cert, stats)
+
+
+def pivotal(task: DecisionTask, worlds: Sequence[World], results: Sequence[WorldResult]
+            ) -> tuple[str, list[str]]:
+    """The comparison to ask about: the only hidden pair; with several, the first hidden
+    pair whose two orders (every other unknown resolved alike) ever lead to accepted sets
+    that share nothing, else the first hidden pair."""
+    hidden = task.hidden_pairs()
+    if len(hidden) == 1:
+        p, a, b = hidden[0]
+        return p, [a, b]
+    index = {_canon(w.descriptor()): r for w, r in zip(worlds, results)}
+    for p, a, b in hidden:
+        for w in worlds:
+            o = list(w.completion[p])
+            ia, ib = o.index(a), o.index(b)
+            if ia > ib or abs(ia - ib) != 1:
+                continue
+            o[ia], o[ib] = o[ib], o[ia]
+            twin = {"preferences": {**{q: list(v) for q, v in w.completion.items()}, p: o},
+                    "objective": w.objective}
+            r2 = index.get(_canon(twin))
+            if r2 is not None and _intersect(task, [index[_canon(w.descriptor())], r2])[0] \
+                    is None:
+                return p, [a, b]
+    p, a, b = hidden[0]
+    return p, [a, b]
+
+
+def oracle(task: DecisionTask, params: Any = None, *, time_limit: float = 10.0,
+           seed: int = 0) -> Outcome:
+    """Engine signature wrapper of :func:`decide`."""
+    return decide(task)
+
+
+__all__ = ["decide", "hungarian", "oracle", "repairs", "solve_world", "stable_lattice"]
+
