@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from ..formal.allocation import HouseAllocation
 from ..formal.outcome import Outcome
 from ..formal.welfare import WELFARE, WelfareGraph, welfare_graph, welfare_value
+from . import cpsat_workers
 
 
 class _Staged:
@@ -70,7 +71,8 @@ class _Staged:
         solver = self.cp.CpSolver()
         solver.parameters.max_time_in_seconds = max(self.deadline - time.perf_counter(), 0.001)
         solver.parameters.random_seed = self.seed
-        solver.parameters.num_workers = 1
+        solver.parameters.num_workers = cpsat_workers()
+        solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
         status = solver.solve(m)
         self.stages.append(f"{name}:{solver.status_name(status)}")
         if status != self.cp.OPTIMAL:
@@ -118,6 +120,8 @@ def cpsat_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int)
     else:
         counted = 0
         ceiling = (2 if g.two_sided else 1) * _matching_size(g)
+        if g.maximum_first:           # the greedy maximum matching: cardinality first
+            st.optimise(sum(x.values()), True, "cardinality")
         for k in range(1, g.max_rank + 1):
             terms = [(sum(1 for r in g.ranks[e] if r == k), v) for e, v in x.items()]
             expr = sum(c * v for c, v in terms if c)
@@ -288,7 +292,9 @@ def milp_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int) 
     else:
         ceiling = (2 if g.two_sided else 1) * _matching_size(g)
         fixed = 0                         # Σ of the s_k fixed so far
-        for k in range(1, g.max_rank + 1):
+        if g.maximum_first:               # the greedy maximum matching: cardinality first
+            ok = stage(ones, True, "cardinality") is not None
+        for k in range(1, g.max_rank + 1) if ok else ():
             c = np.array([float(sum(1 for r in g.ranks[e] if r == k)) for e in edges])
             if c.any():
                 val = stage(c, True, f"s_{k}")

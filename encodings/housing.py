@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..formal.housing import HousingMarket
+from . import cpsat_workers
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def _structure(market: HousingMarket):
 
 
 def core_cpsat(market: HousingMarket, notion: str, *, time_limit: float = 10.0,
-               seed: int = 0, workers: int = 1) -> EncodingResult:
+               seed: int = 0, workers: int | None = None) -> EncodingResult:
     """Find an allocation in the ``notion`` core ("weak" or "strict") with CP-SAT, or prove
     there is none. Variables: O(IR pairs + n · ties); constraints O(IR pairs).
     ``time_limit`` in seconds; ``seed`` fixes the search. Source: Biró, Klijn, Klimentova
@@ -88,7 +89,8 @@ def core_cpsat(market: HousingMarket, notion: str, *, time_limit: float = 10.0,
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.random_seed = int(seed)
-    solver.parameters.num_workers = int(workers)
+    solver.parameters.num_workers = int(workers or cpsat_workers())
+    solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
     st = solver.solve(m)
     stats = {"status": solver.status_name(st), "wall_time": solver.wall_time,
              "variables": len(y) + n, "branches": solver.num_branches}

@@ -17,6 +17,7 @@ from ortools.sat.python import cp_model
 
 from ..formal.outcome import UNKNOWN, Outcome
 from ..formal.queries import PreferenceModel
+from . import cpsat_workers
 
 MAX_AGGREGATED_VARS = 4000
 
@@ -55,7 +56,8 @@ class _Run:
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = max(0.01, self.time_limit)
         solver.parameters.random_seed = self.seed
-        solver.parameters.num_workers = 1
+        solver.parameters.num_workers = cpsat_workers()
+        solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
         st = solver.solve(cp)
         self.solves += 1
         if st == cp_model.INFEASIBLE:
@@ -167,6 +169,8 @@ def _single(run: _Run, question: str, params: dict) -> Outcome:
                        {"type": "completions", "orders": [first, other]})
     if question == "rs":
         A, B = set(params["bundles"][0]), set(params["bundles"][1])
+        if model.conventions.get("rs") == "equal_size" and len(A) != len(B):
+            return Outcome("false", None, None)           # unrelated bundles
         A2, B2 = sorted(A - B), sorted(B - A)
 
         def conds(cp, p):
@@ -238,6 +242,9 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
             return Outcome("undetermined", {"min": lo, "max": hi},
                            {"type": "bounds", "witnesses": wit})
         V = model.voters
+        if model.conventions.get("majority") == "ranked":
+            # abstentions: for = voters forced a ≻ b (the min), against = V − max
+            return Outcome("true" if lo > V - hi else "false", {"min": lo, "max": hi}, None)
         h = run.solve(voters, lambda cp, pos: cp.add(2 * n(cp, pos) > V), distinct=False)
         f = run.solve(voters, lambda cp, pos: cp.add(2 * n(cp, pos) <= V), distinct=False)
         verdict = "true" if f is None else "false" if h is None else "undetermined"
@@ -245,22 +252,27 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
                        {"type": "bounds", "witnesses": wit} if verdict == "undetermined" else None)
     if question == "winner":
         rule, c = params["rule"], params["item"]
-        voters = [(ag, 1) for ag in model.agents for _ in range(ag.count)]
+        # one position vector per voter, or per agent weighted by its count when its
+        # voters complete alike (counts = identical)
+        voters = [(ag, ag.count) for ag in model.agents] if model.identical else \
+            [(ag, 1) for ag in model.agents for _ in range(ag.count)]
+        weights = [w for _, w in voters]
         items, m = model.items, model.m
 
         def score_exprs(cp, pos):
             if rule == "plurality":
                 s = {x: [] for x in items}
-                for p in pos:
+                for p, w in zip(pos, weights):
                     for x in items:
-                        s[x].append(_ge(cp, -p[x], 0))   # pos == 0
+                        s[x].append(w * _ge(cp, -p[x], 0))   # pos == 0
                 return {x: sum(v) for x, v in s.items()}
             if rule == "borda":
-                return {x: sum(m - 1 - p[x] for p in pos) for x in items}
-            V = len(pos)
+                return {x: sum(w * (m - 1 - p[x]) for p, w in zip(pos, weights))
+                        for x in items}
+            V = sum(weights)
             sc = {x: [] for x in items}
             for x, y in itertools.combinations(items, 2):
-                nxy = sum(_lt(cp, p, x, y) for p in pos)
+                nxy = sum(w * _lt(cp, p, x, y) for p, w in zip(pos, weights))
                 w = cp.new_bool_var("")
                 cp.add(2 * nxy >= V + 1).only_enforce_if(w)
                 cp.add(2 * nxy <= V).only_enforce_if(~w)
@@ -336,15 +348,17 @@ def _birkhoff(mat: dict, group: list, total: int) -> list:
     import networkx as nx
     mat = {k: v for k, v in mat.items() if v}
     out = []
-    left = [("i", x) for x in group]
-    while total:
+    size = len(group)
+    row = {x: i for i, x in enumerate(group)}
+    left = list(range(size))     # items 0.., slots size..: small ints iterate alike under
+    while total:                 # every hash seed, so the witness is reproducible
         g = nx.Graph()
-        g.add_nodes_from(left)
-        g.add_edges_from((("i", x), ("s", s)) for (x, s) in mat)
+        g.add_nodes_from(range(2 * size))
+        g.add_edges_from(sorted((row[x], size + s) for (x, s) in mat))
         M = nx.bipartite.hopcroft_karp_matching(g, top_nodes=left)
         perm = [None] * len(group)
         for x in group:
-            perm[M[("i", x)][1]] = x
+            perm[M[row[x]] - size] = x
         k = min(mat[x, s] for s, x in enumerate(perm))
         for s, x in enumerate(perm):
             mat[x, s] -= k
@@ -369,6 +383,8 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
     rule, c = params["rule"], params["item"]
     if rule not in ("plurality", "borda") or not _plain(model):
         return Outcome(UNKNOWN, None, None, {"reason": "aggregation needs weak orders"})
+    if model.identical:      # pooled voters complete independently by construction
+        return Outcome(UNKNOWN, None, None, {"reason": "aggregation needs counts = independent"})
     items, m = model.items, model.m
     pool: dict = {}          # group (tuple) -> total voters
     base = {x: 0 for x in items}
@@ -431,7 +447,8 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = max(0.01, time_limit)
         solver.parameters.random_seed = seed
-        solver.parameters.num_workers = 1
+        solver.parameters.num_workers = cpsat_workers()
+        solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
         st = solver.solve(cp)
         if st == cp_model.INFEASIBLE:
             return None

@@ -44,6 +44,7 @@ import time
 
 from ..formal.matching import NOTIONS, Market
 from ..formal.outcome import Outcome
+from . import cpsat_workers
 
 FORMS = ("ladder", "rows")
 
@@ -141,12 +142,12 @@ def build_cpsat_model(market: Market, notion: str, *, form: str = "ladder"):
 
 
 def cpsat_stable_matching(market: Market, notion: str, *, time_limit: float, seed: int,
-                          form: str = "ladder", workers: int = 1) -> Outcome:
+                          form: str = "ladder", workers: int | None = None) -> Outcome:
     """Find a ``notion``-stable matching of ``market`` with OR-tools CP-SAT, or prove none.
 
     ``notion`` ∈ {weak, strong, super}; ``time_limit`` in seconds (solve only, model building
     not included); ``seed``: CP-SAT ``random_seed``; ``form``: "ladder" or "rows" (module
-    docstring); ``workers``: CP-SAT search workers (1 keeps runs reproducible).
+    docstring); ``workers``: CP-SAT search workers (default: :func:`cpsat_workers`; 1 keeps runs reproducible).
     Returns ``Outcome("exists", solution={a: b}, certificate={"type": "stable_matching"})``,
     ``Outcome("none")`` when CP-SAT proves the model infeasible, ``Outcome("unknown")`` on
     timeout; ``stats`` holds the status, wall/build seconds, conflicts, branches and model
@@ -162,7 +163,8 @@ def cpsat_stable_matching(market: Market, notion: str, *, time_limit: float, see
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(float(time_limit), 0.001)
     solver.parameters.random_seed = int(seed)
-    solver.parameters.num_workers = int(workers)
+    solver.parameters.num_workers = int(workers or cpsat_workers())
+    solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
     solver.parameters.symmetry_level = 0      # no useful symmetry; detection costs seconds
     status = solver.solve(model)
     stats = {"engine": "cpsat", "form": form, "status": solver.status_name(status),

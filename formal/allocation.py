@@ -15,13 +15,23 @@ welfare optima of :mod:`prefcert.formal.welfare`. Their certificates are checked
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import InstanceError
 from .preferences import WeakOrder, parse_weak_order
+from .spec import Convention, read_conventions
 
 QUESTIONS = ("pareto_optimal", "max_cardinality_pareto_optimal", "utilitarian", "egalitarian",
              "rank_maximal")
+
+#: Over which matchings the rank-maximal optimum ranges (the welfare optima of both
+#: house allocation and two-sided markets; see :mod:`prefcert.formal.welfare`).
+WELFARE_SCOPE = Convention("welfare_scope", ("standard", "maximum"), {
+    "standard": "utilitarian and egalitarian optima range over maximum-cardinality "
+                "matchings, rank-maximal over all matchings (Irving et al. 2006)",
+    "maximum": "all three range over maximum-cardinality matchings: rank-maximal becomes "
+               "the greedy maximum matching (maximum-cardinality rank-maximal)"})
+CONVENTIONS: dict[str, Convention] = {"welfare_scope": WELFARE_SCOPE}
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,9 @@ class HouseAllocation:
 
     prefs: Mapping[str, WeakOrder]
     objects: tuple[str, ...]
+    conventions: Mapping[str, str] = field(
+        default_factory=lambda: {k: c.default for k, c in CONVENTIONS.items()},
+        compare=False, repr=False)
 
     @property
     def agents(self) -> tuple[str, ...]:
@@ -94,4 +107,4 @@ def parse_house_allocation(data: dict) -> HouseAllocation:
             for h in o.items:
                 order.setdefault(h, None)
         known = list(order)
-    return HouseAllocation(parsed, tuple(known))
+    return HouseAllocation(parsed, tuple(known), read_conventions(data, CONVENTIONS))

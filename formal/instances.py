@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ class Instance:
     file: str
     line: int | None = None
     sha256: str = field(default="", compare=False)
+    overridden: tuple[str, ...] = field(default=(), compare=False)   # conventions set by
+                                                                      # with_readings
 
     @property
     def questions(self) -> list | None:
@@ -38,6 +41,12 @@ class Instance:
     @property
     def where(self) -> dict:
         return {"file": self.file, "line": self.line}
+
+
+def label_key(iid: str, asked: Any) -> tuple[str, str]:
+    """The identity of a label: its instance id and its question as asked (canonical
+    JSON). A labels file holds one label per key."""
+    return iid, json.dumps(asked, sort_keys=True)
 
 
 def canonical_sha256(data: dict) -> str:
@@ -61,12 +70,60 @@ def from_object(obj: Any, file: str, line: int | None, default_id: str) -> Insta
     return Instance(iid, domain, obj, file, line, canonical_sha256(obj))
 
 
-def read_json(path: Path) -> list[Instance]:
+def with_readings(inst: Instance, *, semantics: str | None = None,
+                  conventions: dict | None = None) -> Instance:
+    """The instance under overridden readings: ``semantics`` (of incomplete preference
+    lists) and ``conventions`` (name -> choice) set in its data, re-hashed, so a label
+    made under them is tied to them. O(size)."""
+    data = dict(inst.data)
+    if semantics is not None:
+        data["semantics"] = semantics
+    if conventions:
+        own = data.get("conventions")
+        data["conventions"] = {**(own if isinstance(own, dict) else {}), **conventions}
+    out = from_object(data, inst.file, inst.line, inst.id)
+    return replace(out, overridden=tuple(sorted({*inst.overridden, *(conventions or {})})))
+
+
+def read_text(path: Path) -> str:
+    """A file's UTF-8 text; InstanceError naming the line of the first byte that is not
+    UTF-8, or the reason the file cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8")
-        obj = json.loads(text)
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise InstanceError(f"cannot read the file ({e.strerror})", file=str(path)) from None
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise InstanceError("not UTF-8 text", file=str(path), value=str(e)) from None
+        line = raw[:e.start].count(b"\n") + 1
+        raise InstanceError("not UTF-8 text", file=str(path), line=line,
+                            value=raw[e.start:e.start + 8]) from None
+
+
+def locate(file: str, agent: str | None, value: object) -> int | None:
+    """The line of a whole-file JSON instance where an error's agent is defined (its
+    ``"name":`` key), else where its value first appears; None when neither is found.
+    Used only to locate an error, so it reads the file again. O(file size)."""
+    try:
+        lines = Path(file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    needles = []
+    if agent is not None:
+        needles.append(re.compile(re.escape(json.dumps(agent)) + r"\s*:"))
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        needles.append(re.compile(re.escape(json.dumps(value))))
+    for needle in needles:
+        for i, text in enumerate(lines, 1):
+            if needle.search(text):
+                return i
+    return None
+
+
+def read_json(path: Path) -> list[Instance]:
+    text = read_text(path)
+    try:
+        obj = json.loads(text)
     except json.JSONDecodeError as e:
         raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=e.lineno,
                             value=_near(text, e.pos)) from None
@@ -77,10 +134,7 @@ def read_json(path: Path) -> list[Instance]:
 
 def read_jsonl(path: Path) -> list[Instance]:
     out = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        raise InstanceError("not UTF-8 text", file=str(path), value=str(e)) from None
+    lines = read_text(path).splitlines()
     for i, text in enumerate(lines, 1):
         if not text.strip():
             continue

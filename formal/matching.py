@@ -15,11 +15,23 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from .allocation import WELFARE_SCOPE
 from .errors import InstanceError
 from .preferences import WeakOrder, parse_weak_order
+from .spec import Convention, read_conventions
 
 NOTIONS = ("weak", "strong", "super")
 QUESTIONS = {"weakly_stable": "weak", "strongly_stable": "strong", "super_stable": "super"}
+
+#: Readings where the literature uses two (the first is the default; see README).
+CONVENTIONS: dict[str, Convention] = {
+    "welfare_ranks": Convention("welfare_ranks", ("mutual", "written"), {
+        "mutual": "two-sided welfare ranks are tie indices in the lists after one-sided "
+                  "entries are dropped (the lists every algorithm reads)",
+        "written": "two-sided welfare ranks are tie indices in the lists as written "
+                   "(a one-sided entry still takes its place)"}),
+    "welfare_scope": WELFARE_SCOPE,
+}
 
 
 @dataclass(frozen=True)
@@ -32,6 +44,9 @@ class Market:
 
     a: Mapping[str, WeakOrder]
     b: Mapping[str, WeakOrder]
+    conventions: Mapping[str, str] = field(
+        default_factory=lambda: {k: c.default for k, c in CONVENTIONS.items()},
+        compare=False, repr=False)
     pa: Mapping[str, WeakOrder] = field(init=False, repr=False, compare=False)
     pb: Mapping[str, WeakOrder] = field(init=False, repr=False, compare=False)
 
@@ -84,4 +99,4 @@ def parse_market(data: dict) -> Market:
         raise InstanceError("agent appears on both sides", agent=sorted(both)[0])
     a = {x: parse_weak_order(lst, agent=x, known=prefs["B"]) for x, lst in prefs["A"].items()}
     b = {y: parse_weak_order(lst, agent=y, known=prefs["A"]) for y, lst in prefs["B"].items()}
-    return Market(a, b)
+    return Market(a, b, read_conventions(data, CONVENTIONS))

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from .errors import InstanceError
-from .instances import Instance, from_object
+from .instances import Instance, from_object, read_text
 
 SUFFIXES = (".soc", ".soi", ".toc", ".toi")
 _HEADER = re.compile(r"^#\s*([^:]+?)\s*:\s?(.*)$")
@@ -85,7 +85,11 @@ def parse_preflib(text: str, *, file: str, suffix: str) -> dict:
         ballots.append((count, ties, ln))
     n_alt, ln_alt = declared.get("NUMBER ALTERNATIVES", (None, None))
     if n_alt is None:
-        raise InstanceError("missing header NUMBER ALTERNATIVES", file=file)
+        raise InstanceError("missing header NUMBER ALTERNATIVES", file=file,
+                            line=len(text.splitlines()) or 1)
+    if not ballots:
+        raise InstanceError("no ballot line ('count: order') after the header", file=file,
+                            line=len(text.splitlines()) or 1)
     if sorted(alts) != list(range(1, n_alt + 1)):
         raise InstanceError(f"NUMBER ALTERNATIVES is {n_alt} but the ALTERNATIVE NAME lines "
                             f"number {sorted(alts)[:5]}...", file=file, line=ln_alt, value=n_alt)
@@ -175,10 +179,7 @@ def read_preflib(path: Path) -> list[Instance]:
     file that is not UTF-8. O(file size).
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise InstanceError("not UTF-8 text", file=str(path), value=str(e)) from None
+    text = read_text(path)
     parsed = parse_preflib(text, file=str(path), suffix=path.suffix)
     data = to_instance_dict(parsed, iid=path.stem, suffix=path.suffix)
     return [from_object(data, str(path), None, path.stem)]

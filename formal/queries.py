@@ -21,7 +21,9 @@ it through the instance hash.
 
 **Completions.** A completion of agent i is a linear extension of ``P_i`` over all items
 (a tie-breaking). A profile completion picks one completion per *voter* (the ``count``
-voters of one agent may complete differently).
+voters of one agent may complete differently; under the ``counts = identical`` convention
+they are one weighted voter and complete alike). The readings of :data:`CONVENTIONS`
+(``counts``, ``majority``, ``rs``) are chosen per instance in ``"conventions"``.
 
 **Queries** (Konczak & Lang 2005; Xia & Conitzer 2011), written as objects ``{"type": name,
 params}`` (:data:`PARAMS`). Each is a function ``value(σ)`` of a completion; the answer is
@@ -47,6 +49,7 @@ from typing import Any
 
 from .errors import CertificateError, InstanceError
 from .preferences import WeakOrder, parse_weak_order
+from .spec import Convention, check_params, read_conventions
 
 SEMANTICS = ("unknown", "truncated")
 RULES = ("plurality", "borda", "copeland")
@@ -63,6 +66,23 @@ PARAMS: dict[str, dict[str, str]] = {
     "count": {"items": "item_pair"},
     "majority": {"items": "item_pair"},
     "winner": {"rule": "rule", "item": "item"},
+}
+#: Readings where the literature uses two (the first is the default; see README).
+CONVENTIONS: dict[str, Convention] = {
+    "counts": Convention("counts", ("independent", "identical"), {
+        "independent": "the count voters of an agent are voters: each completes on its own "
+                       "(PrefLib multiplicities of identical ballots)",
+        "identical": "an agent with count c is one voter of weight c: its voters complete "
+                     "alike (weighted voters, Conitzer, Sandholm & Lang 2007)"}),
+    "majority": Convention("majority", ("all_voters", "ranked"), {
+        "all_voters": "a strict majority of all voters, in every / some completion (a voter "
+                      "who leaves the pair unordered may go either way)",
+        "ranked": "pairwise tabulation: more voters state a over b than b over a; a voter "
+                  "who leaves the pair unordered abstains (no completions)"}),
+    "rs": Convention("rs", ("monotone", "equal_size"), {
+        "monotone": "A ⪰_RS B iff an injection maps B into A, each item to one at least as "
+                    "good (adding a good never hurts; bundles of any sizes)",
+        "equal_size": "as monotone, but bundles of different sizes are never related"}),
 }
 SINGLE = ("position", "kth", "compare", "rank_set", "rs", "topk", "topk_list")
 PROFILE = ("count", "majority", "winner")
@@ -90,13 +110,21 @@ class Agent:
 
 @dataclass(frozen=True)
 class PreferenceModel:
-    """``items`` (tuple of names), ``agents`` (tuple of Agent), ``semantics``."""
+    """``items`` (tuple of names), ``agents`` (tuple of Agent), ``semantics``,
+    ``conventions`` (name -> choice, :data:`CONVENTIONS`)."""
 
     items: tuple
     agents: tuple
     semantics: str
     by_name: dict = field(repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    conventions: dict = field(default_factory=lambda: {k: c.default for k, c in
+                                                       CONVENTIONS.items()}, compare=False)
+
+    @property
+    def identical(self) -> bool:
+        """The count voters of an agent complete alike (``counts`` = identical)."""
+        return self.conventions.get("counts") == "identical"
 
     @property
     def m(self) -> int:
@@ -132,6 +160,9 @@ def parse_preference_data(data: dict) -> PreferenceModel:
     items = data.get("items")
     if items is None:
         items = _items_of(prof)
+        if not items:                 # name the agent whose datum holds no item names
+            for name, spec in prof.items():
+                _parse_agent(name, spec, [], sem)
     if not isinstance(items, list) or not items:
         raise InstanceError("'items' must be a non-empty list", value=items)
     seen: set = set()
@@ -142,26 +173,36 @@ def parse_preference_data(data: dict) -> PreferenceModel:
             raise InstanceError("item listed twice in 'items'", value=x)
         seen.add(x)
     agents = [_parse_agent(name, spec, items, sem) for name, spec in prof.items()]
-    return PreferenceModel(tuple(items), tuple(agents), sem, {a.name: a for a in agents})
+    conventions = read_conventions(data, CONVENTIONS)
+    return PreferenceModel(tuple(items), tuple(agents), sem, {a.name: a for a in agents},
+                           conventions=conventions)
 
 
 def _items_of(prof: dict) -> list:
+    """The item names the data mention, in order of appearance (``items`` omitted). Only
+    strings are collected: a malformed entry is left for the agent's parser to report."""
     out: dict = {}
+
+    def add(xs):
+        for x in xs if isinstance(xs, list) else []:
+            if isinstance(x, str):
+                out.setdefault(x, None)
     for spec in prof.values():
         spec = {"order": spec} if isinstance(spec, list) else spec
         if not isinstance(spec, dict):
             continue
-        for t in spec.get("order", []) or []:
-            for x in (t if isinstance(t, list) else [t]):
-                out.setdefault(x, None)
-        for e in spec.get("edges", []) or []:
-            for x in (e if isinstance(e, list) else []):
-                out.setdefault(x, None)
-        for c in spec.get("choices", []) or []:
-            if isinstance(c, list) and len(c) == 2 and isinstance(c[0], list):
-                for x in c[0]:
-                    out.setdefault(x, None)
+        for t in _as_list(spec.get("order")):
+            add(t if isinstance(t, list) else [t])
+        for e in _as_list(spec.get("edges")):
+            add(e)
+        for c in _as_list(spec.get("choices")):
+            if isinstance(c, list) and len(c) == 2:
+                add(c[0])
     return list(out)
+
+
+def _as_list(v: Any) -> list:
+    return v if isinstance(v, list) else []
 
 
 def _parse_agent(name: str, spec: Any, items: list, sem: str) -> Agent:
@@ -375,8 +416,10 @@ def linear_extensions(model: PreferenceModel, agent: Agent) -> Iterator[tuple]:
 
 # --------------------------------------------------------------------------- values
 
-def value_single(question: str, params: dict, order: Sequence[str]) -> Any:
-    """The value of a single-agent query in one completion ``order`` (best first).
+def value_single(question: str, params: dict, order: Sequence[str],
+                 conventions: dict | None = None) -> Any:
+    """The value of a single-agent query in one completion ``order`` (best first), under
+    the model's ``conventions`` (the ``rs`` reading).
 
     position -> 1-based position (or bool if params has ``position``); kth -> item;
     compare -> bool a ≻ b; rank_set -> list of the items in order; rs -> bool
@@ -394,12 +437,20 @@ def value_single(question: str, params: dict, order: Sequence[str]) -> Any:
     if question == "rank_set":
         return sorted(params["items"], key=pos.__getitem__)
     if question == "rs":
-        return rs_weakly_better(order, *params["bundles"])
+        return rs_weakly_better(order, *params["bundles"]) and \
+            rs_sizes_allowed(params, conventions)
     if question == "topk":
         return pos[params["item"]] <= params["k"]
     if question == "topk_list":
         return sorted(order[:params["k"]])
     raise ValueError(f"unknown single-agent question {question!r}")
+
+
+def rs_sizes_allowed(params: dict, conventions: dict | None) -> bool:
+    """False when the ``equal_size`` reading of ``rs`` leaves the bundles unrelated
+    (different sizes); True otherwise."""
+    A, B = params["bundles"]
+    return (conventions or {}).get("rs") != "equal_size" or len(set(A)) == len(set(B))
 
 
 def rs_weakly_better(order: Sequence[str], better: Iterable[str], worse: Iterable[str]) -> bool:
@@ -469,9 +520,7 @@ def resolve(q: Any) -> tuple[str, dict]:
                             f"{', '.join(QUESTIONS)}", value=q)
     name = q["type"]
     p = {k: v for k, v in q.items() if k != "type"}
-    for k, word in PARAMS[name].items():
-        if k not in p and not word.endswith("?"):
-            raise InstanceError(f"question {name!r} needs {k!r}", value=q)
+    check_params(name, PARAMS[name], p)       # field types first: nothing below may crash
     if name in ("compare", "count", "majority"):
         if not (isinstance(p["items"], list) and len(p["items"]) == 2
                 and p["items"][0] != p["items"][1]):

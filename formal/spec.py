@@ -25,13 +25,95 @@ Check = Callable[[Any, str, Any, str, Any, dict], None]
 class QuestionSpec:
     """One question: its ``name``, the ``verdicts`` a label may carry, a one-line ``doc``
     and, for questions written as JSON objects, ``params``: field -> type word (``agent``,
-    ``item``, ``items``, ``item_pair``, ``bundles``, ``int``, ``rule``, …), each
-    optional when the word ends with ``?``."""
+    ``item``, ``items``, ``item_pair``, ``bundles``, ``int``, ``rule``, …; see
+    :data:`PARAM_TYPES`), each optional when the word ends with ``?``. ``conventions``:
+    the names of the domain's :class:`Convention` s its answer depends on (each label
+    records their values)."""
 
     name: str
     verdicts: tuple[str, ...]
     doc: str
     params: Mapping[str, str] = field(default_factory=dict)
+    conventions: tuple[str, ...] = ()
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _is_strs(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+#: type word -> (test, description) of a question field (:attr:`QuestionSpec.params`).
+PARAM_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "agent": (_is_str, "an agent name (a string)"),
+    "item": (_is_str, "an item name (a string)"),
+    "items": (lambda v: _is_strs(v) and len(v) > 0, "a non-empty list of item names"),
+    "item_pair": (lambda v: _is_strs(v) and len(v) == 2, "a list of two item names"),
+    "bundles": (lambda v: isinstance(v, list) and len(v) == 2 and all(map(_is_strs, v)),
+                "two lists of item names [[...], [...]]"),
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    "rule": (_is_str, "a rule name (a string)"),
+}
+
+
+def check_params(question: str, words: Mapping[str, str], fields: Mapping[str, Any]) -> None:
+    """Check a question's fields against its type words before anything reads them:
+    every required field present, no unknown field, every value of its type (a type word
+    not in :data:`PARAM_TYPES` is left to the domain). Raises InstanceError naming the
+    field and value."""
+    for k, word in words.items():
+        if k not in fields and not word.endswith("?"):
+            raise InstanceError(f"question {question!r} needs {k!r}", value=dict(fields))
+    for k, v in fields.items():
+        if k not in words:
+            raise InstanceError(f"question {question!r} has no field {k!r} (its fields: "
+                                f"{', '.join(words) or 'none'})", value=k)
+        word = words[k]
+        if v is None and word.endswith("?"):
+            continue
+        test, what = PARAM_TYPES.get(word.rstrip("?"), (None, ""))
+        if test is not None and not test(v):
+            raise InstanceError(f"question {question!r}: {k!r} must be {what}", value=v)
+
+
+@dataclass(frozen=True)
+class Convention:
+    """A reading of a definition where the literature uses more than one. ``choices``:
+    the readings, the first being the default; ``doc``: one line per choice. An instance
+    picks one in ``"conventions": {name: choice}`` (the CLI's ``--convention``
+    overrides it); every label whose question depends on it records the choice."""
+
+    name: str
+    choices: tuple[str, ...]
+    doc: Mapping[str, str]
+
+    @property
+    def default(self) -> str:
+        return self.choices[0]
+
+
+def read_conventions(data: Mapping[str, Any], table: Mapping[str, Convention]) -> dict[str, str]:
+    """The conventions an instance chose (``data["conventions"]``), defaults filled in.
+    Raises InstanceError for an unknown name or choice."""
+    raw = data.get("conventions", {})
+    if not isinstance(raw, dict):
+        raise InstanceError("'conventions' must be an object {name: choice}", value=raw)
+    for k, v in raw.items():
+        if k not in table:
+            raise InstanceError(f"unknown convention (known: {', '.join(table) or 'none'})",
+                                value=k)
+        if v not in table[k].choices:
+            raise InstanceError(f"convention {k!r} must be one of "
+                                f"{', '.join(table[k].choices)}", value=v)
+    return {k: raw.get(k, c.default) for k, c in table.items()}
+
+
+def conventions_schema(table: Mapping[str, Convention]) -> dict:
+    """The JSON Schema of an instance's ``conventions`` object."""
+    return {"type": "object", "additionalProperties": False,
+            "properties": {k: {"enum": list(c.choices)} for k, c in table.items()}}
 
 
 @dataclass(frozen=True)
@@ -53,8 +135,10 @@ class DomainSpec:
     """A domain's meaning. ``parse(data) -> model`` raises InstanceError on bad input;
     ``resolve(asked) -> (name, params)`` reads a question as written (default: names
     only); ``validate(model, name, params)`` rejects parameters the model does not know;
-    ``schema`` is the JSON Schema of an instance. Certificate types are added with the
-    :meth:`certificate` decorator."""
+    ``schema`` is the JSON Schema of an instance; ``conventions``: name ->
+    :class:`Convention` (readings an instance may choose; the parsed model carries them
+    as ``model.conventions``). Certificate types are added with the :meth:`certificate`
+    decorator."""
 
     name: str
     parse: Callable[[dict], Any]
@@ -63,6 +147,7 @@ class DomainSpec:
     resolve: Callable[[Any], tuple[str, Any]] | None = None
     validate: Callable[[Any, str, Any], None] | None = None
     certificates: dict[str, CertificateType] = field(default_factory=dict)
+    conventions: Mapping[str, Convention] = field(default_factory=dict)
 
     def certificate(self, name: str, proves: Mapping[str, tuple[str, ...] | str]):
         """Register the decorated function as the one check of certificate type ``name``.
@@ -93,7 +178,15 @@ class DomainSpec:
         if name not in self.questions:
             raise InstanceError(f"unknown question for domain {self.name!r} "
                                 f"(known: {', '.join(sorted(self.questions))})", value=name)
+        words = self.questions[name].params
+        if words and isinstance(params, dict):
+            check_params(name, words, params)
         return name, params
+
+    def readings(self, model: Any, question: str) -> dict[str, str]:
+        """The conventions ``question``'s answer depends on, as ``model`` chose them."""
+        chosen = getattr(model, "conventions", None) or {}
+        return {k: chosen[k] for k in self.questions[question].conventions if k in chosen}
 
 
 # ---------------------------------------------------------------- JSON Schema building blocks
@@ -104,10 +197,14 @@ PREFERENCE_LIST: dict = {"type": "array", "items": {"anyOf": [
 
 
 def instance_schema(domain: str, properties: Mapping[str, Any], required: list[str],
-                    questions: Mapping[str, Any] | None = None) -> dict:
+                    questions: Mapping[str, Any] | None = None,
+                    conventions: Mapping[str, Convention] | None = None) -> dict:
     """The JSON Schema (draft 2020-12) of an instance of ``domain``: the common envelope
-    (``id``, ``domain``, optional ``questions`` whose items follow ``questions``) plus the
-    domain's own ``properties``, of which ``required`` must be present."""
+    (``id``, ``domain``, optional ``questions`` whose items follow ``questions``, optional
+    ``conventions``) plus the domain's own ``properties``, of which ``required`` must be
+    present."""
+    if conventions:
+        properties = {**properties, "conventions": conventions_schema(conventions)}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"prefcert {domain} instance",

@@ -8,11 +8,18 @@
   the maximum-cardinality matchings (0 for the empty matching);
 - *rank-maximal*: lexicographically maximise the signature (s_1, …, s_R), s_k = number of
   agents assigned an object of their rank k, over **all** matchings (Irving, Kavitha,
-  Mehlhorn, Michail & Paluch 2006). R is the largest rank in the instance.
+  Mehlhorn, Michail & Paluch 2006), or, under the ``welfare_scope = maximum`` convention,
+  over the maximum-cardinality matchings (the greedy maximum matching, Irving 2003;
+  Manlove 2013 §1.5). R is the largest rank in the instance.
+
+Unmatched agents carry no rank: over maximum-cardinality matchings a uniform rank for
+them (say R + 1) would shift every utilitarian value by the same constant and leave the
+optima unchanged, and would make every egalitarian value R + 1 once someone is unmatched.
 
 **Two-sided** (an SMTI :class:`~prefcert.formal.matching.Market`, no stability constraint):
 the same three notions over the mutual-acceptability graph where the ranks of BOTH partners
-count — the cost of a pair (m, w) is r_m(w) + r_w(m) (utilitarian), its level is
+count (ranks are tie indices in the lists after one-sided entries are dropped, or, under
+the ``welfare_ranks = written`` convention, in the lists as written) — the cost of a pair (m, w) is r_m(w) + r_w(m) (utilitarian), its level is
 max(r_m(w), r_w(m)) (egalitarian: the worst rank over all matched agents of both sides), and
 s_k counts the agents of either side matched to their k-th tie (rank-maximal). Reading only
 one side's ranks is the classic mistake.
@@ -54,6 +61,7 @@ class WelfareGraph:
     ranks: Mapping[tuple[str, str], tuple[int, ...]]
     max_rank: int
     two_sided: bool
+    maximum_first: bool = False     # rank-maximal over maximum-cardinality matchings
     adj: Mapping[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -75,14 +83,20 @@ def welfare_graph(model: HouseAllocation | Market) -> WelfareGraph:
     """The :class:`WelfareGraph` of a HouseAllocation (agents -> objects, the agent's rank)
     or of an SMTI Market (A -> B over mutually acceptable pairs, both partners' ranks).
     Raises TypeError for another model. O(L)."""
+    maximum = model.conventions.get("welfare_scope") == "maximum" \
+        if isinstance(model, (HouseAllocation, Market)) else False
     if isinstance(model, HouseAllocation):
         ranks = {(a, h): (model.prefs[a].rank[h],) for a, h in model.edges()}
         r = max((len(o.ties) for o in model.prefs.values()), default=0)
-        return WelfareGraph(model.agents, model.objects, ranks, r, False)
+        return WelfareGraph(model.agents, model.objects, ranks, r, False, maximum)
     if isinstance(model, Market):
-        ranks = {(x, y): (model.pa[x].rank[y], model.pb[y].rank[x]) for x, y in model.edges()}
-        r = max((len(o.ties) for o in [*model.pa.values(), *model.pb.values()]), default=0)
-        return WelfareGraph(tuple(model.a), tuple(model.b), ranks, r, True)
+        # ranks in the lists after one-sided entries are dropped, or as written
+        # (the ``welfare_ranks`` convention); the edges are the mutual pairs either way
+        written = model.conventions.get("welfare_ranks") == "written"
+        pa, pb = (model.a, model.b) if written else (model.pa, model.pb)
+        ranks = {(x, y): (pa[x].rank[y], pb[y].rank[x]) for x, y in model.edges()}
+        r = max((len(o.ties) for o in [*pa.values(), *pb.values()]), default=0)
+        return WelfareGraph(tuple(model.a), tuple(model.b), ranks, r, True, maximum)
     raise TypeError(f"no welfare graph for {type(model).__name__}")
 
 
@@ -114,8 +128,11 @@ def welfare_value(g: WelfareGraph, notion: str, m: Mapping[str, str]) -> Any:
 def better(g: WelfareGraph, notion: str, new: Mapping[str, str], old: Mapping[str, str]) -> bool:
     """Is ``new`` strictly better than ``old`` for ``notion``? ``max_cardinality`` compares
     sizes; utilitarian and egalitarian compare (cardinality, then value); rank-maximal
-    compares signatures lexicographically."""
+    compares signatures lexicographically (after cardinality under the ``maximum`` scope;
+    the signature's sum is the cardinality times the counted sides)."""
     if notion == "rank_maximal":
+        if g.maximum_first and len(new) != len(old):
+            return len(new) > len(old)
         return signature(g, new) > signature(g, old)
     if len(new) != len(old) or notion == "max_cardinality":
         return len(new) > len(old)

@@ -33,7 +33,7 @@ from ..formal.welfare import (
     welfare_value,
     worst_rank,
 )
-from .enumeration import matchings_of
+from .enumeration import deadline_after, matchings_of, within
 
 # --------------------------------------------------------------------------------------
 # matchings
@@ -143,12 +143,14 @@ def rank_maximal(g) -> tuple[dict[str, str], dict | None]:
     matching of the whole graph (later phases cannot change it). O(C·√n·m), C the largest
     rank used.
 
-    Two-sided graphs (an edge counts two ranks) are outside IKMMP's model: maximum-weight
-    matching with w(e) = Σ_k B^(R−k), B = 2·min(|A|,|B|) + 1, Python integers (networkx
-    blossom, exact; Michail 2005). Certificate: LP duals under those weights.
+    Two-sided graphs (an edge counts two ranks) are outside IKMMP's model, and so is the
+    ``maximum`` scope (the greedy maximum matching: cardinality first): maximum-weight
+    matching with w(e) = Σ_k B^(R−k) (+ B^(R+1) for the scope), B = 2·min(|A|,|B|) + 1,
+    Python integers (networkx blossom, exact; Michail 2005). Certificate: LP duals under
+    those weights.
     """
     g = as_graph(g)
-    if g.two_sided:
+    if g.two_sided or g.maximum_first:     # IKMMP's phases do not put cardinality first
         m = rank_maximal_weighted(g)
     else:
         m = _ikmmp(g)
@@ -346,7 +348,8 @@ def edge_weights(g: WelfareGraph, notion: str, base: int, cutoff: int | None = N
     if notion == "rank_maximal":
         top = (g.max_rank if cutoff is None else cutoff) + 1
         pw = [base ** (top - min(k, top)) for k in range(g.max_rank + 1)]
-        return {e: sum(pw[k] for k in rk) for e, rk in g.ranks.items()}
+        first = base ** top if g.maximum_first else 0     # cardinality first (maximum scope)
+        return {e: first + sum(pw[k] for k in rk) for e, rk in g.ranks.items()}
     raise ValueError(f"no LP weights for {notion!r}")
 
 
@@ -696,22 +699,27 @@ def max_cardinality_pareto_optimal_weighted(model: HouseAllocation) -> dict[str,
 # brute force (tests; ≤ 7 agents)
 # --------------------------------------------------------------------------------------
 
-def all_matchings(g: WelfareGraph) -> Iterator[dict[str, str]]:
-    """Every matching of ``g`` (the empty one included), as fresh dicts. Exponential."""
-    return matchings_of({x: list(g.adj[x]) for x in g.left})
+def all_matchings(g: WelfareGraph, *, time_limit: float | None = None
+                  ) -> Iterator[dict[str, str]]:
+    """Every matching of ``g`` (the empty one included), as fresh dicts. Exponential;
+    raises TimeoutError past ``time_limit`` seconds (None: no limit)."""
+    return within(matchings_of({x: list(g.adj[x]) for x in g.left}), deadline_after(time_limit))
 
 
-def brute_force_pareto_optimal(model: HouseAllocation) -> list[dict[str, str]]:
+def brute_force_pareto_optimal(model: HouseAllocation, *, time_limit: float | None = None
+                               ) -> list[dict[str, str]]:
     """All Pareto-optimal allocations: every allocation not dominated by another (rank
-    vectors compared pairwise with numpy; unassigned = rank ∞). O(#M²·n)."""
+    vectors compared pairwise with numpy; unassigned = rank ∞). O(#M²·n). Raises
+    TimeoutError past ``time_limit`` seconds (None: no limit)."""
+    deadline = deadline_after(time_limit)
     g = welfare_graph(model)
-    ms = list(all_matchings(g))
+    ms = list(within(matchings_of({x: list(g.adj[x]) for x in g.left}), deadline))
     agents = model.agents
     big = g.max_rank + 1
     r = np.array([[model.prefs[a].rank[m[a]] if a in m else big for a in agents]
                   for m in ms], dtype=np.int32).reshape(len(ms), len(agents))
     out = []
-    for i, m in enumerate(ms):
+    for i, m in within(enumerate(ms), deadline, every=16):
         le = (r <= r[i]).all(axis=1)
         lt = (r < r[i]).any(axis=1)
         if not (le & lt).any():

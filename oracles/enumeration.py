@@ -24,6 +24,24 @@ class _Timeout(Exception):
     pass
 
 
+def within(items, deadline: float | None, every: int = 256):
+    """Yield from ``items`` until ``deadline`` (a ``time.perf_counter`` value; None: no
+    limit), checked every ``every`` items; past it, raise TimeoutError. The one clock of
+    every exhaustive engine, so each stops at its time limit and answers ``unknown``."""
+    if deadline is None:
+        yield from items
+        return
+    for i, x in enumerate(items):
+        if i % every == 0 and time.perf_counter() > deadline:
+            raise TimeoutError("enumeration hit its time limit")
+        yield x
+
+
+def deadline_after(time_limit: float | None) -> float | None:
+    """The ``time.perf_counter`` deadline ``time_limit`` seconds from now (None: none)."""
+    return None if time_limit is None else time.perf_counter() + float(time_limit)
+
+
 def all_matchings(market: Market) -> Iterator[dict[str, str]]:
     """Yield every matching over admissible pairs, the empty one and partial ones included.
 

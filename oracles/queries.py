@@ -9,6 +9,7 @@ pairwise relations); Aziz, Gaspers, Mackenzie & Walsh 2015 (RS via Hall's condit
 """
 from __future__ import annotations
 
+import time
 from itertools import accumulate
 from typing import Any
 
@@ -234,29 +235,34 @@ def topk_list(model: PreferenceModel, params: dict) -> Outcome:
                          {"necessary": nec, "possible": pos})
 
 
-def rs(model: PreferenceModel, params: dict, *, limit: int = RS_SEARCH_LIMIT) -> Outcome:
+def rs(model: PreferenceModel, params: dict, *, limit: int = RS_SEARCH_LIMIT,
+       time_limit: float | None = None) -> Outcome:
     """Is ``bundles[0] ⪰_RS bundles[1]`` in every / some / no completion?
 
     true: an injection f from the worse bundle into the better one with f(y) ⪰_P y
     (Hopcroft–Karp matching; Hall's condition). Otherwise a failing completion puts the
     up-closure of a Hall violator first. false: |A| < |B|, or a search over the choices
     of worse-bundle items (available non-negative items are always taken first — an
-    exchange argument, derived) finds no completion; ``unknown`` past ``limit`` states.
+    exchange argument, derived) finds no completion; ``unknown`` past ``limit`` states
+    or ``time_limit`` seconds.
     """
     ag = model.agent(params["agent"])
     C = closure(model, ag)
     A, B = list(dict.fromkeys(params["bundles"][0])), list(dict.fromkeys(params["bundles"][1]))
+    if model.conventions.get("rs") == "equal_size" and len(A) != len(B):
+        return Outcome("false", None, {"type": "size", "reason": "sizes differ"})
+    # Integer vertices (B's items 0.., A's after): networkx's Hopcroft–Karp iterates
+    # vertex sets, and small ints iterate in the same order under every hash seed.
     g = nx.Graph()
-    left = [("B", y) for y in B]
-    g.add_nodes_from(left)
-    g.add_nodes_from(("A", x) for x in A)
-    for y in B:
-        for x in A:
+    left = list(range(len(B)))
+    g.add_nodes_from(range(len(B) + len(A)))
+    for i, y in enumerate(B):
+        for j, x in enumerate(A):
             if x == y or C.above(x, y):
-                g.add_edge(("B", y), ("A", x))
+                g.add_edge(i, len(B) + j)
     M = nx.bipartite.hopcroft_karp_matching(g, top_nodes=left)
     if all(v in M for v in left):
-        f = {y: M[("B", y)][1] for y in B}
+        f = {y: A[M[i] - len(B)] for i, y in enumerate(B)}
         return Outcome("true", None, {"type": "injection", "map": f,
                                       "chains": {y: C.chain(x, y) for y, x in f.items() if x != y}})
     # Hall violator: B-vertices reachable by alternating paths from an unmatched one.
@@ -272,14 +278,16 @@ def rs(model: PreferenceModel, params: dict, *, limit: int = RS_SEARCH_LIMIT) ->
                     S.add(w)
                     frontier.append(w)
     U = 0
-    for _, y in S:
+    for i in S:
+        y = B[i]
         U |= C.up[y] | (1 << C.idx[y])
     first = C.members(U)
     fail = C.extension([first, [x for x in C.items if x not in set(first)]])
     assert not rs_holds(fail, A, B)
     if len(set(A) - set(B)) < len(set(B) - set(A)):
         return Outcome("false", None, {"type": "size", "reason": "size"})
-    good = rs_search(C, A, B, limit=limit)
+    good = rs_search(C, A, B, limit=limit,
+                     deadline=None if time_limit is None else time.perf_counter() + time_limit)
     if good is None:
         return Outcome(UNKNOWN, None, None, {"reason": "RS search limit"})
     if good is False:
@@ -293,8 +301,10 @@ def rs_holds(order: list, A: list, B: list) -> bool:
     return min(accumulate((x in A) - (x in B) for x in order), default=0) >= 0
 
 
-def rs_search(C: Closure, A: list, B: list, *, limit: int) -> list | bool | None:
-    """A completion in which A ⪰_RS B (prefix condition), False if none, None past limit."""
+def rs_search(C: Closure, A: list, B: list, *, limit: int, deadline: float | None = None
+              ) -> list | bool | None:
+    """A completion in which A ⪰_RS B (prefix condition), False if none, None past
+    ``limit`` states or the ``deadline`` (``time.perf_counter``)."""
     w = {x: (x in A) - (x in B) for x in C.items}
     upb = {x: C.up[x] for x in C.items}
     full = (1 << len(C.items)) - 1
@@ -319,7 +329,8 @@ def rs_search(C: Closure, A: list, B: list, *, limit: int) -> list | bool | None
             return order
         if placed in dead or bal <= 0:
             return False
-        if len(dead) > limit:
+        if len(dead) > limit or (deadline is not None and len(dead) % 64 == 0
+                                 and time.perf_counter() > deadline):
             return None
         for x in C.topo:
             b = 1 << C.idx[x]
@@ -345,6 +356,9 @@ def count(model: PreferenceModel, params: dict) -> Outcome:
     wit = {"min": {"keys": [[b] + rest + [a]]}, "max": {"keys": [[a] + rest + [b]]}}
     if params.get("_question") == "majority":
         v = model.voters
+        if model.conventions.get("majority") == "ranked":     # unordered pairs abstain
+            return Outcome("true" if lo > v - hi else "false", {"min": lo, "max": hi},
+                           {"type": "bounds"})
         verdict = "true" if 2 * lo > v else "false" if 2 * hi <= v else "undetermined"
         return Outcome(verdict, {"min": lo, "max": hi},
                        {"type": "bounds", **({"witnesses": wit} if verdict == "undetermined" else {})})

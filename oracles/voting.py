@@ -22,6 +22,7 @@ import numpy as np
 
 from ..formal.outcome import UNKNOWN, Outcome
 from ..formal.queries import PreferenceModel
+from .enumeration import within
 from .queries import closure
 
 BRUTE_FORCE_LIMIT = 100_000
@@ -109,7 +110,7 @@ def _extremal(model: PreferenceModel, ag, rule: str, c: str, d: str) -> list:
     between = set(C.members(C.down[c] & C.up[d]))
     downc = set(C.members(C.down[c]))
     first = [x for x in C.items if x not in downc and x != c]
-    rest = [x for x in downc if x not in between and x != d]
+    rest = [x for x in C.items if x in downc and x not in between and x != d]
     return C.extension([first, [c], sorted(between, key=C.idx.get), [d], rest])
 
 
@@ -194,29 +195,39 @@ def plurality_possible(model: PreferenceModel, c: str):
             spec.put(ag.name, key_for(model, [c], []), ag.count)
         else:
             forced.append(ag)
+    # Integer nodes (source 0, sink 1, items 2.., voters after): networkx keeps some
+    # vertex sets internally, and small ints iterate in the same order under every hash
+    # seed, so the flow — and the witness built from it — is reproducible.
+    item_node = {x: 2 + i for i, x in enumerate(model.items)}
     g = nx.DiGraph()
-    for ag in forced:
+    for k, ag in enumerate(forced):
         C = closure(model, ag)
-        g.add_edge("s", ("v", ag.name), capacity=ag.count)
+        v = 2 + model.m + k
+        g.add_edge(0, v, capacity=ag.count)
         for x in model.items:
             if C.up[x] == 0:
-                g.add_edge(("v", ag.name), ("c", x))
+                g.add_edge(v, item_node[x])
     for x in model.items:
         if x != c:
-            g.add_edge(("c", x), "t", capacity=sc)
+            g.add_edge(item_node[x], 1, capacity=sc)
     need = sum(ag.count for ag in forced)
     if not forced:
         return True, spec.json()
-    val, flow = nx.maximum_flow(g, "s", "t")
+    val, flow = nx.maximum_flow(g, 0, 1)
     if val < need:
-        _, (S, _) = nx.minimum_cut(g, "s", "t")
-        return False, sorted(x for kind, x in (n for n in S if n != "s") if kind == "c")
-    for ag in forced:
-        C = closure(model, ag)
-        for (_, x), f in flow[("v", ag.name)].items():
-            if f:
-                spec.put(ag.name, key_for(model, [x, c], []), f)
+        _, (S, _) = nx.minimum_cut(g, 0, 1)
+        return False, [x for x in model.items if item_node[x] in S]
+    for k, ag in enumerate(forced):
+        out = flow[2 + model.m + k]
+        for x in model.items:
+            if out.get(item_node[x]):
+                spec.put(ag.name, key_for(model, [x, c], []), out[item_node[x]])
     return True, spec.json()
+
+
+def _splits(spec: dict) -> bool:
+    """Does a profile spec give one agent's voters different keys?"""
+    return any(len({k for k, w in parts if w}) > 1 for parts in spec["assign"].values())
 
 
 def _dominator(model: PreferenceModel, rule: str, c: str):
@@ -268,10 +279,14 @@ def winner(model: PreferenceModel, params: dict, *, time_limit: float = 10.0) ->
         lose = _heuristic_lose(model, rule, c)
     if rule == "plurality":
         ok, res = plurality_possible(model, c)
-        if not ok:
+        if not ok:       # sound under both readings of counts: no split flow, no flow
             return Outcome("false", None, {"type": "hall_violator", "set": res})
-        return Outcome("undetermined", None,
-                       {"type": "completions", "witnesses": {"win": res, "lose": lose}})
+        if not model.identical or not _splits(res):
+            return Outcome("undetermined", None,
+                           {"type": "completions", "witnesses": {"win": res, "lose": lose}})
+        # identical counts: the flow splits an agent's voters, so it is no completion
+        # (possible plurality winners of weighted voters are NP-complete)
+        return brute_force_winner(model, params, time_limit=time_limit)
     d = _dominator(model, rule, c)
     if d is not None:
         return Outcome("false", None, {"type": "dominated", "by": d})
@@ -283,12 +298,13 @@ def winner(model: PreferenceModel, params: dict, *, time_limit: float = 10.0) ->
     return bf
 
 
-def _extensions(model: PreferenceModel, ag) -> list:
-    """All linear extensions of one voter's datum (itertools.permutations, filtered)."""
+def _extensions(model: PreferenceModel, ag, deadline: float | None = None) -> list:
+    """All linear extensions of one voter's datum (itertools.permutations, filtered);
+    TimeoutError past ``deadline``."""
     C = closure(model, ag)
     edges = list(C.graph.edges)
     out = []
-    for p in itertools.permutations(model.items):
+    for p in within(itertools.permutations(model.items), deadline):
         pos = {x: i for i, x in enumerate(p)}
         if all(pos[a] < pos[b] for a, b in edges):
             out.append(list(p))
@@ -305,17 +321,23 @@ def brute_force_winner(model: PreferenceModel, params: dict, *, time_limit: floa
         return Outcome(UNKNOWN, None, None, {"reason": "too many items for brute force"})
     t0 = time.perf_counter()
     per, total = [], 1
+    voters = {ag.name: 1 if model.identical else ag.count for ag in model.agents}
     for ag in model.agents:
-        ex = _extensions(model, ag)
-        total *= comb(len(ex) + ag.count - 1, ag.count)
+        try:
+            ex = _extensions(model, ag, t0 + time_limit)
+        except TimeoutError:
+            return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
+        total *= comb(len(ex) + voters[ag.name] - 1, voters[ag.name])
         if total > BRUTE_FORCE_LIMIT:
             return Outcome(UNKNOWN, None, None, {"reason": "too many completions"})
         per.append((ag, ex))
     win = lose = None
-    choices = [list(itertools.combinations_with_replacement(range(len(ex)), ag.count))
+    # counts = identical: each agent is one voter of weight count
+    choices = [list(itertools.combinations_with_replacement(range(len(ex)), voters[ag.name]))
                for ag, ex in per]
     idx = {x: i for i, x in enumerate(model.items)}
-    tallies = [[_tally(rule, idx, o) for o in ex] for _, ex in per]
+    tallies = [[(ag.count // voters[ag.name]) * _tally(rule, idx, o) for o in ex]
+               for ag, ex in per]
     ci = idx[c]
     for pick in itertools.product(*choices):
         if time.perf_counter() - t0 > time_limit:
@@ -332,7 +354,7 @@ def brute_force_winner(model: PreferenceModel, params: dict, *, time_limit: floa
             sp = _Spec()
             for (ag, ex), idxs in zip(per, pick):
                 for i in sorted(set(idxs)):
-                    sp.put(ag.name, ex[i], idxs.count(i))
+                    sp.put(ag.name, ex[i], idxs.count(i) * (ag.count // voters[ag.name]))
             return sp.json()
         return Outcome("undetermined", None, {"type": "completions",
                                               "witnesses": {"win": spec(win), "lose": spec(lose)}})

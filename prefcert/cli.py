@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -76,14 +77,62 @@ def main() -> None:
     """
 
 
-def _override(instances, semantics):
-    if semantics is None:
+def _override(instances, semantics=None, conventions=None):
+    """The instances read under overridden readings (``--semantics``, ``--convention``).
+    Only a reading that differs from the instance's own is written into its data (and so
+    into its hash): a label made under the instance's own reading is the same either way,
+    and ``check`` re-applies exactly the recorded readings that differ."""
+    if semantics is None and not conventions:
         return instances
-    from .formal.instances import from_object
     out = []
     for inst in instances:
-        data = dict(inst.data, semantics=semantics) if inst.domain == "preference" else inst.data
-        out.append(from_object(data, inst.file, inst.line, inst.id))
+        sem = semantics if inst.domain == "preference" else None
+        out.append(_reread(inst, sem, conventions or {}))
+    return out
+
+
+def _reread(inst, semantics, conventions):
+    """``inst`` with the readings among ``semantics`` / ``conventions`` that its domain
+    knows and that differ from its own (unchanged when none does, or when it does not
+    parse: the plan reports that with its location)."""
+    from .formal.instances import with_readings
+    from .registry import DOMAINS
+    from .registry import spec as domain_spec
+    if inst.domain not in DOMAINS:
+        return inst
+    dspec = domain_spec(inst.domain)
+    try:
+        model = dspec.parse(inst.data)
+    except InstanceError:
+        return inst
+    own = getattr(model, "conventions", None) or {}
+    conv = {k: v for k, v in conventions.items() if k in dspec.conventions and own.get(k) != v}
+    sem = semantics if semantics and getattr(model, "semantics", semantics) != semantics \
+        else None
+    if sem is None and not conv:
+        return inst
+    return with_readings(inst, semantics=sem, conventions=conv)
+
+
+def _conventions(pairs: tuple[str, ...], domains: set[str]) -> dict[str, str]:
+    """``--convention NAME=CHOICE`` options, checked against the domains being labelled."""
+    from .registry import DOMAINS
+    from .registry import spec as domain_spec
+    if not pairs:
+        return {}
+    tables = {d: domain_spec(d).conventions for d in domains if d in DOMAINS}
+    out = {}
+    for raw in pairs:
+        name, sep, choice = raw.partition("=")
+        known = {k: c for t in tables.values() for k, c in t.items()}
+        if not sep or name not in known:
+            raise InstanceError(f"--convention takes NAME=CHOICE with NAME among "
+                                f"{', '.join(sorted(known)) or 'none for these domains'}",
+                                value=raw)
+        if choice not in known[name].choices:
+            raise InstanceError(f"--convention {name} must be one of "
+                                f"{', '.join(known[name].choices)}", value=choice)
+        out[name] = choice
     return out
 
 
@@ -95,41 +144,213 @@ def _json_option(option: str, value: str):
         return json.loads(value)
     except json.JSONDecodeError as e:
         raise InstanceError(f"{option} is not valid JSON ({e.msg})", value=value) from None
+    except RecursionError:
+        raise InstanceError(f"{option} is nested too deeply", value=value[:40]) from None
 
 
-def _pending(jobs: list, out: Path) -> list:
-    """The jobs not yet labelled in OUT, for a rerun. A label counts only for the same
-    instance content (hash, which covers --semantics); labels of these jobs made from other
-    content, and a line torn by a kill, are dropped by an atomic rewrite of OUT."""
-    from .pipeline import label_key
-    if not out.exists():
-        return jobs
+class _Seconds(click.ParamType):
+    """A positive, finite number of seconds (nan, inf, 0 and negatives are usage errors)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        import math
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(x) or x <= 0:
+            self.fail(f"{value!r} is not a positive, finite number of seconds", param, ctx)
+        return x
+
+
+SEED_RANGE = click.IntRange(0, 2**31 - 1)   # CP-SAT's random_seed is an int32, z3's unsigned
+
+
+def _cores() -> int:
     try:
-        lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                   # not Linux
+        return os.cpu_count() or 1
+
+
+# ------------------------------------------------------------------------------ output file
+
+class OutputFile:
+    """The ``-o`` file of a label run, held under an exclusive lock for the whole run.
+
+    A second run on the same file exits with status 2 instead of writing every label
+    twice. The lock is an ``flock`` on the file itself; when the resume step rewrites the
+    file (atomic replace), the new file is locked before it replaces the old one, and a
+    run that locked a file since replaced retries on the current one, so two runs never
+    both hold the path. Where ``fcntl`` is missing (Windows) no lock is taken.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.fd = self._open_locked(path)
+
+    @staticmethod
+    def _lock(fd: int, path: Path) -> None:
+        try:
+            import fcntl
+        except ImportError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise InstanceError("another 'prefcert label' run is writing this file; wait "
+                                "for it to finish, or write elsewhere", file=str(path)) from None
+
+    @classmethod
+    def _open_locked(cls, path: Path) -> int:
+        while True:
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+            except OSError as e:
+                raise InstanceError(f"cannot write the output file ({e.strerror})",
+                                    file=str(path)) from None
+            cls._lock(fd, path)
+            try:
+                same = os.fstat(fd).st_ino == os.stat(path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                return fd
+            os.close(fd)                      # replaced while we waited: lock the new one
+
+    def read(self) -> str:
+        with open(self.path, "rb") as f:
+            return f.read().decode("utf-8")
+
+    def replace(self, text: str) -> None:
+        """Atomically replace the file's content, keeping the lock (see the class doc)."""
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
+            self._lock(fd, tmp)
+            os.write(fd, text.encode("utf-8"))
+            os.fsync(fd)
+            os.replace(tmp, self.path)
+        except OSError as e:
+            raise InstanceError(f"cannot rewrite the output file to resume ({e.strerror})",
+                                file=str(self.path)) from None
+        os.close(self.fd)
+        self.fd = fd
+
+    def write_line(self, line: str) -> None:
+        os.write(self.fd, line.encode("utf-8"))
+        os.fsync(self.fd)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def _pending(jobs: list, out: OutputFile) -> list:
+    """The jobs not yet labelled in OUT, for a rerun. A label counts only for the same
+    instance content (hash, which covers --semantics and --convention); labels of these
+    jobs made from other content are dropped by an atomic rewrite of OUT. Only a final
+    line without its newline — torn by a kill mid-write — may be dropped: any other line
+    that is not a label is an error naming it, and OUT is left untouched."""
+    from .formal.instances import label_key
+    try:
+        text = out.read()
     except (OSError, UnicodeDecodeError) as e:
         raise InstanceError(f"cannot read the output file to resume ({e.__class__.__name__})",
-                            file=str(out)) from None
+                            file=str(out.path)) from None
+    lines = text.splitlines(keepends=True)
     current = {j.key: j.instance.sha256 for j in jobs}
     keep, done = [], set()
     for i, line in enumerate(lines, 1):
+        if not line.strip():
+            keep.append(line)
+            continue
         try:
             lab = json.loads(line)
             key = label_key(lab["id"], lab["question"])
             sha = lab["instance_sha256"]
-        except (json.JSONDecodeError, KeyError, TypeError):
-            if i != len(lines):
-                raise InstanceError("not a label line; refusing to overwrite", file=str(out),
-                                    line=i, value=line[:40]) from None
-            continue                                 # torn by a kill
+        except (json.JSONDecodeError, KeyError, TypeError, RecursionError):
+            if i == len(lines) and not line.endswith("\n"):
+                continue                             # torn by a kill: relabelled below
+            raise InstanceError("not a label line; the file is left untouched (remove the "
+                                "line or write elsewhere)", file=str(out.path), line=i,
+                                value=line[:40].rstrip("\n")) from None
+        if not line.endswith("\n"):                  # a whole label whose newline was lost
+            line += "\n"
         if key in current and current[key] != sha:
             continue                                 # stale: the instance changed
         done.add(key)
-        keep.append(line if line.endswith("\n") else line + "\n")
+        keep.append(line)
     if keep != lines:
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text("".join(keep), encoding="utf-8")
-        os.replace(tmp, out)
+        out.replace("".join(keep))
     return [j for j in jobs if j.key not in done]
+
+
+# ------------------------------------------------------------------------------ label
+
+# A job's result, the same for --jobs 1 and the process pool: (kind, payload).
+_RUN: dict = {}        # what the pool's workers inherit (fork): jobs and label options
+
+
+def _run_one(job, names, time_limit, seed) -> tuple[str, object]:
+    from .pipeline import label as run_label
+    try:
+        return "label", run_label(job, engines=names, time_limit=time_limit, seed=seed)
+    except Disagreement as d:
+        return "disagreement", d.report
+    except Undecided as u:
+        return "undecided", str(u)
+    except InstanceError as e:
+        return "bad_input", str(e.located(job.instance.file, job.instance.line))
+
+
+def _work(i: int) -> tuple[str, object]:
+    return _run_one(_RUN["jobs"][i], _RUN["names"], _RUN["time_limit"], _RUN["seed"])
+
+
+def _init_worker(cpsat_workers: int) -> None:
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)       # the parent handles Ctrl-C
+    try:                                               # die with the parent (Linux)
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)     # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    from .encodings import set_cpsat_workers
+    set_cpsat_workers(cpsat_workers)
+
+
+class _Results:
+    """Each job's result, in job order: computed here (``jobs`` 1) or by a pool of ``jobs``
+    forked workers, created at once (before any progress thread starts); the pool's
+    ordered ``imap`` buffers results, so the output order never depends on ``jobs``.
+    CP-SAT gets the cores a worker is allowed (cores // jobs, at least 1)."""
+
+    def __init__(self, todo: list, names, time_limit, seed, jobs: int):
+        import multiprocessing as mp
+
+        from .encodings import set_cpsat_workers
+        self.todo, self.args, self.pool = todo, (names, time_limit, seed), None
+        cores = _cores()
+        if jobs <= 1 or len(todo) <= 1 or "fork" not in mp.get_all_start_methods():
+            set_cpsat_workers(max(1, cores))
+            return
+        _RUN.update(jobs=todo, names=names, time_limit=time_limit, seed=seed)
+        self.pool = mp.get_context("fork").Pool(min(jobs, len(todo)), _init_worker,
+                                                (max(1, cores // jobs),))
+
+    def __iter__(self):
+        if self.pool is None:
+            return (_run_one(job, *self.args) for job in self.todo)
+        return self.pool.imap(_work, range(len(self.todo)), chunksize=1)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+            _RUN.clear()
 
 
 @main.command()
@@ -141,95 +362,178 @@ def _pending(jobs: list, out: Path) -> list:
                    "list, else the domain's defaults). A JSON object is read as such.")
 @click.option("--engines", help="Comma-separated engines to run (default: chosen by size), "
                                 "e.g. oracle,cpsat,z3,brute_force.")
-@click.option("--time-limit", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
+@click.option("--time-limit", type=_Seconds(), default=10.0, show_default=True,
               help="Seconds per solver call; a timed-out engine answers 'unknown'.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Solver seed.")
+@click.option("--seed", type=SEED_RANGE, default=0, show_default=True, help="Solver seed.")
 @click.option("--semantics", type=click.Choice(["unknown", "truncated"]),
               help="Reading of incomplete lists in preference data (overrides the default).")
+@click.option("--convention", "conventions", multiple=True, metavar="NAME=CHOICE",
+              help="A reading of a definition (repeatable; 'prefcert domains' lists them), "
+                   "e.g. counts=identical; overrides the instances' own.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Parallel worker processes (default: the number of cores). The output "
+                   "is the same, in the same order, for every value.")
 @click.option("--disagreements", type=click.Path(dir_okay=False, path_type=Path),
               help="Write disagreement reports here (default: OUT.disagreements.jsonl, or stderr).")
-def label(paths, out, questions, engines, time_limit, seed, semantics, disagreements):
+def label(paths, out, questions, engines, time_limit, seed, semantics, conventions, jobs,
+          disagreements):
     """Label every instance in PATHS (files or folders of .json/.jsonl, PrefLib files).
 
     Prints one JSON label per (instance, question) on stdout, or appends them to OUT.
     """
-    from .pipeline import label as run_label
     from .pipeline import plan
     try:
         qs = [_json_option("--question", q) for q in questions] or None
-        jobs = plan(_override(read_paths(list(paths)), semantics), qs)
-        names = [e.strip() for e in engines.split(",") if e.strip()] if engines else None
+        instances = read_paths(list(paths))
+        chosen = _conventions(conventions, {i.domain for i in instances})
+        work = plan(_override(instances, semantics, chosen), qs)
+        names = [e.strip() for e in engines.split(",") if e.strip()] \
+            if engines is not None else None
         if names is not None:
-            known = {e for j in jobs for e in j.question.engines}
+            known = {e for j in work for e in j.question.engines}
             unknown = [e for e in names if e not in known]
             if unknown or not names:
                 raise InstanceError(f"unknown engine (known: {', '.join(sorted(known))})",
                                     value=",".join(unknown) or engines)
-            for j in jobs:
+            for j in work:
                 if not set(names) & set(j.question.engines):
                     raise InstanceError(f"none of the requested engines answers "
                                         f"{j.question.name!r} (its engines: "
                                         f"{', '.join(j.question.engines)})",
                                         file=j.instance.file, line=j.instance.line, value=engines)
-        if out is not None and not out.parent.is_dir():
-            raise InstanceError("the output folder does not exist", value=str(out.parent))
-        todo = _pending(jobs, out) if out else jobs
+        if out is not None:
+            _writable(out)
+        if disagreements is not None:
+            _writable(disagreements)
+        sink = OutputFile(out) if out is not None else None
     except InstanceError as e:
+        _bad_input(e)
+    try:
+        todo = _pending(work, sink) if sink else work
+    except InstanceError as e:
+        sink.close()
         _bad_input(e)
     if disagreements is None and out is not None:
         disagreements = out.with_name(out.name + ".disagreements.jsonl")
-    sink = out.open("a", encoding="utf-8") if out else sys.stdout
     counts: Counter = Counter()
-    failed = 0
+    failed = written = 0
     from rich.progress import Progress
+    results = _Results(todo, names, time_limit, seed, jobs or _cores())
     progress = Progress(console=None, transient=True, disable=not sys.stderr.isatty())
-    with progress:
-        task = progress.add_task("labelling", total=len(todo))
-        for job in todo:
-            progress.update(task, description=f"{job.instance.id} · {job.question.name}")
-            try:
-                lab = run_label(job, engines=names, time_limit=time_limit, seed=seed)
-            except Disagreement as d:
-                failed += 1
-                _report(d.report, disagreements)
-                counts[(job.question.name, "DISAGREEMENT")] += 1
-            except Undecided as u:
-                failed += 1
-                click.echo(f"prefcert: {job.instance.id} {job.question.name}: no label: {u}",
-                           err=True)
-                counts[(job.question.name, "unknown")] += 1
-            except InstanceError as e:
-                _bad_input(e.located(job.instance.file, job.instance.line))
-            else:
-                sink.write(json.dumps(lab, separators=(",", ":")) + "\n")
-                sink.flush()
-                if out:
-                    os.fsync(sink.fileno())
-                counts[(job.question.name, lab["verdict"])] += 1
-            progress.advance(task)
-    if out:
-        sink.close()
-    _summary(counts, len(jobs) - len(todo))
+    try:
+        with progress:
+            task = progress.add_task("labelling", total=len(todo))
+            for job, (kind, payload) in zip(todo, results):
+                progress.update(task, description=f"{job.instance.id} · {job.question.name}")
+                if kind == "label":
+                    if sink:            # relative to OUT's folder: check finds it from there
+                        payload["source"] = dict(payload["source"], file=_beside(
+                            payload["source"]["file"], out))
+                    line = json.dumps(payload, separators=(",", ":")) + "\n"
+                    with _no_interrupt():    # a Ctrl-C lands after the line and its count
+                        if sink:
+                            sink.write_line(line)
+                        else:
+                            sys.stdout.write(line)
+                            sys.stdout.flush()
+                        written += 1
+                    counts[(job.question.name, payload["verdict"])] += 1
+                    if not payload["checked"]:
+                        counts[(job.question.name, UNVERIFIED)] += 1
+                elif kind == "disagreement":
+                    failed += 1
+                    _report(payload, disagreements)
+                    counts[(job.question.name, "DISAGREEMENT")] += 1
+                elif kind == "undecided":
+                    failed += 1
+                    click.echo(f"prefcert: {job.instance.id} {job.question.name}: no label: "
+                               f"{payload}", err=True)
+                    counts[(job.question.name, "unknown")] += 1
+                else:
+                    results.close()
+                    _bad_input(payload)
+                progress.advance(task)
+    except KeyboardInterrupt:
+        results.close()
+        where = f"to {out}; rerun the same command to resume" if out else \
+            "to stdout (without -o a rerun starts over)"
+        click.echo(f"\nprefcert: interrupted: {written} label(s) written {where}.", err=True)
+        sys.exit(130)
+    finally:
+        results.close()
+        if sink:
+            sink.close()
+    _summary(counts, len(work) - len(todo))
     sys.exit(1 if failed else 0)
+
+
+UNVERIFIED = "unverified"   # summary column: labels resting on engine agreement only
+
+
+@contextmanager
+def _no_interrupt():
+    """Hold a Ctrl-C back until the block is done (the line written and counted), then
+    raise it. A Python-level handler, since a thread signal mask does not cover the
+    solver threads that may receive the signal."""
+    import signal
+    hit: list = []
+    try:
+        old = signal.signal(signal.SIGINT, lambda *_: hit.append(1))
+    except ValueError:                         # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if hit:
+            raise KeyboardInterrupt
+
+
+def _beside(file: str, out: Path) -> str:
+    """``file`` relative to the folder of the labels file ``out`` (POSIX separators)."""
+    rel = os.path.relpath(os.path.abspath(file), os.path.abspath(out.parent or "."))
+    return Path(rel).as_posix()
+
+
+def _writable(path: Path) -> None:
+    """Bad input unless ``path`` can be created or appended to (checked before any work,
+    so a run that could not save its labels never starts)."""
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.exists():
+        if not path.is_file():
+            raise InstanceError("the output is not a regular file", file=str(path))
+        if not os.access(path, os.W_OK):
+            raise InstanceError("the output file is not writable", file=str(path))
+    elif not parent.is_dir():
+        raise InstanceError("the output folder does not exist", value=str(parent))
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        raise InstanceError("the output folder is not writable", value=str(parent))
 
 
 def _report(report: dict, path: Path | None) -> None:
     line = json.dumps(report, separators=(",", ":"), default=str)
     click.echo(f"prefcert: DISAGREEMENT on {report.get('id')} {report.get('question')}: "
                f"{report.get('reason')}", err=True)
-    if path is None:
-        click.echo(line, err=True)
-    else:
-        with path.open("a", encoding="utf-8") as f:
-            f.write(line + "\n")
-        click.echo(f"prefcert: report written to {path}", err=True)
+    if path is not None:
+        try:
+            with path.open("a", encoding="utf-8") as f:
+                f.write(line + "\n")
+            click.echo(f"prefcert: report written to {path}", err=True)
+            return
+        except OSError as e:
+            click.echo(f"prefcert: cannot write the report to {path} ({e.strerror}); "
+                       f"here it is:", err=True)
+    click.echo(line, err=True)
 
 
-def _summary(counts: Counter, skipped: int) -> None:
+def _summary(counts: Counter, skipped: int, title: str = "labels", note: bool = True) -> None:
     from rich.console import Console
     from rich.table import Table
-    table = Table(title="labels", title_justify="left")
-    verdicts = sorted({v for _, v in counts})
+    table = Table(title=title, title_justify="left")
+    verdicts = sorted({v for _, v in counts if v != UNVERIFIED})
+    if any(v == UNVERIFIED for _, v in counts):
+        verdicts.append(UNVERIFIED)
     table.add_column("question", no_wrap=True)
     for v in verdicts:
         table.add_column(v, justify="right")
@@ -238,6 +542,10 @@ def _summary(counts: Counter, skipped: int) -> None:
     console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
     if counts:
         console.print(table)
+    unverified = sum(n for (_, v), n in counts.items() if v == UNVERIFIED)
+    if unverified and note:
+        console.print(f"{unverified} label(s) rest on engine agreement only (\"checked\": "
+                      f"false): no certificate proves them; 'prefcert check' reports them.")
     if skipped:
         console.print(f"{skipped} label(s) already in the output file were skipped.")
 
@@ -247,10 +555,14 @@ def _summary(counts: Counter, skipped: int) -> None:
 @click.option("-q", "--question", required=True, help="The question answered (e.g. super_stable).")
 @click.argument("answer", type=click.Path(path_type=Path))
 @click.option("--id", "iid", help="Instance id, when INSTANCE holds several.")
-@click.option("--time-limit", type=click.FloatRange(min=0.01), default=10.0, show_default=True)
-def audit(instance, question, answer, iid, time_limit):
+@click.option("--time-limit", type=_Seconds(), default=10.0, show_default=True)
+@click.option("--allow-unverified", is_flag=True,
+              help="Exit 0 for a correct answer even when the truth rests on engine "
+                   "agreement only (\"checked\": false).")
+def audit(instance, question, answer, iid, time_limit, allow_unverified):
     """Judge ANSWER (a JSON outcome, or text with an <answer>…</answer> block; {} means
-    "none exists") to QUESTION on INSTANCE. Prints a JSON verdict; exit 0 correct, 1 not."""
+    "none exists") to QUESTION on INSTANCE. Prints a JSON verdict resting on a proof the
+    checker verified; exit 0 correct, 1 not (or unverified, or engines disagree)."""
     from .pipeline import audit as run_audit
     from .pipeline import plan
     try:
@@ -263,8 +575,15 @@ def audit(instance, question, answer, iid, time_limit):
         result = run_audit(job, text, time_limit=time_limit)
     except InstanceError as e:
         _bad_input(e)
+    except Disagreement as d:
+        _report(d.report, None)
+        sys.exit(1)
     click.echo(json.dumps(result, indent=2))
-    sys.exit(0 if result["verdict"] == "correct" else 1)
+    if not result.get("checked"):
+        click.echo("prefcert: the verdict rests on engine agreement only: no certificate "
+                   "proves it", err=True)
+    ok = result["verdict"] == "correct" and (result.get("checked") or allow_unverified)
+    sys.exit(0 if ok else 1)
 
 
 @main.command()
@@ -305,54 +624,93 @@ def _one_instance(path: Path, iid: str | None):
     return insts[0]
 
 
+def _source(labels: Path, file: str, root: Path | None) -> Path:
+    """Where a label's ``source.file`` is: relative to ``--root`` when given, else to the
+    labels file's folder (labels written with -o store it so), else to the current folder
+    (labels printed on stdout store it as typed)."""
+    path = Path(file)
+    if path.is_absolute():
+        return path
+    if root is not None:
+        return root / path
+    beside = labels.parent / path
+    return beside if beside.exists() or not path.exists() else path
+
+
 @main.command()
 @click.argument("labels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def check(labels):
+@click.option("--allow-unverified", is_flag=True,
+              help="Exit 0 even when some labels rest on engine agreement only "
+                   "(\"checked\": false); they are still reported.")
+@click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Folder that each label's source.file is relative to (for labels moved "
+                   "away from their instances; default: the labels file's folder).")
+def check(labels, allow_unverified, root):
     """Re-verify every certificate in LABELS with the checker alone (no solver, no oracle).
 
-    Instances are re-read from each label's source (relative to the current folder, or to
-    the labels file's folder) and must match the recorded hash. Exit 1 on the first failure.
+    Instances are re-read from each label's source (relative to the labels file's folder,
+    or to --root) and must match the recorded hash. Exit 1 on the first failure, on a
+    label listed twice, and, unless --allow-unverified, when a label rests on engine
+    agreement only.
     """
-    from .formal.instances import read_file, readers
+    from .formal.instances import label_key, read_file, readers
     cache: dict[str, dict] = {}
     models: dict[tuple, object] = {}   # the last instance's model (labels come grouped)
+    seen: dict[tuple, int] = {}
+    counts: Counter = Counter()
     n = 0
-    for lineno, line in enumerate(labels.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = labels.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        _bad_input(InstanceError(f"cannot read the labels ({e.__class__.__name__})",
+                                 file=str(labels)))
+    for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        lab: dict = {}
         try:
             lab = json.loads(line)
             src = lab["source"]
-            path = Path(src["file"])
-            if not path.exists() and (labels.parent / path).exists():
-                path = labels.parent / path
+            key = label_key(lab["id"], lab["question"])
+            if key in seen:
+                raise CertificateError(f"listed twice (also on line {seen[key]}): a label "
+                                       f"is made once per instance and question")
+            seen[key] = lineno
+            path = _source(labels, src["file"], root)
             if str(path) not in cache:
                 if not path.is_file() or path.suffix not in readers():
-                    raise InstanceError("the label's instance file is missing or not an instance file",
+                    raise InstanceError("the label's instance file is missing or not an "
+                                        "instance file (labels moved? see --root)",
                                         file=str(labels), line=lineno, value=src["file"])
                 cache[str(path)] = {(i.id, i.line): i for i in read_file(path)}
             inst = cache[str(path)].get((lab["id"], src.get("line")))
             if inst is None:
                 raise InstanceError("instance not found in its source", file=str(labels),
                                     line=lineno, value=lab["id"])
-            if lab.get("semantics") and inst.data.get("semantics") != lab["semantics"]:
-                inst = _override([inst], lab["semantics"])[0]    # labelled with --semantics
+            dspec = spec(inst.domain)
+            mkey = (str(path), inst.line, inst.sha256)
+            if mkey not in models:
+                models = {mkey: dspec.parse(inst.data)}
+            model = models[mkey]
+            sem, conv = lab.get("semantics"), lab.get("conventions") or {}
+            if not isinstance(conv, dict):
+                raise CertificateError("the label's conventions are not an object")
+            again = _reread(inst, sem, conv)            # labelled under other readings
+            if again is not inst:
+                inst, model = again, dspec.parse(again.data)
             if inst.sha256 != lab.get("instance_sha256"):
                 raise CertificateError(f"instance {lab['id']} changed since it was labelled")
-            key = (inst.file, inst.line, inst.sha256)
-            dspec = spec(inst.domain)
-            if key not in models:
-                models = {key: dspec.parse(inst.data)}
-            model = models[key]
             qname, params = dspec.question(lab["question"])
-            if not lab.get("checked"):
-                raise CertificateError("label is not marked checked")
-            checker.check_label(dspec, lab, model, qname, params)
-        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            if lab.get("checked") is not True:
+                counts[(qname, UNVERIFIED)] += 1
+            else:
+                checker.check_label(dspec, lab, model, qname, params)
+                counts[(qname, "verified")] += 1
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
             _bad_input(InstanceError(f"not a label ({e.__class__.__name__}: {e})",
                                      file=str(labels), line=lineno))
         except InstanceError as e:
-            _bad_input(e)
+            _bad_input(e.located(str(labels), lineno))
         except CertificateError as e:
             click.echo(f"prefcert: {labels}:{lineno}: certificate of {lab.get('id')} "
                        f"{lab.get('question')} REJECTED: {e}", err=True)
@@ -360,7 +718,14 @@ def check(labels):
         n += 1
     if n == 0:
         _bad_input(InstanceError("holds no labels", file=str(labels)))
-    click.echo(f"{n} label(s) checked: every certificate verified.")
+    unverified = sum(v for (_, k), v in counts.items() if k == UNVERIFIED)
+    if not unverified:
+        click.echo(f"{n} label(s) checked: every certificate verified.")
+        return
+    _summary(counts, 0, title="checked labels", note=False)
+    click.echo(f"{n} label(s) checked: {n - unverified} verified, {unverified} UNVERIFIED "
+               f"(engine agreement only, no certificate).")
+    sys.exit(0 if allow_unverified else 1)
 
 
 @main.command()

@@ -150,10 +150,10 @@ def test_pareto_digraph_test_equals_brute_force(model):
         for x in (imp, imp2):
             if x is not None:
                 cert = {"type": "pareto_improvement", "allocation": m, "improvement": x}
-                checker.check(spec("house_allocation"), model, "pareto_optimal", None, "false", None, cert)
+                checker.check(spec("house_allocation"), model, "pareto_optimal", None, "incorrect", None, cert)
                 with pytest.raises(CertificateError):    # reversed: someone is worse off
                     checker.check(spec("house_allocation"), model, "pareto_optimal", None,
-                                  "false", None, {**cert, "allocation": x, "improvement": m})
+                                  "incorrect", None, {**cert, "allocation": x, "improvement": m})
         if i < 4:    # the CP-SAT model on a few allocations per instance
             o = ea.cpsat_pareto_improvement(model, m, time_limit=10, seed=0)
             assert o.verdict == ("true" if is_po else "false")
@@ -350,8 +350,10 @@ def test_certificate_types_prove_exactly_their_pairs():
     assert {t: dict(c.proves) for t, c in ha.certificates.items()} == {
         "pareto_optimal": {"pareto_optimal": ("exists",)},
         "mcpo": {"max_cardinality_pareto_optimal": ("exists",)},
-        "pareto_improvement": {"pareto_optimal": ("false",),
-                               "max_cardinality_pareto_optimal": ("false",)},
+        "pareto_improvement": {"pareto_optimal": ("incorrect",),
+                               "max_cardinality_pareto_optimal": ("incorrect",)},
+        "larger_matching": {"max_cardinality_pareto_optimal": ("incorrect",)},
+        "not_an_allocation": dict.fromkeys(fa.QUESTIONS, ("incorrect",)),
         "lp_duals": {"utilitarian": ("optimal",), "rank_maximal": ("optimal",)},
         "hall_bottleneck": {"egalitarian": ("optimal",)},
         "better_allocation": dict.fromkeys(fw.WELFARE, ("incorrect",))}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..allocation import QUESTIONS, HouseAllocation, parse_house_allocation
+from ..allocation import CONVENTIONS, QUESTIONS, HouseAllocation, parse_house_allocation
 from ..errors import CertificateError
 from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
 from ..welfare import welfare_graph
@@ -31,7 +31,8 @@ SPEC = DomainSpec(
         "house_allocation",
         {"preferences": {"type": "object", "additionalProperties": PREFERENCE_LIST},
          "objects": {"type": "array", "uniqueItems": True, "items": {"type": "string"}}},
-        ["preferences"], {"enum": list(QUESTIONS)}),
+        ["preferences"], {"enum": list(QUESTIONS)}, CONVENTIONS),
+    conventions=CONVENTIONS,
 )
 welfare.register(SPEC)
 
@@ -134,13 +135,15 @@ def check_mcpo(model: HouseAllocation, question: str, params, verdict: str, solu
     welfare.check_maximum(welfare_graph(model), m, certificate.get("hall_full"))
 
 
-@SPEC.certificate("pareto_improvement", proves={"pareto_optimal": "false",
-                                                "max_cardinality_pareto_optimal": "false"})
+@SPEC.certificate("pareto_improvement", proves={"pareto_optimal": "incorrect",
+                                                "max_cardinality_pareto_optimal": "incorrect"})
 def check_pareto_improvement(model: HouseAllocation, question: str, params, verdict: str,
                              solution, certificate: dict) -> None:
     """The certificate's ``allocation`` is not Pareto optimal: its ``improvement`` leaves
     every agent weakly better off and one strictly. O(n)."""
     old = validate_allocation(model, certificate.get("allocation"))
+    if solution is not None and validate_allocation(model, solution) != old:
+        raise CertificateError("the improved allocation is not the audited one")
     new = validate_allocation(model, certificate.get("improvement"))
     strict = False
     for a, o in model.prefs.items():
@@ -150,3 +153,27 @@ def check_pareto_improvement(model: HouseAllocation, question: str, params, verd
         strict = strict or (x != y and o.prefers(x, y))
     if not strict:
         raise CertificateError("no agent is strictly better off")
+
+
+@SPEC.certificate("larger_matching", proves={"max_cardinality_pareto_optimal": "incorrect"})
+def check_larger_matching(model: HouseAllocation, question: str, params, verdict: str,
+                          solution, certificate: dict) -> None:
+    """The audited allocation (the solution) is not of maximum cardinality: the
+    certificate's ``allocation`` assigns more agents."""
+    old = validate_allocation(model, solution)
+    new = validate_allocation(model, certificate.get("allocation"))
+    if len(new) <= len(old):
+        raise CertificateError(f"the proposed allocation assigns {len(new)} agents, not "
+                               f"more than {len(old)}")
+
+
+@SPEC.certificate("not_an_allocation", proves=dict.fromkeys(QUESTIONS, "incorrect"))
+def check_not_an_allocation(model: HouseAllocation, question: str, params, verdict: str,
+                            solution, certificate: dict) -> None:
+    """The audited answer (the solution) is no allocation: an unknown agent, an object
+    its agent does not rank, or an object given twice."""
+    try:
+        validate_allocation(model, solution)
+    except CertificateError:
+        return
+    raise CertificateError("the audited answer is a valid allocation")

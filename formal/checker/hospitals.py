@@ -323,3 +323,35 @@ def check_deletion_log(market: HRMarket, question: str, params, verdict: str, so
     """No super- / strongly stable matching exists: a replayed list of justified deletions
     ending in a counting contradiction (see :func:`replay_deletion_log`)."""
     replay_deletion_log(market, QUESTIONS[question], certificate)
+
+
+@SPEC.certificate("blocking_pair", proves={q: "incorrect" for q in QUESTIONS})
+def check_blocking_pair(market: HRMarket, question: str, params, verdict: str, solution,
+                        certificate: dict) -> None:
+    """The audited matching (the solution) is not stable: ``pair`` [resident, hospital]
+    blocks it under the question's notion (found by the O(L) scan of
+    :func:`blocking_pairs`)."""
+    pair = certificate.get("pair")
+    if not (isinstance(pair, list) and len(pair) == 2):
+        raise CertificateError("a blocking pair is [resident, hospital]")
+    if tuple(pair) not in blocking_pairs(market, solution, QUESTIONS[question]):
+        raise CertificateError(f"{pair} does not {QUESTIONS[question]}-block the matching")
+
+
+@SPEC.certificate("not_a_matching", proves={q: "incorrect" for q in QUESTIONS})
+def check_not_a_matching(market: HRMarket, question: str, params, verdict: str, solution,
+                         certificate: dict) -> None:
+    """The audited answer (the solution, resident -> hospital, or its ``pairs``) is no
+    matching: an unknown agent, an unacceptable pair, a resident assigned twice or a
+    hospital over its capacity."""
+    pairs = certificate.get("pairs")
+    if isinstance(pairs, list):
+        residents = [p[0] for p in pairs if isinstance(p, list) and len(p) == 2]
+        if len(residents) != len(set(residents)):
+            return                               # a resident assigned twice
+        solution = {p[0]: p[1] for p in pairs if isinstance(p, list) and len(p) == 2}
+    try:
+        validate_matching(market, solution)
+    except CertificateError:
+        return
+    raise CertificateError("the audited answer is a valid matching")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import CertificateError
-from ..matching import NOTIONS, QUESTIONS, Market, parse_market
+from ..matching import CONVENTIONS, NOTIONS, QUESTIONS, Market, parse_market
 from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
 from . import welfare
 from .graphs import maximum_bipartite_matching
@@ -35,7 +35,8 @@ SPEC = DomainSpec(
         {"preferences": {"type": "object", "required": ["A", "B"],
                          "additionalProperties": False,
                          "properties": {"A": _SIDE, "B": _SIDE}}},
-        ["preferences"], {"enum": sorted(QUESTIONS) + list(welfare.WELFARE)}),
+        ["preferences"], {"enum": sorted(QUESTIONS) + list(welfare.WELFARE)}, CONVENTIONS),
+    conventions=CONVENTIONS,
 )
 welfare.register(SPEC)
 
@@ -233,6 +234,31 @@ def check_stable_matching(market: Market, question: str, params, verdict: str, s
     if found:
         raise CertificateError(f"witness has {len(found)} {notion}-blocking pair(s), "
                                f"e.g. {found[0]}")
+
+
+@SPEC.certificate("blocking_pair", proves={q: "incorrect" for q in QUESTIONS})
+def check_blocking_pair(market: Market, question: str, params, verdict: str, solution,
+                        certificate: dict) -> None:
+    """The audited matching (the solution) is not stable: ``pair`` [a, b] blocks it under
+    the question's notion (found by the O(L) scan of :func:`blocking_pairs`)."""
+    pair = certificate.get("pair")
+    if not (isinstance(pair, list) and len(pair) == 2):
+        raise CertificateError("a blocking pair is [a, b]")
+    if tuple(pair) not in blocking_pairs(market, solution, QUESTIONS[question]):
+        raise CertificateError(f"{pair} does not {QUESTIONS[question]}-block the matching")
+
+
+@SPEC.certificate("not_a_matching", proves={q: "incorrect" for q in
+                                            (*QUESTIONS, *welfare.WELFARE)})
+def check_not_a_matching(market: Market, question: str, params, verdict: str, solution,
+                         certificate: dict) -> None:
+    """The audited answer (the solution) is no matching of the market: an unknown agent,
+    a pair that is not mutually acceptable, or an agent matched twice."""
+    try:
+        validate_matching(market, solution)
+    except CertificateError:
+        return
+    raise CertificateError("the audited answer is a valid matching")
 
 
 @SPEC.certificate("deletion_log", proves={"super_stable": "none", "strongly_stable": "none"})

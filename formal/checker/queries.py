@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import CertificateError, InstanceError
 from ..queries import (
+    CONVENTIONS,
     PARAMS,
     QUESTIONS,
     RULES,
@@ -40,6 +41,7 @@ from ..queries import (
     parse_preference_data,
     predecessors,
     resolve,
+    rs_sizes_allowed,
     validate,
     value_profile,
     value_single,
@@ -59,6 +61,8 @@ _DOCS = {"position": "an item's position (or whether it is the given one)", "kth
          "the top-k set", "count": "voters with a ≻ b", "majority": "whether a strict "
          "majority has a ≻ b", "winner": "whether the item is a (co-)winner of the rule"}
 
+#: the conventions each answer depends on (recorded in its labels)
+_READINGS = {"winner": ("counts",), "majority": ("majority",), "rs": ("rs",)}
 _STR = {"type": "string"}
 _STRS = {"type": "array", "items": _STR}
 _PAIR = {"type": "array", "minItems": 2, "maxItems": 2, "items": _STR}
@@ -89,7 +93,8 @@ _QUESTION = {"anyOf": [{"type": "object", "required": ["type"] + [k for k, w in 
 SPEC = DomainSpec(
     name="preference",
     parse=parse_preference_data,
-    questions={q: QuestionSpec(q, _VERDICTS[q], _DOCS[q], PARAMS[q]) for q in QUESTIONS},
+    questions={q: QuestionSpec(q, _VERDICTS[q], _DOCS[q], PARAMS[q], _READINGS.get(q, ()))
+               for q in QUESTIONS},
     schema=instance_schema("preference", {
         "items": dict(_STRS, minItems=1, uniqueItems=True),
         "semantics": {"enum": list(SEMANTICS)},
@@ -97,9 +102,10 @@ SPEC = DomainSpec(
                     "additionalProperties": {"anyOf": [PREFERENCE_LIST, _DATUM]}},
         "preflib": {"type": "object", "properties": {
             "suffix": _STR, "header": {"type": "array", "items": _PAIR}}},
-    }, ["profile"], _QUESTION),
+    }, ["profile"], _QUESTION, CONVENTIONS),
     resolve=resolve,
     validate=validate,
+    conventions=CONVENTIONS,
 )
 
 
@@ -122,6 +128,9 @@ def profile_from_spec(model: PreferenceModel, spec: Any) -> list:
                 any(int(p[1]) < 0 or not 0 <= int(p[0]) < len(keys) for p in parts):
             raise CertificateError(f"agent {ag.name}: assignment of its {ag.count} voters to "
                                    f"keys is malformed")
+        if model.identical and len({int(k) for k, w in parts if int(w)}) > 1:
+            raise CertificateError(f"agent {ag.name}: its voters complete alike (counts = "
+                                   f"identical) but are given different keys")
         out.extend((kahn(model, ag, keys[int(k)]), int(w)) for k, w in parts if w)
     return out
 
@@ -132,12 +141,15 @@ def profile_completions(model: PreferenceModel) -> Iterator[list] | None:
     per, total, limit = [], 1, EXHAUSTIVE_LIMIT
     for ag in model.agents:
         exts = list(itertools.islice(linear_extensions(model, ag), limit + 1))
-        total *= comb(len(exts) + ag.count - 1, ag.count)
+        voters = 1 if model.identical else ag.count      # identical: one weighted voter
+        total *= comb(len(exts) + voters - 1, voters)
         if len(exts) > limit or total > limit:
             return None
         per.append((exts, list(itertools.combinations_with_replacement(range(len(exts)),
-                                                                       ag.count))))
-    return ([(exts[i], idxs.count(i)) for (exts, _), idxs in zip(per, pick) for i in set(idxs)]
+                                                                       voters))))
+    weight = [ag.count if model.identical else 1 for ag in model.agents]
+    return ([(exts[i], w * idxs.count(i)) for (exts, _), idxs, w in zip(per, pick, weight)
+             for i in set(idxs)]
             for pick in itertools.product(*(c for _, c in per)))
 
 
@@ -274,8 +286,9 @@ def check_chains(model, question, params, verdict, solution, cert) -> None:
         return
     if question == "topk_list":
         T, k = _value(solution), params["k"]
-        if not isinstance(T, list) or len(set(T)) != k or not set(T) <= set(model.items):
-            raise CertificateError("solution is not a set of k items")
+        if not isinstance(T, list) or not all(isinstance(x, str) for x in T) \
+                or len(T) != k or len(set(T)) != k or not set(T) <= set(model.items):
+            raise CertificateError("solution is not a list of k distinct items")
         for x in T:
             _, down = _proven(ag, [c for c in chains if c and c[0] == x], x)
             if len(down) < m - k:
@@ -320,7 +333,7 @@ def check_completions(model, question, params, verdict, solution, cert) -> None:
     vals = []
     for o in orders:
         is_completion(model, ag, o)
-        vals.append(value_single(question, params, o))
+        vals.append(value_single(question, params, o, model.conventions))
     if vals[0] == vals[1]:
         raise CertificateError(f"the two completions give the same value {vals[0]!r}")
     if question == "position" and params.get("position") is None:
@@ -365,6 +378,8 @@ def check_bounds(model, question, params, verdict, solution, cert) -> None:
     if question == "count":
         want = ("determined", {"value": lo}) if lo == hi else \
             ("undetermined", {"min": lo, "max": hi})
+    elif model.conventions.get("majority") == "ranked":    # abstentions: lo for, v - hi against
+        want = ("true" if lo > model.voters - hi else "false", {"min": lo, "max": hi})
     else:
         v = model.voters
         want = ("true" if 2 * lo > v else "false" if 2 * hi <= v else "undetermined",
@@ -386,6 +401,8 @@ def check_injection(model, question, params, verdict, solution, cert) -> None:
     chain f(y) ≻ … ≻ y (``chains``), so A ⪰_RS B in every completion (Aziz et al. 2015)."""
     ag = _agent_of(model, params)
     A, B = (list(b) for b in params["bundles"])
+    if not rs_sizes_allowed(params, model.conventions):
+        raise CertificateError("bundles of different sizes are unrelated (rs = equal_size)")
     f = cert.get("map")
     if not isinstance(f, dict) or set(f) != set(B) or len(set(f.values())) != len(B) \
             or not set(f.values()) <= set(A):
@@ -399,8 +416,11 @@ def check_injection(model, question, params, verdict, solution, cert) -> None:
 
 @SPEC.certificate("size", proves={"rs": "false"})
 def check_size(model, question, params, verdict, solution, cert) -> None:
-    """|A \\ B| < |B \\ A|: the prefix of all items already fails A ⪰_RS B."""
+    """|A \\ B| < |B \\ A|: the prefix of all items already fails A ⪰_RS B (or, under the
+    ``equal_size`` reading, |A| ≠ |B|)."""
     A, B = (set(b) for b in params["bundles"])
+    if not rs_sizes_allowed(params, model.conventions):
+        return
     if len(A - B) >= len(B - A):
         raise CertificateError(f"|A \\ B| = {len(A - B)} is not below |B \\ A| = {len(B - A)}")
 

@@ -3,7 +3,8 @@ one-sided house allocation and two-sided SMTI markets alike (definitions in
 :mod:`prefcert.formal.welfare`). Exact, in Python integers.
 
 - ``lp_duals`` (utilitarian, rank-maximal): edge weights w(e) — ``B − cost(e)`` for the
-  utilitarian notion, ``Σ_k B^(R−k)`` over the edge's ranks for the rank-maximal one — and
+  utilitarian notion, ``Σ_k B^(R−k)`` over the edge's ranks for the rank-maximal one (plus
+  ``B^(R+1)`` per edge under the ``maximum`` scope, so cardinality comes first) — and
   dual potentials y ≥ 0 with y_l + y_r ≥ w(e) on every edge and Σ y = w(M). By LP duality
   for the bipartite matching polytope, M has maximum weight among all matchings; the bound
   on B makes that maximum cardinality then minimum total rank, or lexicographically
@@ -42,7 +43,9 @@ def questions(two_sided: bool) -> dict[str, QuestionSpec]:
     """The three welfare questions (verdict ``optimal``); ``two_sided``: both partners'
     ranks count."""
     who = " (ranks of both sides count)" if two_sided else ""
-    return {n: QuestionSpec(n, ("optimal",), _DOC[n] + who) for n in WELFARE}
+    ranks = ("welfare_ranks",) if two_sided else ()
+    return {n: QuestionSpec(n, ("optimal",), _DOC[n] + who, conventions=ranks + (
+        ("welfare_scope",) if n == "rank_maximal" else ())) for n in WELFARE}
 
 
 def register(spec: DomainSpec) -> None:
@@ -158,7 +161,8 @@ def check_lp_duals(model, question: str, params, verdict: str, solution, certifi
             raise CertificateError(f"cutoff {cutoff!r} must lie between the solution's "
                                    f"worst rank and the largest rank")
         power = [base ** (cutoff + 1 - min(k, cutoff + 1)) for k in range(g.max_rank + 1)]
-        weights = {e: sum(power[k] for k in rk) for e, rk in g.ranks.items()}
+        top = base ** (cutoff + 1) if g.maximum_first else 0   # cardinality first
+        weights = {e: top + sum(power[k] for k in rk) for e, rk in g.ranks.items()}
     check_duals(g, weights, m, certificate.get("duals"))
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..formal.checker import AGREEMENT
 from ..formal.errors import CertificateError, Disagreement, Undecided
 from ..formal.outcome import UNKNOWN, Outcome
 from ..formal.spec import DomainSpec
@@ -31,9 +32,14 @@ class EngineAnswer:
 
 @dataclass(frozen=True)
 class Decision:
+    """The combined answer. ``weak``: set when the certificate is only an agreement record
+    too thin to stand even as an unverified label (the reason); the pipeline then asks the
+    question's ``certify`` for a proof and, without one, gives no label."""
+
     verdict: str
     solution: Any
     certificate: dict
+    weak: str | None = None
 
 
 Engine = Callable[..., Outcome]
@@ -47,7 +53,12 @@ class Question:
     ``engines``: name -> engine, in order of preference (the first that answers gives the
     label's solution). ``auto``: model -> engine names run by default (size-dependent).
     ``decide``: (answers, check) -> Decision, raising Disagreement / Undecided.
-    ``audit``: (model, params, parsed answer) -> dict with verdict/violations/feedback.
+    ``audit``: (model, params, parsed answer) -> dict with verdict/violations/feedback and
+    ``proof``: ``{"verdict", "solution", "certificate"}`` for the checker (see
+    :func:`prefcert.pipeline.audit`).
+    ``certify``: (model, params, verdict, solution, time_limit) -> a certificate of that
+    answer, or None; asked when the engines that ran agreed without a proof (e.g. with
+    ``--engines`` leaving out the certifying oracle), so the label still rests on a proof.
     """
 
     name: str
@@ -55,6 +66,7 @@ class Question:
     auto: Callable[[Any], Sequence[str]]
     decide: Callable[[Sequence[EngineAnswer], Check], Decision]
     audit: Callable[[Any, Any, Any], dict] | None = None
+    certify: Callable[..., dict | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -137,7 +149,9 @@ def decide_existence(answers: Sequence[EngineAnswer], check: Check, *,
       label's solution and certificate.
     - ``none``: a refutation certificate from any engine is verified by the checker;
       without one, every engine of ``none_quorum`` that ran must have answered ``none``
-      and at least three engines must have, and the certificate records that agreement.
+      and at least three engines must have: the decision then carries an
+      :func:`agreement` record, which the checker never accepts (the label is unverified
+      unless the question's ``certify`` supplies a proof).
     Raises :class:`Undecided` when every engine said ``unknown``.
     """
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
@@ -165,9 +179,18 @@ def decide_existence(answers: Sequence[EngineAnswer], check: Check, *,
         return Decision(verdict, None, proofs[0].outcome.certificate)
     names = [a.engine for a in decided]
     missing = [e for e in none_quorum if e not in names]
+    weak = None
     if missing or len(names) < 3:
-        raise Undecided(f"'{verdict}' without a refutation needs the agreement of "
-                        f"{', '.join(none_quorum)}; missing: {', '.join(missing) or 'a third engine'}")
-    cert = {"type": "engine_agreement", "verdict": verdict, "engines": names}
-    check(verdict, None, cert)
-    return Decision(verdict, None, cert)
+        weak = (f"'{verdict}' without a refutation needs the agreement of "
+                f"{', '.join(none_quorum)}; missing: {', '.join(missing) or 'a third engine'}")
+    return Decision(verdict, None, agreement(verdict, names), weak)
+
+
+def agreement(verdict: str, engines: Sequence[str], **extra: Any) -> dict:
+    """The record of engines that agreed on ``verdict`` without a proof (never a
+    certificate: the checker refuses it)."""
+    return {"type": AGREEMENT, "verdict": verdict, "engines": list(engines), **extra}
+
+
+def is_agreement(certificate: Any) -> bool:
+    return isinstance(certificate, dict) and certificate.get("type") == AGREEMENT

@@ -121,7 +121,8 @@ def _audit(task: DecisionTask, params: Any, answer: Any) -> dict:
                                                     else "incorrect"),
             "violations": [] if j["fc"] else [{"reason": j["reason"]}],
             "feedback": j["reason"], "decision_correct": j["decision_correct"],
-            "truth": {"verdict": truth.verdict, "solution": truth.solution}}
+            "truth": {"verdict": truth.verdict, "solution": truth.solution},
+            "proof": label}     # the certified truth the response was judged against
 
 
 DOMAIN = Domain(

@@ -86,18 +86,31 @@ def read_matching(market: HRMarket, answer: Any) -> dict[str, str]:
     return out
 
 
+def _pairs(market: HRMarket, answer: Any) -> list[list[str]]:
+    """The claimed pairs as [resident, hospital], for a not_a_matching proof."""
+    raw = [(k, x) for k, v in answer.items() for x in (v if isinstance(v, list) else [v])] \
+        if isinstance(answer, dict) else [tuple(p) for p in answer]
+    return [[b, a] if a in market.hospitals or b in market.residents else [a, b]
+            for a, b in raw]
+
+
 def _audit(notion: str):
     question = {v: k for k, v in QUESTIONS.items()}[notion]
     word = question.replace("_", "-")
 
     def audit(market: HRMarket, params: Any, answer: Any) -> dict:
-        if answer == {} or answer is None:
-            witness = orc.weakly_stable_matching(market) if notion == "weak" else \
-                SEARCH[notion](market)[0]
+        if answer == {} or answer is None:          # the claim "none exists"
+            if notion == "weak":
+                witness, refutation = orc.weakly_stable_matching(market), None
+            else:
+                witness, refutation = SEARCH[notion](market)
             if witness is None:
                 return {"verdict": "correct", "violations": [],
+                        "proof": {"verdict": "none", "certificate": refutation},
                         "feedback": f"Correct: no {word} matching exists."}
             return {"verdict": "incorrect", "violations": [{"witness": witness}],
+                    "proof": {"verdict": "exists", "solution": witness,
+                              "certificate": {"type": "stable_matching"}},
                     "feedback": f"Incorrect: a {word} matching exists, for example "
                                 f"{_show(witness)}."}
         try:
@@ -108,17 +121,34 @@ def _audit(notion: str):
                     "feedback": f"Unreadable matching: {e}"}
         except CertificateError as e:
             return {"verdict": "incorrect", "violations": [{"invalid_matching": str(e)}],
+                    "proof": {"verdict": "incorrect", "solution": None, "certificate": {
+                        "type": "not_a_matching", "pairs": _pairs(market, answer)}},
                     "feedback": f"Incorrect: not a valid matching: {e}."}
         if not found:
             return {"verdict": "correct", "violations": [],
+                    "proof": {"verdict": "exists", "solution": matching,
+                              "certificate": {"type": "stable_matching"}},
                     "feedback": f"Correct: the matching is {word}."}
         shown = ", ".join(f"({r}, {h})" for r, h in found[:5])
         return {"verdict": "incorrect",
                 "violations": [{"blocking_pair": [r, h]} for r, h in found],
+                "proof": {"verdict": "incorrect", "solution": matching,
+                          "certificate": {"type": "blocking_pair", "pair": list(found[0])}},
                 "feedback": f"Incorrect: the matching has {len(found)} {BLOCKING[notion]} "
                             f"pair{'s' if len(found) > 1 else ''}"
                             f"{', among them' if len(found) > 5 else ':'} {shown}."}
     return audit
+
+
+def _certify(notion: str):
+    """The oracle's proof of an agreed "none" (the engines that ran gave none)."""
+    def certify(market: HRMarket, params: Any, verdict: str, solution: Any, *,
+                time_limit: float) -> dict | None:
+        if notion == "weak" or verdict != "none":
+            return None
+        matching, refutation = SEARCH[notion](market)
+        return refutation if matching is None else {"type": "stable_matching"}
+    return certify
 
 
 def _show(matching: dict) -> str:
@@ -147,7 +177,7 @@ def _question(name: str, notion: str) -> Question:
         engines["hospital_da"] = _oracle(notion, "hospitals")
     engines.update(cpsat=_cpsat(notion), brute_force=_brute_force(notion))
     return Question(name=name, engines=engines, auto=_auto(notion), decide=_decide,
-                    audit=_audit(notion))
+                    audit=_audit(notion), certify=_certify(notion))
 
 
 DOMAIN = Domain(

@@ -46,6 +46,7 @@ from .base import (
     Outcome,
     Question,
     Undecided,
+    agreement,
     decide_existence,
     disagreement,
 )
@@ -105,9 +106,12 @@ def _welfare_brute(notion: str):
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
         g = _graph(model)
         best = None
-        for m in orc.all_matchings(g):
-            if best is None or better(g, notion, m, best):
-                best = m
+        try:
+            for m in orc.all_matchings(g, time_limit=time_limit):
+                if best is None or better(g, notion, m, best):
+                    best = m
+        except TimeoutError:
+            return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
         return Outcome("optimal", best, {"type": "value",
                                          "value": welfare_value(g, notion, best)})
     return run
@@ -125,7 +129,10 @@ def _po_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _po_brute(model, params, *, time_limit: float, seed: int) -> Outcome:
-    po = orc.brute_force_pareto_optimal(model)
+    try:
+        po = orc.brute_force_pareto_optimal(model, time_limit=time_limit)
+    except TimeoutError:
+        return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
     return Outcome("exists", po[0], {"type": "pareto_optimal"})
 
 
@@ -150,7 +157,10 @@ def _mcpo_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _mcpo_brute(model, params, *, time_limit: float, seed: int) -> Outcome:
-    po = orc.brute_force_pareto_optimal(model)
+    try:
+        po = orc.brute_force_pareto_optimal(model, time_limit=time_limit)
+    except TimeoutError:
+        return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
     m = max(po, key=len)
     return Outcome("exists", m, _mcpo_cert(model, m))
 
@@ -181,7 +191,8 @@ def decide_optimum(answers, check) -> Decision:
     """Combine ``optimal`` answers: every decided engine must report the same value (its
     certificate's ``value``); the first answer whose certificate is a proof (not of type
     ``value``) must pass the checker and gives the label. Without a proof, three agreeing
-    engines give an ``engine_agreement`` certificate. Raises Disagreement / Undecided."""
+    engines give an agreement record (not a proof; see ``certify``). Raises Disagreement /
+    Undecided."""
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
     if not decided:
         raise Undecided("every engine timed out")
@@ -201,8 +212,21 @@ def decide_optimum(answers, check) -> Decision:
     if len(names) < 3:
         raise Undecided("an optimum without a proof needs three agreeing engines")
     return Decision("optimal", decided[0].outcome.solution,
-                    {"type": "engine_agreement", "verdict": "optimal", "engines": names,
-                     "value": (decided[0].outcome.certificate or {}).get("value")})
+                    agreement("optimal", names,
+                              value=(decided[0].outcome.certificate or {}).get("value")))
+
+
+def _certify_optimum(notion: str):
+    """The optimality proof of an agreed optimum (LP duals or Hall sets, computed for the
+    engines' matching), or the better matching that refutes it."""
+    def certify(model, params, verdict: str, solution: Any, *, time_limit: float):
+        g = _graph(model)
+        cert, improved = orc.welfare_certificate(g, notion, solution)
+        if cert is not None:
+            return cert
+        return {"type": "better_allocation", "allocation": improved,
+                "value": welfare_value(g, notion, improved)}
+    return certify
 
 
 def _decide_exists(answers, check) -> Decision:
@@ -216,7 +240,7 @@ def read_allocation(model: Any, answer: Any) -> dict[str, str]:
     "" = unassigned), ``{r: l}`` for two-sided markets, or ``[[x, y], …]``. Raises
     ValueError for other shapes."""
     g = _graph(model)
-    left = set(g.left)
+    left, right = set(g.left), set(g.right)
     if isinstance(answer, dict):
         pairs = list(answer.items())
     elif isinstance(answer, list):
@@ -232,8 +256,10 @@ def read_allocation(model: Any, answer: Any) -> dict[str, str]:
             continue
         if not isinstance(x, str) or not isinstance(y, str):
             raise ValueError(f"not a pair of names: {p!r}")
-        if x not in left and y in left:
+        if x not in left and (y in left or x in right):   # written {object: agent}
             x, y = y, x
+        if x in out:
+            raise ValueError(f"{x!r} is given two partners")
         out[x] = y
     return out
 
@@ -248,20 +274,30 @@ def _validate(model, m):
     return validate_matching(_graph(model), m)
 
 
+def _invalid(model, claimed: Any, e: CertificateError) -> dict:
+    kind = "not_an_allocation" if isinstance(model, HouseAllocation) else "not_a_matching"
+    return {"verdict": "incorrect", "violations": [{"invalid_allocation": str(e)}],
+            "proof": {"verdict": "incorrect", "solution": claimed,
+                      "certificate": {"type": kind}},
+            "feedback": f"Incorrect: not a valid allocation: {e}."}
+
+
 def _audit_welfare(notion: str):
     def audit(model, params, answer) -> dict:
         try:
-            m = _validate(model, read_allocation(model, answer))
+            claimed = read_allocation(model, answer)
         except ValueError as e:
             return {"verdict": "unparseable", "violations": [], "feedback": f"Unreadable: {e}"}
+        try:
+            m = _validate(model, claimed)
         except CertificateError as e:
-            return {"verdict": "incorrect", "violations": [{"invalid_allocation": str(e)}],
-                    "feedback": f"Incorrect: not a valid allocation: {e}."}
+            return _invalid(model, claimed, e)
         g = _graph(model)
         cert, better = orc.welfare_certificate(g, notion, m)
         value = welfare_value(g, notion, m)
         if cert is not None:
             return {"verdict": "correct", "violations": [], "value": value,
+                    "proof": {"verdict": "optimal", "solution": m, "certificate": cert},
                     "feedback": f"Correct: the allocation is {notion.replace('_', '-')} "
                                 f"optimal (value {value})."}
         fn = {"utilitarian": orc.utilitarian_matching, "egalitarian": orc.egalitarian_matching,
@@ -272,6 +308,9 @@ def _audit_welfare(notion: str):
         return {"verdict": "incorrect", "value": value, "optimum": best, "gap": gap,
                 "violations": [{"better_allocation": better,
                                 "value": welfare_value(g, notion, better)}],
+                "proof": {"verdict": "incorrect", "solution": m, "certificate": {
+                    "type": "better_allocation", "allocation": better,
+                    "value": welfare_value(g, notion, better)}},
                 "feedback": f"Incorrect: not {notion.replace('_', '-')} optimal; {gap['text']} "
                             f"For example {_show(opt)} does better."}
     return audit
@@ -297,33 +336,39 @@ def _gap(g: WelfareGraph, notion: str, m: dict, opt: dict) -> dict:
 def _audit_po(mcpo: bool):
     def audit(model, params, answer) -> dict:
         try:
-            m = validate_allocation(model, read_allocation(model, answer))
+            claimed = read_allocation(model, answer)
         except ValueError as e:
             return {"verdict": "unparseable", "violations": [], "feedback": f"Unreadable: {e}"}
+        try:
+            m = validate_allocation(model, claimed)
         except CertificateError as e:
-            return {"verdict": "incorrect", "violations": [{"invalid_allocation": str(e)}],
-                    "feedback": f"Incorrect: not a valid allocation: {e}."}
-        violations, notes = [], []
+            return _invalid(model, claimed, e)
+        violations, notes, proof = [], [], None
         imp = orc.pareto_improvement(model, m)
         if imp is not None:
-            checker.check(SPEC, model, "pareto_optimal", None, "false", None,
-                          {"type": "pareto_improvement", "allocation": m, "improvement": imp})
             gains = [a for a in model.agents if imp.get(a) != m.get(a)
                      and model.prefs[a].prefers(imp.get(a), m.get(a))]
             violations.append({"pareto_improvement": imp, "better_off": gains})
             notes.append(f"it is not Pareto optimal: {_show(imp)} makes "
                          f"{', '.join(gains)} better off and nobody worse off")
+            proof = {"verdict": "incorrect", "solution": m, "certificate": {
+                "type": "pareto_improvement", "allocation": m, "improvement": imp}}
+        hall = None
         if mcpo:
-            _, bigger = orc.hall_or_augment(_graph(model), m)
+            hall, bigger = orc.hall_or_augment(_graph(model), m)
             if bigger is not None:
                 nu = len(orc.maximum_matching(_graph(model)))
                 violations.append({"larger_matching": bigger, "maximum_size": nu})
                 notes.append(f"it assigns {len(m)} agents but {nu} can be assigned")
+                proof = proof or {"verdict": "incorrect", "solution": m, "certificate": {
+                    "type": "larger_matching", "allocation": bigger}}
         if not violations:
             what = "maximum-cardinality Pareto optimal" if mcpo else "Pareto optimal"
+            cert = {"type": "mcpo", "hall_full": hall} if mcpo else {"type": "pareto_optimal"}
             return {"verdict": "correct", "violations": [],
+                    "proof": {"verdict": "exists", "solution": m, "certificate": cert},
                     "feedback": f"Correct: the allocation is {what}."}
-        return {"verdict": "incorrect", "violations": violations,
+        return {"verdict": "incorrect", "violations": violations, "proof": proof,
                 "feedback": "Incorrect: " + "; ".join(notes) + "."}
     return audit
 
@@ -351,7 +396,7 @@ def classify(model: Any, candidate: Any) -> dict[str, dict]:
             check("pareto_optimal", None, "exists", m, cert)
         else:
             cert = {"type": "pareto_improvement", "allocation": m, "improvement": imp}
-            check("pareto_optimal", None, "false", None, cert)
+            check("pareto_optimal", None, "incorrect", None, cert)
         out["pareto_optimal"] = {"holds": imp is None, "certificate": cert}
     s, bigger = orc.hall_or_augment(g, m)
     if bigger is None:
@@ -385,7 +430,8 @@ def _welfare_question(notion: str, two_sided: bool) -> Question:
     return Question(name=notion, engines=engines,
                     auto=_auto(list(engines), cpsat_max=MAX_CPSAT_RANK_MAXIMAL
                                if notion == "rank_maximal" else MAX_ENCODING_AGENTS),
-                    decide=decide_optimum, audit=_audit_welfare(notion))
+                    decide=decide_optimum, audit=_audit_welfare(notion),
+                    certify=_certify_optimum(notion))
 
 
 QUESTIONS = {

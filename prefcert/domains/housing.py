@@ -41,6 +41,15 @@ def _oracle(question: str):
     return run
 
 
+def _certify(market: HousingMarket, params: Any, verdict: str, solution: Any, *,
+             time_limit: float) -> dict | None:
+    """The oracle's proof that the strict core is empty (the engines that ran gave none)."""
+    if verdict != "none":
+        return None
+    res = orc.strict_core(market)
+    return res.certificate if res.allocation is None else {"type": "core_allocation"}
+
+
 def _encoding(kind: str, question: str):
     def run(market: HousingMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
         from ..encodings import housing as enc
@@ -120,17 +129,22 @@ def _audit(question: str):
         except ValueError as e:
             return {"verdict": "unparseable", "violations": [],
                     "feedback": f"Unreadable allocation: {e}."}
+        claimed = x
         try:
             x = as_allocation(market, x)
         except CertificateError as e:
             return {"verdict": "incorrect",
                     "violations": [{"type": "not_an_allocation", "reason": str(e)}],
+                    "proof": {"verdict": "incorrect", "solution": claimed,
+                              "certificate": {"type": "not_an_allocation"}},
                     "feedback": f"Incorrect: not a valid allocation: {e}."}
         res = orc.blocking_coalitions(market, x, notion)
         found = res.coalitions
         if not found:
             if chk.blocked_arc(market, x, notion) is None:     # the trusted test decides
                 return {"verdict": "correct", "violations": [],
+                        "proof": {"verdict": "exists", "solution": x,
+                                  "certificate": {"type": "core_allocation"}},
                         "feedback": f"Correct: the allocation is in the {words}."}
             coalition, trade = _blocking_cycle(market, x, notion)
             found = [{"coalition": coalition, "reallocation": trade}]
@@ -142,7 +156,11 @@ def _audit(question: str):
         shown = "; ".join(_show(c) for c in found[:MAX_SHOWN])
         how = "all strictly better off" if notion == "weak" else \
             "none worse off and someone strictly better off"
-        return {"verdict": "incorrect", "violations": violations, "checked": True,
+        first = found[0]
+        return {"verdict": "incorrect", "violations": violations,
+                "proof": {"verdict": "incorrect", "solution": x, "certificate": {
+                    "type": "blocking_coalition", "coalition": first["coalition"],
+                    "reallocation": first["reallocation"]}},
                 "blocking_coalitions": len(found), "complete": res.complete,
                 "feedback": f"Incorrect: the allocation is not in the {words}. {count} minimal "
                             f"coalition{'s' if len(found) > 1 else ''} can re-trade "
@@ -152,23 +170,22 @@ def _audit(question: str):
 
 
 def _audit_empty(market: HousingMarket, question: str) -> dict:
-    """Judge the claim "the core is empty"."""
+    """Judge the claim "the core is empty": the oracle's segmentation proves it, or its
+    core allocation refutes it (either is verified by the checker in the pipeline)."""
     words = question.replace("_", " ")
     if question == "weak_core":
-        x = orc.top_trading_cycles(market)
-        witness = None if chk.blocked_arc(market, x, "weak") else x
+        witness = orc.top_trading_cycles(market)
     else:
         res = orc.strict_core(market)
         if res.allocation is None:
-            chk.check_segmentation(market, res.certificate)
-            return {"verdict": "correct", "violations": [], "certificate": res.certificate,
-                    "checked": True, "feedback": f"Correct: the {words} is empty."}
-        x = res.allocation
-        witness = None if chk.blocked_arc(market, x, "strict") else x
-    if witness is None:
-        raise CertificateError(f"the oracle's {words} allocation fails the checker")
-    return {"verdict": "incorrect", "checked": True,
+            return {"verdict": "correct", "violations": [],
+                    "proof": {"verdict": "none", "certificate": res.certificate},
+                    "feedback": f"Correct: the {words} is empty."}
+        witness = res.allocation
+    return {"verdict": "incorrect",
             "violations": [{"type": "core_allocation", "allocation": witness}],
+            "proof": {"verdict": "exists", "solution": witness,
+                      "certificate": {"type": "core_allocation"}},
             "feedback": f"Incorrect: the {words} is not empty; for example "
                         f"{_show_alloc(witness)} is in it."}
 
@@ -239,7 +256,7 @@ def _question(name: str) -> Question:
         engines["milp"] = _milp
     engines["brute_force"] = _brute_force(name)
     return Question(name=name, engines=engines, auto=_auto(name), decide=_decide,
-                    audit=_audit(name))
+                    audit=_audit(name), certify=_certify if name == "strict_core" else None)
 
 
 DOMAIN = Domain(

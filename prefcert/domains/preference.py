@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..formal.checker.queries import SPEC
+from ..formal.checker.queries import SPEC, profile_completions
 from ..formal.errors import CertificateError, Undecided
 from ..formal.queries import (
     PROFILE,
@@ -45,7 +45,7 @@ from ..formal.queries import (
     resolve,
     validate,
 )
-from .base import UNKNOWN, Decision, Domain, Outcome, Question, disagreement
+from .base import UNKNOWN, Decision, Domain, Outcome, Question, agreement, disagreement
 
 MAX_ENCODING_ITEMS = 40
 MAX_ENCODING_CELLS = 2000       # agents × items for counting queries
@@ -62,6 +62,8 @@ def _oracle(name: str):
             return ov.winner(model, params, time_limit=time_limit)
         if name in ("count", "majority"):
             return getattr(oq, name)(model, params)
+        if name == "rs":               # the only single-agent query with a search
+            return oq.rs(model, params, time_limit=time_limit)
         return oq.SINGLE[name](model, params)
     return run
 
@@ -113,7 +115,8 @@ def _key(o: Outcome) -> tuple:
 def decide(answers, check) -> Decision:
     """Engines must agree on (verdict, solution); every certificate given must pass the
     checker; the first accepted one is the label's. With no certificate, three agreeing
-    engines give an ``engine_agreement`` certificate; otherwise Undecided."""
+    engines give an agreement record (not a proof: the label is unverified unless
+    :func:`certify` finds one); otherwise Undecided."""
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
     if not decided:
         raise Undecided("every engine timed out or gave up")
@@ -131,10 +134,25 @@ def decide(answers, check) -> Decision:
     if chosen is not None:
         return Decision(verdict, solution, chosen)
     names = [a.engine for a in decided]
-    if len(names) >= 3:
-        cert = {"type": "engine_agreement", "verdict": verdict, "engines": names}
-        return Decision(verdict, solution, cert)
-    raise Undecided(f"no checkable certificate and only {len(names)} engine(s) agree")
+    weak = None if len(names) >= 3 else \
+        f"no checkable certificate and only {len(names)} engine(s) agree"
+    return Decision(verdict, solution, agreement(verdict, names), weak)
+
+
+def certify(name: str):
+    """A proof of an agreed answer the engines gave none for: the oracle's certificate
+    (chains, bounds, an injection, a Hall violator…), else, for a winner, the checker's
+    own exhaustive enumeration when it is small enough."""
+    def run(model: PreferenceModel, params: dict, verdict: str, solution: Any, *,
+            time_limit: float) -> dict | None:
+        out = _oracle(name)(model, params, time_limit=time_limit, seed=0)
+        if out.verdict != UNKNOWN and out.certificate:
+            return out.certificate
+        if name == "winner" and verdict in ("true", "false") and \
+                profile_completions(model) is not None:
+            return {"type": "exhaustive"}
+        return None
+    return run
 
 
 def _truth(model: PreferenceModel, name: str, params: dict) -> Outcome:
@@ -182,8 +200,12 @@ def audit(name: str):
         ok = not violations
         fb = "correct" if ok else (f"the answer is {truth.verdict}"
                                    + (f" with {truth.solution}" if truth.solution else ""))
+        proof = truth.certificate or certify(name)(model, params, truth.verdict,
+                                                   truth.solution, time_limit=10.0)
         return {"verdict": "correct" if ok else "incorrect", "violations": violations,
-                "feedback": fb, "truth": {"verdict": truth.verdict, "solution": truth.solution}}
+                "feedback": fb, "truth": {"verdict": truth.verdict, "solution": truth.solution},
+                "proof": {"verdict": truth.verdict, "solution": truth.solution,
+                          "certificate": proof}}
     return run
 
 
@@ -202,7 +224,7 @@ def _question(name: str) -> Question:
         engines["cpsat_agg"] = _cpsat_agg
         engines["brute_force"] = _brute
     return Question(name=name, engines=engines, auto=_auto(name), decide=decide,
-                    audit=audit(name))
+                    audit=audit(name), certify=certify(name))
 
 
 DOMAIN = Domain(SPEC, {n: _question(n) for n in QUESTIONS}, default_questions)

@@ -28,6 +28,18 @@ def _oracle(notion: str):
     return run
 
 
+def _certify(notion: str):
+    """The oracle's proof of an agreed answer (the engines that ran gave none)."""
+    def certify(market: Market, params: Any, verdict: str, solution: Any, *,
+                time_limit: float) -> dict | None:
+        if notion == "weak" or verdict != "none":
+            return None
+        search = orc.super_stable_search if notion == "super" else orc.strongly_stable_search
+        matching, refutation = search(market)
+        return refutation if matching is None else {"type": "stable_matching"}
+    return certify
+
+
 def _encoding(kind: str, notion: str):
     def run(market: Market, params: Any, *, time_limit: float, seed: int) -> Outcome:
         from ..encodings import stable_matching as enc
@@ -68,39 +80,59 @@ def read_matching(market: Market, answer: Any) -> dict[str, str]:
     for p in pairs:
         if not (isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(v, str) for v in p)):
             raise ValueError(f"not a pair of agent names: {p!r}")
-        x, y = p if p[0] in market.a or p[1] in market.b else (p[1], p[0])
+        # orient by the known names: {a: b}, or {b: a} when p[0] is of side B or p[1] of
+        # side A; a pair naming no known agent keeps its order, so the check names p[0]
+        flip = p[0] not in market.a and p[1] not in market.b and \
+            (p[0] in market.b or p[1] in market.a)
+        x, y = (p[1], p[0]) if flip else p
+        if x in out:
+            raise ValueError(f"{x!r} is given two partners")
         out[x] = y
     return out
 
 
 def _audit(notion: str):
     question = {v: k for k, v in QUESTIONS.items()}[notion]
+    words = question.replace("_", "-")
 
     def audit(market: Market, params: Any, answer: Any) -> dict:
-        if answer == {} or answer is None:
-            witness = orc.weakly_stable_matching(market) if notion == "weak" else \
-                (orc.super_stable_matching if notion == "super" else orc.strongly_stable_matching)(market)
+        if answer == {} or answer is None:          # the claim "none exists"
+            if notion == "weak":
+                witness, refutation = orc.weakly_stable_matching(market), None
+            else:
+                search = orc.super_stable_search if notion == "super" else \
+                    orc.strongly_stable_search
+                witness, refutation = search(market)
             if witness is None:
                 return {"verdict": "correct", "violations": [],
-                        "feedback": f"Correct: no {question.replace('_', '-')} matching exists."}
-            assert not blocking_pairs(market, witness, notion)
+                        "proof": {"verdict": "none", "certificate": refutation},
+                        "feedback": f"Correct: no {words} matching exists."}
             return {"verdict": "incorrect", "violations": [{"witness": witness}],
-                    "feedback": f"Incorrect: a {question.replace('_', '-')} matching exists, "
+                    "proof": {"verdict": "exists", "solution": witness,
+                              "certificate": {"type": "stable_matching"}},
+                    "feedback": f"Incorrect: a {words} matching exists, "
                                 f"for example {_show(witness)}."}
         try:
             matching = read_matching(market, answer)
-            found = blocking_pairs(market, matching, notion)
         except ValueError as e:
             return {"verdict": "unparseable", "violations": [], "feedback": f"Unreadable matching: {e}"}
+        try:
+            found = blocking_pairs(market, matching, notion)
         except CertificateError as e:
             return {"verdict": "incorrect", "violations": [{"invalid_matching": str(e)}],
+                    "proof": {"verdict": "incorrect", "solution": matching,
+                              "certificate": {"type": "not_a_matching"}},
                     "feedback": f"Incorrect: not a valid matching: {e}."}
         if not found:
             return {"verdict": "correct", "violations": [],
-                    "feedback": f"Correct: the matching is {question.replace('_', '-')}."}
+                    "proof": {"verdict": "exists", "solution": matching,
+                              "certificate": {"type": "stable_matching"}},
+                    "feedback": f"Correct: the matching is {words}."}
         shown = ", ".join(f"({x}, {y})" for x, y in found[:5])
         return {"verdict": "incorrect",
                 "violations": [{"blocking_pair": [x, y]} for x, y in found],
+                "proof": {"verdict": "incorrect", "solution": matching,
+                          "certificate": {"type": "blocking_pair", "pair": list(found[0])}},
                 "feedback": f"Incorrect: the matching has {len(found)} {BLOCKING[notion]} "
                             f"pair{'s' if len(found) > 1 else ''}"
                             f"{', among them' if len(found) > 5 else ':'} {shown}."}
@@ -129,7 +161,7 @@ def _question(name: str, notion: str) -> Question:
         name=name,
         engines={"oracle": _oracle(notion), "cpsat": _encoding("cpsat", notion),
                  "z3": _encoding("z3", notion), "brute_force": _brute_force(notion)},
-        auto=_auto, decide=_decide, audit=_audit(notion))
+        auto=_auto, decide=_decide, audit=_audit(notion), certify=_certify(notion))
 
 
 DOMAIN = Domain(
