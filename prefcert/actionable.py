@@ -494,7 +494,7 @@ def _list_text(entries: list) -> str:
 
 
 def _constraint_text(d: dict, c: dict) -> str:
-    s, t = d["structure"], c["type"]
+    t = c["type"]
     if t == "max":
         unit = " minutes" if c["attribute"] == "commute" else ""
         return f"[{c['id']}] {c['attribute']} at most {c['value']:,}{unit}"

@@ -63,8 +63,8 @@ def audit_library(lib, paths, n_random, seed, timeout, out):
             raise InstanceError("give instance files or --random N")
         runs_for(lib, "stable_matching")            # unknown / pending library
         if not available(lib):
-            raise InstanceError(f"the peer library is not installed (pip install "
-                                f"'prefcert[peers]')", value=lib)
+            raise InstanceError("the peer library is not installed (pip install "
+                                "'prefcert[peers]')", value=lib)
         if out is not None and not out.parent.is_dir():
             raise InstanceError("the output folder does not exist", value=str(out.parent))
     except InstanceError as e:

@@ -43,7 +43,8 @@ def _sizes(value: str | None, suite) -> tuple | None:
 def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs):
     """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),
     prompts.jsonl (or .parquet) and manifest.json. Same seed, same bytes."""
-    from .bench.generate import generate as run, print_summary
+    from .bench.generate import generate as run
+    from .bench.generate import print_summary
     from .bench.registry import suite as get_suite
     try:
         s = get_suite(suite_name)

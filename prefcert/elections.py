@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .domains.base import is_agreement
 from .formal.errors import CertificateError
 
 
@@ -191,7 +192,7 @@ def coalitional_manipulation(ballots: Sequence[Any], rule: str, candidate: str, 
     q.update({"weights": list(weights)} if weights is not None else {"k": k})
     _, d = _certified(_instance(ballots, rule, candidates, tie_break), q)
     return {"verdict": d.verdict, **(d.solution or {}), "certificate": d.certificate,
-            "checked": d.certificate["type"] != "engine_agreement"}
+            "checked": not is_agreement(d.certificate)}
 
 
 def election_from_preflib(path: str | Path, *, rule: str | None = None,
@@ -305,7 +306,7 @@ def ballot_class_manipulation(election: Mapping[str, Any], rule: str, *,
         def check(verdict, solution, cert, model=model):
             checker.check(SPEC, model, "manipulation", {}, verdict, solution, cert)
         d = q.decide(answers, check)
-        checked = d.certificate["type"] != "engine_agreement"
+        checked = not is_agreement(d.certificate)
         every_checked &= checked
         if d.verdict == "manipulable":
             reach.add(d.solution["best_winner"])

@@ -30,7 +30,7 @@ from ..formal.consistency import (
 )
 from ..formal.errors import CertificateError, Undecided
 from ..formal.outcome import UNKNOWN, Outcome
-from .base import Decision, Domain, Question, disagreement
+from .base import Decision, Domain, Question, agreement, disagreement
 
 
 def _obs(model: ConsistencyData, name: str, params: Any):
@@ -161,10 +161,8 @@ def _decide_fas(answers, check) -> Decision:
     if len(names) < 3:
         raise Undecided("no certificate closes the gap (" + "; ".join(errors) + ") and "
                         "fewer than three engines answered")
-    cert = {"type": "engine_agreement", "verdict": "optimal", "engines": names,
-            "unproved": errors}
-    check("optimal", decided[0].outcome.solution, cert)
-    return Decision("optimal", decided[0].outcome.solution, cert)
+    return Decision("optimal", decided[0].outcome.solution,
+                    agreement("optimal", names, unproved=errors))
 
 
 CPSAT_COMPONENT = 12      # CP-SAT cross-checks components up to this size (slow beyond)

@@ -109,8 +109,8 @@ def _audit(task: DecisionTask, params: Any, answer: Any) -> dict:
     """Judge a response (a JSON object with ``decision``, ``action``, ``question``,
     ``repair``) against the oracle's certified label (see :mod:`prefcert.actionable`)."""
     from ..actionable import judge_response
-    from ..oracles.decision import decide
     from ..formal import checker
+    from ..oracles.decision import decide
     truth = decide(task)
     checker.check(SPEC, task, "decision", None, truth.verdict, truth.solution,
                   truth.certificate)

@@ -30,7 +30,17 @@ from ..formal.checker import election as chk
 from ..formal.checker.election import SPEC
 from ..formal.election import RULES, Election, rule_of, validate
 from ..formal.errors import CertificateError, InstanceError, Undecided
-from .base import UNKNOWN, Decision, Domain, Outcome, Question, disagreement, run_engine
+from .base import (
+    UNKNOWN,
+    Decision,
+    Domain,
+    Outcome,
+    Question,
+    agreement,
+    disagreement,
+    is_agreement,
+    run_engine,
+)
 
 MAX_CPSAT_M = 24                 # CP-SAT models beyond this are not run by default
 MAX_BRUTE_FORCE_REPORTS = 720    # brute force: one voter's reports (6!)
@@ -170,8 +180,7 @@ def _certified(decided, answers, check) -> Decision:
     names = [a.engine for a in decided]
     if len(names) >= 2:
         return Decision(decided[0].outcome.verdict, decided[0].outcome.solution,
-                        {"type": "engine_agreement", "verdict": decided[0].outcome.verdict,
-                         "engines": names})
+                        agreement(decided[0].outcome.verdict, names))
     raise Undecided(f"no checkable certificate and only {len(names)} engine answered")
 
 
@@ -312,7 +321,7 @@ def _audit_manipulation(model: Election, params: dict, answer: Any) -> dict:
     w0, best = sol["sincere_winner"], sol["best_winner"]
     base = {"sincere_winner": w0, "best_winner": best, "truth": truth.verdict,
             "certificate": truth.certificate["type"],
-            "checked": truth.certificate["type"] != "engine_agreement"}
+            "checked": not is_agreement(truth.certificate)}
     try:
         report = read_report(model, rule, answer)
     except ValueError as e:
