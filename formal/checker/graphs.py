@@ -70,25 +70,57 @@ def reachable(adj: Mapping[Hashable, Iterable[Hashable]], sources: Iterable[Hash
 
 def maximum_bipartite_matching(adj: Mapping[Hashable, Iterable[Hashable]]) -> dict:
     """A maximum matching of a bipartite graph given as left vertex -> right neighbours,
-    returned as right vertex -> left vertex (augmenting paths, Kuhn 1955). O(V·E)."""
+    returned as right vertex -> left vertex.
+
+    A greedy pass first (each left vertex takes its first free neighbour), then phases of
+    augmenting-path searches (Kuhn 1955) from the free left vertices that share one visited
+    set; phases repeat until one finds no augmenting path, and in that phase the shared
+    set is exact, so the matching is maximum. Each phase is O(V + E); a complete bipartite
+    graph is matched by the greedy pass alone in O(E). Worst case O(V·E)."""
+    adj = {x: ys if isinstance(ys, (list, tuple)) else list(ys) for x, ys in adj.items()}
     mate: dict = {}
-    for root in adj:
-        seen: set = set()
-        stack = [(root, iter(adj[root]))]
-        via: list = []                           # right vertices on the current path
-        while stack:
-            x, it = stack[-1]
-            y = next((y for y in it if y not in seen), None)
-            if y is None:
-                stack.pop()
-                if via:
-                    via.pop()
-                continue
-            seen.add(y)
-            via.append(y)
+    free = []
+    for x, ys in adj.items():
+        for y in ys:
             if y not in mate:
-                for (xx, _), yy in zip(stack, via):
-                    mate[yy] = xx
+                mate[y] = x
                 break
-            stack.append((mate[y], iter(adj[mate[y]])))
+        else:
+            free.append(x)
+    while free:
+        seen: set = set()
+        still = []
+        for root in free:
+            if not _augment_from(root, adj, mate, seen):
+                still.append(root)
+        if len(still) == len(free):
+            break
+        free = still
     return mate
+
+
+def _augment_from(root, adj, mate: dict, seen: set) -> bool:
+    """One augmenting path from ``root`` by iterative depth-first search, right vertices
+    in ``seen`` skipped (and added); flips the path and returns True when one is found."""
+    stack = [(root, iter(adj[root]))]
+    via: list = []                               # right vertices on the current path
+    while stack:
+        it = stack[-1][1]
+        y = None
+        for cand in it:
+            if cand not in seen:
+                y = cand
+                break
+        if y is None:
+            stack.pop()
+            if via:
+                via.pop()
+            continue
+        seen.add(y)
+        via.append(y)
+        if y not in mate:
+            for (xx, _), yy in zip(stack, via):
+                mate[yy] = xx
+            return True
+        stack.append((mate[y], iter(adj[mate[y]])))
+    return False

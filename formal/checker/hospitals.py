@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from ..errors import CertificateError
 from ..hospitals import NOTIONS, QUESTIONS, HRMarket, parse_hospitals_residents
 from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
+from .lists import DeletionState
 
 _SIDE = {"type": "object", "additionalProperties": PREFERENCE_LIST}
 
@@ -126,7 +127,8 @@ def replay_deletion_log(market: HRMarket, notion: str, cert: dict) -> None:
     S the residents whose lists end non-empty. In every stable M a hospital with fewer
     than c_h members holds all of P_h (else a member of P_h blocks with it), and M's
     residents lie in S, so ``Σ_h min(c_h, |P_h|) > |S|`` proves that none exists. O(L) for
-    super; each ``critical`` step adds a bipartite quota-matching.
+    every tie structure (a head tie is never rescanned, see :mod:`.lists`); each
+    ``critical`` step adds a pass over the reduced graph and a bipartite quota-matching.
     """
     if notion not in ("super", "strong"):
         raise CertificateError("deletion logs refute super- or strong stability only")
@@ -135,12 +137,9 @@ def replay_deletion_log(market: HRMarket, notion: str, cert: dict) -> None:
         raise CertificateError("deletion log has no list of steps")
     st = _ListState(market)
     ever: dict[str, set[str]] = {h: set() for h in market.hospitals}
-    head_rank: dict[str, int | None] = {}
     for r in st.lists:
-        h = st.head(r)
-        for y in h:
+        for y in st.head(r):
             ever[y].add(r)
-        head_rank[r] = st.rank_r[r][h[0]] if h else None
     for i, step in enumerate(steps):
         if not isinstance(step, list) or not step:
             raise CertificateError(f"step {i}: malformed {step!r:.60}")
@@ -155,74 +154,33 @@ def replay_deletion_log(market: HRMarket, notion: str, cert: dict) -> None:
                 raise CertificateError(f"step {i}: {step[0]} at {h!r} needs {need} residents, "
                                        f"got {len(wit)}")
             for w in wit:
-                if w not in st.rank_r or h not in st.head(w):
+                if w not in st.rank_r or not st.in_head(w, h):
                     raise CertificateError(f"step {i}: {h!r} is not in the head tie of {w!r}")
             worst = max(st.rank_h[h][w] for w in wit)
-            removed = [(r, h) for r in st.cut_to(h, worst + (step[0] == "dominate"))]
+            st.cut_to(h, worst + (step[0] == "dominate"))
         elif step == ["critical"] and notion == "strong":
-            removed = [(r, h) for h, t in _critical_tails(st, market, i) for r in st.cut_to(h, t)]
+            for h, t in _critical_tails(st, market, i):
+                st.cut_to(h, t)
         else:
             raise CertificateError(f"step {i}: not a valid {notion} step: {step!r:.60}")
-        for r, h in removed:    # a resident's head changes only when its head tie empties
-            if head_rank.get(r) == st.rank_r[r][h]:
-                hd = st.head(r)
-                for y in hd:
-                    ever[y].add(r)
-                head_rank[r] = st.rank_r[r][hd[0]] if hd else None
-    s = sum(1 for r in st.lists if st.head(r))
+        for r in st.settle():   # a resident's head changes only when its head tie empties
+            for y in st.head(r):
+                ever[y].add(r)
+    s = sum(1 for r in st.lists if st.has_list(r))
     need = sum(min(market.capacities[h], len(p)) for h, p in ever.items())
     if need <= s:
         raise CertificateError(f"after the log, hospitals must take {need} residents but "
                                f"{s} residents keep non-empty lists: no contradiction")
 
 
-class _ListState:
-    """Current lists during a replay: per hospital a rank cut; per resident a head pointer."""
+class _ListState(DeletionState):
+    """Current lists during a replay: per hospital a rank cut; per resident its head tie,
+    kept with a count of its alive entries (:class:`~.lists.DeletionState`: O(L) for
+    every tie structure)."""
 
     def __init__(self, market: HRMarket):
-        self.lists = {r: list(o.items) for r, o in market.pr.items()}
-        self.rank_r = {r: o.rank for r, o in market.pr.items()}
-        self.rank_h = {h: o.rank for h, o in market.ph.items()}
-        self.hlist = {h: list(o.items) for h, o in market.ph.items()}   # sorted by rank
-        self.cut = {h: len(o.ties) + 1 for h, o in market.ph.items()}
-        self.end = {h: len(o.items) for h, o in market.ph.items()}     # alive prefix length
-        self.ptr = dict.fromkeys(self.lists, 0)
-
-    def alive(self, r: str, h: str) -> bool:
-        return self.rank_h[h][r] < self.cut[h]
-
-    def head(self, r: str) -> list[str]:
-        lst, i = self.lists[r], self.ptr[r]
-        while i < len(lst) and not self.alive(r, lst[i]):
-            i += 1
-        self.ptr[r] = i
-        if i == len(lst):
-            return []
-        rank = self.rank_r[r]
-        k = rank[lst[i]]
-        out = []
-        while i < len(lst) and rank[lst[i]] == k:
-            if self.alive(r, lst[i]):
-                out.append(lst[i])
-            i += 1
-        return out
-
-    def tail_rank(self, h: str) -> int | None:
-        e = self.end[h]
-        return self.rank_h[h][self.hlist[h][e - 1]] if e else None
-
-    def cut_to(self, h: str, cut: int) -> list[str]:
-        """Delete every resident of rank >= cut from h's list; return those deleted."""
-        if cut >= self.cut[h]:
-            return []
-        self.cut[h] = cut
-        lst, e, rank = self.hlist[h], self.end[h], self.rank_h[h]
-        removed = []
-        while e and rank[lst[e - 1]] >= cut:
-            e -= 1
-            removed.append(lst[e])
-        self.end[h] = e
-        return removed
+        super().__init__(market.pr, market.ph)
+        self.rank_r, self.rank_h, self.hlist = self.prank, self.rrank, self.rlist
 
 
 def _augment(root, adj, quota, mate, held) -> bool:

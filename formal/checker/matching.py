@@ -15,6 +15,7 @@ from ..matching import CONVENTIONS, NOTIONS, QUESTIONS, Market, parse_market
 from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
 from . import welfare
 from .graphs import maximum_bipartite_matching
+from .lists import DeletionState
 
 _SIDE = {"type": "object", "additionalProperties": PREFERENCE_LIST}
 
@@ -114,8 +115,10 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
     Conclusion: let P be the women that were in some man's head tie at any point, and S the
     men whose lists end non-empty. Every woman of P is matched in every stable matching M
     (else the man that held her in his head tie blocks with her), and M's men lie in S, so
-    ``|P| > |S|`` proves that no stable matching exists. O(L) for super; each ``critical``
-    step adds a bipartite matching of the engagement graph.
+    ``|P| > |S|`` proves that no stable matching exists. O(L) for every tie structure
+    (strict lists, one big tie, every list one tie: a head tie is never rescanned, see
+    :mod:`.lists`); each ``critical`` step adds a pass over the engagement graph and its
+    maximum matching.
     """
     if notion not in ("super", "strong"):
         raise CertificateError("deletion logs refute super- or strong stability only")
@@ -126,7 +129,6 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
     proposed: set[str] = set()
     for x in st.lists:
         proposed.update(st.head(x))
-    head_rank = {x: st.rank_a[x][h[0]] for x in st.lists if (h := st.head(x))}
     for i, step in enumerate(steps):
         if not isinstance(step, list) or not step:
             raise CertificateError(f"step {i}: malformed {step!r:.60}")
@@ -135,76 +137,41 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
             if y not in st.rank_b or len(set(wit)) != len(wit):
                 raise CertificateError(f"step {i}: malformed {step!r:.60}")
             for x in wit:
-                if x not in st.rank_a or y not in st.head(x):
+                if x not in st.rank_a or not st.in_head(x, y):
                     raise CertificateError(f"step {i}: {y!r} is not in the head tie of {x!r}")
             r = [st.rank_b[y][x] for x in wit]
-            removed = [(x, y) for x in st.cut_to(y, r[0] + 1 if len(r) == 1 else max(r))]
+            st.cut_to(y, r[0] + 1 if len(r) == 1 else max(r))
         elif step == ["critical"] and notion == "strong":
-            removed = [(x, y) for y, t in _critical_tails(st, i) for x in st.cut_to(y, t)]
+            for y, t in _critical_tails(st, i):
+                st.cut_to(y, t)
         else:
             raise CertificateError(f"step {i}: not a valid {notion} step: {step!r:.60}")
-        for x, y in removed:    # a man's head changes only when his head tie loses a woman
-            if head_rank.get(x) == st.rank_a[x][y]:
-                h = st.head(x)
-                proposed.update(h)
-                head_rank[x] = st.rank_a[x][h[0]] if h else None
-    s = sum(1 for x in st.lists if st.head(x))
+        for x in st.settle():   # a man's head changes only when his head tie loses its last
+            proposed.update(st.head(x))                                       # woman
+    s = sum(1 for x in st.lists if st.has_list(x))
     if len(proposed) <= s:
         raise CertificateError(f"after the log, {len(proposed)} women were proposed to but "
                                f"{s} men keep non-empty lists: no contradiction")
 
 
-class _ListState:
-    """Current lists during a replay: per woman a rank cut; per man a head pointer."""
+class _ListState(DeletionState):
+    """Current lists during a replay: per woman a rank cut; per man his head tie, kept
+    with a count of its alive entries (:class:`~.lists.DeletionState`: O(L) for every
+    tie structure)."""
 
     def __init__(self, market: Market):
-        self.lists = {x: list(o.items) for x, o in market.pa.items()}
-        self.rank_a = {x: o.rank for x, o in market.pa.items()}
-        self.rank_b = {y: o.rank for y, o in market.pb.items()}
-        self.women = {y: list(o.items) for y, o in market.pb.items()}  # sorted by rank
-        self.cut = {y: len(o.ties) + 1 for y, o in market.pb.items()}
-        self.end = {y: len(o.items) for y, o in market.pb.items()}     # alive prefix length
-        self.ptr = {x: 0 for x in self.lists}
-
-    def head(self, x: str) -> list[str]:
-        lst, i, rb, cut = self.lists[x], self.ptr[x], self.rank_b, self.cut
-        while i < len(lst) and rb[lst[i]][x] >= cut[lst[i]]:
-            i += 1
-        self.ptr[x] = i
-        if i == len(lst):
-            return []
-        r, rank = self.rank_a[x][lst[i]], self.rank_a[x]
-        out = []
-        while i < len(lst) and rank[lst[i]] == r:
-            if rb[lst[i]][x] < cut[lst[i]]:
-                out.append(lst[i])
-            i += 1
-        return out
-
-    def tail_rank(self, y: str) -> int | None:
-        e = self.end[y]
-        return self.rank_b[y][self.women[y][e - 1]] if e else None
-
-    def cut_to(self, y: str, cut: int) -> list[str]:
-        """Delete every man of rank >= cut from y's list; return the men deleted."""
-        if cut >= self.cut[y]:
-            return []
-        self.cut[y] = cut
-        lst, e, rank = self.women[y], self.end[y], self.rank_b[y]
-        removed = []
-        while e and rank[lst[e - 1]] >= cut:
-            e -= 1
-            removed.append(lst[e])
-        self.end[y] = e
-        return removed
+        super().__init__(market.pa, market.pb)
+        self.rank_a, self.rank_b, self.women = self.prank, self.rrank, self.rlist
 
 
 def _critical_tails(st: _ListState, i: int) -> list[tuple[str, int]]:
-    """(woman, tail rank) for each woman of N(Z) at a ``critical`` step; raises if unjustified."""
+    """(woman, tail rank) for each woman of N(Z) at a ``critical`` step; raises if unjustified.
+    O(size of the engagement graph) plus its maximum matching."""
     adj = {x: h for x in st.lists if (h := st.head(x))}
+    rank_b, end, women = st.rank_b, st.end, st.women
     for x, ws in adj.items():
         for y in ws:
-            if st.rank_b[y][x] != st.tail_rank(y):
+            if rank_b[y][x] != rank_b[y][women[y][end[y] - 1]]:
                 raise CertificateError(f"step {i}: not quiescent: {x!r} is not in the tail "
                                        f"tie of {y!r}")
     mate = maximum_bipartite_matching(adj)

@@ -1,0 +1,121 @@
+"""The list state of a deletion-log replay, shared by the two-sided checkers.
+
+Proposers (men, residents) hold weak orders over receivers (women, hospitals); every
+deletion removes a suffix of one receiver's list, so the state is one rank cut per
+receiver: (x, y) is alive iff ``rrank[y][x] < cut[y]``. A proposer's *head tie* is the
+best tie of his list that still holds an alive entry.
+
+Linear time for every tie structure: each proposer keeps the index of his head tie and a
+count of its alive entries. A deletion inside the head tie decrements the count; only
+when it reaches zero does the head move on, scanning forward over the later ties, and no
+tie is scanned twice (the head never moves back). So a whole replay touches each list
+entry O(1) times — O(L) — whether the lists are strict, hold one big tie or are one tie
+each; membership of a receiver in a head tie is O(1) (its rank equals the head rank and
+the pair is alive), never a rescan of the tie.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+class DeletionState:
+    """Current lists during a replay.
+
+    ``proposers``: proposer -> WeakOrder over receivers (the mutually acceptable lists);
+    ``receivers``: receiver -> WeakOrder over proposers. ``lists``: proposer -> his items;
+    ``prank`` / ``rrank``: the rank dicts; ``rlist``: receiver -> items (sorted by
+    rank); ``cut`` / ``end``: per receiver the rank cut and the alive prefix length.
+    """
+
+    def __init__(self, proposers: Mapping[Any, Any], receivers: Mapping[Any, Any]):
+        self.lists = {x: o.items for x, o in proposers.items()}
+        self.ties = {x: o.ties for x, o in proposers.items()}
+        self.prank = {x: o.rank for x, o in proposers.items()}
+        self.rrank = {y: o.rank for y, o in receivers.items()}
+        self.rlist = {y: o.items for y, o in receivers.items()}
+        self.cut = {y: len(o.ties) + 1 for y, o in receivers.items()}
+        self.end = {y: len(o.items) for y, o in receivers.items()}
+        self.tie = dict.fromkeys(self.lists, -1)    # index of the head tie in ties[x]
+        self.hrank: dict = {}                       # head-tie rank (absent: empty list)
+        self.live: dict = {}                        # alive entries of the head tie
+        self.stale: set = set()                     # heads emptied, not yet moved on
+        for x in self.lists:
+            self._advance(x)
+
+    def _advance(self, x) -> None:
+        """Move x's head to his next tie holding an alive entry (none: list empty)."""
+        ties, t, rrank, cut = self.ties[x], self.tie[x] + 1, self.rrank, self.cut
+        while t < len(ties):
+            live = 0
+            for y in ties[t]:
+                if rrank[y][x] < cut[y]:
+                    live += 1
+            if live:
+                self.tie[x], self.live[x], self.hrank[x] = t, live, t + 1
+                return
+            t += 1
+        self.tie[x] = len(ties)
+        self.hrank.pop(x, None)
+        self.live.pop(x, None)
+
+    def settle(self) -> list:
+        """Move on every emptied head; returns the proposers whose head moved (their new
+        head ties are then :meth:`head`)."""
+        moved = list(self.stale)
+        self.stale.clear()
+        for x in moved:
+            self._advance(x)
+        return moved
+
+    def alive(self, x, y) -> bool:
+        return self.rrank[y][x] < self.cut[y]
+
+    def in_head(self, x, y) -> bool:
+        """y is in x's head tie. O(1) (after :meth:`settle`)."""
+        if x in self.stale:
+            self.settle()
+        r = self.hrank.get(x)
+        return r is not None and self.prank[x].get(y) == r and \
+            self.rrank[y][x] < self.cut[y]
+
+    def head(self, x) -> list:
+        """x's head tie: the alive entries of his best tie that has one. O(tie size)."""
+        if x in self.stale:
+            self.settle()
+        r = self.hrank.get(x)
+        if r is None:
+            return []
+        rrank, cut = self.rrank, self.cut
+        return [y for y in self.ties[x][r - 1] if rrank[y][x] < cut[y]]
+
+    def has_list(self, x) -> bool:
+        """x's current list is non-empty."""
+        if x in self.stale:
+            self.settle()
+        return x in self.hrank
+
+    def tail_rank(self, y):
+        e = self.end[y]
+        return self.rrank[y][self.rlist[y][e - 1]] if e else None
+
+    def cut_to(self, y, cut: int) -> list:
+        """Delete every proposer of rank >= cut from y's list; return those deleted (in
+        the order deleted: worst first). A head tie that loses its last alive entry is
+        marked stale and moves on at the next :meth:`settle` (or query)."""
+        if cut >= self.cut[y]:
+            return []
+        self.cut[y] = cut
+        lst, e, rank = self.rlist[y], self.end[y], self.rrank[y]
+        hrank, live, prank, stale = self.hrank, self.live, self.prank, self.stale
+        removed = []
+        while e and rank[lst[e - 1]] >= cut:
+            e -= 1
+            x = lst[e]
+            removed.append(x)
+            if hrank.get(x) == prank[x][y]:
+                live[x] -= 1
+                if not live[x]:
+                    stale.add(x)
+        self.end[y] = e
+        return removed
