@@ -13,6 +13,8 @@ This module is the model; the definitions that certificates are checked against
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from itertools import repeat
+from operator import contains
 from dataclasses import dataclass, field
 
 from .allocation import WELFARE_SCOPE
@@ -51,19 +53,8 @@ class Market:
     pb: Mapping[str, WeakOrder] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        def restrict(prefs, other):
-            ranks = {y: o.rank for y, o in other.items()}
-            out = {}
-            for x, o in prefs.items():
-                if all(x in ranks[y] for y in o.rank):
-                    out[x] = o
-                    continue
-                ties = (tuple(y for y in tie if x in ranks[y]) for tie in o.ties)
-                out[x] = WeakOrder(tuple(t for t in ties if t))
-            return out
         object.__setattr__(self, "pa", restrict(self.a, self.b))
         object.__setattr__(self, "pb", restrict(self.b, self.a))
-
     @property
     def size(self) -> int:
         """max(|A|, |B|): the "n a side" used to pick engines."""
@@ -80,12 +71,38 @@ class Market:
                 "B": {y: o.to_json() for y, o in self.b.items()}}
 
 
+def restrict(prefs: Mapping[str, WeakOrder], other: Mapping[str, WeakOrder]
+             ) -> dict[str, WeakOrder]:
+    """Each order of ``prefs`` restricted to the agents of ``other`` that list its owner
+    (mutual acceptability), re-ranked without the emptied ties. O(total length): a side
+    whose lists are all complete (each as long as the other side, so every pair is
+    mutual) is kept as is; otherwise one membership test per entry."""
+    if all(len(o) == len(other) for o in prefs.values()) and \
+            all(len(o) == len(prefs) for o in other.values()):
+        return dict(prefs)
+    ranks = {y: o.rank for y, o in other.items()}
+    get = ranks.__getitem__
+    out = {}
+    for x, o in prefs.items():
+        if all(map(contains, map(get, o.items), repeat(x))):
+            out[x] = o
+            continue
+        keep = [y for y in o.items if x in ranks[y]]
+        rank, new, last, r = o.rank, {}, 0, 0
+        for y in keep:
+            if rank[y] != last:
+                last, r = rank[y], r + 1
+            new[y] = r
+        out[x] = WeakOrder.from_ranked(tuple(keep), new, r)
+    return out
+
+
 def parse_market(data: dict) -> Market:
     """Parse ``{"preferences": {"A": {...}, "B": {...}}}`` (DESIGN.md) into a Market.
 
     Raises :class:`InstanceError` naming the agent and value for: missing sides, an agent
     on both sides, a list naming an agent not on the other side, an item twice, an empty tie
-    group. O(total list length).
+    group. O(total list length); the model's lists hold the agents' own name objects.
     """
     prefs = data.get("preferences")
     if not isinstance(prefs, dict) or set(prefs) != {"A", "B"}:
@@ -97,6 +114,7 @@ def parse_market(data: dict) -> Market:
     both = set(prefs["A"]) & set(prefs["B"])
     if both:
         raise InstanceError("agent appears on both sides", agent=sorted(both)[0])
-    a = {x: parse_weak_order(lst, agent=x, known=prefs["B"]) for x, lst in prefs["A"].items()}
-    b = {y: parse_weak_order(lst, agent=y, known=prefs["A"]) for y, lst in prefs["B"].items()}
+    ca, cb = {x: x for x in prefs["A"]}, {y: y for y in prefs["B"]}
+    a = {x: parse_weak_order(lst, agent=x, known=cb, canon=cb) for x, lst in prefs["A"].items()}
+    b = {y: parse_weak_order(lst, agent=y, known=ca, canon=ca) for y, lst in prefs["B"].items()}
     return Market(a, b, read_conventions(data, CONVENTIONS))

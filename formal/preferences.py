@@ -6,31 +6,81 @@ Ranks are 1-based: the rank of an item is the index of its tie group.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-
+from collections.abc import Iterable
 from .errors import InstanceError
 
+_set = object.__setattr__
 
-@dataclass(frozen=True)
+
 class WeakOrder:
     """A weak order over the items it lists, best tie first.
 
     ``ties``: tuple of tuples of item names, each non-empty, no item twice.
-    ``rank``: item -> 1-based tie index; ``items``: the items best first (derived).
+    ``rank``: item -> 1-based tie index; ``items``: the items best first; ``nties``: the
+    number of ties (all derived). Immutable; equal when the ties are equal.
+
+    Built from ``ties``, or (by the parsers, without building a tuple per tie) from the
+    items and their ranks (:meth:`from_ranked`); ``ties`` is then made on first use.
     """
 
-    ties: tuple[tuple[str, ...], ...]
-    rank: Mapping[str, int] = field(init=False, repr=False, compare=False)
-    items: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    __slots__ = ("_ties", "rank", "items", "nties")
 
-    def __post_init__(self):
+    def __init__(self, ties: tuple[tuple[str, ...], ...]):
         rank: dict[str, int] = {}
-        for r, tie in enumerate(self.ties, 1):
+        for r, tie in enumerate(ties, 1):
             for x in tie:
                 rank[x] = r
-        object.__setattr__(self, "rank", rank)
-        object.__setattr__(self, "items", tuple(rank))
+        _set(self, "_ties", ties)
+        _set(self, "rank", rank)
+        _set(self, "items", tuple(rank))
+        _set(self, "nties", len(ties))
+
+    @classmethod
+    def from_ranked(cls, items: tuple[str, ...], rank: dict[str, int], nties: int
+                    ) -> "WeakOrder":
+        """The order whose items, best first, are ``items`` with ``rank`` (1-based tie
+        indices, non-decreasing along ``items``, every index 1..nties used). O(1)."""
+        self = object.__new__(cls)
+        _set(self, "_ties", None)
+        _set(self, "rank", rank)
+        _set(self, "items", items)
+        _set(self, "nties", nties)
+        return self
+
+    @property
+    def ties(self) -> tuple[tuple[str, ...], ...]:
+        ties = self._ties
+        if ties is None:
+            if self.nties == len(self.items):
+                ties = tuple((x,) for x in self.items)
+            else:
+                groups: list[list[str]] = []
+                rank, last = self.rank, 0
+                for x in self.items:
+                    if rank[x] != last:
+                        groups.append([])
+                        last = rank[x]
+                    groups[-1].append(x)
+                ties = tuple(map(tuple, groups))
+            _set(self, "_ties", ties)
+        return ties
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"WeakOrder is immutable (cannot set {name!r})")
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.items == other.items and self.rank == other.rank
+
+    def __hash__(self):
+        return hash(self.ties)
+
+    def __repr__(self):
+        return f"WeakOrder(ties={self.ties!r})"
+
+    def __reduce__(self):
+        return (WeakOrder, (self.ties,))
 
     def __contains__(self, x: str) -> bool:
         return x in self.rank
@@ -39,19 +89,19 @@ class WeakOrder:
         return len(self.rank)
 
     def is_strict(self) -> bool:
-        return all(len(t) == 1 for t in self.ties)
+        return self.nties == len(self.items)
 
     def prefers(self, a: str, b: str | None) -> bool:
         """a ≻ b; ``b=None`` stands for "unmatched", worse than any listed item."""
         if a not in self.rank:
             return False
-        return b is None or self.rank[a] < self.rank.get(b, len(self.ties) + 1)
+        return b is None or self.rank[a] < self.rank.get(b, self.nties + 1)
 
     def weakly_prefers(self, a: str, b: str | None) -> bool:
         """a ⪰ b; ``b=None`` stands for "unmatched"."""
         if a not in self.rank:
             return b is not None and b not in self.rank
-        return b is None or self.rank[a] <= self.rank.get(b, len(self.ties) + 1)
+        return b is None or self.rank[a] <= self.rank.get(b, self.nties + 1)
 
     def to_json(self) -> list:
         """The DESIGN.md encoding: singletons as strings, ties as nested lists."""
@@ -59,17 +109,25 @@ class WeakOrder:
 
 
 def parse_weak_order(raw: object, *, agent: str | None = None,
-                     known: Iterable[str] | None = None) -> WeakOrder:
+                     known: Iterable[str] | None = None, canon: dict | None = None
+                     ) -> WeakOrder:
     """Parse a DESIGN.md preference list into a :class:`WeakOrder`.
 
     ``raw``: list whose entries are item names (str) or non-empty lists of names (a tie).
     ``known``: if given (a set or dict is used as is), every item must be in it.
+    ``canon``: if given, a dict name -> the one string object to use for that name; the
+    order's items are those objects (a big market then keeps one string per agent).
     Raises :class:`InstanceError` (naming ``agent`` and the value) for a non-list, an empty
-    tie group, a non-string item, an item listed twice or an unknown item. O(len(raw)).
+    tie group, a non-string item, an item listed twice or an unknown item. O(len(raw)):
+    well-formed lists are validated by set operations, the first error is located by the
+    item-by-item pass.
     """
     if not isinstance(raw, list):
         raise InstanceError("preference list must be a JSON list", agent=agent, value=raw)
     known_set = known if known is None or isinstance(known, (set, frozenset, dict)) else set(known)
+    order = _fast_order(raw, known_set, canon)
+    if order is not None:
+        return order
     seen: set[str] = set()
     ties: list[tuple[str, ...]] = []
     for entry in raw:
@@ -88,3 +146,36 @@ def parse_weak_order(raw: object, *, agent: str | None = None,
             seen.add(x)
         ties.append(tuple(group))
     return WeakOrder(tuple(ties))
+
+
+_STR = {str}
+
+
+def _fast_order(raw: list, known, canon: dict | None) -> WeakOrder | None:
+    """The order of a well-formed list, or None when some check fails (the caller's
+    item-by-item pass then names the first error). Every item a string (checked by its
+    type set), none twice (a set as long as the list), every one known (a subset test)."""
+    strict = set(map(type, raw)) <= _STR
+    if strict:
+        flat, r = raw, len(raw)
+    else:
+        flat, ranks, r = [], [], 0
+        for entry in raw:
+            r += 1
+            if entry.__class__ is str:
+                flat.append(entry)
+                ranks.append(r)
+            elif entry.__class__ is list and entry:
+                flat.extend(entry)
+                ranks.extend([r] * len(entry))
+            else:
+                return None
+        if not set(map(type, flat)) <= _STR:
+            return None
+    items = set(flat)
+    if len(items) != len(flat) or (known is not None and not items.issubset(known)):
+        return None
+    order = tuple(map(canon.__getitem__, flat)) if canon is not None else tuple(flat)
+    if strict:
+        return WeakOrder.from_ranked(order, dict(zip(order, range(1, r + 1))), r)
+    return WeakOrder.from_ranked(order, dict(zip(order, ranks)), r)

@@ -131,7 +131,7 @@ class _Search:
         self.rank_r = {r: o.rank for r, o in market.pr.items()}
         self.rank_h = {h: o.rank for h, o in market.ph.items()}
         self.hlist = {h: o.items for h, o in market.ph.items()}
-        self.cut = {h: len(o.ties) + 1 for h, o in market.ph.items()}
+        self.cut = {h: o.nties + 1 for h, o in market.ph.items()}
         self.end = {h: len(o.items) for h, o in market.ph.items()}
         self.ptr = dict.fromkeys(self.lists, 0)
         self.a_r: dict[str, set[str]] = {r: set() for r in self.lists}

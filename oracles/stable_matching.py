@@ -81,9 +81,10 @@ class _Search:
         self.rank_a = {x: o.rank for x, o in market.pa.items()}
         self.rank_b = {y: o.rank for y, o in market.pb.items()}
         self.women = {y: o.items for y, o in market.pb.items()}
-        self.cut = {y: len(o.ties) + 1 for y, o in market.pb.items()}
+        self.cut = {y: o.nties + 1 for y, o in market.pb.items()}
         self.end = {y: len(o.items) for y, o in market.pb.items()}
         self.ptr = dict.fromkeys(self.lists, 0)
+        self.stop = dict.fromkeys(self.lists, 0)
         self.eng_a: dict[str, set[str]] = {x: set() for x in self.lists}
         self.eng_b: dict[str, set[str]] = {y: set() for y in self.women}
         self.steps: list[list] = []
@@ -102,6 +103,7 @@ class _Search:
             if rb[lst[i]][x] < cut[lst[i]]:
                 out.append(lst[i])
             i += 1
+        self.stop[x] = i        # x's engagements lie in lists[x][ptr[x]:stop[x]]
         return out
 
     def tail_rank(self, y: str) -> int:
@@ -140,7 +142,7 @@ class _Search:
 
 
 def _ever_proposed(s: _Search, market: Market) -> set[str]:
-    return {y for y in s.women if s.eng_b[y] or s.cut[y] <= len(market.pb[y].ties)}
+    return {y for y in s.women if s.eng_b[y] or s.cut[y] <= market.pb[y].nties}
 
 
 def super_stable_search(market: Market) -> tuple[dict[str, str] | None, dict | None]:
@@ -194,9 +196,10 @@ def _maximum_matching(men: list[str], s: _Search) -> dict[tuple, tuple]:
     women = sorted({y for x in men for y in s.eng_a[x]})
     col = {y: j for j, y in enumerate(women)}
     rows, cols = [], []
-    for i, x in enumerate(men):
-        for y in s.lists[x]:
-            if y in s.eng_a[x]:
+    for i, x in enumerate(men):      # edges in list order: within x's head tie
+        eng = s.eng_a[x]
+        for y in s.lists[x][s.ptr[x]:s.stop[x]]:
+            if y in eng:
                 rows.append(i)
                 cols.append(col[y])
     graph = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)),

@@ -91,18 +91,20 @@ def _override(instances, semantics=None, conventions=None):
     return out
 
 
-def _reread(inst, semantics, conventions):
+def _reread(inst, semantics, conventions, model=None):
     """``inst`` with the readings among ``semantics`` / ``conventions`` that its domain
     knows and that differ from its own (unchanged when none does, or when it does not
-    parse: the plan reports that with its location)."""
+    parse: the plan reports that with its location). ``model``: ``inst`` already parsed."""
     from .formal.instances import with_readings
     from .registry import DOMAINS
     from .registry import spec as domain_spec
     if inst.domain not in DOMAINS:
         return inst
     dspec = domain_spec(inst.domain)
+    if not semantics and not conventions:
+        return inst
     try:
-        model = dspec.parse(inst.data)
+        model = dspec.parse(inst.data) if model is None else model
     except InstanceError:
         return inst
     own = getattr(model, "conventions", None) or {}
@@ -695,7 +697,7 @@ def check(labels, allow_unverified, root):
             sem, conv = lab.get("semantics"), lab.get("conventions") or {}
             if not isinstance(conv, dict):
                 raise CertificateError("the label's conventions are not an object")
-            again = _reread(inst, sem, conv)            # labelled under other readings
+            again = _reread(inst, sem, conv, model)     # labelled under other readings
             if again is not inst:
                 inst, model = again, dspec.parse(again.data)
             if inst.sha256 != lab.get("instance_sha256"):

@@ -15,6 +15,7 @@ the pair is alive), never a rescan of the tie.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,32 +31,38 @@ class DeletionState:
 
     def __init__(self, proposers: Mapping[Any, Any], receivers: Mapping[Any, Any]):
         self.lists = {x: o.items for x, o in proposers.items()}
-        self.ties = {x: o.ties for x, o in proposers.items()}
         self.prank = {x: o.rank for x, o in proposers.items()}
         self.rrank = {y: o.rank for y, o in receivers.items()}
         self.rlist = {y: o.items for y, o in receivers.items()}
-        self.cut = {y: len(o.ties) + 1 for y, o in receivers.items()}
+        self.cut = {y: o.nties + 1 for y, o in receivers.items()}
         self.end = {y: len(o.items) for y, o in receivers.items()}
-        self.tie = dict.fromkeys(self.lists, -1)    # index of the head tie in ties[x]
+        self.start = dict.fromkeys(self.lists, 0)  # the head tie is lists[x][start:stop]
+        self.stop = dict.fromkeys(self.lists, 0)
         self.hrank: dict = {}                       # head-tie rank (absent: empty list)
         self.live: dict = {}                        # alive entries of the head tie
         self.stale: set = set()                     # heads emptied, not yet moved on
+        self.holders: dict = {y: [] for y in receivers}   # see cut_to
         for x in self.lists:
             self._advance(x)
 
     def _advance(self, x) -> None:
         """Move x's head to his next tie holding an alive entry (none: list empty)."""
-        ties, t, rrank, cut = self.ties[x], self.tie[x] + 1, self.rrank, self.cut
-        while t < len(ties):
-            live = 0
-            for y in ties[t]:
+        lst, rank, rrank, cut = self.lists[x], self.prank[x], self.rrank, self.cut
+        holders = self.holders
+        i, n = self.stop[x], len(lst)
+        while i < n:
+            r, j, live = rank[lst[i]], i, 0
+            while j < n and rank[lst[j]] == r:
+                y = lst[j]
                 if rrank[y][x] < cut[y]:
                     live += 1
+                    holders[y].append(x)
+                j += 1
             if live:
-                self.tie[x], self.live[x], self.hrank[x] = t, live, t + 1
+                self.start[x], self.stop[x], self.live[x], self.hrank[x] = i, j, live, r
                 return
-            t += 1
-        self.tie[x] = len(ties)
+            i = j
+        self.start[x] = self.stop[x] = n
         self.hrank.pop(x, None)
         self.live.pop(x, None)
 
@@ -87,7 +94,7 @@ class DeletionState:
         if r is None:
             return []
         rrank, cut = self.rrank, self.cut
-        return [y for y in self.ties[x][r - 1] if rrank[y][x] < cut[y]]
+        return [y for y in self.lists[x][self.start[x]:self.stop[x]] if rrank[y][x] < cut[y]]
 
     def has_list(self, x) -> bool:
         """x's current list is non-empty."""
@@ -99,23 +106,37 @@ class DeletionState:
         e = self.end[y]
         return self.rrank[y][self.rlist[y][e - 1]] if e else None
 
-    def cut_to(self, y, cut: int) -> list:
-        """Delete every proposer of rank >= cut from y's list; return those deleted (in
-        the order deleted: worst first). A head tie that loses its last alive entry is
-        marked stale and moves on at the next :meth:`settle` (or query)."""
-        if cut >= self.cut[y]:
-            return []
+    def cut_to(self, y, cut: int) -> int:
+        """Delete every proposer of rank >= cut from y's list; return how many were
+        deleted. A head tie that loses its last alive entry is marked stale and moves on
+        at the next :meth:`settle` (or query). The heads are updated from the deleted
+        entries or from y's *holders* (the proposers whose head tie held y when it was
+        entered), whichever is fewer: O(min) per cut, so O(L) over a replay."""
+        old = self.cut[y]
+        if cut >= old:
+            return 0
         self.cut[y] = cut
         lst, e, rank = self.rlist[y], self.end[y], self.rrank[y]
+        k = bisect_left(lst, cut, 0, e, key=rank.__getitem__)  # ranks ascend along lst
+        self.end[y] = k
         hrank, live, prank, stale = self.hrank, self.live, self.prank, self.stale
-        removed = []
-        while e and rank[lst[e - 1]] >= cut:
-            e -= 1
-            x = lst[e]
-            removed.append(x)
-            if hrank.get(x) == prank[x][y]:
-                live[x] -= 1
-                if not live[x]:
-                    stale.add(x)
-        self.end[y] = e
-        return removed
+        holders = self.holders[y]
+        if e - k < len(holders):
+            for x in lst[k:e]:
+                if hrank.get(x) == prank[x][y]:
+                    live[x] -= 1
+                    if not live[x]:
+                        stale.add(x)
+            return e - k
+        keep = []
+        for x in holders:
+            if hrank.get(x) == prank[x][y]:   # y is (still) in x's head tie
+                r = rank[x]
+                if r < cut:
+                    keep.append(x)
+                elif r < old:                 # alive until this cut
+                    live[x] -= 1
+                    if not live[x]:
+                        stale.add(x)
+        self.holders[y] = keep
+        return e - k
