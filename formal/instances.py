@@ -129,6 +129,7 @@ def read_json(path: Path) -> list[Instance]:
                             value=_near(text, e.pos)) from None
     except RecursionError:
         raise InstanceError("JSON nested too deeply", file=str(path)) from None
+    del text                          # a big instance's text is not kept while hashing it
     return [from_object(obj, str(path), None, path.stem)]
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from .allocation import WELFARE_SCOPE
 from .errors import InstanceError
-from .preferences import WeakOrder, parse_weak_order
+from .preferences import WeakOrder, parse_weak_order, shared_ints
 from .spec import Convention, read_conventions
 
 NOTIONS = ("weak", "strong", "super")
@@ -89,10 +89,11 @@ def restrict(prefs: Mapping[str, WeakOrder], other: Mapping[str, WeakOrder]
             continue
         keep = [y for y in o.items if x in ranks[y]]
         rank, new, last, r = o.rank, {}, 0, 0
+        ints = shared_ints(len(keep))
         for y in keep:
             if rank[y] != last:
                 last, r = rank[y], r + 1
-            new[y] = r
+            new[y] = ints[r]
         out[x] = WeakOrder.from_ranked(tuple(keep), new, r)
     return out
 

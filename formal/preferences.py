@@ -116,7 +116,8 @@ def parse_weak_order(raw: object, *, agent: str | None = None,
     ``raw``: list whose entries are item names (str) or non-empty lists of names (a tie).
     ``known``: if given (a set or dict is used as is), every item must be in it.
     ``canon``: if given, a dict name -> the one string object to use for that name; the
-    order's items are those objects (a big market then keeps one string per agent).
+    order's items are those objects, and so become the entries of ``raw`` (equal strings,
+    so the data is unchanged; a big market then keeps one string per agent).
     Raises :class:`InstanceError` (naming ``agent`` and the value) for a non-list, an empty
     tie group, a non-string item, an item listed twice or an unknown item. O(len(raw)):
     well-formed lists are validated by set operations, the first error is located by the
@@ -175,7 +176,29 @@ def _fast_order(raw: list, known, canon: dict | None) -> WeakOrder | None:
     items = set(flat)
     if len(items) != len(flat) or (known is not None and not items.issubset(known)):
         return None
-    order = tuple(map(canon.__getitem__, flat)) if canon is not None else tuple(flat)
+    if canon is not None:
+        order = tuple(map(canon.__getitem__, flat))
+        if strict:                 # the input holds the same objects from now on (equal
+            raw[:] = order         # strings: the data and its hash do not change)
+        else:
+            for i, entry in enumerate(raw):
+                if entry.__class__ is str:
+                    raw[i] = canon[entry]
+                else:
+                    entry[:] = map(canon.__getitem__, entry)
+    else:
+        order = tuple(flat)
+    ints = shared_ints(r)                # one int object per rank, shared by every order
     if strict:
-        return WeakOrder.from_ranked(order, dict(zip(order, range(1, r + 1))), r)
-    return WeakOrder.from_ranked(order, dict(zip(order, ranks)), r)
+        return WeakOrder.from_ranked(order, dict(zip(order, ints[1:r + 1])), r)
+    return WeakOrder.from_ranked(order, dict(zip(order, map(ints.__getitem__, ranks))), r)
+
+
+_INTS: list[int] = list(range(1025))
+
+
+def shared_ints(n: int) -> list[int]:
+    """The shared int objects 0..n (ints above 256 are otherwise one object per use)."""
+    if n >= len(_INTS):
+        _INTS.extend(range(len(_INTS), 2 * n + 1))
+    return _INTS

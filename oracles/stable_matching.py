@@ -6,7 +6,9 @@ unless stated otherwise. Not trusted: every answer is verified by ``formal``'s c
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
+from heapq import nsmallest
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -82,7 +84,9 @@ class _Search:
         self.rank_b = {y: o.rank for y, o in market.pb.items()}
         self.women = {y: o.items for y, o in market.pb.items()}
         self.cut = {y: o.nties + 1 for y, o in market.pb.items()}
+        self.full = dict(self.cut)            # the cut of a list nothing was deleted from
         self.end = {y: len(o.items) for y, o in market.pb.items()}
+        self.tail = {y: o.nties if o.items else 0 for y, o in market.pb.items()}
         self.ptr = dict.fromkeys(self.lists, 0)
         self.stop = dict.fromkeys(self.lists, 0)
         self.eng_a: dict[str, set[str]] = {x: set() for x in self.lists}
@@ -91,54 +95,75 @@ class _Search:
         self.free = deque(self.lists)
 
     def head(self, x: str) -> list[str]:
-        lst, i, rb, cut = self.lists[x], self.ptr[x], self.rank_b, self.cut
-        while i < len(lst) and rb[lst[i]][x] >= cut[lst[i]]:
+        """x's head tie: the alive entries of his best tie that has one. A pair (x, y) is
+        alive iff rank_b[y][x] < cut[y]; a list untouched (cut = full) or emptied (cut = 1)
+        answers without looking x up in y's list, so big ties cost O(1) per entry."""
+        lst, i, rb, cut, full = self.lists[x], self.ptr[x], self.rank_b, self.cut, self.full
+        n = len(lst)
+        while i < n:
+            y = lst[i]
+            c = cut[y]
+            if c == full[y] or (c > 1 and rb[y][x] < c):
+                break
             i += 1
         self.ptr[x] = i
-        if i == len(lst):
+        if i == n:
             return []
-        r, ra = self.rank_a[x][lst[i]], self.rank_a[x]
+        ra = self.rank_a[x]
+        r = ra[lst[i]]
         out = []
-        while i < len(lst) and ra[lst[i]] == r:
-            if rb[lst[i]][x] < cut[lst[i]]:
-                out.append(lst[i])
+        while i < n:
+            y = lst[i]
+            if ra[y] != r:
+                break
+            c = cut[y]
+            if c == full[y] or (c > 1 and rb[y][x] < c):
+                out.append(y)
             i += 1
         self.stop[x] = i        # x's engagements lie in lists[x][ptr[x]:stop[x]]
         return out
 
     def tail_rank(self, y: str) -> int:
-        return self.rank_b[y][self.women[y][self.end[y] - 1]]
+        return self.tail[y]
 
     def cut_to(self, y: str, cut: int) -> None:
-        """Delete every man of rank >= cut from y's list, breaking their engagements."""
+        """Delete every man of rank >= cut from y's list (worst first), breaking their
+        engagements."""
         if cut >= self.cut[y]:
             return
         self.cut[y] = cut
         lst, e, rank = self.women[y], self.end[y], self.rank_b[y]
-        while e and rank[lst[e - 1]] >= cut:
-            e -= 1
-            x = lst[e]
-            if x in self.eng_b[y]:
-                self.eng_b[y].discard(x)
-                self.eng_a[x].discard(y)
-                if not self.eng_a[x]:
-                    self.free.append(x)
-        self.end[y] = e
+        k = bisect_left(lst, cut, 0, e, key=rank.__getitem__)   # ranks ascend along lst
+        eng_y, eng_a, free = self.eng_b[y], self.eng_a, self.free
+        for x in reversed(lst[k:e]):
+            if x in eng_y:
+                eng_y.discard(x)
+                ex = eng_a[x]
+                ex.discard(y)
+                if not ex:
+                    free.append(x)
+        self.end[y] = k
+        self.tail[y] = rank[lst[k - 1]] if k else 0
 
     def propose_all(self) -> None:
         """Free men propose to their whole head tie; each woman deletes the men strictly
         worse than the proposer (step ``dominate``). Runs to quiescence."""
-        while self.free:
-            x = self.free.popleft()
-            if self.eng_a[x]:
+        free, eng_a, eng_b, tail, rank_b = self.free, self.eng_a, self.eng_b, self.tail, \
+            self.rank_b
+        while free:
+            x = free.popleft()
+            ex = eng_a[x]
+            if ex:
                 continue
             for y in self.head(x):
-                self.eng_a[x].add(y)
-                self.eng_b[y].add(x)
-                r = self.rank_b[y][x] + 1
-                if self.end[y] and self.tail_rank(y) >= r:
-                    self.steps.append(["dominate", y, x])
-                    self.cut_to(y, r)
+                ex.add(y)
+                eng_b[y].add(x)
+                t = tail[y]
+                if t > 1:                        # else no man is worse than x on y's list
+                    r = rank_b[y][x] + 1
+                    if t >= r:
+                        self.steps.append(["dominate", y, x])
+                        self.cut_to(y, r)
 
 
 def _ever_proposed(s: _Search, market: Market) -> set[str]:
@@ -158,7 +183,7 @@ def super_stable_search(market: Market) -> tuple[dict[str, str] | None, dict | N
         if not multi:
             break
         for y in multi:      # break all her engagements, delete her whole tail tie
-            x1, x2 = sorted(s.eng_b[y])[:2]
+            x1, x2 = nsmallest(2, s.eng_b[y])
             s.steps.append(["dominate", y, x1, x2])
             s.cut_to(y, s.tail_rank(y))
     return _finish(s, market)

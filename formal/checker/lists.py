@@ -35,6 +35,7 @@ class DeletionState:
         self.rrank = {y: o.rank for y, o in receivers.items()}
         self.rlist = {y: o.items for y, o in receivers.items()}
         self.cut = {y: o.nties + 1 for y, o in receivers.items()}
+        self.full = dict(self.cut)        # the cut of a list nothing was deleted from
         self.end = {y: len(o.items) for y, o in receivers.items()}
         self.start = dict.fromkeys(self.lists, 0)  # the head tie is lists[x][start:stop]
         self.stop = dict.fromkeys(self.lists, 0)
@@ -47,14 +48,16 @@ class DeletionState:
 
     def _advance(self, x) -> None:
         """Move x's head to his next tie holding an alive entry (none: list empty)."""
-        lst, rank, rrank, cut = self.lists[x], self.prank[x], self.rrank, self.cut
+        lst, rank, rrank, cut, full = self.lists[x], self.prank[x], self.rrank, self.cut, \
+            self.full
         holders = self.holders
         i, n = self.stop[x], len(lst)
         while i < n:
             r, j, live = rank[lst[i]], i, 0
             while j < n and rank[lst[j]] == r:
                 y = lst[j]
-                if rrank[y][x] < cut[y]:
+                c = cut[y]      # untouched / emptied lists answer without a look-up
+                if c == full[y] or (c > 1 and rrank[y][x] < c):
                     live += 1
                     holders[y].append(x)
                 j += 1
@@ -93,8 +96,9 @@ class DeletionState:
         r = self.hrank.get(x)
         if r is None:
             return []
-        rrank, cut = self.rrank, self.cut
-        return [y for y in self.lists[x][self.start[x]:self.stop[x]] if rrank[y][x] < cut[y]]
+        rrank, cut, full = self.rrank, self.cut, self.full
+        return [y for y in self.lists[x][self.start[x]:self.stop[x]]
+                if (c := cut[y]) == full[y] or (c > 1 and rrank[y][x] < c)]
 
     def has_list(self, x) -> bool:
         """x's current list is non-empty."""

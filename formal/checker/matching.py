@@ -79,12 +79,15 @@ def blocking_pairs(market: Market, matching: Mapping[str, str], notion: str) -> 
     for x, y in m.items():
         cur_b[y] = rank_b[y][x]
     out = []
+    weak, strong = notion == "weak", notion == "strong"
     for x, ra in rank_a.items():
         cx, mx = cur_a[x], m.get(x)
         for y, rxy in ra.items():
             if rxy > cx or y == mx:
                 continue          # x strictly prefers his partner: no notion blocks
-            ryx, cy = rank_b[y][x], cur_b[y]
+            if rxy == cx and (weak or (strong and cur_b[y] == 1)):
+                continue          # x indifferent: weak needs x better off, strong then
+            ryx, cy = rank_b[y][x], cur_b[y]                        # needs y better off
             sx, sy, wy = rxy < cx, ryx < cy, ryx <= cy
             if (notion == "weak" and sx and sy) or (notion == "super" and wy) or \
                     (notion == "strong" and ((sx and wy) or sy)):

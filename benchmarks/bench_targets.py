@@ -1,0 +1,312 @@
+"""Label at the speed of reading the input: every row of the performance table, in one run.
+
+    python benchmarks/bench_targets.py [--before OLD/.venv/bin/prefcert] [--work DIR]
+        [--rows all|name,name] [--jobs-repeat 2] [--skip-big]
+
+Each row is measured in this run, with its peers measured in the same run, and printed as
+ours / reference (below 1: faster). Whole-process rows run ``prefcert`` as a subprocess
+and report wall seconds and peak memory (the largest resident set of the process and its
+workers, from ``wait4``). With ``--before``, the same whole-process commands also run with
+an older installation, so before/after ratios come from the same machine load.
+
+Rows:
+
+- ``label-n1000``: ``prefcert label`` (super, strong, weak) of n = 1000 a side, complete
+  lists, ties by merging with p = 0.2 (L = 2·10⁶);
+- ``label-n10k``: n = 10⁴ a side, 100 entries per list (a random 100-regular bipartite
+  acceptability graph, so every entry is mutual; L = 2·10⁶), ties p = 0.2;
+- ``label-n3000``: n = 3000 complete, p = 0.2 (L = 1.8·10⁷);
+- ``ties-n3000``: n = 3000 complete, every list one tie (the all-ties market of the
+  super-stability certificate check), against ``strict-n3000`` (strict lists, same L);
+- ``check-*``: ``prefcert check`` of each row's labels, as a share of its label time;
+- ``peers-n1000``: the super / strong oracles against ``algmatch`` on the n = 1000 market,
+  DA (from the raw dict, parse included) against ``matching`` and a 15-line rank-array
+  Gale–Shapley floor (conversion included), one-sided utilitarian welfare against
+  ``scipy.optimize.linear_sum_assignment``;
+- ``help``: ``prefcert --help``;
+- ``dublin``: ``prefcert label`` of Dublin West 2002 (PrefLib 00001-00000002, 29,988
+  voters; read from the shared data when present), all default questions;
+- ``strict-core``: the strict core of 10⁴ agents with strict preferences (each agent ranks
+  100 random houses, then its own), oracle + checker, and the whole label process;
+- ``jobs``: ``prefcert label instances/`` with ``--jobs 2`` against ``--jobs 1``.
+
+Targets (issue "label at the speed of reading the input") are printed beside each row;
+nothing is asserted. A timing script, not a test.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DUBLIN = ROOT.parent.parent / "shared" / "data" / "preflib" / "soi" / "00001-00000002.soi"
+
+
+# ------------------------------------------------------------------ instances
+
+def smti_file(work: Path, name: str, n: int, tie_prob: float) -> Path:
+    from prefcert.generators.smti import sample_smti
+    path = work / f"{name}.json"
+    if not path.exists():
+        path.write_text(json.dumps(sample_smti(n, tie_prob=tie_prob, seed=n, id=name)))
+    return path
+
+
+def regular_smti(n: int, degree: int, tie_prob: float, seed: int) -> dict:
+    """n a side, a random ``degree``-regular bipartite acceptability graph (the union of
+    ``degree`` shifted random permutations, duplicates dropped), each list a random order
+    of its neighbours with adjacent items tied with probability ``tie_prob``."""
+    from prefcert.generators.smti import merge_ties
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(n)
+    shifts = rng.choice(n, size=degree, replace=False)
+    nb_a = [[int(perm[(i + s) % n]) for s in shifts] for i in range(n)]
+    nb_b: list[list[int]] = [[] for _ in range(n)]
+    for i, js in enumerate(nb_a):
+        for j in js:
+            nb_b[j].append(i)
+    prefs = {}
+    for side, nbrs, other in (("A", nb_a, "B"), ("B", nb_b, "A")):
+        prefs[side] = {}
+        for i, js in enumerate(nbrs):
+            order = [f"{other}{j + 1}" for j in rng.permutation(js)]
+            prefs[side][f"{side}{i + 1}"] = merge_ties(order, tie_prob, rng)
+    return {"id": f"regular-n{n}-d{degree}", "domain": "stable_matching",
+            "preferences": prefs}
+
+
+def housing_strict(n: int, length: int, seed: int) -> dict:
+    rng = random.Random(seed)
+    prefs = {}
+    for k in range(n):
+        others = rng.sample([h for h in range(n) if h != k], length)
+        prefs[f"a{k}"] = [f"h{h}" for h in others] + [f"h{k}"]
+    return {"id": f"hm-strict-n{n}", "domain": "housing_market", "preferences": prefs,
+            "endowment": {f"a{k}": f"h{k}" for k in range(n)}, "questions": ["strict_core"]}
+
+
+# ------------------------------------------------------------------ processes
+
+def run(cmd: list[str], out: Path | None = None) -> tuple[float, float, int]:
+    """(wall seconds, peak MiB over the process and its waited workers, exit status)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL if out is None else open(out, "w"),
+                            stderr=subprocess.DEVNULL, cwd=ROOT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    return time.perf_counter() - t0, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+def label_and_check(exe: str, path: Path, work: Path, tag: str) -> dict:
+    out = work / f"{path.stem}.{tag}.jsonl"
+    out.unlink(missing_ok=True)
+    t_l, m_l, rc_l = run([exe, "label", str(path), "-o", str(out)])
+    t_c, m_c, rc_c = run([exe, "check", str(out)])
+    return {"label": t_l, "label_mib": m_l, "check": t_c, "check_mib": m_c,
+            "ok": rc_l == 0 and rc_c == 0}
+
+
+def line(row: str, what: str, ours: float, ref: float | None, ref_name: str, target: str,
+         unit: str = "s") -> None:
+    ratio = f"{ours / ref:7.3f}" if ref else "      -"
+    reftxt = f"{ref:9.3f}" if ref is not None else "        -"
+    print(f"{row:<12} {what:<44} {ours:9.3f}{unit:<4} {ref_name:<22} {reftxt} {ratio}  "
+          f"{target}", flush=True)
+
+
+def whole_process(name: str, path: Path, exe: str, before: str | None, work: Path,
+                  target_s: str, target_mib: str = "") -> dict:
+    new = label_and_check(exe, path, work, "after")
+    old = label_and_check(before, path, work, "before") if before else None
+    line(name, f"label {path.stem}", new["label"], old and old["label"], "before (label)",
+         target_s)
+    line(name, "  peak memory", new["label_mib"], old and old["label_mib"], "before (MiB)",
+         target_mib, "MiB")
+    line(name, "  check / label", new["check"] / new["label"],
+         old and old["check"] / old["label"], "before (ratio)", "<= 0.30", "x")
+    line(name, "  check", new["check"], old and old["check"], "before (check)", "")
+    if not new["ok"]:
+        print(f"{name:<12} WARNING: a command failed")
+    return new
+
+
+# ------------------------------------------------------------------ peers
+
+def floor_gale_shapley(prefs_a: dict, prefs_b: dict) -> dict:
+    """The 15-line rank-array Gale–Shapley (strict complete lists), conversion included."""
+    men, women = list(prefs_a), list(prefs_b)
+    wid = {w: j for j, w in enumerate(women)}
+    mid = {m: i for i, m in enumerate(men)}
+    lists = [[wid[w] for w in prefs_a[m]] for m in men]
+    rank = [[0] * len(men) for _ in women]
+    for j, w in enumerate(women):
+        for r, m in enumerate(prefs_b[w]):
+            rank[j][mid[m]] = r
+    nxt, holds, free = [0] * len(men), [-1] * len(women), list(range(len(men)))
+    while free:
+        i = free.pop()
+        j = lists[i][nxt[i]]
+        nxt[i] += 1
+        if holds[j] < 0:
+            holds[j] = i
+        elif rank[j][i] < rank[j][holds[j]]:
+            free.append(holds[j])
+            holds[j] = i
+        else:
+            free.append(i)
+    return {men[i]: women[j] for j, i in enumerate(holds) if i >= 0}
+
+
+def best(fn, repeat: int = 3) -> tuple[float, object]:
+    t, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        t = min(t, time.perf_counter() - t0)
+    return t, out
+
+
+def peers(work: Path) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_stable_matching import (PeerTimeout, best_of_peer, peer_algmatch,
+                                       peer_da_big_stack)
+    from prefcert.formal.matching import parse_market
+    from prefcert.generators.smti import sample_smti
+    from prefcert.oracles import stable_matching as orc
+    strict = sample_smti(1000, seed=1000, id="strict-1000")
+    p = strict["preferences"]
+    t_ours, ours = best(lambda: orc.deferred_acceptance(parse_market(strict)))
+    t_floor, fl = best(lambda: floor_gale_shapley(p["A"], p["B"]))
+    line("peers-n1000", "DA from the raw dict (parse included)", t_ours, t_floor,
+         "15-line floor", "<= 2x the floor")
+    try:
+        t_peer, peer = best_of_peer(peer_da_big_stack, (strict,), 1, 300)
+        line("peers-n1000", f"DA (same matching: {peer == ours == fl})", t_ours, t_peer,
+             "matching (suitor)", "")
+    except (PeerTimeout, RuntimeError) as e:
+        print(f"peers-n1000  matching failed: {e}")
+    tied = json.loads(smti_file(work, "n1000", 1000, 0.2).read_text())
+    for notion, fn in (("super", orc.super_stable_search), ("strong", orc.strongly_stable_search)):
+        t_ours, out = best(lambda: fn(parse_market(tied)), 1)
+        try:
+            t_peer, peer = best_of_peer(peer_algmatch, (tied, notion), 1, 300)
+            agree = (out[0] is None) == (peer is None)
+            line("peers-n1000", f"{notion} oracle (parse incl.; verdicts agree: {agree})",
+                 t_ours, t_peer, f"algmatch {notion}", "")
+        except (PeerTimeout, RuntimeError) as e:
+            print(f"peers-n1000  algmatch {notion} failed or timed out: {e}")
+    # one-sided welfare: utilitarian house allocation, complete strict lists, n = 1000
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+    from prefcert.formal.allocation import parse_house_allocation
+    from prefcert.formal import welfare as fw
+    from prefcert.generators.allocation import sample_house_allocation
+    from prefcert.oracles import allocation as oa
+    inst = sample_house_allocation(1000, 1000, seed=7, min_len=1000)
+    t_ours, (m, _) = best(lambda: oa.utilitarian_matching(
+        fw.welfare_graph(parse_house_allocation(inst))), 1)
+
+    def lsa():
+        agents, objs = list(inst["preferences"]), {o: j for j, o in enumerate(inst["objects"])}
+        cost = np.full((len(agents), len(objs)), 10 ** 6)
+        for i, a in enumerate(agents):
+            for r, o in enumerate(inst["preferences"][a], 1):
+                cost[i, objs[o]] = r
+        rows, cols = linear_sum_assignment(cost)
+        return int(cost[rows, cols].sum())
+    t_lsa, v = best(lsa, 1)
+    line("peers-n1000", "one-sided utilitarian (parse incl.)", t_ours, t_lsa,
+         "scipy linear_sum_asgn", "")
+
+
+# ------------------------------------------------------------------ rows
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", help="an older prefcert executable, run on the same inputs")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/prefcert-bench-targets"))
+    ap.add_argument("--rows", default="all")
+    ap.add_argument("--jobs-repeat", type=int, default=2)
+    args = ap.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    exe = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or "prefcert"
+    rows = set(args.rows.split(","))
+    want = lambda r: "all" in rows or r in rows
+    print(f"{'row':<12} {'what':<44} {'ours':>9}     {'reference':<22} {'ref':>9} "
+          f"{'ratio':>7}  target", flush=True)
+    if want("label-n1000"):
+        whole_process("label-n1000", smti_file(args.work, "n1000", 1000, 0.2), exe,
+                      args.before, args.work, "<= 3 s", "<= 250 MiB")
+    if want("label-n10k"):
+        path = args.work / "n10k.json"
+        if not path.exists():
+            path.write_text(json.dumps(regular_smti(10_000, 100, 0.2, seed=10_000)))
+        whole_process("label-n10k", path, exe, args.before, args.work, "<= 3 s")
+    if want("label-n3000"):
+        whole_process("label-n3000", smti_file(args.work, "n3000", 3000, 0.2), exe,
+                      args.before, args.work, "<= 30 s", "<= 2048 MiB")
+    if want("ties-n3000"):
+        strict = label_and_check(exe, smti_file(args.work, "strict3000", 3000, 0.0),
+                                 args.work, "after")
+        ties = label_and_check(exe, smti_file(args.work, "ties3000", 3000, 1.0),
+                               args.work, "after")
+        line("ties-n3000", "label, every list one tie", ties["label"], strict["label"],
+             "strict lists (label)", "on par (linear in L)")
+        line("ties-n3000", "check, every list one tie", ties["check"], strict["check"],
+             "strict lists (check)", "on par (linear in L)")
+        line("ties-n3000", "  peak memory (label)", ties["label_mib"], strict["label_mib"],
+             "strict lists (MiB)", "", "MiB")
+    if want("peers-n1000"):
+        peers(args.work)
+    if want("help"):
+        t = min(run([exe, "--help"])[0] for _ in range(5))
+        tb = min(run([args.before, "--help"])[0] for _ in range(5)) if args.before else None
+        line("help", "prefcert --help", t, tb, "before", "<= 0.2 s")
+    if want("dublin") and DUBLIN.exists():
+        new = run([exe, "label", str(DUBLIN)])
+        old = run([args.before, "label", str(DUBLIN)]) if args.before else None
+        line("dublin", "label Dublin West 2002 (default questions)", new[0], old and old[0],
+             "before", "<= 10 s")
+    if want("strict-core"):
+        from prefcert.formal.checker.housing import check_segmentation, blocked_arc
+        from prefcert.formal.housing import parse_housing_market
+        from prefcert.oracles.housing import strict_core
+        data = housing_strict(10_000, 100, seed=1)
+        path = args.work / "hm-strict-n10k.json"
+        path.write_text(json.dumps(data))
+        t0 = time.perf_counter()
+        market = parse_housing_market(data)
+        res = strict_core(market)
+        t1 = time.perf_counter()
+        if res.allocation is not None:
+            assert blocked_arc(market, res.allocation, "strict") is None
+        else:
+            check_segmentation(market, res.certificate)
+        t2 = time.perf_counter()
+        new = run([exe, "label", str(path)])
+        old = run([args.before, "label", str(path)]) if args.before else None
+        line("strict-core", "oracle (parse incl.), 10^4 agents, strict", t1 - t0, t2 - t1,
+             "checker", "")
+        line("strict-core", "label (whole process)", new[0], old and old[0], "before",
+             "<= 3 s")
+    if want("jobs"):
+        times = {"1": [], "2": []}
+        for _ in range(args.jobs_repeat):
+            for j in ("1", "2"):
+                times[j].append(run([exe, "label", "instances", "--jobs", j])[0])
+        one, two = statistics.median(times["1"]), statistics.median(times["2"])
+        line("jobs", "label instances/ --jobs 1 / --jobs 2 (median)", one / two, None, "",
+             ">= 1.7x", "x")
+        print(f"{'':<12} --jobs 1 {times['1']}, --jobs 2 {times['2']}")
+
+
+if __name__ == "__main__":
+    main()
