@@ -197,7 +197,7 @@ def peers(work: Path) -> None:
     for notion, fn in (("super", orc.super_stable_search), ("strong", orc.strongly_stable_search)):
         t_ours, out = best(lambda: fn(parse_market(tied)), 1)
         try:
-            t_peer, peer = best_of_peer(peer_algmatch, (tied, notion), 1, 300)
+            t_peer, peer = best_of_peer(peer_algmatch, (tied, notion), 1, 120)
             agree = (out[0] is None) == (peer is None)
             line("peers-n1000", f"{notion} oracle (parse incl.; verdicts agree: {agree})",
                  t_ours, t_peer, f"algmatch {notion}", "")
