@@ -174,8 +174,9 @@ def _fast_order(raw: list, known, canon: dict | None) -> WeakOrder | None:
         if not set(map(type, flat)) <= _STR:
             return None
     items = set(flat)
-    if len(items) != len(flat) or (known is not None and not items.issubset(known)):
-        return None
+    if len(items) != len(flat) or (known is not None and not (
+            known.keys() >= items if isinstance(known, dict) else items <= known)):
+        return None                        # (a dict's keys view: no copy of the dict)
     if canon is not None:
         order = tuple(map(canon.__getitem__, flat))
         if strict:                 # the input holds the same objects from now on (equal
