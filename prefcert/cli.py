@@ -42,7 +42,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "counterexample": ("prefcert.cli_counterexample:counterexample",
                        "A smallest instance on which a property fails, with a certificate."),
     "audit-library": ("prefcert.cli_audit_library:audit_library",
-                      "Certify or refute a peer library's answers (matching, algmatch)."),
+                      "Certify or refute a peer library's answers (matching, algmatch, pref-voting, preflibtools)."),
     "consistency": ("prefcert.cli_consistency:consistency", "Self-consistency audit of willingness-to-pay answers."),
     "risk": ("prefcert.cli_consistency:risk", "Rational value risk of sampled answers, prefcert as the verifier."),
 }
