@@ -3,7 +3,7 @@ of the minimal-counterexample search.
 
 **Size measure** (compared lexicographically): ``(agents, entries, tied pairs)`` — the
 number of agents of the instance (both sides of a market, the agents of a housing market,
-the voters of an election), the total length of all preference lists, and the number of
+the voters of an election, its manipulator included), the total length of all preference lists, and the number of
 unordered pairs of items that share a tie group (Σ C(|g|, 2) over tie groups g).
 
 **Isomorphism.** Two instances are isomorphic when a renaming of the agents inside each
@@ -20,7 +20,11 @@ Spaces (each a generator of instance dicts in the project's JSON formats):
 - :func:`housing_space` — Shapley–Scarf markets of ``n`` agents, agent ``a<i>`` owning
   ``h<i>``, each list a weak order over any subset of the houses;
 - :func:`profile_space` — elections of ``n`` voters over ``m`` candidates with linear
-  (complete, strict) ballots, as ``preference`` instances.
+  (complete, strict) ballots, as ``preference`` instances;
+- :func:`election_space` — ``election`` instances of one rule: ``n − 1`` linear ballots and
+  a manipulator's linear true ranking over ``m`` candidates, τ = c1 ≻ … ≻ cm. Renaming
+  candidates would change τ, so only the voters are anonymous: the ballots are a multiset
+  and the manipulator is distinguished.
 
 :func:`space_size` counts the raw instances of a space before isomorphism reduction, so a
 caller can decide whether enumeration is affordable.
@@ -61,7 +65,11 @@ def _lists(instance: dict) -> list[Sequence]:
             out.append(v if isinstance(v, list) else v.get("order", []))
         return out
     if d == "election":
-        return [b["ranking"] if isinstance(b, dict) else b for b in instance["ballots"]]
+        out = [b.get("ranking", []) if isinstance(b, dict) else b for b in instance["ballots"]
+               for _ in range(int(b.get("count", 1)) if isinstance(b, dict) else 1)]
+        if instance.get("manipulator"):
+            out.append(instance["manipulator"].get("ranking", []))
+        return out
     raise ValueError(f"no size measure for domain {d!r}")
 
 
@@ -78,9 +86,9 @@ def agents(instance: dict) -> int:
         return len(instance["preferences"])
     if d == "preference":
         return len(instance["profile"])
-    if d == "election":
+    if d == "election":                   # the manipulator is a voter too
         return sum(int(b.get("count", 1)) if isinstance(b, dict) else 1
-                   for b in instance["ballots"])
+                   for b in instance["ballots"]) + bool(instance.get("manipulator"))
     raise ValueError(f"no size measure for domain {d!r}")
 
 
@@ -178,7 +186,8 @@ def canonical(sides: Sequence[tuple[Sequence[str], Sequence[tuple]]], linked: bo
 
 def space_size(kind: str, *dims: int, max_capacity: int = 2, complete: bool = False) -> int:
     """Raw instances (before isomorphism reduction) of a space: ``("smti", n_a, n_b)``,
-    ``("hr", n_r, n_h)``, ``("housing", n)``, ``("profile", n, m)``; ``complete``: every
+    ``("hr", n_r, n_h)``, ``("housing", n)``, ``("profile", n, m)``, ``("election", n, m)``
+    (exact: the space has no symmetry left to reduce); ``complete``: every
     list ranks the whole other side."""
     w = _fubini if complete else count_weak_orders
     if kind == "smti":
@@ -193,6 +202,9 @@ def space_size(kind: str, *dims: int, max_capacity: int = 2, complete: bool = Fa
     if kind == "profile":
         n, m = dims
         return math.comb(math.factorial(m) + n - 1, n)
+    if kind == "election":
+        n, m = dims
+        return math.comb(math.factorial(m) + n - 2, n - 1) * math.factorial(m)
     raise ValueError(f"unknown space {kind!r}")
 
 
@@ -289,3 +301,16 @@ def profile_space(n: int, m: int) -> Iterator[dict]:
         seen.add(best)
         yield {"domain": "preference", "items": list(items),
                "profile": {f"V{k}": list(ballots[b]) for k, b in enumerate(prof, 1)}}
+
+
+def election_space(n: int, m: int, rule: str) -> Iterator[dict]:
+    """Every election of ``rule`` with ``n`` voters — ``n − 1`` linear ballots (a multiset)
+    and a manipulator with a linear true ranking — over candidates ``c1..cm`` with τ = c1
+    ≻ … ≻ cm, as ``election`` instances."""
+    items = tuple(f"c{i}" for i in range(1, m + 1))
+    ballots = list(itertools.permutations(items))
+    for prof in itertools.combinations_with_replacement(range(len(ballots)), n - 1):
+        for truth in ballots:
+            yield {"domain": "election", "candidates": list(items), "tie_break": list(items),
+                   "rule": rule, "ballots": [list(ballots[b]) for b in prof],
+                   "manipulator": {"ranking": list(truth)}}

@@ -42,7 +42,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "counterexample": ("prefcert.cli_counterexample:counterexample",
                        "A smallest instance on which a property fails, with a certificate."),
     "audit-library": ("prefcert.cli_audit_library:audit_library",
-                      "Certify or refute a peer library's answers (matching, algmatch)."),
+                      "Certify or refute a peer library's answers (matching, algmatch, pref-voting, preflibtools)."),
     "consistency": ("prefcert.cli_consistency:consistency", "Self-consistency audit of willingness-to-pay answers."),
     "risk": ("prefcert.cli_consistency:risk", "Rational value risk of sampled answers, prefcert as the verifier."),
 }
@@ -377,8 +377,14 @@ class _Results:
                    "is the same, in the same order, for every value.")
 @click.option("--disagreements", type=click.Path(dir_okay=False, path_type=Path),
               help="Write disagreement reports here (default: OUT.disagreements.jsonl, or stderr).")
+@click.option("--dask", "dask_address", metavar="ADDRESS",
+              help="Run the jobs on a Dask cluster: local:N (a LocalCluster of N workers), "
+                   "a scheduler address (tcp://HOST:PORT) or a scheduler file. Only this "
+                   "process writes; the output is the same as a local run's.")
+@click.option("--verify-all", is_flag=True,
+              help="With --dask: re-check every certificate here, not only a sample.")
 def label(paths, out, questions, engines, time_limit, seed, semantics, conventions, jobs,
-          disagreements):
+          disagreements, dask_address, verify_all):
     """Label every instance in PATHS (files or folders of .json/.jsonl, PrefLib files).
 
     Prints one JSON label per (instance, question) on stdout, or appends them to OUT.
@@ -407,20 +413,41 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
             _writable(out)
         if disagreements is not None:
             _writable(disagreements)
-        sink = OutputFile(out) if out is not None else None
+        if dask_address is not None and jobs is not None:
+            raise InstanceError("--jobs and --dask exclude each other (the cluster's "
+                                "workers are the jobs)", value=f"--jobs {jobs}")
+        if verify_all and dask_address is None:
+            raise InstanceError("--verify-all re-checks labels made on a Dask cluster; "
+                                "give --dask", value="--verify-all")
+        cluster = None
+        if dask_address is not None:        # connect before OUT is created or locked
+            from .dask_label import Cluster
+            cluster = Cluster(dask_address)
+        try:
+            sink = OutputFile(out) if out is not None else None
+        except InstanceError:
+            if cluster:
+                cluster.close()
+            raise
     except InstanceError as e:
         _bad_input(e)
     try:
         todo = _pending(work, sink) if sink else work
     except InstanceError as e:
         sink.close()
+        if cluster:
+            cluster.close()
         _bad_input(e)
     if disagreements is None and out is not None:
         disagreements = out.with_name(out.name + ".disagreements.jsonl")
     counts: Counter = Counter()
     failed = written = 0
     from rich.progress import Progress
-    results = _Results(todo, names, time_limit, seed, jobs or _cores())
+    if cluster is not None:
+        from .dask_label import DaskResults
+        results = DaskResults(cluster, todo, names, time_limit, seed, verify_all=verify_all)
+    else:
+        results = _Results(todo, names, time_limit, seed, jobs or _cores())
     progress = Progress(console=None, transient=True, disable=not sys.stderr.isatty())
     try:
         with progress:
@@ -466,6 +493,10 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
         if sink:
             sink.close()
     _summary(counts, len(work) - len(todo))
+    if cluster is not None:
+        click.echo(f"prefcert: {results.verified} certificate(s) re-checked here "
+                   f"({'all' if verify_all else 'a sample'}), every label checked on the "
+                   f"Dask workers", err=True)
     sys.exit(1 if failed else 0)
 
 

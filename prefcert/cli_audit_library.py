@@ -17,7 +17,8 @@ def _random_instances(domains: set[str], n: int, seed: int, ties: bool) -> list[
     """``n`` small random instances per domain: two-sided markets of 2..6 agents a side and
     hospitals/residents markets of 2..8 residents and 1..4 hospitals; every other one has
     complete lists (equal sides, capacities 1..3), the rest incomplete lists (one-sided
-    entries included) and capacities 0..3; ties when ``ties``."""
+    entries included) and capacities 0..3; ties when ``ties``. Elections: see
+    :func:`random_election`, every other one with full strict rankings."""
     from .generators.hospitals import sample_hr
     from .generators.smti import sample_smti
     rng = random.Random(seed)
@@ -25,6 +26,10 @@ def _random_instances(domains: set[str], n: int, seed: int, ties: bool) -> list[
     for d in sorted(domains):
         for k in range(n):
             s = rng.randrange(2**31)
+            if d == "election":
+                out.append(random_election(random.Random(s), textbook=k % 2 == 0,
+                                           id=f"random-el-{k}"))
+                continue
             p = rng.choice([0.2, 0.4, 0.7]) if ties else 0.0
             textbook = k % 2 == 0      # half complete lists, equal sides, capacities >= 1
             if d == "stable_matching":
@@ -38,6 +43,30 @@ def _random_instances(domains: set[str], n: int, seed: int, ties: bool) -> list[
     return out
 
 
+def random_election(rng: random.Random, *, textbook: bool, id: str) -> dict:
+    """A small random election: 2..6 candidates, 1..8 distinct ballots of weight 1..3, a
+    random τ and approval convention k; ``textbook``: full strict rankings, else each
+    ballot truncated, tied or both at random (PrefLib's soi / toc / toi shapes)."""
+    m = rng.randint(2, 6)
+    cands = [f"c{i}" for i in range(1, m + 1)]
+    shape = rng.choice(["soi", "toc", "toi"])
+    ballots = []
+    for _ in range(rng.randint(1, 8)):
+        order = rng.sample(cands, m)
+        if not textbook and shape in ("soi", "toi"):
+            order = order[:rng.randint(1, m)]
+        groups: list = []
+        for x in order:
+            if groups and not textbook and shape in ("toc", "toi") and rng.random() < 0.3:
+                groups[-1] = [*groups[-1], x] if isinstance(groups[-1], list) else [groups[-1], x]
+            else:
+                groups.append(x)
+        ballots.append({"ranking": groups, "count": rng.randint(1, 3)})
+    return {"id": id, "domain": "election", "candidates": cands,
+            "tie_break": rng.sample(cands, m), "approval_top": rng.randint(1, m),
+            "ballots": ballots}
+
+
 @click.command("audit-library")
 @click.argument("lib", metavar="LIB")
 @click.argument("paths", nargs=-1)
@@ -49,10 +78,11 @@ def _random_instances(domains: set[str], n: int, seed: int, ties: bool) -> list[
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write one JSON record per (instance, run) here (default: stdout).")
 def audit_library(lib, paths, n_random, seed, timeout, out):
-    """Run the peer library LIB (matching, algmatch) on the instances in PATHS and judge
-    every answer: correct, incorrect (with a checker-accepted refutation: blocking pairs,
-    an invalid matching, a certified stable matching when the peer says none exists, or a
-    better certified optimum), crash, timeout or unsupported. Prints one JSON record per
+    """Run the peer library LIB (matching, algmatch, pref-voting, preflibtools) on the
+    instances in PATHS and judge every answer: correct, incorrect (with a checker-accepted
+    refutation: blocking pairs, an invalid matching, a certified stable matching when the
+    peer says none exists, a better certified optimum, or the wrong winner beside the
+    certified score table), crash, timeout or unsupported. Prints one JSON record per
     (instance, run) and a summary table on stderr. Exit 0 when every answer is correct or
     unsupported, 1 otherwise, 2 on bad input (or a library that is not installed)."""
     from .formal.instances import read_paths

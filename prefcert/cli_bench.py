@@ -40,7 +40,10 @@ def _sizes(value: str | None, suite) -> tuple | None:
               show_default=True, help="Format of the prompts table.")
 @click.option("--jobs", type=click.IntRange(min=1), default=min(2, os.cpu_count() or 1),
               show_default=True, help="Processes for the draws (output does not depend on it).")
-def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs):
+@click.option("--encoding", type=click.Choice(["json", "sentences", "narrative"]),
+              default="json", show_default=True,
+              help="How prompts show preferences (suites that render profiles).")
+def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding):
     """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),
     prompts.jsonl (or .parquet) and manifest.json. Same seed, same bytes."""
     from .bench.generate import generate as run
@@ -49,7 +52,7 @@ def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs):
     try:
         s = get_suite(suite_name)
         manifest = run(s, out, seed=seed, sizes=_sizes(sizes, s), per_cell=per_cell, fmt=fmt,
-                       progress=sys.stderr.isatty(), jobs=jobs)
+                       progress=sys.stderr.isatty(), jobs=jobs, encoding=encoding)
     except InstanceError as e:
         _bad_input(e)
     secs = manifest.pop("_seconds")

@@ -175,6 +175,44 @@ def _condorcet_certify(inst: dict) -> dict:
     return {"no_strict_majority": beaten, "checked": True}
 
 
+def _manipulation(inst: dict):
+    from .formal.election import rule_of
+    from .oracles.election import enumerate_reports, greedy_reachable, irv_reachable
+    e = _model(inst)
+    rule = rule_of(e, {})
+    if rule == "irv":
+        return e, irv_reachable(e)
+    return e, (enumerate_reports if e.m <= 6 else greedy_reachable)(e, rule)
+
+
+def _not_manipulable_holds(inst: dict) -> bool:
+    e, m = _manipulation(inst)
+    return not e.true_pos(m.best) < e.true_pos(m.sincere)
+
+
+def _not_manipulable_certify(inst: dict) -> dict:
+    """The profitable ballot, replayed by the trusted checker's own count (the sincere
+    election, then the ballot in place of the manipulator's), beside the ``manipulation``
+    label whose certificate the checker accepted (it replays the ballot too, and proves
+    the achieved winner optimal)."""
+    from .formal.checker.election import Count, report_ballot, sincere_ballot
+    from .formal.election import rule_of
+    lab = _label(inst, "manipulation")
+    if lab["verdict"] != "manipulable" or not lab["checked"]:
+        raise AssertionError("the engines find no checked profitable report after all")
+    e = _model(inst)
+    rule = rule_of(e, {})
+    ballot = lab["solution"]["ballot"]
+    count = Count(e, rule)
+    sincere = count.winner([sincere_ballot(e, rule)])
+    achieved = count.winner([report_ballot(e, rule, ballot)])
+    if not e.true_pos(achieved) < e.true_pos(sincere):
+        raise AssertionError("the replayed ballot is not profitable")
+    return {"rule": rule, "truth": inst["manipulator"]["ranking"], "profitable_ballot": ballot,
+            "sincere_winner": sincere, "manipulated_winner": achieved,
+            "gain": e.true_pos(sincere) - e.true_pos(achieved), "label": lab, "checked": True}
+
+
 PROPERTIES: dict[str, Property] = {}
 
 
@@ -203,6 +241,12 @@ _register(Property("ttc-in-strict-core", "housing_market",
 _register(Property("condorcet-winner-exists", "preference",
                    "some candidate beats every other by a strict majority (linear ballots, "
                    "2..4 candidates)", _condorcet_holds, _condorcet_certify, min_agents=1))
+for _rule in ("plurality", "borda", "approval", "irv", "copeland"):
+    _register(Property(f"{_rule}-not-manipulable", "election",
+                       f"{_rule} (ties to τ = c1 ≻ c2 ≻ …) is not manipulable by one voter: "
+                       f"no report elects a candidate the voter prefers to the sincere winner "
+                       f"(linear ballots, 2..4 candidates)", _not_manipulable_holds,
+                       _not_manipulable_certify, min_agents=1, options={"rule": _rule}))
 
 
 def user_property(spec: str, domain: str) -> Property:
@@ -268,13 +312,18 @@ def splits(domain: str, n: int, *, max_items: int = 4) -> list[tuple[str, tuple]
         return [("housing", (n,))]
     if domain == "preference":
         return [("profile", (n, m)) for m in range(2, max_items + 1)]
+    if domain == "election":
+        return [("election", (n, m)) for m in range(2, max_items + 1)]
     raise InstanceError("no enumerable instance space for this domain (built in: "
-                        "stable_matching, hospitals_residents, housing_market, preference)",
-                        value=domain)
+                        "stable_matching, hospitals_residents, housing_market, preference, "
+                        "election)", value=domain)
 
 
-def _enumerate(kind: str, dims: tuple, complete: bool) -> Iterator[dict]:
+def _enumerate(kind: str, dims: tuple, complete: bool, options: dict | None = None
+               ) -> Iterator[dict]:
     from .generators import spaces
+    if kind == "election":
+        return spaces.election_space(*dims, (options or {}).get("rule", "plurality"))
     if kind == "smti":
         return spaces.smti_space(*dims, complete=complete)
     if kind == "hr":
@@ -284,8 +333,16 @@ def _enumerate(kind: str, dims: tuple, complete: bool) -> Iterator[dict]:
     return spaces.profile_space(*dims)
 
 
-def _random_instance(kind: str, dims: tuple, complete: bool, rng: random.Random) -> dict:
+def _random_instance(kind: str, dims: tuple, complete: bool, rng: random.Random,
+                     options: dict | None = None) -> dict:
     from .generators.spaces import weak_orders
+    if kind == "election":
+        n, m = dims
+        items = [f"c{i}" for i in range(1, m + 1)]
+        return {"domain": "election", "candidates": items, "tie_break": list(items),
+                "rule": (options or {}).get("rule", "plurality"),
+                "ballots": [rng.sample(items, m) for _ in range(n - 1)],
+                "manipulator": {"ranking": rng.sample(items, m)}}
 
     def pick(items):
         orders = weak_orders(tuple(items), complete)
@@ -416,13 +473,13 @@ def minimal_counterexample(prop: str | Callable | Property, *, max_size: int = 6
     for n in range(p.min_agents, max_size + 1):
         found_here: list[tuple[tuple, dict]] = []
         for kind, dims in splits(p.domain, n):
-            raw = space_size(kind, *dims, complete=complete) if kind != "profile" \
-                else space_size(kind, *dims)
+            raw = space_size(kind, *dims, complete=complete) \
+                if kind not in ("profile", "election") else space_size(kind, *dims)
             entry: dict = {"agents": n, "space": kind, "dims": list(dims), "raw": raw}
             if raw <= enumeration_limit:
                 checked = failing = 0
                 least = None
-                for inst in _enumerate(kind, dims, complete):
+                for inst in _enumerate(kind, dims, complete, p.options):
                     checked += 1
                     if _fails(p, inst):
                         failing += 1
@@ -450,7 +507,7 @@ def minimal_counterexample(prop: str | Callable | Property, *, max_size: int = 6
                 hit = None
                 while time.monotonic() < stop:
                     tries += 1
-                    inst = _random_instance(kind, dims, complete, rng)
+                    inst = _random_instance(kind, dims, complete, rng, p.options)
                     if _fails(p, inst):
                         hit = inst
                         break

@@ -4,7 +4,8 @@ Run from the repository root::
 
     python scripts/make_peer_failures.py
 
-Each instance carries ``peer_failure``: the library, ``expected`` (run of
+Each instance carries ``peer_failure`` (elections: ``source.peer_failure``, their
+format admits no other field): the library, ``expected`` (run of
 ``prefcert.peers`` -> its verdict there: crash / incorrect / correct when fixed upstream)
 and the source. ``SOURCES.md`` lists them. Deterministic.
 """
@@ -106,25 +107,85 @@ ALGMATCH = [
 ]
 
 
+def burlington_2006() -> dict:
+    """pref-voting issue #106: ``instant_runoff`` on a ProfileWithTies of the 2006
+    Burlington mayoral election (voters ranked up to five of six candidates, some ranks
+    shared or skipped) raised an error. The data: PrefLib 00005-00000001 (the same
+    election), converted by prefcert with τ = PrefLib's numbering."""
+    from prefcert.elections import election_from_preflib
+    e = election_from_preflib(ROOT / "tests" / "data" / "preflib" / "toi" /
+                              "00005-00000001.toi")
+    e = {k: v for k, v in e.items() if k not in ("questions", "source")}
+    e.update(id="pref_voting_issue_106_burlington_2006",
+             questions=[{"type": "winner", "rule": "irv"}],
+             source={"preflib": "00005-00000001.toi", "peer_failure": {
+                 "library": "pref-voting",
+                 "expected": {"pref-voting:irv-put": "unsupported",
+                              "pref-voting:irv-tb": "unsupported",
+                              "pref-voting:copeland": "correct"},
+                 "source": "https://github.com/voting-tools/pref_voting/issues/106",
+                 "reported": "an error from instant_runoff on a ProfileWithTies of the 2006 "
+                             "Burlington election (tied and skipped ranks); no error in the "
+                             "version audited (1.18): IRV now answers, under its own reading "
+                             "of tied ballots (not judged: 'unsupported'), and Copeland, "
+                             "whose reading of ties is prefcert's, is judged correct"}})
+    return e
+
+
+def election(iid, candidates, ballots, failure):
+    return {"id": iid, "domain": "election", "candidates": candidates,
+            "tie_break": list(candidates), "ballots": ballots,
+            "questions": [{"type": "winner", "rule": "copeland"}],
+            "source": {"peer_failure": failure}}     # elections admit no unknown field
+
+
+def failure_of(inst: dict) -> dict:
+    """An instance's ``peer_failure`` record (under ``source`` for elections)."""
+    return inst.get("peer_failure") or inst["source"]["peer_failure"]
+
+
+PREF_VOTING = [burlington_2006()]
+
+PREFLIBTOOLS = [
+    election("preflibtools_minimal_copeland_margin_sum", ["c1", "c2", "c3"],
+             [{"ranking": ["c1", "c2", "c3"], "count": 2}, ["c2", "c3", "c1"]],
+             {"library": "preflibtools", "expected": {"preflibtools:copeland": "incorrect"},
+              "source": "found by prefcert's random audit of preflibtools 2.0 (28 of 161 "
+                        "random full strict profiles), the smallest by enumeration of "
+                        "profiles over 3 then 4 candidates with 1..5 voters; no report in "
+                        "the issue trackers we searched",
+              "reported": "copeland_winner ranks alternatives by the sum of their pairwise "
+                          "margins (a Borda-equivalent score), not by pairwise wins: here "
+                          "c1 beats c2 (2-1) and c3 (2-1) and c2 beats c3 (3-0), so c1 is "
+                          "the only Copeland winner, but the margin sums tie c1 and c2 at 2"}),
+]
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    for name, rows in (("matching.jsonl", MATCHING), ("algmatch.jsonl", ALGMATCH)):
+    for name, rows in (("matching.jsonl", MATCHING), ("algmatch.jsonl", ALGMATCH),
+                       ("pref_voting.jsonl", PREF_VOTING),
+                       ("preflibtools.jsonl", PREFLIBTOOLS)):
         with (OUT / name).open("w", encoding="utf-8") as f:
             for inst in rows:
                 f.write(json.dumps(inst, separators=(",", ":")) + "\n")
     lines = ["# Known peer failures (regression instances of `prefcert audit-library`)", "",
-             "Each instance's `peer_failure` field names the library, the verdict of "
+             "Each instance's `peer_failure` field (elections: `source.peer_failure`) names the "
+             "library, the verdict of "
              "each run of `prefcert.peers` there and the source. Written by "
              "`python scripts/make_peer_failures.py`.", "",
              "| id | run: expected verdict | source |", "|---|---|---|"]
-    for inst in MATCHING + ALGMATCH:
-        f = inst["peer_failure"]
+    every = MATCHING + ALGMATCH + PREF_VOTING + PREFLIBTOOLS
+    for inst in every:
+        f = failure_of(inst)
         runs = "; ".join(f"`{r}`: {v}" for r, v in f["expected"].items())
         lines.append(f"| `{inst['id']}` | {runs} | {f['source']} |")
     lines += ["", "What was reported, per instance:", ""]
-    lines += [f"- `{i['id']}`: {i['peer_failure']['reported']}." for i in MATCHING + ALGMATCH]
+    lines += [f"- `{i['id']}`: {failure_of(i)['reported']}." for i in every]
     lines += ["", "Preference lists taken from the issues are facts restated as data; no code "
-              "is taken from the projects (`daffidwilde/matching` is MIT-licensed).", ""]
+              "is taken from the projects (`daffidwilde/matching` is MIT-licensed). The "
+              "Burlington ballots are PrefLib data (cite Mattei & Walsh, ADT 2013, and J. "
+              "O'Neill, OpenSTV, 2013; see `tests/data/preflib/SOURCES.md`).", ""]
     (OUT / "SOURCES.md").write_text("\n".join(lines), encoding="utf-8")
 
 

@@ -16,7 +16,7 @@ from prefcert.bench.registry import SUITES, suite
 
 
 def run(*args, env=None, check=True):
-    e = dict(os.environ, PYTHONHASHSEED="0", **(env or {}))
+    e = {**os.environ, "PYTHONHASHSEED": "0", **(env or {})}
     r = subprocess.run(["prefcert", *args], capture_output=True, text=True, env=e)
     if check:
         assert r.returncode == 0, r.stderr[-3000:]
@@ -69,7 +69,8 @@ def test_generate_writes_certified_reproducible_files(pref_bench, tmp_path):
     r = run("check", str(pref_bench / "labels.jsonl"))
     assert "every certificate verified" in r.stdout
     again = tmp_path / "again"
-    run("generate", "indeterminacy-preference", "-o", str(again), "--per-cell", "1")
+    run("generate", "indeterminacy-preference", "-o", str(again), "--per-cell", "1",
+        env={"PYTHONHASHSEED": "7"})           # same bytes under any hash seed
     for f in ("instances.jsonl", "labels.jsonl", "prompts.jsonl", "manifest.json"):
         assert (again / f).read_bytes() == (pref_bench / f).read_bytes(), f
     other = tmp_path / "seed1"
@@ -79,6 +80,25 @@ def test_generate_writes_certified_reproducible_files(pref_bench, tmp_path):
     m1 = json.loads((other / "manifest.json").read_text())
     assert m1["seed"] == 1 and m1["sizes"] == [50]
     assert all(c["cell"].get("size", 50) == 50 for c in m1["composition"])
+
+
+def test_natural_language_encodings_keep_the_gold(pref_bench, tmp_path):
+    """--encoding renders the same instances in sentences or as a narrative; only the
+    prompt text changes, never the instances, the labels or the gold answers."""
+    base = read_jsonl(pref_bench / "prompts.jsonl")
+    for enc, word in (("sentences", " likes "), ("narrative", "menu")):
+        out = tmp_path / enc
+        run("generate", "indeterminacy-preference", "-o", str(out), "--per-cell", "1",
+            "--encoding", enc)
+        assert (out / "labels.jsonl").read_bytes() == (pref_bench / "labels.jsonl").read_bytes()
+        got = read_jsonl(out / "prompts.jsonl")
+        assert [p["answer"] for p in got] == [p["answer"] for p in base]
+        assert json.loads((out / "manifest.json").read_text())["encoding"] == enc
+        changed = [p for p, q in zip(got, base) if p["prompt"] != q["prompt"]]
+        assert changed and any(word in p["prompt"] for p in changed)
+    bad = run("generate", "indeterminacy-preference", "-o", str(tmp_path / "x"),
+              "--encoding", "yaml", check=False)
+    assert bad.returncode == 2 and not (tmp_path / "x").exists()
 
 
 def test_prompt_records_have_the_promised_fields(pref_bench):

@@ -14,7 +14,7 @@ from prefcert.counterexample import minimal_counterexample
 from prefcert.domains.base import Outcome, Question
 from prefcert.encodings.synthesis import synthesize_smti
 from prefcert.formal import checker
-from prefcert.formal.errors import Disagreement, InstanceError
+from prefcert.formal.errors import CertificateError, Disagreement, InstanceError
 from prefcert.formal.instances import from_object
 from prefcert.formal.matching import parse_market
 from prefcert.generators.smti import sample_smti
@@ -186,3 +186,66 @@ def test_api_example_runs():
     assert prefcert.minimal_counterexample is prefcert.counterexample.minimal_counterexample
     failures, tried = doctest.testmod(prefcert.counterexample)
     assert tried >= 2 and failures == 0
+
+
+# ----------------------------------------------------------------- manipulation by one voter
+
+def _winner(rule: str, ballots: list, cands: list) -> str:
+    """An independent count for plurality and Borda over linear ballots, ties to the
+    first candidate of ``cands`` (τ)."""
+    m = len(cands)
+    score = dict.fromkeys(cands, 0)
+    for b in ballots:
+        if rule == "plurality":
+            score[b[0]] += 1
+        else:
+            for i, x in enumerate(b):
+                score[x] += m - 1 - i
+    return max(cands, key=lambda x: (score[x], -cands.index(x)))
+
+
+def _manipulable(rule: str, inst: dict) -> bool:
+    import itertools
+    cands, truth = inst["candidates"], inst["manipulator"]["ranking"]
+    w0 = _winner(rule, [*inst["ballots"], truth], cands)
+    return any(truth.index(_winner(rule, [*inst["ballots"], list(r)], cands)) < truth.index(w0)
+               for r in itertools.permutations(cands))
+
+
+@pytest.mark.parametrize("rule, size", [("plurality", (2, 6, 0)), ("borda", (2, 6, 0)),
+                                        ("irv", (2, 6, 0)), ("copeland", (2, 6, 0)),
+                                        ("approval", (1, 4, 0))])
+def test_smallest_election_manipulable_by_one_voter(rule, size):
+    r = minimal_counterexample(f"{rule}-not-manipulable", max_size=3)
+    assert r["found"] and r["size"] == size and r["minimality"]["claim"] == "proven"
+    inst, cert = r["instance"], r["certificate"]
+    lab = cert["label"]
+    assert lab["verdict"] == "manipulable" and lab["checked"] and prefcert.check(lab, inst)
+    assert cert["profitable_ballot"] == lab["solution"]["ballot"] and cert["gain"] >= 1
+    truth = inst["manipulator"]["ranking"]
+    assert truth.index(cert["manipulated_winner"]) < truth.index(cert["sincere_winner"])
+    if rule in ("plurality", "borda"):        # an independent count agrees
+        assert _manipulable(rule, inst)
+        cands = inst["candidates"]
+        assert _winner(rule, [*inst["ballots"], cert["profitable_ballot"]], cands) == \
+            cert["manipulated_winner"]
+    # a tampered certificate: the sincere ranking as the "profitable" report is refused
+    bad = json.loads(json.dumps(lab))
+    bad["solution"]["ballot"] = truth
+    with pytest.raises(CertificateError, match="elects"):
+        checker.check(spec("election"), spec("election").parse(inst), "manipulation",
+                      spec("election").question("manipulation")[1], bad["verdict"],
+                      bad["solution"], bad["certificate"])
+
+
+def test_manipulation_minimality_reproved_by_an_independent_count():
+    """Every plurality / Borda election with fewer voters than the answer (one voter,
+    2..4 candidates) and every 2-voter election over 2 candidates resists manipulation."""
+    from prefcert.generators.spaces import election_space
+    checked = 0
+    for rule in ("plurality", "borda"):
+        for n, m in ((1, 2), (1, 3), (1, 4), (2, 2)):
+            for inst in election_space(n, m, rule):
+                checked += 1
+                assert not _manipulable(rule, inst)
+    assert checked == 2 * (2 + 6 + 24 + 4)

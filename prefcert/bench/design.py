@@ -123,12 +123,15 @@ class Context:
     counts one raw draw of a rejection sampler under ``tag`` (default: the row), and
     ``accept(tag)`` one accepted draw; ``note(tag, key)`` counts a named event (e.g. "no
     super-stable matching") for the calibration table. ``seed_for(*parts)`` derives a seed
-    for shared objects (pools of profiles reused across rows) from the suite seed alone.
+    for shared objects (pools of profiles reused across rows) from the suite seed alone;
+    ``encoding`` is the preference rendering asked for (``json``, ``sentences``,
+    ``narrative``), for suites that offer more than one.
     """
 
     def __init__(self, seed: int, row: Row, index: int, stats: dict,
-                 variant: Mapping[str, Any] | None = None):
+                 variant: Mapping[str, Any] | None = None, encoding: str = "json"):
         self.suite_seed = seed
+        self.encoding = encoding          # how a renderer shows preferences (json/sentences/…)
         self.row = row
         self.index = index
         parts = [dict(row.factors), index] + ([dict(variant)] if variant is not None else [])

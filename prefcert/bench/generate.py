@@ -149,7 +149,8 @@ def _label_all(items: list, engines, progress: bool, jobs: int) -> list[dict]:
 
 
 def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None = None,
-          per_cell: int | None = None, progress: bool = False, jobs: int = 1) -> dict:
+          per_cell: int | None = None, progress: bool = False, jobs: int = 1,
+          encoding: str = "json") -> dict:
     """Sample and certify ``suite`` in memory: ``{"instances", "labels", "prompts",
     "manifest"}`` (see :func:`generate` for the parameters)."""
     seed = suite.seed if seed is None else seed
@@ -174,7 +175,7 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
         labs = [by_id[i] for i in gold_ids]
         for variant in row.variants:
             cell = {**row.factors, **variant}
-            r = suite.render(task, variant, Context(seed, row, index, stats, variant))
+            r = suite.render(task, variant, Context(seed, row, index, stats, variant, encoding))
             rec = {"id": f"{len(prompts) + 1:05d}", "suite": suite.name,
                    "instance_id": task.instances[0]["id"] if task.instances else None,
                    "instance_ids": [i["id"] for i in task.instances],
@@ -190,7 +191,7 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     verdicts = Counter(f"{_qname(lab['question'])}:{lab['verdict']}" for lab in labels)
     manifest = {
         "suite": suite.name, "description": suite.description, "prefcert": __version__,
-        "seed": seed, "sizes": list(sizes),
+        "seed": seed, "sizes": list(sizes), "encoding": encoding,
         "per_cell": per_cell if per_cell is not None else suite.per_cell,
         "prompts_file": "prompts.jsonl",
         "total": len(prompts), "instances": len(instances), "labels": len(labels),
@@ -208,24 +209,33 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
             "manifest": manifest, "seconds": seconds}
 
 
+ENCODINGS = ("json", "sentences", "narrative")
+
+
 def _qname(q: Any) -> str:
     return q if isinstance(q, str) else str(q.get("type"))
 
 
 def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
              sizes: Sequence[Any] | None = None, per_cell: int | None = None,
-             fmt: str = "jsonl", progress: bool = False, jobs: int = 1) -> dict:
+             fmt: str = "jsonl", progress: bool = False, jobs: int = 1,
+             encoding: str = "json") -> dict:
     """Generate ``suite`` into the folder ``out``; returns the manifest (also written) with
     the wall-clock ``_seconds`` of each phase (not written: it is not reproducible).
 
     ``sizes`` keeps a subset of the suite's sizes; ``per_cell`` overrides the instances per
     cell; ``fmt``: ``jsonl`` or ``parquet`` (the prompts table; needs pyarrow); ``jobs``:
-    processes for the draws (the output does not depend on it). Raises
-    InstanceError for a size the suite does not have or an unknown format.
+    processes for the draws (the output does not depend on it); ``encoding``: how prompts
+    show preferences — ``json`` (the instance format, default), ``sentences`` (one sentence
+    per agent) or ``narrative`` (a short story), for suites that render profiles. Raises
+    InstanceError for a size the suite does not have or an unknown format or encoding.
     """
     if fmt not in ("jsonl", "parquet"):
         raise InstanceError("format must be jsonl or parquet", value=fmt)
-    b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress, jobs=jobs)
+    if encoding not in ENCODINGS:
+        raise InstanceError(f"encoding must be one of {', '.join(ENCODINGS)}", value=encoding)
+    b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress, jobs=jobs,
+              encoding=encoding)
     t0 = time.perf_counter()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
