@@ -13,8 +13,8 @@ This module is the model; the definitions that certificates are checked against
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from itertools import repeat
-from operator import contains
+from itertools import chain, repeat
+from operator import contains, is_
 from dataclasses import dataclass, field
 
 from .allocation import WELFARE_SCOPE
@@ -53,8 +53,16 @@ class Market:
     pb: Mapping[str, WeakOrder] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "pa", restrict(self.a, self.b))
-        object.__setattr__(self, "pb", restrict(self.b, self.a))
+        pa = restrict(self.a, self.b)
+        object.__setattr__(self, "pa", pa)
+        # Every entry of A's lists mutual (each order kept as is) and as many entries on
+        # each side: A's entries are distinct pairs that B's lists all hold, so they are all
+        # of B's entries, and B's lists are all mutual too (no pass over them needed).
+        if all(map(is_, pa.values(), self.a.values())) and \
+                sum(map(len, self.a.values())) == sum(map(len, self.b.values())):
+            object.__setattr__(self, "pb", dict(self.b))
+        else:
+            object.__setattr__(self, "pb", restrict(self.b, self.a))
     @property
     def size(self) -> int:
         """max(|A|, |B|): the "n a side" used to pick engines."""
@@ -116,6 +124,47 @@ def parse_market(data: dict) -> Market:
     if both:
         raise InstanceError("agent appears on both sides", agent=sorted(both)[0])
     ca, cb = {x: x for x in prefs["A"]}, {y: y for y in prefs["B"]}
-    a = {x: parse_weak_order(lst, agent=x, known=cb, canon=cb) for x, lst in prefs["A"].items()}
-    b = {y: parse_weak_order(lst, agent=y, known=ca, canon=ca) for y, lst in prefs["B"].items()}
+    a = {x: _order(lst, x, cb) for x, lst in prefs["A"].items()}
+    b = {y: _order(lst, y, ca) for y, lst in prefs["B"].items()}
     return Market(a, b, read_conventions(data, CONVENTIONS))
+
+
+_STR = {str}
+
+
+def _order(raw: object, agent: str, names: dict) -> WeakOrder:
+    """``parse_weak_order(raw, agent=agent, known=names, canon=names)``, faster for a
+    well-formed list: the look-up of each item in ``names`` (which maps each name of the
+    other side to itself) both checks that it is known and gives the shared name object,
+    and the rank dict being as long as the list shows that no item is listed twice. Any
+    failure leaves ``raw`` untouched and defers to :func:`parse_weak_order`, which names
+    the first error. The result is the same order, the same objects, ``raw`` rewritten to
+    them alike."""
+    if raw.__class__ is list:
+        get = names.__getitem__
+        try:
+            if set(map(type, raw)) <= _STR:                         # strict
+                order = tuple(map(get, raw))
+                r = len(order)
+                rank = dict(zip(order, shared_ints(r)[1:r + 1]))
+                if len(rank) == r:
+                    raw[:] = order
+                    return WeakOrder.from_ranked(order, rank, r)
+            else:
+                groups = [e if e.__class__ is list else (e,) for e in raw]
+                flat = list(chain.from_iterable(groups))
+                if all(groups) and set(map(type, flat)) <= _STR:
+                    order = tuple(map(get, flat))
+                    r = len(groups)
+                    rank = dict(zip(order, chain.from_iterable(
+                        map(repeat, shared_ints(r)[1:r + 1], map(len, groups)))))
+                    if len(rank) == len(order):
+                        for i, e in enumerate(raw):
+                            if e.__class__ is str:
+                                raw[i] = get(e)
+                            else:
+                                e[:] = map(get, e)
+                        return WeakOrder.from_ranked(order, rank, r)
+        except (KeyError, TypeError):       # an unknown or unhashable item
+            pass
+    return parse_weak_order(raw, agent=agent, known=names, canon=names)

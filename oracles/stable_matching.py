@@ -10,10 +10,6 @@ from bisect import bisect_left
 from collections import deque
 from heapq import nsmallest
 
-import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import maximum_bipartite_matching
-
 from ..formal.matching import Market
 
 __all__ = ["deferred_acceptance", "strongly_stable_matching",
@@ -217,7 +213,12 @@ def super_stable_matching(market: Market) -> dict[str, str] | None:
 
 def _maximum_matching(men: list[str], s: _Search) -> dict[tuple, tuple]:
     """A maximum matching of the engagement graph, both ways: ("a", man) <-> ("b", woman).
-    scipy's Hopcroft–Karp on edges in list order, so the result is deterministic."""
+    scipy's Hopcroft–Karp on edges in list order, so the result is deterministic.
+    (scipy is imported here: only STRONG needs it, and a label of other questions is
+    spared its import.)"""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
     women = sorted({y for x in men for y in s.eng_a[x]})
     col = {y: j for j, y in enumerate(women)}
     rows, cols = [], []

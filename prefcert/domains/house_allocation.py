@@ -37,7 +37,6 @@ from ..formal.welfare import (
     welfare_graph,
     welfare_value,
 )
-from ..oracles import allocation as orc
 from ..registry import spec
 from .base import (
     UNKNOWN,
@@ -50,6 +49,18 @@ from .base import (
     decide_existence,
     disagreement,
 )
+
+
+class _Oracles:
+    """``oracles.allocation``, imported on first use: it loads networkx and scipy (a third
+    of a second), which a stable-matching label that asks no welfare question never needs."""
+
+    def __getattr__(self, name: str) -> Any:
+        from ..oracles import allocation
+        return getattr(allocation, name)
+
+
+orc = _Oracles()
 
 MAX_ENCODING_AGENTS = 150     # CP-SAT / MILP engines up to this many agents (a side)
 MAX_CPSAT_RANK_MAXIMAL = 60   # lexicographic CP-SAT: one solve per rank, slow beyond this
@@ -69,12 +80,12 @@ def _size(model: Any) -> int:
 
 
 def _welfare_oracle(notion: str):
-    fn = {"utilitarian": orc.utilitarian_matching, "egalitarian": orc.egalitarian_matching,
-          "rank_maximal": orc.rank_maximal}[notion]
+    name = {"utilitarian": "utilitarian_matching", "egalitarian": "egalitarian_matching",
+            "rank_maximal": "rank_maximal"}[notion]
 
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
         g = _graph(model)
-        m, cert = fn(g)
+        m, cert = getattr(orc, name)(g)
         if cert is None:      # the oracle's matching is not optimal: report its value only
             cert = {"type": "value", "value": welfare_value(g, notion, m),
                     "error": "oracle matching failed its optimality proof"}
