@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from sys import intern
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -123,7 +124,7 @@ def locate(file: str, agent: str | None, value: object) -> int | None:
 def read_json(path: Path) -> list[Instance]:
     text = read_text(path)
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, object_pairs_hook=_shared_strings)
     except json.JSONDecodeError as e:
         raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=e.lineno,
                             value=_near(text, e.pos)) from None
@@ -131,6 +132,34 @@ def read_json(path: Path) -> list[Instance]:
         raise InstanceError("JSON nested too deeply", file=str(path)) from None
     del text                          # a big instance's text is not kept while hashing it
     return [from_object(obj, str(path), None, path.stem)]
+
+
+_STR, _STR_LIST = {str}, {str, list}
+
+
+def _shared_strings(pairs: list) -> dict:
+    """The ``json.loads`` object hook that makes equal strings one object (``sys.intern``)
+    as each object is decoded: its keys, and the strings of its list values and of the
+    lists in them. A big instance's lists name the same few agents millions of times and
+    ``json`` makes a new string for each, so the decoded data would hold them all at once
+    (about 55 bytes a string: 110 MB for two million list entries); interned, they are
+    freed as each object is decoded, and the names in the lists are the very objects of
+    the agents' keys (later look-ups compare by identity). The data is equal, so its hash
+    is unchanged. O(size): lists of strings at C speed, lists with ties item by item."""
+    for _, v in pairs:
+        if v.__class__ is list and v:
+            types = set(map(type, v))
+            if types <= _STR:
+                v[:] = map(intern, v)
+            elif list in types and types <= _STR_LIST:
+                v[:] = [intern(e) if e.__class__ is str else _shared_tie(e) for e in v]
+    return dict(zip(map(intern, [k for k, _ in pairs]), [v for _, v in pairs]))
+
+
+def _shared_tie(e: list) -> list:
+    if set(map(type, e)) <= _STR:
+        e[:] = map(intern, e)
+    return e
 
 
 def read_jsonl(path: Path) -> list[Instance]:

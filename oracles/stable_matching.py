@@ -65,9 +65,46 @@ def weakly_stable_matching(market: Market) -> dict[str, str]:
     weakly blocking pair would block in the refinement too). Always exists. O(L).
     Source: Irving 1994, DAM 48.
     """
-    position = {y: {x: i for i, x in enumerate(o.items)} for y, o in market.pb.items()}
-    holds = _gale_shapley({x: o.items for x, o in market.pa.items()}, position)
+    lists = {x: o.items for x, o in market.pa.items()}
+    pos = {y: _Position(o) for y, o in market.pb.items()}
+    nxt = dict.fromkeys(lists, 0)          # _gale_shapley, y's choice by list position
+    holds: dict[str, str] = {}
+    free = deque(lists)
+    while free:
+        x = free.popleft()
+        lst = lists[x]
+        while nxt[x] < len(lst):
+            y = lst[nxt[x]]
+            nxt[x] += 1
+            cur = holds.get(y)
+            if cur is None or pos[y].before(x, cur):
+                holds[y] = x
+                if cur is not None:
+                    free.append(cur)
+                break
     return {x: y for y, x in holds.items()}
+
+
+class _Position:
+    """A woman's order of men by list position, compared as (tie rank, index in her
+    list): the same order as the index alone, but the index dict is built only for a
+    woman who compares two men of one tie, so a market with few ties builds almost none
+    (one dict per woman as long as her list would be 0.45 GB at n = 3000)."""
+
+    __slots__ = ("order", "index")
+
+    def __init__(self, order):
+        self.order, self.index = order, None
+
+    def before(self, x, cur) -> bool:
+        """x is before cur in the list (x != cur)."""
+        rank = self.order.rank
+        rx, rc = rank[x], rank[cur]
+        if rx != rc:
+            return rx < rc
+        if self.index is None:
+            self.index = {z: i for i, z in enumerate(self.order.items)}
+        return self.index[x] < self.index[cur]
 
 
 class _Search:

@@ -85,3 +85,43 @@ def test_parse_market_rewrites_to_shared_names():
     assert data["preferences"]["A"]["a1"][1][0] is next(k for k in data["preferences"]["B"]
                                                         if k == "b2")
     assert m.pb["b2"].items == ("a2", "a1")
+
+
+def _weak_reference(market: Market) -> dict:
+    """Ties broken by list position, then men-proposing deferred acceptance (one index
+    dict per woman)."""
+    pos = {y: {x: i for i, x in enumerate(o.items)} for y, o in market.pb.items()}
+    lists = {x: o.items for x, o in market.pa.items()}
+    nxt, holds, free = dict.fromkeys(lists, 0), {}, list(lists)[::-1]
+    while free:
+        x = free.pop()
+        while nxt[x] < len(lists[x]):
+            y = lists[x][nxt[x]]
+            nxt[x] += 1
+            cur = holds.get(y)
+            if cur is None or pos[y][x] < pos[y][cur]:
+                holds[y] = x
+                if cur is not None:
+                    free.insert(0, cur)
+                break
+    return {x: y for y, x in holds.items()}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_weakly_stable_matching_breaks_ties_by_position(data):
+    from prefcert.oracles.stable_matching import weakly_stable_matching
+    n = data.draw(st.integers(1, 6))
+    def order(others):
+        items = data.draw(st.permutations(others))
+        cuts = data.draw(st.lists(st.booleans(), min_size=len(items), max_size=len(items)))
+        ties, cur = [], []
+        for x, new in zip(items, cuts):
+            if new and cur:
+                ties.append(tuple(cur))
+                cur = []
+            cur.append(x)
+        return WeakOrder(tuple(ties + ([tuple(cur)] if cur else [])))
+    men, women = [f"a{i}" for i in range(n)], [f"b{i}" for i in range(n)]
+    m = Market({x: order(women) for x in men}, {y: order(men) for y in women})
+    assert weakly_stable_matching(m) == _weak_reference(m)

@@ -43,6 +43,8 @@ class DeletionState:
         self.live: dict = {}                        # alive entries of the head tie
         self.stale: set = set()                     # heads emptied, not yet moved on
         self.holders: dict = {y: [] for y in receivers}   # see cut_to
+        self.heads: dict = {}        # x -> his head tie as last computed; dropped whenever
+                                     # it may change (his head moves or loses an entry)
         for x in self.lists:
             self._advance(x)
 
@@ -63,8 +65,10 @@ class DeletionState:
                 j += 1
             if live:
                 self.start[x], self.stop[x], self.live[x], self.hrank[x] = i, j, live, r
+                self.heads.pop(x, None)
                 return
             i = j
+        self.heads.pop(x, None)
         self.start[x] = self.stop[x] = n
         self.hrank.pop(x, None)
         self.live.pop(x, None)
@@ -89,16 +93,23 @@ class DeletionState:
         return r is not None and self.prank[x].get(y) == r and \
             self.rrank[y][x] < self.cut[y]
 
-    def head(self, x) -> list:
-        """x's head tie: the alive entries of his best tie that has one. O(tie size)."""
+    def head(self, x) -> tuple:
+        """x's head tie: the alive entries of his best tie that has one. O(tie size), then
+        O(1) until the tie loses an entry or the head moves on."""
         if x in self.stale:
             self.settle()
+        h = self.heads.get(x)
+        if h is not None:
+            return h
         r = self.hrank.get(x)
         if r is None:
-            return []
-        rrank, cut, full = self.rrank, self.cut, self.full
-        return [y for y in self.lists[x][self.start[x]:self.stop[x]]
-                if (c := cut[y]) == full[y] or (c > 1 and rrank[y][x] < c)]
+            h = ()
+        else:
+            rrank, cut, full = self.rrank, self.cut, self.full
+            h = tuple([y for y in self.lists[x][self.start[x]:self.stop[x]]
+                       if (c := cut[y]) == full[y] or (c > 1 and rrank[y][x] < c)])
+        self.heads[x] = h
+        return h
 
     def has_list(self, x) -> bool:
         """x's current list is non-empty."""
@@ -124,11 +135,12 @@ class DeletionState:
         k = bisect_left(lst, cut, 0, e, key=rank.__getitem__)  # ranks ascend along lst
         self.end[y] = k
         hrank, live, prank, stale = self.hrank, self.live, self.prank, self.stale
-        holders = self.holders[y]
+        heads, holders = self.heads, self.holders[y]
         if e - k < len(holders):
             for x in lst[k:e]:
                 if hrank.get(x) == prank[x][y]:
                     live[x] -= 1
+                    heads.pop(x, None)
                     if not live[x]:
                         stale.add(x)
             return e - k
@@ -140,6 +152,7 @@ class DeletionState:
                     keep.append(x)
                 elif r < old:                 # alive until this cut
                     live[x] -= 1
+                    heads.pop(x, None)
                     if not live[x]:
                         stale.add(x)
         self.holders[y] = keep
