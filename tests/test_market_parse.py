@@ -125,3 +125,48 @@ def test_weakly_stable_matching_breaks_ties_by_position(data):
     men, women = [f"a{i}" for i in range(n)], [f"b{i}" for i in range(n)]
     m = Market({x: order(women) for x in men}, {y: order(men) for y in women})
     assert weakly_stable_matching(m) == _weak_reference(m)
+
+
+def _blocking_by_definition(market: Market, m: dict, notion: str) -> list:
+    """Irving 1994's blocking pairs, pair by pair, in A's list order."""
+    inv = {y: x for x, y in m.items()}
+    out = []
+    for x, o in market.pa.items():
+        for y in o.items:
+            if m.get(x) == y:
+                continue
+            ob = market.pb[y]
+            sx, wx = o.prefers(y, m.get(x)), o.weakly_prefers(y, m.get(x))
+            sy, wy = ob.prefers(x, inv.get(y)), ob.weakly_prefers(x, inv.get(y))
+            if {"weak": sx and sy, "strong": (sx and wy) or (wx and sy),
+                    "super": wx and wy}[notion]:
+                out.append((x, y))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_blocking_pairs_is_the_definition(data):
+    from prefcert.formal.checker.matching import blocking_pairs
+    n = data.draw(st.integers(1, 5))
+    def order(others):
+        items = data.draw(st.permutations(others))
+        items = items[:data.draw(st.integers(0, len(items)))]
+        cuts = data.draw(st.lists(st.booleans(), min_size=len(items), max_size=len(items)))
+        ties, cur = [], []
+        for x, new in zip(items, cuts):
+            if new and cur:
+                ties.append(tuple(cur))
+                cur = []
+            cur.append(x)
+        return WeakOrder(tuple(ties + ([tuple(cur)] if cur else [])))
+    men, women = [f"a{i}" for i in range(n)], [f"b{i}" for i in range(n)]
+    market = Market({x: order(women) for x in men}, {y: order(men) for y in women})
+    m, used = {}, set()
+    for x in men:                        # a random matching over admissible pairs
+        options = [y for y in market.pa[x].items if y not in used]
+        if options and data.draw(st.booleans()):
+            m[x] = data.draw(st.sampled_from(options))
+            used.add(m[x])
+    for notion in ("weak", "strong", "super"):
+        assert blocking_pairs(market, m, notion) == _blocking_by_definition(market, m, notion)

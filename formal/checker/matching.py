@@ -65,8 +65,10 @@ def blocking_pairs(market: Market, matching: Mapping[str, str], notion: str) -> 
 
     Scans every admissible pair, including pairs tied with the current partner and pairs of
     unmatched agents (ALGORITHMS.md §1). Returns pairs in list order. O(L) for total list
-    length L. Raises ValueError for an unknown notion and CertificateError for an invalid
-    matching. Source: Irving 1994.
+    length L; a matched man's scan stops at the first woman he ranks below his partner
+    (a WeakOrder's rank dict lists its items best first, so no later one can block).
+    Raises ValueError for an unknown notion and CertificateError for an invalid matching.
+    Source: Irving 1994.
     """
     if notion not in NOTIONS:
         raise ValueError(f"unknown stability notion {notion!r} (known: {', '.join(NOTIONS)})")
@@ -82,9 +84,11 @@ def blocking_pairs(market: Market, matching: Mapping[str, str], notion: str) -> 
     weak, strong = notion == "weak", notion == "strong"
     for x, ra in rank_a.items():
         cx, mx = cur_a[x], m.get(x)
-        for y, rxy in ra.items():
-            if rxy > cx or y == mx:
-                continue          # x strictly prefers his partner: no notion blocks
+        for y, rxy in ra.items():    # in list order, so ranks never decrease
+            if rxy > cx:
+                break             # x strictly prefers his partner: no notion blocks
+            if y == mx:
+                continue
             if rxy == cx and (weak or (strong and cur_b[y] == 1)):
                 continue          # x indifferent: weak needs x better off, strong then
             ryx, cy = rank_b[y][x], cur_b[y]                        # needs y better off
