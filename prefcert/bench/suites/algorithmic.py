@@ -784,4 +784,5 @@ SUITE = Suite(
                 "without none-of-the-above), at n = 10 and 30 (Khanna & Wang 2026, §4).",
     sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
     score=score, metrics=metrics, feedback=feedback, plots=plots, calibration=calibration,
+    calibration_title="calibration: raw draws without a solution",
     expected_total=3660)
