@@ -201,8 +201,11 @@ def peers(work: Path) -> None:
             agree = (out[0] is None) == (peer is None)
             line("peers-n1000", f"{notion} oracle (parse incl.; verdicts agree: {agree})",
                  t_ours, t_peer, f"algmatch {notion}", "")
-        except (PeerTimeout, RuntimeError) as e:
-            print(f"peers-n1000  algmatch {notion} failed or timed out: {e}")
+        except PeerTimeout:
+            line("peers-n1000", f"{notion} oracle (parse incl.); algmatch timed out",
+                 t_ours, 120.0, f"algmatch {notion} >", "")
+        except RuntimeError as e:
+            print(f"peers-n1000  algmatch {notion} failed: {e!r:.200}")
     # one-sided welfare: utilitarian house allocation, complete strict lists, n = 1000
     import numpy as np
     from scipy.optimize import linear_sum_assignment

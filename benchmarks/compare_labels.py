@@ -137,8 +137,12 @@ def compare(name: str, before: str, after: str, paths: list[str], jobs: int) -> 
           f"{f' ({len(timing)} differ only by a solver timeout in one run)' if timing else ''}",
           flush=True)
     for i in timing:
-        lab = json.loads(old[i])
-        print(f"  timeout only: {lab['id']} {lab['question']}")
+        lab, e_old, e_new = json.loads(old[i]), json.loads(old[i])["engines"], \
+            json.loads(new[i])["engines"]
+        which = [f"{x.get('name', x.get('engine'))} unknown "
+                 f"{'before' if x.get('verdict') == 'unknown' else 'after'}"
+                 for x, y in zip(e_old, e_new) if x != y]
+        print(f"  timeout only: {lab['id']} {lab['question']} ({', '.join(which)})")
     for i in real[:5]:
         print(f"  label {i}: before {old[i][:300]}\n           after  {new[i][:300]}")
     if len(old) != len(new):

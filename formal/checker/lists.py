@@ -37,7 +37,8 @@ class DeletionState:
         self.cut = {y: o.nties + 1 for y, o in receivers.items()}
         self.full = dict(self.cut)        # the cut of a list nothing was deleted from
         self.end = {y: len(o.items) for y, o in receivers.items()}
-        self.start = dict.fromkeys(self.lists, 0)  # the head tie is lists[x][start:stop]
+        self.start = dict.fromkeys(self.lists, 0)  # the head tie's alive entries lie in
+                                                   # lists[x][start:stop]
         self.stop = dict.fromkeys(self.lists, 0)
         self.hrank: dict = {}                       # head-tie rank (absent: empty list)
         self.live: dict = {}                        # alive entries of the head tie
@@ -54,24 +55,27 @@ class DeletionState:
             self.full
         holders = self.holders
         i, n = self.stop[x], len(lst)
-        while i < n:
-            r, j, live = rank[lst[i]], i, 0
-            while j < n and rank[lst[j]] == r:
-                y = lst[j]
-                c = cut[y]      # untouched / emptied lists answer without a look-up
-                if c == full[y] or (c > 1 and rrank[y][x] < c):
-                    live += 1
-                    holders[y].append(x)
-                j += 1
-            if live:
-                self.start[x], self.stop[x], self.live[x], self.hrank[x] = i, j, live, r
-                self.heads.pop(x, None)
-                return
-            i = j
         self.heads.pop(x, None)
-        self.start[x] = self.stop[x] = n
-        self.hrank.pop(x, None)
-        self.live.pop(x, None)
+        while i < n:            # to his first alive entry: dead ones need no rank look-up
+            y = lst[i]
+            c = cut[y]          # untouched / emptied lists answer without a look-up
+            if c == full[y] or (c > 1 and rrank[y][x] < c):
+                break
+            i += 1
+        if i == n:
+            self.start[x] = self.stop[x] = n
+            self.hrank.pop(x, None)
+            self.live.pop(x, None)
+            return
+        r, j, live = rank[lst[i]], i, 0          # then the rest of its tie
+        while j < n and rank[lst[j]] == r:
+            y = lst[j]
+            c = cut[y]
+            if c == full[y] or (c > 1 and rrank[y][x] < c):
+                live += 1
+                holders[y].append(x)
+            j += 1
+        self.start[x], self.stop[x], self.live[x], self.hrank[x] = i, j, live, r
 
     def settle(self) -> list:
         """Move on every emptied head; returns the proposers whose head moved (their new
