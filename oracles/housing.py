@@ -243,8 +243,90 @@ def strict_core(market: HousingMarket) -> StrictCoreResult:
     from an unmatched agent; |N(T)| = |T| − 1) completes the certificate. Otherwise S
     trades by the matching and leaves. All sink SCCs of one round are independent, so they
     are processed together. Returns :class:`StrictCoreResult`. O(n · (n + L)) worst case.
-    Source: Quint & Wako, Math. Oper. Res. 29 (2004).
+
+    When no agent ties two houses at or above its own (in particular, strict
+    preferences), the top-choice digraph has one arc per agent, its sink SCCs are its
+    cycles, and the segmentation is Gale's top trading cycles: then the allocation is found
+    in O(n + L) by :func:`_strict_top_trading_cycles` (the same, unique, strict-core
+    allocation; the segments are the same cycles, listed in the order they are found).
+    Source: Quint & Wako, Math. Oper. Res. 29 (2004); Roth & Postlewaite (1977).
     """
+    fast = _strict_top_trading_cycles(market)
+    if fast is not None:
+        return fast
+    return _strict_core_segmentation(market)
+
+
+def _strict_top_trading_cycles(market: HousingMarket) -> StrictCoreResult | None:
+    """Top trading cycles by pointer chasing, when every agent's list is strict down to
+    its own house (else None: the caller runs the segmentation).
+
+    Only the list down to the own house matters: the own house stays on the market while
+    its owner does, so no top choice lies below it. Each agent keeps a pointer into its
+    list that skips houses whose owners have left; a walk follows the pointers from the
+    first remaining agent (in input order), and the first agent met twice closes a cycle,
+    which trades (each member gets the house it points to) and leaves; the walk resumes
+    from the agent before the cycle. An agent joins the walk once and leaves it only in a
+    cycle, so there are at most 2n steps, and the pointers only move forward: O(n + L).
+
+    A cycle found so is a sink SCC of the top-choice digraph of the agents still on the
+    market: its members point to one another and every house they skipped is gone. So the
+    cycles, in the order found, form a top-trading segmentation, and giving each member the
+    house it points to is the segmentation's (unique) matching (Roth & Postlewaite 1977:
+    with strict preferences the strict core is this one allocation).
+    """
+    agents = market.agents
+    n = len(agents)
+    order, endowment = market.order, market.endowment
+    lists: list[tuple[str, ...]] = []
+    for a in agents:
+        o = order[a]
+        items, own = o.items, endowment[a]
+        r = o.rank[own]
+        # ties 1..r are singletons ⇔ the own house is the r-th item and the next item
+        # (if any) ranks lower; ranks are non-decreasing along items, every index used
+        if items[r - 1] != own or (len(items) > r and o.rank[items[r]] == r):
+            return None
+        lists.append(items)
+    owner = {endowment[a]: i for i, a in enumerate(agents)}
+    alive = [True] * n
+    ptr = [0] * n
+    pos = [-1] * n                  # position on the current walk, -1 when off it
+    got: list[str] = [""] * n
+    cycles: list[list[int]] = []
+    for s in range(n):
+        if not alive[s]:
+            continue
+        path = [s]
+        pos[s] = 0
+        while path:
+            a = path[-1]
+            lst, k = lists[a], ptr[a]
+            b = owner[lst[k]]
+            while not alive[b]:     # never passes the own house: a is alive
+                k += 1
+                b = owner[lst[k]]
+            ptr[a] = k
+            p = pos[b]
+            if p < 0:
+                pos[b] = len(path)
+                path.append(b)
+                continue
+            cycle = path[p:]
+            del path[p:]
+            for c in cycle:
+                alive[c] = False
+                pos[c] = -1
+                got[c] = lists[c][ptr[c]]
+            cycle.sort()
+            cycles.append(cycle)
+    return StrictCoreResult({a: got[i] for i, a in enumerate(agents)},
+                            [[agents[i] for i in c] for c in cycles], None)
+
+
+def _strict_core_segmentation(market: HousingMarket) -> StrictCoreResult:
+    """The Quint–Wako segmentation round by round (see :func:`strict_core`): top ties and
+    a networkx condensation rebuilt every round. O(rounds · (n + L))."""
     pos = {a: k for k, a in enumerate(market.agents)}
     left = list(market.agents)
     segments: list[list[str]] = []      # segments of completed rounds
