@@ -20,13 +20,16 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-import networkx as nx
-import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
+from typing import TYPE_CHECKING
 
 from ..formal.housing import HousingMarket
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy, scipy and networkx are imported by the functions that use them: top trading
+# cycles and the strict core of strict markets need none of them, and importing them
+# costs about half a second of every `prefcert label` run on a housing market.
 
 BRUTE_FORCE_MAX_AGENTS = 8
 
@@ -121,6 +124,7 @@ def improvement_arcs(market: HousingMarket, x: Mapping[str, str],
     improvements). Self-loops included. O(n + arcs): only houses at least as good as x(i)
     are scanned (all houses when x(i) is unacceptable).
     """
+    import numpy as np
     e = market.endowment if endowment is None else endowment
     idx = {a: k for k, a in enumerate(market.agents)}
     owner = {h: idx[a] for a, h in e.items()}
@@ -147,12 +151,16 @@ def improvement_arcs(market: HousingMarket, x: Mapping[str, str],
 
 def _scc_labels(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """Strongly connected component label of each node (scipy, Tarjan/Pearce). O(n + m)."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
     a = csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
     return connected_components(a, directed=True, connection="strong")[1]
 
 
 def _path(n: int, src: np.ndarray, dst: np.ndarray, start: int, goal: int) -> list[int]:
     """A shortest path start -> goal along the arcs (BFS); goal must be reachable."""
+    import numpy as np
     order = np.argsort(src, kind="stable")
     heads = dst[order].tolist()
     ptr = np.searchsorted(src[order], np.arange(n + 1)).tolist()
@@ -187,6 +195,7 @@ def blocking_cycle(market: HousingMarket, x: Mapping[str, str], notion: str,
     the strict cycle is a Pareto improvement of x. O(n + arcs).
     Source: Shapley & Scarf 1974; Quint & Wako 2004.
     """
+    import numpy as np
     if notion not in ("weak", "strict"):
         raise ValueError(f"unknown core notion {notion!r}")
     e = market.endowment if endowment is None else endowment
@@ -327,6 +336,7 @@ def _strict_top_trading_cycles(market: HousingMarket) -> StrictCoreResult | None
 def _strict_core_segmentation(market: HousingMarket) -> StrictCoreResult:
     """The Quint–Wako segmentation round by round (see :func:`strict_core`): top ties and
     a networkx condensation rebuilt every round. O(rounds · (n + L))."""
+    import networkx as nx
     pos = {a: k for k, a in enumerate(market.agents)}
     left = list(market.agents)
     segments: list[list[str]] = []      # segments of completed rounds
@@ -364,6 +374,9 @@ def _top_matching(market: HousingMarket, seg: list[str], tops: Mapping[str, list
     if len(seg) == 1:
         a = seg[0]
         return {a: market.endowment[a]}, None
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
     # scipy's Hopcroft–Karp on a CSR matrix is deterministic (networkx's iterates sets)
     col = {market.endowment[a]: j for j, a in enumerate(seg)}
     rows, cols = zip(*[(i, col[h]) for i, a in enumerate(seg) for h in tops[a]])
@@ -414,6 +427,7 @@ def blocking_coalitions(market: HousingMarket, allocation: Mapping[str, str], no
     ``max_cycles`` cycles within ``time_limit`` seconds; ``complete`` says whether the
     enumeration finished. Exponential in the worst case; each minimality test is O(|C|³).
     """
+    import numpy as np
     kind = {"weak_core": "weak", "strict_core": "strict"}.get(notion, notion)
     if kind not in ("weak", "strict"):
         raise ValueError(f"unknown core notion {notion!r}")
