@@ -50,8 +50,14 @@ def refine(market: HousingMarket, tie_break: Sequence[str] | None = None
     out = {}
     for a in market.agents:
         own = market.endowment[a]
+        o = market.order[a]
+        r = o.rank[own]
+        items = o.items
+        if items[r - 1] == own and (len(items) == r or o.rank[items[r]] != r):
+            out[a] = list(items[:r])    # strict down to the own house: nothing to break
+            continue
         lst: list[str] = []
-        for tie in market.order[a].ties:
+        for tie in o.ties:
             for h in sorted(tie, key=prio.__getitem__):
                 lst.append(h)
                 if h == own:

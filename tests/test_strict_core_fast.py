@@ -15,6 +15,7 @@ from prefcert.oracles.housing import (
     _strict_core_segmentation,
     _strict_top_trading_cycles,
     brute_force_cores,
+    refine,
     strict_core,
 )
 
@@ -185,3 +186,18 @@ def test_improvement_digraph_is_the_definition(data, x_is_endowment):
         r = m.rank(i, x[i])
         assert strict[i] == [owner[h] for h in ordered if m.rank(i, h) < r]
         assert arcs[i] == [owner[h] for h in ordered if m.rank(i, h) <= r]
+
+
+@given(st.one_of(market_and_allocation(), strict_down_to_own().map(lambda d: (d, None))),
+       st.randoms(use_true_random=False))
+def test_refine_is_the_definition(data, rnd):
+    """Each tie sorted by the priority, the list cut after the own house (lists strict
+    down to the own house are copied as they are)."""
+    m = parse_housing_market(data[0])
+    tie_break = [m.endowment[a] for a in m.agents]
+    rnd.shuffle(tie_break)
+    prio = {h: k for k, h in enumerate(tie_break)}
+    got = refine(m, tie_break)
+    for a in m.agents:
+        flat = [h for tie in m.order[a].ties for h in sorted(tie, key=prio.__getitem__)]
+        assert got[a] == flat[:flat.index(m.endowment[a]) + 1]
