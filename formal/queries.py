@@ -412,6 +412,23 @@ def kahn_key(model: PreferenceModel, agent: Agent, key: Sequence[str], pos: dict
     return out
 
 
+def tie_indices(model: PreferenceModel) -> list:
+    """:func:`tie_index` of every agent, in model order. Cached."""
+    key = ("tie-indices",)
+    if key not in model._cache:
+        model._cache[key] = [tie_index(model, ag) for ag in model.agents]
+    return model._cache[key]
+
+
+def possible_tops(model: PreferenceModel, agent: Agent) -> frozenset:
+    """Items nothing is above in the agent's closure (those a completion can put first).
+    O(m·(m + E)) first call, cached."""
+    key = ("tops", agent.name)
+    if key not in model._cache:
+        model._cache[key] = frozenset(x for x in model.items if not above(model, agent, x))
+    return model._cache[key]
+
+
 def tie_index(model: PreferenceModel, agent: Agent) -> dict | None:
     """item -> its tie's 1-based index, for a weak order over all items (complete, or
     truncated: the unlisted items share the index after the last tie); None for any other

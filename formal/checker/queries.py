@@ -43,7 +43,8 @@ from ..queries import (
     predecessors,
     resolve,
     rs_sizes_allowed,
-    tie_index,
+    possible_tops,
+    tie_indices,
     validate,
     value_profile,
     value_single,
@@ -125,7 +126,7 @@ def profile_from_spec(model: PreferenceModel, spec: Any) -> list:
         raise CertificateError("profile completion assigns an unknown agent")
     out = []
     pos: dict = {}                          # key index -> its positions, checked once
-    for ag in model.agents:
+    for ag, ti in zip(model.agents, tie_indices(model)):
         parts = assign.get(ag.name)
         if parts is None:
             parts = [[0, ag.count]]
@@ -136,7 +137,6 @@ def profile_from_spec(model: PreferenceModel, spec: Any) -> list:
         elif model.identical and len({int(k) for k, w in parts if int(w)}) > 1:
             raise CertificateError(f"agent {ag.name}: its voters complete alike (counts = "
                                    f"identical) but are given different keys")
-        ti = tie_index(model, ag)
         for k, w in parts:
             if w:
                 k = int(k)
@@ -502,8 +502,9 @@ def check_hall_violator(model, question, params, verdict, solution, cert) -> Non
         raise CertificateError("a Hall violator refutes a possible plurality winner only")
     if not isinstance(D, list) or c in D or not set(D) <= set(model.items):
         raise CertificateError("Hall violator must be a set of rivals")
+    rivals = frozenset(D)
     forced = sum(ag.count for ag in model.agents if above(model, ag, c)
-                 and all(x in D for x in model.items if not above(model, ag, x)))
+                 and possible_tops(model, ag) <= rivals)
     cap = len(set(D)) * sum(ag.count for ag in model.agents if not above(model, ag, c))
     if forced <= cap:
         raise CertificateError(f"{forced} forced voters fit in {cap} places")
