@@ -63,8 +63,16 @@ def scores(rule: str, items, profile) -> dict:
         agg[t] = agg.get(t, 0) + w
     order = np.array([[idx[x] for x in o] for o in agg], dtype=np.int64).reshape(len(agg), m)
     w = np.fromiter(agg.values(), dtype=np.int64, count=len(agg))
+    s = _matrix_scores(rule, order, w)
+    return {x: int(s[i]) for i, x in enumerate(items)}
+
+
+def _matrix_scores(rule: str, order: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Scores (by item index) of the orders given as rows of item indices, best first,
+    row r weighing w[r] voters. O(k·m) numpy work (k·m² for Copeland) for k rows."""
+    k, m = order.shape
     pos = np.empty_like(order)
-    pos[np.arange(len(agg))[:, None], order] = np.arange(m)
+    pos[np.arange(k)[:, None], order] = np.arange(m)
     if rule == "plurality":
         total = np.zeros(m, dtype=np.int64)
         np.add.at(total, order[:, 0], w)
@@ -74,8 +82,7 @@ def scores(rule: str, items, profile) -> dict:
         total = np.stack([w @ (pos[:, [a]] < pos).astype(np.int64) for a in range(m)])
     else:
         raise ValueError(f"unknown rule {rule!r}")
-    s = _final(rule, total)
-    return {x: int(s[i]) for i, x in enumerate(items)}
+    return _final(rule, total)
 
 
 def _min_diff(model: PreferenceModel, ag, rule: str, c: str, d: str) -> int:
@@ -223,8 +230,55 @@ def _profile(model: PreferenceModel, spec: _Spec) -> list:
     return out
 
 
+def _tie_matrix(model: PreferenceModel) -> tuple:
+    """(plain, ties, counts): per agent (rows in model order) whether its closure is a weak
+    order over all items (``Closure.blocks``), the index of each item's tie (columns in
+    item order; 0 for the other agents) and its voters. Cached."""
+    key = ("oracle-tie-matrix",)
+    if key not in model._cache:
+        idx = {x: i for i, x in enumerate(model.items)}
+        ties = np.zeros((len(model.agents), model.m), dtype=np.int64)
+        plain = np.zeros(len(model.agents), dtype=bool)
+        for r, ag in enumerate(model.agents):
+            blocks = closure(model, ag).blocks
+            if blocks is not None:
+                plain[r] = True
+                for t, blk in enumerate(blocks):
+                    ties[r, [idx[x] for x in blk]] = t
+        model._cache[key] = plain, ties, np.array([ag.count for ag in model.agents],
+                                                  dtype=np.int64)
+    return model._cache[key]
+
+
+def _spec_scores(model: PreferenceModel, rule: str, spec: _Spec) -> dict:
+    """:func:`scores` of :func:`_profile` ``(spec)``, without building the profile voter by
+    voter where it can be avoided: the agents on key 0 whose closure is a weak order over
+    all items complete all at once (each row of tie indices, read in key order, stably
+    sorted: ties in turn, each in key order, as :meth:`Closure.complete`); the others are
+    completed one by one. O(agents·m log m) numpy work."""
+    plain, ties, counts = _tie_matrix(model)
+    idx = {x: i for i, x in enumerate(model.items)}
+    fast = plain.copy()
+    for r, ag in enumerate(model.agents):
+        if ag.name in spec.assign:
+            fast[r] = False
+    kidx = np.array([idx[x] for x in spec.keys[0]], dtype=np.int64)
+    rows = [kidx[np.argsort(ties[fast][:, kidx], axis=1, kind="stable")]]
+    weights = [counts[fast]]
+    rest = [ag for r, ag in enumerate(model.agents) if not fast[r]]
+    if rest:
+        pos = [{x: i for i, x in enumerate(key)} for key in spec.keys]
+        slow = [(closure(model, ag).complete(spec.keys[k], pos[k]), w) for ag in rest
+                for k, w in spec.assign.get(ag.name, [[0, ag.count]])]
+        rows.append(np.array([[idx[x] for x in o] for o, _ in slow],
+                             dtype=np.int64).reshape(len(slow), model.m))
+        weights.append(np.array([w for _, w in slow], dtype=np.int64))
+    s = _matrix_scores(rule, np.concatenate(rows), np.concatenate(weights))
+    return {x: int(s[i]) for i, x in enumerate(model.items)}
+
+
 def _wins(model, rule, c, spec) -> bool:
-    s = scores(rule, model.items, _profile(model, spec))
+    s = _spec_scores(model, rule, spec)
     return s[c] >= max(s.values())
 
 
@@ -347,7 +401,7 @@ def _heuristic_win(model: PreferenceModel, rule: str, c: str, rounds: int = 4):
     for _ in range(rounds):
         spec = _Spec()
         spec.key(key_for(model, [c] + rivals, []))     # key 0: every voter's (the default)
-        s = scores(rule, model.items, _profile(model, spec))
+        s = _spec_scores(model, rule, spec)
         if s[c] >= max(s.values()):
             return spec.json()
         rivals.sort(key=lambda x: s[x])

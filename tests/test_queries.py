@@ -588,7 +588,17 @@ def test_aggregated_paths_equal_the_per_voter_ones(data):
     spec = {"keys": [list(key), list(reversed(key))],
             "assign": {a.name: [[0, a.count - 1], [1, 1]] for a in model.agents[::2]}}
     prof = profile_from_spec(model, spec)
+    engine_spec = ov._Spec()
+    for a, parts in spec["assign"].items():
+        for k, w in parts:
+            engine_spec.put(a, spec["keys"][k], w)
+    engine_spec.keys[:] = spec["keys"]          # key 0 first, as in spec
     for rule in ("plurality", "borda", "copeland"):
         want = _per_voter_scores(rule, model.items, prof)
         assert ov.scores(rule, model.items, prof) == want
         assert checker_scores(rule, model.items, prof) == want
+        assert ov._spec_scores(model, rule, engine_spec) == want
+        one_key = ov._Spec()
+        one_key.key(list(key))
+        assert ov._spec_scores(model, rule, one_key) == _per_voter_scores(
+            rule, model.items, profile_from_spec(fresh, {"keys": [list(key)]}))
