@@ -129,6 +129,9 @@ def profile_from_spec(model: PreferenceModel, spec: Any) -> list:
     for ag, ti in zip(model.agents, tie_indices(model)):
         parts = assign.get(ag.name)
         if parts is None:
+            if ti is not None and 0 in pos:     # the common case, inlined: a weak order
+                out.append((sorted(pos[0][1], key=ti.__getitem__), ag.count))   # on key 0
+                continue
             parts = [[0, ag.count]]
         elif not isinstance(parts, list) or sum(int(p[1]) for p in parts) != ag.count or \
                 any(int(p[1]) < 0 or not 0 <= int(p[0]) < len(keys) for p in parts):
