@@ -22,15 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from compare_labels import canonical  # the labels of one run, timings dropped
 
-def labels(text: str) -> list:
-    out = []
-    for line in text.splitlines():
-        lab = json.loads(line)
-        for e in lab["engines"]:
-            e.pop("seconds")
-        out.append(lab)
-    return out
+
 
 
 def generate(path: Path, n: int, seed: int) -> None:
@@ -84,7 +78,7 @@ def main() -> None:
         print(f"--jobs {args.workers}: {t_local:8.2f} s", flush=True)
         t_dask, text_dask = timed([*dask, str(src)], tmp / "dask.jsonl")
         print(f"--dask local:{args.workers}: {t_dask:8.2f} s", flush=True)
-    a, b = labels(text_local), labels(text_dask)
+    a, b = canonical(text_local), canonical(text_dask)
     n = len(a)
     per = ((t_dask - fixed_dask) - (t_local - fixed_local)) / max(1, n)
     print(f"{args.instances} instances, {n} labels on {os.cpu_count()} cores")

@@ -8,7 +8,6 @@ same order (timings aside).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -17,17 +16,11 @@ import sys
 import time
 from pathlib import Path
 
+from compare_labels import canonical  # the labels of one run, timings dropped
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def labels(text: str) -> list:
-    out = []
-    for line in text.splitlines():
-        lab = json.loads(line)
-        for e in lab["engines"]:
-            e.pop("seconds")
-        out.append(lab)
-    return out
 
 
 def main() -> None:
@@ -44,7 +37,7 @@ def main() -> None:
             r = subprocess.run([exe, "label", *args.paths, "--jobs", jobs],
                                capture_output=True, text=True, check=True)
             times[jobs].append(time.perf_counter() - t0)
-            outputs[jobs] = labels(r.stdout)
+            outputs[jobs] = canonical(r.stdout)
             print(f"--jobs {jobs}: {times[jobs][-1]:6.2f} s", flush=True)
     one, two = statistics.median(times["1"]), statistics.median(times["2"])
     print(f"median --jobs 1 {one:.2f} s, --jobs 2 {two:.2f} s: --jobs 2 is {one / two:.2f}x "

@@ -166,13 +166,12 @@ def rank_maximal_weighted(g) -> dict[str, str]:
     h = nx.Graph()
     for e, w in edge_weights(g, "rank_maximal", rank_base(g)).items():
         h.add_edge(("L", e[0]), ("R", e[1]), weight=w)
-    mm = nx.max_weight_matching(h)
-    out = {}
-    for u, v in mm:
+    mate = {}
+    for u, v in nx.max_weight_matching(h):    # a set: its order follows the hash seed
         if u[0] == "R":
             u, v = v, u
-        out[u[1]] = v[1]
-    return out
+        mate[u[1]] = v[1]
+    return {x: mate[x] for x in g.left if x in mate}
 
 
 def _ikmmp(g: WelfareGraph) -> dict[str, str]:

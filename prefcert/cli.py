@@ -561,17 +561,20 @@ def _report(report: dict, path: Path | None) -> None:
 
 
 def _summary(counts: Counter, skipped: int, title: str = "labels", note: bool = True) -> None:
+    """One row per question: its labels, by verdict; ``(q, UNVERIFIED)`` counts those of its
+    labels that rest on engine agreement only (a subset, shown in parentheses)."""
     from rich.console import Console
     from rich.table import Table
     table = Table(title=title, title_justify="left")
-    verdicts = sorted({v for _, v in counts if v != UNVERIFIED})
-    if any(v == UNVERIFIED for _, v in counts):
-        verdicts.append(UNVERIFIED)
     table.add_column("question", no_wrap=True)
-    for v in verdicts:
-        table.add_column(v, justify="right")
+    table.add_column("labels", justify="right")
+    table.add_column("verdicts")
     for q in sorted({q for q, _ in counts}):
-        table.add_row(q, *[str(counts.get((q, v), 0)) for v in verdicts])
+        mine = sorted((v, n) for (qq, v), n in counts.items() if qq == q and v != UNVERIFIED)
+        shown = ", ".join(f"{v} {n}" for v, n in mine)
+        if counts.get((q, UNVERIFIED)):
+            shown += f" ({counts[(q, UNVERIFIED)]} {UNVERIFIED})"
+        table.add_row(q, str(sum(n for _, n in mine)), shown)
     console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
     if counts:
         console.print(table)
@@ -738,7 +741,7 @@ def check(labels, allow_unverified, root):
                 counts[(qname, UNVERIFIED)] += 1
             else:
                 checker.check_label(dspec, lab, model, qname, params)
-                counts[(qname, "verified")] += 1
+            counts[(qname, str(lab.get("verdict")))] += 1
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
             _bad_input(InstanceError(f"not a label ({e.__class__.__name__}: {e})",
                                      file=str(labels), line=lineno))

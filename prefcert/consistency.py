@@ -599,7 +599,9 @@ def consistency_audit(responses: Sequence[Mapping[str, Any]], design: Design | M
     ----------
     responses : sequence of dict
         One row per completion: ``model``, ``cell_id`` and ``value`` (a float, or None for
-        a failed parse; rows read by :func:`read_responses` also carry ``number_only``).
+        a failed parse; ``parsed_value`` is read when ``value`` is absent, so the rows of
+        ``simulate_responses`` go in as they are; rows read by :func:`read_responses`
+        also carry ``number_only``).
     design : Design or dict
         The design: ``cells`` (id -> ``domain``, ``utterance_id``, ``type`` ``pair`` with
         offers ``a``, ``b`` = ``{"item", "price"}`` or ``item`` with ``item``; ``stress``
@@ -661,8 +663,9 @@ def consistency_audit(responses: Sequence[Mapping[str, Any]], design: Design | M
         options = replace(options, **settings)
     if not isinstance(design, Design):
         design = parse_design(design, file or "<design>")
-    responses = [dict(r, number_only=r.get("number_only", r.get("value") is not None))
-                 for r in responses]
+    responses = [dict(r, value=v, number_only=r.get("number_only", v is not None))
+                 for r in responses        # rows as read_responses or simulate_responses give
+                 for v in [r["value"] if "value" in r else r.get("parsed_value")]]
     models = _collect(responses, design, options, file)
     audit_cells = [c for c in design.cells.values() if not c.stress]
     group_keys = list(dict.fromkeys(c.group for c in audit_cells))

@@ -89,6 +89,16 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
     without a proof, the question's ``certify`` is asked for one; a label still without a
     proof the checker accepts says ``"checked": false``. Raises Disagreement or Undecided.
     """
+    try:
+        return _label(job, engines=engines, time_limit=time_limit, seed=seed)
+    except Disagreement as d:     # every kind: engines disagree, crash, proof rejected
+        if minimize:
+            from .minimize import attach_minimized
+            attach_minimized(d.report, job, engines=engines, time_limit=time_limit, seed=seed)
+        raise
+
+
+def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: int) -> dict:
     q, inst = job.question, job.instance
     spec = get_domain(inst.domain).spec
     names = list(job.question.auto(job.model)) if engines is None else \
@@ -121,12 +131,9 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
     try:
         decision = q.decide(answers, check)
     except Disagreement as d:
-        report = disagreement_report(job, d.report.get("reason", "engines disagree"),
-                                     **{k: v for k, v in d.report.items() if k != "reason"})
-        if minimize:
-            from .minimize import attach_minimized
-            attach_minimized(report, job, engines=engines, time_limit=time_limit, seed=seed)
-        raise Disagreement(report) from None
+        raise Disagreement(disagreement_report(
+            job, d.report.get("reason", "engines disagree"),
+            **{k: v for k, v in d.report.items() if k != "reason"})) from None
     certificate = decision.certificate
     if is_agreement(certificate) and q.certify is not None:
         proof = q.certify(job.model, job.params, decision.verdict, decision.solution,

@@ -3,6 +3,7 @@
 ``default``: local runs. ``ci``: loaded when the environment has CI=true (as .ci/run does)
 or HYPOTHESIS_PROFILE=ci; tests marked ``heavy`` scale their budgets through ``heavy_examples``.
 """
+import json
 import os
 from pathlib import Path
 
@@ -24,6 +25,17 @@ settings.load_profile(PROFILE)
 def heavy_examples(local: int, ci: int) -> int:
     """Example budget of a ``heavy`` property: smaller under CI."""
     return ci if PROFILE == "ci" else local
+
+
+def labels_without_timings(text: str) -> list:
+    """The labels of a JSONL text with the engines' timings dropped (to compare two runs)."""
+    out = []
+    for line in text.splitlines():
+        lab = json.loads(line)
+        for e in lab["engines"]:
+            e.pop("seconds")
+        out.append(lab)
+    return out
 
 
 # --- SMTI strategies (shared by the stable-matching property tests) -----------------------

@@ -528,3 +528,20 @@ def test_cli_label_check_audit(tmp_path):
                                "preferences": {"a1": ["h1", "h1"]}}))
     r = subprocess.run([exe, "label", str(bad)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "'a1'" in r.stderr and "h1" in r.stderr and not r.stdout
+
+
+def test_two_sided_rank_maximal_label_does_not_follow_the_hash_seed():
+    """Regression: the blossom's matching is a set of edges; the solution was written in
+    that set's order, so the same instance gave different label bytes per PYTHONHASHSEED."""
+    import os
+    import subprocess
+    import sys
+    code = ("import json, prefcert\n"
+            "from prefcert.generators.smti import sample_smti\n"
+            "for s in range(12):\n"
+            "    i = dict(sample_smti(8, tie_prob=0.4, seed=s), id=f'x{s}')\n"
+            "    print(json.dumps(prefcert.label(i, 'rank_maximal')['solution']))\n")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": h}).stdout
+            for h in ("1", "2", "3")}
+    assert len(outs) == 1 and outs.pop().count("\n") == 12

@@ -355,3 +355,13 @@ def test_cli_bad_input_is_one_line_and_writes_nothing(files, tmp_path):
     assert r.returncode == 2 and not out.exists()
     assert r.stderr.strip().count("\n") == 0
     assert r.stderr.startswith(f"prefcert: error: {bad}:6: ") and "'no-such-cell'" in r.stderr
+
+
+def test_simulated_rows_go_in_as_they_are():
+    """Regression: the generator's rows carry ``parsed_value``; the audit asked for
+    ``value`` and raised KeyError."""
+    design = paper_design(seed=1)
+    sim = simulate_responses(design, {"exact": {}}, completions=2)
+    a = consistency_audit(sim, design, resamples=50, certify=False)
+    b = consistency_audit(rows_of(sim), design, resamples=50, certify=False)
+    assert a["groups"] == b["groups"] and len(a["groups"]) == 9

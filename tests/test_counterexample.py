@@ -157,6 +157,26 @@ def test_disagreement_report_carries_a_minimised_instance():
     pytest.fail("no disagreement provoked")
 
 
+def test_a_crashing_engine_is_reported_with_a_minimised_instance():
+    """Every kind of disagreement is minimised, not only engines that answer differently:
+    here an engine that raises on any tie."""
+    q = domain("stable_matching").questions["super_stable"]
+
+    def crashes(market, params, *, time_limit, seed):
+        if any(len(t) > 1 for o in [*market.a.values(), *market.b.values()] for t in o.ties):
+            raise RuntimeError("ties are not supported")
+        return q.engines["oracle"](market, params, time_limit=time_limit, seed=seed)
+
+    broken = Question(q.name, {"oracle": q.engines["oracle"], "crashes": crashes},
+                      lambda m: ["oracle", "crashes"], q.decide)
+    job = plan([from_object(sample_smti(5, 5, tie_prob=0.5, seed=1), "<t>", None, "x")],
+               ["super_stable"])[0]
+    with pytest.raises(Disagreement) as e:
+        label(Job(job.instance, job.model, broken, job.params, job.asked))
+    assert "crashed" in e.value.report["reason"]
+    assert e.value.report["minimized"]["size_after"] == [3, 2, 1]     # one list, one tie of two
+
+
 # ------------------------------------------------------------------ CLI
 
 @pytest.mark.skipif(EXE is None, reason="console script not installed")

@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+from conftest import labels_without_timings
 
 pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
@@ -21,16 +22,6 @@ pytestmark = pytest.mark.skipif(EXE is None, reason="console script not installe
 def run(*args, cwd=None):
     return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, cwd=cwd,
                           timeout=600)
-
-
-def labels(text: str) -> list:
-    out = []
-    for line in text.splitlines():
-        lab = json.loads(line)
-        for e in lab["engines"]:
-            e.pop("seconds")
-        out.append(lab)
-    return out
 
 
 def instances(path, n, size, tie_prob=0.3):
@@ -48,8 +39,8 @@ def test_local_cluster_gives_the_labels_of_jobs_2_and_resumes(tmp_path):
     r = run("label", src, "-o", out, "--dask", "local:2", "--verify-all")
     assert r.returncode == 0, r.stderr[-3000:]
     assert "90 certificate(s) re-checked here (all)" in r.stderr.replace("\n", " ")
-    got = labels(out.read_text())
-    want = labels(ref.stdout)
+    got = labels_without_timings(out.read_text())
+    want = labels_without_timings(ref.stdout)
     for lab in want:                     # -o writes source files relative to OUT's folder
         lab["source"]["file"] = "small.jsonl"
     assert got == want and len(got) == 90
@@ -60,7 +51,7 @@ def test_local_cluster_gives_the_labels_of_jobs_2_and_resumes(tmp_path):
     r = run("label", src, "-o", out, "--dask", "local:2")
     assert r.returncode == 0, r.stderr[-3000:]
     assert "50 label(s) already in the output file were skipped" in r.stderr.replace("\n", " ")
-    assert labels(out.read_text()) == got
+    assert labels_without_timings(out.read_text()) == got
 
 
 def _workers(pid: int) -> list:
@@ -98,12 +89,12 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path):
             p.wait()
     assert p.returncode == 0, err[-3000:]
     assert before < 144, "the run ended before the kill: nothing was tested"
-    got = labels(out.read_text())
+    got = labels_without_timings(out.read_text())
     keys = [(lab["id"], lab["question"]) for lab in got]
     assert len(keys) == 144 and len(set(keys)) == 144
     ref = run("label", src, "--engines", "oracle,cpsat", "--jobs", "2")
     assert ref.returncode == 0, ref.stderr
-    want = labels(ref.stdout)
+    want = labels_without_timings(ref.stdout)
     for lab in want:
         lab["source"]["file"] = "many.jsonl"
     assert got == want

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import labels_without_timings
 
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, Disagreement, InstanceError
@@ -355,16 +356,6 @@ SMALL = sorted(str(p) for p in BUNDLED.rglob("*") if p.suffix in (".jsonl", ".js
                and "n100" not in p.name and "n1000" not in p.name)
 
 
-def _without_timings(text: str) -> list:
-    out = []
-    for line in text.splitlines():
-        lab = json.loads(line)
-        for e in lab["engines"]:
-            e.pop("seconds")
-        out.append(lab)
-    return out
-
-
 @needs_cli
 def test_labels_depend_on_neither_the_hash_seed_nor_the_jobs(tmp_path):
     """The bundled instances under two PYTHONHASHSEEDs, one run serial and one with two
@@ -374,6 +365,6 @@ def test_labels_depend_on_neither_the_hash_seed_nor_the_jobs(tmp_path):
         env = dict(os.environ, PYTHONHASHSEED=seed)
         r = run("label", *SMALL, "--jobs", jobs, cwd=tmp_path, env=env)
         assert r.returncode == 0, r.stderr[-2000:]
-        outs.append(_without_timings(r.stdout))
-    assert len(outs[0]) > 100 and outs[0] == outs[1]
-    assert all(lab["checked"] for lab in outs[0])
+        outs.append([json.dumps(lab) for lab in labels_without_timings(r.stdout)])
+    assert len(outs[0]) > 100 and outs[0] == outs[1]       # bytes: key order too
+    assert all(json.loads(lab)["checked"] for lab in outs[0])

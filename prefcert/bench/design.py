@@ -182,7 +182,7 @@ class Suite:
     instances per cell; ``seed``: default seed; ``rows(sizes)``: the design table for the
     kept sizes; ``expected_total``: the published composition total, when there is one
     (checked against the full-size design); ``calibration(stats)``: optional rows of the
-    table ``prefcert generate`` prints (e.g. raw draws without a solution); ``engines``:
+    table ``prefcert generate`` prints under ``calibration_title``; ``engines``:
     the engines that certify the labels (default: the oracle alone; a suite may ask for
     several, which must then agree).
     """
@@ -203,6 +203,7 @@ class Suite:
     calibration: Callable[[Mapping[str, Counter]], list[dict]] | None = None
     expected_total: int | None = None
     engines: Sequence[str] | None = None
+    calibration_title: str = "calibration"
 
     def composition(self, sizes: Sequence[Any] | None = None,
                     per_cell: int | None = None) -> dict[str, int]:

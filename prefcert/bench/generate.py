@@ -342,7 +342,7 @@ def print_summary(manifest: dict, suite: Suite, stream=None) -> None:
                       f"{a['rate']:.3f}")
     console.print(t)
     if manifest.get("calibration"):
-        c = Table(title="calibration: raw draws without a solution", title_justify="left")
+        c = Table(title=suite.calibration_title, title_justify="left")
         keys = list(manifest["calibration"][0])
         for k in keys:
             c.add_column(k, justify="right")

@@ -9,10 +9,10 @@ from ..formal.errors import CertificateError
 from ..formal.hospitals import QUESTIONS, HRMarket
 from ..oracles import hospitals as orc
 from .base import Domain, Outcome, Question, decide_existence
+from .stable_matching import judge_matching, judge_none
 
 MAX_ENCODING_RESIDENTS = 150    # larger markets use the oracle and the checker alone
 MAX_BRUTE_FORCE_RESIDENTS = 7
-BLOCKING = {"weak": "weakly blocking", "strong": "strongly blocking", "super": "super-blocking"}
 SEARCH = {"super": orc.super_stable_search, "strong": orc.strongly_stable_search}
 
 
@@ -104,15 +104,7 @@ def _audit(notion: str):
                 witness, refutation = orc.weakly_stable_matching(market), None
             else:
                 witness, refutation = SEARCH[notion](market)
-            if witness is None:
-                return {"verdict": "correct", "violations": [],
-                        "proof": {"verdict": "none", "certificate": refutation},
-                        "feedback": f"Correct: no {word} matching exists."}
-            return {"verdict": "incorrect", "violations": [{"witness": witness}],
-                    "proof": {"verdict": "exists", "solution": witness,
-                              "certificate": {"type": "stable_matching"}},
-                    "feedback": f"Incorrect: a {word} matching exists, for example "
-                                f"{_show(witness)}."}
+            return judge_none(word, witness, refutation)
         try:
             matching = read_matching(market, answer)
             found = blocking_pairs(market, matching, notion)
@@ -124,19 +116,7 @@ def _audit(notion: str):
                     "proof": {"verdict": "incorrect", "solution": None, "certificate": {
                         "type": "not_a_matching", "pairs": _pairs(market, answer)}},
                     "feedback": f"Incorrect: not a valid matching: {e}."}
-        if not found:
-            return {"verdict": "correct", "violations": [],
-                    "proof": {"verdict": "exists", "solution": matching,
-                              "certificate": {"type": "stable_matching"}},
-                    "feedback": f"Correct: the matching is {word}."}
-        shown = ", ".join(f"({r}, {h})" for r, h in found[:5])
-        return {"verdict": "incorrect",
-                "violations": [{"blocking_pair": [r, h]} for r, h in found],
-                "proof": {"verdict": "incorrect", "solution": matching,
-                          "certificate": {"type": "blocking_pair", "pair": list(found[0])}},
-                "feedback": f"Incorrect: the matching has {len(found)} {BLOCKING[notion]} "
-                            f"pair{'s' if len(found) > 1 else ''}"
-                            f"{', among them' if len(found) > 5 else ':'} {shown}."}
+        return judge_matching(notion, word, matching, found)
     return audit
 
 
@@ -151,8 +131,6 @@ def _certify(notion: str):
     return certify
 
 
-def _show(matching: dict) -> str:
-    return "{" + ", ".join(f"{r}-{h}" for r, h in matching.items()) + "}"
 
 
 def classify(market: HRMarket, candidate: Any) -> dict[str, dict]:

@@ -103,15 +103,7 @@ def _audit(notion: str):
                 search = orc.super_stable_search if notion == "super" else \
                     orc.strongly_stable_search
                 witness, refutation = search(market)
-            if witness is None:
-                return {"verdict": "correct", "violations": [],
-                        "proof": {"verdict": "none", "certificate": refutation},
-                        "feedback": f"Correct: no {words} matching exists."}
-            return {"verdict": "incorrect", "violations": [{"witness": witness}],
-                    "proof": {"verdict": "exists", "solution": witness,
-                              "certificate": {"type": "stable_matching"}},
-                    "feedback": f"Incorrect: a {words} matching exists, "
-                                f"for example {_show(witness)}."}
+            return judge_none(words, witness, refutation)
         try:
             matching = read_matching(market, answer)
         except ValueError as e:
@@ -123,20 +115,38 @@ def _audit(notion: str):
                     "proof": {"verdict": "incorrect", "solution": matching,
                               "certificate": {"type": "not_a_matching"}},
                     "feedback": f"Incorrect: not a valid matching: {e}."}
-        if not found:
-            return {"verdict": "correct", "violations": [],
-                    "proof": {"verdict": "exists", "solution": matching,
-                              "certificate": {"type": "stable_matching"}},
-                    "feedback": f"Correct: the matching is {words}."}
-        shown = ", ".join(f"({x}, {y})" for x, y in found[:5])
-        return {"verdict": "incorrect",
-                "violations": [{"blocking_pair": [x, y]} for x, y in found],
-                "proof": {"verdict": "incorrect", "solution": matching,
-                          "certificate": {"type": "blocking_pair", "pair": list(found[0])}},
-                "feedback": f"Incorrect: the matching has {len(found)} {BLOCKING[notion]} "
-                            f"pair{'s' if len(found) > 1 else ''}"
-                            f"{', among them' if len(found) > 5 else ':'} {shown}."}
+        return judge_matching(notion, words, matching, found)
     return audit
+
+
+def judge_none(words: str, witness: dict | None, refutation: Any) -> dict:
+    """The audit verdict on the claim "no such matching exists", given the oracle's search
+    (a witness, or the refutation the checker will replay). Shared by the two-sided domains."""
+    if witness is None:
+        return {"verdict": "correct", "violations": [],
+                "proof": {"verdict": "none", "certificate": refutation},
+                "feedback": f"Correct: no {words} matching exists."}
+    return {"verdict": "incorrect", "violations": [{"witness": witness}],
+            "proof": {"verdict": "exists", "solution": witness,
+                      "certificate": {"type": "stable_matching"}},
+            "feedback": f"Incorrect: a {words} matching exists, for example {_show(witness)}."}
+
+
+def judge_matching(notion: str, words: str, matching: dict, found: list) -> dict:
+    """The audit verdict on a claimed matching with its blocking pairs ``found``."""
+    if not found:
+        return {"verdict": "correct", "violations": [],
+                "proof": {"verdict": "exists", "solution": matching,
+                          "certificate": {"type": "stable_matching"}},
+                "feedback": f"Correct: the matching is {words}."}
+    shown = ", ".join(f"({x}, {y})" for x, y in found[:5])
+    return {"verdict": "incorrect",
+            "violations": [{"blocking_pair": [x, y]} for x, y in found],
+            "proof": {"verdict": "incorrect", "solution": matching,
+                      "certificate": {"type": "blocking_pair", "pair": list(found[0])}},
+            "feedback": f"Incorrect: the matching has {len(found)} {BLOCKING[notion]} "
+                        f"pair{'s' if len(found) > 1 else ''}"
+                        f"{', among them' if len(found) > 5 else ':'} {shown}."}
 
 
 def _show(matching: dict) -> str:

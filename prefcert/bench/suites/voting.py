@@ -319,4 +319,6 @@ SUITE = Suite(
                 "four framings (Amiri-Margavi et al. 2026).",
     sizes=SIZES, per_cell=20, seed=SEED, rows=rows, sample=sample, render=render,
     gold=gold, score=score, metrics=metrics, feedback=feedback, plots=plots,
-    calibration=calibration, expected_total=2400, engines=("oracle", "reachability"))
+    calibration=calibration, expected_total=2400, engines=("oracle", "reachability"),
+    calibration_title="baselines: naive impartial-culture manipulable share, exact "
+                      "random-ballot rates")
