@@ -25,7 +25,7 @@ Rows:
   ``scipy.optimize.linear_sum_assignment``;
 - ``help``: ``prefcert --help``;
 - ``dublin``: ``prefcert label`` of Dublin West 2002 (PrefLib 00001-00000002, 29,988
-  voters; read from the shared data when present), all default questions;
+  voters; the copy in ``tests/data/preflib/soi``), all default questions;
 - ``strict-core``: the strict core of 10⁴ agents with strict preferences (each agent ranks
   100 random houses, then its own): oracle (parse included) against the checker, the
   oracle's linear top-trading-cycles path against its round-by-round segmentation (the
@@ -50,7 +50,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DUBLIN = ROOT.parent.parent / "shared" / "data" / "preflib" / "soi" / "00001-00000002.soi"
+DUBLIN = ROOT / "tests" / "data" / "preflib" / "soi" / "00001-00000002.soi"   # in the repo
 
 
 # ------------------------------------------------------------------ instances
