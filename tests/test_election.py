@@ -626,6 +626,32 @@ def test_cli_label_check_and_audit(tmp_path):
     assert r.returncode == 2 and "tie_break" in r.stderr and r.stdout == ""
 
 
+def test_every_election_audit_rests_on_a_checked_proof(tmp_path):
+    """Regression: election audits returned no proof, so every verdict, correct answers
+    included, said "checked": false and the CLI exited 1."""
+    import shutil
+    import subprocess
+    import sys
+    exe = shutil.which("prefcert", path=str(Path(sys.executable).parent)) or "prefcert"
+    src = tmp_path / "e.json"
+    src.write_text(json.dumps(BORDA))
+    best = _lab(BORDA, "manipulation")["solution"]
+    winner = _lab(BORDA, "winner")["solution"]["winner"]
+    coalition = {"type": "coalitional_manipulation", "candidate": "c", "k": 1}
+    top = ["c", "a", "d", "b"]                        # c: 8 + 3 beats b: 8 + 0
+    cases = [("manipulation", best["ballot"], 0),
+             ("winner", winner, 0),
+             ("winner", next(c for c in BORDA["candidates"] if c != winner), 1),
+             (json.dumps(coalition), {"ballots": [top]}, 0)]
+    for question, answer, code in cases:
+        ans = tmp_path / "answer.json"
+        ans.write_text(json.dumps(answer))
+        r = subprocess.run([exe, "audit", src, "-q", question, ans], capture_output=True,
+                           text=True)
+        res = json.loads(r.stdout)
+        assert res["checked"] is True and r.returncode == code, (question, r.stdout, r.stderr)
+
+
 # --------------------------------------------------------------------------- real elections
 
 def test_public_functions_run_their_examples(monkeypatch):
