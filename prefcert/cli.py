@@ -392,7 +392,9 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
     from .pipeline import plan
     try:
         qs = [_json_option("--question", q) for q in questions] or None
-        instances = read_paths(list(paths))
+        own = [] if out is None else [out, disagreements or
+                                      out.with_name(out.name + ".disagreements.jsonl")]
+        instances = read_paths(list(paths), skip=own)      # -o may sit in a labelled folder
         chosen = _conventions(conventions, {i.domain for i in instances})
         work = plan(_override(instances, semantics, chosen), qs)
         names = [e.strip() for e in engines.split(",") if e.strip()] \
