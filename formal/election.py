@@ -65,6 +65,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import InstanceError
+from .queries import MAX_COUNT
 
 RULES = ("plurality", "borda", "approval", "irv", "copeland")
 RANKING_RULES = ("plurality", "borda", "irv", "copeland")
@@ -194,9 +195,9 @@ def _ballot(raw: Any, known: set, k: int, *, agent: str, manipulator: bool = Fal
         raise InstanceError("a ballot needs 'ranking' or 'approve'", agent=agent, value=raw)
     ranking = parse_ranking(raw.get("ranking", []), known, agent=agent)
     count = raw.get("count", 1)
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1 or \
-            (manipulator and count != 1):
-        raise InstanceError("count must be a positive integer" +
+    if not isinstance(count, int) or isinstance(count, bool) or \
+            not 1 <= count <= MAX_COUNT or (manipulator and count != 1):
+        raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT:.0e}" +
                             (" (1 for the manipulator)" if manipulator else ""),
                             agent=agent, value=count)
     if "approve" in raw:

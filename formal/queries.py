@@ -88,6 +88,10 @@ SINGLE = ("position", "kth", "compare", "rank_set", "rs", "topk", "topk_list")
 PROFILE = ("count", "majority", "winner")
 QUESTIONS = SINGLE + PROFILE
 
+# Voters per ballot line: beyond this, sums over a profile would overflow the engines'
+# 64-bit tallies (10^6 distinct lines of 10^12 voters stay below 2^63).
+MAX_COUNT = 10**12
+
 
 # --------------------------------------------------------------------------- model
 
@@ -218,8 +222,9 @@ def _parse_agent(name: str, spec: Any, items: list, sem: str) -> Agent:
     if extra:
         raise InstanceError("unknown key in agent data", agent=name, value=sorted(extra)[0])
     count = spec.get("count", 1)
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise InstanceError("count must be a positive integer", agent=name, value=count)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_COUNT:
+        raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT:.0e}", agent=name,
+                            value=count)
     kind = kinds[0]
     known = set(items)
     succ: dict = {x: [] for x in items}

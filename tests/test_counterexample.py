@@ -177,6 +177,27 @@ def test_a_crashing_engine_is_reported_with_a_minimised_instance():
     assert e.value.report["minimized"]["size_after"] == [3, 2, 1]     # one list, one tie of two
 
 
+def test_a_minimised_instance_stays_valid_for_the_question():
+    """Regression: shrinking dropped the very item the question names, so the minimised
+    instance was bad input instead of a reproduction."""
+    q = domain("preference").questions["winner"]
+
+    def crashes(model, params, *, time_limit, seed):
+        raise OverflowError("always")
+
+    broken = Question(q.name, {"oracle": q.engines["oracle"], "crashes": crashes},
+                      lambda m: ["oracle", "crashes"], q.decide)
+    inst = {"id": "p", "domain": "preference", "items": ["x", "y", "z"],
+            "profile": {"V1": ["x", "y", "z"], "V2": ["y", "z", "x"]}}
+    asked = {"type": "winner", "rule": "copeland", "item": "y"}
+    job = plan([from_object(inst, "<t>", None, "p")], [asked])[0]
+    with pytest.raises(Disagreement) as e:
+        label(Job(job.instance, job.model, broken, job.params, job.asked))
+    small = e.value.report["minimized"]["instance"]
+    assert "y" in small["items"] and len(small["items"]) < 3
+    plan([from_object(small, "<t>", None, "p")], [asked])          # valid: no InstanceError
+
+
 # ------------------------------------------------------------------ CLI
 
 @pytest.mark.skipif(EXE is None, reason="console script not installed")
