@@ -143,7 +143,9 @@ def _print_metrics(rows, tests, mc) -> None:
 @click.option("--id", "pid", required=True, help="The prompt id answered.")
 def feedback(prompts, answer, pid):
     """Print the refinement feedback for ANSWER (a text file, '-' for stdin) to prompt ID
-    of PROMPTS: the violations, never the solution nor whether one exists."""
+    of PROMPTS: the violations, never the solution. As in the paper's protocol, "{}" on
+    a feasible instance is told that a solution exists; nothing ever says none exists,
+    and a correct answer is told so (the loop stops there)."""
     from .bench.refine import feedback as fb
     from .bench.score import Benchmark
     try:
@@ -190,6 +192,13 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
                 raise InstanceError("--cell takes FACTOR=VALUE", value=c)
             k, v = c.split("=", 1)
             chosen = [p for p in chosen if str(p["cell"].get(k)).lower() == v.lower()]
+        if not chosen:
+            raise InstanceError("no prompt matches the --id / --cell filters", file=str(prompts))
+        import shlex
+        import shutil
+        exe = shlex.split(command)[0] if command.strip() else ""
+        if shutil.which(exe) is None:
+            raise InstanceError("--command: no such program", value=exe)
     except InstanceError as e:
         _bad_input(e)
     recs = [run(bench, p, command, rounds=rounds, timeout=timeout) for p in chosen]

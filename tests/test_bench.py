@@ -547,3 +547,17 @@ def test_report_opens_in_headless_chromium_with_every_plot(alg_bench, pref_bench
     assert any("satisfies" in t for t in titles)
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 50_000
+
+
+def test_report_and_refine_refuse_wrong_inputs_in_one_line(alg_bench, tmp_path):
+    """Regression: a prompts file given to report (KeyError) and a --command that does not
+    exist (FileNotFoundError) ended in tracebacks."""
+    r = run("report", str(alg_bench / "prompts.jsonl"), "-o", str(tmp_path / "r.html"),
+            check=False)
+    assert r.returncode == 2 and "not a scores file" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "r.html").exists()
+    pid = read_jsonl(alg_bench / "prompts.jsonl")[0]["id"]
+    r = run("refine", str(alg_bench / "prompts.jsonl"), "--command", "no_such_program_xyz",
+            "--id", pid, "-o", str(tmp_path / "x.jsonl"), check=False)
+    assert r.returncode == 2 and "no such program" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "x.jsonl").exists()

@@ -290,3 +290,15 @@ def test_manipulation_minimality_reproved_by_an_independent_count():
                 checked += 1
                 assert not _manipulable(rule, inst)
     assert checked == 2 * (2 + 6 + 24 + 4)
+
+
+@pytest.mark.skipif(EXE is None, reason="console script not installed")
+def test_a_property_that_raises_is_an_error_not_a_verdict(tmp_path):
+    """Regression: a user property that raised gave a traceback and exit 1, which means
+    "no counterexample"; now exit 2 with the exception and the instance."""
+    prop = tmp_path / "prop.py"
+    prop.write_text("def boom(inst):\n    raise ValueError('boom')\n")
+    r = subprocess.run([EXE, "counterexample", f"{prop}:boom", "--domain", "stable_matching",
+                        "--max-size", "2"], capture_output=True, text=True)
+    assert r.returncode == 2 and "raised ValueError('boom') on {" in r.stderr
+    assert "Traceback" not in r.stderr
