@@ -706,3 +706,13 @@ def test_real_takoma_park_manipulability_and_coalitions():
             assert v["k"] is not None and v["yes_checked"], (rule, c)
             if rule in ("plurality", "approval"):
                 assert v["no_checked"]
+
+
+def test_coalition_size_and_weights_are_bounded_at_input():
+    """Regression: k = 10^6 manipulators ran past every time limit (the model and the
+    proof hold one ballot per manipulator), and a weight of 10^23 crashed CP-SAT."""
+    import prefcert
+    for q in ({"type": "coalitional_manipulation", "candidate": "c", "k": 10**6},
+              {"type": "coalitional_manipulation", "candidate": "c", "weights": [10**23]}):
+        with pytest.raises(InstanceError, match="from 1 to"):
+            prefcert.label(BORDA, q)
