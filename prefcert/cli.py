@@ -769,7 +769,8 @@ def check(labels, allow_unverified, root):
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the registry as JSON.")
 def domains(as_json):
-    """List every domain with its questions (verdicts), engines and certificate types."""
+    """List every domain with its questions (verdicts), engines and certificate types, and
+    the conventions (readings of a definition) each domain offers."""
     from .registry import DOMAINS, domain
     rows = []
     for name in DOMAINS:
@@ -781,7 +782,9 @@ def domains(as_json):
                                     if q.name in c.proves)}
             for q in d.spec.questions.values()],
             "certificates": {t: {"proves": {q: list(v) for q, v in c.proves.items()},
-                                 "doc": c.doc} for t, c in d.spec.certificates.items()}})
+                                 "doc": c.doc} for t, c in d.spec.certificates.items()},
+            "conventions": {c.name: {"default": c.default, "choices": dict(c.doc)}
+                            for c in d.spec.conventions.values()}})
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -794,11 +797,21 @@ def domains(as_json):
         for i, q in enumerate(r["questions"]):
             table.add_row(r["domain"] if i == 0 else "", q["name"], " / ".join(q["verdicts"]),
                           ", ".join(q["engines"]), ", ".join(q["certificates"]))
-    Console(width=None if sys.stdout.isatty() else 160).print(table)
+    conv = Table(title="conventions (--convention NAME=CHOICE; the default first)",
+                 title_justify="left")
+    for col in ("domain", "convention", "choice", "meaning"):
+        conv.add_column(col)
+    for r in rows:
+        for name, c in r["conventions"].items():
+            for i, (choice, doc) in enumerate(c["choices"].items()):
+                conv.add_row(r["domain"], name if i == 0 else "", choice, doc)
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    console.print(table)
+    console.print(conv)
 
 
 @main.command()
-@click.argument("domain_name", metavar="DOMAIN", required=False)
+@click.argument("domain_name", metavar="[DOMAIN]", required=False)
 def schema(domain_name):
     """Print the JSON Schema of DOMAIN's instances (every domain's when omitted)."""
     from .registry import DOMAINS
