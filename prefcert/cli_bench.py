@@ -94,10 +94,16 @@ def score(prompts, answers, out, against, as_json):
     from .bench import score as sc
     try:
         bench = sc.Benchmark.read(prompts)
-        scores = sc.score_answers(bench, sc.read_answers(answers))
+        given = sc.read_answers(answers)
+        scores = sc.score_answers(bench, given)
         other = sc.score_answers(bench, sc.read_answers(against)) if against else None
     except InstanceError as e:
         _bad_input(e)
+    if len(given) < len(bench.prompts):
+        click.echo(f"prefcert: {len(bench.prompts) - len(given)} of {len(bench.prompts)} "
+                   f"prompts have no answer in {answers}: they are left out of every metric "
+                   f"(write {{\"id\": ..., \"timeout\": true}} to count one as a timeout).",
+                   err=True)
     if out:
         _write_jsonl(out, scores)
     rows = sc.metrics(scores)
@@ -118,14 +124,15 @@ def _print_metrics(rows, tests, mc) -> None:
     from rich.console import Console
     from rich.table import Table
     console = Console(width=None if sys.stdout.isatty() else 200)
-    t = Table(title="metrics (95 % Wilson intervals)", title_justify="left")
+    t = Table(title="metrics (95 % intervals: Wilson for shares k/n, else the metric's own, "
+                    "e.g. a cluster bootstrap)", title_justify="left")
     for c in ("metric", "group", "k/n", "value", "95 % CI"):
         t.add_column(c)
     for r in rows:
         g = ", ".join(f"{k}={v}" for k, v in r["group"].items() if v is not None)
         val = "—" if r.get("value") is None else f"{r['value']:.3f}"
         ci = f"[{r['low']:.3f}, {r['high']:.3f}]" if r.get("low") is not None else ""
-        kn = f"{r['k']}/{r['n']}" if "k" in r else f"n={r['n']}"
+        kn = f"{r['k']}/{r['n']}" if r.get("k") is not None else f"n={r['n']}"
         t.add_row(r["metric"], g, kn, val, ci)
     console.print(t)
     sig = [x for x in tests if x["pvalue"] < 0.05]

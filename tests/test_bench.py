@@ -229,6 +229,22 @@ def test_score_rejects_unknown_prompt_ids(pref_bench, tmp_path):
     assert r.returncode == 2 and "nope" in r.stderr
 
 
+def test_score_refuses_a_prompt_answered_twice_and_says_what_is_unanswered(pref_bench,
+                                                                           tmp_path):
+    """Regression: a repeated id was scored last-wins, and unanswered prompts silently
+    left the denominators."""
+    first = read_jsonl(pref_bench / "prompts.jsonl")[0]
+    a = tmp_path / "a.jsonl"
+    a.write_text(json.dumps({"id": first["id"], "answer": first["answer"]}) + "\n" +
+                 json.dumps({"id": first["id"], "answer": "garbage"}) + "\n")
+    r = run("score", str(pref_bench / "prompts.jsonl"), str(a), check=False)
+    assert r.returncode == 2 and f"{a}:2:" in r.stderr and "second answer" in r.stderr
+    a.write_text(json.dumps({"id": first["id"], "answer": first["answer"]}) + "\n")
+    r = run("score", str(pref_bench / "prompts.jsonl"), str(a))
+    n = len(read_jsonl(pref_bench / "prompts.jsonl"))
+    assert f"{n - 1} of {n} prompts have no answer" in r.stderr.replace("\n", " ")
+
+
 # ------------------------------------------------------------------ parsers
 
 @pytest.mark.parametrize("shape,text,kind,value", [
