@@ -43,7 +43,8 @@ def _sizes(value: str | None, suite) -> tuple | None:
 @click.option("--encoding", type=click.Choice(["json", "sentences", "narrative"]),
               default="json", show_default=True,
               help="How prompts show preferences (suites that render profiles).")
-def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding):
+@click.option("--overwrite", is_flag=True, help="Replace a benchmark already in OUT.")
+def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, overwrite):
     """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),
     prompts.jsonl (or .parquet) and manifest.json. Same seed, same bytes."""
     from .bench.generate import generate as run
@@ -52,9 +53,14 @@ def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding):
     try:
         s = get_suite(suite_name)
         manifest = run(s, out, seed=seed, sizes=_sizes(sizes, s), per_cell=per_cell, fmt=fmt,
-                       progress=sys.stderr.isatty(), jobs=jobs, encoding=encoding)
+                       progress=sys.stderr.isatty(), jobs=jobs, encoding=encoding,
+                       overwrite=overwrite)
     except InstanceError as e:
         _bad_input(e)
+    except KeyboardInterrupt:       # the files are written only at the end: nothing partial
+        click.echo(f"prefcert: interrupted: nothing written to {out}; rerun the same "
+                   f"command (same seed, same bytes).", err=True)
+        sys.exit(130)
     secs = manifest.pop("_seconds")
     print_summary(manifest, s)
     click.echo(f"{manifest['total']} prompts, {manifest['instances']} instances, "

@@ -577,3 +577,16 @@ def test_report_and_refine_refuse_wrong_inputs_in_one_line(alg_bench, tmp_path):
             "--id", pid, "-o", str(tmp_path / "x.jsonl"), check=False)
     assert r.returncode == 2 and "no such program" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_generate_never_replaces_a_benchmark_silently(tmp_path):
+    out = tmp_path / "b"
+    args = ("generate", "indeterminacy-algorithmic", "-o", str(out), "--sizes", "10",
+            "--per-cell", "1")
+    run(*args)
+    before = (out / "manifest.json").read_bytes()
+    r = run(*args, "--seed", "5", check=False)
+    assert r.returncode == 2 and "already holds a benchmark" in r.stderr
+    assert (out / "manifest.json").read_bytes() == before
+    run(*args, "--seed", "5", "--overwrite")
+    assert (out / "manifest.json").read_bytes() != before
