@@ -88,6 +88,7 @@ def main() -> None:
     print("same labels in the same order:", a == b)
     for x, y in zip(a, b):
         if x != y:
+            x, y = json.loads(x), json.loads(y)
             print("  differs:", x["id"], x["question"],
                   {k: (x[k], y.get(k)) for k in x if x[k] != y.get(k) and k != "certificate"})
 

@@ -8,6 +8,7 @@ same order (timings aside).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -46,6 +47,7 @@ def main() -> None:
     print("same labels in the same order:", same)
     for a, b in zip(outputs["1"], outputs["2"]):
         if a != b:      # under heavy load a solver may time out in one run only
+            a, b = json.loads(a), json.loads(b)
             print("  differs:", a["id"], a["question"],
                   {k: (a[k], b.get(k)) for k in a if a[k] != b.get(k) and k != "certificate"})
 

@@ -3,7 +3,7 @@ the labels byte for byte, apart from the engines' timings.
 
     python benchmarks/compare_labels.py --before OLD/.venv/bin/prefcert \
         [--after NEW/.venv/bin/prefcert] [--count 1000] [--seed 0] [--work DIR]
-        [--preflib FILE ...] [--jobs 2]
+        [--elections 100] [--preflib FILE ...] [--jobs 2] [--sets bundled,random,elections,preflib]
 
 Inputs (the same paths for both runs, so ``source`` fields agree):
 
@@ -14,8 +14,12 @@ Inputs (the same paths for both runs, so ``source`` fields agree):
   welfare optima; strict lists, ties by merging with p in {0.2, 0.5}, all-ties lists,
   one big tie, truncated lists, unequal sides), housing markets (strict and weak core),
   hospitals/residents (super / strong / weak) and house allocation;
-- ``preflib``: big real PrefLib files (``--preflib``; default: the largest files of the
-  shared data, Dublin West 2002 among them), all their default questions.
+- ``elections``: ``--elections`` seeded random preference profiles written to
+  ``WORK/elections`` (PrefLib-like weak orders, often truncated, with counts; both
+  semantics; 3–7 items, up to 40 ballots), all their default questions (pairwise
+  majorities, plurality / Borda / Copeland winners);
+- ``preflib``: big real PrefLib files (``--preflib``; default: the largest files copied
+  into ``tests/data/preflib``, Dublin West 2002 among them), all their default questions.
 
 Each set is labelled by ``BEFORE label PATH --jobs N`` and ``AFTER label PATH --jobs N``;
 the labels (JSON lines on stdout) are compared after dropping ``engines[*].seconds``, and
@@ -35,7 +39,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent.parent / "shared" / "data" / "preflib"
+PREFLIB = ROOT / "tests" / "data" / "preflib"       # the repository's copies (SOURCES.md)
 #: Both runs use one hash seed: the two-sided ``rank_maximal`` solution's key order
 #: depends on it (before and after alike), which is a separate determinism bug.
 HASH_SEED = "0"
@@ -93,6 +97,32 @@ def random_instances(count: int, seed: int) -> dict[str, list[dict]]:
                                           tie_prob=rng.choice([0.0, 0.3]), id=f"ha-{k}"))
     return {"stable_matching.jsonl": sm, "housing_market.jsonl": hm,
             "hospitals_residents.jsonl": hr, "house_allocation.jsonl": ha}
+
+
+def random_elections(count: int, seed: int) -> list[dict]:
+    """The fixed random preference set (the same for the same arguments): ballots are
+    weak orders of a random prefix of a random ranking (ties merged with p = 0.3), so
+    identical possible-top sets and identical completions occur, with counts 1..4."""
+    rng = random.Random(seed + 7)
+    out = []
+    for k in range(count):
+        m = rng.randint(3, 7)
+        items = [f"c{j}" for j in range(m)]
+        profile = {}
+        for v in range(rng.randint(1, 40)):
+            ranking = rng.sample(items, m)[:rng.randint(1, m)]
+            ballot: list = []
+            for x in ranking:
+                if ballot and rng.random() < 0.3:
+                    last = ballot.pop()
+                    ballot.append((last if isinstance(last, list) else [last]) + [x])
+                else:
+                    ballot.append(x)
+            profile[f"v{v}"] = {"order": ballot, "count": rng.randint(1, 4)}
+        out.append({"id": f"el-{k}", "domain": "preference", "items": items,
+                    "profile": profile,
+                    "semantics": "truncated" if rng.random() < 0.8 else "unknown"})
+    return out
 
 
 def canonical(text: str) -> list[str]:
@@ -161,7 +191,8 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/prefcert-compare"))
     ap.add_argument("--preflib", nargs="*", default=None,
                     help="PrefLib files (default: the largest shared ones, if present)")
-    ap.add_argument("--sets", default="bundled,random,preflib")
+    ap.add_argument("--elections", type=int, default=100)
+    ap.add_argument("--sets", default="bundled,random,elections,preflib")
     args = ap.parse_args()
     sets = args.sets.split(",")
     ok = True
@@ -176,9 +207,17 @@ def main() -> None:
             path.write_text("".join(json.dumps(i) + "\n" for i in insts))
             files.append(str(path))
         ok &= compare("random", args.before, args.after, files, args.jobs)
+    if "elections" in sets:
+        folder = args.work / "elections"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "preference.jsonl"
+        path.write_text("".join(json.dumps(i) + "\n" for i in
+                                random_elections(args.elections, args.seed)))
+        ok &= compare("elections", args.before, args.after, [str(path)], args.jobs)
     if "preflib" in sets:
         files = args.preflib if args.preflib is not None else \
-            [str(SHARED / f) for f in DEFAULT_PREFLIB if (SHARED / f).exists()]
+            [str((PREFLIB / f).relative_to(ROOT)) for f in DEFAULT_PREFLIB
+             if (PREFLIB / f).exists()]
         if files:
             ok &= compare("preflib", args.before, args.after, files, args.jobs)
     print("no label changes" if ok else "LABELS CHANGED")

@@ -65,6 +65,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import InstanceError
+from .queries import MAX_COUNT
+
+# Manipulators in one coalition question (each is a ballot in the model and the proof).
+MAX_COALITION = 20_000
 
 RULES = ("plurality", "borda", "approval", "irv", "copeland")
 RANKING_RULES = ("plurality", "borda", "irv", "copeland")
@@ -194,9 +198,9 @@ def _ballot(raw: Any, known: set, k: int, *, agent: str, manipulator: bool = Fal
         raise InstanceError("a ballot needs 'ranking' or 'approve'", agent=agent, value=raw)
     ranking = parse_ranking(raw.get("ranking", []), known, agent=agent)
     count = raw.get("count", 1)
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1 or \
-            (manipulator and count != 1):
-        raise InstanceError("count must be a positive integer" +
+    if not isinstance(count, int) or isinstance(count, bool) or \
+            not 1 <= count <= MAX_COUNT or (manipulator and count != 1):
+        raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT:.0e}" +
                             (" (1 for the manipulator)" if manipulator else ""),
                             agent=agent, value=count)
     if "approve" in raw:
@@ -286,14 +290,15 @@ def resolve(q: Any) -> tuple[str, dict]:
                                 "(unweighted manipulators) and 'weights'", value=q)
         if "k" in p:
             k = p.pop("k")
-            if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-                raise InstanceError("k must be a positive integer", value=k)
+            if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_COALITION:
+                raise InstanceError(f"k must be an integer from 1 to {MAX_COALITION}", value=k)
             p["weights"] = [1] * k
         w = p["weights"]
-        if not isinstance(w, list) or not w or not all(
-                isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in w):
-            raise InstanceError("weights must be a non-empty list of positive integers",
-                                value=w)
+        if not isinstance(w, list) or not 1 <= len(w) <= MAX_COALITION or not all(
+                isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= MAX_COUNT
+                for x in w):
+            raise InstanceError(f"weights must be a list of 1 to {MAX_COALITION} integers "
+                                f"from 1 to {MAX_COUNT:.0e}", value=w)
     return name, p
 
 

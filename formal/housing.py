@@ -49,7 +49,10 @@ class HousingMarket:
         order = {}
         for a, o in self.preferences.items():
             own = self.endowment[a]
-            order[a] = o if own in o else WeakOrder(o.ties + ((own,),))
+            # unlisted own house: a last singleton tie (same order as
+            # WeakOrder(o.ties + ((own,),)), without building the ties)
+            order[a] = o if own in o else WeakOrder.from_ranked(
+                o.items + (own,), {**o.rank, own: o.nties + 1}, o.nties + 1)
         object.__setattr__(self, "order", order)
         object.__setattr__(self, "agents", tuple(self.endowment))
 
@@ -61,7 +64,7 @@ class HousingMarket:
     def rank(self, agent: str, house: str) -> int:
         """1-based rank of ``house`` for ``agent``; unacceptable houses share the last rank."""
         o = self.order[agent]
-        return o.rank.get(house, len(o.ties) + 1)
+        return o.rank.get(house, o.nties + 1)
 
     def is_strict(self) -> bool:
         """True when every listed tie is a singleton."""

@@ -8,8 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable, Iterable
 from sys import intern
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -200,17 +200,20 @@ def read_file(path: Path) -> list[Instance]:
     return table[path.suffix](path)
 
 
-def read_paths(paths: list[str]) -> list[Instance]:
+def read_paths(paths: list[str], skip: Iterable[str | Path] = ()) -> list[Instance]:
     """Read instance files and folders (recursively, sorted, by suffix, see :func:`readers`).
+    Files in ``skip`` (e.g. the run's own output) are left out of folder walks.
 
-    Raises :class:`InstanceError` for a missing path, an unreadable file, a duplicate id, or
-    a malformed instance. O(total input size).
+    Raises :class:`InstanceError` for a missing path, an unreadable file, a duplicate id, a
+    labels file, or a malformed instance. O(total input size).
     """
     files: list[Path] = []
     known = readers()
+    skipped = {Path(f).resolve() for f in skip}
     for p in map(Path, paths):
         if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in known)
+            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in known
+                           and f.resolve() not in skipped)
             if not found:
                 raise InstanceError("folder holds no instance files", file=str(p))
             files.extend(found)
@@ -225,6 +228,10 @@ def read_paths(paths: list[str]) -> list[Instance]:
     seen: dict[str, Instance] = {}
     for f in files:
         for inst in read_file(f):
+            if isinstance(inst.data, dict) and "instance_sha256" in inst.data \
+                    and "verdict" in inst.data:
+                raise InstanceError("a labels file, not instances (prefcert check reads it)",
+                                    file=inst.file, line=inst.line)
             if inst.id in seen:
                 other = seen[inst.id]
                 raise InstanceError(f"duplicate instance id (also in {other.file})",

@@ -88,6 +88,10 @@ SINGLE = ("position", "kth", "compare", "rank_set", "rs", "topk", "topk_list")
 PROFILE = ("count", "majority", "winner")
 QUESTIONS = SINGLE + PROFILE
 
+# Voters per ballot line: beyond this, sums over a profile would overflow the engines'
+# 64-bit tallies (10^6 distinct lines of 10^12 voters stay below 2^63).
+MAX_COUNT = 10**12
+
 
 # --------------------------------------------------------------------------- model
 
@@ -218,8 +222,9 @@ def _parse_agent(name: str, spec: Any, items: list, sem: str) -> Agent:
     if extra:
         raise InstanceError("unknown key in agent data", agent=name, value=sorted(extra)[0])
     count = spec.get("count", 1)
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise InstanceError("count must be a positive integer", agent=name, value=count)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_COUNT:
+        raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT:.0e}", agent=name,
+                            value=count)
     kind = kinds[0]
     known = set(items)
     succ: dict = {x: [] for x in items}
@@ -372,12 +377,29 @@ def kahn(model: PreferenceModel, agent: Agent, key: Sequence[str]) -> list:
     """The lexicographic topological sort of the agent's datum: at each step the available
     item that comes first in ``key`` (a permutation of the items). A linear extension;
     equal to ``key`` when ``key`` is one. O(E + m log m). (Kahn 1962.)"""
+    return kahn_key(model, agent, key, key_positions(model, key))
+
+
+def key_positions(model: PreferenceModel, key: Sequence[str]) -> dict:
+    """item -> its index in ``key``; CertificateError unless ``key`` is a permutation of
+    the items. O(m)."""
     pos = {x: i for i, x in enumerate(key)}
     if len(pos) != model.m or set(pos) != set(model.items):
         raise CertificateError("a completion key must be a permutation of the items")
-    if agent.kind == "order" and (agent.truncated or len(agent.order) == model.m):
-        r, bottom = agent.order.rank, len(agent.order.ties) + 1
-        return sorted(model.items, key=lambda x: (r.get(x, bottom), pos[x]))
+    return pos
+
+
+def kahn_key(model: PreferenceModel, agent: Agent, key: Sequence[str], pos: dict) -> list:
+    """:func:`kahn` of a key already checked, with its :func:`key_positions` ``pos``.
+
+    A weak order over all items (complete, or truncated: the unlisted items form a last
+    tie) completes tie by tie, each tie in key order: the items in key order, stably
+    sorted by tie index (:func:`tie_index`).
+    """
+    ti = tie_index(model, agent)
+    if ti is not None:
+        seq = key if len(key) == len(pos) else sorted(pos, key=pos.__getitem__)
+        return sorted(seq, key=ti.__getitem__)
     indeg = {x: 0 for x in model.items}
     for bs in agent.succ.values():
         for b in bs:
@@ -393,6 +415,37 @@ def kahn(model: PreferenceModel, agent: Agent, key: Sequence[str]) -> list:
             if indeg[b] == 0:
                 heapq.heappush(heap, (pos[b], b))
     return out
+
+
+def tie_indices(model: PreferenceModel) -> list:
+    """:func:`tie_index` of every agent, in model order. Cached."""
+    key = ("tie-indices",)
+    if key not in model._cache:
+        model._cache[key] = [tie_index(model, ag) for ag in model.agents]
+    return model._cache[key]
+
+
+def possible_tops(model: PreferenceModel, agent: Agent) -> frozenset:
+    """Items nothing is above in the agent's closure (those a completion can put first).
+    O(m·(m + E)) first call, cached."""
+    key = ("tops", agent.name)
+    if key not in model._cache:
+        model._cache[key] = frozenset(x for x in model.items if not above(model, agent, x))
+    return model._cache[key]
+
+
+def tie_index(model: PreferenceModel, agent: Agent) -> dict | None:
+    """item -> its tie's 1-based index, for a weak order over all items (complete, or
+    truncated: the unlisted items share the index after the last tie); None for any other
+    datum. O(m), cached."""
+    key = ("tie-index", agent.name)
+    if key not in model._cache:
+        ti = None
+        if agent.kind == "order" and (agent.truncated or len(agent.order) == model.m):
+            r, bottom = agent.order.rank, agent.order.nties + 1
+            ti = {x: r.get(x, bottom) for x in model.items}
+        model._cache[key] = ti
+    return model._cache[key]
 
 
 def linear_extensions(model: PreferenceModel, agent: Agent) -> Iterator[tuple]:
@@ -469,8 +522,15 @@ def scores(rule: str, items: Sequence[str], profile: Sequence[tuple[Sequence[str
     """Scores of a completed profile ``[(linear order, number of voters)]`` under ``rule``.
 
     plurality: voters ranking x first; borda: Σ items below x; copeland: pairwise wins −
-    losses (a pairwise tie counts 0). O(voters·m) or O(voters·m²) for Copeland.
+    losses (a pairwise tie counts 0). Identical orders are tallied once, with their voters
+    added: O(voters·m) to aggregate, then O(k·m) or O(k·m²) for Copeland over the k
+    distinct orders.
     """
+    agg: dict = {}
+    for o, w in profile:
+        t = tuple(o)
+        agg[t] = agg.get(t, 0) + w
+    profile = agg.items()
     s = {x: 0 for x in items}
     if rule == "plurality":
         for o, w in profile:

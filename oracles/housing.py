@@ -20,13 +20,16 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-import networkx as nx
-import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
+from typing import TYPE_CHECKING
 
 from ..formal.housing import HousingMarket
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy, scipy and networkx are imported by the functions that use them: top trading
+# cycles and the strict core of strict markets need none of them, and importing them
+# costs about half a second of every `prefcert label` run on a housing market.
 
 BRUTE_FORCE_MAX_AGENTS = 8
 
@@ -47,8 +50,14 @@ def refine(market: HousingMarket, tie_break: Sequence[str] | None = None
     out = {}
     for a in market.agents:
         own = market.endowment[a]
+        o = market.order[a]
+        r = o.rank[own]
+        items = o.items
+        if items[r - 1] == own and (len(items) == r or o.rank[items[r]] != r):
+            out[a] = list(items[:r])    # strict down to the own house: nothing to break
+            continue
         lst: list[str] = []
-        for tie in market.order[a].ties:
+        for tie in o.ties:
             for h in sorted(tie, key=prio.__getitem__):
                 lst.append(h)
                 if h == own:
@@ -121,6 +130,7 @@ def improvement_arcs(market: HousingMarket, x: Mapping[str, str],
     improvements). Self-loops included. O(n + arcs): only houses at least as good as x(i)
     are scanned (all houses when x(i) is unacceptable).
     """
+    import numpy as np
     e = market.endowment if endowment is None else endowment
     idx = {a: k for k, a in enumerate(market.agents)}
     owner = {h: idx[a] for a, h in e.items()}
@@ -147,12 +157,16 @@ def improvement_arcs(market: HousingMarket, x: Mapping[str, str],
 
 def _scc_labels(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """Strongly connected component label of each node (scipy, Tarjan/Pearce). O(n + m)."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
     a = csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
     return connected_components(a, directed=True, connection="strong")[1]
 
 
 def _path(n: int, src: np.ndarray, dst: np.ndarray, start: int, goal: int) -> list[int]:
     """A shortest path start -> goal along the arcs (BFS); goal must be reachable."""
+    import numpy as np
     order = np.argsort(src, kind="stable")
     heads = dst[order].tolist()
     ptr = np.searchsorted(src[order], np.arange(n + 1)).tolist()
@@ -187,6 +201,7 @@ def blocking_cycle(market: HousingMarket, x: Mapping[str, str], notion: str,
     the strict cycle is a Pareto improvement of x. O(n + arcs).
     Source: Shapley & Scarf 1974; Quint & Wako 2004.
     """
+    import numpy as np
     if notion not in ("weak", "strict"):
         raise ValueError(f"unknown core notion {notion!r}")
     e = market.endowment if endowment is None else endowment
@@ -243,8 +258,91 @@ def strict_core(market: HousingMarket) -> StrictCoreResult:
     from an unmatched agent; |N(T)| = |T| − 1) completes the certificate. Otherwise S
     trades by the matching and leaves. All sink SCCs of one round are independent, so they
     are processed together. Returns :class:`StrictCoreResult`. O(n · (n + L)) worst case.
-    Source: Quint & Wako, Math. Oper. Res. 29 (2004).
+
+    When no agent ties two houses at or above its own (in particular, strict
+    preferences), the top-choice digraph has one arc per agent, its sink SCCs are its
+    cycles, and the segmentation is Gale's top trading cycles: then the allocation is found
+    in O(n + L) by :func:`_strict_top_trading_cycles` (the same, unique, strict-core
+    allocation; the segments are the same cycles, listed in the order they are found).
+    Source: Quint & Wako, Math. Oper. Res. 29 (2004); Roth & Postlewaite (1977).
     """
+    fast = _strict_top_trading_cycles(market)
+    if fast is not None:
+        return fast
+    return _strict_core_segmentation(market)
+
+
+def _strict_top_trading_cycles(market: HousingMarket) -> StrictCoreResult | None:
+    """Top trading cycles by pointer chasing, when every agent's list is strict down to
+    its own house (else None: the caller runs the segmentation).
+
+    Only the list down to the own house matters: the own house stays on the market while
+    its owner does, so no top choice lies below it. Each agent keeps a pointer into its
+    list that skips houses whose owners have left; a walk follows the pointers from the
+    first remaining agent (in input order), and the first agent met twice closes a cycle,
+    which trades (each member gets the house it points to) and leaves; the walk resumes
+    from the agent before the cycle. An agent joins the walk once and leaves it only in a
+    cycle, so there are at most 2n steps, and the pointers only move forward: O(n + L).
+
+    A cycle found so is a sink SCC of the top-choice digraph of the agents still on the
+    market: its members point to one another and every house they skipped is gone. So the
+    cycles, in the order found, form a top-trading segmentation, and giving each member the
+    house it points to is the segmentation's (unique) matching (Roth & Postlewaite 1977:
+    with strict preferences the strict core is this one allocation).
+    """
+    agents = market.agents
+    n = len(agents)
+    order, endowment = market.order, market.endowment
+    lists: list[tuple[str, ...]] = []
+    for a in agents:
+        o = order[a]
+        items, own = o.items, endowment[a]
+        r = o.rank[own]
+        # ties 1..r are singletons ⇔ the own house is the r-th item and the next item
+        # (if any) ranks lower; ranks are non-decreasing along items, every index used
+        if items[r - 1] != own or (len(items) > r and o.rank[items[r]] == r):
+            return None
+        lists.append(items)
+    owner = {endowment[a]: i for i, a in enumerate(agents)}
+    alive = [True] * n
+    ptr = [0] * n
+    pos = [-1] * n                  # position on the current walk, -1 when off it
+    got: list[str] = [""] * n
+    cycles: list[list[int]] = []
+    for s in range(n):
+        if not alive[s]:
+            continue
+        path = [s]
+        pos[s] = 0
+        while path:
+            a = path[-1]
+            lst, k = lists[a], ptr[a]
+            b = owner[lst[k]]
+            while not alive[b]:     # never passes the own house: a is alive
+                k += 1
+                b = owner[lst[k]]
+            ptr[a] = k
+            p = pos[b]
+            if p < 0:
+                pos[b] = len(path)
+                path.append(b)
+                continue
+            cycle = path[p:]
+            del path[p:]
+            for c in cycle:
+                alive[c] = False
+                pos[c] = -1
+                got[c] = lists[c][ptr[c]]
+            cycle.sort()
+            cycles.append(cycle)
+    return StrictCoreResult({a: got[i] for i, a in enumerate(agents)},
+                            [[agents[i] for i in c] for c in cycles], None)
+
+
+def _strict_core_segmentation(market: HousingMarket) -> StrictCoreResult:
+    """The Quint–Wako segmentation round by round (see :func:`strict_core`): top ties and
+    a networkx condensation rebuilt every round. O(rounds · (n + L))."""
+    import networkx as nx
     pos = {a: k for k, a in enumerate(market.agents)}
     left = list(market.agents)
     segments: list[list[str]] = []      # segments of completed rounds
@@ -282,6 +380,9 @@ def _top_matching(market: HousingMarket, seg: list[str], tops: Mapping[str, list
     if len(seg) == 1:
         a = seg[0]
         return {a: market.endowment[a]}, None
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
     # scipy's Hopcroft–Karp on a CSR matrix is deterministic (networkx's iterates sets)
     col = {market.endowment[a]: j for j, a in enumerate(seg)}
     rows, cols = zip(*[(i, col[h]) for i, a in enumerate(seg) for h in tops[a]])
@@ -332,6 +433,7 @@ def blocking_coalitions(market: HousingMarket, allocation: Mapping[str, str], no
     ``max_cycles`` cycles within ``time_limit`` seconds; ``complete`` says whether the
     enumeration finished. Exponential in the worst case; each minimality test is O(|C|³).
     """
+    import numpy as np
     kind = {"weak_core": "weak", "strict_core": "strict"}.get(notion, notion)
     if kind not in ("weak", "strict"):
         raise ValueError(f"unknown core notion {notion!r}")

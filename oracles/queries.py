@@ -10,6 +10,7 @@ pairwise relations); Aziz, Gaspers, Mackenzie & Walsh 2015 (RS via Hall's condit
 from __future__ import annotations
 
 import time
+from functools import cached_property
 from itertools import accumulate
 from typing import Any
 
@@ -32,12 +33,29 @@ class Closure:
     def __init__(self, model: PreferenceModel, agent: Agent):
         self.model, self.agent = model, agent
         self.items = model.items
-        self.idx = {x: i for i, x in enumerate(model.items)}
-        g = nx.DiGraph()
-        g.add_nodes_from(model.items)
-        g.add_edges_from((a, b) for a, bs in agent.succ.items() for b in bs)
-        self.graph = g
-        topo = list(nx.topological_sort(g))
+        self.idx = _index(model)
+        # A weak order over all items (complete, or truncated): its completions go tie by
+        # tie, so the lexicographic sort by a key is each tie sorted by the key in turn,
+        # and x is above exactly the items of the later ties.
+        self.blocks = None
+        if agent.kind == "order" and (agent.truncated or len(agent.order) == len(self.items)):
+            blocks = list(agent.order.ties)
+            if agent.truncated:
+                blocks.append(tuple(x for x in model.items if x not in agent.order.rank))
+            self.blocks = blocks
+            bits = [sum(1 << self.idx[x] for x in blk) for blk in blocks]
+            down, up, below, over = {}, {}, 0, 0
+            for blk, b in zip(reversed(blocks), reversed(bits)):
+                for x in blk:
+                    down[x] = below
+                below |= b
+            for blk, b in zip(blocks, bits):
+                for x in blk:
+                    up[x] = over
+                over |= b
+            self.down, self.up = down, up
+            return
+        g, topo = self.graph, self.topo
         down = {x: 0 for x in model.items}
         for x in reversed(topo):
             for y in g.successors(x):
@@ -46,7 +64,20 @@ class Closure:
         for x in topo:
             for y in g.predecessors(x):
                 up[x] |= up[y] | (1 << self.idx[y])
-        self.down, self.up, self.topo = down, up, topo
+        self.down, self.up = down, up
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """The base relation as an nx.DiGraph over all items (built on first use)."""
+        g = nx.DiGraph()
+        g.add_nodes_from(self.items)
+        g.add_edges_from((a, b) for a, bs in self.agent.succ.items() for b in bs)
+        return g
+
+    @cached_property
+    def topo(self) -> list:
+        """networkx's topological order of :attr:`graph` (built on first use)."""
+        return list(nx.topological_sort(self.graph))
 
     def above(self, a: str, b: str) -> bool:
         """a ≻ b in every completion."""
@@ -108,11 +139,21 @@ class Closure:
             return base + self.idx[x]
         return list(nx.lexicographical_topological_sort(self.graph, key=key))
 
-    def complete(self, key: list) -> list:
+    def complete(self, key: list, pos: dict | None = None) -> list:
         """The completion of a profile-spec key: the lexicographic topological sort by the
-        key's order (Kahn 1962). Engine twin of the checker's ``kahn`` (networkx here), so
-        a bug cannot make the engine's witnesses and the checker agree."""
-        pos = {x: i for i, x in enumerate(key)}
+        key's order (Kahn 1962). Engine twin of the checker's ``kahn`` (networkx here;
+        for a weak order over all items, its ties sorted by the key one after the other),
+        so a bug cannot make the engine's witnesses and the checker agree. O(E + m log m)."""
+        if pos is None:         # item -> index in key (callers completing many voters pass it)
+            pos = {x: i for i, x in enumerate(key)}
+        if self.blocks is not None:     # ties in turn (see __init__): no graph search
+            out = []
+            for blk in self.blocks:
+                if len(blk) == 1:
+                    out.append(blk[0])
+                else:
+                    out.extend(sorted(blk, key=pos.__getitem__))
+            return out
         return list(nx.lexicographical_topological_sort(self.graph, key=pos.__getitem__))
 
     def at_position(self, x: str, p: int) -> list:
@@ -133,6 +174,22 @@ class Closure:
         assert placed.bit_count() == p - 1
         rest = [y for y in self.topo if not placed >> self.idx[y] & 1 and y != x]
         return order + [x] + rest
+
+
+def _index(model: PreferenceModel) -> dict:
+    """item -> its index in ``model.items`` (the bit of the closure bitsets). Cached."""
+    key = ("oracle-index",)
+    if key not in model._cache:
+        model._cache[key] = {x: i for i, x in enumerate(model.items)}
+    return model._cache[key]
+
+
+def closures(model: PreferenceModel) -> list:
+    """The closure of every agent, in model order. Cached."""
+    key = ("oracle-closures",)
+    if key not in model._cache:
+        model._cache[key] = [closure(model, ag) for ag in model.agents]
+    return model._cache[key]
 
 
 def closure(model: PreferenceModel, agent: Agent) -> Closure:
@@ -348,10 +405,12 @@ def count(model: PreferenceModel, params: dict) -> Outcome:
     the two extremal completions (one key each: a first / b last, and the reverse)."""
     a, b = params["items"]
     lo = hi = 0
-    for ag in model.agents:
-        C = closure(model, ag)
-        lo += ag.count * C.above(a, b)
-        hi += ag.count * (not C.above(b, a))
+    bit_a, bit_b = 1 << _index(model)[a], 1 << _index(model)[b]
+    for ag, C in zip(model.agents, closures(model)):
+        if C.down[a] & bit_b:
+            lo += ag.count
+        if not C.down[b] & bit_a:
+            hi += ag.count
     rest = [x for x in model.items if x not in (a, b)]
     wit = {"min": {"keys": [[b] + rest + [a]]}, "max": {"keys": [[a] + rest + [b]]}}
     if params.get("_question") == "majority":

@@ -50,11 +50,39 @@ def _final(rule: str, total: np.ndarray) -> np.ndarray:
 
 def scores(rule: str, items, profile) -> dict:
     """Scores of a completed profile ``[(linear order, voters)]`` under ``rule`` (see the
-    module docstring). Engine twin of the checker's definition, summed from numpy
-    per-voter tallies instead, so a bug cannot make the engines and the checker agree."""
+    module docstring). Engine twin of the checker's definition, summed with numpy from
+    a position matrix of the distinct orders (identical orders aggregated, their voters
+    added) instead, so a bug cannot make the engines and the checker agree.
+    O(voters·m) to aggregate, then O(k·m) numpy work (k·m² for Copeland) for k distinct
+    orders."""
     idx = {x: i for i, x in enumerate(items)}
-    s = _final(rule, sum(w * _tally(rule, idx, o) for o, w in profile))
+    m = len(idx)
+    agg: dict = {}
+    for o, w in profile:
+        t = tuple(o)
+        agg[t] = agg.get(t, 0) + w
+    order = np.array([[idx[x] for x in o] for o in agg], dtype=np.int64).reshape(len(agg), m)
+    w = np.fromiter(agg.values(), dtype=np.int64, count=len(agg))
+    s = _matrix_scores(rule, order, w)
     return {x: int(s[i]) for i, x in enumerate(items)}
+
+
+def _matrix_scores(rule: str, order: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Scores (by item index) of the orders given as rows of item indices, best first,
+    row r weighing w[r] voters. O(k·m) numpy work (k·m² for Copeland) for k rows."""
+    k, m = order.shape
+    pos = np.empty_like(order)
+    pos[np.arange(k)[:, None], order] = np.arange(m)
+    if rule == "plurality":
+        total = np.zeros(m, dtype=np.int64)
+        np.add.at(total, order[:, 0], w)
+    elif rule == "borda":
+        total = w @ (m - 1 - pos)
+    elif rule == "copeland":        # total[a, b]: voters with a above b, one row at a time
+        total = np.stack([w @ (pos[:, [a]] < pos).astype(np.int64) for a in range(m)])
+    else:
+        raise ValueError(f"unknown rule {rule!r}")
+    return _final(rule, total)
 
 
 def _min_diff(model: PreferenceModel, ag, rule: str, c: str, d: str) -> int:
@@ -69,6 +97,49 @@ def _min_diff(model: PreferenceModel, ag, rule: str, c: str, d: str) -> int:
     return -1 if C.up[d] == 0 else 0
 
 
+def _bits(model: PreferenceModel) -> tuple:
+    """(counts, down, up, idx): per item x, the list over the agents of their closure
+    bitsets down[x] / up[x] (agents in model order), for the per-voter sums. Cached."""
+    key = ("oracle-voting-bits",)
+    if key not in model._cache:
+        cl = [closure(model, ag) for ag in model.agents]
+        model._cache[key] = ([ag.count for ag in model.agents],
+                             {x: [C.down[x] for C in cl] for x in model.items},
+                             {x: [C.up[x] for C in cl] for x in model.items},
+                             {x: i for i, x in enumerate(model.items)})
+    return model._cache[key]
+
+
+def _sum_min_diff(model: PreferenceModel, rule: str, c: str, d: str) -> int:
+    """Σ over the agents of count · :func:`_min_diff` (plurality / Borda), from the cached
+    bitset lists in one pass (the same case analysis, inlined). O(agents)."""
+    counts, down, up, idx = _bits(model)
+    full, bd, tot = len(idx) - 1, 1 << idx[d], 0
+    if rule == "borda":
+        for w, dc, ud in zip(counts, down[c], up[d]):
+            if dc & bd:
+                tot += w * (1 + (dc & ud).bit_count())
+            else:
+                tot += w * (dc.bit_count() - full + ud.bit_count())
+        return tot
+    for w, dc, ud in zip(counts, down[c], up[d]):
+        if dc.bit_count() == full:
+            tot += w
+        elif not ud:
+            tot -= w
+    return tot
+
+
+def _forced(model: PreferenceModel, a: str, b: str) -> int:
+    """Voters with a ≻ b in every completion (b in the closure below a). O(agents), cached."""
+    key = ("oracle-forced", a, b)
+    if key not in model._cache:
+        counts, down, _, idx = _bits(model)
+        bit = 1 << idx[b]
+        model._cache[key] = sum(w for w, da in zip(counts, down[a]) if da & bit)
+    return model._cache[key]
+
+
 def diff_bound(model: PreferenceModel, rule: str, c: str, d: str, *, lower: bool) -> int:
     """Lower (or upper) bound of score(c) − score(d) over all completed profiles: per-vote
     minimisation for plurality/Borda (exact), for Copeland each pairwise contest at its
@@ -76,17 +147,14 @@ def diff_bound(model: PreferenceModel, rule: str, c: str, d: str, *, lower: bool
     bitsets, so a bug cannot make the engine's verdict and the checker agree."""
     if rule != "copeland":
         if lower:
-            return sum(ag.count * _min_diff(model, ag, rule, c, d) for ag in model.agents)
-        return -sum(ag.count * _min_diff(model, ag, rule, d, c) for ag in model.agents)
+            return _sum_min_diff(model, rule, c, d)
+        return -_sum_min_diff(model, rule, d, c)
     v = model.voters
 
     def point(a: str, b: str, best: bool) -> int:
         """a's Copeland point against b at its maximum (best) or minimum: the voters not
         forced to b ≻ a, or those forced to a ≻ b, rank a ≻ b."""
-        if best:
-            n = v - sum(ag.count for ag in model.agents if closure(model, ag).above(b, a))
-        else:
-            n = sum(ag.count for ag in model.agents if closure(model, ag).above(a, b))
+        n = v - _forced(model, b, a) if best else _forced(model, a, b)
         return int(np.sign(2 * n - v))
     tot = 2 * point(c, d, not lower)
     for x in model.items:
@@ -119,13 +187,17 @@ class _Spec:
 
     def __init__(self):
         self.keys, self.index, self.assign = [], {}, {}
+        self._last = self._last_k = None
 
     def key(self, order: list) -> int:
+        if order is self._last:         # the same (unchanged) list as the previous call
+            return self._last_k
         t = tuple(order)
         if t not in self.index:
             self.index[t] = len(self.keys)
             self.keys.append(list(order))
-        return self.index[t]
+        self._last, self._last_k = order, self.index[t]
+        return self._last_k
 
     def put(self, agent: str, order: list, voters: int):
         self.assign.setdefault(agent, []).append([self.key(order), voters])
@@ -151,23 +223,70 @@ def _plain(ag) -> bool:
 def _profile(model: PreferenceModel, spec: _Spec) -> list:
     """The completed profile ``[(order, voters)]`` of a spec (agents not assigned: key 0),
     each key completed by :meth:`Closure.complete`."""
-    out = []
+    out, pos = [], [{x: i for i, x in enumerate(key)} for key in spec.keys]
     for ag in model.agents:
         for k, w in spec.assign.get(ag.name, [[0, ag.count]]):
-            out.append((closure(model, ag).complete(spec.keys[k]), w))
+            out.append((closure(model, ag).complete(spec.keys[k], pos[k]), w))
     return out
 
 
+def _tie_matrix(model: PreferenceModel) -> tuple:
+    """(plain, ties, counts): per agent (rows in model order) whether its closure is a weak
+    order over all items (``Closure.blocks``), the index of each item's tie (columns in
+    item order; 0 for the other agents) and its voters. Cached."""
+    key = ("oracle-tie-matrix",)
+    if key not in model._cache:
+        idx = {x: i for i, x in enumerate(model.items)}
+        ties = np.zeros((len(model.agents), model.m), dtype=np.int64)
+        plain = np.zeros(len(model.agents), dtype=bool)
+        for r, ag in enumerate(model.agents):
+            blocks = closure(model, ag).blocks
+            if blocks is not None:
+                plain[r] = True
+                for t, blk in enumerate(blocks):
+                    ties[r, [idx[x] for x in blk]] = t
+        model._cache[key] = plain, ties, np.array([ag.count for ag in model.agents],
+                                                  dtype=np.int64)
+    return model._cache[key]
+
+
+def _spec_scores(model: PreferenceModel, rule: str, spec: _Spec) -> dict:
+    """:func:`scores` of :func:`_profile` ``(spec)``, without building the profile voter by
+    voter where it can be avoided: the agents on key 0 whose closure is a weak order over
+    all items complete all at once (each row of tie indices, read in key order, stably
+    sorted: ties in turn, each in key order, as :meth:`Closure.complete`); the others are
+    completed one by one. O(agents·m log m) numpy work."""
+    plain, ties, counts = _tie_matrix(model)
+    idx = {x: i for i, x in enumerate(model.items)}
+    fast = plain.copy()
+    for r, ag in enumerate(model.agents):
+        if ag.name in spec.assign:
+            fast[r] = False
+    kidx = np.array([idx[x] for x in spec.keys[0]], dtype=np.int64)
+    rows = [kidx[np.argsort(ties[fast][:, kidx], axis=1, kind="stable")]]
+    weights = [counts[fast]]
+    rest = [ag for r, ag in enumerate(model.agents) if not fast[r]]
+    if rest:
+        pos = [{x: i for i, x in enumerate(key)} for key in spec.keys]
+        slow = [(closure(model, ag).complete(spec.keys[k], pos[k]), w) for ag in rest
+                for k, w in spec.assign.get(ag.name, [[0, ag.count]])]
+        rows.append(np.array([[idx[x] for x in o] for o, _ in slow],
+                             dtype=np.int64).reshape(len(slow), model.m))
+        weights.append(np.array([w for _, w in slow], dtype=np.int64))
+    s = _matrix_scores(rule, np.concatenate(rows), np.concatenate(weights))
+    return {x: int(s[i]) for i, x in enumerate(model.items)}
+
+
 def _wins(model, rule, c, spec) -> bool:
-    s = scores(rule, model.items, _profile(model, spec))
+    s = _spec_scores(model, rule, spec)
     return s[c] >= max(s.values())
 
 
 def _lose_witness(model: PreferenceModel, rule: str, c: str, d: str) -> dict:
-    spec = _Spec()
+    spec, key = _Spec(), key_for(model, [d], [c])
     for ag in model.agents:
         if _plain(ag):
-            spec.put(ag.name, key_for(model, [d], [c]), ag.count)
+            spec.put(ag.name, key, ag.count)
         else:
             spec.put(ag.name, _extremal(model, ag, rule, c, d), ag.count)
     return spec.json()
@@ -186,19 +305,29 @@ def _necessary(model: PreferenceModel, rule: str, c: str):
 
 def plurality_possible(model: PreferenceModel, c: str):
     """Betzler & Dorn 2010 flow: (True, win spec) or (False, Hall-violating rival set)."""
-    spec = _Spec()
+    spec, key = _Spec(), key_for(model, [c], [])
     sc, forced = 0, []
     for ag in model.agents:
         C = closure(model, ag)
         if C.up[c] == 0:
             sc += ag.count
-            spec.put(ag.name, key_for(model, [c], []), ag.count)
+            spec.put(ag.name, key, ag.count)
         else:
             forced.append(ag)
+    if not forced:
+        return True, spec.json()
     # Integer nodes (source 0, sink 1, items 2.., voters after): networkx keeps some
     # vertex sets internally, and small ints iterate in the same order under every hash
     # seed, so the flow — and the witness built from it — is reproducible.
     item_node = {x: 2 + i for i, x in enumerate(model.items)}
+    need = sum(ag.count for ag in forced)
+    # No flow saturates the voters: the rival set is the cut's, computed on the network
+    # with voters aggregated by their possible tops (the same set, see _aggregated_cut).
+    val, S = _aggregated_cut(model, forced, item_node, c, sc)
+    if val < need:
+        return False, [x for x in model.items if item_node[x] in S]
+    # A flow exists: the win witness is read from networkx's flow on the voter-level
+    # network (one node per ballot), as it always was.
     g = nx.DiGraph()
     for k, ag in enumerate(forced):
         C = closure(model, ag)
@@ -210,19 +339,46 @@ def plurality_possible(model: PreferenceModel, c: str):
     for x in model.items:
         if x != c:
             g.add_edge(item_node[x], 1, capacity=sc)
-    need = sum(ag.count for ag in forced)
-    if not forced:
-        return True, spec.json()
     val, flow = nx.maximum_flow(g, 0, 1)
-    if val < need:
-        _, (S, _) = nx.minimum_cut(g, 0, 1)
-        return False, [x for x in model.items if item_node[x] in S]
+    keys = {x: key_for(model, [x, c], []) for x in model.items}
     for k, ag in enumerate(forced):
         out = flow[2 + model.m + k]
         for x in model.items:
             if out.get(item_node[x]):
-                spec.put(ag.name, key_for(model, [x, c], []), out[item_node[x]])
+                spec.put(ag.name, keys[x], out[item_node[x]])
     return True, spec.json()
+
+
+def _aggregated_cut(model: PreferenceModel, forced: list, item_node: dict, c: str,
+                    sc: int) -> tuple[int, set]:
+    """Maximum flow value and the source side of the minimum cut with the largest source
+    side (the nodes that cannot reach the sink in the residual network) of the flow
+    network of :func:`plurality_possible`, with the forced voters aggregated by their
+    sets of possible tops (one node per set, capacity the summed counts).
+
+    The cut depends on the items only: for a rival set D, the cut {s} ∪ D ∪ {voters
+    whose tops lie in D} costs Σ{count: tops ⊄ D} + |D|·sc, the same function of D on
+    both networks, and the minimisers of a cut function form a lattice whose largest
+    element is that cut's item part (Ford & Fulkerson 1962). So the rival set is the one
+    networkx's ``minimum_cut`` gives on the voter-level network, whatever maximum flow
+    is used; the network has at most min(voters, 2^m) voter nodes instead of one per
+    ballot. O(voters · m) to aggregate plus a max-flow on the small network."""
+    classes: dict = {}
+    for ag in forced:
+        C = closure(model, ag)
+        tops = tuple(item_node[x] for x in model.items if C.up[x] == 0)
+        classes[tops] = classes.get(tops, 0) + ag.count
+    h = nx.DiGraph()
+    for k, (tops, w) in enumerate(classes.items()):
+        v = 2 + model.m + k
+        h.add_edge(0, v, capacity=w)
+        for t in tops:
+            h.add_edge(v, t)
+    for x in model.items:
+        if x != c:
+            h.add_edge(item_node[x], 1, capacity=sc)
+    val, (S, _) = nx.minimum_cut(h, 0, 1)
+    return val, S
 
 
 def _splits(spec: dict) -> bool:
@@ -244,9 +400,8 @@ def _heuristic_win(model: PreferenceModel, rule: str, c: str, rounds: int = 4):
     rivals = [x for x in model.items if x != c]
     for _ in range(rounds):
         spec = _Spec()
-        for ag in model.agents:
-            spec.put(ag.name, key_for(model, [c] + rivals, []), ag.count)
-        s = scores(rule, model.items, _profile(model, spec))
+        spec.key(key_for(model, [c] + rivals, []))     # key 0: every voter's (the default)
+        s = _spec_scores(model, rule, spec)
         if s[c] >= max(s.values()):
             return spec.json()
         rivals.sort(key=lambda x: s[x])
@@ -258,8 +413,7 @@ def _heuristic_lose(model: PreferenceModel, rule: str, c: str):
         if d == c:
             continue
         spec = _Spec()
-        for ag in model.agents:
-            spec.put(ag.name, key_for(model, [d], [c]), ag.count)
+        spec.key(key_for(model, [d], [c]))             # key 0: every voter's (the default)
         if not _wins(model, rule, c, spec):
             return spec.json()
     return None

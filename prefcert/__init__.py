@@ -11,6 +11,7 @@ models), ``prefcert.generators`` (samplers).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from importlib.metadata import PackageNotFoundError, version
 
 try:
@@ -52,6 +53,8 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(_EXPORTS[name]), name)
         globals()[name] = value
         return value
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:   # prefcert.actionable…
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'prefcert' has no attribute {name!r}")
 
 

@@ -514,10 +514,15 @@ def strict_core(prefs: Prefs, endowment: Mapping[str, str], *, certificate: bool
 
     Notes
     -----
-    Top-trading segmentation, O(n³).
+    Top-trading segmentation, O(n³). When no agent ties two houses at or above its own
+    (in particular, strict preferences), the segments are the top trading cycles and the
+    allocation is found by pointer chasing in O(n + L), L the total list length; it is then
+    the unique strict-core allocation (Roth & Postlewaite 1977).
 
     References
     ----------
+    Roth & Postlewaite 1977, "Weak versus strong domination in a market with indivisible
+    goods", J. Math. Econ. 4.
     Quint & Wako 2004, "On houseswapping, the strict core, segmentation, and linear
     programming", Math. Oper. Res. 29.
     """

@@ -418,8 +418,10 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
     from .pipeline import plan
     try:
         qs = [_json_option("--question", q) for q in questions] or None
+        own = [] if out is None else [out, disagreements or
+                                      out.with_name(out.name + ".disagreements.jsonl")]
         with _bulk_build():
-            instances = read_paths(list(paths))
+            instances = read_paths(list(paths), skip=own)  # -o may sit in a labelled folder
             chosen = _conventions(conventions, {i.domain for i in instances})
             work = plan(_override(instances, semantics, chosen), qs)
         names = [e.strip() for e in engines.split(",") if e.strip()] \
@@ -801,7 +803,8 @@ def check(labels, allow_unverified, root):
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the registry as JSON.")
 def domains(as_json):
-    """List every domain with its questions (verdicts), engines and certificate types."""
+    """List every domain with its questions (verdicts), engines and certificate types, and
+    the conventions (readings of a definition) each domain offers."""
     from .registry import DOMAINS, domain
     rows = []
     for name in DOMAINS:
@@ -813,7 +816,9 @@ def domains(as_json):
                                     if q.name in c.proves)}
             for q in d.spec.questions.values()],
             "certificates": {t: {"proves": {q: list(v) for q, v in c.proves.items()},
-                                 "doc": c.doc} for t, c in d.spec.certificates.items()}})
+                                 "doc": c.doc} for t, c in d.spec.certificates.items()},
+            "conventions": {c.name: {"default": c.default, "choices": dict(c.doc)}
+                            for c in d.spec.conventions.values()}})
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -826,11 +831,21 @@ def domains(as_json):
         for i, q in enumerate(r["questions"]):
             table.add_row(r["domain"] if i == 0 else "", q["name"], " / ".join(q["verdicts"]),
                           ", ".join(q["engines"]), ", ".join(q["certificates"]))
-    Console(width=None if sys.stdout.isatty() else 160).print(table)
+    conv = Table(title="conventions (--convention NAME=CHOICE; the default first)",
+                 title_justify="left")
+    for col in ("domain", "convention", "choice", "meaning"):
+        conv.add_column(col)
+    for r in rows:
+        for name, c in r["conventions"].items():
+            for i, (choice, doc) in enumerate(c["choices"].items()):
+                conv.add_row(r["domain"], name if i == 0 else "", choice, doc)
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    console.print(table)
+    console.print(conv)
 
 
 @main.command()
-@click.argument("domain_name", metavar="DOMAIN", required=False)
+@click.argument("domain_name", metavar="[DOMAIN]", required=False)
 def schema(domain_name):
     """Print the JSON Schema of DOMAIN's instances (every domain's when omitted)."""
     from .registry import DOMAINS

@@ -43,7 +43,8 @@ def _sizes(value: str | None, suite) -> tuple | None:
 @click.option("--encoding", type=click.Choice(["json", "sentences", "narrative"]),
               default="json", show_default=True,
               help="How prompts show preferences (suites that render profiles).")
-def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding):
+@click.option("--overwrite", is_flag=True, help="Replace a benchmark already in OUT.")
+def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, overwrite):
     """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),
     prompts.jsonl (or .parquet) and manifest.json. Same seed, same bytes."""
     from .bench.generate import generate as run
@@ -52,9 +53,14 @@ def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding):
     try:
         s = get_suite(suite_name)
         manifest = run(s, out, seed=seed, sizes=_sizes(sizes, s), per_cell=per_cell, fmt=fmt,
-                       progress=sys.stderr.isatty(), jobs=jobs, encoding=encoding)
+                       progress=sys.stderr.isatty(), jobs=jobs, encoding=encoding,
+                       overwrite=overwrite)
     except InstanceError as e:
         _bad_input(e)
+    except KeyboardInterrupt:       # the files are written only at the end: nothing partial
+        click.echo(f"prefcert: interrupted: nothing written to {out}; rerun the same "
+                   f"command (same seed, same bytes).", err=True)
+        sys.exit(130)
     secs = manifest.pop("_seconds")
     print_summary(manifest, s)
     click.echo(f"{manifest['total']} prompts, {manifest['instances']} instances, "
@@ -94,10 +100,16 @@ def score(prompts, answers, out, against, as_json):
     from .bench import score as sc
     try:
         bench = sc.Benchmark.read(prompts)
-        scores = sc.score_answers(bench, sc.read_answers(answers))
+        given = sc.read_answers(answers)
+        scores = sc.score_answers(bench, given)
         other = sc.score_answers(bench, sc.read_answers(against)) if against else None
     except InstanceError as e:
         _bad_input(e)
+    if len(given) < len(bench.prompts):
+        click.echo(f"prefcert: {len(bench.prompts) - len(given)} of {len(bench.prompts)} "
+                   f"prompts have no answer in {answers}: they are left out of every metric "
+                   f"(write {{\"id\": ..., \"timeout\": true}} to count one as a timeout).",
+                   err=True)
     if out:
         _write_jsonl(out, scores)
     rows = sc.metrics(scores)
@@ -118,14 +130,15 @@ def _print_metrics(rows, tests, mc) -> None:
     from rich.console import Console
     from rich.table import Table
     console = Console(width=None if sys.stdout.isatty() else 200)
-    t = Table(title="metrics (95 % Wilson intervals)", title_justify="left")
+    t = Table(title="metrics (95 % intervals: Wilson for shares k/n, else the metric's own, "
+                    "e.g. a cluster bootstrap)", title_justify="left")
     for c in ("metric", "group", "k/n", "value", "95 % CI"):
         t.add_column(c)
     for r in rows:
         g = ", ".join(f"{k}={v}" for k, v in r["group"].items() if v is not None)
         val = "—" if r.get("value") is None else f"{r['value']:.3f}"
         ci = f"[{r['low']:.3f}, {r['high']:.3f}]" if r.get("low") is not None else ""
-        kn = f"{r['k']}/{r['n']}" if "k" in r else f"n={r['n']}"
+        kn = f"{r['k']}/{r['n']}" if r.get("k") is not None else f"n={r['n']}"
         t.add_row(r["metric"], g, kn, val, ci)
     console.print(t)
     sig = [x for x in tests if x["pvalue"] < 0.05]
@@ -143,7 +156,9 @@ def _print_metrics(rows, tests, mc) -> None:
 @click.option("--id", "pid", required=True, help="The prompt id answered.")
 def feedback(prompts, answer, pid):
     """Print the refinement feedback for ANSWER (a text file, '-' for stdin) to prompt ID
-    of PROMPTS: the violations, never the solution nor whether one exists."""
+    of PROMPTS: the violations, never the solution. As in the paper's protocol, "{}" on
+    a feasible instance is told that a solution exists; nothing ever says none exists,
+    and a correct answer is told so (the loop stops there)."""
     from .bench.refine import feedback as fb
     from .bench.score import Benchmark
     try:
@@ -190,6 +205,13 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
                 raise InstanceError("--cell takes FACTOR=VALUE", value=c)
             k, v = c.split("=", 1)
             chosen = [p for p in chosen if str(p["cell"].get(k)).lower() == v.lower()]
+        if not chosen:
+            raise InstanceError("no prompt matches the --id / --cell filters", file=str(prompts))
+        import shlex
+        import shutil
+        exe = shlex.split(command)[0] if command.strip() else ""
+        if shutil.which(exe) is None:
+            raise InstanceError("--command: no such program", value=exe)
     except InstanceError as e:
         _bad_input(e)
     recs = [run(bench, p, command, rounds=rounds, timeout=timeout) for p in chosen]

@@ -37,7 +37,7 @@ def counterexample(prop, max_size, domain, complete, seconds, enumeration_limit,
     --domain. Exit 0 when a counterexample is found, 1 when none exists up to --max-size,
     2 on bad input.
     """
-    from .counterexample import PROPERTIES, minimal_counterexample
+    from .counterexample import PROPERTIES, PropertyError, minimal_counterexample
     if list_only:
         for name, p in sorted(PROPERTIES.items()):
             click.echo(f"{name}  [{p.domain}]  {p.doc}")
@@ -59,7 +59,7 @@ def counterexample(prop, max_size, domain, complete, seconds, enumeration_limit,
                                             complete=complete, seconds=seconds,
                                             enumeration_limit=enumeration_limit, seed=seed,
                                             progress=progress)
-    except InstanceError as e:
+    except (InstanceError, PropertyError) as e:
         click.echo(f"prefcert: error: {e}", err=True)
         sys.exit(2)
     text = json.dumps(result, indent=2, default=str)

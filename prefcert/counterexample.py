@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -276,7 +277,18 @@ def user_property(spec: str, domain: str) -> Property:
                             value=spec) from None
     if not callable(func):
         raise InstanceError("the property is not callable", value=spec)
-    return Property(spec, domain, func.__doc__ or spec, lambda inst: bool(func(inst)))
+    def holds(inst: dict) -> bool:
+        try:
+            return bool(func(inst))
+        except Exception as e:      # a crash is neither "holds" nor "fails": stop, say where
+            shown = json.dumps(inst, default=str)
+            raise PropertyError(f"the property {spec} raised {e!r} on "
+                                f"{shown if len(shown) < 400 else shown[:400] + '…'}") from None
+    return Property(spec, domain, func.__doc__ or spec, holds)
+
+
+class PropertyError(RuntimeError):
+    """A user property raised: neither "holds" nor "fails" (the search stops)."""
 
 
 def resolve(prop: str | Callable | Property, domain: str | None = None) -> Property:

@@ -262,14 +262,19 @@ def attach_minimized(report: dict, job, *, engines=None, time_limit: float = 10.
     statistics. The engines are those of ``job.question`` (so a report about an engine
     under test minimises with that engine). Returns the report. Never raises: a failure
     to minimise is recorded as ``{"error": ...}``."""
-    from .formal.errors import Disagreement
+    from .formal.errors import Disagreement, InstanceError
     from .formal.instances import from_object
     from .pipeline import Job, label
+    from .registry import domain
 
     def fails(inst: dict) -> bool:
         i = from_object(dict(inst, questions=[job.asked]), "<minimize>", None,
                         job.instance.id)
         model = _parse(job, inst)
+        try:      # a smaller instance must still be a valid one for the question asked
+            domain(job.instance.domain).validate(model, job.question.name, job.params)
+        except InstanceError:
+            return False
         try:
             label(Job(i, model, job.question, job.params, job.asked), engines=engines,
                   time_limit=time_limit, seed=seed, minimize=False)

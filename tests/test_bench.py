@@ -229,6 +229,22 @@ def test_score_rejects_unknown_prompt_ids(pref_bench, tmp_path):
     assert r.returncode == 2 and "nope" in r.stderr
 
 
+def test_score_refuses_a_prompt_answered_twice_and_says_what_is_unanswered(pref_bench,
+                                                                           tmp_path):
+    """Regression: a repeated id was scored last-wins, and unanswered prompts silently
+    left the denominators."""
+    first = read_jsonl(pref_bench / "prompts.jsonl")[0]
+    a = tmp_path / "a.jsonl"
+    a.write_text(json.dumps({"id": first["id"], "answer": first["answer"]}) + "\n" +
+                 json.dumps({"id": first["id"], "answer": "garbage"}) + "\n")
+    r = run("score", str(pref_bench / "prompts.jsonl"), str(a), check=False)
+    assert r.returncode == 2 and f"{a}:2:" in r.stderr and "second answer" in r.stderr
+    a.write_text(json.dumps({"id": first["id"], "answer": first["answer"]}) + "\n")
+    r = run("score", str(pref_bench / "prompts.jsonl"), str(a))
+    n = len(read_jsonl(pref_bench / "prompts.jsonl"))
+    assert f"{n - 1} of {n} prompts have no answer" in r.stderr.replace("\n", " ")
+
+
 # ------------------------------------------------------------------ parsers
 
 @pytest.mark.parametrize("shape,text,kind,value", [
@@ -547,3 +563,30 @@ def test_report_opens_in_headless_chromium_with_every_plot(alg_bench, pref_bench
     assert any("satisfies" in t for t in titles)
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 50_000
+
+
+def test_report_and_refine_refuse_wrong_inputs_in_one_line(alg_bench, tmp_path):
+    """Regression: a prompts file given to report (KeyError) and a --command that does not
+    exist (FileNotFoundError) ended in tracebacks."""
+    r = run("report", str(alg_bench / "prompts.jsonl"), "-o", str(tmp_path / "r.html"),
+            check=False)
+    assert r.returncode == 2 and "not a scores file" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "r.html").exists()
+    pid = read_jsonl(alg_bench / "prompts.jsonl")[0]["id"]
+    r = run("refine", str(alg_bench / "prompts.jsonl"), "--command", "no_such_program_xyz",
+            "--id", pid, "-o", str(tmp_path / "x.jsonl"), check=False)
+    assert r.returncode == 2 and "no such program" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_generate_never_replaces_a_benchmark_silently(tmp_path):
+    out = tmp_path / "b"
+    args = ("generate", "indeterminacy-algorithmic", "-o", str(out), "--sizes", "10",
+            "--per-cell", "1")
+    run(*args)
+    before = (out / "manifest.json").read_bytes()
+    r = run(*args, "--seed", "5", check=False)
+    assert r.returncode == 2 and "already holds a benchmark" in r.stderr
+    assert (out / "manifest.json").read_bytes() == before
+    run(*args, "--seed", "5", "--overwrite")
+    assert (out / "manifest.json").read_bytes() != before

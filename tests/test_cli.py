@@ -73,6 +73,21 @@ def test_resume_skips_finished_labels_and_drops_torn_line(tmp_path):
     assert {json.loads(x)["question"] for x in again} == {"super_stable", "strongly_stable", "weakly_stable"}
 
 
+def test_output_inside_the_labelled_folder_resumes(tmp_path):
+    """Regression: on the rerun the folder walk read OUT itself as instances ("duplicate
+    instance id"); a labels file named explicitly is refused as such."""
+    write(tmp_path, "two.jsonl", json.dumps(INDIFFERENT) + "\n" + json.dumps(STRICT) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert run("label", tmp_path, "-o", out).returncode == 0
+    first = out.read_text()
+    r = run("label", tmp_path, "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert out.read_text() == first and "6 label(s) already" in r.stderr.replace("\n", " ")
+    r = run("label", out)
+    assert r.returncode == 2 and "a labels file, not instances" in r.stderr
+    assert f"{out}:1:" in r.stderr
+
+
 def test_killed_run_resumes(tmp_path):
     """A real kill: start labelling many instances, kill it, rerun; nothing is redone."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

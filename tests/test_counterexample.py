@@ -177,6 +177,27 @@ def test_a_crashing_engine_is_reported_with_a_minimised_instance():
     assert e.value.report["minimized"]["size_after"] == [3, 2, 1]     # one list, one tie of two
 
 
+def test_a_minimised_instance_stays_valid_for_the_question():
+    """Regression: shrinking dropped the very item the question names, so the minimised
+    instance was bad input instead of a reproduction."""
+    q = domain("preference").questions["winner"]
+
+    def crashes(model, params, *, time_limit, seed):
+        raise OverflowError("always")
+
+    broken = Question(q.name, {"oracle": q.engines["oracle"], "crashes": crashes},
+                      lambda m: ["oracle", "crashes"], q.decide)
+    inst = {"id": "p", "domain": "preference", "items": ["x", "y", "z"],
+            "profile": {"V1": ["x", "y", "z"], "V2": ["y", "z", "x"]}}
+    asked = {"type": "winner", "rule": "copeland", "item": "y"}
+    job = plan([from_object(inst, "<t>", None, "p")], [asked])[0]
+    with pytest.raises(Disagreement) as e:
+        label(Job(job.instance, job.model, broken, job.params, job.asked))
+    small = e.value.report["minimized"]["instance"]
+    assert "y" in small["items"] and len(small["items"]) < 3
+    plan([from_object(small, "<t>", None, "p")], [asked])          # valid: no InstanceError
+
+
 # ------------------------------------------------------------------ CLI
 
 @pytest.mark.skipif(EXE is None, reason="console script not installed")
@@ -269,3 +290,15 @@ def test_manipulation_minimality_reproved_by_an_independent_count():
                 checked += 1
                 assert not _manipulable(rule, inst)
     assert checked == 2 * (2 + 6 + 24 + 4)
+
+
+@pytest.mark.skipif(EXE is None, reason="console script not installed")
+def test_a_property_that_raises_is_an_error_not_a_verdict(tmp_path):
+    """Regression: a user property that raised gave a traceback and exit 1, which means
+    "no counterexample"; now exit 2 with the exception and the instance."""
+    prop = tmp_path / "prop.py"
+    prop.write_text("def boom(inst):\n    raise ValueError('boom')\n")
+    r = subprocess.run([EXE, "counterexample", f"{prop}:boom", "--domain", "stable_matching",
+                        "--max-size", "2"], capture_output=True, text=True)
+    assert r.returncode == 2 and "raised ValueError('boom') on {" in r.stderr
+    assert "Traceback" not in r.stderr

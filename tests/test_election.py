@@ -626,6 +626,32 @@ def test_cli_label_check_and_audit(tmp_path):
     assert r.returncode == 2 and "tie_break" in r.stderr and r.stdout == ""
 
 
+def test_every_election_audit_rests_on_a_checked_proof(tmp_path):
+    """Regression: election audits returned no proof, so every verdict, correct answers
+    included, said "checked": false and the CLI exited 1."""
+    import shutil
+    import subprocess
+    import sys
+    exe = shutil.which("prefcert", path=str(Path(sys.executable).parent)) or "prefcert"
+    src = tmp_path / "e.json"
+    src.write_text(json.dumps(BORDA))
+    best = _lab(BORDA, "manipulation")["solution"]
+    winner = _lab(BORDA, "winner")["solution"]["winner"]
+    coalition = {"type": "coalitional_manipulation", "candidate": "c", "k": 1}
+    top = ["c", "a", "d", "b"]                        # c: 8 + 3 beats b: 8 + 0
+    cases = [("manipulation", best["ballot"], 0),
+             ("winner", winner, 0),
+             ("winner", next(c for c in BORDA["candidates"] if c != winner), 1),
+             (json.dumps(coalition), {"ballots": [top]}, 0)]
+    for question, answer, code in cases:
+        ans = tmp_path / "answer.json"
+        ans.write_text(json.dumps(answer))
+        r = subprocess.run([exe, "audit", src, "-q", question, ans], capture_output=True,
+                           text=True)
+        res = json.loads(r.stdout)
+        assert res["checked"] is True and r.returncode == code, (question, r.stdout, r.stderr)
+
+
 # --------------------------------------------------------------------------- real elections
 
 def test_public_functions_run_their_examples(monkeypatch):
@@ -680,3 +706,13 @@ def test_real_takoma_park_manipulability_and_coalitions():
             assert v["k"] is not None and v["yes_checked"], (rule, c)
             if rule in ("plurality", "approval"):
                 assert v["no_checked"]
+
+
+def test_coalition_size_and_weights_are_bounded_at_input():
+    """Regression: k = 10^6 manipulators ran past every time limit (the model and the
+    proof hold one ballot per manipulator), and a weight of 10^23 crashed CP-SAT."""
+    import prefcert
+    for q in ({"type": "coalitional_manipulation", "candidate": "c", "k": 10**6},
+              {"type": "coalitional_manipulation", "candidate": "c", "weights": [10**23]}):
+        with pytest.raises(InstanceError, match="from 1 to"):
+            prefcert.label(BORDA, q)

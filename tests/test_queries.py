@@ -477,3 +477,128 @@ def test_checker_imports_no_engine_library():
             "'prefcert.encodings', 'prefcert.domains'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# ------------------------------------------- aggregated / fast paths = the per-voter ones
+# The fast paths for big PrefLib files (identical ballots and orders aggregated, weak
+# orders completed tie by tie) must give exactly what the per-voter code gave, so the
+# labels do not change. The references below are the per-voter code as it was.
+
+def _old_plurality_possible(model, c):
+    """The voter-level flow of Betzler & Dorn 2010: networkx max-flow, then min-cut."""
+    import networkx as nx
+    spec, sc, forced = ov._Spec(), 0, []
+    for ag in model.agents:
+        C = oq.closure(model, ag)
+        if C.up[c] == 0:
+            sc += ag.count
+            spec.put(ag.name, ov.key_for(model, [c], []), ag.count)
+        else:
+            forced.append(ag)
+    item_node = {x: 2 + i for i, x in enumerate(model.items)}
+    g = nx.DiGraph()
+    for k, ag in enumerate(forced):
+        C = oq.closure(model, ag)
+        g.add_edge(0, 2 + model.m + k, capacity=ag.count)
+        for x in model.items:
+            if C.up[x] == 0:
+                g.add_edge(2 + model.m + k, item_node[x])
+    for x in model.items:
+        if x != c:
+            g.add_edge(item_node[x], 1, capacity=sc)
+    if not forced:
+        return True, spec.json()
+    val, flow = nx.maximum_flow(g, 0, 1)
+    if val < sum(ag.count for ag in forced):
+        _, (S, _) = nx.minimum_cut(g, 0, 1)
+        return False, [x for x in model.items if item_node[x] in S]
+    for k, ag in enumerate(forced):
+        out = flow[2 + model.m + k]
+        for x in model.items:
+            if out.get(item_node[x]):
+                spec.put(ag.name, ov.key_for(model, [x, c], []), out[item_node[x]])
+    return True, spec.json()
+
+
+def _per_voter_scores(rule, items, profile):
+    """Scores summed voter by voter (no aggregation), from the definitions."""
+    s = {x: 0 for x in items}
+    for o, w in profile:
+        for _ in range(w):
+            if rule == "plurality":
+                s[o[0]] += 1
+            elif rule == "borda":
+                for i, x in enumerate(o):
+                    s[x] += len(items) - 1 - i
+    if rule == "copeland":
+        for a, b in itertools.combinations(items, 2):
+            n_ab = sum(w for o, w in profile if o.index(a) < o.index(b))
+            n_ba = sum(w for o, w in profile if o.index(b) < o.index(a))
+            s[a] += (n_ab > n_ba) - (n_ab < n_ba)
+            s[b] += (n_ba > n_ab) - (n_ba < n_ab)
+    return s
+
+
+@st.composite
+def elections(draw):
+    """Many small ballots (weak orders, often truncated, counts 1..3), so that identical
+    possible-top sets and identical completions occur; either semantics."""
+    inst = draw(instances(max_items=5, max_agents=10, ballots=True))
+    inst["semantics"] = draw(st.sampled_from(["truncated", "truncated", "unknown"]))
+    for a in inst["profile"].values():
+        a["count"] = draw(st.integers(1, 3))
+    return inst
+
+
+@settings(**dict(SETTINGS, max_examples=80))
+@given(st.data())
+def test_aggregated_paths_equal_the_per_voter_ones(data):
+    import networkx as nx
+    from prefcert.formal.checker.queries import diff_bound as checker_bound
+    from prefcert.formal.checker.queries import profile_from_spec
+    from prefcert.formal.queries import scores as checker_scores
+    inst = data.draw(elections())
+    model = parse_preference_data(inst)
+    fresh = parse_preference_data(inst)       # an uncached model for the references
+    key = data.draw(st.permutations(model.items))
+    for ag in model.agents:
+        C = oq.closure(model, ag)
+        g = nx.DiGraph()
+        g.add_nodes_from(model.items)
+        g.add_edges_from((a, b) for a, bs in ag.succ.items() for b in bs)
+        for x in model.items:       # closure bitsets = reachability in the base relation
+            assert set(C.members(C.down[x])) == nx.descendants(g, x)
+            assert set(C.members(C.up[x])) == nx.ancestors(g, x)
+        want = list(nx.lexicographical_topological_sort(g, key=list(key).index))
+        assert C.complete(list(key)) == want
+        assert profile_from_spec(model, {"keys": [list(key)], "assign": {}})[
+            model.agents.index(ag)][0] == want
+    for c in model.items:
+        assert ov.plurality_possible(model, c) == _old_plurality_possible(fresh, c)
+        for d in model.items:
+            if d == c:
+                continue
+            for rule in ("plurality", "borda", "copeland"):
+                for lower in (True, False):
+                    got = ov.diff_bound(model, rule, c, d, lower=lower)
+                    assert got == checker_bound(fresh, rule, c, d, lower=lower)
+            for rule in ("plurality", "borda"):
+                assert ov.diff_bound(model, rule, c, d, lower=True) == sum(
+                    ag.count * ov._min_diff(fresh, ag, rule, c, d) for ag in fresh.agents)
+    spec = {"keys": [list(key), list(reversed(key))],
+            "assign": {a.name: [[0, a.count - 1], [1, 1]] for a in model.agents[::2]}}
+    prof = profile_from_spec(model, spec)
+    engine_spec = ov._Spec()
+    for a, parts in spec["assign"].items():
+        for k, w in parts:
+            engine_spec.put(a, spec["keys"][k], w)
+    engine_spec.keys[:] = spec["keys"]          # key 0 first, as in spec
+    for rule in ("plurality", "borda", "copeland"):
+        want = _per_voter_scores(rule, model.items, prof)
+        assert ov.scores(rule, model.items, prof) == want
+        assert checker_scores(rule, model.items, prof) == want
+        assert ov._spec_scores(model, rule, engine_spec) == want
+        one_key = ov._Spec()
+        one_key.key(list(key))
+        assert ov._spec_scores(model, rule, one_key) == _per_voter_scores(
+            rule, model.items, profile_from_spec(fresh, {"keys": [list(key)]}))

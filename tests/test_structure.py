@@ -199,3 +199,13 @@ def test_nothing_reads_shared_data():
     for f in (ROOT / "tests").rglob("*.py"):
         text = f.read_text(encoding="utf-8")
         assert not any(n in text for n in needles), f
+
+
+def test_application_modules_are_one_hop_from_import_prefcert():
+    """Regression: ``prefcert.actionable.scores`` (named in the README) raised AttributeError
+    after a plain ``import prefcert``."""
+    import subprocess
+    import sys
+    code = "import prefcert; print(prefcert.actionable.scores.__name__, prefcert.voting.__name__)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.split() == ["scores", "prefcert.voting"]

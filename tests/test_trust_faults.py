@@ -368,3 +368,22 @@ def test_labels_depend_on_neither_the_hash_seed_nor_the_jobs(tmp_path):
         outs.append([json.dumps(lab) for lab in labels_without_timings(r.stdout)])
     assert len(outs[0]) > 100 and outs[0] == outs[1]       # bytes: key order too
     assert all(json.loads(lab)["checked"] for lab in outs[0])
+
+
+@needs_cli
+def test_voter_counts_beyond_the_engines_tallies_are_bad_input(tmp_path):
+    """Regression: a PrefLib count of 10^23 crashed the Copeland oracle (OverflowError) and
+    ended in disagreement reports; counts are bounded at input time (1..10^12)."""
+    soc = tmp_path / "big.soc"
+    soc.write_text("# FILE NAME: big.soc\n# DATA TYPE: soc\n# NUMBER ALTERNATIVES: 3\n"
+                   "# NUMBER VOTERS: 100000000000000000000001\n# NUMBER UNIQUE ORDERS: 2\n"
+                   "# ALTERNATIVE NAME 1: x\n# ALTERNATIVE NAME 2: y\n# ALTERNATIVE NAME 3: z\n"
+                   "100000000000000000000000: 1,2,3\n1: 2,3,1\n")
+    out = tmp_path / "out.jsonl"
+    r = run("label", soc, "-o", out)
+    assert r.returncode == 2 and "count must be an integer from 1 to 1e+12" in r.stderr
+    assert not out.exists()
+    e = {"id": "e", "domain": "election", "candidates": ["a", "b"], "tie_break": ["a", "b"],
+         "ballots": [{"ranking": ["a", "b"], "count": 10**13}]}
+    r = run("label", write(tmp_path / "e.json", e))
+    assert r.returncode == 2 and "count" in r.stderr

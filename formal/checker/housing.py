@@ -19,6 +19,7 @@ answer ``blocking_coalition`` and ``not_an_allocation``.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 
 from ..errors import CertificateError
@@ -67,18 +68,24 @@ def improvement_digraph(market: HousingMarket, x: Mapping[str, str],
 
     ``arcs[i]``: the owners j of the houses ``e_j ⪰_i x(i)``; ``strict[i]``: those with
     ``e_j ≻_i x(i)``, where ``e`` is ``endowment`` (default: the market's; ``endowment=x``
-    describes Pareto improvements). O(n + arcs): only houses at least as good as x(i) are
-    scanned (every house when x(i) is unacceptable, since all are then weakly better).
+    describes Pareto improvements). O(n + arcs + n log L): only houses at least as good as
+    x(i) are read, the ends of their ties found by bisection on the ranks (every house when
+    x(i) is unacceptable, since all are then weakly better).
     """
     owner = {h: a for a, h in (market.endowment if endowment is None else endowment).items()}
     arcs: dict[str, list[str]] = {}
     strict: dict[str, list[str]] = {}
     for i in market.agents:
-        ties, r = market.order[i].ties, market.rank(i, x[i])
-        better = [owner[h] for tie in ties[:r - 1] for h in tie]
+        o = market.order[i]
+        items, rank = o.items, o.rank           # items best first, ranks non-decreasing
+        r = market.rank(i, x[i])
+        key = rank.__getitem__
+        lo = bisect_left(items, r, key=key)     # items[:lo]: the houses ranked above x(i)
+        better = [owner[h] for h in items[:lo]]
         strict[i] = better
-        arcs[i] = better + [owner[h] for h in (ties[r - 1] if r <= len(ties) else
-                                               (h for h in owner if h not in market.order[i]))]
+        same = items[lo:bisect_right(items, r, lo, key=key)] if r <= o.nties else \
+            [h for h in owner if h not in rank]
+        arcs[i] = better + [owner[h] for h in same]
     return arcs, strict
 
 

@@ -35,13 +35,16 @@ from ..queries import (
     above,
     below,
     direct,
-    kahn,
+    kahn_key,
+    key_positions,
     linear_extensions,
     necessarily,
     parse_preference_data,
     predecessors,
     resolve,
     rs_sizes_allowed,
+    possible_tops,
+    tie_indices,
     validate,
     value_profile,
     value_single,
@@ -122,16 +125,31 @@ def profile_from_spec(model: PreferenceModel, spec: Any) -> list:
     if not isinstance(assign, dict) or set(assign) - set(model.by_name):
         raise CertificateError("profile completion assigns an unknown agent")
     out = []
-    for ag in model.agents:
-        parts = assign.get(ag.name, [[0, ag.count]])
-        if not isinstance(parts, list) or sum(int(p[1]) for p in parts) != ag.count or \
+    pos: dict = {}                          # key index -> its positions, checked once
+    for ag, ti in zip(model.agents, tie_indices(model)):
+        parts = assign.get(ag.name)
+        if parts is None:
+            if ti is not None and 0 in pos:     # the common case, inlined: a weak order
+                out.append((sorted(pos[0][1], key=ti.__getitem__), ag.count))   # on key 0
+                continue
+            parts = [[0, ag.count]]
+        elif not isinstance(parts, list) or sum(int(p[1]) for p in parts) != ag.count or \
                 any(int(p[1]) < 0 or not 0 <= int(p[0]) < len(keys) for p in parts):
             raise CertificateError(f"agent {ag.name}: assignment of its {ag.count} voters to "
                                    f"keys is malformed")
-        if model.identical and len({int(k) for k, w in parts if int(w)}) > 1:
+        elif model.identical and len({int(k) for k, w in parts if int(w)}) > 1:
             raise CertificateError(f"agent {ag.name}: its voters complete alike (counts = "
                                    f"identical) but are given different keys")
-        out.extend((kahn(model, ag, keys[int(k)]), int(w)) for k, w in parts if w)
+        for k, w in parts:
+            if w:
+                k = int(k)
+                if k not in pos:
+                    p = key_positions(model, keys[k])
+                    pos[k] = p, keys[k] if len(keys[k]) == len(p) else sorted(p, key=p.get)
+                if ti is not None:          # kahn_key of a weak order, inlined
+                    out.append((sorted(pos[k][1], key=ti.__getitem__), int(w)))
+                else:
+                    out.append((kahn_key(model, ag, keys[k], pos[k][0]), int(w)))
     return out
 
 
@@ -487,8 +505,9 @@ def check_hall_violator(model, question, params, verdict, solution, cert) -> Non
         raise CertificateError("a Hall violator refutes a possible plurality winner only")
     if not isinstance(D, list) or c in D or not set(D) <= set(model.items):
         raise CertificateError("Hall violator must be a set of rivals")
+    rivals = frozenset(D)
     forced = sum(ag.count for ag in model.agents if above(model, ag, c)
-                 and all(x in D for x in model.items if not above(model, ag, x)))
+                 and possible_tops(model, ag) <= rivals)
     cap = len(set(D)) * sum(ag.count for ag in model.agents if not above(model, ag, c))
     if forced <= cap:
         raise CertificateError(f"{forced} forced voters fit in {cap} places")

@@ -53,7 +53,7 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
         work += [(suite.name, seed, row, i) for i in range(k)]
     if jobs > 1 and len(work) > 1:
         import multiprocessing as mp
-        with mp.get_context("fork").Pool(jobs) as pool:
+        with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
             results = pool.map(_sample_one, work, chunksize=1)
     else:
         results = [_sample_one(w) for w in work]
@@ -127,13 +127,19 @@ def _label_idx(i: int) -> dict:
     return _label_one(item, engines)
 
 
+def _quiet_worker() -> None:
+    """Workers leave Ctrl-C to the parent (no traceback per worker)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _label_all(items: list, engines, progress: bool, jobs: int) -> list[dict]:
     if jobs > 1 and len(items) > 1:
         import multiprocessing as mp
         global _ITEMS
         _ITEMS = [(it, tuple(engines)) for it in items]
         try:
-            with mp.get_context("fork").Pool(jobs) as pool:
+            with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
                 return pool.map(_label_idx, range(len(items)), chunksize=8)
         finally:
             _ITEMS = []
@@ -219,7 +225,7 @@ def _qname(q: Any) -> str:
 def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
              sizes: Sequence[Any] | None = None, per_cell: int | None = None,
              fmt: str = "jsonl", progress: bool = False, jobs: int = 1,
-             encoding: str = "json") -> dict:
+             encoding: str = "json", overwrite: bool = False) -> dict:
     """Generate ``suite`` into the folder ``out``; returns the manifest (also written) with
     the wall-clock ``_seconds`` of each phase (not written: it is not reproducible).
 
@@ -228,16 +234,22 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     processes for the draws (the output does not depend on it); ``encoding``: how prompts
     show preferences — ``json`` (the instance format, default), ``sentences`` (one sentence
     per agent) or ``narrative`` (a short story), for suites that render profiles. Raises
-    InstanceError for a size the suite does not have or an unknown format or encoding.
+    InstanceError for a size the suite does not have, an unknown format or encoding, or an
+    ``out`` that already holds a benchmark (unless ``overwrite``: existing output is never
+    replaced silently).
     """
     if fmt not in ("jsonl", "parquet"):
         raise InstanceError("format must be jsonl or parquet", value=fmt)
     if encoding not in ENCODINGS:
         raise InstanceError(f"encoding must be one of {', '.join(ENCODINGS)}", value=encoding)
+    out = Path(out)
+    held = [f for f in OUTPUT_FILES if (out / f).exists()]
+    if held and not overwrite:
+        raise InstanceError("the folder already holds a benchmark (pass --overwrite to replace "
+                            "it)", file=str(out / held[0]))
     b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress, jobs=jobs,
               encoding=encoding)
     t0 = time.perf_counter()
-    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     _write_jsonl(out / "instances.jsonl", b["instances"])
     _write_jsonl(out / "labels.jsonl", b["labels"])
@@ -253,6 +265,10 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     manifest["_seconds"] = dict(b["seconds"], write=time.perf_counter() - t0)
     manifest["_seconds"]["total"] += manifest["_seconds"]["write"]
     return manifest
+
+
+OUTPUT_FILES = ("instances.jsonl", "labels.jsonl", "prompts.jsonl", "prompts.parquet",
+                "manifest.json")
 
 
 def _write_jsonl(path: Path, rows: list) -> None:

@@ -25,7 +25,8 @@ GENERIC = {"invalid": "Your answer could not be read: follow the answer format g
 
 def feedback(prompt: Mapping[str, Any], answer: str | None, entry: Entry) -> str:
     """The suite's feedback message for ``answer`` (a generic one when the suite has
-    none). Never reveals the solution nor whether one exists."""
+    none). Never reveals the solution; "{}" on a feasible instance is told that one
+    exists (the paper's protocol, Khanna & Wang 2026 §5); nothing says none exists."""
     from .score import score_prompt, suite_of
     suite = suite_of(prompt)
     if suite.feedback is not None and answer is not None:

@@ -177,8 +177,17 @@ def scores_report(scores: Sequence[dict], title: str = "prefcert benchmark repor
 
 
 def load_scores(path: str | Path) -> list[dict]:
+    """The records of a ``prefcert score -o`` file; InstanceError naming the first line that
+    is not a scored record (e.g. a prompts or answers file given by mistake)."""
+    from ..formal.errors import InstanceError
     from .generate import read_jsonl
-    return read_jsonl(path)
+    rows = read_jsonl(path)
+    for n, r in enumerate(rows, 1):
+        missing = [k for k in ("suite", "verdict") if not isinstance(r, dict) or k not in r]
+        if missing:
+            raise InstanceError(f"not a scores file (from prefcert score -o): no {missing[0]!r}",
+                                file=str(path), line=n)
+    return rows
 
 
 def _dumps(x) -> str:          # pragma: no cover - debugging helper

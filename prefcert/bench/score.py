@@ -64,11 +64,14 @@ def score_prompt(prompt: Mapping[str, Any], answer: str | None, entry: Entry) ->
 
 def read_answers(path: str | Path) -> dict[str, str | None]:
     """prompt id -> answer text (None for a timeout); InstanceError naming the line of a
-    record without ``id``."""
+    record without ``id`` or with an id answered twice."""
     out: dict[str, str | None] = {}
     for i, rec in enumerate(read_jsonl(path), 1):
         if "id" not in rec:
             raise InstanceError("answer record without 'id'", file=str(path), line=i)
+        if str(rec["id"]) in out:
+            raise InstanceError("a second answer to the same prompt id", file=str(path),
+                                line=i, value=rec["id"])
         ans = None if rec.get("timeout") else rec.get("answer")
         if ans is not None and not isinstance(ans, str):
             ans = str(ans)

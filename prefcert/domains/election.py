@@ -38,7 +38,6 @@ from .base import (
     Question,
     agreement,
     disagreement,
-    is_agreement,
     run_engine,
 )
 
@@ -320,8 +319,7 @@ def _audit_manipulation(model: Election, params: dict, answer: Any) -> dict:
     sol = truth.solution
     w0, best = sol["sincere_winner"], sol["best_winner"]
     base = {"sincere_winner": w0, "best_winner": best, "truth": truth.verdict,
-            "certificate": truth.certificate["type"],
-            "checked": not is_agreement(truth.certificate)}
+            "certificate": truth.certificate["type"], "proof": _proof(truth)}
     try:
         report = read_report(model, rule, answer)
     except ValueError as e:
@@ -356,24 +354,27 @@ def _audit_winner(model: Election, params: dict, answer: Any) -> dict:
     if not isinstance(claimed, str):
         return {"verdict": "unparseable", "violations": [],
                 "feedback": "A winner is a candidate name or {\"winner\": name}."}
+    proof = _proof(certified(model, "winner", params))
     try:
         table = chk.check_claimed_winner(model, rule, claimed,
                                          answer if isinstance(answer, dict) else None)
     except CertificateError as e:
         truth = chk.winner_table(model, rule)
-        return {"verdict": "incorrect", "truth": truth,
+        return {"verdict": "incorrect", "truth": truth, "proof": proof,
                 "violations": [{"type": "wrong_winner", "reason": str(e)}],
                 "feedback": f"Incorrect: {e}."}
-    return {"verdict": "correct", "violations": [], "truth": table,
+    return {"verdict": "correct", "violations": [], "truth": table, "proof": proof,
             "feedback": f"Correct: {claimed!r} wins under {rule}."}
 
 
 def _audit_coalition(model: Election, params: dict, answer: Any) -> dict:
     rule, c = rule_of(model, params), params["candidate"]
     truth = certified(model, "coalitional_manipulation", params)
+    proof = _proof(truth)
     if answer in ({}, None, "none", []):
         ok = truth.verdict == "none"
         return {"verdict": "correct" if ok else "incorrect", "truth": truth.verdict,
+                "proof": proof,
                 "violations": [] if ok else [{"type": "ballots", **truth.solution}],
                 "feedback": "Correct: they cannot." if ok else
                 f"Incorrect: they can, e.g. {truth.solution['ballots']}."}
@@ -382,11 +383,17 @@ def _audit_coalition(model: Election, params: dict, answer: Any) -> dict:
         chk.check_ballots(model, "coalitional_manipulation", params, "exists",
                           {"ballots": reps}, {"type": "ballots"})
     except CertificateError as e:
-        return {"verdict": "incorrect", "truth": truth.verdict,
+        return {"verdict": "incorrect", "truth": truth.verdict, "proof": proof,
                 "violations": [{"type": "ballots_fail", "reason": str(e)}],
                 "feedback": f"Incorrect: {e}."}
-    return {"verdict": "correct", "violations": [], "truth": truth.verdict,
+    return {"verdict": "correct", "violations": [], "truth": truth.verdict, "proof": proof,
             "feedback": f"Correct: the reports elect {c!r} under {rule}."}
+
+
+def _proof(truth: Decision) -> dict:
+    """The certified truth an audit verdict rests on (the pipeline re-verifies it)."""
+    return {"verdict": truth.verdict, "solution": truth.solution,
+            "certificate": truth.certificate}
 
 
 # --------------------------------------------------------------------------- the domain
