@@ -130,6 +130,11 @@ def read_json(path: Path) -> list[Instance]:
                             value=_near(text, e.pos)) from None
     except RecursionError:
         raise InstanceError("JSON nested too deeply", file=str(path)) from None
+    except DuplicateKey as e:
+        hits = [n for n, t in enumerate(text.splitlines(), 1)     # the key's second use
+                for _ in range(t.replace(" ", "").count(json.dumps(e.key) + ":"))]
+        raise InstanceError(DUPLICATE, file=str(path), line=hits[1] if len(hits) > 1 else None,
+                            value=e.key) from None
     del text                          # a big instance's text is not kept while hashing it
     return [from_object(obj, str(path), None, path.stem)]
 
@@ -153,7 +158,35 @@ def _shared_strings(pairs: list) -> dict:
                 v[:] = map(intern, v)
             elif list in types and types <= _STR_LIST:
                 v[:] = [intern(e) if e.__class__ is str else _shared_tie(e) for e in v]
-    return dict(zip(map(intern, [k for k, _ in pairs]), [v for _, v in pairs]))
+    out = dict(zip(map(intern, [k for k, _ in pairs]), [v for _, v in pairs]))
+    if len(out) < len(pairs):
+        _duplicate(pairs)
+    return out
+
+
+DUPLICATE = "a key appears twice in one object (JSON would keep only the last)"
+
+
+class DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _duplicate(pairs: list) -> None:
+    seen = set()
+    for k, _ in pairs:
+        if k in seen:
+            raise DuplicateKey(k)
+        seen.add(k)
+
+
+def _no_duplicates(pairs: list) -> dict:
+    """The object hook of JSONL lines: a repeated key is bad input, not last-one-wins."""
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        _duplicate(pairs)
+    return out
 
 
 def _shared_tie(e: list) -> list:
@@ -169,12 +202,14 @@ def read_jsonl(path: Path) -> list[Instance]:
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
+            obj = json.loads(text, object_pairs_hook=_no_duplicates)
         except json.JSONDecodeError as e:
             raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=i,
                                 value=_near(text, e.pos)) from None
         except RecursionError:
             raise InstanceError("JSON nested too deeply", file=str(path), line=i) from None
+        except DuplicateKey as e:
+            raise InstanceError(DUPLICATE, file=str(path), line=i, value=e.key) from None
         out.append(from_object(obj, str(path), i, f"{path.stem}-{i}"))
     if not out:
         raise InstanceError("file holds no instances", file=str(path))

@@ -387,3 +387,23 @@ def test_voter_counts_beyond_the_engines_tallies_are_bad_input(tmp_path):
          "ballots": [{"ranking": ["a", "b"], "count": 10**13}]}
     r = run("label", write(tmp_path / "e.json", e))
     assert r.returncode == 2 and "count" in r.stderr
+
+
+@needs_cli
+def test_a_key_repeated_in_an_instance_is_bad_input(tmp_path):
+    """Regression: a repeated key was read last-one-wins, so a market whose agent was
+    listed twice was labelled with the wrong lists, silently."""
+    whole = tmp_path / "dk.json"
+    whole.write_text('{"id": "dk", "domain": "housing_market",\n'
+                     ' "preferences": {"A1": ["O2"], "A2": ["O1"],\n'
+                     '                 "A1": []},\n'
+                     ' "endowment": {"A1": "O1", "A2": "O2"}}\n')
+    r = run("label", whole)
+    assert r.returncode == 2 and r.stdout == ""
+    assert f"{whole}:3:" in r.stderr and "appears twice" in r.stderr and "'A1'" in r.stderr
+    lines = tmp_path / "dk.jsonl"
+    lines.write_text(json.dumps({"id": "ok", "domain": "housing_market",
+                                 "preferences": {"A1": ["O1"]}, "endowment": {"A1": "O1"}})
+                     + '\n{"id": "x", "id": "y", "domain": "housing_market"}\n')
+    r = run("label", lines)
+    assert r.returncode == 2 and f"{lines}:2:" in r.stderr and "'id'" in r.stderr
