@@ -88,10 +88,10 @@ def audit_library(lib, paths, n_random, seed, timeout, out):
     from .formal.instances import read_paths
     from .peers import LIBRARIES, audit_run, available, runs_for
     try:
+        runs_for(lib, "stable_matching")            # unknown / pending library, named first
         insts = [i.data for i in read_paths(list(paths))] if paths else []
         if not paths and not n_random:
             raise InstanceError("give instance files or --random N")
-        runs_for(lib, "stable_matching")            # unknown / pending library
         if not available(lib):
             raise InstanceError("the peer library is not installed (pip install "
                                 "'prefcert[peers]')", value=lib)
