@@ -17,12 +17,16 @@ from __future__ import annotations
 import time
 
 import numpy as np
-
-from prefcert.consistency import consistency_audit, fit_group, parse_design
 from prefcert.encodings import consistency as enc
 from prefcert.formal.consistency import judgment_arcs, observations, parse_consistency
-from prefcert.generators.consistency import paper_design, simulate_choices, simulate_responses
+from prefcert.generators.consistency import (
+    paper_design,
+    simulate_choices,
+    simulate_responses,
+)
 from prefcert.oracles import consistency as orc
+
+from prefcert.consistency import consistency_audit, fit_group, parse_design
 
 MODELS = {f"model{i}": {"noise": 6 + 3 * i, "distortion": 4 * i, "step_bias": i, "fail": 0.001}
           for i in range(6)}

@@ -25,8 +25,6 @@ from pathlib import Path
 from compare_labels import canonical  # the labels of one run, timings dropped
 
 
-
-
 def generate(path: Path, n: int, seed: int) -> None:
     import random
 

@@ -23,15 +23,15 @@ import sys
 import time
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
-
-from prefcert.actionable import design_group, design_local_pair
 from prefcert.encodings.decision import cpsat_decision
 from prefcert.formal import checker
 from prefcert.formal.checker.decision import SPEC
 from prefcert.formal.decision import parse_decision, stated
 from prefcert.generators.decision import base_content, hide, with_source
 from prefcert.oracles.decision import decide, hungarian, weight
+from scipy.optimize import linear_sum_assignment
+
+from prefcert.actionable import design_group, design_local_pair
 
 
 def cpu(fn, *a, **k):

@@ -67,8 +67,8 @@ def regular_smti(n: int, degree: int, tie_prob: float, seed: int) -> dict:
     """n a side, a random ``degree``-regular bipartite acceptability graph (the union of
     ``degree`` shifted random permutations, duplicates dropped), each list a random order
     of its neighbours with adjacent items tied with probability ``tie_prob``."""
-    from prefcert.generators.smti import merge_ties
     import numpy as np
+    from prefcert.generators.smti import merge_ties
     rng = np.random.default_rng(seed)
     perm = rng.permutation(n)
     shifts = rng.choice(n, size=degree, replace=False)
@@ -179,8 +179,12 @@ def best(fn, repeat: int = 3) -> tuple[float, object]:
 
 def peers(work: Path) -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from bench_stable_matching import (PeerTimeout, best_of_peer, peer_algmatch,
-                                       peer_da_big_stack)
+    from bench_stable_matching import (
+        PeerTimeout,
+        best_of_peer,
+        peer_algmatch,
+        peer_da_big_stack,
+    )
     from prefcert.formal.matching import parse_market
     from prefcert.generators.smti import sample_smti
     from prefcert.oracles import stable_matching as orc
@@ -211,11 +215,11 @@ def peers(work: Path) -> None:
             print(f"peers-n1000  algmatch {notion} failed: {e!r:.200}")
     # one-sided welfare: utilitarian house allocation, complete strict lists, n = 1000
     import numpy as np
-    from scipy.optimize import linear_sum_assignment
-    from prefcert.formal.allocation import parse_house_allocation
     from prefcert.formal import welfare as fw
+    from prefcert.formal.allocation import parse_house_allocation
     from prefcert.generators.allocation import sample_house_allocation
     from prefcert.oracles import allocation as oa
+    from scipy.optimize import linear_sum_assignment
     inst = sample_house_allocation(1000, 1000, seed=7, min_len=1000)
     t_ours, (m, _) = best(lambda: oa.utilitarian_matching(
         fw.welfare_graph(parse_house_allocation(inst))), 1)
@@ -282,7 +286,7 @@ def main() -> None:
         line("dublin", "label Dublin West 2002 (default questions)", new[0], old and old[0],
              "before", "<= 10 s")
     if want("strict-core"):
-        from prefcert.formal.checker.housing import check_segmentation, blocked_arc
+        from prefcert.formal.checker.housing import blocked_arc, check_segmentation
         from prefcert.formal.housing import parse_housing_market
         from prefcert.oracles.housing import _strict_core_segmentation, strict_core
         path = args.work / "hm-strict-n10k.json"

@@ -250,14 +250,14 @@ class ConstraintSet:
     def __len__(self) -> int:
         return len(self.by_id)
 
-    def subset(self, ids: Iterable[str]) -> "ConstraintSet":
+    def subset(self, ids: Iterable[str]) -> ConstraintSet:
         return ConstraintSet({i: self.by_id[i] for i in ids})
 
-    def without(self, ids: Iterable[str]) -> "ConstraintSet":
+    def without(self, ids: Iterable[str]) -> ConstraintSet:
         drop = set(ids)
         return ConstraintSet({i: c for i, c in self.by_id.items() if i not in drop})
 
-    def edited(self, edits: Mapping[str, int | None]) -> "ConstraintSet":
+    def edited(self, edits: Mapping[str, int | None]) -> ConstraintSet:
         """Apply edits: id -> None (remove) or id -> int (a threshold's new value)."""
         out = {}
         for i, c in self.by_id.items():

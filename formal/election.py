@@ -127,7 +127,7 @@ class Election:
             above += len(g)
         return above + 1
 
-    def sincere(self) -> "Election":
+    def sincere(self) -> Election:
         """The sincere election: the ballots plus the manipulator's sincere ballot (what
         ``winner`` and ``coalitional_manipulation`` are asked about)."""
         if self.manipulator is None:

@@ -13,7 +13,7 @@ class InstanceError(ValueError):
         self.message, self.file, self.line, self.agent, self.value = message, file, line, agent, value
         super().__init__(message)
 
-    def located(self, file: str | None = None, line: int | None = None) -> "InstanceError":
+    def located(self, file: str | None = None, line: int | None = None) -> InstanceError:
         """Return a copy with the file and line filled in where missing."""
         return InstanceError(self.message, file=self.file or file, line=self.line or line,
                              agent=self.agent, value=self.value)

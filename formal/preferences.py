@@ -37,7 +37,7 @@ class WeakOrder:
 
     @classmethod
     def from_ranked(cls, items: tuple[str, ...], rank: dict[str, int], nties: int
-                    ) -> "WeakOrder":
+                    ) -> WeakOrder:
         """The order whose items, best first, are ``items`` with ``rank`` (1-based tie
         indices, non-decreasing along ``items``, every index 1..nties used). O(1)."""
         self = object.__new__(cls)

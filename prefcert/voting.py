@@ -481,7 +481,7 @@ def baselines(instances: Sequence[dict], solutions: Sequence[dict]) -> list[dict
     for (b, rule, m), vals in per.items():
         M = [v for manip, v, _ in vals if manip]
         N = [v for manip, v, _ in vals if not manip]
-        mean = lambda xs, k: sum(x[k] for x in xs) / len(xs) if xs else None  # noqa: E731
+        mean = lambda xs, k: sum(x[k] for x in xs) / len(xs) if xs else None
         out.append({"baseline": b, "rule": rule, "m": m, "MDR": mean(M, "S"),
                     "OMR": mean(M, "O"), "NMR_attempt": mean(M, "att"),
                     "NMR_suboptimal": mean(M, "sub"), "FMR_ballot": mean(N, "fb"),

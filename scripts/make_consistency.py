@@ -22,8 +22,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from prefcert.generators.consistency import (
+    paper_design,
+    simulate_choices,
+    simulate_responses,
+)
+
 from prefcert import consistency_audit
-from prefcert.generators.consistency import paper_design, simulate_choices, simulate_responses
 
 OUT = Path(__file__).resolve().parents[1] / "instances" / "consistency"
 MODELS = {"coherent": {"noise": 15},

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from prefcert.formal.decision import parse_decision
 
 from prefcert.actionable import (
     ParseOptions,
@@ -14,7 +15,6 @@ from prefcert.actionable import (
     parse_response,
     scores,
 )
-from prefcert.formal.decision import parse_decision
 
 ROOT = Path(__file__).resolve().parents[1]
 APARTMENT = [json.loads(t) for t in
@@ -25,6 +25,7 @@ IDS = [d["id"] for d in APARTMENT]
 @pytest.fixture(scope="module")
 def labelled():
     from prefcert.formal.instances import read_paths
+
     from prefcert.pipeline import label, plan
     jobs = plan(read_paths([str(ROOT / "instances" / "decision" / "apartment.jsonl")]))
     return {j.instance.id: (j.model, label(j)) for j in jobs}
@@ -132,8 +133,9 @@ def test_any_minimum_repair_of_an_allocation_is_accepted():
     action optimal after it that the engines did not pick, passes."""
     from itertools import permutations
 
-    from prefcert.actionable import design_local_pair
     from prefcert.oracles.decision import decide
+
+    from prefcert.actionable import design_local_pair
     _, d = design_local_pair("allocation", 4, 0, "constraint", 1)
     task = parse_decision(d)
     out = decide(task)

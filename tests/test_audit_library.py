@@ -13,8 +13,8 @@ import pytest
 from prefcert.formal.checker.hospitals import blocking_pairs
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.hospitals import parse_hospitals_residents
-from prefcert.peers import audit_run, runs_for
 
+from prefcert.peers import audit_run, runs_for
 
 ROOT = Path(__file__).resolve().parents[1]
 FAILURES = ROOT / "instances" / "peer_failures"

@@ -404,8 +404,8 @@ def test_algorithmic_scoring_rules(alg_bench, tmp_path):
 
 
 def test_score_answer_agrees_with_prefcert_score(alg_bench, pref_bench, tmp_path):
-    from prefcert.bench.score import Benchmark, score_prompt
     import prefcert
+    from prefcert.bench.score import Benchmark, score_prompt
     for bench in (alg_bench, pref_bench):
         b = Benchmark.read(bench / "prompts.jsonl")
         for p in b.prompts:
@@ -504,6 +504,7 @@ def test_matching_feedback_lists_at_most_five_blocking_pairs(alg_bench, tmp_path
     f.write_text(f"<answer>{json.dumps(worst)}</answer>")
     out = run("feedback", str(alg_bench / "prompts.jsonl"), str(f), "--id", p["id"]).stdout
     from prefcert.formal.checker.matching import blocking_pairs
+
     from prefcert.registry import spec
     total = len(blocking_pairs(spec("stable_matching").parse(inst[p["instance_id"]]), worst, "super"))
     assert f"{total} blocking pair(s)" in out

@@ -8,9 +8,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import heavy_examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
+from prefcert.encodings import consistency as enc
 from prefcert.formal.checker import check
 from prefcert.formal.checker.consistency import SPEC, exact_minimum
 from prefcert.formal.consistency import (
@@ -22,10 +23,7 @@ from prefcert.formal.consistency import (
     parse_consistency,
 )
 from prefcert.formal.errors import CertificateError, InstanceError
-from prefcert.encodings import consistency as enc
 from prefcert.oracles import consistency as orc
-
-from conftest import heavy_examples
 
 ITEMS = ["x", "y", "z", "w"]
 value = st.integers(-300, 300).map(lambda k: k / 10)       # exact one-decimal answers
@@ -352,9 +350,10 @@ def test_lp_fallback_duals_still_give_a_checked_bound(monkeypatch):
 
 
 def test_without_a_closing_bound_only_three_agreeing_engines_give_a_record(monkeypatch):
-    from prefcert.api import label
     from prefcert.formal.errors import Undecided
     from prefcert.generators.consistency import simulate_choices
+
+    from prefcert.api import label
     items = [f"i{k:02d}" for k in range(15)]
     inst = {"domain": "consistency",
             "choices": simulate_choices(items, pairs=105, repeats=1, flip=0.35, seed=3)}

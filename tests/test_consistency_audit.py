@@ -13,6 +13,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from prefcert.formal.errors import InstanceError
+from prefcert.generators.consistency import paper_design, simulate_responses
 
 from prefcert.consistency import (
     AuditOptions,
@@ -22,8 +24,6 @@ from prefcert.consistency import (
     parse_design,
     read_responses,
 )
-from prefcert.formal.errors import InstanceError
-from prefcert.generators.consistency import paper_design, simulate_responses
 
 EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 
@@ -178,7 +178,7 @@ def test_p1_p2_residuals_reversals_and_magnitude_bounds():
     """a = (x, 100), b = (y, 100), m = (z, 100). Direct answers +20, path a → m → b says
     −10 + −15 = −25; items say u(y) − u(x) = 60 − 100 = −40. Both constructions oppose
     the direct answer, with narrow intervals: supported reversals."""
-    off = lambda i: {"item": i, "price": 100}           # noqa: E731
+    off = lambda i: {"item": i, "price": 100}
     base = {"domain": "d", "utterance_id": "1"}
     design = {"cells": {
         "ab": dict(base, type="pair", a=off("x"), b=off("y")),

@@ -11,16 +11,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_DATA, heavy_examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.instances import from_object, read_paths, with_readings
+
 from prefcert.pipeline import label, plan
 from prefcert.registry import spec
-
-from conftest import SHARED_DATA, heavy_examples
 
 BURLINGTON = SHARED_DATA / "preflib" / "toi" / "00005-00000002.toi"
 

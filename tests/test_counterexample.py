@@ -10,8 +10,6 @@ import subprocess
 import sys
 
 import pytest
-from prefcert.counterexample import minimal_counterexample
-from prefcert.domains.base import Outcome, Question
 from prefcert.encodings.synthesis import synthesize_smti
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, Disagreement, InstanceError
@@ -19,12 +17,14 @@ from prefcert.formal.instances import from_object
 from prefcert.formal.matching import parse_market
 from prefcert.generators.smti import sample_smti
 from prefcert.generators.spaces import measure, smti_space, space_size
-from prefcert.minimize import shrink
 from prefcert.oracles.enumeration import stable_matchings
-from prefcert.registry import domain, spec
 
 import prefcert
+from prefcert.counterexample import minimal_counterexample
+from prefcert.domains.base import Outcome, Question
+from prefcert.minimize import shrink
 from prefcert.pipeline import Job, label, plan
+from prefcert.registry import domain, spec
 
 EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 

@@ -118,8 +118,9 @@ def test_bad_dask_options_exit_2_and_write_nothing(tmp_path, args, needle):
 def test_the_client_rejects_a_label_its_checker_refuses():
     """A worker's label whose certificate the client's checker refuses (or that answers
     another job) becomes a disagreement report, never an output line."""
-    from prefcert.dask_label import DaskResults
     from prefcert.formal.instances import from_object
+
+    from prefcert.dask_label import DaskResults
     from prefcert.pipeline import label, plan
     inst = {"id": "x", "domain": "stable_matching",
             "preferences": {"A": {"m1": [["w1", "w2"]], "m2": ["w1"]},

@@ -9,10 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import heavy_examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
-from conftest import heavy_examples
 from prefcert.formal import checker
 from prefcert.formal.checker.decision import SPEC
 from prefcert.formal.decision import OBJECTIVES, parse_decision
@@ -368,6 +367,7 @@ def test_preference_task_needs_a_hidden_comparison_and_objective_tasks_none():
 
 def _label_all(path):
     from prefcert.formal.instances import read_paths
+
     from prefcert.pipeline import label, plan
     return {j.instance.id: label(j) for j in plan(read_paths([str(path)]))}
 
@@ -445,8 +445,9 @@ def test_a_group_is_three_matched_pairs_checked_by_brute_force(structure):
     ("apartment", "constraint"), ("stable_matching", "objective"),
     ("stable_matching", "constraint")])
 def test_local_cue_pairs_share_their_cues_and_differ_in_gold(structure, source):
-    from prefcert.actionable import design_local_pair, oracle_judge
     from prefcert.generators import decision as gen
+
+    from prefcert.actionable import design_local_pair, oracle_judge
     a, b = design_local_pair(structure, 4, 0, source, 0)
     va, sa = oracle_judge(a)
     vb, sb = oracle_judge(b)

@@ -9,15 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SHARED_DATA, heavy_examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from prefcert.formal.checker import election as ce
 from prefcert.formal.election import RULES, election_from_preference, parse_election
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.oracles import election as oe
-
-from conftest import SHARED_DATA, heavy_examples
 
 REF = SHARED_DATA / "reference"
 PREFLIB = SHARED_DATA / "preflib"
@@ -118,7 +116,7 @@ def test_winner_sets_agree_with_pref_voting(rule):
     profiles; the τ-resolved IRV winner equals pref-voting's Instant Runoff TB with τ
     reversed (its tie_breaker[0] is eliminated first); the resolute winner lies in the
     winner set. 5,000 profiles per rule locally, 1,000 under CI."""
-    import pref_voting  # noqa: F401  (a test dependency)
+    import pref_voting
     rng = np.random.default_rng(hash(rule) % 2**32)
     for _ in range(heavy_examples(5000, 1000)):
         m, n = int(rng.integers(1, 7)), int(rng.integers(1, 10))
@@ -142,8 +140,12 @@ def test_irv_tie_semantics_pinned_against_pref_voting_variants():
     first places. Eliminating both at once (pref-voting's default Instant Runoff) elects a;
     eliminating the τ-lowest (c) elects b; eliminating b would elect c. So the winner set
     (every tie resolution, pref-voting's PUT) is {b, c} and our τ-resolved winner is b."""
-    import pref_voting  # noqa: F401  (a test dependency)
-    from pref_voting.iterative_methods import instant_runoff, instant_runoff_put, instant_runoff_tb
+    import pref_voting
+    from pref_voting.iterative_methods import (
+        instant_runoff,
+        instant_runoff_put,
+        instant_runoff_tb,
+    )
     e = parse_election({"candidates": ["a", "b", "c"], "tie_break": ["a", "b", "c"],
                         "ballots": [{"ranking": ["a", "b", "c"], "count": 3},
                                     {"ranking": ["b", "c", "a"], "count": 2},
@@ -556,7 +558,7 @@ def test_coalition_certificates_and_tampering():
     data = {"id": "c", "domain": "election", "candidates": ["a", "b", "c"],
             "tie_break": ["a", "b", "c"], "ballots": [{"ranking": ["b", "c", "a"], "count": 4},
                                                      {"ranking": ["c", "a", "b"], "count": 1}]}
-    q = lambda rule, k: {"type": "coalitional_manipulation", "rule": rule,  # noqa: E731
+    q = lambda rule, k: {"type": "coalitional_manipulation", "rule": rule,
                          "candidate": "a", "k": k}
     yes = _lab(data, q("plurality", 4))
     assert yes["verdict"] == "exists" and yes["certificate"]["type"] == "ballots"

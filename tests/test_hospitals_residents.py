@@ -20,6 +20,7 @@ from prefcert.formal.checker import hospitals as chk
 from prefcert.formal.checker.hospitals import blocking_pairs, replay_deletion_log
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.hospitals import NOTIONS, parse_hospitals_residents
+from prefcert.formal.instances import from_object
 from prefcert.generators.hospitals import sample_hr
 from prefcert.oracles.hospitals import (
     all_matchings,
@@ -31,7 +32,6 @@ from prefcert.oracles.hospitals import (
 )
 
 from prefcert.pipeline import audit, label, plan
-from prefcert.formal.instances import from_object
 
 SEARCH = {"super": super_stable_search, "strong": strongly_stable_search}
 REF_FILES = sorted((SHARED_DATA / "reference").glob("hr_*.json"))

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from prefcert.formal.errors import InstanceError
+
 from prefcert.risk import error_bounds, pass_at_k, rational_value_risk
 
 EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
@@ -193,7 +193,6 @@ def test_both_reports_open_in_headless_chromium(bench, tmp_path):
             pytest.fail("CI needs Chromium (apt-get install chromium) and playwright")
         pytest.skip("Chromium or playwright not installed")
     from playwright.sync_api import sync_playwright
-
     from prefcert.generators.consistency import paper_design, simulate_responses
     _answers(bench, tmp_path / "answers.jsonl")
     risk_page = tmp_path / "risk.html"

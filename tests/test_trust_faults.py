@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 from conftest import labels_without_timings
-
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, Disagreement, InstanceError
 from prefcert.formal.instances import from_object, read_paths
+
 from prefcert.registry import DOMAINS, domain, spec
 
 EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
@@ -102,6 +102,7 @@ def test_forged_agreement_label_fails_check_and_unverified_needs_the_flag(tmp_pa
 
 def test_audit_verdicts_rest_on_checked_proofs(monkeypatch):
     from prefcert.oracles import stable_matching as orc
+
     from prefcert.pipeline import audit
     out = audit(job(INDIFFERENT, "super_stable"), "{}")
     assert out["verdict"] == "correct" and out["checked"]
@@ -141,8 +142,9 @@ def test_every_domains_audit_verdict_is_checked():
 
 
 def test_preference_audit_checks_the_truths_certificate(monkeypatch):
-    from prefcert.domains import preference as dp
     from prefcert.formal.outcome import Outcome
+
+    from prefcert.domains import preference as dp
     from prefcert.pipeline import audit
     q = {"type": "compare", "agent": "V2", "items": ["a", "c"]}
     assert audit(job(PREF, q), "true")["checked"]

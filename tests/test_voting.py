@@ -188,10 +188,10 @@ def test_balanced_design_is_seeded_and_balanced():
 
 # --------------------------------------------------------------------------- the suite
 
-import json  # noqa: E402
-import os  # noqa: E402
-import subprocess  # noqa: E402
-from pathlib import Path  # noqa: E402
+import json
+import os
+import subprocess
+from pathlib import Path
 
 
 def _run(*args):
