@@ -13,7 +13,8 @@ from .stable_matching import judge_matching, judge_none
 
 MAX_ENCODING_RESIDENTS = 150    # larger markets use the oracle and the checker alone
 MAX_BRUTE_FORCE_RESIDENTS = 7
-SEARCH = {"super": orc.super_stable_search, "strong": orc.strongly_stable_search}
+SEARCH = {"super": orc.super_stable_search, "strong": orc.strongly_stable_search,
+          "weak": lambda market: (orc.weakly_stable_matching(market), None)}  # always exists
 
 
 def _oracle(notion: str, proposing: str = "residents"):
@@ -100,11 +101,7 @@ def _audit(notion: str):
 
     def audit(market: HRMarket, params: Any, answer: Any) -> dict:
         if answer == {} or answer is None:          # the claim "none exists"
-            if notion == "weak":
-                witness, refutation = orc.weakly_stable_matching(market), None
-            else:
-                witness, refutation = SEARCH[notion](market)
-            return judge_none(word, witness, refutation)
+            return judge_none(word, *SEARCH[notion](market))
         try:
             matching = read_matching(market, answer)
             found = blocking_pairs(market, matching, notion)

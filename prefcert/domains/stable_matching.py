@@ -91,19 +91,20 @@ def read_matching(market: Market, answer: Any) -> dict[str, str]:
     return out
 
 
+# notion -> market -> (a witness or None, the refutation of existence or None); looked up
+# in the oracle module at call time
+SEARCH = {"super": lambda market: orc.super_stable_search(market),
+          "strong": lambda market: orc.strongly_stable_search(market),
+          "weak": lambda market: (orc.weakly_stable_matching(market), None)}  # always exists
+
+
 def _audit(notion: str):
     question = {v: k for k, v in QUESTIONS.items()}[notion]
     words = question.replace("_", "-")
 
     def audit(market: Market, params: Any, answer: Any) -> dict:
         if answer == {} or answer is None:          # the claim "none exists"
-            if notion == "weak":
-                witness, refutation = orc.weakly_stable_matching(market), None
-            else:
-                search = orc.super_stable_search if notion == "super" else \
-                    orc.strongly_stable_search
-                witness, refutation = search(market)
-            return judge_none(words, witness, refutation)
+            return judge_none(words, *SEARCH[notion](market))
         try:
             matching = read_matching(market, answer)
         except ValueError as e:
