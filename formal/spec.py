@@ -194,6 +194,18 @@ class DomainSpec:
 #: A preference list of the formats: names best first, a nested list for a tie group.
 PREFERENCE_LIST: dict = {"type": "array", "items": {"anyOf": [
     {"type": "string"}, {"type": "array", "minItems": 1, "items": {"type": "string"}}]}}
+# one side of a two-sided market: agent -> its list
+PREFERENCE_SIDE: dict = {"type": "object", "additionalProperties": PREFERENCE_LIST}
+
+# The three stability questions of a two-sided market with ties (one-to-one or many-to-one).
+STABILITY_QUESTIONS: dict[str, QuestionSpec] = {
+    "super_stable": QuestionSpec("super_stable", ("exists", "none"),
+                                 "a super-stable matching, or none exists"),
+    "strongly_stable": QuestionSpec("strongly_stable", ("exists", "none"),
+                                    "a strongly stable matching, or none exists"),
+    "weakly_stable": QuestionSpec("weakly_stable", ("exists",),
+                                  "a weakly stable matching (one always exists)"),
+}
 
 
 def instance_schema(domain: str, properties: Mapping[str, Any], required: list[str],

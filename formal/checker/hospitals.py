@@ -12,27 +12,19 @@ from collections.abc import Mapping
 
 from ..errors import CertificateError
 from ..hospitals import NOTIONS, QUESTIONS, HRMarket, parse_hospitals_residents
-from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
+from ..spec import PREFERENCE_SIDE, STABILITY_QUESTIONS, DomainSpec, instance_schema
 from .lists import DeletionState
-
-_SIDE = {"type": "object", "additionalProperties": PREFERENCE_LIST}
 
 SPEC = DomainSpec(
     name="hospitals_residents",
     parse=parse_hospitals_residents,
-    questions={
-        "super_stable": QuestionSpec("super_stable", ("exists", "none"),
-                                     "a super-stable matching, or none exists"),
-        "strongly_stable": QuestionSpec("strongly_stable", ("exists", "none"),
-                                        "a strongly stable matching, or none exists"),
-        "weakly_stable": QuestionSpec("weakly_stable", ("exists",),
-                                      "a weakly stable matching (one always exists)"),
-    },
+    questions=dict(STABILITY_QUESTIONS),
     schema=instance_schema(
         "hospitals_residents",
         {"preferences": {"type": "object", "required": ["residents", "hospitals"],
                          "additionalProperties": False,
-                         "properties": {"residents": _SIDE, "hospitals": _SIDE}},
+                         "properties": {"residents": PREFERENCE_SIDE,
+                                        "hospitals": PREFERENCE_SIDE}},
          "capacities": {"type": "object",
                         "additionalProperties": {"type": "integer", "minimum": 0}}},
         ["preferences", "capacities"], {"enum": sorted(QUESTIONS)}),

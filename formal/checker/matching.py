@@ -12,30 +12,20 @@ from collections.abc import Mapping
 
 from ..errors import CertificateError
 from ..matching import CONVENTIONS, NOTIONS, QUESTIONS, Market, parse_market
-from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
+from ..spec import PREFERENCE_SIDE, STABILITY_QUESTIONS, DomainSpec, instance_schema
 from . import welfare
 from .graphs import maximum_bipartite_matching
 from .lists import DeletionState
 
-_SIDE = {"type": "object", "additionalProperties": PREFERENCE_LIST}
-
 SPEC = DomainSpec(
     name="stable_matching",
     parse=parse_market,
-    questions={
-        "super_stable": QuestionSpec("super_stable", ("exists", "none"),
-                                     "a super-stable matching, or none exists"),
-        "strongly_stable": QuestionSpec("strongly_stable", ("exists", "none"),
-                                        "a strongly stable matching, or none exists"),
-        "weakly_stable": QuestionSpec("weakly_stable", ("exists",),
-                                      "a weakly stable matching (one always exists)"),
-        **welfare.questions(two_sided=True),
-    },
+    questions={**STABILITY_QUESTIONS, **welfare.questions(two_sided=True)},
     schema=instance_schema(
         "stable_matching",
         {"preferences": {"type": "object", "required": ["A", "B"],
                          "additionalProperties": False,
-                         "properties": {"A": _SIDE, "B": _SIDE}}},
+                         "properties": {"A": PREFERENCE_SIDE, "B": PREFERENCE_SIDE}}},
         ["preferences"], {"enum": sorted(QUESTIONS) + list(welfare.WELFARE)}, CONVENTIONS),
     conventions=CONVENTIONS,
 )
