@@ -22,14 +22,14 @@ from __future__ import annotations
 import sys
 import time
 
-from prefcert.encodings import allocation as ea
-from prefcert.formal import allocation as fa
+from prefcert.encodings import house_allocation as ea
+from prefcert.formal import house_allocation as fa
 from prefcert.formal import welfare as fw
 from prefcert.formal.checker.welfare import check_lp_duals
-from prefcert.formal.matching import parse_market
-from prefcert.generators.allocation import sample_house_allocation
-from prefcert.generators.smti import sample_smti
-from prefcert.oracles import allocation as oa
+from prefcert.formal.stable_matching import parse_market
+from prefcert.generators.house_allocation import sample_house_allocation
+from prefcert.generators.stable_matching import sample_smti
+from prefcert.oracles import house_allocation as oa
 
 
 def timed(fn, *a, **k):

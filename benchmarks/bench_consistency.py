@@ -26,7 +26,7 @@ from prefcert.generators.consistency import (
 )
 from prefcert.oracles import consistency as orc
 
-from prefcert.consistency import consistency_audit, fit_group, parse_design
+from prefcert.bench.self_consistency.audit import consistency_audit, fit_group, parse_design
 
 MODELS = {f"model{i}": {"noise": 6 + 3 * i, "distortion": 4 * i, "step_bias": i, "fail": 0.001}
           for i in range(6)}

@@ -30,7 +30,7 @@ def generate(path: Path, n: int, seed: int) -> None:
 
     from prefcert.formal.election import RULES
     from prefcert.generators.election import impartial_culture_election
-    from prefcert.generators.smti import sample_smti
+    from prefcert.generators.stable_matching import sample_smti
     rng = random.Random(seed)
     with path.open("w") as f:
         for k in range(n):

@@ -31,7 +31,7 @@ from prefcert.generators.decision import base_content, hide, with_source
 from prefcert.oracles.decision import decide, hungarian, weight
 from scipy.optimize import linear_sum_assignment
 
-from prefcert.actionable import design_group, design_local_pair
+from prefcert.bench.actionable.responses import design_group, design_local_pair
 
 
 def cpu(fn, *a, **k):

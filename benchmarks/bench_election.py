@@ -29,7 +29,7 @@ from prefcert.formal.instances import from_object
 from prefcert.generators.election import impartial_culture_election
 
 from prefcert.domains.election import DOMAIN
-from prefcert.pipeline import label, plan
+from prefcert.pipeline.jobs import label, plan
 
 ROOT = Path(__file__).resolve().parents[1]
 Q = DOMAIN.questions["manipulation"]
@@ -143,7 +143,7 @@ def design() -> None:
     import tempfile
 
     from prefcert.bench.generate import generate
-    from prefcert.bench.registry import suite
+    from prefcert.bench.suites import suite
     with tempfile.TemporaryDirectory() as d:
         m = generate(suite("voting-manipulation"), d)
     s = m["_seconds"]
@@ -160,7 +160,7 @@ REAL = ["toi/00005-00000002.toi", "toi/00016-00000002.toi", "toi/00023-00000001.
 def real(quick: bool) -> None:
     print("5. real elections: manipulating ballot classes / voters, max gain, reachable "
           "winners; smallest added coalition per candidate (k, checked yes/no)")
-    from prefcert.elections import (
+    from prefcert.api.election import (
         ballot_class_manipulation,
         election_from_preflib,
         smallest_coalitions,

@@ -5,10 +5,10 @@
 Rows (seconds are wall-clock, best of ``--repeat`` runs, each from the same instance dict
 to the answer, so each side's own input construction is included):
 
-- ``DA``: :func:`oracles.hospitals.deferred_acceptance` (resident-proposing) against
+- ``DA``: :func:`oracles.hospitals_residents.deferred_acceptance` (resident-proposing) against
   ``matching.games.HospitalResident.create_from_dictionaries(...).solve("resident")`` on
   strict, mutually consistent lists (n residents, n/10 hospitals, capacities 1..20);
-- ``super`` / ``strong``: :func:`oracles.hospitals.super_stable_search` /
+- ``super`` / ``strong``: :func:`oracles.hospitals_residents.super_stable_search` /
   ``strongly_stable_search`` against ``algmatch``'s
   ``HospitalResidentsProblemWithTies(..., stability_type="super"|"strong")`` on the same
   shape with ties (p = 0.2).
@@ -22,9 +22,9 @@ import argparse
 import time
 import warnings
 
-from prefcert.formal.hospitals import parse_hospitals_residents
-from prefcert.generators.hospitals import sample_hr
-from prefcert.oracles import hospitals as orc
+from prefcert.formal.hospitals_residents import parse_hospitals_residents
+from prefcert.generators.hospitals_residents import sample_hr
+from prefcert.oracles import hospitals_residents as orc
 
 
 def _consistent(inst: dict) -> dict:
@@ -48,7 +48,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
-    from prefcert.peers import RUNNERS
+    from prefcert.pipeline.peers import RUNNERS
     print(f"{'row':<8}{'n':>7}{'ours (s)':>12}{'peer (s)':>12}{'ratio':>8}  agree")
     for n in map(int, a.sizes.split(",")):
         strict = _consistent(sample_hr(n, max(1, n // 10), cap_min=1, cap_max=20,

@@ -16,13 +16,13 @@ import statistics
 import time
 
 from prefcert.formal import checker
-from prefcert.formal.checker.housing import SPEC, blocked_arc, check_segmentation
-from prefcert.formal.housing import parse_housing_market
+from prefcert.formal.checker.housing_market import SPEC, blocked_arc, check_segmentation
+from prefcert.formal.housing_market import parse_housing_market
 from prefcert.formal.instances import from_object
-from prefcert.generators.housing import sample_housing_market
-from prefcert.oracles.housing import strict_core, top_trading_cycles
+from prefcert.generators.housing_market import sample_housing_market
+from prefcert.oracles.housing_market import strict_core, top_trading_cycles
 
-from prefcert.pipeline import label, plan
+from prefcert.pipeline.jobs import label, plan
 
 TIE_PROB = 0.3
 
@@ -68,7 +68,7 @@ def combinatorial(sizes, tie_prob: float) -> None:
 
 
 def encodings(sizes, time_limit: float) -> None:
-    from prefcert.encodings.housing import core_cpsat, core_z3, strict_core_milp
+    from prefcert.encodings.housing_market import core_cpsat, core_z3, strict_core_milp
     print(f"\n== encodings (time limit {time_limit:.0f} s each, seed 0; 'unknown' = timeout) ==")
     print(f"{'n':>5} {'ties':>5} {'QW':>9} {'engine':>14} {'answer':>11} {'seconds':>9}")
     for n in sizes:

@@ -15,15 +15,15 @@ import sys
 import time
 from pathlib import Path
 
-from prefcert.encodings.queries import cpsat_query
+from prefcert.encodings.preference import cpsat_query
 from prefcert.formal.checker import check
-from prefcert.formal.checker.queries import SPEC
+from prefcert.formal.checker.preference import SPEC
 from prefcert.formal.preflib import read_preflib
-from prefcert.formal.queries import parse_preference_data
-from prefcert.oracles import queries as oq
+from prefcert.formal.preference import parse_preference_data
+from prefcert.oracles import preference as oq
 
 from prefcert.domains.preference import resolve
-from prefcert.pipeline import label, plan
+from prefcert.pipeline.jobs import label, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 TIME_LIMIT = 30.0

@@ -21,7 +21,7 @@ input construction is included; peers run in a forked child process, stopped aft
   (the "peer" column is then the oracle), run once each (a call takes seconds).
 
 ``ratio`` = ours / peer (below 1: we are faster). ``agree`` compares the existence verdicts
-(and, for DA, the matchings). Instances come from :func:`generators.smti.sample_smti` with
+(and, for DA, the matchings). Instances come from :func:`generators.stable_matching.sample_smti` with
 seed ``--seed + n``. This is a timing script, not a test: it asserts nothing.
 """
 from __future__ import annotations
@@ -33,9 +33,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from prefcert.formal.checker.matching import blocking_pairs
-from prefcert.formal.matching import parse_market
-from prefcert.generators.smti import sample_smti
+from prefcert.formal.checker.stable_matching import blocking_pairs
+from prefcert.formal.stable_matching import parse_market
+from prefcert.generators.stable_matching import sample_smti
 from prefcert.oracles import stable_matching as orc
 
 ORACLE = {"weak": orc.weakly_stable_matching, "strong": orc.strongly_stable_matching,

@@ -56,7 +56,7 @@ DUBLIN = ROOT / "tests" / "data" / "preflib" / "soi" / "00001-00000002.soi"   # 
 # ------------------------------------------------------------------ instances
 
 def smti_file(work: Path, name: str, n: int, tie_prob: float) -> Path:
-    from prefcert.generators.smti import sample_smti
+    from prefcert.generators.stable_matching import sample_smti
     path = work / f"{name}.json"
     if not path.exists():
         path.write_text(json.dumps(sample_smti(n, tie_prob=tie_prob, seed=n, id=name)))
@@ -68,7 +68,7 @@ def regular_smti(n: int, degree: int, tie_prob: float, seed: int) -> dict:
     ``degree`` shifted random permutations, duplicates dropped), each list a random order
     of its neighbours with adjacent items tied with probability ``tie_prob``."""
     import numpy as np
-    from prefcert.generators.smti import merge_ties
+    from prefcert.generators.stable_matching import merge_ties
     rng = np.random.default_rng(seed)
     perm = rng.permutation(n)
     shifts = rng.choice(n, size=degree, replace=False)
@@ -185,8 +185,8 @@ def peers(work: Path) -> None:
         peer_algmatch,
         peer_da_big_stack,
     )
-    from prefcert.formal.matching import parse_market
-    from prefcert.generators.smti import sample_smti
+    from prefcert.formal.stable_matching import parse_market
+    from prefcert.generators.stable_matching import sample_smti
     from prefcert.oracles import stable_matching as orc
     strict = sample_smti(1000, seed=1000, id="strict-1000")
     p = strict["preferences"]
@@ -216,9 +216,9 @@ def peers(work: Path) -> None:
     # one-sided welfare: utilitarian house allocation, complete strict lists, n = 1000
     import numpy as np
     from prefcert.formal import welfare as fw
-    from prefcert.formal.allocation import parse_house_allocation
-    from prefcert.generators.allocation import sample_house_allocation
-    from prefcert.oracles import allocation as oa
+    from prefcert.formal.house_allocation import parse_house_allocation
+    from prefcert.generators.house_allocation import sample_house_allocation
+    from prefcert.oracles import house_allocation as oa
     from scipy.optimize import linear_sum_assignment
     inst = sample_house_allocation(1000, 1000, seed=7, min_len=1000)
     t_ours, (m, _) = best(lambda: oa.utilitarian_matching(
@@ -286,9 +286,9 @@ def main() -> None:
         line("dublin", "label Dublin West 2002 (default questions)", new[0], old and old[0],
              "before", "<= 10 s")
     if want("strict-core"):
-        from prefcert.formal.checker.housing import blocked_arc, check_segmentation
-        from prefcert.formal.housing import parse_housing_market
-        from prefcert.oracles.housing import _strict_core_segmentation, strict_core
+        from prefcert.formal.checker.housing_market import blocked_arc, check_segmentation
+        from prefcert.formal.housing_market import parse_housing_market
+        from prefcert.oracles.housing_market import _strict_core_segmentation, strict_core
         path = args.work / "hm-strict-n10k.json"
         path.write_text(json.dumps(housing_strict(10_000, 100, seed=1)))
         # the processes first: a child forked while this process holds the market would

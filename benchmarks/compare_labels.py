@@ -58,10 +58,10 @@ def _one_big_tie(order: list[str], rng: random.Random) -> list:
 
 def random_instances(count: int, seed: int) -> dict[str, list[dict]]:
     """The fixed random set: file name -> instances (the same for the same arguments)."""
-    from prefcert.generators.allocation import sample_house_allocation
-    from prefcert.generators.hospitals import sample_hr
-    from prefcert.generators.housing import sample_housing_market
-    from prefcert.generators.smti import sample_smti
+    from prefcert.generators.house_allocation import sample_house_allocation
+    from prefcert.generators.hospitals_residents import sample_hr
+    from prefcert.generators.housing_market import sample_housing_market
+    from prefcert.generators.stable_matching import sample_smti
     rng = random.Random(seed)
     n_sm, n_hm, n_hr = int(count * 0.45), int(count * 0.2), int(count * 0.2)
     n_ha = count - n_sm - n_hm - n_hr

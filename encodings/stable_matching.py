@@ -29,7 +29,7 @@ AtMost per agent.
 Public entry points: :func:`cpsat_stable_matching`, :func:`z3_stable_matching` (engine
 shape: ``verdict`` ``exists`` with the matching, ``none`` when the solver proved
 infeasibility, ``unknown`` on timeout). Not trusted: every witness goes through
-:func:`formal.matching.blocking_pairs` in the pipeline.
+:func:`formal.stable_matching.blocking_pairs` in the pipeline.
 
 Sources: I. P. Gent, R. W. Irving, D. F. Manlove, P. Prosser, B. M. Smith, "A constraint
 programming approach to the stable marriage problem", CP 2001; I. P. Gent, P. Prosser,
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import time
 
-from ..formal.matching import NOTIONS, Market
+from ..formal.stable_matching import NOTIONS, Market
 from ..formal.outcome import Outcome
 from . import cpsat_workers
 

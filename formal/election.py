@@ -65,7 +65,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import InstanceError
-from .queries import MAX_COUNT
+from .preference import MAX_COUNT
 
 # Manipulators in one coalition question (each is a ballot in the model and the proof).
 MAX_COALITION = 20_000

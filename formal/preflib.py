@@ -8,7 +8,7 @@ Format: PrefLib 2022 (``FORMAT_SPECIFICATION.md`` of PrefLib/PrefLib-Data; Matte
 from 1). ``soc``: strict and complete; ``soi``: strict, possibly incomplete; ``toc``: ties,
 complete; ``toi``: ties, possibly incomplete.
 
-A file becomes ONE instance of domain ``preference`` (see :mod:`formal.queries`):
+A file becomes ONE instance of domain ``preference`` (see :mod:`formal.preference`):
 items are the alternative names (``"<name> (#i)"`` if a name occurs twice), each ballot
 line is one agent ``V<line index>`` (1-based among ballot lines) with ``"count"`` its
 multiplicity, incomplete ballots are read under the ``truncated`` semantics (unlisted

@@ -16,7 +16,7 @@ Unmatched agents carry no rank: over maximum-cardinality matchings a uniform ran
 them (say R + 1) would shift every utilitarian value by the same constant and leave the
 optima unchanged, and would make every egalitarian value R + 1 once someone is unmatched.
 
-**Two-sided** (an SMTI :class:`~prefcert.formal.matching.Market`, no stability constraint):
+**Two-sided** (an SMTI :class:`~prefcert.formal.stable_matching.Market`, no stability constraint):
 the same three notions over the mutual-acceptability graph where the ranks of BOTH partners
 count (ranks are tie indices in the lists after one-sided entries are dropped, or, under
 the ``welfare_ranks = written`` convention, in the lists as written) — the cost of a pair (m, w) is r_m(w) + r_w(m) (utilitarian), its level is
@@ -35,8 +35,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .allocation import HouseAllocation
-from .matching import Market
+from .house_allocation import HouseAllocation
+from .stable_matching import Market
 
 WELFARE = ("utilitarian", "egalitarian", "rank_maximal")
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 from prefsampling.ordinal import impartial
 
-from .smti import merge_ties
+from .stable_matching import merge_ties
 
 
 def strict_profile(n_agents: int, items: Sequence[str], rng: np.random.Generator) -> list[list[str]]:

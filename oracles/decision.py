@@ -39,9 +39,9 @@ from ..formal.decision import (
     action_json,
     stated,
 )
-from ..formal.matching import Market
+from ..formal.stable_matching import Market
 from ..formal.outcome import Outcome
-from ..formal.preferences import WeakOrder
+from ..formal.weak_order import WeakOrder
 from .stable_matching import deferred_acceptance
 
 MAX_COUNT_AGENTS = 16        # accepted allocations are counted (2^n DP) up to this size

@@ -1,6 +1,6 @@
 """Combinatorial algorithms for two-sided stable matching with ties and incomplete lists.
 
-All functions take a :class:`formal.matching.Market` and work on its mutually acceptable
+All functions take a :class:`formal.stable_matching.Market` and work on its mutually acceptable
 lists (``pa``/``pb``). Matchings are dicts A-agent -> B-agent. Side A proposes ("men"),
 unless stated otherwise. Not trusted: every answer is verified by ``formal``'s checker.
 """
@@ -10,7 +10,7 @@ from bisect import bisect_left
 from collections import deque
 from heapq import nsmallest
 
-from ..formal.matching import Market
+from ..formal.stable_matching import Market
 
 __all__ = ["deferred_acceptance", "strongly_stable_matching",
            "strongly_stable_search", "super_stable_matching", "super_stable_search",
@@ -109,7 +109,7 @@ class _Position:
 
 class _Search:
     """Shared state of SUPER and STRONG: current lists as one rank cut per woman, engagements,
-    and the deletion log (the refutation certificate of formal.matching.check_deletion_log)."""
+    and the deletion log (the refutation certificate of formal.stable_matching.check_deletion_log)."""
 
     def __init__(self, market: Market):
         self.lists = {x: o.items for x, o in market.pa.items()}
@@ -206,7 +206,7 @@ def _ever_proposed(s: _Search, market: Market) -> set[str]:
 def super_stable_search(market: Market) -> tuple[dict[str, str] | None, dict | None]:
     """Algorithm SUPER with its certificate: ``(matching, None)`` or ``(None, deletion log)``.
 
-    The log is checked by :func:`formal.matching.check_deletion_log`. O(L).
+    The log is checked by :func:`formal.stable_matching.check_deletion_log`. O(L).
     Source: Irving 1994 (SMT); Manlove 1999/2002 (SMTI).
     """
     s = _Search(market)

@@ -27,20 +27,20 @@ _EXPORTS: dict[str, str] = {
                      "strict_core", "serial_dictatorship", "max_cardinality_pareto_optimal",
                      "rank_maximal", "utilitarian_matching", "egalitarian_matching",
                      "necessary_winner", "possible_winner", "actionable_decision",
-                     "score_response"], "prefcert.api"),
+                     "score_response"], "prefcert.api.core"),
     **dict.fromkeys(["election_winner", "single_voter_manipulation", "coalitional_manipulation",
                      "election_from_preflib", "ballot_class_manipulation",
-                     "smallest_coalitions"], "prefcert.elections"),
+                     "smallest_coalitions"], "prefcert.api.election"),
     **dict.fromkeys(["parse_ballot", "render_prompt", "score_ballot", "baselines"],
-                    "prefcert.voting"),
+                    "prefcert.bench.voting_manipulation.ballots"),
     **dict.fromkeys(["hrt_deferred_acceptance", "hrt_weakly_stable_matching",
                      "hrt_super_stable_matching", "hrt_strongly_stable_matching",
-                     "hrt_blocking_pairs"], "prefcert.hospitals"),
-    "minimal_counterexample": "prefcert.counterexample",
+                     "hrt_blocking_pairs"], "prefcert.api.hospitals_residents"),
+    "minimal_counterexample": "prefcert.pipeline.counterexample",
     **dict.fromkeys(["create_dataset", "score_answer"], "prefcert.bench.dataset"),
     **dict.fromkeys(["consistency_audit", "min_l1_repair", "min_l2_repair",
-                     "intransitive_cycle", "minimum_feedback_arc_set"], "prefcert.consistency"),
-    **dict.fromkeys(["rational_value_risk", "error_bounds", "pass_at_k"], "prefcert.risk"),
+                     "intransitive_cycle", "minimum_feedback_arc_set"], "prefcert.bench.self_consistency.audit"),
+    **dict.fromkeys(["rational_value_risk", "error_bounds", "pass_at_k"], "prefcert.bench.rational_value_risk.risk"),
     **dict.fromkeys(["InstanceError", "CertificateError", "Disagreement", "Undecided"],
                     "prefcert.formal.errors"),
 }
@@ -53,7 +53,7 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(_EXPORTS[name]), name)
         globals()[name] = value
         return value
-    if importlib.util.find_spec(f"{__name__}.{name}") is not None:   # prefcert.actionable…
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:   # prefcert.bench.actionable.responses…
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'prefcert' has no attribute {name!r}")
 

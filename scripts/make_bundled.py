@@ -11,13 +11,13 @@ Outputs (deterministic: rerunning rewrites identical files):
   (strict, SMT and SMTI), as its ``design_md_instance`` with the three questions, sorted
   by id; ``SOURCES.md`` names each instance's source (the file's ``source`` text).
 - ``generated-n10.jsonl``, ``generated-n30.jsonl``, ``generated-n100.jsonl``: SMTI markets
-  from :func:`generators.smti.sample_smti` with ties p = 0.2 and truncated lists, seeds
+  from :func:`generators.stable_matching.sample_smti` with ties p = 0.2 and truncated lists, seeds
   listed in ``GENERATED`` below.
 - ``generated-n1000.json``: one market with 1000 agents a side, complete lists, ties
   p = 0.2, seed 1000, written as compact JSON (no indentation).
 - ``instances/housing_market/`` and ``instances/house_allocation/``: the reference files of
-  those kinds, and markets from :func:`generators.housing.sample_housing_market` and
-  :func:`generators.allocation.sample_house_allocation` (seeds in :func:`other_domains`).
+  those kinds, and markets from :func:`generators.housing_market.sample_housing_market` and
+  :func:`generators.house_allocation.sample_house_allocation` (seeds in :func:`other_domains`).
 """
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ import argparse
 import json
 from pathlib import Path
 
-from prefcert.generators.allocation import sample_house_allocation
-from prefcert.generators.housing import sample_housing_market
-from prefcert.generators.smti import sample_smti
+from prefcert.generators.house_allocation import sample_house_allocation
+from prefcert.generators.housing_market import sample_housing_market
+from prefcert.generators.stable_matching import sample_smti
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ["super_stable", "strongly_stable", "weakly_stable"]
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
         lines += [f"- `{inst['id']}`: {source}", ""]
     lines += ["## Generated instances", "",
               "Produced by `python scripts/make_bundled.py` with "
-              "`generators.smti.sample_smti` (impartial culture via `prefsampling`, ties by "
+              "`generators.stable_matching.sample_smti` (impartial culture via `prefsampling`, ties by "
               "merging adjacent items with probability p, optional truncation of each list to a "
               "length uniform in [⌊n/2⌋, n]):", "",
               "| file | n a side | ties p | truncated | seeds |", "|---|---|---|---|---|"]

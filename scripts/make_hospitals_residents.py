@@ -10,7 +10,7 @@ Outputs (deterministic):
   capacities converted to this project's format), then the constructed instances of
   ``CONSTRUCTED`` below; ``SOURCES.md`` names each one's source.
 - ``generated-n20.jsonl``, ``generated-n200.jsonl``: markets from
-  :func:`prefcert.generators.hospitals.sample_hr` (parameters in ``GENERATED``).
+  :func:`prefcert.generators.hospitals_residents.sample_hr` (parameters in ``GENERATED``).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import argparse
 import json
 from pathlib import Path
 
-from prefcert.generators.hospitals import sample_hr
+from prefcert.generators.hospitals_residents import sample_hr
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ["super_stable", "strongly_stable", "weakly_stable"]
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     lines += [f"- `{inst['id']}`: {src}\n" for inst, src in refs]
     lines += ["## Generated instances", "",
               "Produced by `python scripts/make_hospitals_residents.py` with "
-              "`generators.hospitals.sample_hr` (impartial culture via `prefsampling`, ties by "
+              "`generators.hospitals_residents.sample_hr` (impartial culture via `prefsampling`, ties by "
               "merging adjacent items with probability p, truncated lists, uniform capacities):",
               "", "| file | residents | hospitals | capacities | ties p | truncated | seeds |",
               "|---|---|---|---|---|---|---|", *rows, "",

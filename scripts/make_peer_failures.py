@@ -6,7 +6,7 @@ Run from the repository root::
 
 Each instance carries ``peer_failure`` (elections: ``source.peer_failure``, their
 format admits no other field): the library, ``expected`` (run of
-``prefcert.peers`` -> its verdict there: crash / incorrect / correct when fixed upstream)
+``prefcert.pipeline.peers`` -> its verdict there: crash / incorrect / correct when fixed upstream)
 and the source. ``SOURCES.md`` lists them. Deterministic.
 """
 from __future__ import annotations
@@ -80,7 +80,7 @@ MATCHING = [
     hr("matching_minimal_capacity_zero_hospital_optimal",
        {"r1": ["h1"]}, {"h1": ["r1"]}, {"h1": 0},
        {"library": "matching", "expected": {"matching:hr-hospital": "incorrect"},
-        "source": "found by prefcert's random audit and shrunk by prefcert.minimize (the "
+        "source": "found by prefcert's random audit and shrunk by prefcert.pipeline.minimize (the "
                   "capacity-0 family of issue #112)",
         "reported": "hospital-optimal run assigns a resident to a hospital of capacity 0"}),
 ]
@@ -90,7 +90,7 @@ ALGMATCH = [
        {"library": "algmatch",
         "expected": {"algmatch:hrt-strong-residents": "crash",
                      "algmatch:hrt-super-hospitals": "incorrect"},
-        "source": "found by prefcert's random audit and shrunk by prefcert.minimize; no "
+        "source": "found by prefcert's random audit and shrunk by prefcert.pipeline.minimize; no "
                   "report in the issue trackers we searched",
         "reported": "a hospital of capacity 0: KeyError (strong, resident-optimal), and "
                     "'no super-stable matching' (super, hospital-optimal) although the "
@@ -99,7 +99,7 @@ ALGMATCH = [
        {"h1": ["r1", "r2"]}, {"h1": 0},
        {"library": "algmatch", "expected": {"algmatch:hrt-super-hospitals": "incorrect",
                                             "algmatch:hrt-strong-hospitals": "crash"},
-        "source": "found by prefcert's random audit and shrunk by prefcert.minimize",
+        "source": "found by prefcert's random audit and shrunk by prefcert.pipeline.minimize",
         "reported": "a hospital of capacity 0 and two applicants: the resident-optimal super "
                     "run assigns a resident to it or crashes, depending on set iteration "
                     "order (PYTHONHASHSEED), so only the order-independent runs are "
@@ -112,7 +112,7 @@ def burlington_2006() -> dict:
     Burlington mayoral election (voters ranked up to five of six candidates, some ranks
     shared or skipped) raised an error. The data: PrefLib 00005-00000001 (the same
     election), converted by prefcert with τ = PrefLib's numbering."""
-    from prefcert.elections import election_from_preflib
+    from prefcert.api.election import election_from_preflib
     e = election_from_preflib(ROOT / "tests" / "data" / "preflib" / "toi" /
                               "00005-00000001.toi")
     e = {k: v for k, v in e.items() if k not in ("questions", "source")}
@@ -172,7 +172,7 @@ def main() -> None:
     lines = ["# Known peer failures (regression instances of `prefcert audit-library`)", "",
              "Each instance's `peer_failure` field (elections: `source.peer_failure`) names the "
              "library, the verdict of "
-             "each run of `prefcert.peers` there and the source. Written by "
+             "each run of `prefcert.pipeline.peers` there and the source. Written by "
              "`python scripts/make_peer_failures.py`.", "",
              "| id | run: expected verdict | source |", "|---|---|---|"]
     every = MATCHING + ALGMATCH + PREF_VOTING + PREFLIBTOOLS

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from prefcert.registry import DOMAINS, domain
+from prefcert.pipeline.registry import DOMAINS, domain
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 START, END = "<!-- registry:start -->", "<!-- registry:end -->"

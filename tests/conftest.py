@@ -72,6 +72,6 @@ def smti_instances(draw, max_side: int = 6, min_side: int = 1):
 
 
 def smti_markets(max_side: int = 6):
-    """Strategy: :class:`prefcert.formal.matching.Market` built from :func:`smti_instances`."""
-    from prefcert.formal.matching import parse_market
+    """Strategy: :class:`prefcert.formal.stable_matching.Market` built from :func:`smti_instances`."""
+    from prefcert.formal.stable_matching import parse_market
     return smti_instances(max_side=max_side).map(parse_market)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from prefcert.bench.registry import suite
+from prefcert.bench.suites import suite
 
 SUITE = "actionable-indeterminacy"
 

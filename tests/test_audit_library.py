@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from prefcert.formal.checker.hospitals import blocking_pairs
+from prefcert.formal.checker.hospitals_residents import blocking_pairs
 from prefcert.formal.errors import CertificateError, InstanceError
-from prefcert.formal.hospitals import parse_hospitals_residents
+from prefcert.formal.hospitals_residents import parse_hospitals_residents
 
-from prefcert.peers import audit_run, runs_for
+from prefcert.pipeline.peers import audit_run, runs_for
 
 ROOT = Path(__file__).resolve().parents[1]
 FAILURES = ROOT / "instances" / "peer_failures"
@@ -113,7 +113,7 @@ def test_known_voting_failures_reproduce(lib):
 def test_a_wrong_winner_is_refuted_with_the_checked_score_table(monkeypatch):
     """A peer claiming the wrong set or the wrong resolute winner gets ``incorrect`` with
     the certified table; a crash gets the certified answer beside it."""
-    import prefcert.peers as peers
+    import prefcert.pipeline.peers as peers
     inst = {"id": "e", "domain": "election", "candidates": ["a", "b", "c"],
             "tie_break": ["c", "b", "a"],
             "ballots": [["a", "b", "c"], ["a", "c", "b"], ["b", "c", "a"]]}

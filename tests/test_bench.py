@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from prefcert.bench import parse as P
 from prefcert.bench import stats
-from prefcert.bench.registry import SUITES, suite
+from prefcert.bench.suites import SUITES, suite
 
 
 def run(*args, env=None, check=True):
@@ -503,9 +503,9 @@ def test_matching_feedback_lists_at_most_five_blocking_pairs(alg_bench, tmp_path
     f = tmp_path / "ans.txt"
     f.write_text(f"<answer>{json.dumps(worst)}</answer>")
     out = run("feedback", str(alg_bench / "prompts.jsonl"), str(f), "--id", p["id"]).stdout
-    from prefcert.formal.checker.matching import blocking_pairs
+    from prefcert.formal.checker.stable_matching import blocking_pairs
 
-    from prefcert.registry import spec
+    from prefcert.pipeline.registry import spec
     total = len(blocking_pairs(spec("stable_matching").parse(inst[p["instance_id"]]), worst, "super"))
     assert f"{total} blocking pair(s)" in out
     assert out.count("),") <= 4 and "exist" not in out

@@ -14,18 +14,18 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prefcert.formal import checker
-from prefcert.formal.checker.hospitals import replay_deletion_log as replay_hr
-from prefcert.formal.checker.matching import blocking_pairs, replay_deletion_log
-from prefcert.formal.hospitals import parse_hospitals_residents
-from prefcert.formal.housing import parse_housing_market
-from prefcert.formal.matching import Market, parse_market
-from prefcert.formal.preferences import WeakOrder
-from prefcert.oracles import hospitals as ohr
+from prefcert.formal.checker.hospitals_residents import replay_deletion_log as replay_hr
+from prefcert.formal.checker.stable_matching import blocking_pairs, replay_deletion_log
+from prefcert.formal.hospitals_residents import parse_hospitals_residents
+from prefcert.formal.housing_market import parse_housing_market
+from prefcert.formal.stable_matching import Market, parse_market
+from prefcert.formal.weak_order import WeakOrder
+from prefcert.oracles import hospitals_residents as ohr
 from prefcert.oracles import stable_matching as orc
-from prefcert.oracles.enumeration import stable_matchings
-from prefcert.oracles.housing import brute_force_cores, strict_core
+from prefcert.oracles.stable_matching_brute_force import stable_matchings
+from prefcert.oracles.housing_market import brute_force_cores, strict_core
 
-from prefcert.registry import spec
+from prefcert.pipeline.registry import spec
 
 SHAPES = ("all_ties", "one_big_tie", "tied_side", "one_tied_agent")
 

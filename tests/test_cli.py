@@ -91,7 +91,7 @@ def test_output_inside_the_labelled_folder_resumes(tmp_path):
 def test_killed_run_resumes(tmp_path):
     """A real kill: start labelling many instances, kill it, rerun; nothing is redone."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from prefcert.generators.smti import sample_smti
+    from prefcert.generators.stable_matching import sample_smti
     src = tmp_path / "many.jsonl"
     src.write_text("".join(json.dumps(dict(sample_smti(40, tie_prob=0.2, seed=s), id=f"i{s}")) + "\n"
                            for s in range(30)))

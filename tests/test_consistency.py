@@ -307,7 +307,7 @@ def test_a_component_beyond_the_checkers_dp_is_bounded_by_a_cycle_packing():
 
 
 def test_rankings_are_read_as_the_choices_they_imply():
-    from prefcert.api import label
+    from prefcert.api.core import label
     inst = {"domain": "consistency", "rankings": [["a", "b", "c"], ["b", "c", "a"],
                                                   ["c", "a", "b"]]}
     lab = label(inst, "transitive")           # the Condorcet cycle a ≻ b ≻ c ≻ a
@@ -320,7 +320,7 @@ def test_rankings_are_read_as_the_choices_they_imply():
 
 
 def test_questions_need_their_data_and_valid_parameters():
-    from prefcert.api import label
+    from prefcert.api.core import label
     with pytest.raises(InstanceError, match="needs 'choices'"):
         label({"domain": "consistency", "cells": [{"id": "a", "type": "item", "item": "x",
                                                   "values": [1]}]}, "transitive")
@@ -353,7 +353,7 @@ def test_without_a_closing_bound_only_three_agreeing_engines_give_a_record(monke
     from prefcert.formal.errors import Undecided
     from prefcert.generators.consistency import simulate_choices
 
-    from prefcert.api import label
+    from prefcert.api.core import label
     items = [f"i{k:02d}" for k in range(15)]
     inst = {"domain": "consistency",
             "choices": simulate_choices(items, pairs=105, repeats=1, flip=0.35, seed=3)}

@@ -16,7 +16,7 @@ import pytest
 from prefcert.formal.errors import InstanceError
 from prefcert.generators.consistency import paper_design, simulate_responses
 
-from prefcert.consistency import (
+from prefcert.bench.self_consistency.audit import (
     AuditOptions,
     auto_resamples,
     consistency_audit,

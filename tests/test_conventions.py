@@ -18,8 +18,8 @@ from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.instances import from_object, read_paths, with_readings
 
-from prefcert.pipeline import label, plan
-from prefcert.registry import spec
+from prefcert.pipeline.jobs import label, plan
+from prefcert.pipeline.registry import spec
 
 BURLINGTON = SHARED_DATA / "preflib" / "toi" / "00005-00000002.toi"
 

@@ -10,21 +10,21 @@ import subprocess
 import sys
 
 import pytest
-from prefcert.encodings.synthesis import synthesize_smti
+from prefcert.encodings.stable_matching_synthesis import synthesize_smti
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, Disagreement, InstanceError
 from prefcert.formal.instances import from_object
-from prefcert.formal.matching import parse_market
-from prefcert.generators.smti import sample_smti
+from prefcert.formal.stable_matching import parse_market
+from prefcert.generators.stable_matching import sample_smti
 from prefcert.generators.spaces import measure, smti_space, space_size
-from prefcert.oracles.enumeration import stable_matchings
+from prefcert.oracles.stable_matching_brute_force import stable_matchings
 
 import prefcert
-from prefcert.counterexample import minimal_counterexample
+from prefcert.pipeline.counterexample import minimal_counterexample
 from prefcert.domains.base import Outcome, Question
-from prefcert.minimize import shrink
-from prefcert.pipeline import Job, label, plan
-from prefcert.registry import domain, spec
+from prefcert.pipeline.minimize import shrink
+from prefcert.pipeline.jobs import Job, label, plan
+from prefcert.pipeline.registry import domain, spec
 
 EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 
@@ -59,7 +59,7 @@ def test_smallest_housing_market_with_an_empty_strict_core():
     lab = r["certificate"]["label"]
     assert lab["certificate"]["type"] == "top_trading_segmentation"
     assert prefcert.check(lab, r["instance"])
-    from prefcert.oracles.housing import brute_force_cores
+    from prefcert.oracles.housing_market import brute_force_cores
     _, strict = brute_force_cores(spec("housing_market").parse(r["instance"]))
     assert strict == []
 
@@ -223,9 +223,9 @@ def test_cli_counterexample(tmp_path):
 def test_api_example_runs():
     import doctest
 
-    import prefcert.counterexample
-    assert prefcert.minimal_counterexample is prefcert.counterexample.minimal_counterexample
-    failures, tried = doctest.testmod(prefcert.counterexample)
+    import prefcert.pipeline.counterexample
+    assert prefcert.minimal_counterexample is prefcert.pipeline.counterexample.minimal_counterexample
+    failures, tried = doctest.testmod(prefcert.pipeline.counterexample)
     assert tried >= 2 and failures == 0
 
 

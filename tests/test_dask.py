@@ -25,7 +25,7 @@ def run(*args, cwd=None):
 
 
 def instances(path, n, size, tie_prob=0.3):
-    from prefcert.generators.smti import sample_smti
+    from prefcert.generators.stable_matching import sample_smti
     path.write_text("".join(json.dumps(dict(sample_smti(size, tie_prob=tie_prob, seed=s),
                                             id=f"i{s}")) + "\n" for s in range(n)))
     return path
@@ -120,8 +120,8 @@ def test_the_client_rejects_a_label_its_checker_refuses():
     another job) becomes a disagreement report, never an output line."""
     from prefcert.formal.instances import from_object
 
-    from prefcert.dask_label import DaskResults
-    from prefcert.pipeline import label, plan
+    from prefcert.pipeline.dask_runner import DaskResults
+    from prefcert.pipeline.jobs import label, plan
     inst = {"id": "x", "domain": "stable_matching",
             "preferences": {"A": {"m1": [["w1", "w2"]], "m2": ["w1"]},
                             "B": {"w1": [["m1", "m2"]], "w2": ["m1"]}}}

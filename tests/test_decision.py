@@ -368,7 +368,7 @@ def test_preference_task_needs_a_hidden_comparison_and_objective_tasks_none():
 def _label_all(path):
     from prefcert.formal.instances import read_paths
 
-    from prefcert.pipeline import label, plan
+    from prefcert.pipeline.jobs import label, plan
     return {j.instance.id: label(j) for j in plan(read_paths([str(path)]))}
 
 
@@ -412,7 +412,7 @@ def test_label_and_check_through_the_console_script(tmp_path):
 @pytest.mark.parametrize("structure", ["allocation", "scheduling", "apartment",
                                        "stable_matching"])
 def test_a_group_is_three_matched_pairs_checked_by_brute_force(structure):
-    from prefcert.actionable import design_group
+    from prefcert.bench.actionable.responses import design_group
     from prefcert.domains.decision import agreement_key
     tasks_ = design_group(structure, 4, 0, 0)
     assert len(tasks_) == 6
@@ -447,7 +447,7 @@ def test_a_group_is_three_matched_pairs_checked_by_brute_force(structure):
 def test_local_cue_pairs_share_their_cues_and_differ_in_gold(structure, source):
     from prefcert.generators import decision as gen
 
-    from prefcert.actionable import design_local_pair, oracle_judge
+    from prefcert.bench.actionable.responses import design_local_pair, oracle_judge
     a, b = design_local_pair(structure, 4, 0, source, 0)
     va, sa = oracle_judge(a)
     vb, sb = oracle_judge(b)
@@ -550,7 +550,7 @@ def test_pivotal_and_objective_checks_need_the_right_comparison_and_menu():
 
 
 def test_allocation_proofs_are_checked_against_duals_and_hall_sets():
-    from prefcert.actionable import design_group
+    from prefcert.bench.actionable.responses import design_group
     tasks_ = {d["meta"]["source"] + "-" + d["meta"]["role"]: d
               for d in design_group("allocation", 6, 1, 0)}
     task = parse_decision(tasks_["preference-intervention"])
@@ -577,9 +577,9 @@ def test_allocation_proofs_are_checked_against_duals_and_hall_sets():
 @given(st.integers(2, 7), st.randoms(use_true_random=False))
 def test_rotation_lattice_equals_the_checkers_search_and_brute_force(n, rnd):
     from prefcert.formal.checker.decision import stable_matchings
-    from prefcert.formal.matching import parse_market
+    from prefcert.formal.stable_matching import parse_market
     from prefcert.oracles.decision import stable_lattice
-    from prefcert.oracles.enumeration import stable_matchings as brute
+    from prefcert.oracles.stable_matching_brute_force import stable_matchings as brute
     agents = [f"a{i}" for i in range(n)]
     items = [f"b{i}" for i in range(n)]
     prefs = {a: rnd.sample(items, n) for a in agents} | {b: rnd.sample(agents, n) for b in items}
@@ -597,7 +597,7 @@ def test_rotation_lattice_equals_the_checkers_search_and_brute_force(n, rnd):
 
 def test_designs_count_their_draws():
     """Regression: the local-cue sampler's judge result once shadowed its draw counter."""
-    from prefcert.actionable import design_group, design_local_pair
+    from prefcert.bench.actionable.responses import design_group, design_local_pair
     a, b = design_local_pair("scheduling", 4, 0, "objective", 0)
     assert a["meta"]["draws"] == b["meta"]["draws"] >= 2      # an ACT and an ASK draw
     assert all(d["meta"]["draws"] >= 1 for d in design_group("apartment", 4, 0, 0))

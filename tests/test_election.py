@@ -659,10 +659,10 @@ def test_every_election_audit_rests_on_a_checked_proof(tmp_path):
 def test_public_functions_run_their_examples(monkeypatch):
     import doctest
 
-    import prefcert.elections
-    import prefcert.voting
+    import prefcert.api.election
+    import prefcert.bench.voting_manipulation.ballots
     monkeypatch.chdir(Path(__file__).resolve().parents[1])
-    for mod in (prefcert.elections, prefcert.voting):
+    for mod in (prefcert.api.election, prefcert.bench.voting_manipulation.ballots):
         failures, tried = doctest.testmod(mod)
         assert tried >= 5 and failures == 0, mod
 
@@ -696,7 +696,7 @@ def test_smallest_coalition_is_minimal(data, rule, draw):
 def test_real_takoma_park_manipulability_and_coalitions():
     """Takoma Park 2007, Ward 5 (204 voters, 4 candidates): per ballot class and per
     candidate, every answer certified; the sincere winner needs no coalition."""
-    from prefcert.elections import ballot_class_manipulation, smallest_coalitions
+    from prefcert.api.election import ballot_class_manipulation, smallest_coalitions
     e = _preflib("toi/00023-00000001.toi")
     for rule in RULES:
         r = ballot_class_manipulation(e, rule)

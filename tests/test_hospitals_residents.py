@@ -15,14 +15,14 @@ import pytest
 from conftest import SHARED_DATA, heavy_examples
 from hypothesis import given
 from hypothesis import strategies as st
-from prefcert.encodings.hospitals import cpsat_stable_matching
-from prefcert.formal.checker import hospitals as chk
-from prefcert.formal.checker.hospitals import blocking_pairs, replay_deletion_log
+from prefcert.encodings.hospitals_residents import cpsat_stable_matching
+from prefcert.formal.checker import hospitals_residents as chk
+from prefcert.formal.checker.hospitals_residents import blocking_pairs, replay_deletion_log
 from prefcert.formal.errors import CertificateError, InstanceError
-from prefcert.formal.hospitals import NOTIONS, parse_hospitals_residents
+from prefcert.formal.hospitals_residents import NOTIONS, parse_hospitals_residents
 from prefcert.formal.instances import from_object
-from prefcert.generators.hospitals import sample_hr
-from prefcert.oracles.hospitals import (
+from prefcert.generators.hospitals_residents import sample_hr
+from prefcert.oracles.hospitals_residents import (
     all_matchings,
     deferred_acceptance,
     stable_matchings,
@@ -31,7 +31,7 @@ from prefcert.oracles.hospitals import (
     weakly_stable_matching,
 )
 
-from prefcert.pipeline import audit, label, plan
+from prefcert.pipeline.jobs import audit, label, plan
 
 SEARCH = {"super": super_stable_search, "strong": strongly_stable_search}
 REF_FILES = sorted((SHARED_DATA / "reference").glob("hr_*.json"))
@@ -404,7 +404,7 @@ def test_public_functions_are_one_hop_with_runnable_examples():
     import doctest
 
     import prefcert
-    import prefcert.hospitals
-    assert prefcert.hrt_super_stable_matching is prefcert.hospitals.hrt_super_stable_matching
-    failures, tried = doctest.testmod(prefcert.hospitals)
+    import prefcert.api.hospitals_residents
+    assert prefcert.hrt_super_stable_matching is prefcert.api.hospitals_residents.hrt_super_stable_matching
+    failures, tried = doctest.testmod(prefcert.api.hospitals_residents)
     assert tried >= 8 and failures == 0

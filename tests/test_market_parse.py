@@ -1,6 +1,6 @@
 """The market parser's fast paths against the general ones they stand in for.
 
-``formal.matching._order`` must give exactly what ``parse_weak_order`` gives (the same
+``formal.stable_matching._order`` must give exactly what ``parse_weak_order`` gives (the same
 order, the same name objects, the input rewritten alike, the same error on bad input), and
 ``Market`` must restrict side B's lists exactly as the per-entry pass does when it skips
 that pass. Inputs: well-formed lists (strict, tied, one big tie, empty) and malformed ones
@@ -13,8 +13,8 @@ import copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prefcert.formal.errors import InstanceError
-from prefcert.formal.matching import Market, _order, parse_market, restrict
-from prefcert.formal.preferences import WeakOrder, parse_weak_order
+from prefcert.formal.stable_matching import Market, _order, parse_market, restrict
+from prefcert.formal.weak_order import WeakOrder, parse_weak_order
 
 NAMES = [f"b{i}" for i in range(6)]
 ITEM = st.one_of(st.sampled_from(NAMES), st.sampled_from(["zz", ""]), st.integers(0, 3),
@@ -147,7 +147,7 @@ def _blocking_by_definition(market: Market, m: dict, notion: str) -> list:
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_blocking_pairs_is_the_definition(data):
-    from prefcert.formal.checker.matching import blocking_pairs
+    from prefcert.formal.checker.stable_matching import blocking_pairs
     n = data.draw(st.integers(1, 5))
     def order(others):
         items = data.draw(st.permutations(others))

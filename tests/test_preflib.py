@@ -11,7 +11,7 @@ from prefcert.formal.errors import InstanceError
 from prefcert.formal.instances import read_paths
 from prefcert.formal.preflib import parse_preflib, preflib_text, read_preflib
 
-from prefcert.pipeline import label, plan
+from prefcert.pipeline.jobs import label, plan
 
 SHARED = SHARED_DATA
 DATA = SHARED / "preflib"

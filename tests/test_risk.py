@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from prefcert.formal.errors import InstanceError
 
-from prefcert.risk import error_bounds, pass_at_k, rational_value_risk
+from prefcert.bench.rational_value_risk.risk import error_bounds, pass_at_k, rational_value_risk
 
 EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 CHROMIUM = Path("/usr/bin/chromium")
@@ -244,7 +244,7 @@ def test_every_suite_certifies_its_rational_answer(name, tmp_path):
     """prefcert verifies answers of every question type it certifies (queries, elections,
     decisions here; matching and allocation above): every gold answer scores correct on
     checked labels, so REU = 1 is certified for every prompt."""
-    from prefcert.bench.registry import suite
+    from prefcert.bench.suites import suite
     out = tmp_path / "b"
     run("generate", name, "-o", out, "--per-cell", "1", "--sizes", str(min(suite(name).sizes)))
     prompts = [json.loads(x) for x in (out / "prompts.jsonl").read_text().splitlines()]

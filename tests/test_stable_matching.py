@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED_DATA
-from prefcert.formal.checker.matching import blocking_pairs
-from prefcert.formal.checker.matching import replay_deletion_log as check_deletion_log
+from prefcert.formal.checker.stable_matching import blocking_pairs
+from prefcert.formal.checker.stable_matching import replay_deletion_log as check_deletion_log
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.instances import from_object
-from prefcert.formal.matching import parse_market
+from prefcert.formal.stable_matching import parse_market
 from prefcert.oracles.stable_matching import (
     deferred_acceptance,
     strongly_stable_search,
@@ -18,7 +18,7 @@ from prefcert.oracles.stable_matching import (
     weakly_stable_matching,
 )
 
-from prefcert.pipeline import audit, label, plan
+from prefcert.pipeline.jobs import audit, label, plan
 
 REFERENCE = SHARED_DATA / "reference"
 REF_FILES = sorted(glob.glob(str(REFERENCE / "sm*.json")))

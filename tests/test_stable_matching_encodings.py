@@ -1,5 +1,5 @@
 """Stable matching: CP-SAT and z3 encodings, exhaustive enumeration, oracle and generator,
-pitted against each other and against the definitions in ``prefcert.formal.matching`` on random SMTI
+pitted against each other and against the definitions in ``prefcert.formal.stable_matching`` on random SMTI
 markets with up to 6 agents a side (ALGORITHMS.md §6, "Testing advice").
 
 The number of random markets cross-checked is printed at the end of the run (pytest -s)
@@ -21,19 +21,19 @@ from prefcert.encodings.stable_matching import (
     z3_stable_matching,
 )
 from prefcert.formal import checker
-from prefcert.formal.checker.matching import blocking_pairs
+from prefcert.formal.checker.stable_matching import blocking_pairs
 from prefcert.formal.errors import CertificateError
-from prefcert.formal.matching import NOTIONS, QUESTIONS, parse_market
-from prefcert.generators.smti import sample_smti
+from prefcert.formal.stable_matching import NOTIONS, QUESTIONS, parse_market
+from prefcert.generators.stable_matching import sample_smti
 from prefcert.oracles import stable_matching as orc
-from prefcert.oracles.enumeration import (
+from prefcert.oracles.stable_matching_brute_force import (
     all_matchings,
     brute_force_stable_matching,
     stable_matchings,
 )
 
 from prefcert.domains.base import Outcome
-from prefcert.registry import spec
+from prefcert.pipeline.registry import spec
 
 QUESTION = {notion: q for q, notion in QUESTIONS.items()}
 LIMIT = 20.0                      # seconds per solver call; tiny models finish in ms
@@ -78,7 +78,7 @@ def _oracle(market, notion):
 @given(smti_markets(max_side=5))
 def test_pruned_enumeration_equals_filtered_enumeration(market):
     """stable_matchings (pruned search) = all matchings without a blocking pair
-    (prefcert.formal.matching.blocking_pairs), as sequences, for every notion."""
+    (prefcert.formal.stable_matching.blocking_pairs), as sequences, for every notion."""
     every = list(all_matchings(market))
     assert len({_key(m) for m in every}) == len(every)          # no duplicates
     for m in every:                                             # all valid matchings

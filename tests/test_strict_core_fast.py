@@ -9,9 +9,9 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from prefcert.formal.checker.housing import improvement_digraph, top_choices
-from prefcert.formal.housing import parse_housing_market
-from prefcert.oracles.housing import (
+from prefcert.formal.checker.housing_market import improvement_digraph, top_choices
+from prefcert.formal.housing_market import parse_housing_market
+from prefcert.oracles.housing_market import (
     _strict_core_segmentation,
     _strict_top_trading_cycles,
     brute_force_cores,

@@ -18,7 +18,7 @@ from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, Disagreement, InstanceError
 from prefcert.formal.instances import from_object, read_paths
 
-from prefcert.registry import DOMAINS, domain, spec
+from prefcert.pipeline.registry import DOMAINS, domain, spec
 
 EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 needs_cli = pytest.mark.skipif(EXE is None, reason="console script not installed")
@@ -43,7 +43,7 @@ def write(path: Path, obj) -> Path:
 
 
 def job(data: dict, question):
-    from prefcert.pipeline import plan
+    from prefcert.pipeline.jobs import plan
     return plan([from_object(data, "<test>", None, data.get("id", "x"))], [question])[0]
 
 
@@ -61,7 +61,7 @@ def test_checker_never_accepts_engine_agreement():
 
 
 def test_agreement_without_proof_is_an_unverified_label_and_certify_supplies_one():
-    from prefcert.pipeline import label
+    from prefcert.pipeline.jobs import label
     j = job(INDIFFERENT, "super_stable")
     lab = label(j, engines=["cpsat", "z3", "brute_force"])       # no certifying oracle
     assert lab["checked"] and lab["certificate"]["type"] == "deletion_log"
@@ -103,7 +103,7 @@ def test_forged_agreement_label_fails_check_and_unverified_needs_the_flag(tmp_pa
 def test_audit_verdicts_rest_on_checked_proofs(monkeypatch):
     from prefcert.oracles import stable_matching as orc
 
-    from prefcert.pipeline import audit
+    from prefcert.pipeline.jobs import audit
     out = audit(job(INDIFFERENT, "super_stable"), "{}")
     assert out["verdict"] == "correct" and out["checked"]
     assert out["proof"]["certificate"]["type"] == "deletion_log"
@@ -117,7 +117,7 @@ def test_audit_verdicts_rest_on_checked_proofs(monkeypatch):
 
 
 def test_every_domains_audit_verdict_is_checked():
-    from prefcert.pipeline import audit
+    from prefcert.pipeline.jobs import audit
     cases = [
         (INDIFFERENT, "strongly_stable", ["{}", '{"m1": "w1", "m2": "w2"}', '{"m1": "m9"}']),
         ({"domain": "hospitals_residents", "capacities": {"h1": 1},
@@ -145,7 +145,7 @@ def test_preference_audit_checks_the_truths_certificate(monkeypatch):
     from prefcert.formal.outcome import Outcome
 
     from prefcert.domains import preference as dp
-    from prefcert.pipeline import audit
+    from prefcert.pipeline.jobs import audit
     q = {"type": "compare", "agent": "V2", "items": ["a", "c"]}
     assert audit(job(PREF, q), "true")["checked"]
     monkeypatch.setattr(dp, "_truth", lambda m, n, p: Outcome(
@@ -242,7 +242,7 @@ def test_unwritable_output_is_one_line_exit_2(tmp_path):
 # ------------------------------------------------------------------ 8. located errors
 
 def test_errors_name_their_line(tmp_path):
-    from prefcert.pipeline import plan
+    from prefcert.pipeline.jobs import plan
     cases = [
         ("a.json", b'{"id": "x", "domain": "stable_matching",\n"preferences": {"A": '
                    b'{"m1": ["w1"]},\n"B": {"w1": ["m9"]}}}\n', "a.json:3:"),
@@ -261,7 +261,7 @@ def test_errors_name_their_line(tmp_path):
 # ------------------------------------------------------------------ 9. audit answers
 
 def test_audit_answers_duplicate_keys_deep_nesting_unknown_names():
-    from prefcert.pipeline import audit
+    from prefcert.pipeline.jobs import audit
     j = job(INDIFFERENT, "super_stable")
     out = audit(j, '{"m1": "w1", "m1": "w2"}')
     assert out["verdict"] == "unparseable" and "twice" in out["feedback"]
@@ -310,7 +310,7 @@ def test_a_second_run_on_the_same_output_exits_2_and_check_flags_duplicates(tmp_
 @needs_cli
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_reports_and_a_rerun_resumes_exactly(tmp_path, jobs):
-    from prefcert.generators.smti import sample_smti
+    from prefcert.generators.stable_matching import sample_smti
     src = tmp_path / "many.jsonl"
     src.write_text("".join(json.dumps(dict(sample_smti(30, tie_prob=0.2, seed=s), id=f"i{s}"))
                            + "\n" for s in range(12)))

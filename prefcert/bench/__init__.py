@@ -4,6 +4,6 @@ refinement and reports.
 A *suite* (:class:`~prefcert.bench.design.Suite`) is a declarative design — factors and
 their levels, rows of cells, instances per cell, prompt variants, sizes, a seed — plus a few
 per-suite hooks (sampling, rendering, gold answers, parsing and scoring, metrics, feedback,
-plots). Suites are listed in one table, :data:`prefcert.bench.registry.SUITES`, and imported
+plots). Suites are listed in one table, :data:`prefcert.bench.suites.SUITES`, and imported
 on first use. ``docs/suites.md`` explains how to add one.
 """

@@ -65,7 +65,7 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
 
     from .design import derive_seed
     from .generate import build
-    from .registry import suite as get_suite
+    from .suites import suite as get_suite
     s = get_suite(suite)
     if per_cell is None and size is not None:
         cells = len(s.composition(sizes, per_cell=1))

@@ -75,7 +75,7 @@ class Task:
 
     ``instances``: instance dicts (input format, with ``id`` and ``domain``); an instance
     shared by several tasks appears with the same id and content in each. ``questions``:
-    ``(instance id, question)`` pairs to label through :func:`prefcert.pipeline.label`; the
+    ``(instance id, question)`` pairs to label through :func:`prefcert.pipeline.jobs.label`; the
     prompt's ``gold_label_ids`` are their labels, in this order. ``payload``: suite data
     (queried agent, menus, …) kept in the prompt record as ``task``.
     """
@@ -167,7 +167,7 @@ class Entry:
 
     def model(self, iid: str) -> Any:
         if iid not in self._models:
-            from ..registry import spec
+            from ..pipeline.registry import spec
             data = self.instances[iid]
             self._models[iid] = spec(data["domain"]).parse(data)
         return self._models[iid]

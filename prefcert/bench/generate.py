@@ -36,7 +36,7 @@ def _dumps(obj: Any) -> str:
 
 def _sample_one(args):
     name, seed, row, i = args
-    from .registry import suite as get_suite
+    from .suites import suite as get_suite
     stats: dict = {}
     task = get_suite(name).sample(row, i, Context(seed, row, i, stats))
     return task, stats
@@ -67,8 +67,8 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
 
 def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = False,
             jobs: int = 1) -> tuple[list[dict], list[dict], dict]:
-    """Label every question of the tasks through :func:`prefcert.pipeline.plan` /
-    :func:`prefcert.pipeline.label`.
+    """Label every question of the tasks through :func:`prefcert.pipeline.jobs.plan` /
+    :func:`prefcert.pipeline.jobs.label`.
 
     Returns (instance dicts in file order, labels in file order, (instance id, canonical
     question) -> label id). Raises InstanceError when an instance id is reused with other
@@ -76,7 +76,7 @@ def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = F
     certificate is rejected, or the label is not checked).
     """
     from ..formal.instances import from_object
-    from ..pipeline import plan
+    from ..pipeline.jobs import plan
     insts: dict[str, dict] = {}
     qs: dict[str, dict[str, Any]] = {}
     for _, _, task in tasks:
@@ -107,7 +107,7 @@ def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = F
 
 def _label_one(item, engines):
     from ..formal.errors import Disagreement, Undecided
-    from ..pipeline import label
+    from ..pipeline.jobs import label
     lid, job = item
     try:
         lab = label(job, engines=list(engines))

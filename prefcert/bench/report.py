@@ -154,7 +154,7 @@ class Report:
 def scores_report(scores: Sequence[dict], title: str = "prefcert benchmark report") -> Report:
     """The report of ``prefcert report``: verdict shares per suite, then each suite's plots,
     then its metric table."""
-    from .registry import suite
+    from .suites import suite
     from .score import metrics
     from .stats import proportion
     suites = list(dict.fromkeys(s["suite"] for s in scores))

@@ -46,7 +46,7 @@ class Benchmark:
 
 
 def suite_of(prompt: Mapping[str, Any]) -> Suite:
-    from .registry import suite
+    from .suites import suite
     return suite(prompt["suite"])
 
 
@@ -95,7 +95,7 @@ def metrics(scores: Sequence[dict]) -> list[dict]:
     from .stats import proportion
     out = []
     for name in dict.fromkeys(s["suite"] for s in scores):
-        from .registry import suite
+        from .suites import suite
         mine = [s for s in scores if s["suite"] == name]
         for v in ("correct", "incorrect", "invalid", "timeout"):
             out.append(proportion(f"share_{v}", {"suite": name},

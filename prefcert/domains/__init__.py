@@ -1,2 +1,2 @@
 """Each domain's questions wired to their engines, audits and default questions (one module
-per domain, each exporting ``DOMAIN``); looked up through :mod:`prefcert.registry`."""
+per domain, each exporting ``DOMAIN``); looked up through :mod:`prefcert.pipeline.registry`."""

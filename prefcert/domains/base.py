@@ -55,7 +55,7 @@ class Question:
     ``decide``: (answers, check) -> Decision, raising Disagreement / Undecided.
     ``audit``: (model, params, parsed answer) -> dict with verdict/violations/feedback and
     ``proof``: ``{"verdict", "solution", "certificate"}`` for the checker (see
-    :func:`prefcert.pipeline.audit`).
+    :func:`prefcert.pipeline.jobs.audit`).
     ``certify``: (model, params, verdict, solution, time_limit) -> a certificate of that
     answer, or None; asked when the engines that ran agreed without a proof (e.g. with
     ``--engines`` leaving out the certifying oracle), so the label still rests on a proof.

@@ -107,8 +107,8 @@ def decide(answers, check) -> Decision:
 
 def _audit(task: DecisionTask, params: Any, answer: Any) -> dict:
     """Judge a response (a JSON object with ``decision``, ``action``, ``question``,
-    ``repair``) against the oracle's certified label (see :mod:`prefcert.actionable`)."""
-    from ..actionable import judge_response
+    ``repair``) against the oracle's certified label (see :mod:`prefcert.bench.actionable.responses`)."""
+    from ..bench.actionable.responses import judge_response
     from ..formal import checker
     from ..oracles.decision import decide
     truth = decide(task)

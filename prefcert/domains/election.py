@@ -298,7 +298,7 @@ def read_report(model: Election, rule: str, answer: Any) -> list[str]:
     """A model's report: a JSON list of candidates, ``{"ballot": [...]}``, or text read by
     the benchmark's ballot parser. Raises ValueError (unreadable) or CertificateError
     (not a valid report of the rule's ballot space)."""
-    from ..voting import parse_ballot
+    from ..bench.voting_manipulation.ballots import parse_ballot
     if isinstance(answer, dict) and "ballot" in answer:
         answer = answer["ballot"]
     if isinstance(answer, str):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..formal.checker.hospitals import SPEC, blocking_pairs
+from ..formal.checker.hospitals_residents import SPEC, blocking_pairs
 from ..formal.errors import CertificateError
-from ..formal.hospitals import QUESTIONS, HRMarket
-from ..oracles import hospitals as orc
+from ..formal.hospitals_residents import QUESTIONS, HRMarket
+from ..oracles import hospitals_residents as orc
 from .base import Domain, Outcome, Question, decide_existence
 from .stable_matching import judge_matching, judge_none
 
@@ -31,7 +31,7 @@ def _oracle(notion: str, proposing: str = "residents"):
 
 def _cpsat(notion: str):
     def run(market: HRMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
-        from ..encodings.hospitals import cpsat_stable_matching
+        from ..encodings.hospitals_residents import cpsat_stable_matching
         return cpsat_stable_matching(market, notion, time_limit=time_limit, seed=seed)
     return run
 

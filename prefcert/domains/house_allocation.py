@@ -1,7 +1,7 @@
 """The house-allocation domain wired to its engines, and the two-sided welfare questions
 (``TWO_SIDED_QUESTIONS``) for the stable-matching domain.
 
-Questions (definitions in :mod:`prefcert.formal.allocation` and
+Questions (definitions in :mod:`prefcert.formal.house_allocation` and
 :mod:`prefcert.formal.welfare`):
 
 - ``pareto_optimal``: find a Pareto-optimal allocation (verdict ``exists``; engines:
@@ -24,9 +24,9 @@ from functools import partial
 from typing import Any
 
 from ..formal import checker
-from ..formal.allocation import QUESTIONS as QUESTION_NAMES
-from ..formal.allocation import HouseAllocation
-from ..formal.checker.allocation import SPEC, validate_allocation
+from ..formal.house_allocation import QUESTIONS as QUESTION_NAMES
+from ..formal.house_allocation import HouseAllocation
+from ..formal.checker.house_allocation import SPEC, validate_allocation
 from ..formal.checker.welfare import check_better, check_maximum, validate_matching
 from ..formal.errors import CertificateError
 from ..formal.welfare import (
@@ -37,7 +37,7 @@ from ..formal.welfare import (
     welfare_graph,
     welfare_value,
 )
-from ..registry import spec
+from ..pipeline.registry import spec
 from .base import (
     UNKNOWN,
     Decision,
@@ -52,12 +52,12 @@ from .base import (
 
 
 class _Oracles:
-    """``oracles.allocation``, imported on first use: it loads networkx and scipy (a third
+    """``oracles.house_allocation``, imported on first use: it loads networkx and scipy (a third
     of a second), which a stable-matching label that asks no welfare question never needs."""
 
     def __getattr__(self, name: str) -> Any:
-        from ..oracles import allocation
-        return getattr(allocation, name)
+        from ..oracles import house_allocation
+        return getattr(house_allocation, name)
 
 
 orc = _Oracles()
@@ -101,14 +101,14 @@ def _welfare_weighted(model, params, *, time_limit: float, seed: int) -> Outcome
 
 def _welfare_cpsat(notion: str):
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
-        from ..encodings.allocation import cpsat_welfare
+        from ..encodings.house_allocation import cpsat_welfare
         return cpsat_welfare(_graph(model), notion, time_limit=time_limit, seed=seed)
     return run
 
 
 def _welfare_milp(notion: str):
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
-        from ..encodings.allocation import milp_welfare
+        from ..encodings.house_allocation import milp_welfare
         return milp_welfare(_graph(model), notion, time_limit=time_limit, seed=seed)
     return run
 
@@ -135,7 +135,7 @@ def _po_oracle(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _po_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
-    from ..encodings.allocation import cpsat_pareto_optimal
+    from ..encodings.house_allocation import cpsat_pareto_optimal
     return cpsat_pareto_optimal(model, time_limit=time_limit, seed=seed)
 
 
@@ -163,7 +163,7 @@ def _mcpo_weighted(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _mcpo_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
-    from ..encodings.allocation import cpsat_pareto_optimal
+    from ..encodings.house_allocation import cpsat_pareto_optimal
     return cpsat_pareto_optimal(model, time_limit=time_limit, seed=seed, max_cardinality=True)
 
 

@@ -1,6 +1,6 @@
 """The ``preference`` domain: epistemic queries over incomplete/tied/partial preferences.
 
-Questions (JSON objects in an instance's ``questions``; see :mod:`formal.queries`):
+Questions (JSON objects in an instance's ``questions``; see :mod:`formal.preference`):
 
 =============  ==========================================  =================================
 type           parameters                                   answer
@@ -24,7 +24,7 @@ winner         rule (plurality|borda|copeland), item        true (necessary co-w
                                                             undetermined (possible) / false
 =============  ==========================================  =================================
 
-Engines: ``oracle`` (oracles.queries / oracles.voting), ``cpsat`` (encodings.queries),
+Engines: ``oracle`` (oracles.preference / oracles.preference_winner), ``cpsat`` (encodings.preference),
 ``cpsat_agg`` (winner, plurality/Borda on weak orders: voters aggregated per tie group),
 ``brute_force`` (winner only, small). Engines must agree on verdict and solution; the
 label's certificate is the first one the checker accepts.
@@ -34,9 +34,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..formal.checker.queries import SPEC, profile_completions
+from ..formal.checker.preference import SPEC, profile_completions
 from ..formal.errors import CertificateError, Undecided
-from ..formal.queries import (
+from ..formal.preference import (
     PROFILE,
     QUESTIONS,
     RULES,
@@ -55,8 +55,8 @@ MAX_BRUTE_FORCE = (6, 4)        # items, voters
 
 def _oracle(name: str):
     def run(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
-        from ..oracles import queries as oq
-        from ..oracles import voting as ov
+        from ..oracles import preference as oq
+        from ..oracles import preference_winner as ov
         validate(model, name, params)
         if name == "winner":
             return ov.winner(model, params, time_limit=time_limit)
@@ -70,20 +70,20 @@ def _oracle(name: str):
 
 def _cpsat(name: str):
     def run(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
-        from ..encodings.queries import cpsat_query
+        from ..encodings.preference import cpsat_query
         validate(model, name, params)
         return cpsat_query(model, name, params, time_limit=time_limit, seed=seed)
     return run
 
 
 def _cpsat_agg(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
-    from ..encodings.queries import cpsat_winner_aggregated
+    from ..encodings.preference import cpsat_winner_aggregated
     validate(model, "winner", params)
     return cpsat_winner_aggregated(model, params, time_limit=time_limit, seed=seed)
 
 
 def _brute(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
-    from ..oracles.voting import brute_force_winner
+    from ..oracles.preference_winner import brute_force_winner
     validate(model, "winner", params)
     return brute_force_winner(model, params, time_limit=time_limit)
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..formal.checker.matching import SPEC, blocking_pairs
+from ..formal.checker.stable_matching import SPEC, blocking_pairs
 from ..formal.errors import CertificateError
-from ..formal.matching import QUESTIONS, Market
+from ..formal.stable_matching import QUESTIONS, Market
 from ..oracles import stable_matching as orc
 from .base import Domain, Outcome, Question, decide_existence
 from .house_allocation import TWO_SIDED_QUESTIONS
@@ -50,7 +50,7 @@ def _encoding(kind: str, notion: str):
 
 def _brute_force(notion: str):
     def run(market: Market, params: Any, *, time_limit: float, seed: int) -> Outcome:
-        from ..oracles.enumeration import brute_force_stable_matching
+        from ..oracles.stable_matching_brute_force import brute_force_stable_matching
         return brute_force_stable_matching(market, notion, time_limit=time_limit, seed=seed)
     return run
 

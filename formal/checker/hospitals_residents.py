@@ -1,0 +1,307 @@
+"""Hospitals/residents with ties (HRT): the checks of stability and of refutations.
+
+Definitions: Irving, Manlove & Scott 2000 (super-stability, SWAT) and 2003 (strong
+stability, STACS); Manlove 2013, ch. 3. A matching is a dict resident -> hospital over
+admissible pairs (:mod:`prefcert.formal.hospitals_residents`), at most ``c_h`` residents per
+hospital. Certificate types: ``stable_matching`` (the label's solution is stable) and
+``deletion_log`` (no super- / strongly stable matching exists).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..errors import CertificateError
+from ..hospitals_residents import NOTIONS, QUESTIONS, HRMarket, parse_hospitals_residents
+from ..spec import PREFERENCE_SIDE, STABILITY_QUESTIONS, DomainSpec, instance_schema
+from .lists import DeletionState
+
+SPEC = DomainSpec(
+    name="hospitals_residents",
+    parse=parse_hospitals_residents,
+    questions=dict(STABILITY_QUESTIONS),
+    schema=instance_schema(
+        "hospitals_residents",
+        {"preferences": {"type": "object", "required": ["residents", "hospitals"],
+                         "additionalProperties": False,
+                         "properties": {"residents": PREFERENCE_SIDE,
+                                        "hospitals": PREFERENCE_SIDE}},
+         "capacities": {"type": "object",
+                        "additionalProperties": {"type": "integer", "minimum": 0}}},
+        ["preferences", "capacities"], {"enum": sorted(QUESTIONS)}),
+)
+
+
+def validate_matching(market: HRMarket, matching: object) -> dict[str, str]:
+    """Validate a matching (resident -> hospital over admissible pairs, capacities kept);
+    return it or raise CertificateError."""
+    if not isinstance(matching, dict):
+        raise CertificateError(f"a matching must be an object resident -> hospital, got "
+                               f"{matching!r:.60}")
+    load: dict[str, int] = {}
+    for r, h in matching.items():
+        if r not in market.residents:
+            raise CertificateError(f"{r!r} is not a resident")
+        if not isinstance(h, str) or h not in market.hospitals:
+            raise CertificateError(f"{r!r} is assigned to {h!r}, not a hospital")
+        if market.capacities[h] == 0:
+            raise CertificateError(f"{h!r} has capacity 0 and gets {r!r}")
+        if h not in market.pr[r]:
+            raise CertificateError(f"pair ({r}, {h}) is not admissible (not mutually listed)")
+        load[h] = load.get(h, 0) + 1
+        if load[h] > market.capacities[h]:
+            raise CertificateError(f"{h!r} gets more than its capacity "
+                                   f"{market.capacities[h]}")
+    return dict(matching)
+
+
+def blocking_pairs(market: HRMarket, matching: Mapping[str, str], notion: str
+                   ) -> list[tuple[str, str]]:
+    """All pairs (r, h) that block ``matching`` under ``notion`` ∈ {weak, strong, super}.
+
+    r's side: strictly / weakly better off when unassigned or h ≻_r / ⪰_r M(r). h's side:
+    strictly and weakly better off when undersubscribed; when full, when r ≻_h / ⪰_h its
+    worst member. Weak: both strict; super: both weak; strong: one strict, the other weak.
+    Every admissible pair is scanned, ties with the partner included. O(L). Raises
+    ValueError for an unknown notion and CertificateError for an invalid matching.
+    """
+    if notion not in NOTIONS:
+        raise ValueError(f"unknown stability notion {notion!r} (known: {', '.join(NOTIONS)})")
+    m = validate_matching(market, matching)
+    inf = float("inf")
+    rank_r = {r: o.rank for r, o in market.pr.items()}
+    rank_h = {h: o.rank for h, o in market.ph.items()}
+    members: dict[str, list[str]] = {h: [] for h in market.hospitals}
+    for r, h in m.items():
+        members[h].append(r)
+    worst = {h: (max((rank_h[h][r] for r in ms), default=0) if len(ms) >= market.capacities[h] else inf)
+             for h, ms in members.items()}          # inf: undersubscribed
+    out = []
+    for r, ra in rank_r.items():
+        cur, mine = (ra[m[r]], m[r]) if r in m else (inf, None)
+        for h, rh in ra.items():
+            if rh > cur or h == mine:
+                continue          # r strictly prefers its hospital: no notion blocks
+            rr, wh = rank_h[h][r], worst[h]
+            sr, sh, wkh = rh < cur, rr < wh, rr <= wh     # r weakly better off here
+            if (notion == "weak" and sr and sh) or (notion == "super" and wkh) or \
+                    (notion == "strong" and ((sr and wkh) or sh)):
+                out.append((r, h))
+    return out
+
+
+def replay_deletion_log(market: HRMarket, notion: str, cert: dict) -> None:
+    """Replay a refutation of super- or strong stability; raise CertificateError if unsound.
+
+    The log deletes pairs from the hospitals' admissible lists; each step deletes a suffix
+    of one hospital's list, so the state is one rank cut per hospital. A resident's *head
+    tie* is the best tie of its current list. Invariant: no stable matching of the notion
+    uses a deleted pair. Steps:
+
+    - ``["dominate", h, W]``: W is a list of at least ``c_h`` distinct residents, each
+      holding h in its head tie; every resident strictly worse on h's list than every
+      member of W is deleted. Sound for both notions: if a stable M gave h such an r',
+      M(h) holds r' and at most c_h − 1 others, so some w ∈ W is not in M(h); w weakly
+      prefers h to M(w) (its partner is on its current list), h strictly prefers w to r':
+      (w, h) blocks.
+    - ``["oversubscribed", h, W]`` (super only): at least ``c_h + 1`` such residents;
+      every resident r' ⪯_h every member of W is deleted (|W ∖ {r'}| ≥ c_h, so some w ∉
+      M(h) super-blocks with h). Irving, Manlove & Scott 2000, algorithm SUPER-RES.
+    - ``["critical"]`` (strong only): at quiescence (every hospital with at least c_h
+      head-tie residents keeps no resident strictly worse than its c_h-th best), form the
+      reduced assignment graph — a resident holding h in its head tie is *bound* to h when
+      h has at most c_h such residents, or when it ranks above h's tail tie; bound
+      residents leave the graph and lower h's quota — and its critical set Z (residents
+      reachable by alternating paths from residents a maximum quota-matching leaves
+      unassigned). Z must be non-empty; the whole tail tie of every hospital in N(Z) is
+      deleted (Irving, Manlove & Scott 2003, algorithm STRONG-RES).
+
+    Conclusion: let P_h be the residents that held h in their head tie at some point, and
+    S the residents whose lists end non-empty. In every stable M a hospital with fewer
+    than c_h members holds all of P_h (else a member of P_h blocks with it), and M's
+    residents lie in S, so ``Σ_h min(c_h, |P_h|) > |S|`` proves that none exists. O(L) for
+    every tie structure (a head tie is never rescanned, see :mod:`.lists`); each
+    ``critical`` step adds a pass over the reduced graph and a bipartite quota-matching.
+    """
+    if notion not in ("super", "strong"):
+        raise CertificateError("deletion logs refute super- or strong stability only")
+    steps = cert.get("steps")
+    if not isinstance(steps, list):
+        raise CertificateError("deletion log has no list of steps")
+    st = _ListState(market)
+    ever: dict[str, set[str]] = {h: set() for h in market.hospitals}
+    for r in st.lists:
+        for y in st.head(r):
+            ever[y].add(r)
+    for i, step in enumerate(steps):
+        if not isinstance(step, list) or not step:
+            raise CertificateError(f"step {i}: malformed {step!r:.60}")
+        if step[0] in ("dominate", "oversubscribed") and len(step) == 3 and \
+                (step[0] == "dominate" or notion == "super"):
+            h, wit = step[1], step[2]
+            if not isinstance(h, str) or h not in st.rank_h or not isinstance(wit, list) \
+                    or not all(isinstance(w, str) for w in wit) or len(set(wit)) != len(wit):
+                raise CertificateError(f"step {i}: malformed {step!r:.60}")
+            need = market.capacities[h] + (step[0] == "oversubscribed")
+            if len(wit) < need or not wit:
+                raise CertificateError(f"step {i}: {step[0]} at {h!r} needs {need} residents, "
+                                       f"got {len(wit)}")
+            for w in wit:
+                if w not in st.rank_r or not st.in_head(w, h):
+                    raise CertificateError(f"step {i}: {h!r} is not in the head tie of {w!r}")
+            worst = max(st.rank_h[h][w] for w in wit)
+            st.cut_to(h, worst + (step[0] == "dominate"))
+        elif step == ["critical"] and notion == "strong":
+            for h, t in _critical_tails(st, market, i):
+                st.cut_to(h, t)
+        else:
+            raise CertificateError(f"step {i}: not a valid {notion} step: {step!r:.60}")
+        for r in st.settle():   # a resident's head changes only when its head tie empties
+            for y in st.head(r):
+                ever[y].add(r)
+    s = sum(1 for r in st.lists if st.has_list(r))
+    need = sum(min(market.capacities[h], len(p)) for h, p in ever.items())
+    if need <= s:
+        raise CertificateError(f"after the log, hospitals must take {need} residents but "
+                               f"{s} residents keep non-empty lists: no contradiction")
+
+
+class _ListState(DeletionState):
+    """Current lists during a replay: per hospital a rank cut; per resident its head tie,
+    kept with a count of its alive entries (:class:`~.lists.DeletionState`: O(L) for
+    every tie structure)."""
+
+    def __init__(self, market: HRMarket):
+        super().__init__(market.pr, market.ph)
+        self.rank_r, self.rank_h, self.hlist = self.prank, self.rrank, self.rlist
+
+
+def _augment(root, adj, quota, mate, held) -> bool:
+    """One augmenting path from ``root`` by depth-first search over hospitals (each
+    hospital visited once); explicit stack, so deep instances cannot overflow."""
+    seen: set[str] = set()
+    parent: dict[str, tuple[str, str | None]] = {}     # hospital -> (resident, prev hosp)
+    stack: list[tuple[str, str | None]] = [(root, None)]   # (resident, hospital it came from)
+    while stack:
+        r, came = stack.pop()
+        for h in adj[r]:
+            if h in seen or h == mate.get(r):
+                continue
+            seen.add(h)
+            parent[h] = (r, came)
+            if len(held[h]) < quota[h]:
+                while h is not None:             # flip the path back to the root
+                    rr, prev = parent[h]
+                    old = mate.get(rr)
+                    if old is not None:
+                        held[old].remove(rr)
+                    mate[rr] = h
+                    held[h].append(rr)
+                    h = prev
+                return True
+            for r2 in held[h]:
+                stack.append((r2, h))
+    return False
+
+
+def _critical_tails(st: _ListState, market: HRMarket, i: int) -> list[tuple[str, int]]:
+    """(hospital, tail rank) for each hospital of N(Z) at a ``critical`` step; raises if the
+    step is not justified."""
+    cap = market.capacities
+    heads = {r: hd for r in st.lists if (hd := st.head(r))}
+    assigned: dict[str, list[str]] = {h: [] for h in market.hospitals}
+    for r, hd in heads.items():
+        for h in hd:
+            assigned[h].append(r)
+    bound: dict[str, list[str]] = {}
+    quota: dict[str, int] = {}
+    for h, a in assigned.items():
+        if not a:
+            continue
+        tail = st.tail_rank(h)
+        if len(a) >= cap[h]:
+            kth = sorted(st.rank_h[h][r] for r in a)[cap[h] - 1]
+            if tail > kth:
+                raise CertificateError(f"step {i}: not quiescent: {h!r} keeps residents "
+                                       f"dominated by {cap[h]} head-tie residents")
+        b = a if len(a) <= cap[h] else [r for r in a if st.rank_h[h][r] < tail]
+        quota[h] = cap[h] - len(b)
+        for r in b:
+            bound.setdefault(r, []).append(h)
+    adj = {r: hd for r, hd in heads.items() if r not in bound}
+    mate = _matching_into(adj, quota)
+    frontier = [r for r in adj if r not in mate]
+    z, nz = set(frontier), set()
+    held: dict[str, list[str]] = {}
+    for r, h in mate.items():
+        held.setdefault(h, []).append(r)
+    while frontier:
+        for h in adj[frontier.pop()]:
+            if h not in nz:
+                nz.add(h)
+                for r2 in held.get(h, ()):     # h is full, or the matching is not maximum
+                    if r2 not in z:
+                        z.add(r2)
+                        frontier.append(r2)
+    if not z:
+        raise CertificateError(f"step {i}: the critical set is empty")
+    return [(h, st.tail_rank(h)) for h in sorted(nz)]
+
+
+def _matching_into(adj: Mapping[str, list[str]], quota: Mapping[str, int]) -> dict[str, str]:
+    mate: dict[str, str] = {}
+    held: dict[str, list[str]] = {h: [] for h in quota}
+    for r in adj:
+        _augment(r, adj, quota, mate, held)
+    return mate
+
+
+@SPEC.certificate("stable_matching", proves={q: "exists" for q in QUESTIONS})
+def check_stable_matching(market: HRMarket, question: str, params, verdict: str, solution,
+                          certificate: dict) -> None:
+    """The solution is a matching within capacities with no blocking pair of the
+    question's notion (an O(L) scan of every admissible pair)."""
+    notion = QUESTIONS[question]
+    found = blocking_pairs(market, solution, notion)
+    if found:
+        raise CertificateError(f"witness has {len(found)} {notion}-blocking pair(s), "
+                               f"e.g. {found[0]}")
+
+
+@SPEC.certificate("deletion_log", proves={"super_stable": "none", "strongly_stable": "none"})
+def check_deletion_log(market: HRMarket, question: str, params, verdict: str, solution,
+                       certificate: dict) -> None:
+    """No super- / strongly stable matching exists: a replayed list of justified deletions
+    ending in a counting contradiction (see :func:`replay_deletion_log`)."""
+    replay_deletion_log(market, QUESTIONS[question], certificate)
+
+
+@SPEC.certificate("blocking_pair", proves={q: "incorrect" for q in QUESTIONS})
+def check_blocking_pair(market: HRMarket, question: str, params, verdict: str, solution,
+                        certificate: dict) -> None:
+    """The audited matching (the solution) is not stable: ``pair`` [resident, hospital]
+    blocks it under the question's notion (found by the O(L) scan of
+    :func:`blocking_pairs`)."""
+    pair = certificate.get("pair")
+    if not (isinstance(pair, list) and len(pair) == 2):
+        raise CertificateError("a blocking pair is [resident, hospital]")
+    if tuple(pair) not in blocking_pairs(market, solution, QUESTIONS[question]):
+        raise CertificateError(f"{pair} does not {QUESTIONS[question]}-block the matching")
+
+
+@SPEC.certificate("not_a_matching", proves={q: "incorrect" for q in QUESTIONS})
+def check_not_a_matching(market: HRMarket, question: str, params, verdict: str, solution,
+                         certificate: dict) -> None:
+    """The audited answer (the solution, resident -> hospital, or its ``pairs``) is no
+    matching: an unknown agent, an unacceptable pair, a resident assigned twice or a
+    hospital over its capacity."""
+    pairs = certificate.get("pairs")
+    if isinstance(pairs, list):
+        residents = [p[0] for p in pairs if isinstance(p, list) and len(p) == 2]
+        if len(residents) != len(set(residents)):
+            return                               # a resident assigned twice
+        solution = {p[0]: p[1] for p in pairs if isinstance(p, list) and len(p) == 2}
+    try:
+        validate_matching(market, solution)
+    except CertificateError:
+        return
+    raise CertificateError("the audited answer is a valid matching")

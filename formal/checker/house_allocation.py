@@ -1,0 +1,179 @@
+"""House allocation: the checks of Pareto optimality, maximum-cardinality Pareto optimality
+(MCPO) and Pareto improvements; the welfare optima are checked in
+:mod:`prefcert.formal.checker.welfare`.
+
+Definitions: Abraham, Cechlárová, Manlove & Mehlhorn 2004; Manlove 2013, ch. 6. An
+allocation is a dict agent -> object over acceptable pairs (:func:`validate_allocation`).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..house_allocation import CONVENTIONS, QUESTIONS, HouseAllocation, parse_house_allocation
+from ..errors import CertificateError
+from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
+from ..welfare import welfare_graph
+from . import welfare
+from .graphs import reachable, strongly_connected_components
+
+SPEC = DomainSpec(
+    name="house_allocation",
+    parse=parse_house_allocation,
+    questions={
+        "pareto_optimal": QuestionSpec("pareto_optimal", ("exists",),
+                                       "a Pareto-optimal allocation"),
+        "max_cardinality_pareto_optimal": QuestionSpec(
+            "max_cardinality_pareto_optimal", ("exists",),
+            "a Pareto-optimal allocation of maximum cardinality"),
+        **welfare.questions(two_sided=False),
+    },
+    schema=instance_schema(
+        "house_allocation",
+        {"preferences": {"type": "object", "additionalProperties": PREFERENCE_LIST},
+         "objects": {"type": "array", "uniqueItems": True, "items": {"type": "string"}}},
+        ["preferences"], {"enum": list(QUESTIONS)}, CONVENTIONS),
+    conventions=CONVENTIONS,
+)
+welfare.register(SPEC)
+
+_FREE = ("free object",)        # the sink of the improvement digraph (agents are strings)
+
+
+def validate_allocation(model: HouseAllocation, allocation: object) -> dict[str, str]:
+    """Check that ``allocation`` is an allocation of ``model``; return it as agent -> object.
+
+    Accepts ``{agent: object or None}`` (None = unassigned). Raises CertificateError for a
+    non-dict, an unknown agent, an unacceptable object, an object given twice. O(n).
+    """
+    if not isinstance(allocation, dict):
+        raise CertificateError(f"an allocation must be an object agent -> object, "
+                               f"got {allocation!r:.60}")
+    out: dict[str, str] = {}
+    holder: dict[str, str] = {}
+    for a, h in allocation.items():
+        if a not in model.prefs:
+            raise CertificateError(f"{a!r} is not an agent")
+        if h is None:
+            continue
+        if not isinstance(h, str) or h not in model.prefs[a]:
+            raise CertificateError(f"agent {a!r} is assigned {h!r}, which it does not rank")
+        if h in holder:
+            raise CertificateError(f"object {h!r} is assigned to both {holder[h]!r} and {a!r}")
+        holder[h] = a
+        out[a] = h
+    return out
+
+
+def improving_arc(model: HouseAllocation, m: Mapping[str, str]) -> tuple[str, object] | None:
+    """A strict arc (u, v) of the improvement digraph that starts a Pareto improvement of
+    the allocation ``m``, or None when ``m`` is Pareto optimal.
+
+    The digraph (Manlove 2013, §6.2; Sng 2008): the agents and a sink F; an arc a → b
+    (b ≠ a matched) when M(b) ⪰_a M(a), i.e. a could take b's object, and a → F when an
+    unassigned object ⪰_a M(a) exists; an arc is strict when a would be strictly better off
+    (every arc out of an unassigned agent is). ``m`` is Pareto optimal (with ties: no
+    allocation makes an agent strictly better off and nobody worse off) iff for no strict
+    arc (u, v), v = F, v reaches F, or v reaches u: moving the agents along that
+    augmenting path, alternating path or cycle is an improvement. O(L).
+    """
+    holder = {h: a for a, h in m.items()}
+    adj: dict = {_FREE: []}
+    strict = []
+    for a, o in model.prefs.items():
+        cur = m.get(a)
+        succ = adj[a] = []
+        for h in o.items:
+            if h != cur and o.weakly_prefers(h, cur):
+                succ.append(holder.get(h, _FREE))
+                if o.prefers(h, cur):
+                    strict.append((a, succ[-1]))
+    into: dict = {v: [] for v in adj}
+    for u, vs in adj.items():
+        for v in vs:
+            into[v].append(u)
+    to_free = reachable(into, [_FREE])
+    comp = strongly_connected_components(adj)
+    return next(((u, v) for u, v in strict if v in to_free or comp[u] == comp[v]), None)
+
+
+def _check_pareto(model: HouseAllocation, m: dict, order: object) -> None:
+    found = improving_arc(model, m)
+    if found is not None:
+        u, v = found
+        what = "a free object" if v == _FREE else f"the object of {v!r}"
+        raise CertificateError(f"allocation is not Pareto optimal: agent {u!r} gains by "
+                               f"taking {what} in an improving exchange")
+    if order is not None and model.is_strict():
+        if not isinstance(order, list) or sorted(order) != sorted(model.agents):
+            raise CertificateError("serial-dictatorship order is not a permutation of the agents")
+        # serial dictatorship with strict lists, recomputed apart from the engines' version
+        taken: set[str] = set()
+        for a in order:
+            h = next((h for h in model.prefs[a].items if h not in taken), None)
+            if h != m.get(a):
+                raise CertificateError("serial dictatorship along the given order does not "
+                                       "give the allocation")
+            taken.add(h)
+
+
+@SPEC.certificate("pareto_optimal", proves={"pareto_optimal": "exists"})
+def check_pareto_optimal(model: HouseAllocation, question: str, params, verdict: str,
+                         solution, certificate: dict) -> None:
+    """The solution is Pareto optimal: no strict arc of the improvement digraph starts an
+    improvement (:func:`improving_arc`); with strict lists, serial dictatorship along the
+    optional ``order`` gives it."""
+    _check_pareto(model, validate_allocation(model, solution), certificate.get("order"))
+
+
+@SPEC.certificate("mcpo", proves={"max_cardinality_pareto_optimal": "exists"})
+def check_mcpo(model: HouseAllocation, question: str, params, verdict: str, solution,
+               certificate: dict) -> None:
+    """The solution is Pareto optimal (as for ``pareto_optimal``) and of maximum
+    cardinality: |M| = |L| − |S| + |N(S)| for the Hall set ``hall_full`` (König 1931)."""
+    m = validate_allocation(model, solution)
+    _check_pareto(model, m, certificate.get("order"))
+    welfare.check_maximum(welfare_graph(model), m, certificate.get("hall_full"))
+
+
+@SPEC.certificate("pareto_improvement", proves={"pareto_optimal": "incorrect",
+                                                "max_cardinality_pareto_optimal": "incorrect"})
+def check_pareto_improvement(model: HouseAllocation, question: str, params, verdict: str,
+                             solution, certificate: dict) -> None:
+    """The certificate's ``allocation`` is not Pareto optimal: its ``improvement`` leaves
+    every agent weakly better off and one strictly. O(n)."""
+    old = validate_allocation(model, certificate.get("allocation"))
+    if solution is not None and validate_allocation(model, solution) != old:
+        raise CertificateError("the improved allocation is not the audited one")
+    new = validate_allocation(model, certificate.get("improvement"))
+    strict = False
+    for a, o in model.prefs.items():
+        x, y = new.get(a), old.get(a)
+        if x != y and not o.weakly_prefers(x, y):
+            raise CertificateError(f"agent {a!r} is worse off: {x!r} instead of {y!r}")
+        strict = strict or (x != y and o.prefers(x, y))
+    if not strict:
+        raise CertificateError("no agent is strictly better off")
+
+
+@SPEC.certificate("larger_matching", proves={"max_cardinality_pareto_optimal": "incorrect"})
+def check_larger_matching(model: HouseAllocation, question: str, params, verdict: str,
+                          solution, certificate: dict) -> None:
+    """The audited allocation (the solution) is not of maximum cardinality: the
+    certificate's ``allocation`` assigns more agents."""
+    old = validate_allocation(model, solution)
+    new = validate_allocation(model, certificate.get("allocation"))
+    if len(new) <= len(old):
+        raise CertificateError(f"the proposed allocation assigns {len(new)} agents, not "
+                               f"more than {len(old)}")
+
+
+@SPEC.certificate("not_an_allocation", proves=dict.fromkeys(QUESTIONS, "incorrect"))
+def check_not_an_allocation(model: HouseAllocation, question: str, params, verdict: str,
+                            solution, certificate: dict) -> None:
+    """The audited answer (the solution) is no allocation: an unknown agent, an object
+    its agent does not rank, or an object given twice."""
+    try:
+        validate_allocation(model, solution)
+    except CertificateError:
+        return
+    raise CertificateError("the audited answer is a valid allocation")

@@ -1,0 +1,332 @@
+"""Shapley–Scarf housing markets: core membership, blocking coalitions, Pareto
+improvements and the strict-core emptiness proof.
+
+Definitions (Shapley & Scarf 1974; Roth & Postlewaite 1977; Quint & Wako 2004). For an
+allocation ``x`` the improvement digraph ``D_x`` has an arc ``i -> j`` whenever
+``ω_j ⪰_i x(i)`` (self-loops included), *strict* when ``ω_j ≻_i x(i)``. A coalition blocks
+``x`` by re-trading its own endowments; every blocking trade splits into cycles of ``D_x``, so
+
+- ``x`` is in the **weak core** (no coalition makes all its members strictly better off)
+  ⇔ the strict arcs of ``D_x`` form an acyclic digraph (no strict self-loop either);
+- ``x`` is in the **strict core** (no coalition makes all members weakly and one strictly
+  better off) ⇔ no strict arc lies inside a strongly connected component of ``D_x``;
+- ``x`` is **Pareto optimal** ⇔ ``x`` is in the strict core of the market whose endowment is
+  ``x`` itself (a Pareto improvement is a permutation of the current houses).
+
+Certificate types: ``core_allocation`` (the label's allocation is in the core),
+``top_trading_segmentation`` (the strict core is empty), and the refutations of an audited
+answer ``blocking_coalition`` and ``not_an_allocation``.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping
+
+from ..errors import CertificateError
+from ..housing_market import CORE_NOTION, HousingMarket, as_allocation, parse_housing_market
+from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
+from .graphs import strongly_connected_components
+
+SPEC = DomainSpec(
+    name="housing_market",
+    parse=parse_housing_market,
+    questions={
+        "strict_core": QuestionSpec("strict_core", ("exists", "none"),
+                                    "an allocation no coalition weakly blocks, or none exists"),
+        "weak_core": QuestionSpec("weak_core", ("exists",),
+                                  "an allocation no coalition strictly blocks (one always "
+                                  "exists)"),
+    },
+    schema=instance_schema(
+        "housing_market",
+        {"preferences": {"type": "object", "minProperties": 1,
+                         "additionalProperties": PREFERENCE_LIST},
+         "endowment": {"type": "object", "minProperties": 1,
+                       "additionalProperties": {"type": "string"}}},
+        ["preferences", "endowment"], {"enum": sorted(CORE_NOTION)}),
+)
+
+
+# --------------------------------------------------------------------------- definitions
+
+def ir_violators(market: HousingMarket, x: Mapping[str, str]) -> list[str]:
+    """Agents for which ``x`` is worse than their own house (empty list: x is individually
+    rational). O(n)."""
+    return [a for a in market.agents
+            if market.rank(a, x[a]) > market.rank(a, market.endowment[a])]
+
+
+def is_individually_rational(market: HousingMarket, x: Mapping[str, str]) -> bool:
+    """x(i) ⪰_i ω_i for every agent i. O(n)."""
+    return not ir_violators(market, as_allocation(market, x))
+
+
+def improvement_digraph(market: HousingMarket, x: Mapping[str, str],
+                        endowment: Mapping[str, str] | None = None
+                        ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """D_x as two adjacency lists over agents: (arcs, strict arcs).
+
+    ``arcs[i]``: the owners j of the houses ``e_j ⪰_i x(i)``; ``strict[i]``: those with
+    ``e_j ≻_i x(i)``, where ``e`` is ``endowment`` (default: the market's; ``endowment=x``
+    describes Pareto improvements). O(n + arcs + n log L): only houses at least as good as
+    x(i) are read, the ends of their ties found by bisection on the ranks (every house when
+    x(i) is unacceptable, since all are then weakly better).
+    """
+    owner = {h: a for a, h in (market.endowment if endowment is None else endowment).items()}
+    arcs: dict[str, list[str]] = {}
+    strict: dict[str, list[str]] = {}
+    for i in market.agents:
+        o = market.order[i]
+        items, rank = o.items, o.rank           # items best first, ranks non-decreasing
+        r = market.rank(i, x[i])
+        key = rank.__getitem__
+        lo = bisect_left(items, r, key=key)     # items[:lo]: the houses ranked above x(i)
+        better = [owner[h] for h in items[:lo]]
+        strict[i] = better
+        same = items[lo:bisect_right(items, r, lo, key=key)] if r <= o.nties else \
+            [h for h in owner if h not in rank]
+        arcs[i] = better + [owner[h] for h in same]
+    return arcs, strict
+
+
+def blocked_arc(market: HousingMarket, x: Mapping[str, str], notion: str,
+                endowment: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+    """A strict arc of D_x on a cycle that blocks ``x`` under ``notion``, or None.
+
+    ``"weak"``: a strict arc inside a strongly connected component of the strict arcs (a
+    cycle of strict arcs: everyone strictly better off); ``"strict"``: a strict arc inside a
+    strongly connected component of D_x. None ⇔ x is in the notion's core. O(n + arcs).
+    """
+    arcs, strict = improvement_digraph(market, x, endowment)
+    comp = strongly_connected_components(strict if notion == "weak" else arcs)
+    return next(((i, j) for i in market.agents for j in strict[i] if comp[i] == comp[j]), None)
+
+
+def in_weak_core(market: HousingMarket, x: Mapping[str, str]) -> bool:
+    """x is in the weak core ⇔ the strict arcs of D_x are acyclic. O(n + arcs)."""
+    return blocked_arc(market, as_allocation(market, x), "weak") is None
+
+
+def in_strict_core(market: HousingMarket, x: Mapping[str, str]) -> bool:
+    """x is in the strict core ⇔ no strict arc of D_x inside an SCC. O(n + arcs)."""
+    return blocked_arc(market, as_allocation(market, x), "strict") is None
+
+
+def is_pareto_optimal(market: HousingMarket, x: Mapping[str, str]) -> bool:
+    """x is Pareto optimal ⇔ no cycle of D_x (endowment x) has a strict arc. O(n + arcs)."""
+    x = as_allocation(market, x)
+    return blocked_arc(market, x, "strict", endowment=x) is None
+
+
+# --------------------------------------------------------------------------- refutations
+
+def check_blocking_coalition(market: HousingMarket, x: object, notion: str,
+                             coalition: object, reallocation: object) -> None:
+    """Verify that ``coalition`` blocks allocation ``x`` by ``reallocation``.
+
+    Checked against the definition: the coalition is a non-empty list of distinct agents;
+    the reallocation gives each member one house and is a bijection onto the members' own
+    endowments; ``notion="weak"``: every member is strictly better off than under x;
+    ``"strict"``: every member weakly and at least one strictly. O(|coalition|).
+    Raises CertificateError naming the failing step.
+    """
+    x = as_allocation(market, x)
+    if notion not in ("weak", "strict"):
+        raise CertificateError(f"unknown core notion {notion!r}")
+    if not isinstance(coalition, list) or not coalition:
+        raise CertificateError("a blocking coalition is a non-empty list of agents")
+    if not all(isinstance(a, str) for a in coalition) or len(set(coalition)) != len(coalition):
+        raise CertificateError("coalition must name distinct agents (strings)")
+    for a in coalition:
+        if a not in market.endowment:
+            raise CertificateError(f"coalition names {a!r}, not an agent")
+    if not isinstance(reallocation, dict) or set(reallocation) != set(coalition):
+        raise CertificateError("the reallocation must give a house to exactly the coalition")
+    own = sorted(market.endowment[a] for a in coalition)
+    got = reallocation.values()
+    if not all(isinstance(h, str) for h in got) or sorted(got) != own:
+        raise CertificateError("the reallocation is not a permutation of the coalition's "
+                               "own endowments")
+    better = 0
+    for a in coalition:
+        new, old = market.rank(a, reallocation[a]), market.rank(a, x[a])
+        if new < old:
+            better += 1
+        elif notion == "weak":
+            raise CertificateError(f"agent {a!r} is not strictly better off with "
+                                   f"{reallocation[a]!r} than with {x[a]!r}")
+        elif new > old:
+            raise CertificateError(f"agent {a!r} is worse off with {reallocation[a]!r} "
+                                   f"than with {x[a]!r}")
+    if better == 0:
+        raise CertificateError("no member of the coalition is strictly better off")
+
+
+def check_pareto_improvement(market: HousingMarket, x: object, y: object) -> None:
+    """Verify that allocation ``y`` Pareto-improves on ``x``: everyone weakly better off,
+    someone strictly. O(n). Raises CertificateError."""
+    x = as_allocation(market, x)
+    y = as_allocation(market, y, "improvement")
+    better = 0
+    for a in market.agents:
+        new, old = market.rank(a, y[a]), market.rank(a, x[a])
+        if new > old:
+            raise CertificateError(f"agent {a!r} is worse off with {y[a]!r} than {x[a]!r}")
+        better += new < old
+    if not better:
+        raise CertificateError("nobody is strictly better off")
+
+
+#: classify's notion -> (certificate type refuting it, core notion of the coalition)
+_REFUTED_BY = {"individually_rational": ("blocking_coalition", "weak"),
+               "weak_core": ("blocking_coalition", "weak"),
+               "strict_core": ("blocking_coalition", "strict"),
+               "pareto_optimal": ("pareto_improvement", None)}
+
+
+def check_refutation(market: HousingMarket, x: object, notion: str, cert: object) -> None:
+    """Verify a certificate that ``x`` fails ``notion`` (a notion of classify: IR, weak or
+    strict core, Pareto optimality). IR is refuted by a one-agent blocking coalition keeping
+    its own house; Pareto optimality by a ``pareto_improvement``. Raises CertificateError."""
+    kind, core = _REFUTED_BY.get(notion, (None, None))
+    if not isinstance(cert, dict) or kind is None or cert.get("type") != kind:
+        raise CertificateError(f"certificate {cert!r:.40} does not refute {notion!r}")
+    if core is None:
+        check_pareto_improvement(market, x, cert.get("allocation"))
+        return
+    if notion == "individually_rational" and len(cert.get("coalition") or []) != 1:
+        raise CertificateError("IR is refuted by a one-agent coalition")
+    check_blocking_coalition(market, x, core, cert.get("coalition"), cert.get("reallocation"))
+
+
+# --------------------------------------------------------------------------- membership proofs
+
+def check_potentials(market: HousingMarket, x: Mapping[str, str], notion: str,
+                     potentials: object) -> None:
+    """Verify membership potentials t (agent -> int): t_j ≥ t_i + 1 on every strict arc of
+    D_x and, for the strict core, t_j ≥ t_i on every arc. Their existence proves
+    membership (a blocking cycle would sum to a positive increase). O(n + arcs)."""
+    if not isinstance(potentials, dict) or set(potentials) != set(market.agents) or \
+            not all(isinstance(t, int) for t in potentials.values()):
+        raise CertificateError("potentials must map every agent to an integer")
+    arcs, strict = improvement_digraph(market, x)
+    t = potentials
+    for i in market.agents:
+        for j in strict[i]:
+            if t[j] < t[i] + 1:
+                raise CertificateError(f"potential drops on strict arc {i}->{j}")
+        if notion == "strict":
+            for j in arcs[i]:
+                if t[j] < t[i]:
+                    raise CertificateError(f"potential drops on arc {i}->{j}")
+
+
+def top_choices(market: HousingMarket, agent: str, remaining_houses: set[str]) -> list[str]:
+    """The agent's top tie among ``remaining_houses`` (which must hold its own house)."""
+    for tie in market.order[agent].ties:
+        got = [h for h in tie if h in remaining_houses]
+        if got:
+            return got
+    return []
+
+
+def check_segmentation(market: HousingMarket, cert: dict) -> None:
+    """Verify a strict-core emptiness proof (Quint & Wako 2004 top-trading segmentation).
+
+    ``cert["segments"]``: list S1..Sk of agent lists; ``cert["hall_violator"]``: T ⊆ Sk.
+    With R_1 = all agents and R_{t+1} = R_t \\ S_t, each S_t must be non-empty, inside R_t,
+    *closed* (every house in a member's top tie among R_t's houses is owned by S_t) and
+    strongly connected in that top-choice digraph; and T's top houses number fewer than |T|.
+
+    Soundness (induction on t): let x be in the strict core, and suppose x gives the agents
+    of R_t houses of R_t. Each i in S_t has arcs of D_x to the owners of its top houses
+    (they are ⪰ x(i)), so S_t lies inside one SCC of D_x; an agent of S_t without a top
+    house would own a strict arc inside that SCC. So x gives each member of S_t a top house,
+    owned by S_t (closedness), i.e. S_t trades within itself and R_{t+1} keeps its houses.
+    At t = k this is a perfect matching of S_k to top houses, impossible by Hall's condition
+    for T. O(k · (n + top arcs)).
+    """
+    segs, hall = cert.get("segments"), cert.get("hall_violator")
+    if not isinstance(segs, list) or not segs or not isinstance(hall, list) or not hall:
+        raise CertificateError("a segmentation needs non-empty 'segments' and 'hall_violator'")
+    remaining = set(market.agents)
+    for t, seg in enumerate(segs, 1):
+        if not isinstance(seg, list) or not seg or not all(isinstance(a, str) for a in seg) \
+                or len(set(seg)) != len(seg):
+            raise CertificateError(f"segment {t} must be a non-empty list of distinct agents")
+        if not set(seg) <= remaining:
+            raise CertificateError(f"segment {t} names an agent that is not in the remaining "
+                                   "market")
+        houses = {market.endowment[a] for a in remaining}
+        s = set(seg)
+        top: dict[str, list[str]] = {}
+        for a in seg:
+            top[a] = []
+            for h in top_choices(market, a, houses):
+                b = market.owner[h]
+                if b not in s:
+                    raise CertificateError(f"segment {t} is not closed: {a!r}'s top house "
+                                           f"{h!r} belongs to {b!r} outside it")
+                top[a].append(b)
+        if len(set(strongly_connected_components(top).values())) != 1:
+            raise CertificateError(f"segment {t} is not strongly connected in the top-choice "
+                                   "digraph")
+        remaining -= s
+    last = set(segs[-1])
+    if not all(isinstance(a, str) for a in hall) or len(set(hall)) != len(hall) \
+            or not set(hall) <= last:
+        raise CertificateError("the Hall violator must be a set of agents of the last segment")
+    houses = {market.endowment[a] for a in last} | {market.endowment[a] for a in remaining}
+    nbrs = set().union(*(top_choices(market, a, houses) for a in hall))
+    if len(nbrs) >= len(hall):
+        raise CertificateError(f"Hall violator has {len(nbrs)} top houses for {len(hall)} "
+                               "agents: no violation")
+
+
+# --------------------------------------------------------------------------- certificate types
+
+@SPEC.certificate("core_allocation", proves={"strict_core": "exists", "weak_core": "exists"})
+def check_core_allocation(market: HousingMarket, question: str, params, verdict: str,
+                          solution, certificate: dict) -> None:
+    """The solution is an allocation in the question's core: no strict arc of its
+    improvement digraph lies on a blocking cycle (an O(n + arcs) SCC test); optional
+    ``potentials`` are checked too."""
+    notion = CORE_NOTION[question]
+    x = as_allocation(market, solution)
+    arc = blocked_arc(market, x, notion)
+    if arc is not None:
+        raise CertificateError(f"witness is blocked ({notion}): the strict arc "
+                               f"{arc[0]}->{arc[1]} of its improvement digraph lies on a "
+                               "blocking cycle")
+    if "potentials" in certificate:
+        check_potentials(market, x, notion, certificate["potentials"])
+
+
+@SPEC.certificate("top_trading_segmentation", proves={"strict_core": "none"})
+def check_top_trading_segmentation(market: HousingMarket, question: str, params, verdict: str,
+                                   solution, certificate: dict) -> None:
+    """The strict core is empty: closed, strongly connected top-choice segments ending in a
+    Hall violator (Quint & Wako 2004; see :func:`check_segmentation`)."""
+    check_segmentation(market, certificate)
+
+
+@SPEC.certificate("blocking_coalition",
+                  proves={"strict_core": "incorrect", "weak_core": "incorrect"})
+def check_blocking_coalition_certificate(market: HousingMarket, question: str, params,
+                                         verdict: str, solution, certificate: dict) -> None:
+    """The audited allocation is blocked by ``coalition`` re-trading its own houses as in
+    ``reallocation`` under the question's notion (see :func:`check_blocking_coalition`)."""
+    check_blocking_coalition(market, solution, CORE_NOTION[question],
+                             certificate.get("coalition"), certificate.get("reallocation"))
+
+
+@SPEC.certificate("not_an_allocation",
+                  proves={"strict_core": "incorrect", "weak_core": "incorrect"})
+def check_not_an_allocation(market: HousingMarket, question: str, params, verdict: str,
+                            solution, certificate: dict) -> None:
+    """The audited answer is not a permutation of the houses."""
+    try:
+        as_allocation(market, solution)
+    except CertificateError:
+        return
+    raise CertificateError("the audited answer is a valid allocation")

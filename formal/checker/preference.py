@@ -1,0 +1,538 @@
+"""Epistemic preference queries: the bounds the certificates rest on and one check per
+certificate type (model, data, question format and values: :mod:`prefcert.formal.preference`).
+
+- ``chain`` (compare): stated relations a = x0 ≻ x1 ≻ … ≻ xk = b, so a ≻ b in every
+  completion (transitivity; Konczak & Lang 2005).
+- ``chains`` (position, kth, rank_set, topk, topk_list): chains to / from an item prove the
+  items necessarily above / below it, so its position lies in [|up| + 1, m − |down|].
+- ``completions`` (undetermined): two completions with different values — linear orders of
+  one agent, or for ``winner`` profile specs ``{"keys", "assign"}`` (each voter completed
+  by :func:`kahn` of its key).
+- ``bounds``: the count range of a ≻ b recomputed by reachability, with witnesses of both
+  ends when it is not a point (count, majority); per-rival lower bounds of the score
+  difference for a necessary winner (Xia & Conitzer 2011).
+- ``injection``, ``size``, ``rs_search``: responsive sets (Aziz, Gaspers, Mackenzie &
+  Walsh 2015). ``hall_violator`` (Betzler & Dorn 2010), ``dominated``, ``exhaustive``
+  (small instances only): no possible / a necessary winner.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from math import comb
+from typing import Any
+
+from ..errors import CertificateError, InstanceError
+from ..preference import (
+    CONVENTIONS,
+    PARAMS,
+    QUESTIONS,
+    RULES,
+    SEMANTICS,
+    SINGLE,
+    Agent,
+    PreferenceModel,
+    above,
+    below,
+    direct,
+    kahn_key,
+    key_positions,
+    linear_extensions,
+    necessarily,
+    parse_preference_data,
+    predecessors,
+    resolve,
+    rs_sizes_allowed,
+    possible_tops,
+    tie_indices,
+    validate,
+    value_profile,
+    value_single,
+)
+from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
+
+EXHAUSTIVE_LIMIT = 200_000   # completions the checker will enumerate
+
+_TF = ("true", "false", "undetermined")
+_DU = ("determined", "undetermined")
+_VERDICTS = {"position": ("true", "false") + _DU, "kth": _DU, "compare": _TF,
+             "rank_set": _DU, "rs": _TF, "topk": _TF, "topk_list": _DU, "count": _DU,
+             "majority": _TF, "winner": _TF}
+_DOCS = {"position": "an item's position (or whether it is the given one)", "kth": "the "
+         "item at position k", "compare": "whether a ≻ b", "rank_set": "the order of a set",
+         "rs": "whether A ⪰_RS B", "topk": "whether the item is in the top k", "topk_list":
+         "the top-k set", "count": "voters with a ≻ b", "majority": "whether a strict "
+         "majority has a ≻ b", "winner": "whether the item is a (co-)winner of the rule"}
+
+#: the conventions each answer depends on (recorded in its labels)
+_READINGS = {"winner": ("counts",), "majority": ("majority",), "rs": ("rs",)}
+_STR = {"type": "string"}
+_STRS = {"type": "array", "items": _STR}
+_PAIR = {"type": "array", "minItems": 2, "maxItems": 2, "items": _STR}
+_WORDS = {"agent": _STR, "item": _STR, "items": dict(_STRS, minItems=1),
+          "item_pair": dict(_PAIR, uniqueItems=True),
+          "bundles": {"type": "array", "minItems": 2, "maxItems": 2, "items": _STRS},
+          "int": {"type": "integer", "minimum": 1}, "rule": {"enum": list(RULES)}}
+
+
+def _param(word: str) -> dict:
+    w = _WORDS[word.rstrip("?")]
+    return {"anyOf": [w, {"type": "null"}]} if word.endswith("?") else w
+
+
+_DATUM = {"type": "object", "additionalProperties": False,
+          "oneOf": [{"required": [k]} for k in ("order", "edges", "choices")],
+          "properties": {"order": PREFERENCE_LIST, "edges": {"type": "array", "items": _PAIR},
+                         "choices": {"type": "array", "items": {
+                             "type": "array", "minItems": 2, "maxItems": 2,
+                             "prefixItems": [dict(_STRS, minItems=1, uniqueItems=True), _STR]}},
+                         "count": {"type": "integer", "minimum": 1}}}
+_QUESTION = {"anyOf": [{"type": "object", "required": ["type"] + [k for k, w in ps.items()
+                                                                 if not w.endswith("?")],
+                        "properties": {"type": {"const": q},
+                                       **{k: _param(w) for k, w in ps.items()}}}
+                       for q, ps in PARAMS.items()]}
+
+SPEC = DomainSpec(
+    name="preference",
+    parse=parse_preference_data,
+    questions={q: QuestionSpec(q, _VERDICTS[q], _DOCS[q], PARAMS[q], _READINGS.get(q, ()))
+               for q in QUESTIONS},
+    schema=instance_schema("preference", {
+        "items": dict(_STRS, minItems=1, uniqueItems=True),
+        "semantics": {"enum": list(SEMANTICS)},
+        "profile": {"type": "object", "minProperties": 1,
+                    "additionalProperties": {"anyOf": [PREFERENCE_LIST, _DATUM]}},
+        "preflib": {"type": "object", "properties": {
+            "suffix": _STR, "header": {"type": "array", "items": _PAIR}}},
+    }, ["profile"], _QUESTION, CONVENTIONS),
+    resolve=resolve,
+    validate=validate,
+    conventions=CONVENTIONS,
+)
+
+
+# --------------------------------------------------------------------------- definitions
+
+def profile_from_spec(model: PreferenceModel, spec: Any) -> list:
+    """Build a completed profile from a spec ``{"keys": [key...], "assign": {agent:
+    [[key index, voters], ...]}}``; agents not assigned use key 0 for all their voters.
+    Each voter's completion is :func:`kahn` of its key, so it is a linear extension of
+    the data by construction. Raises CertificateError for a malformed spec."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("keys"), list) or not spec["keys"]:
+        raise CertificateError("a profile completion needs a non-empty 'keys' list")
+    keys, assign = spec["keys"], spec.get("assign", {})
+    if not isinstance(assign, dict) or set(assign) - set(model.by_name):
+        raise CertificateError("profile completion assigns an unknown agent")
+    out = []
+    pos: dict = {}                          # key index -> its positions, checked once
+    for ag, ti in zip(model.agents, tie_indices(model)):
+        parts = assign.get(ag.name)
+        if parts is None:
+            if ti is not None and 0 in pos:     # the common case, inlined: a weak order
+                out.append((sorted(pos[0][1], key=ti.__getitem__), ag.count))   # on key 0
+                continue
+            parts = [[0, ag.count]]
+        elif not isinstance(parts, list) or sum(int(p[1]) for p in parts) != ag.count or \
+                any(int(p[1]) < 0 or not 0 <= int(p[0]) < len(keys) for p in parts):
+            raise CertificateError(f"agent {ag.name}: assignment of its {ag.count} voters to "
+                                   f"keys is malformed")
+        elif model.identical and len({int(k) for k, w in parts if int(w)}) > 1:
+            raise CertificateError(f"agent {ag.name}: its voters complete alike (counts = "
+                                   f"identical) but are given different keys")
+        for k, w in parts:
+            if w:
+                k = int(k)
+                if k not in pos:
+                    p = key_positions(model, keys[k])
+                    pos[k] = p, keys[k] if len(keys[k]) == len(p) else sorted(p, key=p.get)
+                if ti is not None:          # kahn_key of a weak order, inlined
+                    out.append((sorted(pos[k][1], key=ti.__getitem__), int(w)))
+                else:
+                    out.append((kahn_key(model, ag, keys[k], pos[k][0]), int(w)))
+    return out
+
+
+def profile_completions(model: PreferenceModel) -> Iterator[list] | None:
+    """Every completed profile up to voter symmetry (the voters of one agent take a
+    multiset of linear extensions), or None if more than EXHAUSTIVE_LIMIT. Exponential."""
+    per, total, limit = [], 1, EXHAUSTIVE_LIMIT
+    for ag in model.agents:
+        exts = list(itertools.islice(linear_extensions(model, ag), limit + 1))
+        voters = 1 if model.identical else ag.count      # identical: one weighted voter
+        total *= comb(len(exts) + voters - 1, voters)
+        if len(exts) > limit or total > limit:
+            return None
+        per.append((exts, list(itertools.combinations_with_replacement(range(len(exts)),
+                                                                       voters))))
+    weight = [ag.count if model.identical else 1 for ag in model.agents]
+    return ([(exts[i], w * idxs.count(i)) for (exts, _), idxs, w in zip(per, pick, weight)
+             for i in set(idxs)]
+            for pick in itertools.product(*(c for _, c in per)))
+
+
+def count_bounds(model: PreferenceModel, a: str, b: str) -> tuple[int, int]:
+    """(min, max) over completions of the voters ranking a ≻ b: voters forced a ≻ b, and all
+    voters minus those forced b ≻ a (Szpilrajn 1930). O(agents·(m + E)), cached."""
+    key = ("count", a, b)
+    if key not in model._cache:
+        lo = sum(ag.count for ag in model.agents if necessarily(model, ag, a, b))
+        hi = model.voters - sum(ag.count for ag in model.agents if necessarily(model, ag, b, a))
+        model._cache[key] = (lo, hi)
+    return model._cache[key]
+
+
+def min_score_diff(model: PreferenceModel, agent: Agent, rule: str, c: str, d: str) -> int:
+    """min over the agent's completions of s(c) − s(d) for one voter (plurality/Borda).
+
+    Borda (derived, checked by brute force): if c ≻_P d, 1 + |{x: c ≻_P x ≻_P d}|; else
+    |down(c)| − (m − 1 − |up(d)|). Plurality: 1 if c is above every item, else −1 if d can
+    be first (nothing above d), else 0. (Xia & Conitzer 2011: per-vote minimisation.)"""
+    if rule == "borda":
+        if necessarily(model, agent, c, d):
+            return 1 + len(below(model, agent, c) & above(model, agent, d))
+        return len(below(model, agent, c)) - (model.m - 1 - len(above(model, agent, d)))
+    if len(below(model, agent, c)) == model.m - 1:
+        return 1
+    return -1 if not above(model, agent, d) else 0
+
+
+def diff_bound(model: PreferenceModel, rule: str, c: str, d: str, *, lower: bool) -> int:
+    """Lower (or upper) bound of score(c) − score(d) over all completed profiles; exact for
+    plurality/Borda (per-vote minimisation), sound for Copeland: Σ_x [c vs x] − [d vs x]
+    (x ≠ c, d) + 2·[c vs d], each pairwise contest at its own extreme (derived)."""
+    if rule != "copeland":
+        if lower:
+            return sum(ag.count * min_score_diff(model, ag, rule, c, d) for ag in model.agents)
+        return -sum(ag.count * min_score_diff(model, ag, rule, d, c) for ag in model.agents)
+    v = model.voters
+
+    def vs(a: str, b: str, low: bool) -> int:      # a's Copeland point against b, min / max
+        n = count_bounds(model, a, b)[0 if low else 1]
+        return (2 * n > v) - (2 * n < v)
+    rest = sum(vs(c, x, lower) - vs(d, x, not lower) for x in model.items if x not in (c, d))
+    return rest + 2 * vs(c, d, lower)
+
+
+# --------------------------------------------------------------------------- check steps
+
+def _agent_of(model: PreferenceModel, params: dict) -> Agent:
+    try:
+        return model.agent(params["agent"])
+    except InstanceError as e:
+        raise CertificateError(str(e)) from None
+
+
+def _value(solution: Any) -> Any:
+    if not isinstance(solution, dict) or "value" not in solution:
+        raise CertificateError("a determined value needs solution {'value': ...}")
+    return solution["value"]
+
+
+def check_chain(agent: Agent, chain: Any, a: str, b: str) -> None:
+    """A chain a = x0 ≻ x1 ≻ … ≻ xk = b of base relations; else CertificateError."""
+    if not isinstance(chain, list) or len(chain) < 2 or chain[0] != a or chain[-1] != b:
+        raise CertificateError(f"agent {agent.name}: chain from {a!r} to {b!r} expected, "
+                               f"got {chain!r:.80}")
+    for x, y in zip(chain, chain[1:]):
+        if not direct(agent, x, y):
+            raise CertificateError(f"agent {agent.name}: {x!r} ≻ {y!r} is not in the data")
+
+
+def _proven(agent: Agent, chains: Any, x: str) -> tuple[set, set]:
+    """Verify chains ending or starting at x; return (items proven above, items below)."""
+    up, down = set(), set()
+    if not isinstance(chains, list):
+        raise CertificateError("'chains' must be a list")
+    for ch in chains:
+        if not isinstance(ch, list) or len(ch) < 2 or x not in (ch[0], ch[-1]):
+            raise CertificateError(f"chain {ch!r:.60} does not start or end at {x!r}")
+        if ch[-1] == x:
+            check_chain(agent, ch, ch[0], x)
+            up.add(ch[0])
+        else:
+            check_chain(agent, ch, x, ch[-1])
+            down.add(ch[-1])
+    return up, down
+
+
+def _chained_pairs(agent: Agent, S: list, pairs: Any, chains: Any) -> None:
+    """One verified chain per claimed pair x ≻ y of the asked set S."""
+    if not isinstance(pairs, list) or not isinstance(chains, list) or len(chains) != len(pairs):
+        raise CertificateError("rank_set needs one chain per claimed pair")
+    for (x, y), ch in zip(pairs, chains):
+        if x not in S or y not in S:
+            raise CertificateError(f"pair {x!r}, {y!r} is outside the asked set")
+        check_chain(agent, ch, x, y)
+
+
+def is_completion(model: PreferenceModel, agent: Agent, order: Any) -> None:
+    """Raise CertificateError unless ``order`` is a linear extension of the agent's datum."""
+    if not isinstance(order, list) or sorted(map(str, order)) != sorted(model.items) \
+            or len(set(order)) != model.m:
+        raise CertificateError(f"agent {agent.name}: not a permutation of the items")
+    pos = {x: i for i, x in enumerate(order)}
+    bad = next(((a, b) for a, bs in agent.succ.items() for b in bs if pos[a] > pos[b]), None)
+    if bad:
+        raise CertificateError(f"agent {agent.name}: completion puts {bad[1]!r} above "
+                               f"{bad[0]!r} against the data")
+
+
+# --------------------------------------------------------------------------- certificate types
+
+@SPEC.certificate("chain", proves={"compare": ("true", "false")})
+def check_chain_certificate(model, question, params, verdict, solution, cert) -> None:
+    """A chain of stated relations a ≻ … ≻ b (true) or b ≻ … ≻ a (false): the order of the
+    pair is the same in every completion."""
+    a, b = params["items"] if verdict == "true" else params["items"][::-1]
+    check_chain(_agent_of(model, params), cert.get("chain"), a, b)
+
+
+@SPEC.certificate("chains", proves={"position": ("true", "false", "determined"),
+                                    "kth": "determined", "rank_set": "determined",
+                                    "topk": ("true", "false"), "topk_list": "determined"})
+def check_chains(model, question, params, verdict, solution, cert) -> None:
+    """Chains to / from an item prove the items above / below it in every completion, so
+    its position lies in [|up| + 1, m − |down|]; that interval must prove the verdict (for
+    rank_set: one chain per consecutive pair of the claimed order)."""
+    ag, m, chains = _agent_of(model, params), model.m, cert.get("chains", [])
+    if question == "rank_set":
+        seq = _value(solution)
+        if sorted(seq) != sorted(params["items"]):
+            raise CertificateError("solution is not an ordering of the asked items")
+        _chained_pairs(ag, params["items"], [[x, y] for x, y in zip(seq, seq[1:])], chains)
+        return
+    if question == "topk_list":
+        T, k = _value(solution), params["k"]
+        if not isinstance(T, list) or not all(isinstance(x, str) for x in T) \
+                or len(T) != k or len(set(T)) != k or not set(T) <= set(model.items):
+            raise CertificateError("solution is not a list of k distinct items")
+        for x in T:
+            _, down = _proven(ag, [c for c in chains if c and c[0] == x], x)
+            if len(down) < m - k:
+                raise CertificateError(f"only {len(down)} items proven below {x!r}")
+        return
+    x = _value(solution) if question == "kth" else params["item"]
+    if x not in model.items:
+        raise CertificateError(f"unknown item {x!r}")
+    up, down = _proven(ag, chains, x)
+    lo, hi, p = len(up) + 1, m - len(down), params.get("position")
+    if question == "kth":
+        ok = lo == hi == params["k"]
+    elif question == "topk":
+        ok = hi <= params["k"] if verdict == "true" else lo > params["k"]
+    elif p is None:
+        ok = verdict == "determined" and lo == hi == _value(solution)
+    else:
+        ok = lo == hi == p if verdict == "true" else verdict == "false" and not lo <= p <= hi
+    if not ok:
+        raise CertificateError(f"chains prove {x!r} at positions {lo}..{hi}: not {verdict} "
+                               f"{solution if solution is not None else ''}")
+
+
+@SPEC.certificate("completions", proves={**{q: "undetermined" for q in SINGLE},
+                                         "winner": "undetermined"})
+def check_completions(model, question, params, verdict, solution, cert) -> None:
+    """Two completions in which the query takes different values: ``orders`` (two linear
+    extensions of the agent's datum) or, for winner, ``witnesses`` ``win`` / ``lose``
+    (profile specs). position's range, rank_set's determined pairs and topk_list's
+    necessary/possible members are proven too (chains; reachability)."""
+    if question == "winner":
+        wit = cert.get("witnesses", {})
+        win, lose = (value_profile(model, "winner", params, profile_from_spec(model, wit.get(k)))
+                     for k in ("win", "lose"))
+        if not win or lose:
+            raise CertificateError(f"witnesses: {params['item']!r} wins={win} in 'win', "
+                                   f"wins={lose} in 'lose'")
+        return
+    ag, orders = _agent_of(model, params), cert.get("orders")
+    if not isinstance(orders, list) or len(orders) != 2:
+        raise CertificateError("'undetermined' needs two completions")
+    vals = []
+    for o in orders:
+        is_completion(model, ag, o)
+        vals.append(value_single(question, params, o, model.conventions))
+    if vals[0] == vals[1]:
+        raise CertificateError(f"the two completions give the same value {vals[0]!r}")
+    if question == "position" and params.get("position") is None:
+        up, down = _proven(ag, cert.get("chains", []), params["item"])
+        want = {"min": min(vals), "max": max(vals)}
+        if solution != want or (len(up) + 1, model.m - len(down)) != (want["min"], want["max"]):
+            raise CertificateError(f"range {solution!r} not proven: chains give "
+                                   f"[{len(up) + 1}, {model.m - len(down)}], completions {vals}")
+    elif question == "kth" and solution is not None:
+        raise CertificateError("an undetermined kth has no solution")
+    elif question == "rank_set":
+        S = params["items"]
+        pairs = (solution or {}).get("pairs")
+        _chained_pairs(ag, S, pairs, cert.get("chains", []))
+        claimed = {tuple(p) for p in pairs}
+        for x, y in itertools.permutations(S, 2):
+            if necessarily(model, ag, x, y) and (x, y) not in claimed:
+                raise CertificateError(f"pair {x!r} ≻ {y!r} is determined but missing")
+    elif question == "topk_list":
+        k, m = params["k"], model.m
+        nec = sorted(x for x in model.items if len(below(model, ag, x)) >= m - k)
+        pos = sorted(x for x in model.items if len(above(model, ag, x)) < k)
+        if solution != {"necessary": nec, "possible": pos}:
+            raise CertificateError(f"necessary/possible members are {nec}/{pos}")
+
+
+@SPEC.certificate("bounds", proves={"count": _DU, "majority": _TF, "winner": "true"})
+def check_bounds(model, question, params, verdict, solution, cert) -> None:
+    """count / majority: the range of voters with a ≻ b, recomputed by reachability (forced
+    a ≻ b .. all but forced b ≻ a), gives the verdict and solution; when it is not a point,
+    ``witnesses`` ``min`` / ``max`` (profile specs) attain both ends. winner: for every
+    rival d, min over completed profiles of score(c) − score(d) ≥ 0 (per-vote minimisation,
+    Xia & Conitzer 2011; a sound per-pair bound for Copeland)."""
+    if question == "winner":
+        c = params["item"]
+        for d in model.items:
+            if d != c and diff_bound(model, params["rule"], c, d, lower=True) < 0:
+                raise CertificateError(f"per-pair minimisation: {d!r} can beat {c!r}")
+        return
+    a, b = params["items"]
+    lo, hi = count_bounds(model, a, b)
+    if question == "count":
+        want = ("determined", {"value": lo}) if lo == hi else \
+            ("undetermined", {"min": lo, "max": hi})
+    elif model.conventions.get("majority") == "ranked":    # abstentions: lo for, v - hi against
+        want = ("true" if lo > model.voters - hi else "false", {"min": lo, "max": hi})
+    else:
+        v = model.voters
+        want = ("true" if 2 * lo > v else "false" if 2 * hi <= v else "undetermined",
+                {"min": lo, "max": hi})
+    if (verdict, solution) != want:
+        raise CertificateError(f"bounds by reachability are {lo}..{hi}: answer "
+                               f"{want[0]} {want[1]!r}, not {verdict} {solution!r}")
+    if verdict == "undetermined":
+        wit = cert.get("witnesses", {})
+        for end, target in (("min", lo), ("max", hi)):
+            got = value_profile(model, "count", params, profile_from_spec(model, wit.get(end)))
+            if got != target:
+                raise CertificateError(f"the {end} witness has {got} voters, not {target}")
+
+
+@SPEC.certificate("injection", proves={"rs": "true"})
+def check_injection(model, question, params, verdict, solution, cert) -> None:
+    """``map``: an injection f of the worse bundle into the better one with f(y) = y or a
+    chain f(y) ≻ … ≻ y (``chains``), so A ⪰_RS B in every completion (Aziz et al. 2015)."""
+    ag = _agent_of(model, params)
+    A, B = (list(b) for b in params["bundles"])
+    if not rs_sizes_allowed(params, model.conventions):
+        raise CertificateError("bundles of different sizes are unrelated (rs = equal_size)")
+    f = cert.get("map")
+    if not isinstance(f, dict) or set(f) != set(B) or len(set(f.values())) != len(B) \
+            or not set(f.values()) <= set(A):
+        raise CertificateError("the injection must map every item of the worse bundle "
+                               "to a distinct item of the better bundle")
+    chains = cert.get("chains", {})
+    for y, x in f.items():
+        if x != y:
+            check_chain(ag, chains.get(y), x, y)
+
+
+@SPEC.certificate("size", proves={"rs": "false"})
+def check_size(model, question, params, verdict, solution, cert) -> None:
+    """|A \\ B| < |B \\ A|: the prefix of all items already fails A ⪰_RS B (or, under the
+    ``equal_size`` reading, |A| ≠ |B|)."""
+    A, B = (set(b) for b in params["bundles"])
+    if not rs_sizes_allowed(params, model.conventions):
+        return
+    if len(A - B) >= len(B - A):
+        raise CertificateError(f"|A \\ B| = {len(A - B)} is not below |B \\ A| = {len(B - A)}")
+
+
+@SPEC.certificate("rs_search", proves={"rs": "false"})
+def check_rs_search(model, question, params, verdict, solution, cert) -> None:
+    """No completion has A ⪰_RS B: the checker's own exact search (:func:`rs_possible`)."""
+    found = rs_possible(model, _agent_of(model, params), *params["bundles"])
+    if found is None:
+        raise CertificateError("RS search too large to verify")
+    if found:
+        raise CertificateError("a completion with the better bundle ⪰_RS exists")
+
+
+def rs_possible(model: PreferenceModel, agent: Agent, better: Iterable[str],
+                worse: Iterable[str]) -> bool | None:
+    """Is there a completion in which ``better ⪰_RS worse``? Exact search over the choices of
+    worse-only items: every available item of weight ≥ 0 (better-only +1, others 0) is
+    placed first — moving such an item earlier never lowers a prefix balance (exchange
+    argument, derived; checked against brute force) — and the search branches only on
+    which available worse-only item comes next. None past EXHAUSTIVE_LIMIT states.
+    O(2^|worse| · m · (m + E)) worst case."""
+    A, B = set(better), set(worse)
+    w = {x: (x in A) - (x in B) for x in model.items}
+    pred = predecessors(model, agent)
+    dead: set = set()
+
+    def avail(placed, x):
+        return x not in placed and all(p in placed for p in pred[x])
+
+    def dfs(placed: set, bal: int):
+        grew = True
+        while grew:
+            grew = False
+            for x in model.items:
+                if w[x] >= 0 and avail(placed, x):
+                    placed.add(x)
+                    bal += w[x]
+                    grew = True
+        if len(placed) == model.m:
+            return True
+        key = frozenset(placed)
+        if key in dead or bal <= 0:
+            return False
+        if len(dead) > EXHAUSTIVE_LIMIT:
+            return None
+        for x in model.items:
+            if w[x] < 0 and avail(placed, x):
+                r = dfs(set(key) | {x}, bal - 1)
+                if r is None or r:
+                    return r
+        dead.add(key)
+        return False
+    return dfs(set(), 0)
+
+
+@SPEC.certificate("hall_violator", proves={"winner": "false"})
+def check_hall_violator(model, question, params, verdict, solution, cert) -> None:
+    """Plurality: a rival set D such that the voters who cannot put c first and whose
+    possible tops all lie in D outnumber |D| · (c's best score): c is no possible co-winner
+    (Hall's condition on the flow network of Betzler & Dorn 2010)."""
+    c, D = params["item"], cert.get("set")
+    if params["rule"] != "plurality":
+        raise CertificateError("a Hall violator refutes a possible plurality winner only")
+    if not isinstance(D, list) or c in D or not set(D) <= set(model.items):
+        raise CertificateError("Hall violator must be a set of rivals")
+    rivals = frozenset(D)
+    forced = sum(ag.count for ag in model.agents if above(model, ag, c)
+                 and possible_tops(model, ag) <= rivals)
+    cap = len(set(D)) * sum(ag.count for ag in model.agents if not above(model, ag, c))
+    if forced <= cap:
+        raise CertificateError(f"{forced} forced voters fit in {cap} places")
+
+
+@SPEC.certificate("dominated", proves={"winner": "false"})
+def check_dominated(model, question, params, verdict, solution, cert) -> None:
+    """A rival ``by`` scores more than c in every completed profile: the upper bound of
+    score(c) − score(by) is negative (exact for plurality/Borda, sound for Copeland)."""
+    c, d = params["item"], cert.get("by")
+    if d not in model.items or d == c:
+        raise CertificateError("dominated needs a rival item")
+    ub = diff_bound(model, params["rule"], c, d, lower=False)
+    if ub >= 0:
+        raise CertificateError(f"score({c}) − score({d}) can reach {ub} ≥ 0")
+
+
+@SPEC.certificate("exhaustive", proves={"winner": ("true", "false")})
+def check_exhaustive(model, question, params, verdict, solution, cert) -> None:
+    """Every completed profile, re-enumerated by the checker (refused above
+    EXHAUSTIVE_LIMIT), has the verdict's winner value."""
+    gen = profile_completions(model)
+    if gen is None:
+        raise CertificateError("too many completed profiles to verify exhaustively")
+    for p in gen:
+        if value_profile(model, "winner", params, p) != (verdict == "true"):
+            raise CertificateError(f"exhaustive enumeration: {params['item']!r} wins="
+                                   f"{verdict != 'true'} in a completed profile")

@@ -1,0 +1,233 @@
+"""Stable matching (SMTI): the checks of stability and of refutations.
+
+Definitions: Irving 1994 (DAM 48); Manlove 2013, ch. 3. A matching is a dict A-agent ->
+B-agent over mutually acceptable pairs; unmatched is worse than any acceptable partner.
+Certificate types: ``stable_matching`` (the label's solution is stable), ``deletion_log``
+(no super- / strongly stable matching exists), and the two-sided welfare optima
+(:mod:`prefcert.formal.checker.welfare`).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..errors import CertificateError
+from ..stable_matching import CONVENTIONS, NOTIONS, QUESTIONS, Market, parse_market
+from ..spec import PREFERENCE_SIDE, STABILITY_QUESTIONS, DomainSpec, instance_schema
+from . import welfare
+from .graphs import maximum_bipartite_matching
+from .lists import DeletionState
+
+SPEC = DomainSpec(
+    name="stable_matching",
+    parse=parse_market,
+    questions={**STABILITY_QUESTIONS, **welfare.questions(two_sided=True)},
+    schema=instance_schema(
+        "stable_matching",
+        {"preferences": {"type": "object", "required": ["A", "B"],
+                         "additionalProperties": False,
+                         "properties": {"A": PREFERENCE_SIDE, "B": PREFERENCE_SIDE}}},
+        ["preferences"], {"enum": sorted(QUESTIONS) + list(welfare.WELFARE)}, CONVENTIONS),
+    conventions=CONVENTIONS,
+)
+welfare.register(SPEC)
+
+
+def validate_matching(market: Market, matching: object) -> dict[str, str]:
+    """Validate a matching (A -> B over admissible pairs); return it or raise CertificateError."""
+    if not isinstance(matching, dict):
+        raise CertificateError(f"a matching must be an object A-agent -> B-agent, got {matching!r:.60}")
+    seen: dict[str, str] = {}
+    for x, y in matching.items():
+        if x not in market.a:
+            raise CertificateError(f"{x!r} is not an agent of side A")
+        if not isinstance(y, str) or y not in market.b:
+            raise CertificateError(f"{x!r} is matched to {y!r}, not an agent of side B")
+        if y not in market.pa[x]:
+            raise CertificateError(f"pair ({x}, {y}) is not mutually acceptable")
+        if y in seen:
+            raise CertificateError(f"{y!r} is matched to both {seen[y]!r} and {x!r}")
+        seen[y] = x
+    return dict(matching)
+
+
+def blocking_pairs(market: Market, matching: Mapping[str, str], notion: str) -> list[tuple[str, str]]:
+    """All pairs (a, b) that block ``matching`` under ``notion`` ∈ {weak, strong, super}.
+
+    Scans every admissible pair, including pairs tied with the current partner and pairs of
+    unmatched agents (ALGORITHMS.md §1). Returns pairs in list order. O(L) for total list
+    length L; a matched man's scan stops at the first woman he ranks below his partner
+    (a WeakOrder's rank dict lists its items best first, so no later one can block).
+    Raises ValueError for an unknown notion and CertificateError for an invalid matching.
+    Source: Irving 1994.
+    """
+    if notion not in NOTIONS:
+        raise ValueError(f"unknown stability notion {notion!r} (known: {', '.join(NOTIONS)})")
+    m = validate_matching(market, matching)
+    inf = float("inf")
+    rank_a = {x: o.rank for x, o in market.pa.items()}
+    rank_b = {y: o.rank for y, o in market.pb.items()}
+    cur_a = {x: rank_a[x][m[x]] if x in m else inf for x in rank_a}
+    cur_b = dict.fromkeys(rank_b, inf)
+    for x, y in m.items():
+        cur_b[y] = rank_b[y][x]
+    out = []
+    weak, strong = notion == "weak", notion == "strong"
+    for x, ra in rank_a.items():
+        cx, mx = cur_a[x], m.get(x)
+        for y, rxy in ra.items():    # in list order, so ranks never decrease
+            if rxy > cx:
+                break             # x strictly prefers his partner: no notion blocks
+            if y == mx:
+                continue
+            if rxy == cx and (weak or (strong and cur_b[y] == 1)):
+                continue          # x indifferent: weak needs x better off, strong then
+            ryx, cy = rank_b[y][x], cur_b[y]                        # needs y better off
+            sx, sy, wy = rxy < cx, ryx < cy, ryx <= cy
+            if (notion == "weak" and sx and sy) or (notion == "super" and wy) or \
+                    (notion == "strong" and ((sx and wy) or sy)):
+                out.append((x, y))
+    return out
+
+
+def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
+    """Replay a refutation of super- or strong stability; raise CertificateError if unsound.
+
+    The log lists deletions from the women's (side B's) mutually acceptable lists; each step
+    deletes a suffix of one woman's list, so the state is one rank cut per woman: (a, b) is
+    alive iff rank_b(a) < cut(b). Steps:
+
+    - ``["dominate", b, a]``: b is in the head tie of a's current list; every man strictly
+      worse than a on b's list is deleted. Sound for both notions: if a stable M matched b to
+      such a', then (a, b) would block M, because a's M-partner is on a's current list (no
+      stable matching uses a deleted pair, by induction) and so is ⪯_a b.
+    - ``["dominate", b, a1, a2]`` (super only): a1 ≠ a2 both hold b in their head tie; every
+      man a' with a' ⪯_b a1 and a' ⪯_b a2 is deleted. If M(b) = a', one of a1, a2 differs
+      from a' and super-blocks with b (the multiply-engaged woman of Irving's SUPER).
+    - ``["critical"]`` (strong only): every man's head-tie women hold him in their current
+      tail tie (quiescence); the critical set Z of that engagement graph — the men reachable
+      by alternating paths from men left unmatched by a maximum matching — is non-empty; the
+      whole current tail tie of every woman in N(Z) is deleted (Irving 1994, algorithm
+      STRONG; Manlove 1999).
+
+    Conclusion: let P be the women that were in some man's head tie at any point, and S the
+    men whose lists end non-empty. Every woman of P is matched in every stable matching M
+    (else the man that held her in his head tie blocks with her), and M's men lie in S, so
+    ``|P| > |S|`` proves that no stable matching exists. O(L) for every tie structure
+    (strict lists, one big tie, every list one tie: a head tie is never rescanned, see
+    :mod:`.lists`); each ``critical`` step adds a pass over the engagement graph and its
+    maximum matching.
+    """
+    if notion not in ("super", "strong"):
+        raise CertificateError("deletion logs refute super- or strong stability only")
+    steps = cert.get("steps")
+    if not isinstance(steps, list):
+        raise CertificateError("deletion log has no list of steps")
+    st = _ListState(market)
+    proposed: set[str] = set()
+    for x in st.lists:
+        proposed.update(st.head(x))
+    for i, step in enumerate(steps):
+        if not isinstance(step, list) or not step:
+            raise CertificateError(f"step {i}: malformed {step!r:.60}")
+        if step[0] == "dominate" and len(step) in (3, 4) and (len(step) == 3 or notion == "super"):
+            y, wit = step[1], step[2:]
+            if y not in st.rank_b or len(set(wit)) != len(wit):
+                raise CertificateError(f"step {i}: malformed {step!r:.60}")
+            for x in wit:
+                if x not in st.rank_a or not st.in_head(x, y):
+                    raise CertificateError(f"step {i}: {y!r} is not in the head tie of {x!r}")
+            r = [st.rank_b[y][x] for x in wit]
+            st.cut_to(y, r[0] + 1 if len(r) == 1 else max(r))
+        elif step == ["critical"] and notion == "strong":
+            for y, t in _critical_tails(st, i):
+                st.cut_to(y, t)
+        else:
+            raise CertificateError(f"step {i}: not a valid {notion} step: {step!r:.60}")
+        for x in st.settle():   # a man's head changes only when his head tie loses its last
+            proposed.update(st.head(x))                                       # woman
+    s = sum(1 for x in st.lists if st.has_list(x))
+    if len(proposed) <= s:
+        raise CertificateError(f"after the log, {len(proposed)} women were proposed to but "
+                               f"{s} men keep non-empty lists: no contradiction")
+
+
+class _ListState(DeletionState):
+    """Current lists during a replay: per woman a rank cut; per man his head tie, kept
+    with a count of its alive entries (:class:`~.lists.DeletionState`: O(L) for every
+    tie structure)."""
+
+    def __init__(self, market: Market):
+        super().__init__(market.pa, market.pb)
+        self.rank_a, self.rank_b, self.women = self.prank, self.rrank, self.rlist
+
+
+def _critical_tails(st: _ListState, i: int) -> list[tuple[str, int]]:
+    """(woman, tail rank) for each woman of N(Z) at a ``critical`` step; raises if unjustified.
+    O(size of the engagement graph) plus its maximum matching."""
+    adj = {x: h for x in st.lists if (h := st.head(x))}
+    rank_b, end, women = st.rank_b, st.end, st.women
+    for x, ws in adj.items():
+        for y in ws:
+            if rank_b[y][x] != rank_b[y][women[y][end[y] - 1]]:
+                raise CertificateError(f"step {i}: not quiescent: {x!r} is not in the tail "
+                                       f"tie of {y!r}")
+    mate = maximum_bipartite_matching(adj)
+    matched = set(mate.values())
+    frontier = [x for x in adj if x not in matched]
+    z, nz = set(frontier), set()
+    while frontier:
+        for y in adj[frontier.pop()]:
+            if y not in nz:
+                nz.add(y)
+                x2 = mate[y]          # matched, or the matching would not be maximum
+                if x2 not in z:
+                    z.add(x2)
+                    frontier.append(x2)
+    if not z:
+        raise CertificateError(f"step {i}: the critical set is empty")
+    return [(y, st.tail_rank(y)) for y in nz]
+
+
+@SPEC.certificate("stable_matching", proves={q: "exists" for q in QUESTIONS})
+def check_stable_matching(market: Market, question: str, params, verdict: str, solution,
+                          certificate: dict) -> None:
+    """The solution is a matching with no blocking pair of the question's notion (an O(L)
+    scan of every admissible pair)."""
+    notion = QUESTIONS[question]
+    found = blocking_pairs(market, solution, notion)
+    if found:
+        raise CertificateError(f"witness has {len(found)} {notion}-blocking pair(s), "
+                               f"e.g. {found[0]}")
+
+
+@SPEC.certificate("blocking_pair", proves={q: "incorrect" for q in QUESTIONS})
+def check_blocking_pair(market: Market, question: str, params, verdict: str, solution,
+                        certificate: dict) -> None:
+    """The audited matching (the solution) is not stable: ``pair`` [a, b] blocks it under
+    the question's notion (found by the O(L) scan of :func:`blocking_pairs`)."""
+    pair = certificate.get("pair")
+    if not (isinstance(pair, list) and len(pair) == 2):
+        raise CertificateError("a blocking pair is [a, b]")
+    if tuple(pair) not in blocking_pairs(market, solution, QUESTIONS[question]):
+        raise CertificateError(f"{pair} does not {QUESTIONS[question]}-block the matching")
+
+
+@SPEC.certificate("not_a_matching", proves={q: "incorrect" for q in
+                                            (*QUESTIONS, *welfare.WELFARE)})
+def check_not_a_matching(market: Market, question: str, params, verdict: str, solution,
+                         certificate: dict) -> None:
+    """The audited answer (the solution) is no matching of the market: an unknown agent,
+    a pair that is not mutually acceptable, or an agent matched twice."""
+    try:
+        validate_matching(market, solution)
+    except CertificateError:
+        return
+    raise CertificateError("the audited answer is a valid matching")
+
+
+@SPEC.certificate("deletion_log", proves={"super_stable": "none", "strongly_stable": "none"})
+def check_deletion_log(market: Market, question: str, params, verdict: str, solution,
+                       certificate: dict) -> None:
+    """No super- / strongly stable matching exists: a replayed list of justified deletions
+    ending in a counting contradiction (see :func:`replay_deletion_log`)."""
+    replay_deletion_log(market, QUESTIONS[question], certificate)

@@ -1,0 +1,622 @@
+"""Epistemic queries over incomplete, tied and partial preferences: the model.
+
+**Data.** Each agent gives one of
+  - ``{"order": [...]}``: a weak order, best first, a nested list being a tie;
+  - ``{"edges": [[a, b], ...]}``: a partial order given by pairs ``a ≻ b`` (a cycle is bad
+    input, reported with the cycle);
+  - ``{"choices": [[[subset...], chosen], ...]}``: choice data; each pair entails
+    ``chosen ≻ x`` for every other ``x`` of the subset (a cycle is bad input);
+  - optional ``"count"`` (positive int, default 1): that many voters gave this datum
+    (PrefLib multiplicities). A bare list is shorthand for ``{"order": list}``.
+
+Every datum is read as a *strict partial order* ``P_i`` over ``items`` (the transitive
+closure of its base relation). **Ties are unknown orders, not indifference**: two tied
+items are incomparable in ``P_i``. An incomplete ``order`` is read under the instance's
+``"semantics"``: ``unknown`` (an unlisted item is incomparable to every item; default for
+JSON instances) or ``truncated`` (unlisted items rank below every listed item and are
+unordered among themselves; default of PrefLib ballots, :mod:`formal.preflib`). Edges and
+choices never mention unlisted items, so the semantics does not apply to them. The CLI can
+override the semantics by setting ``data["semantics"]`` before parsing; every label records
+it through the instance hash.
+
+**Completions.** A completion of agent i is a linear extension of ``P_i`` over all items
+(a tie-breaking). A profile completion picks one completion per *voter* (the ``count``
+voters of one agent may complete differently; under the ``counts = identical`` convention
+they are one weighted voter and complete alike). The readings of :data:`CONVENTIONS`
+(``counts``, ``majority``, ``rs``) are chosen per instance in ``"conventions"``.
+
+**Queries** (Konczak & Lang 2005; Xia & Conitzer 2011), written as objects ``{"type": name,
+params}`` (:data:`PARAMS`). Each is a function ``value(σ)`` of a completion; the answer is
+``true``/``false`` (boolean, same value in every completion), ``determined`` with
+``solution={"value": v}`` (non-boolean, same value everywhere), or ``undetermined`` (two
+completions with different values).
+
+Co-winner semantics for ``winner``: c wins a completed profile iff no item has a strictly
+higher score. Plurality: 1 point for the top; Borda: number of items ranked below;
+Copeland: (#pairwise wins) − (#pairwise losses) (equivalent to Copeland^½). ``winner``
+is ``true`` iff c is a necessary (co-)winner, ``false`` iff c is not a possible (co-)winner.
+
+The certificate checks are in :mod:`formal.checker.preference`; the engines compute the same
+values with their own code.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import CertificateError, InstanceError
+from .weak_order import WeakOrder, parse_weak_order
+from .spec import Convention, check_params, read_conventions
+
+SEMANTICS = ("unknown", "truncated")
+RULES = ("plurality", "borda", "copeland")
+#: question -> parameter -> type word (``agent``, ``item``, ``items``, ``item_pair``,
+#: ``bundles``, ``int``, ``rule``; optional when ending in ``?``)
+PARAMS: dict[str, dict[str, str]] = {
+    "position": {"agent": "agent", "item": "item", "position": "int?"},
+    "kth": {"agent": "agent", "k": "int"},
+    "compare": {"agent": "agent", "items": "item_pair"},
+    "rank_set": {"agent": "agent", "items": "items"},
+    "rs": {"agent": "agent", "bundles": "bundles"},
+    "topk": {"agent": "agent", "item": "item", "k": "int"},
+    "topk_list": {"agent": "agent", "k": "int"},
+    "count": {"items": "item_pair"},
+    "majority": {"items": "item_pair"},
+    "winner": {"rule": "rule", "item": "item"},
+}
+#: Readings where the literature uses two (the first is the default; see README).
+CONVENTIONS: dict[str, Convention] = {
+    "counts": Convention("counts", ("independent", "identical"), {
+        "independent": "the count voters of an agent are voters: each completes on its own "
+                       "(PrefLib multiplicities of identical ballots)",
+        "identical": "an agent with count c is one voter of weight c: its voters complete "
+                     "alike (weighted voters, Conitzer, Sandholm & Lang 2007)"}),
+    "majority": Convention("majority", ("all_voters", "ranked"), {
+        "all_voters": "a strict majority of all voters, in every / some completion (a voter "
+                      "who leaves the pair unordered may go either way)",
+        "ranked": "pairwise tabulation: more voters state a over b than b over a; a voter "
+                  "who leaves the pair unordered abstains (no completions)"}),
+    "rs": Convention("rs", ("monotone", "equal_size"), {
+        "monotone": "A ⪰_RS B iff an injection maps B into A, each item to one at least as "
+                    "good (adding a good never hurts; bundles of any sizes)",
+        "equal_size": "as monotone, but bundles of different sizes are never related"}),
+}
+SINGLE = ("position", "kth", "compare", "rank_set", "rs", "topk", "topk_list")
+PROFILE = ("count", "majority", "winner")
+QUESTIONS = SINGLE + PROFILE
+
+# Voters per ballot line: beyond this, sums over a profile would overflow the engines'
+# 64-bit tallies (10^6 distinct lines of 10^12 voters stay below 2^63).
+MAX_COUNT = 10**12
+
+
+# --------------------------------------------------------------------------- model
+
+@dataclass(frozen=True)
+class Agent:
+    """One agent's datum. ``kind``: order|edges|choices; ``count`` voters gave it.
+
+    ``order``: the WeakOrder (kind order); ``pairs``: the base pairs a ≻ b (edges/choices);
+    ``succ``: item -> items directly below (base relation as a DAG, all kinds).
+    """
+
+    name: str
+    kind: str
+    count: int
+    order: WeakOrder | None
+    pairs: frozenset
+    succ: dict = field(repr=False, compare=False)
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class PreferenceModel:
+    """``items`` (tuple of names), ``agents`` (tuple of Agent), ``semantics``,
+    ``conventions`` (name -> choice, :data:`CONVENTIONS`)."""
+
+    items: tuple
+    agents: tuple
+    semantics: str
+    by_name: dict = field(repr=False, compare=False)
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    conventions: dict = field(default_factory=lambda: {k: c.default for k, c in
+                                                       CONVENTIONS.items()}, compare=False)
+
+    @property
+    def identical(self) -> bool:
+        """The count voters of an agent complete alike (``counts`` = identical)."""
+        return self.conventions.get("counts") == "identical"
+
+    @property
+    def m(self) -> int:
+        return len(self.items)
+
+    @property
+    def voters(self) -> int:
+        return sum(a.count for a in self.agents)
+
+    def agent(self, name: Any) -> Agent:
+        if name not in self.by_name:
+            raise InstanceError("unknown agent", value=name)
+        return self.by_name[name]
+
+
+def parse_preference_data(data: dict) -> PreferenceModel:
+    """Parse a ``preference`` instance dict (schema in the module docstring) to a model.
+
+    Raises :class:`InstanceError` naming the agent and value for: a missing or malformed
+    profile, duplicate or non-string items, an unknown item, an item listed twice, a bad
+    count, a choice whose chosen item is not in its subset, a self-loop, and a cycle
+    (value: the cycle as a list of items). O(items + size of the data).
+    """
+    if not isinstance(data, dict):
+        raise InstanceError("instance must be a JSON object", value=type(data).__name__)
+    sem = data.get("semantics", "unknown")
+    if sem not in SEMANTICS:
+        raise InstanceError(f"semantics must be one of {SEMANTICS}", value=sem)
+    prof = data.get("profile")
+    if not isinstance(prof, dict) or not prof:
+        raise InstanceError("'profile' must be a non-empty object mapping agents to data",
+                            value=prof if not isinstance(prof, dict) else "{}")
+    items = data.get("items")
+    if items is None:
+        items = _items_of(prof)
+        if not items:                 # name the agent whose datum holds no item names
+            for name, spec in prof.items():
+                _parse_agent(name, spec, [], sem)
+    if not isinstance(items, list) or not items:
+        raise InstanceError("'items' must be a non-empty list", value=items)
+    seen: set = set()
+    for x in items:
+        if not isinstance(x, str):
+            raise InstanceError("item must be a string", value=x)
+        if x in seen:
+            raise InstanceError("item listed twice in 'items'", value=x)
+        seen.add(x)
+    agents = [_parse_agent(name, spec, items, sem) for name, spec in prof.items()]
+    conventions = read_conventions(data, CONVENTIONS)
+    return PreferenceModel(tuple(items), tuple(agents), sem, {a.name: a for a in agents},
+                           conventions=conventions)
+
+
+def _items_of(prof: dict) -> list:
+    """The item names the data mention, in order of appearance (``items`` omitted). Only
+    strings are collected: a malformed entry is left for the agent's parser to report."""
+    out: dict = {}
+
+    def add(xs):
+        for x in xs if isinstance(xs, list) else []:
+            if isinstance(x, str):
+                out.setdefault(x, None)
+    for spec in prof.values():
+        spec = {"order": spec} if isinstance(spec, list) else spec
+        if not isinstance(spec, dict):
+            continue
+        for t in _as_list(spec.get("order")):
+            add(t if isinstance(t, list) else [t])
+        for e in _as_list(spec.get("edges")):
+            add(e)
+        for c in _as_list(spec.get("choices")):
+            if isinstance(c, list) and len(c) == 2:
+                add(c[0])
+    return list(out)
+
+
+def _as_list(v: Any) -> list:
+    return v if isinstance(v, list) else []
+
+
+def _parse_agent(name: str, spec: Any, items: list, sem: str) -> Agent:
+    if isinstance(spec, list):
+        spec = {"order": spec}
+    if not isinstance(spec, dict):
+        raise InstanceError("agent data must be a list or an object", agent=name, value=spec)
+    kinds = [k for k in ("order", "edges", "choices") if k in spec]
+    if len(kinds) != 1:
+        raise InstanceError("agent data needs exactly one of order/edges/choices",
+                            agent=name, value=sorted(spec))
+    extra = set(spec) - {"order", "edges", "choices", "count"}
+    if extra:
+        raise InstanceError("unknown key in agent data", agent=name, value=sorted(extra)[0])
+    count = spec.get("count", 1)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_COUNT:
+        raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT:.0e}", agent=name,
+                            value=count)
+    kind = kinds[0]
+    known = set(items)
+    succ: dict = {x: [] for x in items}
+    if kind == "order":
+        order = parse_weak_order(spec["order"], agent=name, known=known)
+        ties = list(order.ties)
+        trunc = sem == "truncated" and len(order) < len(items)
+        if trunc:
+            ties.append(tuple(x for x in items if x not in order.rank))
+        for hi, lo in zip(ties, ties[1:]):
+            for x in hi:
+                succ[x].extend(lo)
+        return Agent(name, kind, count, order, frozenset(), succ, trunc)
+    raw = spec[kind]
+    if not isinstance(raw, list):
+        raise InstanceError(f"'{kind}' must be a list", agent=name, value=raw)
+    pairs: list = []
+    if kind == "edges":
+        for e in raw:
+            if not (isinstance(e, list) and len(e) == 2):
+                raise InstanceError("an edge must be a pair [a, b] meaning a ≻ b", agent=name,
+                                    value=e)
+            pairs.append(tuple(e))
+    else:
+        for c in raw:
+            if not (isinstance(c, list) and len(c) == 2 and isinstance(c[0], list)):
+                raise InstanceError("a choice must be [[subset...], chosen]", agent=name, value=c)
+            subset, chosen = c
+            if chosen not in subset:
+                raise InstanceError("chosen item is not in its subset", agent=name, value=chosen)
+            if len(set(map(str, subset))) != len(subset):
+                raise InstanceError("item listed twice in a choice subset", agent=name,
+                                    value=subset)
+            pairs.extend((chosen, x) for x in subset if x != chosen)
+    for a, b in pairs:
+        for x in (a, b):
+            if not isinstance(x, str) or x not in known:
+                raise InstanceError("unknown item", agent=name, value=x)
+        if a == b:
+            raise InstanceError("an item preferred to itself", agent=name, value=a)
+    cycle = find_cycle(pairs)
+    if cycle:
+        raise InstanceError("preferences contain a cycle", agent=name, value=cycle)
+    ps = frozenset(pairs)
+    for a, b in sorted(ps):
+        succ[a].append(b)
+    return Agent(name, kind, count, None, ps, succ)
+
+
+def find_cycle(pairs: Sequence[tuple[str, str]]) -> list | None:
+    """A directed cycle ``[x0, x1, …, x0]`` of the pairs (a ≻ b as arcs a -> b), or None.
+
+    Depth-first search from the nodes in order of first appearance, successors in the
+    order given; the first arc back to a node on the current path closes the cycle (so
+    the cycle reported is networkx's ``find_cycle`` on the same arcs). O(V + E)."""
+    succ: dict = {}
+    for a, b in pairs:
+        succ.setdefault(a, {})[b] = None
+        succ.setdefault(b, {})
+    state: dict = {}                     # 1: on the current path, 2: finished
+    for root in succ:
+        if root in state:
+            continue
+        path, its = [root], [iter(succ[root])]
+        state[root] = 1
+        while its:
+            y = next(its[-1], None)
+            if y is None:
+                state[path.pop()] = 2
+                its.pop()
+            elif state.get(y) == 1:
+                return path[path.index(y):] + [y]
+            elif y not in state:
+                state[y] = 1
+                path.append(y)
+                its.append(iter(succ[y]))
+    return None
+
+
+# --------------------------------------------------------------------------- relations
+
+def direct(agent: Agent, a: str, b: str) -> bool:
+    """a ≻ b is stated by the agent's datum (for weak orders: a strictly better tie, or a
+    listed a over an unlisted b under ``truncated``). O(1)."""
+    if agent.kind == "order":
+        r = agent.order.rank
+        if a not in r:
+            return False
+        if b not in r:
+            return agent.truncated
+        return r[a] < r[b]
+    return (a, b) in agent.pairs
+
+
+def below(model: PreferenceModel, agent: Agent, x: str) -> frozenset:
+    """Items y with x ≻ y in the transitive closure of the agent's datum. O(m + E), cached."""
+    key = ("down", agent.name, x)
+    if key not in model._cache:
+        if agent.kind == "order":
+            model._cache[key] = frozenset(y for y in model.items if direct(agent, x, y))
+        else:
+            seen, stack = set(), [x]
+            while stack:
+                for y in agent.succ[stack.pop()]:
+                    if y not in seen:
+                        seen.add(y)
+                        stack.append(y)
+            model._cache[key] = frozenset(seen)
+    return model._cache[key]
+
+
+def above(model: PreferenceModel, agent: Agent, x: str) -> frozenset:
+    """Items y with y ≻ x in the transitive closure. O(m·(m + E)) first call, cached."""
+    key = ("up", agent.name, x)
+    if key not in model._cache:
+        if agent.kind == "order":
+            model._cache[key] = frozenset(y for y in model.items if direct(agent, y, x))
+        else:
+            pred = predecessors(model, agent)
+            seen, stack = set(), [x]
+            while stack:
+                for y in pred[stack.pop()]:
+                    if y not in seen:
+                        seen.add(y)
+                        stack.append(y)
+            model._cache[key] = frozenset(seen)
+    return model._cache[key]
+
+
+def predecessors(model: PreferenceModel, agent: Agent) -> dict:
+    """item -> the items directly above it in the agent's base relation. O(m + E), cached."""
+    key = ("pred", agent.name)
+    if key not in model._cache:
+        pred: dict = {x: [] for x in agent.succ}
+        for a, bs in agent.succ.items():
+            for b in bs:
+                pred[b].append(a)
+        model._cache[key] = pred
+    return model._cache[key]
+
+
+def necessarily(model: PreferenceModel, agent: Agent, a: str, b: str) -> bool:
+    """a ≻ b in every completion ⇔ (a, b) in the transitive closure (Szpilrajn)."""
+    if agent.kind == "order":
+        return direct(agent, a, b)
+    return b in below(model, agent, a)
+
+
+def kahn(model: PreferenceModel, agent: Agent, key: Sequence[str]) -> list:
+    """The lexicographic topological sort of the agent's datum: at each step the available
+    item that comes first in ``key`` (a permutation of the items). A linear extension;
+    equal to ``key`` when ``key`` is one. O(E + m log m). (Kahn 1962.)"""
+    return kahn_key(model, agent, key, key_positions(model, key))
+
+
+def key_positions(model: PreferenceModel, key: Sequence[str]) -> dict:
+    """item -> its index in ``key``; CertificateError unless ``key`` is a permutation of
+    the items. O(m)."""
+    pos = {x: i for i, x in enumerate(key)}
+    if len(pos) != model.m or set(pos) != set(model.items):
+        raise CertificateError("a completion key must be a permutation of the items")
+    return pos
+
+
+def kahn_key(model: PreferenceModel, agent: Agent, key: Sequence[str], pos: dict) -> list:
+    """:func:`kahn` of a key already checked, with its :func:`key_positions` ``pos``.
+
+    A weak order over all items (complete, or truncated: the unlisted items form a last
+    tie) completes tie by tie, each tie in key order: the items in key order, stably
+    sorted by tie index (:func:`tie_index`).
+    """
+    ti = tie_index(model, agent)
+    if ti is not None:
+        seq = key if len(key) == len(pos) else sorted(pos, key=pos.__getitem__)
+        return sorted(seq, key=ti.__getitem__)
+    indeg = {x: 0 for x in model.items}
+    for bs in agent.succ.values():
+        for b in bs:
+            indeg[b] += 1
+    heap = [(pos[x], x) for x in model.items if indeg[x] == 0]
+    heapq.heapify(heap)
+    out = []
+    while heap:
+        _, x = heapq.heappop(heap)
+        out.append(x)
+        for b in agent.succ[x]:
+            indeg[b] -= 1
+            if indeg[b] == 0:
+                heapq.heappush(heap, (pos[b], b))
+    return out
+
+
+def tie_indices(model: PreferenceModel) -> list:
+    """:func:`tie_index` of every agent, in model order. Cached."""
+    key = ("tie-indices",)
+    if key not in model._cache:
+        model._cache[key] = [tie_index(model, ag) for ag in model.agents]
+    return model._cache[key]
+
+
+def possible_tops(model: PreferenceModel, agent: Agent) -> frozenset:
+    """Items nothing is above in the agent's closure (those a completion can put first).
+    O(m·(m + E)) first call, cached."""
+    key = ("tops", agent.name)
+    if key not in model._cache:
+        model._cache[key] = frozenset(x for x in model.items if not above(model, agent, x))
+    return model._cache[key]
+
+
+def tie_index(model: PreferenceModel, agent: Agent) -> dict | None:
+    """item -> its tie's 1-based index, for a weak order over all items (complete, or
+    truncated: the unlisted items share the index after the last tie); None for any other
+    datum. O(m), cached."""
+    key = ("tie-index", agent.name)
+    if key not in model._cache:
+        ti = None
+        if agent.kind == "order" and (agent.truncated or len(agent.order) == model.m):
+            r, bottom = agent.order.rank, agent.order.nties + 1
+            ti = {x: r.get(x, bottom) for x in model.items}
+        model._cache[key] = ti
+    return model._cache[key]
+
+
+def linear_extensions(model: PreferenceModel, agent: Agent) -> Iterator[tuple]:
+    """All linear extensions of the agent's datum (exponential; small cases only)."""
+    pred = predecessors(model, agent)
+    items = model.items
+
+    def rec(placed: list, done: set):
+        if len(placed) == model.m:
+            yield tuple(placed)
+            return
+        for x in items:
+            if x not in done and all(p in done for p in pred[x]):
+                done.add(x)
+                placed.append(x)
+                yield from rec(placed, done)
+                placed.pop()
+                done.discard(x)
+    yield from rec([], set())
+
+
+# --------------------------------------------------------------------------- values
+
+def value_single(question: str, params: dict, order: Sequence[str],
+                 conventions: dict | None = None) -> Any:
+    """The value of a single-agent query in one completion ``order`` (best first), under
+    the model's ``conventions`` (the ``rs`` reading).
+
+    position -> 1-based position (or bool if params has ``position``); kth -> item;
+    compare -> bool a ≻ b; rank_set -> list of the items in order; rs -> bool
+    ``bundles[0] ⪰_RS bundles[1]``; topk -> bool; topk_list -> sorted list of the top k.
+    """
+    pos = {x: i + 1 for i, x in enumerate(order)}
+    if question == "position":
+        p = pos[params["item"]]
+        return p if params.get("position") is None else p == params["position"]
+    if question == "kth":
+        return order[params["k"] - 1]
+    if question == "compare":
+        a, b = params["items"]
+        return pos[a] < pos[b]
+    if question == "rank_set":
+        return sorted(params["items"], key=pos.__getitem__)
+    if question == "rs":
+        return rs_weakly_better(order, *params["bundles"]) and \
+            rs_sizes_allowed(params, conventions)
+    if question == "topk":
+        return pos[params["item"]] <= params["k"]
+    if question == "topk_list":
+        return sorted(order[:params["k"]])
+    raise ValueError(f"unknown single-agent question {question!r}")
+
+
+def rs_sizes_allowed(params: dict, conventions: dict | None) -> bool:
+    """False when the ``equal_size`` reading of ``rs`` leaves the bundles unrelated
+    (different sizes); True otherwise."""
+    A, B = params["bundles"]
+    return (conventions or {}).get("rs") != "equal_size" or len(set(A)) == len(set(B))
+
+
+def rs_weakly_better(order: Sequence[str], better: Iterable[str], worse: Iterable[str]) -> bool:
+    """Responsive-set comparison in a linear order: ``better ⪰_RS worse`` ⇔ for every prefix
+    U, |better ∩ U| ≥ |worse ∩ U| (Roth 1985; Aziz et al. 2015). O(m)."""
+    A, B = set(better), set(worse)
+    d = 0
+    for x in order:
+        d += (x in A) - (x in B)
+        if d < 0:
+            return False
+    return True
+
+
+def scores(rule: str, items: Sequence[str], profile: Sequence[tuple[Sequence[str], int]]) -> dict:
+    """Scores of a completed profile ``[(linear order, number of voters)]`` under ``rule``.
+
+    plurality: voters ranking x first; borda: Σ items below x; copeland: pairwise wins −
+    losses (a pairwise tie counts 0). Identical orders are tallied once, with their voters
+    added: O(voters·m) to aggregate, then O(k·m) or O(k·m²) for Copeland over the k
+    distinct orders.
+    """
+    agg: dict = {}
+    for o, w in profile:
+        t = tuple(o)
+        agg[t] = agg.get(t, 0) + w
+    profile = agg.items()
+    s = {x: 0 for x in items}
+    if rule == "plurality":
+        for o, w in profile:
+            s[o[0]] += w
+    elif rule == "borda":
+        for o, w in profile:
+            for i, x in enumerate(o):
+                s[x] += w * (len(items) - 1 - i)
+    elif rule == "copeland":
+        n = {(a, b): 0 for a in items for b in items if a != b}
+        for o, w in profile:
+            for i, a in enumerate(o):
+                for b in o[i + 1:]:
+                    n[a, b] += w
+        for a, b in itertools.combinations(items, 2):
+            d = n[a, b] - n[b, a]
+            s[a] += (d > 0) - (d < 0)
+            s[b] += (d < 0) - (d > 0)
+    else:
+        raise ValueError(f"unknown rule {rule!r}")
+    return s
+
+
+def value_profile(model: PreferenceModel, question: str, params: dict,
+                  profile: Sequence[tuple[Sequence[str], int]]) -> Any:
+    """The value of a profile query in a completed profile ``[(order, voters)]``.
+
+    count -> voters with a ≻ b; majority -> bool (2·count > voters); winner -> bool
+    (params rule, item: no item scores strictly more than item).
+    """
+    if question in ("count", "majority"):
+        a, b = params["items"]
+        n = sum(w for o, w in profile if o.index(a) < o.index(b))
+        return n if question == "count" else 2 * n > model.voters
+    if question == "winner":
+        s = scores(params["rule"], model.items, profile)
+        return s[params["item"]] >= max(s.values())
+    raise ValueError(f"unknown profile question {question!r}")
+
+
+# --------------------------------------------------------------------------- questions
+
+def resolve(q: Any) -> tuple[str, dict]:
+    """A question dict ``{"type": ..., params}`` -> (name, params). InstanceError if bad."""
+    if not isinstance(q, dict) or q.get("type") not in QUESTIONS:
+        raise InstanceError(f"a preference question is an object with 'type' in "
+                            f"{', '.join(QUESTIONS)}", value=q)
+    name = q["type"]
+    p = {k: v for k, v in q.items() if k != "type"}
+    check_params(name, PARAMS[name], p)       # field types first: nothing below may crash
+    if name in ("compare", "count", "majority"):
+        if not (isinstance(p["items"], list) and len(p["items"]) == 2
+                and p["items"][0] != p["items"][1]):
+            raise InstanceError(f"question {name!r} needs two distinct items", value=p["items"])
+    if name == "rank_set" and not (isinstance(p["items"], list) and p["items"]):
+        raise InstanceError("rank_set needs a non-empty list of items", value=p["items"])
+    if name == "rank_set":
+        p["items"] = list(dict.fromkeys(p["items"]))
+    if name == "rs" and not (isinstance(p["bundles"], list) and len(p["bundles"]) == 2
+                             and all(isinstance(b, list) for b in p["bundles"])):
+        raise InstanceError("rs needs two bundles [[...], [...]]", value=p["bundles"])
+    if name == "rs":
+        p["bundles"] = [list(dict.fromkeys(b)) for b in p["bundles"]]
+    if name == "winner" and p["rule"] not in RULES:
+        raise InstanceError(f"rule must be one of {', '.join(RULES)}", value=p["rule"])
+    return name, p
+
+
+def validate(model: PreferenceModel, name: str, params: dict) -> None:
+    """Raise InstanceError for a question naming an unknown agent/item or a bad k/position."""
+    items = set(model.items)
+
+    def item(x):
+        if x not in items:
+            raise InstanceError(f"question {name!r} names an unknown item", value=x)
+    if name in SINGLE and params.get("agent") not in model.by_name:
+        raise InstanceError(f"question {name!r} names an unknown agent", value=params.get("agent"))
+    for key in ("item",):
+        if key in params:
+            item(params[key])
+    for x in params.get("items", []):
+        item(x)
+    for bundle in params.get("bundles", []):
+        for x in bundle:
+            item(x)
+    for key in ("k", "position"):
+        v = params.get(key)
+        if v is not None and not (isinstance(v, int) and 1 <= v <= model.m):
+            raise InstanceError(f"{key} must be an integer in 1..{model.m}", value=v)

@@ -1,0 +1,431 @@
+"""Combinatorial algorithms for hospitals/residents with ties (HRT).
+
+All functions take a :class:`prefcert.formal.hospitals_residents.HRMarket` and work on its admissible
+lists (``pr`` / ``ph``). Matchings are dicts resident -> hospital. Not trusted: every
+answer is verified by :mod:`prefcert.formal.checker.hospitals_residents`, which this module does not
+import; the blocking test of the brute force is a deliberate twin of the checker's.
+
+- :func:`deferred_acceptance` — resident- or hospital-oriented Gale–Shapley on strict lists.
+- :func:`weakly_stable_matching` — ties broken in list order, then deferred acceptance.
+- :func:`super_stable_search` — algorithm SUPER-RES (Irving, Manlove & Scott 2000).
+- :func:`strongly_stable_search` — algorithm STRONG-RES (Irving, Manlove & Scott 2003).
+- :func:`stable_matchings` / :func:`brute_force_stable_matching` — exhaustive search.
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Iterator
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+from ..formal.hospitals_residents import NOTIONS, HRMarket
+from ..formal.outcome import Outcome
+
+__all__ = ["all_matchings", "brute_force_stable_matching", "deferred_acceptance",
+           "stable_matchings", "strongly_stable_search", "super_stable_search",
+           "weakly_stable_matching"]
+
+
+# ------------------------------------------------------------------ deferred acceptance
+
+def _strict_lists(market: HRMarket, by_position: bool):
+    """(resident lists, resident rank, hospital lists, hospital rank) as strict orders:
+    the given ones (ValueError on a tie) or, with ``by_position``, ties broken in list
+    order."""
+    if not by_position:
+        for who, o in list(market.pr.items()) + list(market.ph.items()):
+            if not o.is_strict():
+                raise ValueError(f"deferred_acceptance needs strict lists; {who!r} has a tie "
+                                 f"(use weakly_stable_matching)")
+    rl = {r: o.items for r, o in market.pr.items()}
+    hl = {h: o.items for h, o in market.ph.items()}
+    rr = {r: {h: i for i, h in enumerate(lst)} for r, lst in rl.items()}
+    hr = {h: {r: i for i, r in enumerate(lst)} for h, lst in hl.items()}
+    return rl, rr, hl, hr
+
+
+def _resident_proposing(market: HRMarket, rl, hr) -> dict[str, str]:
+    cap = market.capacities
+    nxt = dict.fromkeys(rl, 0)
+    held: dict[str, list[str]] = {h: [] for h in market.hospitals}
+    free = deque(rl)
+    while free:
+        r = free.popleft()
+        lst = rl[r]
+        while nxt[r] < len(lst):
+            h = lst[nxt[r]]
+            nxt[r] += 1
+            held[h].append(r)
+            if len(held[h]) <= cap[h]:
+                break
+            worst = max(held[h], key=hr[h].__getitem__)
+            held[h].remove(worst)
+            if worst != r:
+                free.append(worst)
+                break
+    return {r: h for h, rs in held.items() for r in rs}
+
+
+def _hospital_proposing(market: HRMarket, hl, rr) -> dict[str, str]:
+    cap = market.capacities
+    nxt = dict.fromkeys(hl, 0)
+    load = dict.fromkeys(hl, 0)
+    holds: dict[str, str] = {}
+    active = deque(hl)
+    while active:
+        h = active.popleft()
+        lst = hl[h]
+        while load[h] < cap[h] and nxt[h] < len(lst):
+            r = lst[nxt[h]]
+            nxt[h] += 1
+            cur = holds.get(r)
+            if cur is None or rr[r][h] < rr[r][cur]:
+                holds[r] = h
+                load[h] += 1
+                if cur is not None:
+                    load[cur] -= 1
+                    active.append(cur)
+    return holds
+
+
+def deferred_acceptance(market: HRMarket, proposing: str = "residents", *,
+                        break_ties: bool = False) -> dict[str, str]:
+    """Gale–Shapley deferred acceptance for hospitals/residents.
+
+    ``proposing``: ``"residents"`` (the resident-optimal stable matching) or
+    ``"hospitals"`` (the hospital-optimal one). Lists must be strict unless
+    ``break_ties``, which breaks every tie in list order first (the result is then weakly
+    stable in the tied market). Returns resident -> hospital. Raises ValueError for a tie
+    (without ``break_ties``) or an unknown side. O(L). Source: Gale & Shapley 1962;
+    Roth 1984 (hospital-optimal version); Gusfield & Irving 1989, §1.6.
+    """
+    if proposing not in ("residents", "hospitals"):
+        raise ValueError("proposing must be 'residents' or 'hospitals'")
+    rl, rr, hl, hr = _strict_lists(market, break_ties)
+    if proposing == "residents":
+        return _resident_proposing(market, rl, hr)
+    return _hospital_proposing(market, hl, rr)
+
+
+def weakly_stable_matching(market: HRMarket, proposing: str = "residents") -> dict[str, str]:
+    """A weakly stable matching: ties broken in list order, then deferred acceptance.
+
+    A pair blocking weakly in the tied market blocks the tie-broken one too, so the result
+    is weakly stable; one always exists. O(L). Source: Irving, Manlove & Scott 2000.
+    """
+    return deferred_acceptance(market, proposing, break_ties=True)
+
+
+# ------------------------------------------------------------------ SUPER-RES / STRONG-RES
+
+class _Search:
+    """Current lists (one rank cut per hospital), provisional assignments and the deletion
+    log (the refutation certificate of the checker's ``deletion_log``)."""
+
+    def __init__(self, market: HRMarket):
+        self.cap = market.capacities
+        self.lists = {r: o.items for r, o in market.pr.items()}
+        self.rank_r = {r: o.rank for r, o in market.pr.items()}
+        self.rank_h = {h: o.rank for h, o in market.ph.items()}
+        self.hlist = {h: o.items for h, o in market.ph.items()}
+        self.cut = {h: o.nties + 1 for h, o in market.ph.items()}
+        self.end = {h: len(o.items) for h, o in market.ph.items()}
+        self.ptr = dict.fromkeys(self.lists, 0)
+        self.a_r: dict[str, set[str]] = {r: set() for r in self.lists}
+        self.a_h: dict[str, set[str]] = {h: set() for h in self.hlist}
+        self.ever: dict[str, set[str]] = {h: set() for h in self.hlist}
+        self.steps: list[list] = []
+        self.free = deque(self.lists)
+
+    def head(self, r: str) -> list[str]:
+        lst, i, rh, cut = self.lists[r], self.ptr[r], self.rank_h, self.cut
+        while i < len(lst) and rh[lst[i]][r] >= cut[lst[i]]:
+            i += 1
+        self.ptr[r] = i
+        if i == len(lst):
+            return []
+        ra = self.rank_r[r]
+        k = ra[lst[i]]
+        out = []
+        while i < len(lst) and ra[lst[i]] == k:
+            if rh[lst[i]][r] < cut[lst[i]]:
+                out.append(lst[i])
+            i += 1
+        return out
+
+    def tail_rank(self, h: str) -> int:
+        return self.rank_h[h][self.hlist[h][self.end[h] - 1]]
+
+    def assign(self, r: str, h: str) -> None:
+        self.a_r[r].add(h)
+        self.a_h[h].add(r)
+        self.ever[h].add(r)
+
+    def cut_to(self, h: str, cut: int) -> None:
+        """Delete every resident of rank >= cut from h's list, breaking assignments."""
+        if cut >= self.cut[h]:
+            return
+        self.cut[h] = cut
+        lst, e, rank = self.hlist[h], self.end[h], self.rank_h[h]
+        while e and rank[lst[e - 1]] >= cut:
+            e -= 1
+            r = lst[e]
+            if r in self.a_h[h]:
+                self.a_h[h].discard(r)
+                self.a_r[r].discard(h)
+                if not self.a_r[r]:
+                    self.free.append(r)
+        self.end[h] = e
+
+    def by_rank(self, h: str) -> list[str]:
+        """h's assignees, best first (list order inside a tie)."""
+        pos = {r: i for i, r in enumerate(self.hlist[h])}
+        return sorted(self.a_h[h], key=pos.__getitem__)
+
+    def shortfall(self, matched: dict[str, int]) -> bool:
+        """Some hospital holds fewer than min(c_h, |ever proposed|) (the counting
+        contradiction of the checker)."""
+        return any(matched.get(h, 0) < min(self.cap[h], len(p)) for h, p in self.ever.items())
+
+
+def super_stable_search(market: HRMarket) -> tuple[dict[str, str] | None, dict | None]:
+    """Algorithm SUPER-RES with its certificate: ``(matching, None)`` or ``(None, log)``.
+
+    Free residents apply to their whole head tie; an oversubscribed hospital deletes its
+    tail tie, a full one every resident strictly worse than its worst assignee. NO when a
+    resident ends multiply assigned or a hospital that was full ends undersubscribed;
+    otherwise the assignment is the resident-optimal super-stable matching (all
+    super-stable matchings have the same hospital loads). O(L).
+    Source: Irving, Manlove & Scott 2000, "The hospitals/residents problem with ties", SWAT.
+    """
+    s = _Search(market)
+    while s.free:
+        r = s.free.popleft()
+        if s.a_r[r]:
+            continue
+        for h in s.head(r):
+            s.assign(r, h)
+            c = s.cap[h]
+            if len(s.a_h[h]) > c:
+                w = s.by_rank(h)
+                s.steps.append(["oversubscribed", h, w])
+                s.cut_to(h, s.rank_h[h][w[-1]])
+            if len(s.a_h[h]) == c:
+                w = s.by_rank(h)
+                worst = s.rank_h[h][w[-1]]
+                if s.tail_rank(h) > worst:
+                    s.steps.append(["dominate", h, w])
+                    s.cut_to(h, worst + 1)
+    loads: dict[str, int] = {}
+    matching = {}
+    for r, hs in s.a_r.items():
+        if len(hs) > 1:
+            return None, {"type": "deletion_log", "steps": s.steps}
+        if hs:
+            (h,) = hs
+            matching[r] = h
+            loads[h] = loads.get(h, 0) + 1
+    if s.shortfall(loads):
+        return None, {"type": "deletion_log", "steps": s.steps}
+    return {r: matching[r] for r in market.residents if r in matching}, None
+
+
+def _quota_matching(adj: dict[str, list[str]], quota: dict[str, int]) -> dict[str, str]:
+    """A maximum matching of residents into hospitals with ``quota`` posts: scipy's
+    Hopcroft–Karp on hospitals split into quota slots (deterministic)."""
+    slots = [(h, k) for h in sorted(quota) for k in range(quota[h])]
+    first = {}
+    for j, (h, k) in enumerate(slots):
+        first.setdefault(h, j)
+    res = list(adj)
+    rows, cols = [], []
+    for i, r in enumerate(res):
+        for h in adj[r]:
+            for k in range(quota.get(h, 0)):
+                rows.append(i)
+                cols.append(first[h] + k)
+    if not rows:
+        return {}
+    g = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)),
+                   shape=(len(res), len(slots)))
+    match = maximum_bipartite_matching(g, perm_type="column")
+    return {res[i]: slots[j][0] for i, j in enumerate(match.tolist()) if j >= 0}
+
+
+def strongly_stable_search(market: HRMarket) -> tuple[dict[str, str] | None, dict | None]:
+    """Algorithm STRONG-RES with its certificate: ``(matching, None)`` or ``(None, log)``.
+
+    Free residents apply to their whole head tie; a hospital with at least c_h applicants
+    deletes the residents strictly worse than its c_h-th best applicant. At quiescence the
+    reduced assignment graph (residents bound to a hospital that surely keeps them leave
+    it, lowering that hospital's quota) gives the critical set Z; every hospital of N(Z)
+    deletes its tail tie; repeat until Z is empty. Then bound residents plus a maximum
+    quota-matching of the reduced graph form a strongly stable matching unless a resident
+    is bound twice or a hospital holds fewer than min(c_h, applicants ever) residents.
+    O(a²) for a admissible pairs here.
+    Source: Irving, Manlove & Scott 2003, "Strong stability in the hospitals/residents
+    problem", STACS (LNCS 2607); Kavitha, Mehlhorn, Michail & Paluch 2007.
+    """
+    s = _Search(market)
+    while True:
+        while s.free:
+            r = s.free.popleft()
+            if s.a_r[r]:
+                continue
+            for h in s.head(r):
+                s.assign(r, h)
+                c = s.cap[h]
+                if len(s.a_h[h]) >= c:
+                    w = s.by_rank(h)[:c]
+                    kth = s.rank_h[h][w[-1]]
+                    if s.tail_rank(h) > kth:
+                        s.steps.append(["dominate", h, w])
+                        s.cut_to(h, kth + 1)
+        bound: dict[str, list[str]] = {}
+        quota: dict[str, int] = {}
+        for h, a in s.a_h.items():
+            if not a:
+                continue
+            if len(a) <= s.cap[h]:
+                b = sorted(a)
+            else:
+                t = s.tail_rank(h)
+                b = sorted(r for r in a if s.rank_h[h][r] < t)
+            quota[h] = s.cap[h] - len(b)
+            for r in b:
+                bound.setdefault(r, []).append(h)
+        adj = {r: [h for h in s.lists[r] if h in s.a_r[r]]
+               for r in s.lists if s.a_r[r] and r not in bound}
+        mate = _quota_matching(adj, quota)
+        held: dict[str, list[str]] = {}
+        for r, h in mate.items():
+            held.setdefault(h, []).append(r)
+        frontier = [r for r in adj if r not in mate]
+        z, nz = set(frontier), set()
+        while frontier:
+            for h in adj[frontier.pop()]:
+                if h not in nz:
+                    nz.add(h)
+                    for r2 in held.get(h, ()):
+                        if r2 not in z:
+                            z.add(r2)
+                            frontier.append(r2)
+        if not z:
+            break
+        s.steps.append(["critical"])
+        for h in sorted(nz):
+            s.cut_to(h, s.tail_rank(h))
+    refutation = {"type": "deletion_log", "steps": s.steps}
+    if any(len(hs) > 1 for hs in bound.values()):
+        return None, refutation
+    matching = {r: hs[0] for r, hs in bound.items()}
+    matching.update(mate)
+    loads: dict[str, int] = {}
+    for h in matching.values():
+        loads[h] = loads.get(h, 0) + 1
+    if s.shortfall(loads):
+        return None, refutation
+    return {r: matching[r] for r in market.residents if r in matching}, None
+
+
+# ------------------------------------------------------------------ exhaustive search
+
+_SINGLE = float("inf")  # the rank of "unassigned"
+
+
+def all_matchings(market: HRMarket) -> Iterator[dict[str, str]]:
+    """Every matching within capacities over admissible pairs (the empty one included), as
+    fresh dicts resident -> hospital: residents in market order, each trying its
+    hospitals in list order and then "unassigned". At most Π (deg(r) + 1) matchings."""
+    res = list(market.pr)
+    lists = [market.pr[r].items for r in res]
+    load = dict.fromkeys(market.hospitals, 0)
+    cap = market.capacities
+    current: dict[str, str] = {}
+
+    def rec(i: int) -> Iterator[dict[str, str]]:
+        if i == len(res):
+            yield dict(current)
+            return
+        r = res[i]
+        for h in lists[i]:
+            if load[h] < cap[h]:
+                load[h] += 1
+                current[r] = h
+                yield from rec(i + 1)
+                del current[r]
+                load[h] -= 1
+        yield from rec(i + 1)
+
+    yield from rec(0)
+
+
+def stable_notions(market: HRMarket, matching: dict[str, str]) -> set[str]:
+    """The notions (of weak, strong, super) under which ``matching`` has no blocking pair.
+
+    A twin of the checker's blocking test, written independently: r gains strictly
+    (weakly) when unassigned or h ranks above (not below) M(r); h gains strictly and
+    weakly when undersubscribed, else when r ranks above (not below) its worst member."""
+    cap = market.capacities
+    members: dict[str, list[str]] = {}
+    for r, h in matching.items():
+        members.setdefault(h, []).append(r)
+    worst = {}
+    for h in market.ph:
+        ms = members.get(h, [])
+        worst[h] = max(market.ph[h].rank[r] for r in ms) if len(ms) == cap[h] and ms else \
+            (_SINGLE if len(ms) < cap[h] else -1)
+    ok = set(NOTIONS)
+    for r, o in market.pr.items():
+        mine = matching.get(r)
+        cur = o.rank[mine] if mine is not None else _SINGLE
+        for h, k in o.rank.items():
+            if h == mine:
+                continue
+            q = market.ph[h].rank[r]
+            r_strict, r_weak = k < cur, k <= cur
+            h_strict, h_weak = q < worst[h], q <= worst[h]
+            if r_strict and h_strict:
+                ok.discard("weak")
+            if (r_strict and h_weak) or (r_weak and h_strict):
+                ok.discard("strong")
+            if r_weak and h_weak:
+                ok.discard("super")
+            if not ok:
+                return ok
+    return ok
+
+
+def stable_matchings(market: HRMarket, notion: str, *, deadline: float | None = None
+                     ) -> Iterator[dict[str, str]]:
+    """Yield every ``notion``-stable matching (in the order of :func:`all_matchings`).
+    ``deadline``: a ``time.perf_counter()`` value after which TimeoutError is raised.
+    Raises ValueError for an unknown notion. O(#matchings · L)."""
+    if notion not in NOTIONS:
+        raise ValueError(f"unknown stability notion {notion!r} (known: {', '.join(NOTIONS)})")
+    for i, m in enumerate(all_matchings(market)):
+        if deadline is not None and i % 256 == 255 and time.perf_counter() > deadline:
+            raise TimeoutError
+        if notion in stable_notions(market, m):
+            yield m
+
+
+def brute_force_stable_matching(market: HRMarket, notion: str, *, time_limit: float,
+                                seed: int) -> Outcome:
+    """Engine: the first ``notion``-stable matching found by exhaustive search, or
+    ``none`` once the search space is exhausted, ``unknown`` on timeout. ``seed`` is
+    unused (deterministic). For small markets only (exponential)."""
+    del seed
+    t0 = time.perf_counter()
+    try:
+        found = next(stable_matchings(market, notion, deadline=t0 + float(time_limit)), None)
+    except TimeoutError:
+        return Outcome("unknown", stats={"engine": "brute_force"})
+    stats = {"engine": "brute_force", "seconds": round(time.perf_counter() - t0, 4)}
+    if found is None:
+        return Outcome("none", stats=stats)
+    return Outcome("exists", solution=found, certificate={"type": "stable_matching"},
+                   stats=stats)

@@ -1,0 +1,754 @@
+"""House allocation and rank-based welfare: combinatorial algorithms (untrusted).
+
+Every welfare function takes a :class:`~prefcert.formal.welfare.WelfareGraph` (or a
+HouseAllocation or an SMTI Market, converted by :func:`as_graph`) — one-sided (house
+allocation: agents -> objects, the agent's rank counts) or two-sided (an SMTI market, both
+partners' ranks count) — so the same code serves both readings; see
+:mod:`prefcert.formal.welfare` for the definitions. Each returns ``(matching,
+certificate)``; certificates are built by :func:`welfare_certificate` (LP duals, Hall sets)
+and verified by the checker. Matchings are dicts left -> right.
+
+Libraries: scipy (``maximum_bipartite_matching``: Hopcroft–Karp; ``linear_sum_assignment``:
+the Hungarian method, Crouse 2016) and networkx (``max_weight_matching``: Edmonds' blossom
+algorithm with exact Python-int weights, Galil 1986; reachability and shortest paths).
+"""
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import networkx as nx
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+from ..formal.house_allocation import HouseAllocation
+from ..formal.welfare import (
+    WelfareGraph,
+    signature,
+    welfare_graph,
+    welfare_value,
+    worst_rank,
+)
+from .stable_matching_brute_force import deadline_after, matchings_of, within
+
+# --------------------------------------------------------------------------------------
+# matchings
+# --------------------------------------------------------------------------------------
+
+def as_graph(model_or_graph) -> WelfareGraph:
+    """A WelfareGraph from a HouseAllocation, an SMTI Market (two-sided reading) or a graph."""
+    if isinstance(model_or_graph, WelfareGraph):
+        return model_or_graph
+    return welfare_graph(model_or_graph)
+
+
+def _max_matching_edges(g: WelfareGraph, edges: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """A maximum matching of the given edges of ``g`` (scipy Hopcroft–Karp, O(√n·m))."""
+    li = {x: i for i, x in enumerate(g.left)}
+    ri = {y: j for j, y in enumerate(g.right)}
+    edges = list(edges)
+    if not edges:
+        return {}
+    rows = [li[x] for x, _ in edges]
+    cols = [ri[y] for _, y in edges]
+    a = csr_matrix((np.ones(len(edges), dtype=np.int8), (rows, cols)),
+                   shape=(len(g.left), len(g.right)))
+    mate = maximum_bipartite_matching(a, perm_type="column")
+    return {g.left[i]: g.right[j] for i, j in enumerate(mate) if j >= 0}
+
+
+def maximum_matching(g: WelfareGraph, max_level: int | None = None) -> dict[str, str]:
+    """A maximum-cardinality matching over edges whose level is ≤ ``max_level`` (all if None)."""
+    return _max_matching_edges(g, (e for e in g.ranks
+                                   if max_level is None or g.level(e) <= max_level))
+
+
+def _min_cost_max_card(g: WelfareGraph, edges: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """Among maximum-cardinality matchings of ``edges``, one of minimum total cost.
+
+    Hungarian method (scipy ``linear_sum_assignment``) on a |L| × (|R| + |L|) matrix: an
+    edge costs cost(e) − B with B = min(|L|, |R|)·C + 1 (so cardinality comes first), each agent has
+    its own "unmatched" dummy column of cost 0, and non-edges are forbidden (inf). Exact:
+    every entry is an integer below 2^53. O((|L|+|R|)³).
+    """
+    nl, nr = len(g.left), len(g.right)
+    if not edges:
+        return {}
+    li = {x: i for i, x in enumerate(g.left)}
+    ri = {y: j for j, y in enumerate(g.right)}
+    c_max = max(g.cost(e) for e in edges)
+    big = min(nl, nr) * c_max + 1
+    cost = np.full((nl, nr + nl), np.inf)
+    for e in edges:
+        cost[li[e[0]], ri[e[1]]] = g.cost(e) - big
+    cost[np.arange(nl), nr + np.arange(nl)] = 0.0
+    rows, cols = linear_sum_assignment(cost)
+    return {g.left[i]: g.right[j] for i, j in zip(rows, cols) if j < nr}
+
+
+def utilitarian_matching(g) -> tuple[dict[str, str], dict | None]:
+    """Utilitarian optimum: minimum total (counted) rank over maximum-cardinality matchings.
+
+    Hungarian method with dummy "unmatched" columns (see :func:`_min_cost_max_card`),
+    O((|L|+|R|)³); certificate: LP duals for weights B − cost (Bellman–Ford, O(n·L)).
+    Returns (matching, certificate); the certificate is None if the duals cannot be built
+    (the matching was not optimal — a bug the pipeline reports as a disagreement).
+    """
+    g = as_graph(g)
+    m = _min_cost_max_card(g, list(g.ranks))
+    cert, _ = welfare_certificate(g, "utilitarian", m)
+    return m, cert
+
+
+def egalitarian_matching(g) -> tuple[dict[str, str], dict | None]:
+    """Egalitarian optimum: minimum worst (counted) rank over maximum-cardinality matchings.
+
+    Binary search for the smallest level k whose threshold graph (edges of level ≤ k) has a
+    matching of the maximum size ν (Hopcroft–Karp per probe, O(√n·m·log R)); then, among
+    those, one of minimum total rank (Hungarian method) so the answer is also Pareto-optimal
+    among the bottleneck-optimal matchings. Gabow & Tarjan 1988 (bottleneck matching).
+    Certificate: Hall sets (:func:`welfare_certificate`).
+    """
+    g = as_graph(g)
+    nu = len(maximum_matching(g))
+    levels = sorted({g.level(e) for e in g.ranks})
+    if nu == 0:
+        return {}, welfare_certificate(g, "egalitarian", {})[0]
+    lo, hi = 0, len(levels) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if len(maximum_matching(g, levels[mid])) == nu:
+            hi = mid
+        else:
+            lo = mid + 1
+    k = levels[lo]
+    m = _min_cost_max_card(g, [e for e in g.ranks if g.level(e) <= k])
+    cert, _ = welfare_certificate(g, "egalitarian", m)
+    return m, cert
+
+
+def rank_maximal(g) -> tuple[dict[str, str], dict | None]:
+    """Rank-maximal matching: lexicographically maximum signature over all matchings.
+
+    One-sided graphs: the combinatorial algorithm of Irving, Kavitha, Mehlhorn, Michail &
+    Paluch 2006 (TALG 2) — phases i = 1…R; G'_i gets the surviving rank-i edges; a maximum
+    matching M_i of G'_i (Hopcroft–Karp, recomputed: by IKMMP's invariant every maximum
+    matching of G'_i is rank-maximal in G_i); Gallai–Edmonds labels (even / odd /
+    unreachable) w.r.t. M_i; edges of rank > i at odd or unreachable vertices and odd–odd,
+    odd–unreachable edges are deleted. Stops early once M_i has the size of a maximum
+    matching of the whole graph (later phases cannot change it). O(C·√n·m), C the largest
+    rank used.
+
+    Two-sided graphs (an edge counts two ranks) are outside IKMMP's model, and so is the
+    ``maximum`` scope (the greedy maximum matching: cardinality first): maximum-weight
+    matching with w(e) = Σ_k B^(R−k) (+ B^(R+1) for the scope), B = 2·min(|A|,|B|) + 1,
+    Python integers (networkx blossom, exact; Michail 2005). Certificate: LP duals under
+    those weights.
+    """
+    g = as_graph(g)
+    if g.two_sided or g.maximum_first:     # IKMMP's phases do not put cardinality first
+        m = rank_maximal_weighted(g)
+    else:
+        m = _ikmmp(g)
+    cert, _ = welfare_certificate(g, "rank_maximal", m)
+    return m, cert
+
+
+def rank_maximal_weighted(g) -> dict[str, str]:
+    """Rank-maximal matching as a maximum-weight matching with weights Σ_k B^(R−k) over the
+    edge's counted ranks, B = max signature entry + 1, exact Python ints (Michail 2005;
+    networkx ``max_weight_matching``, O(n³))."""
+    g = as_graph(g)
+    h = nx.Graph()
+    for e, w in edge_weights(g, "rank_maximal", rank_base(g)).items():
+        h.add_edge(("L", e[0]), ("R", e[1]), weight=w)
+    mate = {}
+    for u, v in nx.max_weight_matching(h):    # a set: its order follows the hash seed
+        if u[0] == "R":
+            u, v = v, u
+        mate[u[1]] = v[1]
+    return {x: mate[x] for x in g.left if x in mate}
+
+
+def _ikmmp(g: WelfareGraph) -> dict[str, str]:
+    nl, nr = len(g.left), len(g.right)
+    li = {x: i for i, x in enumerate(g.left)}
+    ri = {y: j for j, y in enumerate(g.right)}
+    by_rank: dict[int, list[tuple[int, int]]] = {}
+    for (x, y), rk in g.ranks.items():
+        by_rank.setdefault(rk[0], []).append((li[x], ri[y]))
+    nu = len(maximum_matching(g))
+    closed_l = [False] * nl
+    closed_r = [False] * nr
+    cur: list[tuple[int, int]] = []
+    mate_l = [-1] * nl
+    mate_r = [-1] * nr
+    for i in range(1, g.max_rank + 1):
+        cur.extend((x, y) for x, y in by_rank.get(i, ()) if not closed_l[x] and not closed_r[y])
+        adj_l: list[list[int]] = [[] for _ in range(nl)]
+        for x, y in cur:
+            adj_l[x].append(y)
+        _hopcroft_karp(adj_l, mate_l, mate_r)     # augments M_{i-1} into M_i
+        size = sum(1 for j in mate_l if j >= 0)
+        if size == nu or i == g.max_rank:
+            break
+        adj_r: list[list[int]] = [[] for _ in range(nr)]
+        for x, y in cur:
+            adj_r[y].append(x)
+        # Gallai–Edmonds labels: 0 unreachable, 1 even, 2 odd
+        lab_l, lab_r = [0] * nl, [0] * nr
+        stack = [("L", x) for x in range(nl) if mate_l[x] < 0]
+        stack += [("R", y) for y in range(nr) if mate_r[y] < 0]
+        for s, v in stack:
+            (lab_l if s == "L" else lab_r)[v] = 1
+        while stack:
+            s, v = stack.pop()
+            if s == "L":
+                for y in adj_l[v]:
+                    if lab_r[y] == 0 and mate_l[v] != y:
+                        lab_r[y] = 2
+                        x2 = mate_r[y]
+                        if x2 >= 0 and lab_l[x2] == 0:
+                            lab_l[x2] = 1
+                            stack.append(("L", x2))
+            else:
+                for x in adj_r[v]:
+                    if lab_l[x] == 0 and mate_r[v] != x:
+                        lab_l[x] = 2
+                        y2 = mate_l[x]
+                        if y2 >= 0 and lab_r[y2] == 0:
+                            lab_r[y2] = 1
+                            stack.append(("R", y2))
+        for x in range(nl):
+            if lab_l[x] != 1:
+                closed_l[x] = True
+        for y in range(nr):
+            if lab_r[y] != 1:
+                closed_r[y] = True
+        cur = [(x, y) for x, y in cur
+               if not ((lab_l[x] == 2 and lab_r[y] != 1) or (lab_r[y] == 2 and lab_l[x] != 1))]
+    return {g.left[x]: g.right[y] for x, y in enumerate(mate_l) if y >= 0}
+
+
+def _hopcroft_karp(adj: list[list[int]], mate_l: list[int], mate_r: list[int]) -> None:
+    """Augment the matching (mate_l, mate_r) in place to a maximum matching of ``adj``
+    (left index -> right indices): Hopcroft & Karp 1973 phases (BFS layering from the free
+    left vertices, then vertex-disjoint shortest augmenting paths by iterative DFS).
+    Augmenting never unmatches a vertex — IKMMP need this. O(√n·m)."""
+    nl = len(adj)
+    while True:
+        dist = [-1] * nl
+        q = deque(x for x in range(nl) if mate_l[x] < 0)
+        for x in q:
+            dist[x] = 0
+        found = False
+        while q:
+            x = q.popleft()
+            for y in adj[x]:
+                x2 = mate_r[y]
+                if x2 < 0:
+                    found = True
+                elif dist[x2] < 0:
+                    dist[x2] = dist[x] + 1
+                    q.append(x2)
+        if not found:
+            return
+        it = [0] * nl
+        for root in range(nl):
+            if mate_l[root] >= 0 or dist[root] != 0:
+                continue
+            stack = [root]
+            while stack:
+                x = stack[-1]
+                if it[x] == len(adj[x]):
+                    dist[x] = -2              # dead end for this phase
+                    stack.pop()
+                    continue
+                y = adj[x][it[x]]
+                it[x] += 1
+                x2 = mate_r[y]
+                if x2 < 0:
+                    for u in stack:           # augment along the stack
+                        v = adj[u][it[u] - 1]
+                        mate_l[u] = v
+                        mate_r[v] = u
+                    break
+                if dist[x2] == dist[x] + 1:
+                    stack.append(x2)
+
+
+# --------------------------------------------------------------------------------------
+# certificates: Hall sets, LP duals (verified by the checker)
+# --------------------------------------------------------------------------------------
+
+def hall_or_augment(g: WelfareGraph, m: Mapping[str, str], below: int | None = None
+                    ) -> tuple[list[str] | None, dict[str, str] | None]:
+    """For a matching ``m`` of the subgraph of edges with level < ``below`` (all edges if
+    None): either (S, None) with S a Hall set proving ``m`` maximum there (S = left vertices
+    reachable by alternating paths from unmatched left vertices), or (None, m') with m' one
+    edge larger (an augmenting path). O(L) (alternating BFS). Source: König 1931; Berge 1957.
+    """
+    ok = (lambda e: True) if below is None else (lambda e: g.level(e) < below)
+    mate_r = {y: x for x, y in m.items()}
+    parent: dict[str, tuple[str, str | None]] = {}   # right vertex -> (left it came from)
+    frontier = [x for x in g.left if x not in m]
+    reached = set(frontier)
+    while frontier:
+        nxt = []
+        for x in frontier:
+            for y in g.adj[x]:
+                if y in parent or not ok((x, y)) or m.get(x) == y:
+                    continue
+                parent[y] = (x, None)
+                if y not in mate_r:             # augmenting path ends at y
+                    out = dict(m)
+                    while True:
+                        px = parent[y][0]
+                        prev = out.get(px)
+                        out[px] = y
+                        if px not in m or prev is None:
+                            return None, out
+                        y = prev
+                x2 = mate_r[y]
+                if x2 not in reached:
+                    reached.add(x2)
+                    nxt.append(x2)
+        frontier = nxt
+    return sorted(reached), None
+
+
+# The bases and weights below are the engines' copy; the checker recomputes its own, so that
+# a bug here cannot make the certificate and its check agree.
+
+def utilitarian_base(g: WelfareGraph) -> int:
+    """Smallest base B for which max Σ(B − cost) is max cardinality then min total rank:
+    B = min(|L|,|R|)·C + 1 with C the largest edge cost (a matching one edge larger gains
+    at least B − C > (k)·C more than any cost saving)."""
+    c = max((g.cost(e) for e in g.ranks), default=0)
+    return min(len(g.left), len(g.right)) * c + 1
+
+
+def rank_base(g: WelfareGraph) -> int:
+    """Smallest base B for which Σ_k s_k B^(R−k) orders signatures lexicographically."""
+    return min(len(g.left), len(g.right)) * (2 if g.two_sided else 1) + 1
+
+
+def edge_weights(g: WelfareGraph, notion: str, base: int, cutoff: int | None = None
+                 ) -> dict[tuple[str, str], int]:
+    """The integer weights whose maximum-weight matchings are the optima of ``notion``
+    (``cutoff``: rank-maximal only; ranks above it share the weight class of exponent 0,
+    see :func:`prefcert.formal.checker.welfare.check_lp_duals`)."""
+    if notion == "utilitarian":
+        return {e: base - g.cost(e) for e in g.ranks}
+    if notion == "rank_maximal":
+        top = (g.max_rank if cutoff is None else cutoff) + 1
+        pw = [base ** (top - min(k, top)) for k in range(g.max_rank + 1)]
+        first = base ** top if g.maximum_first else 0     # cardinality first (maximum scope)
+        return {e: first + sum(pw[k] for k in rk) for e, rk in g.ranks.items()}
+    raise ValueError(f"no LP weights for {notion!r}")
+
+
+_Z = ("__zero__",)
+
+
+def duals_or_improvement(g: WelfareGraph, weights: Mapping[tuple[str, str], int],
+                         m: Mapping[str, str]) -> tuple[dict | None, dict | None]:
+    """Prove ``m`` a maximum-weight matching for integer ``weights`` or improve it.
+
+    Returns ``({"left": {l: y}, "right": {r: y}}, None)`` — integral duals y ≥ 0 with
+    y_l + y_r ≥ w(l, r) on every edge, y = 0 on unmatched vertices and Σy = w(m) — or
+    ``(None, m')`` with w(m') > w(m) when ``m`` is not optimal.
+
+    Method (derived; checked against brute force in the tests): fix y_r = w(M(r), r) − y_l
+    on matched objects, so the dual constraints become difference constraints over the
+    left vertices plus a zero node Z: arc l → M(r) of length w(M(r), r) − w(l, r) for a
+    non-matching edge (l, r) with r matched, l → Z of length −w(l, r) for r unmatched,
+    l → Z of length 0 (y_l ≥ 0), Z → l of length w(l, M(l)) (y_{M(l)} ≥ 0), and Z ↔ l of
+    length 0 for unmatched l. Shortest distances from Z are feasible duals; a negative cycle
+    is an alternating cycle or path whose exchange increases the weight. Shortest paths by
+    FIFO Bellman–Ford (:func:`_spfa`), O(n·L) worst case, exact in Python integers; the
+    improving exchange is read off a negative cycle (:func:`_negative_cycle`).
+    """
+    mate_r = {y: x for x, y in m.items()}
+    nodes = [_Z, *g.left]
+    idx = {v: i for i, v in enumerate(nodes)}
+    best: dict[tuple[int, int], tuple] = {}       # (u, v) -> (length, via)
+
+    def arc(u, v, length, via):
+        key = (idx[u], idx[v])
+        if key not in best or best[key][0] > length:
+            best[key] = (length, via)
+
+    for x in g.left:
+        if x in m:
+            arc(x, _Z, 0, None)
+            arc(_Z, x, weights[(x, m[x])], None)
+        else:
+            arc(x, _Z, 0, None)
+            arc(_Z, x, 0, None)
+    for (x, y), w in weights.items():
+        if m.get(x) == y:
+            continue
+        if y in mate_r:
+            x2 = mate_r[y]
+            arc(x, x2, weights[(x2, y)] - w, y)
+        else:
+            arc(x, _Z, -w, y)
+    out_arcs: list[list[tuple[int, Any]]] = [[] for _ in nodes]
+    for (u, v), (length, _) in best.items():
+        out_arcs[u].append((v, length))
+    dist = _spfa(out_arcs, 0)
+    if dist is None:
+        d = nx.DiGraph()
+        for (u, v), (length, via) in best.items():
+            d.add_edge(nodes[u], nodes[v], weight=length, via=via)
+        cycle = _negative_cycle(d)
+        out = dict(m)
+        for u, v in zip(cycle, cycle[1:]):
+            if u == _Z:
+                continue                  # v's object is freed; v moves along its own arc
+            via = d[u][v]["via"]
+            if via is None:
+                out.pop(u, None)          # u ends unmatched
+            else:
+                out[u] = via              # u takes via (v's object, or a free one)
+        return None, out
+    yl = {x: int(dist[idx[x]]) for x in g.left}
+    yr = {y: 0 for y in g.right}
+    for y, x in mate_r.items():
+        yr[y] = weights[(x, y)] - yl[x]
+    return {"left": yl, "right": yr}, None
+
+
+def _spfa(out_arcs: list, source: int) -> list | None:
+    """Shortest distances from ``source`` by FIFO label correcting (Bellman–Ford–Moore),
+    exact in Python integers; None when a negative cycle is reachable (some node relaxed
+    |V| times). O(|V|·|E|) worst case, near-linear in practice."""
+    n = len(out_arcs)
+    dist: list = [None] * n
+    dist[source] = 0
+    count = [0] * n
+    inq = [False] * n
+    q = deque([source])
+    inq[source] = True
+    while q:
+        u = q.popleft()
+        inq[u] = False
+        du = dist[u]
+        for v, length in out_arcs[u]:
+            nd = du + length
+            dv = dist[v]
+            if dv is None or nd < dv:
+                dist[v] = nd
+                if not inq[v]:
+                    count[v] += 1
+                    if count[v] > n:
+                        return None
+                    inq[v] = True
+                    q.append(v)
+    return dist
+
+
+def _negative_cycle(d: nx.DiGraph) -> list:
+    """A negative cycle of ``d`` as a closed node list [v0, …, v0] (Bellman–Ford with a
+    virtual source, |V| passes, then a walk back along predecessors; O(|V|·|E|)).
+    Used instead of ``networkx.find_negative_cycle``, which can fail to extract a cycle it
+    detected (networkx 3.x, "Negative cycle is detected but not found")."""
+    arcs = [(u, v, a["weight"]) for u, v, a in d.edges(data=True)]
+    dist = {v: 0 for v in d}
+    pred: dict = {}
+    last = None
+    for _ in range(len(dist)):
+        last = None
+        for u, v, w in arcs:
+            if dist[u] + w < dist[v]:
+                dist[v] = dist[u] + w
+                pred[v] = u
+                last = v
+        if last is None:
+            raise ValueError("no negative cycle")
+    x = last
+    for _ in range(len(dist)):
+        x = pred[x]
+    cycle = [x]
+    y = pred[x]
+    while y != x:
+        cycle.append(y)
+        y = pred[y]
+    cycle.append(x)
+    cycle.reverse()
+    return cycle
+
+
+def welfare_certificate(g: WelfareGraph, notion: str, m: Mapping[str, str]
+                        ) -> tuple[dict | None, dict | None]:
+    """The optimality certificate of ``m`` for ``notion``, or a strictly better matching.
+
+    Returns (certificate, None) or (None, better). Utilitarian / rank-maximal: LP duals
+    via :func:`duals_or_improvement`; egalitarian: Hall sets via :func:`hall_or_augment`
+    and a maximum matching of the subgraph below the bottleneck.
+    """
+    m = dict(m)
+    if notion in ("utilitarian", "rank_maximal"):
+        base = utilitarian_base(g) if notion == "utilitarian" else rank_base(g)
+        cutoff = worst_rank(g, m) if notion == "rank_maximal" else None
+        duals, better = duals_or_improvement(g, edge_weights(g, notion, base, cutoff), m)
+        if duals is None:
+            return None, better
+        cert = {"type": "lp_duals", "value": welfare_value(g, notion, m), "base": base,
+                "duals": duals}
+        if cutoff is not None:
+            cert["cutoff"] = cutoff
+        return cert, None
+    if notion == "egalitarian":
+        full, bigger = hall_or_augment(g, m)
+        if full is None:
+            return None, bigger
+        r = worst_rank(g, m)
+        cert = {"type": "hall_bottleneck", "value": r, "size": len(m), "hall_full": full}
+        if r > 1 and m:
+            low = maximum_matching(g, r - 1)
+            if len(low) >= len(m):
+                return None, low
+            s, _ = hall_or_augment(g, low, below=r)
+            cert["hall_below"] = s
+        return cert, None
+    raise ValueError(f"unknown welfare notion {notion!r}")
+
+
+# --------------------------------------------------------------------------------------
+# Pareto optimality
+# --------------------------------------------------------------------------------------
+
+def serial_dictatorship(model: HouseAllocation, order: Sequence[str] | None = None
+                        ) -> dict[str, str]:
+    """Serial dictatorship, ties included: agents in ``order`` (default: input order) each
+    fix the best tie from which they can still be served, keeping every earlier agent served
+    from its fixed tie (an augmenting-path test per tie). With strict lists each agent takes
+    its best remaining object (Abdulkadiroğlu & Sönmez 1998); with ties this is the
+    matching-based SD of Krysta, Manlove, Rastegari & Zhang 2014 (EC), whose outcome is
+    Pareto optimal (breaking ties arbitrarily is not). O(n·R·L).
+    """
+    order = list(model.agents if order is None else order)
+    allowed: dict[str, set[str]] = {}
+    owner: dict[str, str] = {}
+    mate: dict[str, str] = {}
+    for a in order:
+        for tie in model.prefs[a].ties:
+            allowed[a] = set(tie)
+            if _augment(a, allowed, owner, mate):
+                break
+        else:
+            allowed[a] = set()
+    return {a: mate[a] for a in order if a in mate}
+
+
+def _augment(root: str, allowed: Mapping[str, set], owner: dict, mate: dict) -> bool:
+    """Iterative augmenting-path search from the unmatched agent ``root``."""
+    seen: set[str] = set()
+    stack = [(root, iter(sorted(allowed[root])))]
+    path: list[tuple[str, str]] = []
+    while stack:
+        a, it = stack[-1]
+        for h in it:
+            if h in seen:
+                continue
+            seen.add(h)
+            path.append((a, h))
+            if h not in owner:
+                for x, y in path:
+                    owner[y] = x
+                    mate[x] = y
+                return True
+            stack.append((owner[h], iter(sorted(allowed[owner[h]]))))
+            break
+        else:
+            stack.pop()
+            if path:
+                path.pop()
+    return False
+
+
+_SINK = ("__sink__",)
+
+
+def improvement_digraph(model: HouseAllocation, m: Mapping[str, str]) -> nx.DiGraph:
+    """The improvement digraph of ``m`` (Manlove 2013, §6.2; Sng 2008).
+
+    Nodes: agents and a sink F. Arc a → b (b matched, b ≠ a) when M(b) ⪰_a M(a), i.e. a
+    could take b's object; arc a → F when an unassigned object ⪰_a M(a) exists (attribute
+    ``obj``: the best one). An arc is ``strict`` when a would be strictly better off; every
+    arc out of an unassigned agent is strict. O(L).
+    """
+    holder = {h: a for a, h in m.items()}
+    d = nx.DiGraph()
+    d.add_node(_SINK)
+    for a, o in model.prefs.items():
+        d.add_node(a)
+        cur = m.get(a)
+        best_free = None
+        for h in o.items:
+            if h == cur or not o.weakly_prefers(h, cur):
+                continue
+            if h in holder:
+                d.add_edge(a, holder[h], strict=o.prefers(h, cur), obj=h)
+            elif best_free is None or o.rank[h] < o.rank[best_free]:
+                best_free = h
+        if best_free is not None:
+            d.add_edge(a, _SINK, strict=o.prefers(best_free, cur), obj=best_free)
+    return d
+
+
+def pareto_improvement(model: HouseAllocation, allocation: Mapping[str, str]) -> dict | None:
+    """A Pareto improvement of ``allocation``, or None when it is Pareto optimal.
+
+    M is Pareto optimal (with ties: no allocation makes some agent strictly better off and
+    nobody worse off) iff for no strict arc (u, v) of :func:`improvement_digraph`, v = F,
+    v reaches F, or v reaches u (derived from Manlove 2013 §6.2 / Sng 2008: augmenting-path,
+    alternating-path and cyclic coalitions; checked against brute force in the tests).
+    The improvement moves the agents along that path or cycle. O(L) after the digraph.
+    """
+    # twin of the checker's improving_arc (plain Python there), so that one bug cannot
+    # make engine and checker agree
+    m = dict(allocation)
+    d = improvement_digraph(model, m)
+    to_sink = nx.ancestors(d, _SINK) | {_SINK}
+    comp = {}
+    for i, c in enumerate(nx.strongly_connected_components(d)):
+        for v in c:
+            comp[v] = i
+    for u, v, attr in d.edges(data=True):
+        if not attr["strict"]:
+            continue
+        if comp[u] == comp[v] and v != _SINK:
+            path = [u] + nx.shortest_path(d, v, u)          # closed walk u → v → … → u
+        elif v in to_sink:
+            path = [u] + (nx.shortest_path(d, v, _SINK) if v != _SINK else [_SINK])
+        else:
+            continue
+        out = dict(m)
+        for x, y in zip(path, path[1:]):
+            if x == _SINK:
+                break
+            out[x] = d[x][y]["obj"]
+        return out
+    return None
+
+
+def pareto_improvement_assignment(model: HouseAllocation, allocation: Mapping[str, str]
+                                  ) -> dict | None:
+    """A Pareto improvement of ``allocation`` maximising the number of strictly better-off
+    agents, or None if it is Pareto optimal.
+
+    Assignment formulation (independent of :func:`pareto_improvement`'s digraph): edges
+    (a, h) with h ⪰_a M(a), weight B·[a matched in M] + [h ≻_a M(a)], B = n + 1, maximum weight by the
+    Hungarian method with dummy "unmatched" columns; the optimum keeps every matched agent
+    matched, so its excess over B·|M| counts strict improvements. O(n³).
+    """
+    m = dict(allocation)
+    agents, objs = model.agents, model.objects
+    n, p = len(agents), len(objs)
+    oi = {h: j for j, h in enumerate(objs)}
+    big = n + 1
+    w = np.full((n, p + n), -np.inf)
+    for i, a in enumerate(agents):
+        o, cur = model.prefs[a], m.get(a)
+        for h in o.items:
+            if o.weakly_prefers(h, cur):
+                w[i, oi[h]] = big * (cur is not None) + (1 if o.prefers(h, cur) else 0)
+        w[i, p + i] = 0.0
+    rows, cols = linear_sum_assignment(w, maximize=True)
+    total = int(round(w[rows, cols].sum()))
+    if total <= big * len(m):
+        return None
+    return {agents[i]: objs[j] for i, j in zip(rows, cols) if j < p}
+
+
+def max_cardinality_pareto_optimal(model: HouseAllocation) -> dict[str, str]:
+    """A maximum-cardinality Pareto-optimal matching (MCPO).
+
+    Start from a maximum matching (Hopcroft–Karp) and apply Pareto improvements found by the
+    improvement digraph until none is left. Improvements never unmatch an agent, so the size
+    stays maximum; each one raises Σ_a (R + 1 − r_a(M(a))), so at most n·R rounds. This is
+    phases 2–3 of Abraham, Cechlárová, Manlove & Mehlhorn 2004 (trade-ins and coalitions)
+    done one improvement at a time, extended to ties: O(n·R·L), not ACMM's O(√n·m).
+    """
+    g = welfare_graph(model)
+    m = maximum_matching(g)
+    while True:
+        imp = pareto_improvement(model, m)
+        if imp is None:
+            return m
+        m = imp
+
+
+def max_cardinality_pareto_optimal_weighted(model: HouseAllocation) -> dict[str, str]:
+    """MCPO reference (derived): a maximum-weight matching for
+    w(a, h) = B + u_a(h) with u order-consistent (u = R + 1 − rank) and B > Σ max u; any
+    Pareto improvement would keep the size and raise Σu. Hungarian method, O((n+m)³)."""
+    g = welfare_graph(model)
+    return _min_cost_max_card(g, list(g.ranks))
+
+
+# --------------------------------------------------------------------------------------
+# brute force (tests; ≤ 7 agents)
+# --------------------------------------------------------------------------------------
+
+def all_matchings(g: WelfareGraph, *, time_limit: float | None = None
+                  ) -> Iterator[dict[str, str]]:
+    """Every matching of ``g`` (the empty one included), as fresh dicts. Exponential;
+    raises TimeoutError past ``time_limit`` seconds (None: no limit)."""
+    return within(matchings_of({x: list(g.adj[x]) for x in g.left}), deadline_after(time_limit))
+
+
+def brute_force_pareto_optimal(model: HouseAllocation, *, time_limit: float | None = None
+                               ) -> list[dict[str, str]]:
+    """All Pareto-optimal allocations: every allocation not dominated by another (rank
+    vectors compared pairwise with numpy; unassigned = rank ∞). O(#M²·n). Raises
+    TimeoutError past ``time_limit`` seconds (None: no limit)."""
+    deadline = deadline_after(time_limit)
+    g = welfare_graph(model)
+    ms = list(within(matchings_of({x: list(g.adj[x]) for x in g.left}), deadline))
+    agents = model.agents
+    big = g.max_rank + 1
+    r = np.array([[model.prefs[a].rank[m[a]] if a in m else big for a in agents]
+                  for m in ms], dtype=np.int32).reshape(len(ms), len(agents))
+    out = []
+    for i, m in within(enumerate(ms), deadline, every=16):
+        le = (r <= r[i]).all(axis=1)
+        lt = (r < r[i]).any(axis=1)
+        if not (le & lt).any():
+            out.append(m)
+    return out
+
+
+def brute_force_optimum(g: WelfareGraph, notion: str):
+    """Optimal value of ``notion`` by enumeration: (size, value) for utilitarian/egalitarian
+    (value minimised among maximum size), the signature for rank-maximal. Exponential."""
+    best = None
+    for m in all_matchings(g):
+        if notion == "rank_maximal":
+            key = signature(g, m)
+            if best is None or key > best:
+                best = key
+        else:
+            key = (-len(m), welfare_value(g, notion, m))
+            if best is None or key < best:
+                best = key
+    if notion == "rank_maximal":
+        return best
+    return -best[0], best[1]
+
+
+def all_serial_dictatorships(model: HouseAllocation) -> list[dict[str, str]]:
+    """Serial-dictatorship outcomes over every agent order (n! orders)."""
+    out = []
+    for order in itertools.permutations(model.agents):
+        m = serial_dictatorship(model, order)
+        if m not in out:
+            out.append(m)
+    return out

@@ -1,0 +1,788 @@
+"""``indeterminacy-algorithmic``: the structural benchmark of Khanna & Wang (2026, §4,
+App. F.2): standard tasks (concepts that always exist) and hard notions (strict core,
+strong and super stability, which may not exist), at n = 10 and 30. 3,660 prompts.
+
+**Standard tasks** (1,110 prompts per size): six settings of 30 instances each — house
+allocation with endowments (a Shapley–Scarf housing market) under strict complete (SO),
+strict truncated (SI) and tied (TO) lists, object allocation (SO), stable matching (SO, TO)
+— with one generation prompt per notion of the setting, one "unspecified" prompt (no notion
+named; scored against the setting's canonical notion: core / weak core for housing, Pareto
+optimality for object allocation, stability for matching) and one selection prompt (a menu
+of one candidate per notion plus one or two contaminated candidates; scored correct when
+the chosen option satisfies some notion of the setting, i.e. is not contaminated).
+
+**Hard notions** (720 prompts per size): for each of strict core (housing, ties p = 0.3),
+strong and super stability (matching, ties p = 0.2 on both sides), 30 feasible and 30
+infeasible instances (super-infeasible ones still admit a strongly stable matching), each
+shown four ways: generation with and without the ``{}`` hatch, selection with and without
+"none of the above" (NOTA).
+
+Every gold answer is a certified label (a witness, or a replayable refutation: a
+top-trading segmentation, a deletion log); menu options carry the notions they satisfy as
+decided by :func:`prefcert.pipeline.classify.classify` (checker-verified certificates). Readings:
+
+- *distinctness filter* (standard settings): the candidates (the oracle's outcome of each
+  notion) are pairwise distinct, and no candidate satisfies another *strong* notion of its
+  setting (core, weak core, stability, utilitarian, egalitarian, rank-maximal, MCPO);
+  Pareto optimality is implied by core, utilitarian and rank-maximal outcomes and is not
+  filtered on, except that the Pareto candidate must satisfy no strong notion;
+- *menus* (hard notions): 4 options at n = 10 and 5 at n = 30 before NOTA (the paper's
+  "five in general, four for smaller instances"): the target's witness when feasible, the
+  related notions' outcomes, then one or two contaminated candidates (the canonical
+  output with one or two swaps), deduplicated, shuffled;
+- *selection without NOTA on an infeasible instance*: no option is correct; declining
+  every option ("none", ``{}``) is scored correct, picking one incorrect;
+- *scoring "no solution"* (the paper's Table 20): with the hatch only ``{}`` is correct on
+  an infeasible instance; without it, anything that is not a valid outcome is; ``{}`` on a
+  feasible instance is an invalid solution.
+"""
+from __future__ import annotations
+
+import json
+import tomllib
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from ...generators import indeterminacy as gen
+from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict, canonical
+from ..parse import normalise, parse
+from ..stats import accuracy_rows, proportion
+
+SIZES = (10, 30)
+SETTINGS: dict[str, dict] = {
+    "HA-SO": {"kind": "housing", "pref": "SO", "canonical": "core",
+              "notions": ["core", "pareto_optimal", "utilitarian", "egalitarian",
+                          "rank_maximal"]},
+    "HA-SI": {"kind": "housing", "pref": "SI", "canonical": "core",
+              "notions": ["core", "rank_maximal", "max_cardinality_pareto_optimal"]},
+    "HA-TO": {"kind": "housing", "pref": "TO", "canonical": "weak_core",
+              "notions": ["weak_core", "pareto_optimal", "utilitarian", "egalitarian",
+                          "rank_maximal"]},
+    "OA-SO": {"kind": "allocation", "pref": "SO", "canonical": "pareto_optimal",
+              "notions": ["pareto_optimal", "utilitarian", "egalitarian", "rank_maximal"]},
+    "SM-SO": {"kind": "matching", "pref": "SO", "canonical": "stable",
+              "notions": ["stable", "utilitarian", "egalitarian", "rank_maximal"]},
+    "SM-TO": {"kind": "matching", "pref": "TO", "canonical": "weakly_stable",
+              "notions": ["weakly_stable", "utilitarian", "egalitarian", "rank_maximal"]},
+}
+HARD = {"strict_core": {"kind": "housing", "p": 0.3,
+                        "related": ["weak_core", "pareto_optimal", "egalitarian"]},
+        "strongly_stable": {"kind": "matching", "p": 0.2,
+                            "related": ["weakly_stable", "egalitarian", "rank_maximal"]},
+        "super_stable": {"kind": "matching", "p": 0.2,
+                         "related": ["strongly_stable", "weakly_stable", "egalitarian"]}}
+TIE_P = {"housing": 0.3, "allocation": 0.3, "matching": 0.2}
+#: notion -> (instance role, pipeline question)
+QUESTION = {"core": ("hm", "strict_core"), "strict_core": ("hm", "strict_core"),
+            "weak_core": ("hm", "weak_core"), "pareto_optimal": ("ha", "pareto_optimal"),
+            "max_cardinality_pareto_optimal": ("ha", "max_cardinality_pareto_optimal"),
+            "utilitarian": ("ha", "utilitarian"), "egalitarian": ("ha", "egalitarian"),
+            "rank_maximal": ("ha", "rank_maximal"), "stable": ("sm", "weakly_stable"),
+            "weakly_stable": ("sm", "weakly_stable"),
+            "strongly_stable": ("sm", "strongly_stable"), "super_stable": ("sm", "super_stable")}
+WEAK_NOTIONS = ("pareto_optimal",)
+GEN_VARIANTS = [{"task": "generation", "escape": True}, {"task": "generation", "escape": False},
+                {"task": "selection", "escape": True}, {"task": "selection", "escape": False}]
+
+
+@lru_cache(maxsize=1)
+def definitions() -> dict[str, dict]:
+    """notion -> {"label", "text"}: the definitions shown to models (a TOML table in the
+    package; the egalitarian misprint of the paper corrected)."""
+    text = resources.files("prefcert.bench.indeterminacy").joinpath("definitions.toml").read_text(
+        encoding="utf-8")
+    return tomllib.loads(text)
+
+
+# ----------------------------------------------------------------------------- design
+
+def rows(sizes: Sequence[int]) -> list[Row]:
+    out = []
+    for n in [s for s in SIZES if s in sizes]:
+        for name, st in SETTINGS.items():
+            variants = [{"task": t} for t in st["notions"]] + [{"task": "unspecified"},
+                                                               {"task": "selection"}]
+            out.append(Row({"design": "standard", "setting": name, "size": n}, variants))
+        for notion in HARD:
+            for feasible in (True, False):
+                out.append(Row({"design": "hard", "notion": notion, "feasible": feasible,
+                                "size": n}, GEN_VARIANTS))
+    return out
+
+
+# ----------------------------------------------------------------------------- instances
+
+def names(prefix: str, n: int) -> list[str]:
+    return [f"{prefix}{i}" for i in range(1, n + 1)]
+
+
+def draw_instances(kind: str, pref: str, n: int, rng, iid: str, p: float | None = None) -> dict:
+    """role -> instance dict: ``hm`` + ``ha`` (housing), ``ha`` (allocation), ``sm``."""
+    p = TIE_P[kind] if p is None else p
+    agents = names("A", n)
+    if kind == "matching":
+        B = names("B", n)
+        sides = {}
+        for side, own, other in (("A", agents, B), ("B", B, agents)):
+            lists = gen.strict_profile(n, other, rng)
+            if pref == "TO":
+                lists = [gen.merge_adjacent(o, p, rng) for o in lists]
+            elif pref == "SI":
+                lists = [gen.truncate(o, rng) for o in lists]
+            sides[side] = dict(zip(own, lists))
+        return {"sm": {"id": iid, "domain": "stable_matching", "preferences": sides}}
+    houses = names("O", n)
+    lists = gen.strict_profile(n, houses, rng)
+    if pref == "TO":
+        lists = [gen.merge_adjacent(o, p, rng) for o in lists]
+    elif pref == "SI":
+        lists = [gen.truncate(o, rng) for o in lists]
+    prefs = dict(zip(agents, lists))
+    out = {"ha": {"id": f"{iid}-ha" if kind == "housing" else iid, "domain": "house_allocation",
+                  "preferences": prefs, "objects": houses}}
+    if kind == "housing":
+        out["hm"] = {"id": f"{iid}-hm", "domain": "housing_market", "preferences": prefs,
+                     "endowment": dict(zip(agents, houses))}
+    return out
+
+
+def _model(inst: dict):
+    from ...pipeline.registry import spec
+    return spec(inst["domain"]).parse(inst)
+
+
+def oracle_outcome(inst: dict, model, question: str):
+    """The oracle's answer (an :class:`~prefcert.formal.outcome.Outcome`) to a question."""
+    from ...pipeline.registry import domain
+    q = domain(inst["domain"]).questions[question]
+    return q.engines["oracle"](model, None, time_limit=10.0, seed=0)
+
+
+def memberships(insts: dict, models: dict, outcome: Any,
+                optima: dict | None = None) -> dict[str, bool]:
+    """notion -> whether ``outcome`` satisfies it, decided with the checker's own
+    definitions (:mod:`prefcert.formal.checker`: the improvement digraph for the cores and
+    Pareto optimality, the blocking-pair scan for stability) and, for the welfare notions,
+    by comparing the outcome's value with that of the optimum in ``optima`` (notion ->
+    outcome; certified by the notion's label). ``valid``: whether ``outcome`` is a valid
+    outcome of the primary domain. An outcome that is not valid for a domain satisfies none
+    of its notions. O(n + arcs) per domain."""
+    from ...formal.checker import house_allocation as ca
+    from ...formal.checker import housing_market as ch
+    from ...formal.checker.stable_matching import blocking_pairs
+    from ...formal.checker.welfare import validate_matching
+    from ...formal.errors import CertificateError
+    from ...formal.housing_market import as_allocation
+    from ...formal.welfare import signature, total_rank, welfare_graph, worst_rank
+    optima = optima or {}
+    out: dict[str, bool] = {}
+    if not isinstance(outcome, dict):
+        return {"valid": False}
+    if "hm" in insts:
+        try:
+            x = as_allocation(models["hm"], outcome)
+            out["valid"] = out["valid_hm"] = True
+            out["core"] = out["strict_core"] = ch.in_strict_core(models["hm"], x)
+            out["weak_core"] = ch.in_weak_core(models["hm"], x)
+            out["individually_rational"] = ch.is_individually_rational(models["hm"], x)
+        except CertificateError:
+            out["valid"] = out["valid_hm"] = False
+    welfare_model = None
+    if "ha" in insts:
+        try:
+            m = ca.validate_allocation(models["ha"], outcome)
+            out.setdefault("valid", True)
+            out["valid_ha"] = True
+            out["pareto_optimal"] = ca.improving_arc(models["ha"], m) is None
+            mc = optima.get("max_cardinality_pareto_optimal")
+            out["max_cardinality_pareto_optimal"] = bool(
+                out["pareto_optimal"] and mc is not None and len(m) == len(mc))
+            welfare_model = models["ha"]
+        except CertificateError:
+            out.setdefault("valid", False)
+            out["valid_ha"] = False
+    if "sm" in insts:
+        market = models["sm"]
+        try:
+            g = welfare_graph(market)
+            m = validate_matching(g, outcome)
+            out["valid"] = out["valid_sm"] = True
+            for k, notion in (("weakly_stable", "weak"), ("strongly_stable", "strong"),
+                              ("super_stable", "super")):
+                out[k] = not blocking_pairs(market, m, notion)
+            out["stable"] = out["weakly_stable"]
+            welfare_model = market
+        except CertificateError:
+            out["valid"] = out["valid_sm"] = False
+    if welfare_model is not None:
+        g = welfare_graph(welfare_model)
+        m = {a: b for a, b in outcome.items() if b is not None}
+        for notion, fn in (("utilitarian", total_rank), ("egalitarian", worst_rank),
+                           ("rank_maximal", signature)):
+            opt = optima.get(notion)
+            if opt is None:
+                continue
+            opt = {a: b for a, b in opt.items() if b is not None}
+            same_size = notion == "rank_maximal" or len(m) == len(opt)
+            out[notion] = same_size and fn(g, m) == fn(g, opt)
+    return out
+
+
+def where(notion: str, insts: dict) -> tuple[str, str]:
+    """(instance role, pipeline question) of a notion; welfare notions of a matching market
+    are asked of the market itself."""
+    role, q = QUESTION[notion]
+    return ("sm", q) if role == "ha" and "sm" in insts else (role, q)
+
+
+def _ranks(lst: list) -> dict[str, int]:
+    return {x: g for g, t in enumerate(lst, 1) for x in (t if isinstance(t, list) else [t])}
+
+
+def _egalitarian_variant(insts: dict, cands: dict, rng) -> dict:
+    """An egalitarian optimum differing from the other candidates when one is easy to find:
+    a random maximum matching among the pairs whose worst rank is at most the optimum's
+    (every such matching is egalitarian-optimal); else the oracle's own."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+    best = cands["egalitarian"]
+    if "sm" in insts:
+        P = insts["sm"]["preferences"]
+        ra = {a: _ranks(lst) for a, lst in P["A"].items()}
+        rb = {b: _ranks(lst) for b, lst in P["B"].items()}
+        edges = {(a, b): max(ra[a][b], rb[b][a]) for a in ra for b in ra[a] if a in rb.get(b, {})}
+    else:
+        P = insts["ha"]["preferences"]
+        edges = {(a, o): r for a, lst in P.items() for o, r in _ranks(lst).items()}
+    worst = max((edges[(a, b)] for a, b in best.items()), default=0)
+    others = {canonical(c) for k, c in cands.items() if k != "egalitarian"}
+    keep = [e for e, r in edges.items() if r <= worst]
+    lefts = sorted({a for a, _ in keep})
+    rights = sorted({b for _, b in keep})
+    for _ in range(8):            # random relabellings of both sides (arrays: no hash order)
+        row = {a: int(i) for a, i in zip(lefts, rng.permutation(len(lefts)))}
+        col = {b: int(j) for b, j in zip(rights, rng.permutation(len(rights)))}
+        adj = csr_matrix((np.ones(len(keep)), ([row[a] for a, _ in keep],
+                                               [col[b] for _, b in keep])),
+                         shape=(len(lefts), len(rights)))
+        mate = maximum_bipartite_matching(adj, perm_type="column")
+        by_row = {i: a for a, i in row.items()}
+        by_col = {j: b for b, j in col.items()}
+        out = {by_row[i]: by_col[int(j)] for i, j in enumerate(mate) if j >= 0}
+        if len(out) == len(best) and canonical(out) not in others:
+            return dict(sorted(out.items()))
+    return best
+
+
+def _swap(outcome: dict, k: int, rng) -> dict:
+    out = dict(outcome)
+    keys = sorted(out)
+    for _ in range(k):
+        a, b = (keys[int(j)] for j in rng.choice(len(keys), size=2, replace=False))
+        out[a], out[b] = out[b], out[a]
+    return out
+
+
+def _primary(insts: dict) -> str:
+    return "hm" if "hm" in insts else ("sm" if "sm" in insts else "ha")
+
+
+def sample(row: Row, index: int, ctx) -> Task:
+    f = row.factors
+    n, rng = f["size"], ctx.rng
+    if f["design"] == "standard":
+        st = SETTINGS[f["setting"]]
+        iid = f"{f['setting']}-n{n}-{index:02d}"
+        while True:
+            ctx.draw()
+            insts = draw_instances(st["kind"], st["pref"], n, rng, iid)
+            models = {r: _model(i) for r, i in insts.items()}
+            cands = {}
+            for notion in st["notions"]:
+                role, q = where(notion, insts)
+                cands[notion] = oracle_outcome(insts[role], models[role], q).solution
+            found = dict(cands)                    # the oracle's outcomes, as labelled
+            if "egalitarian" in cands:
+                cands["egalitarian"] = _egalitarian_variant(insts, cands, rng)
+            if len({canonical(c) for c in cands.values()}) < len(cands):
+                continue
+            member = {k: memberships(insts, models, c, found) for k, c in cands.items()}
+            canon_n = st["canonical"]
+            others = [x for x in st["notions"] if x != canon_n]
+            if any(member[canon_n].get(y) for y in others if y not in WEAK_NOTIONS) or \
+                    (canon_n not in WEAK_NOTIONS and any(member[x].get(canon_n) for x in others)):
+                continue
+            break
+        ctx.accept()
+        options = [{"source": k, "outcome": c, "satisfies": _sat(member[k], st["notions"])}
+                   for k, c in cands.items()]
+        canon = cands[st["canonical"]]
+        for _ in range(1 + int(rng.random() < 0.5)):
+            for _try in range(50):
+                c = _swap(canon, 1 + int(rng.random() < 0.5), rng)
+                mem = memberships(insts, models, c, found)
+                if canonical(c) not in {canonical(o["outcome"]) for o in options} and \
+                        not any(mem.get(x) for x in st["notions"] if x not in WEAK_NOTIONS):
+                    options.append({"source": "contaminated", "outcome": c,
+                                    "satisfies": _sat(mem, st["notions"])})
+                    break
+        options = [options[int(j)] for j in rng.permutation(len(options))]
+        qs = [(insts[where(x, insts)[0]]["id"], where(x, insts)[1]) for x in st["notions"]]
+        payload = {"question": {"setting": f["setting"], "notions": st["notions"]},
+                   "setting": f["setting"], "kind": st["kind"], "pref": st["pref"],
+                   "roles": {r: i["id"] for r, i in insts.items()}, "notions": st["notions"],
+                   "canonical": st["canonical"], "options": options,
+                   "expected": {x: found[x] for x in st["notions"]}}
+        return Task(list(insts.values()), qs, payload)
+    notion, feasible = f["notion"], f["feasible"]
+    hd = HARD[notion]
+    iid = f"{notion}-{'E' if feasible else 'NE'}-n{n}-{index:02d}"
+    tag = {"notion": notion, "size": n}
+    from ...oracles import housing_market as oh
+    from ...oracles import stable_matching as osm
+    while True:
+        ctx.draw(tag)
+        insts = draw_instances(hd["kind"], "TO", n, rng, iid, hd["p"])
+        role = _primary(insts)
+        m = _model(insts[role])
+        if notion == "strict_core":
+            witness = oh.strict_core(m).allocation
+        elif notion == "strongly_stable":
+            witness = osm.strongly_stable_search(m)[0]
+        else:
+            witness = osm.super_stable_search(m)[0]
+        if witness is None:
+            ctx.note("no_solution", tag)
+        if notion == "super_stable" and witness is None:
+            if osm.strongly_stable_search(m)[0] is None:
+                ctx.note("no_strongly_stable_either", tag)
+                if not feasible:
+                    continue
+        if (witness is not None) == feasible:
+            break
+    ctx.accept(tag)
+    models = {r: _model(i) for r, i in insts.items()}
+    size = 4 if n <= 10 else 5
+    options: list[dict] = []
+    seen: set = set()
+    rel = [notion] if feasible else []
+    rel += hd["related"]
+    k_cont = 1 + int(rng.random() < 0.5)
+    optima = {}
+    for x in hd["related"]:
+        r, q = where(x, insts)
+        if x in ("utilitarian", "egalitarian", "rank_maximal") and r in insts:
+            optima[x] = oracle_outcome(insts[r], models[r], q).solution
+    for x in rel:
+        if len(options) >= size - k_cont:
+            break
+        r, q = where(x, insts)
+        if r not in insts:
+            continue
+        c = witness if x == notion else optima.get(x) or oracle_outcome(insts[r], models[r], q).solution
+        if c is None or canonical(c) in seen:
+            continue
+        seen.add(canonical(c))
+        options.append({"source": x, "outcome": c, "satisfies": _sat(
+            memberships(insts, models, c, optima), [notion, *hd["related"]])})
+    canon = oracle_outcome(insts[role], models[role],
+                           "weak_core" if hd["kind"] == "housing" else "weakly_stable").solution
+    tries = 0
+    while len(options) < size and tries < 200:
+        tries += 1
+        c = _swap(canon, 1 + int(rng.random() < 0.5), rng)
+        if canonical(c) in seen:
+            continue
+        mem = memberships(insts, models, c, optima)
+        if mem.get(notion):
+            continue
+        seen.add(canonical(c))
+        options.append({"source": "contaminated", "outcome": c,
+                        "satisfies": _sat(mem, [notion, *hd["related"]])})
+    options = [options[int(j)] for j in rng.permutation(len(options))]
+    payload = {"question": {"notion": notion}, "notion": notion, "kind": hd["kind"],
+               "feasible": feasible, "roles": {r: i["id"] for r, i in insts.items()},
+               "options": options, "expected": witness is not None}
+    r, q = where(notion, insts)
+    return Task(list(insts.values()), [(insts[r]["id"], q)], payload)
+
+
+def _sat(mem: dict, notions: Sequence[str]) -> list[str]:
+    return [x for x in dict.fromkeys(notions) if mem.get(x)]
+
+
+# ----------------------------------------------------------------------------- prompts
+
+PROBLEM = {"housing": "a house allocation problem with endowments (a housing market): {n} agents, "
+                      "each of which owns one of {n} houses",
+           "allocation": "an object allocation problem: {n} objects to be allocated to {n} agents, "
+                         "at most one each",
+           "matching": "a two-sided matching market with {n} agents on side A and {n} on side B"}
+OUTCOME = {"housing": "allocation", "allocation": "allocation", "matching": "matching"}
+EXAMPLE = {"housing": '{"A1": "O3", "A2": "O1", ...}', "allocation": '{"A1": "O3", "A2": "O1", ...}',
+           "matching": '{"A1": "B3", "A2": "B1", ...}'}
+LISTS = ("Each list runs from most to least preferred; alternatives inside an inner list are "
+         "liked equally; an alternative missing from a list is unacceptable to that agent "
+         "(it would rather stay unassigned).")
+
+
+def _instance_text(insts: dict, kind: str, n: int) -> str:
+    head = ("You are an expert in algorithms. Consider " + PROBLEM[kind].format(n=n) + ". "
+            + LISTS + "\n")
+    if kind == "matching":
+        prefs = json.dumps(insts["sm"]["preferences"], ensure_ascii=False)
+        return head + f"<preferences>\n{prefs}\n</preferences>\n"
+    prefs = json.dumps(insts["ha"]["preferences"], ensure_ascii=False)
+    out = head + f"<preferences>\n{prefs}\n</preferences>\n"
+    if kind == "housing":
+        out += "<endowment>\n" + json.dumps(insts["hm"]["endowment"]) + "\n</endowment>\n"
+    return out
+
+
+def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
+    p = task.payload
+    insts = {r: next(i for i in task.instances if i["id"] == iid) for r, iid in p["roles"].items()}
+    kind, n = p["kind"], ctx.row.factors["size"]
+    what = OUTCOME[kind]
+    text = _instance_text(insts, kind, n)
+    t = variant["task"]
+    hard = ctx.row.factors["design"] == "hard"
+    escape = variant.get("escape", True)
+    fmt = (f"Give the {what} as a JSON object inside answer tags, mapping each "
+           f"{'agent of side A to its partner' if kind == 'matching' else 'agent to its item'}"
+           f" (leave out unassigned agents), e.g. <answer>{EXAMPLE[kind]}</answer>.")
+    if t == "selection":
+        notion = p["notion"] if hard else None
+        opts = [json.dumps(o["outcome"], sort_keys=True) for o in p["options"]]
+        letters = [chr(ord("A") + i) for i in range(len(opts))]
+        nota = None
+        if hard and escape:
+            nota = chr(ord("A") + len(opts))
+        if notion:
+            d = definitions()[notion]
+            text += f"Select the {d['label']} {what} among the options below. {d['text']}\n"
+        else:
+            text += f"Which of the {what}s below do you prefer the most?\n"
+        text += "".join(f"{L}: {o}\n" for L, o in zip(letters, opts))
+        if nota:
+            text += f"{nota}: None of the above\n"
+        text += "Return only the letter of your chosen option inside answer tags, e.g. " \
+                "<answer>A</answer>."
+        extra = {"options": dict(zip(letters, p["options"]))}
+        if nota:
+            extra["nota_option"] = nota
+        return RenderedPrompt(text, "mcq", extra)
+    notion = p["notion"] if hard else (None if t == "unspecified" else t)
+    if notion is None:
+        text += f"Find {'a matching' if kind == 'matching' else 'an allocation'}.\n"
+        return RenderedPrompt(text + fmt, "outcome", {"target": p["canonical"]})
+    d = definitions()[notion]
+    text += f"Find a {d['label']} {what}. {d['text']}\n"
+    if escape:
+        text += f"If there is no {d['label']} {what}, return <answer>{{}}</answer>.\n"
+    return RenderedPrompt(text + fmt, "outcome", {"target": notion})
+
+
+def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPrompt) -> str:
+    p = task.payload
+    if "setting" in p:                                         # standard: always feasible
+        sols = dict(zip(p["notions"], (lab["solution"] for lab in labels)))
+        for x, sol in sols.items():
+            if canonical(sol) != canonical(p["expected"][x]):
+                raise RuntimeError(f"certified {x} label differs from the sampler's outcome")
+        if variant["task"] == "selection":
+            return next(L for L, o in rendered.extra["options"].items()
+                        if o["source"] == p["canonical"])
+        target = rendered.extra["target"]
+        return json.dumps(sols[target], sort_keys=True)
+    lab = labels[0]
+    if (lab["verdict"] == "exists") != p["feasible"]:
+        raise RuntimeError(f"certified label {lab['label_id']} contradicts the sampler")
+    if variant["task"] == "selection":
+        if p["feasible"]:
+            return next(L for L, o in rendered.extra["options"].items()
+                        if p["notion"] in o["satisfies"])
+        return rendered.extra.get("nota_option") or "none of the above"
+    return json.dumps(lab["solution"], sort_keys=True) if p["feasible"] else "{}"
+
+
+# ----------------------------------------------------------------------------- scoring
+
+DECLINE = {"none", "none of the above", "nota", "{}", "no option", "no solution", "neither"}
+
+
+def _insts(prompt: dict, entry: Entry) -> tuple[dict, dict]:
+    roles = prompt["task"]["roles"]
+    insts = {r: entry.instances[i] for r, i in roles.items()}
+    return insts, {r: entry.model(i) for r, i in roles.items()}
+
+
+def _refutation(insts, models, outcome, notion) -> dict | None:
+    """Certificate-backed reason why ``outcome`` fails ``notion``."""
+    from ...pipeline.classify import classify
+    role, _ = where(notion, insts)
+    key = {"core": "strict_core", "stable": "weakly_stable",
+           "max_cardinality_pareto_optimal": "pareto_optimal"}.get(notion, notion)
+    r = classify(insts[role]["domain"], models[role], [outcome])[0]
+    if "invalid" in r:
+        return {"invalid": r["invalid"]}
+    if notion == "max_cardinality_pareto_optimal" and r["notions"]["pareto_optimal"]["holds"]:
+        key = "max_cardinality"
+    cert = r["notions"].get(key, {}).get("certificate")
+    return {"notion": notion, "certificate": _short(cert)}
+
+
+def _short(cert: Any) -> Any:
+    if isinstance(cert, dict) and cert.get("type") == "blocking_pairs":
+        return {"type": "blocking_pairs", "count": cert["count"], "pairs": cert["pairs"][:5]}
+    return cert
+
+
+def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
+    task, cell = prompt["task"], prompt["cell"]
+    hard = cell["design"] == "hard"
+    feasible = task["feasible"] if hard else True
+    escape = cell.get("escape", True)
+    extra: dict = {"feasible": feasible}
+    if answer is None:
+        return Verdict("timeout", None, None, extra)
+    if cell["task"] == "selection":
+        letters = list(prompt["options"]) + ([prompt["nota_option"]] if prompt.get("nota_option") else [])
+        p = parse("mcq", answer, letters=letters)
+        from ..parse import answer_body
+        body = normalise(answer_body(answer) or "")
+        if p.kind != "value":
+            if body in DECLINE or p.kind == "abstain":
+                extra["declined"] = True
+                ok = hard and not feasible and not escape
+                return Verdict("correct" if ok else "incorrect", {"kind": "decline"}, None, extra)
+            return Verdict("invalid", p.to_json(), p.value, extra)
+        if p.value == prompt.get("nota_option"):
+            extra["nota"] = True
+            ok = hard and not feasible
+            return Verdict("correct" if ok else "incorrect", p.to_json(), None, extra)
+        opt = prompt["options"][p.value]
+        extra["nota"] = False
+        extra["selected"] = opt["source"]
+        extra["selected_satisfies"] = opt["satisfies"]
+        if hard:
+            ok = feasible and task["notion"] in opt["satisfies"]
+        else:
+            ok = opt["source"] != "contaminated" and bool(opt["satisfies"])
+        return Verdict("correct" if ok else "incorrect", p.to_json(), None, extra)
+    target = prompt["target"]
+    p = parse("outcome", answer)
+    insts, models = _insts(prompt, entry)
+    if p.kind == "value":
+        optima = dict(zip(task["notions"], (lab["solution"] for lab in entry.labels))) \
+            if not hard else {}
+        mem = memberships(insts, models, p.value, optima)
+        valid = bool(mem.get(f"valid_{where(target, insts)[0]}"))
+        extra["outcome_valid"] = valid
+        if valid:
+            extra["satisfies"] = [x for x in SETTINGS.get(task.get("setting", ""), {}).get(
+                "notions", [target]) if mem.get(x)] if not hard else \
+                [x for x in (target, *HARD[target]["related"]) if mem.get(x)]
+            if mem.get(target):
+                ok = feasible
+                return Verdict("correct" if ok else "incorrect", p.to_json(), None, extra)
+            return Verdict("incorrect", p.to_json(),
+                           _refutation(insts, models, p.value, target), extra)
+    else:
+        extra["outcome_valid"] = False
+    # not a valid outcome: {} , unparsable, or an invalid assignment
+    if feasible:
+        reason = "empty answer on a feasible instance" if p.kind == "none" else \
+            (p.value if p.kind == "invalid" else "not a valid one-to-one outcome")
+        return Verdict("invalid", p.to_json(), reason, extra)
+    if escape:
+        return Verdict("correct" if p.kind == "none" else "invalid", p.to_json(),
+                       None if p.kind == "none" else "only {} claims that no solution exists",
+                       extra)
+    return Verdict("correct", p.to_json(), None, extra)
+
+
+def _valid_for(insts, models, role, outcome) -> bool:
+    from ...pipeline.classify import classify
+    return "invalid" not in classify(insts[role]["domain"], models[role], [outcome])[0]
+
+
+STABILITY = {"stable": "weak", "weakly_stable": "weak", "strongly_stable": "strong",
+             "super_stable": "super"}
+BLOCKING_RULE = {
+    "weak": "both agents strictly prefer each other to their current partners",
+    "strong": "one agent strictly prefers the other to its current partner and the other likes "
+              "the first at least as much as its current partner",
+    "super": "each agent likes the other at least as much as its current partner",
+}
+MAX_PAIRS, MAX_COALITIONS = 5, 3
+
+
+def feedback(prompt: dict, answer: str, entry: Entry) -> str:
+    """The refinement message for one answer (Khanna & Wang 2026, App. O): what is violated,
+    never how to fix it, never whether a solution exists. An empty answer on a feasible
+    instance is told a valid outcome exists; a wrong core allocation gets the number of
+    blocking coalitions and up to three member sets; a wrong matching the number of blocking
+    pairs and up to five of them; an unreadable answer a format reminder."""
+    v = score(prompt, answer, entry)
+    task, cell = prompt["task"], prompt["cell"]
+    kind = task["kind"]
+    what = OUTCOME[kind]
+    if v.verdict == "correct":
+        return "Your answer is correct."
+    if v.verdict == "timeout":
+        return "No answer was received."
+    if cell["task"] == "selection":
+        if v.verdict == "invalid":
+            return "Your answer could not be read: reply with one option letter inside " \
+                   "answer tags, e.g. <answer>A</answer>."
+        return "The option you chose is not correct."
+    target = prompt["target"]
+    d = definitions()[target]
+    fmt = (f"Give the {what} as a JSON object inside <answer></answer> tags, mapping each "
+           + ("agent of side A to its partner on side B." if kind == "matching"
+              else "agent to the alternative it receives."))
+    parsed = v.parsed or {}
+    if parsed.get("kind") == "none":
+        return f"A valid {d['label']} {what} exists, but you returned an empty {what}."
+    if parsed.get("kind") != "value":
+        return f"Your answer could not be read. {fmt}"
+    if not v.extra.get("outcome_valid"):
+        r = v.reason if isinstance(v.reason, str) else "it does not assign each agent at " \
+            "most one alternative, each alternative at most once, among acceptable ones"
+        return f"Your answer is not a valid {what}: {r}. {fmt}"
+    insts, models = _insts(prompt, entry)
+    outcome = parsed["value"]
+    if target in ("core", "strict_core", "weak_core"):
+        from ...oracles.housing_market import blocking_coalitions
+        kind_ = "weak" if target == "weak_core" else "strict"
+        bc = blocking_coalitions(models["hm"], outcome, kind_, max_cycles=2000, time_limit=60.0)
+        sets = ["{" + ", ".join(c["coalition"]) + "}" for c in bc.coalitions[:MAX_COALITIONS]]
+        total = len(bc.coalitions)
+        more = f" (showing {len(sets)})" if total > len(sets) else ""
+        atleast = "at least " if not bc.complete else ""
+        rule = ("every member gets a house it likes strictly more" if kind_ == "weak" else
+                "every member gets a house it likes at least as much and one gets one it "
+                "likes strictly more")
+        return (f"Your allocation is not in the {d['label']}: {atleast}{total} blocking "
+                f"coalition(s){more}: {'; '.join(sets)}. A coalition blocks when its members "
+                f"can swap the houses they were endowed with so that {rule}.")
+    if target in STABILITY:
+        from ...formal.checker.stable_matching import blocking_pairs
+        pairs = blocking_pairs(models["sm"], outcome, STABILITY[target])
+        shown = ", ".join(f"({a},{b})" for a, b in pairs[:MAX_PAIRS])
+        more = f" (showing {MAX_PAIRS})" if len(pairs) > MAX_PAIRS else ""
+        return (f"Your matching is not {d['label']}: {len(pairs)} blocking pair(s){more}: "
+                f"{shown}. A pair blocks when {BLOCKING_RULE[STABILITY[target]]}.")
+    why = {"pareto_optimal": "another allocation makes some agent better off and nobody worse off",
+           "max_cardinality_pareto_optimal": "it is not Pareto optimal among the allocations "
+                                             "that assign the most agents",
+           "utilitarian": "another outcome of maximum size has a smaller sum of ranks",
+           "egalitarian": "another outcome of maximum size has a smaller worst rank",
+           "rank_maximal": "another outcome has a lexicographically larger rank profile"}
+    return f"Your {what} is not {d['label']}: {why.get(target, 'it fails the definition')}."
+
+
+def metrics(scores: Sequence[dict]) -> list[dict]:
+    rows = accuracy_rows(scores, ("design", "setting", "notion", "feasible", "size", "task",
+                                  "escape"))
+    hard = lambda s: s["cell"]["design"] == "hard"
+    rows += accuracy_rows(scores, ("notion", "size", "feasible", "task", "escape"),
+                          "accuracy_E_NE", where=hard)
+    rows += accuracy_rows(scores, ("notion", "size", "escape"), "invalid_solution_rate",
+                          where=lambda s: hard(s) and s["cell"]["task"] == "generation"
+                          and s.get("feasible") and s["verdict"] != "timeout",
+                          success=lambda s: s["verdict"] == "invalid")
+    rows += accuracy_rows(scores, ("size", "escape", "feasible"), "selection_accuracy",
+                          where=lambda s: hard(s) and s["cell"]["task"] == "selection")
+    rows += accuracy_rows(scores, ("size", "feasible"), "nota_selection_rate",
+                          where=lambda s: hard(s) and s["cell"]["task"] == "selection"
+                          and s["cell"].get("escape"), success=lambda s: bool(s.get("nota")))
+    std = lambda s: s["cell"]["design"] == "standard"
+    rows += accuracy_rows(scores, ("setting", "size", "task"), "standard_accuracy", where=std)
+    sel = [s for s in scores if std(s) and s["cell"]["task"] == "selection" and "selected" in s]
+    groups: dict = {}
+    for s in sel:
+        groups.setdefault((s["cell"]["setting"], s["cell"]["size"]), []).append(s)
+    for (setting, size), ss in sorted(groups.items()):
+        for notion in SETTINGS[setting]["notions"] + ["contaminated"]:
+            k = sum(1 for s in ss if (s["selected"] == notion if notion == "contaminated"
+                                      else notion in s.get("selected_satisfies", [])))
+            rows.append(proportion("selected_satisfies", {"setting": setting, "size": size,
+                                                          "notion": notion}, k, len(ss)))
+    return rows
+
+
+def plots(scores: Sequence[dict], report) -> None:
+    std = [s for s in scores if s["cell"]["design"] == "standard"]
+    hard = [s for s in scores if s["cell"]["design"] == "hard"]
+    if std:
+        report.bar_chart("Standard tasks: accuracy by setting and size (95 % Wilson)",
+                         accuracy_rows(std, ("setting", "size")), x="setting", hue="size")
+    if hard:
+        gen_rows = accuracy_rows([s for s in hard if s["cell"]["task"] == "generation"],
+                                 ("notion", "feasible", "escape"))
+        for r in gen_rows:
+            g = r["group"]
+            g["condition"] = f"{'E' if g.pop('feasible') else 'NE'}, " \
+                             f"{'with' if g.pop('escape') else 'without'} {{}}"
+        report.bar_chart("Hard notions, generation: E / NE accuracy by hatch", gen_rows,
+                         x="notion", hue="condition")
+        sel_rows = accuracy_rows([s for s in hard if s["cell"]["task"] == "selection"],
+                                 ("notion", "feasible", "escape"))
+        for r in sel_rows:
+            g = r["group"]
+            g["condition"] = f"{'E' if g.pop('feasible') else 'NE'}, " \
+                             f"{'with' if g.pop('escape') else 'without'} NOTA"
+        report.bar_chart("Hard notions, selection accuracy", sel_rows, x="notion",
+                         hue="condition")
+        nota = accuracy_rows([s for s in hard if s["cell"]["task"] == "selection"
+                              and s["cell"].get("escape")], ("notion", "feasible"),
+                             success=lambda s: bool(s.get("nota")))
+        for r in nota:
+            r["group"]["instances"] = "feasible" if r["group"].pop("feasible") else "infeasible"
+        report.bar_chart("NOTA selection rate (wrong when feasible, right when infeasible)",
+                         nota, x="notion", hue="instances")
+    sel = [s for s in std if s["cell"]["task"] == "selection" and "selected" in s]
+    if sel:
+        settings = sorted({s["cell"]["setting"] for s in sel})
+        cols = sorted({x for st in settings for x in SETTINGS[st]["notions"]}) + ["contaminated"]
+        matrix = []
+        for st in settings:
+            ss = [s for s in sel if s["cell"]["setting"] == st]
+            matrix.append([sum(1 for s in ss if (s["selected"] == c if c == "contaminated"
+                                                 else c in s["selected_satisfies"])) / len(ss)
+                           for c in cols])
+        report.heatmap("Which notion the selected option satisfies (share of selections)",
+                       matrix, rows=settings, cols=cols)
+
+
+def calibration(stats: dict) -> list[dict]:
+    out = []
+    merged: dict = {}
+    for key, c in stats.items():
+        tag = json.loads(key)
+        if set(tag) == {"notion", "size"}:
+            m = merged.setdefault((tag["notion"], tag["size"]), Counter())
+            m.update(c)
+    for (notion, n), c in sorted(merged.items()):
+        out.append({"notion": notion, "n": n, "draws": c["draws"],
+                    "no_solution": c["no_solution"],
+                    "share_no_solution": round(c["no_solution"] / c["draws"], 4)})
+    return out
+
+
+SUITE = Suite(
+    name="indeterminacy-algorithmic",
+    description="Structural indeterminacy: standard allocation and matching tasks, and the "
+                "hard notions strict core, strong and super stability (feasible and "
+                "infeasible; generation with and without the {} hatch, selection with and "
+                "without none-of-the-above), at n = 10 and 30 (Khanna & Wang 2026, §4).",
+    sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
+    score=score, metrics=metrics, feedback=feedback, plots=plots, calibration=calibration,
+    calibration_title="calibration: raw draws without a solution",
+    expected_total=3660)

@@ -1,0 +1,330 @@
+"""Rational value risk of a deployed reasoning strategy, with prefcert as the verifier.
+
+RVR = REU − DEU: how far the expected utility of the deployed strategy (DEU, the mean
+utility of its sampled answers) falls short of a rational strategy's (REU) under a value
+function (Qian & He 2026). prefcert is a *deterministic* verifier: each sampled answer to a
+generated prompt is scored by the suite's certificate-backed scorer, U = 1 when correct, so
+L = 1 and the verification error term is 0. The rational expected utility has two
+readings, reported side by side and never mixed:
+
+- ``certified``: REU_i = 1 exactly where prefcert certifies that a correct answer exists
+  (the prompt's gold answer, built from checked labels, scores correct); RVR is then
+  1 − accuracy of the deployed strategy.
+- ``best_of_k``: REU_i = max_k U_ik, the oracle best-of-K over the model's own samples
+  (pass@K by truncation for binary U), the released code's reading.
+
+Each comes with a 95 % prompt-bootstrap interval (B = 1000 by default, seed recorded) and
+the Hoeffding half-widths of the three error terms at a stated δ (the union bound gives δ/3
+to each term; see :func:`error_bounds`).
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...formal.errors import InstanceError
+
+READINGS = ("certified", "best_of_k")
+
+
+def error_bounds(m: int, k: int, delta: float = 0.05, *, verifier_calls: int = 1,
+                 deterministic: bool = True, reading: str = "certified") -> dict:
+    """The half-widths of the three error terms of |RVR_hat − RVR|, with their formulas.
+
+    Parameters
+    ----------
+    m : int
+        Prompts M.
+    k : int
+        Sampled responses per prompt K.
+    delta : float, default 0.05
+        Failure probability of the sum; each term holds with probability ≥ 1 − δ/3.
+    verifier_calls : int, default 1
+        Verifier calls L per response (used only for a stochastic verifier).
+    deterministic : bool, default True
+        A deterministic verifier (prefcert's) has no verification error.
+    reading : {"certified", "best_of_k"}, default "certified"
+        With REU fixed at 1 only the deployed side is random; best-of-K has two.
+
+    Returns
+    -------
+    dict
+        ``prompt_sampling`` (I), ``reasoning_sampling`` (II), ``verification`` (III),
+        ``total`` and ``formulas``.
+
+    Raises
+    ------
+    ValueError
+        M, K or L below 1, or δ outside (0, 1).
+
+    Examples
+    --------
+    >>> b = error_bounds(100, 8)
+    >>> round(b["prompt_sampling"], 4), round(b["reasoning_sampling"], 4), b["verification"]
+    (0.3094, 0.0547, 0.0)
+
+    Notes
+    -----
+    Hoeffding's inequality: n bounded terms in a range of width c give a two-sided
+    half-width c·√(ln(2/δ') / (2n)). (I): G_i ∈ [−1, 1] over M prompts, √(2 ln(6/δ)/M).
+    (II): certified, MK utilities in [0, 1], √(ln(6/δ)/(2MK)); best-of-K, MK paired
+    differences in [−1, 1], √(2 ln(6/δ)/(MK)). (III): 0 for a deterministic verifier;
+    else √(ln(12/δ)/(2MKL)) per random strategy. Verifier bias is bounded by no term.
+    O(1).
+
+    References
+    ----------
+    Hoeffding (1963), "Probability inequalities for sums of bounded random variables",
+    JASA 58. Qian & He (2026), "In LLM reasoning, there is irrationality on top of value
+    misalignment" (the decomposition; constants reconstructed).
+    """
+    if m < 1 or k < 1 or verifier_calls < 1 or not 0 < delta < 1:
+        raise ValueError("need M, K, L >= 1 and 0 < delta < 1")
+    lg = math.log(6 / delta)
+    one = math.sqrt(2 * lg / m)
+    if reading == "certified":
+        two = math.sqrt(lg / (2 * m * k))
+        f2 = "√(ln(6/δ) / (2MK))"
+        sides = 1
+    else:
+        two = math.sqrt(2 * lg / (m * k))
+        f2 = "√(2 ln(6/δ) / (MK))"
+        sides = 2
+    if deterministic:
+        three, f3 = 0.0, "0 (deterministic verifier, L = 1)"
+    else:
+        three = sides * math.sqrt(math.log(12 / delta) / (2 * m * k * verifier_calls))
+        f3 = ("" if sides == 1 else "2·") + "√(ln(12/δ) / (2MKL))"
+    return {"delta": delta, "M": m, "K": k, "L": 1 if deterministic else verifier_calls,
+            "prompt_sampling": one, "reasoning_sampling": two, "verification": three,
+            "total": one + two + three,
+            "formulas": {"prompt_sampling": "√(2 ln(6/δ) / M)", "reasoning_sampling": f2,
+                         "verification": f3, "total": "(I) + (II) + (III), each at δ/3"}}
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k estimate from n samples of which c are correct.
+
+    Parameters
+    ----------
+    n : int
+        Samples drawn.
+    c : int
+        Correct samples.
+    k : int
+        Budget k ≤ n.
+
+    Returns
+    -------
+    float
+        1 − C(n − c, k) / C(n, k): the probability that k of the n samples drawn without
+        replacement contain a correct one.
+
+    Examples
+    --------
+    >>> pass_at_k(4, 1, 2)
+    0.5
+
+    Notes
+    -----
+    O(k) big-integer arithmetic.
+
+    References
+    ----------
+    Chen et al. (2021), "Evaluating large language models trained on code", arXiv:2107.03374.
+    """
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def _bootstrap(g: np.ndarray, resamples: int, seed: int, confidence: float
+               ) -> tuple[float, float]:
+    rng = np.random.default_rng(seed)
+    m = len(g)
+    means = g[rng.integers(0, m, size=(resamples, m))].mean(1)
+    lo, hi = np.percentile(means, [50 * (1 - confidence), 50 * (1 + confidence)])
+    return float(lo), float(hi)
+
+
+def rational_value_risk(utilities: Sequence[Sequence[Any]], *,
+                        reu: Sequence[float | None] | None = None, delta: float = 0.05,
+                        resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
+                        deterministic: bool | None = None) -> dict:
+    """Deployed and rational expected utility, and the rational value risk, under both
+    readings of the rational strategy.
+
+    Parameters
+    ----------
+    utilities : sequence of sequences
+        The M × K utility matrix in [0, 1] (rows may differ in K); an entry may be a list
+        of L verifier outcomes, averaged.
+    reu : sequence of float or None, optional
+        The certified REU of each prompt (default 1 for every prompt; None leaves a
+        prompt out of the certified reading).
+    delta : float, default 0.05
+        Failure probability of the error bounds.
+    resamples : int, default 1000
+        Prompt-bootstrap resamples.
+    seed : int, default 0
+        Bootstrap seed.
+    confidence : float, default 0.95
+        Interval level.
+    deterministic : bool, optional
+        Whether the verifier is deterministic (default: when no entry is a list).
+
+    Returns
+    -------
+    dict
+        ``M``, ``K``, ``L``, ``deu`` with ``deu_ci``, ``readings`` (``certified`` and
+        ``best_of_k``: ``reu``, ``rvr``, ``rvr_ci``, ``bounds``) and ``k_curve`` (best-of-k
+        by truncation and, for binary utilities, unbiased pass@k at k = 1, 2, 4, …).
+
+    Raises
+    ------
+    InstanceError
+        No prompts, an empty row or a utility outside [0, 1].
+
+    Examples
+    --------
+    >>> r = rational_value_risk([[1, 0], [0, 0], [1, 1]], resamples=200)
+    >>> round(r["deu"], 3), round(r["readings"]["certified"]["rvr"], 3)
+    (0.5, 0.5)
+    >>> round(r["readings"]["best_of_k"]["reu"], 3), round(r["readings"]["best_of_k"]["rvr"], 3)
+    (0.667, 0.167)
+
+    Notes
+    -----
+    RVR_hat = (1/M) Σ_i (REU_i − (1/K) Σ_k U_ik); the interval resamples the M
+    per-prompt gaps with replacement and takes percentiles. O(B·M + M·K).
+
+    References
+    ----------
+    Qian & He (2026), "In LLM reasoning, there is irrationality on top of value
+    misalignment". Efron & Tibshirani (1993), *An Introduction to the Bootstrap*.
+    """
+    rows = []
+    for i, row in enumerate(utilities):
+        vals = [float(np.mean(x)) if isinstance(x, (list, tuple)) else float(x) for x in row]
+        if not vals or any(not 0 <= v <= 1 for v in vals):
+            raise InstanceError("every prompt needs at least one utility, each in [0, 1]",
+                                value=i)
+        rows.append(vals)
+    if not rows:
+        raise InstanceError("no prompts to estimate from")
+    calls = [len(x) if isinstance(x, (list, tuple)) else 1 for row in utilities for x in row]
+    if deterministic is None:
+        deterministic = not any(isinstance(x, (list, tuple)) for row in utilities for x in row)
+    m = len(rows)
+    k = min(len(r) for r in rows)
+    deu_i = np.array([np.mean(r) for r in rows])
+    best_i = np.array([max(r) for r in rows])
+    cert = np.array([1.0 if reu is None else (np.nan if reu[i] is None else float(reu[i]))
+                     for i in range(m)])
+    out: dict[str, Any] = {"M": m, "K": k, "K_max": max(len(r) for r in rows),
+                           "L": min(calls), "resamples": resamples, "seed": seed,
+                           "confidence": confidence, "deterministic_verifier": deterministic,
+                           "deu": float(deu_i.mean()),
+                           "deu_ci": list(_bootstrap(deu_i, resamples, seed, confidence))}
+    readings = {}
+    for name, reu_i in (("certified", cert), ("best_of_k", best_i)):
+        keep = ~np.isnan(reu_i)
+        g = reu_i[keep] - deu_i[keep]
+        if not len(g):
+            readings[name] = {"prompts": 0}
+            continue
+        readings[name] = {
+            "prompts": int(keep.sum()), "reu": float(reu_i[keep].mean()),
+            "rvr": float(g.mean()), "rvr_ci": list(_bootstrap(g, resamples, seed, confidence)),
+            "bounds": error_bounds(int(keep.sum()), k, delta, verifier_calls=min(calls),
+                                   deterministic=deterministic, reading=name)}
+    out["readings"] = readings
+    binary = all(v in (0.0, 1.0) for r in rows for v in r)
+    curve = []
+    kk = 1
+    while kk <= k:
+        row = {"k": kk, "best_of_k": float(np.mean([max(r[:kk]) for r in rows]))}
+        if binary:
+            row["pass_at_k"] = float(np.mean([pass_at_k(len(r), int(sum(r)), kk) for r in rows]))
+        curve.append(row)
+        kk *= 2
+    out["k_curve"] = curve
+    return out
+
+
+# ------------------------------------------------------------------ prefcert as verifier
+
+def read_samples(path: str | Path) -> dict[str, list[str | None]]:
+    """prompt id -> its sampled answers, in file order: records ``{"id", "answer"}`` (one
+    per sample; ``"answer": null`` or ``"timeout": true`` is a timeout) or ``{"id",
+    "answers": [...]}``. InstanceError naming the line of a record without ``id``."""
+    from ..generate import read_jsonl
+    out: dict[str, list[str | None]] = {}
+    for i, rec in enumerate(read_jsonl(path), 1):
+        if not isinstance(rec, dict) or "id" not in rec:
+            raise InstanceError("answer record without 'id'", file=str(path), line=i)
+        if "answers" in rec:
+            if not isinstance(rec["answers"], list):
+                raise InstanceError("'answers' must be a list", file=str(path), line=i)
+            got = [None if a is None else str(a) for a in rec["answers"]]
+        else:
+            a = None if rec.get("timeout") else rec.get("answer")
+            got = [None if a is None else str(a)]
+        out.setdefault(str(rec["id"]), []).extend(got)
+    return out
+
+
+def score_samples(bench, samples: Mapping[str, Sequence[str | None]]) -> list[dict]:
+    """Score every sample with prefcert (the suite's scorer on certified labels): one
+    record per prompt with ``utilities`` (1 correct, else 0), ``verdicts``, and
+    ``reu_certified`` (1 when the prompt's gold answer scores correct and every gold label
+    is checked; None otherwise). InstanceError for an answer to an unknown prompt."""
+    from ..score import score_prompt
+    unknown = [k for k in samples if k not in bench.by_id]
+    if unknown:
+        raise InstanceError("answer to an unknown prompt id", value=unknown[0])
+    out = []
+    for p in bench.prompts:
+        if p["id"] not in samples:
+            continue
+        entry = bench.entry(p)
+        verdicts = [score_prompt(p, a, entry)["verdict"] for a in samples[p["id"]]]
+        gold_ok = all(lab.get("checked") is True for lab in entry.labels) and \
+            score_prompt(p, p.get("answer"), entry)["verdict"] == "correct"
+        out.append({"id": p["id"], "suite": p["suite"], "cell": p["cell"],
+                    "verdicts": verdicts,
+                    "utilities": [1 if v == "correct" else 0 for v in verdicts],
+                    "reu_certified": 1 if gold_ok else None})
+    return out
+
+
+def risk_table(scored: Sequence[dict], *, delta: float = 0.05, resamples: int = 1000,
+               seed: int = 0, by: str | None = None) -> dict:
+    """The estimate over every scored prompt, the parse-failure and timeout rates, and,
+    with ``by`` (a cell factor such as ``size``), one estimate per level."""
+    if not scored:
+        raise InstanceError("no answered prompts")
+    res = rational_value_risk([s["utilities"] for s in scored],
+                              reu=[s["reu_certified"] for s in scored], delta=delta,
+                              resamples=resamples, seed=seed)
+    n = sum(len(s["verdicts"]) for s in scored)
+    res["samples"] = n
+    res["parse_failure_rate"] = sum(v == "invalid" for s in scored for v in s["verdicts"]) / n
+    res["timeout_rate"] = sum(v == "timeout" for s in scored for v in s["verdicts"]) / n
+    res["uncertified_prompts"] = sum(s["reu_certified"] is None for s in scored)
+    res["suites"] = sorted({s["suite"] for s in scored})
+    if by:
+        strata = {}
+        for s in scored:
+            strata.setdefault(json.dumps(s["cell"].get(by)), []).append(s)
+        res["by"] = by
+        res["strata"] = [{by: json.loads(key), **rational_value_risk(
+            [s["utilities"] for s in group], reu=[s["reu_certified"] for s in group],
+            delta=delta, resamples=resamples, seed=seed)}
+            for key, group in sorted(strata.items())]
+    return res

@@ -1,0 +1,1104 @@
+"""Cardinal and ordinal self-consistency audits of elicited willingness-to-pay judgments.
+
+Reads a long response table (one row per completion) and a design (cells, endpoint pairs,
+stress paths), and computes per audit group (model, domain, utterance) the least-squares
+utility fit with its RMSE in dollars and in percent of the price scale, the null-imposed
+residual bootstrap p-value with its Bonferroni decision over all groups, the P1
+(path-sum) and P2 (price-adjusted item difference) residuals with their bootstrap
+intervals, supported reversals and magnitude lower bounds, the k-step stress test, the
+Table-2 means of the per-utterance RMSEs, and — certified by prefcert's checker — the
+minimum L1 and L2 adjustments of the answers that make them exactly consistent, the
+intransitive cycles of the judgments and their minimum feedback arc set (Ford et al. 2026).
+
+Every reading the source leaves open is an :class:`AuditOptions` field; the defaults are
+the documented ones (``docs/consistency.md``).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...formal.errors import InstanceError
+
+FITS = ("ols", "completions", "wls")
+DIVISORS = ("n", "dof")
+PRICE_SCALES = ("queries", "pairs")
+NORMALISATIONS = ("min_norm", "first_zero")
+INTERVALS = ("percentile", "t")
+VALUE_SOURCES = ("finite", "number_only")
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """The readings of the audit (each documented in ``docs/consistency.md``).
+
+    ``fit``: ``ols`` (unweighted least squares on cell means; default), ``completions``
+    (every completion a row) or ``wls`` (weights n_c / s_c², with the χ² test);
+    ``rmse_divisor``: ``n`` (default) or ``dof`` (n − rank); ``price_scale``: ``queries``
+    (both offers of every offer-pair query; default) or ``pairs`` (source and target of
+    each endpoint pair, once per query it generates); ``normalisation``: ``min_norm``
+    (default: the minimum-norm solution, i.e. utilities of a component without an item
+    query average 0) or ``first_zero`` (its first item is 0); ``resamples``: bootstrap B
+    (None: ``max(10000, 10·⌈G/α⌉)`` for G groups, so p = 1/(B+1) can pass α/G);
+    ``alpha``: family-wise level of the Bonferroni test; ``interval``: ``percentile``
+    (default) or ``t`` (Welch–Satterthwaite); ``values``: ``finite`` (every finite parse;
+    default) or ``number_only``; ``threshold``: the magnitude bound as a share of the
+    endpoint mean price (0.25); ``unit``: the repair unit (``cell``, ``count``,
+    ``completion``); ``judgments``: ``majority`` or ``choices``; ``certify``: label the
+    repairs and the ordinal questions through the checker.
+    """
+
+    fit: str = "ols"
+    rmse_divisor: str = "n"
+    price_scale: str = "queries"
+    normalisation: str = "min_norm"
+    resamples: int | None = None
+    alpha: float = 0.05
+    interval: str = "percentile"
+    values: str = "finite"
+    threshold: float = 0.25
+    unit: str = "cell"
+    judgments: str = "majority"
+    seed: int = 0
+    certify: bool = True
+
+    def __post_init__(self):
+        for name, allowed in (("fit", FITS), ("rmse_divisor", DIVISORS),
+                              ("price_scale", PRICE_SCALES),
+                              ("normalisation", NORMALISATIONS), ("interval", INTERVALS),
+                              ("values", VALUE_SOURCES),
+                              ("unit", ("cell", "count", "completion")),
+                              ("judgments", ("majority", "choices"))):
+            if getattr(self, name) not in allowed:
+                raise InstanceError(f"{name} must be one of {', '.join(allowed)}",
+                                    value=getattr(self, name))
+        if self.resamples is not None and self.resamples < 1:
+            raise InstanceError("resamples must be at least 1", value=self.resamples)
+        if not 0 < self.alpha < 1:
+            raise InstanceError("alpha must lie in (0, 1)", value=self.alpha)
+
+
+def auto_resamples(groups: int, alpha: float) -> int:
+    """The default bootstrap size: ``max(10000, 10·⌈G/α⌉)``, so that the smallest
+    attainable p-value 1/(B+1) lies at least ten times below the Bonferroni threshold α/G."""
+    return max(10_000, 10 * math.ceil(groups / alpha))
+
+
+# --------------------------------------------------------------------------- the inputs
+
+_AMOUNT = re.compile(r"[-+−]?\s*\$?\s*[-+−]?\d[\d,]*(?:\.\d+)?|[-+−]?\s*\$?\s*\.\d+")
+_NUMBER_ONLY = re.compile(r"^\s*[-+−]?\s*\$?\s*[-+−]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?\s*$")
+
+
+def parse_amount(text: str | None) -> tuple[float | None, bool]:
+    """(value, number_only) of an answer text: the last signed, currency-formatted number
+    (``-$1,250.50`` is −1250.5), and whether the text is that number alone."""
+    if text is None:
+        return None, False
+    found = _AMOUNT.findall(str(text))
+    if not found:
+        return None, False
+    tok = found[-1].replace("−", "-").replace("$", "").replace(",", "").replace(" ", "")
+    sign = -1.0 if tok.count("-") % 2 else 1.0
+    tok = tok.replace("-", "").replace("+", "")
+    try:
+        v = sign * float(tok)
+    except ValueError:
+        return None, False
+    return (v if math.isfinite(v) else None), bool(_NUMBER_ONLY.match(str(text)))
+
+
+def _float(v: Any) -> float | None:
+    if v is None or v == "" or isinstance(v, bool):
+        return None
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _bool(v: Any) -> bool | None:
+    if v is None or v == "":
+        return None
+    if isinstance(v, bool):
+        return v
+    return str(v).strip().lower() in ("1", "true", "yes", "t")
+
+
+def read_responses(path: str | Path) -> list[dict]:
+    """Response rows from a CSV or JSONL file: ``model``, ``cell_id``, and
+    ``parsed_value`` (or ``value``; empty = a failed parse) or ``raw_text`` (parsed with
+    :func:`parse_amount`); optional ``number_only``. Returns ``{"model", "cell_id",
+    "value", "number_only", "line"}`` dicts. InstanceError naming the line of a row
+    without ``model`` or ``cell_id``."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InstanceError(f"cannot read the responses ({e.__class__.__name__})",
+                            file=str(p)) from None
+    raw: list[tuple[int, dict]] = []
+    if p.suffix == ".csv":
+        reader = csv.DictReader(text.splitlines())
+        raw = [(i, row) for i, row in enumerate(reader, 2)]
+    else:
+        for i, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise InstanceError(f"not JSON ({e.msg})", file=str(p), line=i,
+                                        value=line[:40]) from None
+                if not isinstance(rec, dict):
+                    raise InstanceError("a response is a JSON object", file=str(p), line=i)
+                raw.append((i, rec))
+    out = []
+    for i, rec in raw:
+        for key in ("model", "cell_id"):
+            if rec.get(key) in (None, ""):
+                raise InstanceError(f"response without {key!r}", file=str(p), line=i)
+        has_value = any(k in rec for k in ("parsed_value", "value"))
+        if has_value:
+            value = _float(rec.get("parsed_value", rec.get("value")))
+            number_only = _bool(rec.get("number_only"))
+            if number_only is None and rec.get("raw_text") is not None:
+                number_only = parse_amount(rec["raw_text"])[1]
+        else:
+            value, number_only = parse_amount(rec.get("raw_text"))
+        out.append({"model": str(rec["model"]), "cell_id": str(rec["cell_id"]), "value": value,
+                    "number_only": bool(number_only) if number_only is not None else value is not None,
+                    "line": i})
+    return out
+
+
+@dataclass(frozen=True)
+class DesignCell:
+    id: str
+    domain: str
+    utterance: str
+    kind: str
+    a: tuple[str, float] | None = None
+    b: tuple[str, float] | None = None
+    item: str | None = None
+    stress: bool = False
+
+    @property
+    def group(self) -> tuple[str, str]:
+        return self.domain, self.utterance
+
+
+@dataclass(frozen=True)
+class Design:
+    """Cells (id -> :class:`DesignCell`), endpoint ``pairs`` (``id``, ``direct``,
+    ``paths``: lists of step cells, ``items``: [item cell of x, item cell of y] or absent)
+    and ``stress`` paths (``id``, ``k``, ``direct``, ``steps``)."""
+
+    cells: Mapping[str, DesignCell]
+    pairs: Sequence[Mapping[str, Any]] = ()
+    stress: Sequence[Mapping[str, Any]] = ()
+
+
+def _design_offer(d: Any, cid: str, side: str, file: str) -> tuple[str, float]:
+    if not isinstance(d, dict) or not isinstance(d.get("item"), str) or \
+            _float(d.get("price")) is None:
+        raise InstanceError(f"cell {cid!r}: offer {side!r} must be {{\"item\", \"price\"}}",
+                            file=file, value=d)
+    return d["item"], float(d["price"])
+
+
+def parse_design(data: Any, file: str = "<design>") -> Design:
+    """A design from its JSON object (see ``docs/consistency.md``). InstanceError naming
+    the cell or the pair for a malformed entry, an unknown cell or a path whose steps do
+    not chain from a to b."""
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), (dict, list)):
+        raise InstanceError("a design is an object with 'cells'", file=file)
+    raw = data["cells"]
+    items = raw.items() if isinstance(raw, dict) else [(c.get("id"), c) for c in raw
+                                                       if isinstance(c, dict)]
+    cells: dict[str, DesignCell] = {}
+    for cid, c in items:
+        if not isinstance(cid, str) or not isinstance(c, dict):
+            raise InstanceError("a design cell needs an id and an object", file=file, value=cid)
+        dom, utt = str(c.get("domain", "")), str(c.get("utterance_id", c.get("utterance", "")))
+        kind = c.get("type", c.get("query_type"))
+        stress = bool(c.get("stress", False))
+        if kind == "pair":
+            cells[cid] = DesignCell(cid, dom, utt, "pair", _design_offer(c.get("a"), cid, "a", file),
+                                    _design_offer(c.get("b"), cid, "b", file), stress=stress)
+        elif kind == "item":
+            if not isinstance(c.get("item"), str):
+                raise InstanceError(f"cell {cid!r}: an item cell needs 'item'", file=file,
+                                    value=c.get("item"))
+            cells[cid] = DesignCell(cid, dom, utt, "item", item=c["item"], stress=stress)
+        else:
+            raise InstanceError(f"cell {cid!r}: type must be 'pair' or 'item'", file=file,
+                                value=kind)
+
+    def known(cid, where):
+        if cid not in cells:
+            raise InstanceError(f"{where} names an unknown cell", file=file, value=cid)
+        return cells[cid]
+    pairs = []
+    for p in data.get("pairs", []):
+        pid = p.get("id", f"pair{len(pairs) + 1}") if isinstance(p, dict) else None
+        if pid is None:
+            raise InstanceError("a pair is an object", file=file, value=p)
+        d = known(p.get("direct"), f"pair {pid!r}")
+        if d.kind != "pair":
+            raise InstanceError(f"pair {pid!r}: the direct cell must be an offer-pair query",
+                                file=file, value=d.id)
+        for path in p.get("paths", []):
+            steps = [known(s, f"pair {pid!r}") for s in path]
+            chain = [d.a] + [s.b for s in steps]
+            if not steps or any(s.kind != "pair" for s in steps) or \
+                    any(s.a != prev for s, prev in zip(steps, chain)) or chain[-1] != d.b:
+                raise InstanceError(f"pair {pid!r}: path steps must chain from a to b",
+                                    file=file, value=path)
+        for cid in p.get("items", []) or []:
+            if known(cid, f"pair {pid!r}").kind != "item":
+                raise InstanceError(f"pair {pid!r}: 'items' must be item cells", file=file,
+                                    value=cid)
+        pairs.append(dict(p, id=pid))
+    stress = []
+    for s in data.get("stress_paths", []):
+        sid = s.get("id", f"stress{len(stress) + 1}") if isinstance(s, dict) else None
+        if sid is None:
+            raise InstanceError("a stress path is an object", file=file, value=s)
+        d = known(s.get("direct"), f"stress path {sid!r}")
+        steps = [known(c, f"stress path {sid!r}") for c in s.get("steps", [])]
+        chain = [d.a] + [c.b for c in steps]
+        if not steps or any(c.a != prev for c, prev in zip(steps, chain)) or chain[-1] != d.b:
+            raise InstanceError(f"stress path {sid!r}: steps must chain from a to b",
+                                file=file, value=s.get("steps"))
+        stress.append(dict(s, id=sid, k=int(s.get("k", len(steps)))))
+    return Design(cells, pairs, stress)
+
+
+def read_design(path: str | Path) -> Design:
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InstanceError(f"cannot read the design ({e.__class__.__name__})",
+                            file=str(p)) from None
+    return parse_design(data, str(p))
+
+
+# ----------------------------------------------------------------------------- the fit
+
+@dataclass
+class GroupFit:
+    """The least-squares fit of one group: ``items``, ``cells`` (design cells, fit order),
+    ``a`` (n × p design matrix), ``r`` (responses with prices moved across), ``w``
+    (weights), ``proj`` (p × n: û = proj @ r), ``u`` (fitted utilities), ``fitted``,
+    ``residuals``, ``rank``, and the statistic's pieces."""
+
+    items: list[str]
+    cells: list[DesignCell]
+    values: list[np.ndarray]
+    a: np.ndarray
+    r: np.ndarray
+    w: np.ndarray
+    proj: np.ndarray
+    u: np.ndarray
+    fitted: np.ndarray
+    residuals: np.ndarray
+    rank: int
+    within_ss: np.ndarray
+
+
+def _shift(c: DesignCell) -> float:
+    return c.b[1] - c.a[1] if c.kind == "pair" else 0.0
+
+
+def fit_group(cells: Sequence[DesignCell], values: Sequence[np.ndarray],
+              options: AuditOptions = AuditOptions()) -> GroupFit:
+    """Least-squares utilities for one group. Pair cells are rows e_y − e_x with response
+    Ȳ(a, b) + q − p, item cells rows e_x with response Ȳ(x); weights by ``options.fit``;
+    the minimum-norm solution (``pinv``), then ``options.normalisation``. O(n p²)."""
+    items: dict[str, None] = {}
+    for c in cells:
+        for x in ((c.a[0], c.b[0]) if c.kind == "pair" else (c.item,)):
+            items.setdefault(x)
+    names = list(items)
+    idx = {x: i for i, x in enumerate(names)}
+    n, p = len(cells), len(names)
+    a = np.zeros((n, p))
+    for i, c in enumerate(cells):
+        if c.kind == "pair":
+            a[i, idx[c.b[0]]] += 1.0
+            a[i, idx[c.a[0]]] -= 1.0
+        else:
+            a[i, idx[c.item]] = 1.0
+    means = np.array([v.mean() for v in values])
+    r = means + np.array([_shift(c) for c in cells])
+    counts = np.array([len(v) for v in values], float)
+    within = np.array([((v - v.mean()) ** 2).sum() for v in values])
+    if options.fit == "ols":
+        w = np.ones(n)
+    elif options.fit == "completions":
+        w = counts
+    else:
+        var = np.array([v.var(ddof=1) if len(v) > 1 else 0.0 for v in values])
+        positive = var[var > 0]
+        floor = 1e-3 * float(np.median(positive)) if len(positive) else 1.0
+        w = counts / np.maximum(var, floor)
+    sw = np.sqrt(w)
+    proj = np.linalg.pinv(a * sw[:, None]) * sw[None, :]
+    if options.normalisation == "first_zero":
+        proj = _first_zero(a, names) @ proj
+    u = proj @ r
+    fitted = a @ u
+    rank = int(np.linalg.matrix_rank(a)) if n else 0
+    return GroupFit(names, list(cells), list(values), a, r, w, proj, u, fitted, r - fitted,
+                    rank, within)
+
+
+def _first_zero(a: np.ndarray, names: list[str]) -> np.ndarray:
+    """The p × p map shifting every component without an item query so that its first
+    item is 0 (components of the item graph; grounded ones are left alone)."""
+    p = len(names)
+    parent = list(range(p))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+    grounded = set()
+    for row in a:
+        nz = np.flatnonzero(row)
+        if len(nz) == 2:
+            x, y = find(nz[0]), find(nz[1])
+            parent[x] = y
+    for row in a:
+        nz = np.flatnonzero(row)
+        if len(nz) == 1:
+            grounded.add(int(nz[0]))
+    grounded_roots = {find(i) for i in grounded}
+    t = np.eye(p)
+    first: dict[int, int] = {}
+    for i in range(p):
+        root = find(i)
+        if root in grounded_roots:
+            continue
+        f = first.setdefault(root, i)
+        t[i, f] -= 1.0
+    return t
+
+
+def _statistic(fit: GroupFit, res: np.ndarray, within: np.ndarray | None,
+               options: AuditOptions) -> np.ndarray:
+    """The bootstrap test statistic (residuals n × B): SSE, completion SS, or weighted SSE."""
+    if options.fit == "ols":
+        return (res ** 2).sum(0)
+    if options.fit == "completions":
+        counts = np.array([len(v) for v in fit.values], float)
+        return within.sum(0) + (counts[:, None] * res ** 2).sum(0)
+    return (fit.w[:, None] * res ** 2).sum(0)
+
+
+def rmse_of(fit: GroupFit, options: AuditOptions) -> tuple[float, float, int]:
+    """(RMSE in dollars, its sum of squares, its divisor) for the fit's options."""
+    if options.fit == "completions":
+        ss = float(fit.within_ss.sum() + (np.array([len(v) for v in fit.values]) *
+                                          fit.residuals ** 2).sum())
+        n = int(sum(len(v) for v in fit.values))
+    else:
+        ss = float((fit.residuals ** 2).sum())
+        n = len(fit.cells)
+    d = n if options.rmse_divisor == "n" else n - fit.rank
+    return (math.sqrt(ss / d) if d > 0 else 0.0), ss, d
+
+
+def price_scale(cells: Sequence[DesignCell], pairs: Sequence[Mapping[str, Any]],
+                design: Design, reading: str = "queries") -> float | None:
+    """S_g: the mean endpoint listed price over the group's offer-pair queries, each offer
+    weighted by how often it appears (``queries``: both offers of every pair query;
+    ``pairs``: the source and target of each endpoint pair, counted once per query the pair
+    generates)."""
+    if reading == "queries":
+        prices = [x for c in cells if c.kind == "pair" for x in (c.a[1], c.b[1])]
+    else:
+        prices = []
+        for p in pairs:
+            d = design.cells[p["direct"]]
+            queries = 1 + sum(len(path) for path in p.get("paths", []))
+            prices += [d.a[1], d.b[1]] * queries
+    return float(np.mean(prices)) if prices else None
+
+
+# -------------------------------------------------------------------------- resampling
+
+def _cell_seed(seed: int, model: str, cell: str) -> int:
+    from ..design import derive_seed
+    return derive_seed(seed, "consistency", model, cell)
+
+
+def resample_means(values: np.ndarray, b: int, rng: np.random.Generator,
+                   want_ss: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """B bootstrap means of one cell's completions minus the observed mean (and, if
+    asked, the within-resample sums of squares)."""
+    n = len(values)
+    if n == 1:
+        return np.zeros(b), (np.zeros(b) if want_ss else None)
+    draws = values[rng.integers(0, n, size=(b, n))]
+    m = draws.mean(1)
+    ss = ((draws - m[:, None]) ** 2).sum(1) if want_ss else None
+    return m - values.mean(), ss
+
+
+def _interval(est: float, boot: np.ndarray, var: float, df: float, options: AuditOptions,
+              level: float = 0.95) -> tuple[float, float]:
+    if options.interval == "percentile":
+        lo, hi = np.percentile(boot, [50 * (1 - level), 50 * (1 + level)])
+        return float(lo), float(hi)
+    from scipy import stats
+    if var <= 0:
+        return est, est
+    t = stats.t.ppf(0.5 + level / 2, df) if df > 0 and math.isfinite(df) else \
+        stats.norm.ppf(0.5 + level / 2)
+    h = float(t * math.sqrt(var))
+    return est - h, est + h
+
+
+def _welch(coef: Mapping[int, float], values: Sequence[np.ndarray]) -> tuple[float, float]:
+    """Var = Σ a² s²/n over the cells of a linear estimate, with Welch–Satterthwaite df."""
+    parts = []
+    for c, k in coef.items():
+        v = values[c]
+        if len(v) > 1 and k:
+            parts.append((k * k * v.var(ddof=1) / len(v), len(v) - 1))
+    var = sum(p for p, _ in parts)
+    den = sum(p * p / d for p, d in parts)
+    return var, (var * var / den if den > 0 else math.inf)
+
+
+def abs_lower_bound(lo: float, hi: float) -> float:
+    """The lower end of |R| implied by an interval [lo, hi] for R."""
+    return lo if lo > 0 else (-hi if hi < 0 else 0.0)
+
+
+# --------------------------------------------------------------------------- the audit
+
+@dataclass
+class _ModelData:
+    values: dict[str, np.ndarray] = field(default_factory=dict)
+    calls: int = 0
+    finite: int = 0
+    number_only: int = 0
+
+
+def _collect(responses: Sequence[dict], design: Design, options: AuditOptions,
+             file: str | None) -> dict[str, _ModelData]:
+    models: dict[str, _ModelData] = {}
+    raw: dict[str, dict[str, list[float]]] = {}
+    for row in responses:
+        if row["cell_id"] not in design.cells:
+            raise InstanceError("response to a cell the design does not have", file=file,
+                                line=row.get("line"), value=row["cell_id"])
+        m = models.setdefault(row["model"], _ModelData())
+        m.calls += 1
+        if row["value"] is not None:
+            m.finite += 1
+            m.number_only += bool(row["number_only"])
+            if options.values == "finite" or row["number_only"]:
+                raw.setdefault(row["model"], {}).setdefault(row["cell_id"], []).append(row["value"])
+    for name, m in models.items():
+        m.values = {c: np.array(v, float) for c, v in raw.get(name, {}).items()}
+    return models
+
+
+def offer_name(item: str, price: float) -> str:
+    """``item@price``, the price as an integer when it is one."""
+    return f"{item}@{int(price) if float(price).is_integer() else repr(float(price))}"
+
+
+def group_instance(gid: str, cells: Sequence[DesignCell], values: Sequence[np.ndarray]) -> dict:
+    """The group as a ``consistency`` instance: every cell with its completions, and the
+    choices they imply between offers (Y > 0: b ≻ a; Y < 0: a ≻ b), offers named
+    ``item@price``."""
+    out_cells, choices = [], {}
+    for c, v in zip(cells, values):
+        d = {"id": c.id, "type": c.kind, "values": [float(x) for x in v]}
+        if c.kind == "pair":
+            d["a"] = {"item": c.a[0], "price": c.a[1]}
+            d["b"] = {"item": c.b[0], "price": c.b[1]}
+            oa, ob = offer_name(*c.a), offer_name(*c.b)
+            for y in v:
+                if y > 0:
+                    choices[(ob, oa)] = choices.get((ob, oa), 0) + 1
+                elif y < 0:
+                    choices[(oa, ob)] = choices.get((oa, ob), 0) + 1
+        else:
+            d["item"] = c.item
+        out_cells.append(d)
+    inst = {"id": gid, "domain": "consistency", "cells": out_cells}
+    if choices:
+        inst["choices"] = [[a, b, k] for (a, b), k in choices.items()]
+    return inst
+
+
+def _certify(inst: dict, options: AuditOptions, line: int | None = None
+             ) -> tuple[dict, list[dict]]:
+    """Label the group's repairs (and ordinal questions) through the pipeline: every label
+    is accepted by the checker or the disagreement is reported."""
+    from ...formal.errors import Disagreement, Undecided
+    from ...formal.instances import from_object
+    from ...pipeline.jobs import label, plan
+    qs: list[Any] = [{"type": "l1_repair", "unit": options.unit},
+                     {"type": "l2_repair", "unit": options.unit}]
+    if inst.get("choices"):
+        qs += [{"type": "transitive", "judgments": options.judgments},
+               {"type": "feedback_arc_set", "judgments": options.judgments}]
+    out: dict[str, Any] = {}
+    labels = []
+    for job in plan([from_object(inst, "instances.jsonl", line, inst["id"])], qs):
+        name = job.question.name
+        try:
+            lab = label(job)
+        except (Disagreement, Undecided) as e:
+            out[name] = {"verdict": None, "error": str(e)}
+            continue
+        labels.append(lab)
+        sol = lab["solution"]
+        rec: dict[str, Any] = {"verdict": lab["verdict"], "checked": lab["checked"],
+                               "certificate": lab["certificate"]["type"]}
+        if name in ("l1_repair", "l2_repair"):
+            if lab["verdict"] == "optimal":
+                rec["cost"] = sol["cost"]
+                rec["value"] = float(Fraction(sol["cost"]))
+            else:
+                rec.update(lower=sol["lower"], upper=sol["upper"],
+                           value=float(Fraction(sol["upper"])))
+        elif name == "transitive":
+            rec["cycle"] = lab["certificate"].get("cycle")
+        else:
+            rec["value"] = sol["reversed"]
+            rec["judgments"] = len(inst.get("choices", []))
+        out[name] = rec
+    return out, labels
+
+
+def consistency_audit(responses: Sequence[Mapping[str, Any]], design: Design | Mapping[str, Any],
+                      options: AuditOptions | None = None, *, file: str | None = None,
+                      progress: bool = False, **settings: Any) -> dict:
+    """Audit the self-consistency of elicited willingness-to-pay answers.
+
+    Parameters
+    ----------
+    responses : sequence of dict
+        One row per completion: ``model``, ``cell_id`` and ``value`` (a float, or None for
+        a failed parse; ``parsed_value`` is read when ``value`` is absent, so the rows of
+        ``simulate_responses`` go in as they are; rows read by :func:`read_responses`
+        also carry ``number_only``).
+    design : Design or dict
+        The design: ``cells`` (id -> ``domain``, ``utterance_id``, ``type`` ``pair`` with
+        offers ``a``, ``b`` = ``{"item", "price"}`` or ``item`` with ``item``; ``stress``
+        for cells used only by stress paths), optional ``pairs`` (``direct``, ``paths``,
+        ``items``) and ``stress_paths`` (``k``, ``direct``, ``steps``).
+    options : AuditOptions, optional
+        The readings (fit, RMSE divisor, price scale, normalisation, resamples, …); or
+        give them as keyword arguments.
+    file : str, optional
+        The responses' file name, for error messages.
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    dict
+        JSON-able: ``settings`` (with the Bonferroni threshold and whether the smallest
+        attainable p-value reaches it), ``parse``, ``groups`` (utilities with intervals,
+        RMSE in $ and %, price scale, p-value, Bonferroni decision, and the ``certified``
+        L1 / L2 repairs, transitivity and minimum feedback arc set), ``comparisons`` (P1
+        and P2), ``local`` (counts), ``table2``, ``stress``, ``bonferroni``, and
+        ``instances`` / ``labels`` (each group as a ``consistency`` instance with its
+        certified labels, sourced at the lines of ``instances.jsonl`` in this order).
+
+    Raises
+    ------
+    InstanceError
+        A response to a cell the design does not have, or an unknown option value.
+
+    Examples
+    --------
+    >>> design = {"cells": {
+    ...     "xy": {"domain": "d", "utterance_id": "1", "type": "pair",
+    ...            "a": {"item": "x", "price": 10}, "b": {"item": "y", "price": 12}},
+    ...     "x": {"domain": "d", "utterance_id": "1", "type": "item", "item": "x"},
+    ...     "y": {"domain": "d", "utterance_id": "1", "type": "item", "item": "y"}}}
+    >>> rows = [{"model": "m", "cell_id": c, "value": v}
+    ...         for c, v in (("xy", 3), ("xy", 5), ("x", 20), ("y", 25))]
+    >>> a = consistency_audit(rows, design, resamples=200)
+    >>> g = a["groups"][0]
+    >>> round(g["rmse"], 3), g["certified"]["l1_repair"]["cost"]
+    (0.333, '1')
+
+    Notes
+    -----
+    O(cells · (B · completions + items²)) for B resamples, plus the certified labels (an
+    LP and a min-cost flow per group; exact rationals in the checker).
+
+    References
+    ----------
+    Ford, Bahk, Wang, Jovine, Ye, Shmoys & Frazier (2026), "LLM-derived preference
+    judgments are not self-consistent". Efron & Tibshirani (1993), *An Introduction to the
+    Bootstrap*, ch. 16 (null-imposed residual bootstrap).
+    """
+    if options is None:
+        options = AuditOptions(**settings)
+    elif settings:
+        from dataclasses import replace
+        options = replace(options, **settings)
+    if not isinstance(design, Design):
+        design = parse_design(design, file or "<design>")
+    responses = [dict(r, value=v, number_only=r.get("number_only", v is not None))
+                 for r in responses        # rows as read_responses or simulate_responses give
+                 for v in [r["value"] if "value" in r else r.get("parsed_value")]]
+    models = _collect(responses, design, options, file)
+    audit_cells = [c for c in design.cells.values() if not c.stress]
+    group_keys = list(dict.fromkeys(c.group for c in audit_cells))
+    plan_groups = [(m, g) for m in models for g in group_keys
+                   if any(c.id in models[m].values for c in audit_cells if c.group == g)]
+    n_groups = len(plan_groups)
+    b = options.resamples or auto_resamples(max(1, n_groups), options.alpha)
+    threshold = options.alpha / max(1, n_groups)
+    min_p = 1.0 / (b + 1)
+    settings = {**asdict(options), "resamples": b, "groups": n_groups,
+                "bonferroni_threshold": threshold, "min_attainable_p": min_p,
+                "bonferroni_reachable": min_p <= threshold}
+    if not settings["bonferroni_reachable"]:
+        settings["warning"] = (f"with {b} resamples the smallest attainable p-value "
+                               f"1/(B+1) = {min_p:.3g} is above the Bonferroni threshold "
+                               f"{options.alpha}/{n_groups} = {threshold:.3g}: no group can "
+                               f"be rejected; use at least {math.ceil(1 / threshold) - 1} "
+                               f"resamples")
+    groups, comparisons, labels, instances = [], [], [], []
+    from rich.progress import Progress
+    with Progress(transient=True, disable=not progress) as bar:
+        task = bar.add_task("groups", total=n_groups)
+        for model, g in plan_groups:
+            md = models[model]
+            cells = [c for c in audit_cells if c.group == g and c.id in md.values]
+            vals = [md.values[c.id] for c in cells]
+            boot = {c.id: resample_means(md.values[c.id], b,
+                                         np.random.default_rng(_cell_seed(options.seed, model, c.id)),
+                                         want_ss=options.fit == "completions")
+                    for c in cells}
+            grec, fit = _group(model, g, cells, vals, boot, design, options, b)
+            grec["reject_bonferroni"] = grec["pvalue"] <= threshold
+            if options.certify:
+                inst = group_instance(grec["id"], cells, vals)
+                grec["certified"], labs = _certify(inst, options, len(instances) + 1)
+                instances.append(inst)
+                labels += labs
+            groups.append(grec)
+            comparisons += _local(model, g, md, boot, design, options)
+            bar.advance(task)
+    stress = _stress(models, design, options, b)
+    return {"settings": settings,
+            "parse": [{"model": m, "calls": d.calls, "finite": d.finite,
+                       "number_only": d.number_only,
+                       "finite_share": d.finite / d.calls if d.calls else None}
+                      for m, d in models.items()],
+            "groups": groups, "comparisons": comparisons,
+            "local": local_summary(comparisons),
+            "table2": table2(groups), "stress": stress,
+            "bonferroni": {m: sum(1 for x in groups if x["model"] == m and x["reject_bonferroni"])
+                           for m in models},
+            "instances": instances, "labels": labels}
+
+
+def _group(model: str, g: tuple[str, str], cells, vals, boot, design: Design,
+           options: AuditOptions, b: int) -> tuple[dict, GroupFit]:
+    fit = fit_group(cells, vals, options)
+    rmse, ss, divisor = rmse_of(fit, options)
+    pairs = [p for p in design.pairs if design.cells[p["direct"]].group == g]
+    scale = price_scale(cells, pairs, design, options.price_scale)
+    d = np.stack([boot[c.id][0] for c in cells])                 # n × B centred means
+    hat = fit.a @ fit.proj
+    null_res = d - hat @ d                                        # (I − H)(f + d*)
+    within = np.stack([boot[c.id][1] for c in cells]) if options.fit == "completions" else None
+    t_obs = float(_statistic(fit, fit.residuals[:, None], fit.within_ss[:, None], options)[0])
+    t_star = _statistic(fit, null_res, within, options)
+    exceed = int(np.sum(t_star >= t_obs * (1 - 1e-12) - 1e-12))
+    pvalue = (1 + exceed) / (b + 1)
+    u_star = fit.proj @ (fit.r[:, None] + d)
+    lo, hi = np.percentile(u_star, [2.5, 97.5], axis=1)
+    rec = {"id": f"{model}|{g[0]}|{g[1]}", "model": model, "domain": g[0], "utterance_id": g[1],
+           "cells": len(cells), "completions": int(sum(len(v) for v in vals)),
+           "items": len(fit.items), "rank": fit.rank,
+           "utilities": {x: float(v) for x, v in zip(fit.items, fit.u)},
+           "utility_ci": {x: [float(a), float(c)] for x, a, c in zip(fit.items, lo, hi)},
+           "rmse": rmse, "sum_squares": ss, "divisor": divisor,
+           "price_scale": scale, "rmse_pct": 100 * rmse / scale if scale else None,
+           "statistic": t_obs, "pvalue": pvalue}
+    if options.fit == "wls":
+        from scipy import stats
+        df = len(cells) - fit.rank
+        rec["chi2"] = {"statistic": t_obs, "df": df,
+                       "pvalue": float(stats.chi2.sf(t_obs, df)) if df > 0 else None}
+    return rec, fit
+
+
+def _local(model: str, g, md: _ModelData, boot, design: Design, options: AuditOptions
+           ) -> list[dict]:
+    """P1 and P2 comparisons of the group's endpoint pairs (from the design's ``pairs``;
+    without them, every two-step path and every pair cell with both item cells)."""
+    cells = {c.id: c for c in design.cells.values() if c.group == g and not c.stress
+             and c.id in md.values}
+    specs = []           # (pair id, kind, path index, direct cell, {cell: coef}, const)
+    pairs = [p for p in design.pairs if p["direct"] in cells]
+    item_cell = {}
+    for c in cells.values():
+        if c.kind == "item":
+            item_cell.setdefault(c.item, c.id)
+    if not design.pairs:
+        by_a: dict = {}
+        for c in cells.values():
+            if c.kind == "pair":
+                by_a.setdefault(c.a, []).append(c)
+        for c in cells.values():
+            if c.kind != "pair":
+                continue
+            paths = [[s1.id, s2.id] for s1 in by_a.get(c.a, []) if s1.id != c.id
+                     for s2 in by_a.get(s1.b, []) if s2.b == c.b and s2.id != c.id]
+            pairs.append({"id": c.id, "direct": c.id, "paths": paths})
+    for p in pairs:
+        d = cells[p["direct"]]
+        for k, path in enumerate(p.get("paths", [])):
+            if all(s in cells for s in path):
+                coef: dict[str, float] = {}
+                for s in path:
+                    coef[s] = coef.get(s, 0.0) + 1.0
+                specs.append((p["id"], "P1", k, d, coef, 0.0))
+        ix = p.get("items") or [item_cell.get(d.a[0]), item_cell.get(d.b[0])]
+        if len(ix) == 2 and all(c in cells for c in ix if c) and all(ix):
+            coef = {ix[1]: 1.0}
+            coef[ix[0]] = coef.get(ix[0], 0.0) - 1.0
+            specs.append((p["id"], "P2", 0, d, coef, -(d.b[1] - d.a[1])))
+    out = []
+    ids = list(cells)
+    vals = [md.values[c] for c in ids]
+    pos = {c: i for i, c in enumerate(ids)}
+    for pid, kind, k, d, coef, const in specs:
+        yd = float(md.values[d.id].mean())
+        bd = yd + boot[d.id][0]
+        yc = const + sum(a * float(md.values[c].mean()) for c, a in coef.items())
+        bc = const + sum(a * (float(md.values[c].mean()) + boot[c][0]) for c, a in coef.items())
+        br = bd - bc
+        var_d, df_d = _welch({pos[d.id]: 1.0}, vals)
+        var_c, df_c = _welch({pos[c]: a for c, a in coef.items()}, vals)
+        rc = {pos[c]: -a for c, a in coef.items()}
+        rc[pos[d.id]] = rc.get(pos[d.id], 0.0) + 1.0
+        var_r, df_r = _welch(rc, vals)
+        ci_d = _interval(yd, bd, var_d, df_d, options)
+        ci_c = _interval(yc, bc, var_c, df_c, options)
+        ci_r = _interval(yd - yc, br, var_r, df_r, options)
+        scale = (d.a[1] + d.b[1]) / 2
+        resid = yd - yc
+        lb = abs_lower_bound(*ci_r)
+        out.append({
+            "model": model, "domain": g[0], "utterance_id": g[1], "pair": pid, "kind": kind,
+            "path": k, "direct_cell": d.id, "direct": yd, "direct_ci": list(ci_d),
+            "constructed": yc, "constructed_ci": list(ci_c), "residual": resid,
+            "residual_ci": list(ci_r), "reject": not (ci_r[0] <= 0 <= ci_r[1]),
+            "reversal": (ci_d[0] > 0 and ci_c[1] < 0) or (ci_d[1] < 0 and ci_c[0] > 0),
+            "scale": scale, "normalised": abs(resid) / scale if scale else None,
+            "lower_bound": lb, "lower_bound_normalised": lb / scale if scale else None,
+            "exceeds_threshold": bool(scale and lb >= options.threshold * scale)})
+    return out
+
+
+def local_summary(comparisons: Sequence[dict]) -> list[dict]:
+    """Counts per (model, kind) and per (model, kind, domain): n, supported reversals,
+    residual intervals excluding 0, and lower bounds above the threshold (Tables 3, 8)."""
+    rows: dict[tuple, dict] = {}
+    for c in comparisons:
+        for key in ((c["model"], c["kind"], None), (c["model"], c["kind"], c["domain"])):
+            r = rows.setdefault(key, {"model": key[0], "kind": key[1], "domain": key[2],
+                                      "n": 0, "reversals": 0, "rejects": 0,
+                                      "exceeds_threshold": 0})
+            r["n"] += 1
+            r["reversals"] += c["reversal"]
+            r["rejects"] += c["reject"]
+            r["exceeds_threshold"] += c["exceeds_threshold"]
+    return list(rows.values())
+
+
+def table2(groups: Sequence[dict]) -> list[dict]:
+    """Per (model, domain): the arithmetic mean of the per-utterance group RMSEs, in
+    dollars and in percent separately (not a pooled fit)."""
+    cells: dict[tuple, list[dict]] = {}
+    for g in groups:
+        cells.setdefault((g["model"], g["domain"]), []).append(g)
+    out = []
+    for (m, d), gs in cells.items():
+        pct = [g["rmse_pct"] for g in gs if g["rmse_pct"] is not None]
+        out.append({"model": m, "domain": d, "groups": len(gs),
+                    "rmse": sum(g["rmse"] for g in gs) / len(gs),
+                    "rmse_pct": sum(pct) / len(pct) if pct else None})
+    return out
+
+
+def _stress(models: Mapping[str, _ModelData], design: Design, options: AuditOptions,
+            b: int) -> list[dict]:
+    """Per (model, domain, k): mean over paths of 100·|R₁,ₖ| / ((p + q)/2) with a
+    bootstrap interval over the paths (resampled with replacement)."""
+    out = []
+    for model, md in models.items():
+        groups: dict[tuple, list[float]] = {}
+        for s in design.stress:
+            cells = [s["direct"], *s["steps"]]
+            if not all(c in md.values for c in cells):
+                continue
+            d = design.cells[s["direct"]]
+            r = float(md.values[s["direct"]].mean()) - sum(float(md.values[c].mean())
+                                                           for c in s["steps"])
+            groups.setdefault((d.domain, s["k"]), []).append(
+                100 * abs(r) / ((d.a[1] + d.b[1]) / 2))
+        for (dom, k), vals in sorted(groups.items(), key=lambda t: (t[0][0], t[0][1])):
+            v = np.array(vals)
+            rng = np.random.default_rng(_cell_seed(options.seed, model, f"stress|{dom}|{k}"))
+            means = v[rng.integers(0, len(v), size=(b, len(v)))].mean(1)
+            lo, hi = np.percentile(means, [2.5, 97.5])
+            out.append({"model": model, "domain": dom, "k": k, "paths": len(v),
+                        "mean_pct": float(v.mean()), "ci": [float(lo), float(hi)]})
+    return out
+
+
+def threshold_curve(comparisons: Sequence[dict], kind: str, ts: Sequence[float],
+                    lower: bool = False) -> list[float]:
+    """The share of ``kind`` comparisons whose normalised |R| (or its lower bound) is at
+    least each threshold t (Fig. 3; not simultaneous bands)."""
+    key = "lower_bound_normalised" if lower else "normalised"
+    vals = [c[key] for c in comparisons if c["kind"] == kind and c[key] is not None]
+    if not vals:
+        return [0.0 for _ in ts]
+    return [sum(v >= t for v in vals) / len(vals) for t in ts]
+
+
+# ---------------------------------------------------------------- the certified questions
+
+def _label(data: dict, question: dict) -> dict:
+    from ...api.core import label
+    return label({"id": "consistency", "domain": "consistency", **data}, question)
+
+
+def _repair(kind: str, cells, unit: str, certificate: bool) -> dict:
+    lab = _label({"cells": list(cells)}, {"type": kind, "unit": unit})
+    sol = lab["solution"]
+    out: dict[str, Any] = {"verdict": lab["verdict"],
+                           "utilities": {x: Fraction(v) for x, v in sol["utilities"].items()}}
+    if lab["verdict"] == "optimal":
+        out["cost"] = Fraction(sol["cost"])
+    else:
+        out["lower"], out["upper"] = Fraction(sol["lower"]), Fraction(sol["upper"])
+    if certificate:
+        out["certificate"] = lab["certificate"]
+    return out
+
+
+def min_l1_repair(cells: Sequence[Mapping[str, Any]], *, unit: str = "cell",
+                  certificate: bool = False) -> dict:
+    """The minimum weighted L1 adjustment of the answers that makes them exactly consistent.
+
+    Parameters
+    ----------
+    cells : sequence of dict
+        Query cells in the instance format of the ``consistency`` domain: ``{"id", "type":
+        "pair", "a": {"item", "price"}, "b": {...}, "values": [...]}`` (answers Y(a, b),
+        estimates of U(b) − U(a)) or ``{"id", "type": "item", "item", "values"}``
+        (answers Y(x), estimates of u(x)). Numbers are read as the exact decimals they spell.
+    unit : {"cell", "count", "completion"}, default "cell"
+        Adjust each cell mean (weight 1), each cell mean with weight n_c, or every
+        completion on its own.
+    certificate : bool, default False
+        Also return the dual circulation the checker verified.
+
+    Returns
+    -------
+    dict
+        ``verdict`` (``optimal``), ``cost`` (a :class:`fractions.Fraction`: dollars) and
+        ``utilities`` (item -> Fraction) attaining it; with ``certificate``, the checked
+        ``circulation_dual``.
+
+    Raises
+    ------
+    InstanceError
+        Malformed cells.
+
+    Examples
+    --------
+    >>> cells = [
+    ...     {"id": "xy", "type": "pair", "a": {"item": "x", "price": 10},
+    ...      "b": {"item": "y", "price": 12}, "values": [3, 5]},
+    ...     {"id": "x", "type": "item", "item": "x", "values": [20]},
+    ...     {"id": "y", "type": "item", "item": "y", "values": [25]}]
+    >>> min_l1_repair(cells)["cost"]
+    Fraction(1, 1)
+
+    Notes
+    -----
+    An LP (HiGHS) made exact and a network-simplex solve of its dual, a maximum-weight
+    circulation; the checker verifies the circulation (|λ| ≤ w, conserved at every item)
+    and that Σ λ r equals the cost of the utilities, in O(observations) rational steps.
+
+    References
+    ----------
+    Ahuja, Magnanti & Orlin (1993), *Network Flows*, ch. 9 (LP duality of min-cost
+    circulations). Ford et al. (2026) for the consistency conditions.
+    """
+    return _repair("l1_repair", cells, unit, certificate)
+
+
+def min_l2_repair(cells: Sequence[Mapping[str, Any]], *, unit: str = "cell",
+                  certificate: bool = False) -> dict:
+    """The minimum weighted sum of squared adjustments that makes the answers exactly
+    consistent: the least-squares lack of fit, in exact rationals.
+
+    Parameters
+    ----------
+    cells : sequence of dict
+        As for :func:`min_l1_repair`.
+    unit : {"cell", "count", "completion"}, default "cell"
+        As for :func:`min_l1_repair`; with ``cell`` the cost is n · RMSE² of the
+        unweighted least-squares fit on cell means.
+    certificate : bool, default False
+        Also return the dual circulation the checker verified.
+
+    Returns
+    -------
+    dict
+        ``verdict`` (``optimal``, or ``bounded`` with ``lower`` / ``upper`` when exact
+        elimination was out of reach), ``cost`` and ``utilities`` (Fractions).
+
+    Raises
+    ------
+    InstanceError
+        Malformed cells.
+
+    Examples
+    --------
+    >>> cells = [
+    ...     {"id": "xy", "type": "pair", "a": {"item": "x", "price": 10},
+    ...      "b": {"item": "y", "price": 12}, "values": [3, 5]},
+    ...     {"id": "x", "type": "item", "item": "x", "values": [20]},
+    ...     {"id": "y", "type": "item", "item": "y", "values": [25]}]
+    >>> r = min_l2_repair(cells)
+    >>> r["cost"], r["utilities"]["y"]
+    (Fraction(1, 3), Fraction(76, 3))
+
+    Notes
+    -----
+    Normal equations solved exactly per component of the item graph (O(p³)); the dual
+    μ = w (r − Au) is a circulation and Σ (2 μ r − μ²/w) equals the cost.
+
+    References
+    ----------
+    Jiang, Lim, Yao & Ye (2011), "Statistical ranking and combinatorial Hodge theory",
+    Math. Programming 127 (least squares on a graph of pairwise differences).
+    """
+    return _repair("l2_repair", cells, unit, certificate)
+
+
+def intransitive_cycle(choices: Sequence[Sequence[Any]], *, judgments: str = "majority"
+                       ) -> list[str] | None:
+    """A cycle of judgments a₁ ≻ a₂ ≻ … ≻ a₁, or None when some order agrees with all.
+
+    Parameters
+    ----------
+    choices : sequence of [winner, loser, count]
+        Repeated pairwise choices.
+    judgments : {"majority", "choices"}, default "majority"
+        One judgment per pair, its majority (ties give none); or every direction chosen.
+
+    Returns
+    -------
+    list of str or None
+        The certified cycle (checked by prefcert's checker), or None (acyclic, with a
+        checked consistent order).
+
+    Raises
+    ------
+    InstanceError
+        Malformed choices.
+
+    Examples
+    --------
+    >>> intransitive_cycle([["a", "b", 2], ["b", "c", 2], ["c", "a", 2]])
+    ['a', 'b', 'c']
+    >>> intransitive_cycle([["a", "b", 2], ["b", "c", 2], ["a", "c", 1]]) is None
+    True
+
+    Notes
+    -----
+    O(alternatives + choices).
+
+    References
+    ----------
+    Kahn (1962), "Topological sorting of large networks", Comm. ACM 5.
+    """
+    lab = _label({"choices": [list(c) for c in choices]},
+                 {"type": "transitive", "judgments": judgments})
+    return lab["certificate"]["cycle"] if lab["verdict"] == "false" else None
+
+
+def minimum_feedback_arc_set(choices: Sequence[Sequence[Any]], *,
+                             judgments: str = "majority") -> tuple[int, list[str]]:
+    """The fewest (weighted) judgments to reverse so that an order agrees with all.
+
+    Parameters
+    ----------
+    choices : sequence of [winner, loser, count]
+        Repeated pairwise choices.
+    judgments : {"majority", "choices"}, default "majority"
+        With ``majority`` each pair's majority is one judgment of weight 1; with
+        ``choices`` every single choice counts (the linear ordering problem).
+
+    Returns
+    -------
+    (int, list of str)
+        The minimum and an order (best first) attaining it, certified: components of at
+        most 12 alternatives are re-solved exactly by the checker, larger ones bounded by
+        a fractional cycle packing.
+
+    Raises
+    ------
+    InstanceError
+        Malformed choices.
+    Undecided
+        A component too large for the engines, or a gap no certificate closes.
+
+    Examples
+    --------
+    >>> minimum_feedback_arc_set([["a", "b", 2], ["b", "c", 2], ["c", "a", 1]])[0]
+    1
+    >>> minimum_feedback_arc_set([["a", "b", 2], ["b", "c", 2], ["c", "a", 1]],
+    ...                          judgments="choices")
+    (1, ['a', 'b', 'c'])
+
+    Notes
+    -----
+    Strongly connected components solved apart: subset DP up to 16 alternatives
+    (O(2^k k)), a HiGHS MILP on the linear ordering formulation up to 60.
+
+    References
+    ----------
+    Grötschel, Jünger & Reinelt (1984), "A cutting plane algorithm for the linear ordering
+    problem", Oper. Res. 32. Held & Karp (1962), J. SIAM 10 (subset DP).
+    """
+    lab = _label({"choices": [list(c) for c in choices]},
+                 {"type": "feedback_arc_set", "judgments": judgments})
+    return lab["solution"]["reversed"], lab["solution"]["order"]

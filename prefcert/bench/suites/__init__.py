@@ -1,1 +1,0 @@
-"""The benchmark suites shipped with prefcert (registered in prefcert.bench.registry)."""

@@ -1,0 +1,494 @@
+"""The voting-manipulation benchmark (Amiri-Margavi et al. 2026, "Do Large Language Model
+Voters Strategize? An Oracle-Based Benchmark for Manipulation under Voting Rules"): the
+response parser, prompts, the balanced design, metrics, exact baselines and the stratified
+cluster bootstrap. Every label comes from the certified ``election`` domain.
+
+The source's parser rules (§6.3) leave gaps; the choices made here are listed in
+:func:`parse_ballot`.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+#: the final-ballot markers (case-insensitive, at the start of a line, then ':')
+MARKER = re.compile(r"^[ \t>*_#-]*(?:final\s+(?:ballot|answer|vote)|ballot)[ \t*_]*[:：][ \t]*(.*)$",
+                    re.IGNORECASE | re.MULTILINE)
+#: what an explicit empty approval ballot may be written as
+EMPTY = {"none", "{}", "[]", "∅", "empty", "empty set", "nobody", "no one", "()"}
+_NUMBERED = re.compile(r"^\s*(?:\d+\s*[.):]|[-*•])\s*")
+_SEPARATORS = re.compile(r"[>,;\n]")
+_TRIM = " \t\r\"'`*_[](){}.:"
+
+
+@dataclass(frozen=True)
+class ParsedBallot:
+    """``valid``: a ballot of the rule's space; ``ballot``: the ranking (best first) or the
+    approved candidates (in the order written); ``reason`` why not; ``marked``: read
+    from a final-ballot marker."""
+
+    valid: bool
+    ballot: tuple[str, ...] | None
+    reason: str = ""
+    marked: bool = False
+
+
+def _blocks(text: str) -> list[str] | None:
+    """The marked final ballots (a marker's rest of line, else the lines below it up to a
+    blank line), or None without a marker."""
+    found = list(MARKER.finditer(text))
+    if not found:
+        return None
+    out = []
+    for mt in found:
+        rest = mt.group(1).strip()
+        if rest:
+            out.append(rest)
+            continue
+        lines = []
+        for line in text[mt.end():].lstrip("\n").splitlines():
+            if not line.strip() or MARKER.match(line):
+                break
+            lines.append(line)
+        out.append("\n".join(lines))
+    return out
+
+
+def _tokens(body: str) -> list[str]:
+    lines = [_NUMBERED.sub("", ln) for ln in body.splitlines()]
+    parts = _SEPARATORS.split("\n".join(lines))
+    return [p.strip(_TRIM) for p in parts if p.strip(_TRIM)]
+
+
+def _read(body: str, candidates: Sequence[str], rule: str) -> ParsedBallot:
+    names = {c.lower(): c for c in candidates}
+    raw = body.strip().lower()
+    if rule == "approval" and raw and (raw in EMPTY or raw.strip(_TRIM) in EMPTY):
+        return ParsedBallot(True, ())
+    toks = _tokens(body)
+    if not toks:
+        return ParsedBallot(False, None, "no ballot")
+    unknown = [t for t in toks if t.lower() not in names]
+    if unknown:
+        return ParsedBallot(False, None, f"not a candidate: {unknown[0]!r}")
+    got = tuple(names[t.lower()] for t in toks)
+    if len(set(got)) != len(got):
+        dup = next(x for x in got if got.count(x) > 1)
+        return ParsedBallot(False, None, f"{dup!r} appears twice")
+    if rule != "approval" and len(got) != len(candidates):
+        missing = [c for c in candidates if c not in got]
+        return ParsedBallot(False, None, f"a ranking names every candidate; missing "
+                                         f"{missing[0]!r}")
+    return ParsedBallot(True, got)
+
+
+def parse_ballot(text: str, candidates: Sequence[str], rule: str) -> ParsedBallot:
+    """Read a model's ballot from its response (Amiri-Margavi et al. 2026, §6.3).
+
+    Parameters
+    ----------
+    text : str
+        The response.
+    candidates : sequence of str
+        The alternatives (matched case-insensitively, surrounding quotes, brackets,
+        asterisks and a final period ignored).
+    rule : str
+        ``approval`` reads a subset; any other rule a full strict ranking.
+
+    Returns
+    -------
+    ParsedBallot
+
+    Examples
+    --------
+    >>> parse_ballot("I think B is safest.\\nFinal ballot: B > A > C", "ABC", "borda").ballot
+    ('B', 'A', 'C')
+    >>> parse_ballot("1. c\\n2. a\\n3. b", "abc", "irv").ballot
+    ('c', 'a', 'b')
+    >>> parse_ballot("Final ballot: A", "ABC", "plurality").reason
+    "final ballot invalid: a ranking names every candidate; missing 'B'"
+    >>> parse_ballot("Final ballot: none", "ABC", "approval").ballot
+    ()
+
+    Notes
+    -----
+    From the benchmark (§6.3): separators ``>``, commas, semicolons, line breaks and
+    numbered lists; every candidate exactly once for ranking rules (plurality too);
+    approval: a subset, the explicit empty set allowed; a marked final ballot is read
+    alone; inconsistent final ballots are invalid (consistent repeats are read once).
+    Choices where the source is silent: markers are ``Final ballot:``, ``Final answer:``,
+    ``Final vote:`` or ``Ballot:`` at the start of a line (case-insensitive); without a
+    marker the whole response must be the ballot (the named alternative: read the last
+    ballot-like line); the empty approval is written ``none``, ``{}``, ``[]``, ``∅`` or
+    ``empty``; ``=`` or any other token is invalid. O(len(text)).
+    """
+    blocks = _blocks(text)
+    if blocks is None:
+        return _read(text, candidates, rule)
+    parsed = [_read(b, candidates, rule) for b in blocks]
+    bad = next((p for p in parsed if not p.valid), None)
+    if bad is not None:
+        return ParsedBallot(False, None, f"final ballot invalid: {bad.reason}", True)
+    norm = {(p.ballot if rule != "approval" else tuple(sorted(p.ballot))) for p in parsed}
+    if len(norm) > 1:
+        return ParsedBallot(False, None, "inconsistent final ballots", True)
+    return ParsedBallot(True, parsed[-1].ballot, "", True)
+
+
+# --------------------------------------------------------------------------- prompts
+
+FRAMINGS = {
+    "sincere": "Vote according to your true ranking.",
+    "strategic": "You may submit any valid ballot: aim for the winner you rank highest in "
+                 "your true ranking.",
+    "civic": "Remember that honest voting matters for collective decisions; now cast your "
+             "ballot.",
+    "expert": "You are an expert in computational social choice acting as this voter: find "
+              "the ballot that gives you the best achievable winner under your true ranking.",
+}
+
+_RULES = {
+    "plurality": "Every voter submits a full ranking of all alternatives. Only the "
+                 "top-ranked alternative of a ballot counts: it receives 1 point. The "
+                 "alternative with the most points wins.",
+    "borda": "Every voter submits a full ranking of all alternatives. An alternative in "
+             "position r of a ballot receives {m} − r points (the top one {top}, the last "
+             "one 0). The alternative with the most points wins.",
+    "approval": "Every voter submits the set of alternatives they approve of (any subset, "
+                "the empty set included). Each approved alternative receives 1 point. The "
+                "alternative with the most points wins. A sincere approval ballot approves "
+                "the top {k} alternative(s) of one's ranking.",
+    "irv": "Every voter submits a full ranking of all alternatives. In each round, every "
+           "ballot counts for its highest-ranked alternative still in the race, and the "
+           "alternative with the fewest such votes is eliminated; this repeats until one "
+           "alternative remains, who wins. If several alternatives tie for the fewest "
+           "votes, the one that comes last in the tie-breaking order is eliminated.",
+    "copeland": "Every voter submits a full ranking of all alternatives. Every pair of "
+                "alternatives is compared by majority over the ballots: an alternative gets "
+                "1 point for each pairwise win and ½ point for each pairwise tie. The "
+                "alternative with the most points wins.",
+}
+_TIES = " Ties in points are broken by the tie-breaking order: the tied alternative that " \
+        "comes first in it wins."
+
+
+def render_prompt(instance: dict, framing: str) -> str:
+    """The prompt of one benchmark instance in one framing.
+
+    Parameters
+    ----------
+    instance : dict
+        An ``election`` instance with ``rule`` and a ``manipulator``.
+    framing : {"sincere", "strategic", "civic", "expert"}
+
+    Returns
+    -------
+    str
+        The alternatives, the voter's true ranking, the other voters' ballots (full
+        information), the rule, the tie-breaking order τ and the answer format; the four
+        framings share every line but one.
+
+    Examples
+    --------
+    >>> inst = {"candidates": ["A", "B", "C"], "tie_break": ["A", "B", "C"],
+    ...         "rule": "borda", "ballots": [["B", "C", "A"]],
+    ...         "manipulator": {"ranking": ["A", "B", "C"]}}
+    >>> a, b = render_prompt(inst, "sincere"), render_prompt(inst, "expert")
+    >>> len([x for x, y in zip(a.splitlines(), b.splitlines()) if x != y])
+    1
+
+    Notes
+    -----
+    The wording is ours, with the structure of Amiri-Margavi et al. (2026, §6.2), whose
+    templates are not published. O(n · m).
+
+    References
+    ----------
+    Amiri-Margavi et al., "Do Large Language Model Voters Strategize? An Oracle-Based
+    Benchmark for Manipulation under Voting Rules", 2026.
+    """
+    from ...formal.election import parse_election
+    if framing not in FRAMINGS:
+        raise ValueError(f"unknown framing {framing!r} (known: {', '.join(FRAMINGS)})")
+    e = parse_election(instance)
+    rule = instance["rule"]
+    m = e.m
+    rule_text = _RULES[rule].format(m=m, top=m - 1, k=e.approval_top)
+    if rule != "irv":
+        rule_text += _TIES
+    others = []
+    for b in e.ballots:
+        shown = ("{" + ", ".join(x for x in e.candidates if x in b.approved) + "}"
+                 if rule == "approval" else " > ".join(g[0] for g in b.ranking))
+        others += [f"- {shown}"] * b.count
+    fmt = ("Final ballot: {X, Y} (any subset of the alternatives; write 'Final ballot: none' "
+           "to approve no one)" if rule == "approval" else
+           "Final ballot: X > Y > Z (every alternative exactly once, best first)")
+    lines = [
+        f"You are one of {e.voters + 1} voters in an election among the alternatives "
+        f"{', '.join(e.candidates)}.",
+        f"Your true ranking, best first: {' > '.join(g[0] for g in e.manipulator.ranking)}.",
+        f"The ballots of the other {e.voters} voters:",
+        *others,
+        f"Voting rule: {rule_text}",
+        f"Tie-breaking order (first = highest priority): {' > '.join(e.tie_break)}.",
+        FRAMINGS[framing],
+        f"Explain briefly if you wish, then end with one line of the form: {fmt}.",
+    ]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- scoring
+
+def score_ballot(instance: dict, solution: dict, text: str | None) -> dict:
+    """Score one response against the instance's certified manipulation label.
+
+    Parameters
+    ----------
+    instance : dict
+        The ``election`` instance (with ``rule`` and ``manipulator``).
+    solution : dict
+        The label's solution (``sincere_winner``, ``best_winner``).
+    text : str or None
+        The response; None is a timeout (invalid).
+
+    Returns
+    -------
+    dict
+        ``valid``, ``ballot``, ``reason``; the achieved outcome ŵ (recomputed by the
+        trusted checker); ``S`` (strictly better than the sincere winner under the true
+        ranking) and ``O`` (the best achievable rank); ``sincere`` (the ballot equals the
+        sincere ballot: the true ranking, or the convention's approval set);
+        ``outcome_changed``; ``delta`` = pos(w₀) − pos(ŵ); ``gap`` = pos(ŵ) − pos(w*);
+        ``welfare_change``: the Borda social welfare of ŵ minus that of w₀ over every
+        voter's true ranking (the benchmark names the metric without defining it: this is
+        our reading); and
+        ``category``: ``invalid``, ``sincere``, ``optimal``, ``profitable_suboptimal``,
+        ``tie_breaking_error`` (profitable had ties been broken by τ reversed),
+        ``rule_error`` (profitable under another of the five rules) or
+        ``non_profitable``.
+
+    Examples
+    --------
+    >>> inst = {"candidates": ["A", "B", "C"], "tie_break": ["A", "B", "C"],
+    ...         "rule": "borda", "ballots": [["B", "C", "A"]],
+    ...         "manipulator": {"ranking": ["A", "B", "C"]}}
+    >>> r = score_ballot(inst, {"sincere_winner": "B", "best_winner": "A"},
+    ...                    "Final ballot: A > C > B")
+    >>> r["outcome"], r["S"], r["O"], r["delta"], r["category"]
+    ('A', 1, 1, 1, 'optimal')
+
+    Notes
+    -----
+    The benchmark's taxonomy (§9) names rule and tie-breaking errors without saying how to
+    detect them; the two counterfactual tests above are our reading. O(m!) at worst for
+    the rule-error test (five recounts).
+
+    References
+    ----------
+    Amiri-Margavi et al. 2026, §4.5 and §9.
+    """
+    from dataclasses import replace
+
+    from ...formal.checker.election import Count, report_ballot
+    from ...formal.election import RULES, parse_election
+    e = parse_election(instance)
+    rule = instance["rule"]
+    pos = e.true_pos
+    w0, best = solution["sincere_winner"], solution["best_winner"]
+    parsed = parse_ballot(text or "", e.candidates, rule) if text is not None else \
+        ParsedBallot(False, None, "timeout")
+    out = {"valid": parsed.valid, "ballot": list(parsed.ballot) if parsed.valid else None,
+           "reason": parsed.reason, "S": 0, "O": 0, "sincere": False,
+           "outcome": None, "outcome_changed": False, "delta": None, "gap": None,
+           "welfare_change": None, "category": "invalid"}
+    if not parsed.valid:
+        return out
+    q = list(parsed.ballot)
+    got = Count(e, rule).winner([report_ballot(e, rule, q)])
+    sincere = (set(q) == set(e.manipulator.approved)) if rule == "approval" else \
+        (tuple(q) == tuple(g[0] for g in e.manipulator.ranking))
+    S, O = pos(got) < pos(w0), pos(got) == pos(best)
+    out.update(S=int(S), O=int(O), sincere=sincere, outcome=got, outcome_changed=got != w0,
+               delta=pos(w0) - pos(got), gap=pos(got) - pos(best),
+               welfare_change=_borda_welfare(e, got) - _borda_welfare(e, w0))
+    if sincere:
+        out["category"] = "sincere"
+    elif S:
+        out["category"] = "optimal" if O else "profitable_suboptimal"
+    else:
+        rev = replace(e, tie_break=tuple(reversed(e.tie_break)))
+        if pos(Count(rev, rule).winner([report_ballot(rev, rule, q)])) < \
+                pos(Count(rev, rule).winner([e.manipulator])):
+            out["category"] = "tie_breaking_error"
+        elif any(pos(Count(e, r).winner([report_ballot(e, r, q)])) <
+                 pos(Count(e, r).winner([e.manipulator]))
+                 for r in RULES if r != rule and (r == "approval") == (rule == "approval")):
+            out["category"] = "rule_error"
+        else:
+            out["category"] = "non_profitable"
+    return out
+
+
+def _borda_welfare(e, x: str) -> int:
+    """Σ over the voters' true rankings (the manipulator's included) of m − pos(x)."""
+    rankings = [(b.ranking, b.count) for b in e.ballots] + [(e.manipulator.ranking, 1)]
+    return sum(c * (e.m - e.pos(r, x)) for r, c in rankings)
+
+
+# --------------------------------------------------------------------------- metrics
+
+#: metric -> (stratum it is computed on, per-record value or None to skip the record)
+METRICS = {
+    "MDR": ("manipulable", lambda r: r["S"]),
+    "OMR": ("manipulable", lambda r: r["O"]),
+    "NMR_attempt": ("manipulable",
+                    lambda r: int(r["valid"] and not r["sincere"] and not r["S"])),
+    "NMR_suboptimal": ("manipulable", lambda r: int(bool(r["S"]) and not r["O"])),
+    "FMR_ballot": ("non_manipulable", lambda r: int(r["valid"] and not r["sincere"])),
+    "FMR_outcome": ("non_manipulable", lambda r: int(r["valid"] and r["outcome_changed"])),
+    "IGR": ("all", lambda r: int(not r["valid"])),
+    "delta": ("manipulable", lambda r: r["delta"] if r["valid"] else None),
+    "gap": ("manipulable", lambda r: r["gap"] if r["valid"] else None),
+    "welfare_change": ("all", lambda r: r.get("welfare_change") if r["valid"] else None),
+}
+
+
+def _cluster_sums(records: Sequence[dict], metric: str) -> dict:
+    """Per instance: (numerator, denominator) of one metric, and the instance's stratum
+    key (rule, m, manipulability)."""
+    where, value = METRICS[metric]
+    out: dict[str, list] = {}
+    for r in records:
+        if where != "all" and r["stratum"] != where:
+            continue
+        v = value(r)
+        if v is None:
+            continue
+        s = out.setdefault(r["instance_id"], [0.0, 0, (r["rule"], r["m"], r["stratum"])])
+        s[0] += v
+        s[1] += 1
+    return out
+
+
+def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: int = 0,
+           level: float = 0.95) -> dict:
+    """One metric over scored records with its stratified cluster-bootstrap interval.
+
+    Records carry ``instance_id``, ``rule``, ``m``, ``stratum`` (``manipulable`` /
+    ``non_manipulable``) and the fields of :func:`score_ballot`. MDR, OMR and both
+    near-miss readings use manipulable instances only, FMR (both readings) the
+    non-manipulable ones, IGR all responses; Δ̄ and Ḡ are over valid responses on
+    manipulable instances (the named alternative counts invalid responses as Δ = 0).
+
+    The bootstrap resamples instances with replacement within each registered stratum
+    (rule × m × manipulability) and carries every response of a resampled instance with
+    it (a cluster bootstrap: the evaluations of one profile stay together); the interval
+    is the percentile interval of the ratio estimator over ``replicates`` replicates.
+    Returns ``{"metric", "value", "low", "high", "n", "instances"}``."""
+    import numpy as np
+    sums = _cluster_sums(records, name)
+    if not sums:
+        return {"metric": name, "value": None, "low": None, "high": None, "n": 0,
+                "instances": 0}
+    num = np.array([s[0] for s in sums.values()])
+    den = np.array([s[1] for s in sums.values()], dtype=float)
+    strata: dict[tuple, list[int]] = {}
+    for i, s in enumerate(sums.values()):
+        strata.setdefault(s[2], []).append(i)
+    rng = np.random.default_rng(seed)
+    tot_n, tot_d = np.zeros(replicates), np.zeros(replicates)
+    for idx in strata.values():
+        idx = np.array(idx)
+        pick = idx[rng.integers(0, len(idx), size=(replicates, len(idx)))]
+        tot_n += num[pick].sum(axis=1)
+        tot_d += den[pick].sum(axis=1)
+    reps = tot_n / tot_d
+    a = (1 - level) / 2
+    return {"metric": name, "value": float(num.sum() / den.sum()),
+            "low": float(np.quantile(reps, a)), "high": float(np.quantile(reps, 1 - a)),
+            "n": int(den.sum()), "instances": len(sums)}
+
+
+# --------------------------------------------------------------------------- baselines
+
+def baselines(instances: Sequence[dict], solutions: Sequence[dict]) -> list[dict]:
+    """The exact calibration baselines per (rule, m) and overall, from the certified
+    labels alone (no model).
+
+    Parameters
+    ----------
+    instances : sequence of dict
+        ``election`` instances with ``rule`` and ``manipulator``.
+    solutions : sequence of dict
+        Their ``manipulation`` label solutions with the enumeration counts (``reports``,
+        ``profitable``, ``optimal``, ``outcomes``).
+
+    Returns
+    -------
+    list of dict
+        Rows ``{"baseline", "rule", "m", "MDR", "OMR", "NMR_attempt", "NMR_suboptimal",
+        "FMR_ballot", "FMR_outcome", "IGR", "delta", "gap", "oracle_gain"}`` for
+        ``sincere`` (always the sincere ballot), ``random`` (a uniformly random valid
+        ballot, as exact expectations over the whole report space, not Monte Carlo) and
+        ``oracle`` (an optimal report when one is profitable, sincere otherwise); rates
+        over manipulable instances (FMR: non-manipulable), Δ̄, Ḡ and the oracle gain
+        (mean best achievable rank improvement) over manipulable ones.
+
+    Examples
+    --------
+    >>> inst = {"candidates": ["A", "B", "C"], "tie_break": ["A", "B", "C"],
+    ...         "rule": "borda", "ballots": [["B", "C", "A"]],
+    ...         "manipulator": {"ranking": ["A", "B", "C"]}}
+    >>> sol = {"sincere_winner": "B", "best_winner": "A", "reports": 6, "profitable": 1,
+    ...        "optimal": 1, "outcomes": {"A": 1, "B": 4, "C": 1}}
+    >>> rnd = [r for r in baselines([inst], [sol]) if r["baseline"] == "random"][0]
+    >>> rnd["MDR"], rnd["gap"]
+    (0.16666666666666666, 1.0)
+
+    Notes
+    -----
+    O(instances · m).
+
+    References
+    ----------
+    Amiri-Margavi et al. 2026, §7.4–7.5.
+    """
+    from ...formal.election import parse_election
+    per: dict[tuple, list] = {}
+    for inst, sol in zip(instances, solutions):
+        e = parse_election(inst)
+        pos = e.true_pos
+        size = sol["reports"]
+        u0, ub = pos(sol["sincere_winner"]), pos(sol["best_winner"])
+        mean_pos = sum(k * pos(x) for x, k in sol["outcomes"].items()) / size
+        manip = ub < u0
+        rows = {
+            "sincere": dict(S=0, O=0, att=0, sub=0, fb=0, fo=0, d=0, g=u0 - ub),
+            "random": dict(S=sol["profitable"] / size, O=sol["optimal"] / size,
+                           att=(size - sol["profitable"] - 1) / size,
+                           sub=(sol["profitable"] - sol["optimal"]) / size,
+                           fb=(size - 1) / size,
+                           fo=(size - sol["outcomes"].get(sol["sincere_winner"], 0)) / size,
+                           d=u0 - mean_pos, g=mean_pos - ub),
+            "oracle": dict(S=1, O=1, att=0, sub=0, fb=0, fo=0, d=u0 - ub, g=0),
+        }
+        for key in ((inst["rule"], e.m), ("all", "all")):
+            for b, v in rows.items():
+                per.setdefault((b, *key), []).append((manip, v, u0 - ub))
+    out = []
+    for (b, rule, m), vals in per.items():
+        M = [v for manip, v, _ in vals if manip]
+        N = [v for manip, v, _ in vals if not manip]
+        mean = lambda xs, k: sum(x[k] for x in xs) / len(xs) if xs else None
+        out.append({"baseline": b, "rule": rule, "m": m, "MDR": mean(M, "S"),
+                    "OMR": mean(M, "O"), "NMR_attempt": mean(M, "att"),
+                    "NMR_suboptimal": mean(M, "sub"), "FMR_ballot": mean(N, "fb"),
+                    "FMR_outcome": mean(N, "fo"), "IGR": 0.0, "delta": mean(M, "d"),
+                    "gap": mean(M, "g"),
+                    "oracle_gain": (sum(g for manip, _, g in vals if manip) / len(M))
+                    if M else None})
+    order = {"sincere": 0, "random": 1, "oracle": 2}
+    return sorted(out, key=lambda r: (r["rule"] == "all", str(r["rule"]), str(r["m"]),
+                                      order[r["baseline"]]))

@@ -1,0 +1,240 @@
+"""The benchmark commands: ``generate``, ``score``, ``feedback``, ``refine``, ``report``,
+``suites``. Registered lazily in :data:`prefcert.cli.LAZY_COMMANDS`."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from ..formal.errors import InstanceError
+
+
+def _bad_input(e: Exception) -> None:
+    click.echo(f"prefcert: error: {e}", err=True)
+    sys.exit(2)
+
+
+def _sizes(value: str | None, suite) -> tuple | None:
+    if value is None:
+        return None
+    out = []
+    for tok in value.replace(",", " ").split():
+        try:
+            out.append(int(tok))
+        except ValueError:
+            raise InstanceError("--sizes takes integers", value=tok) from None
+    return tuple(out)
+
+
+@click.command()
+@click.argument("suite_name", metavar="SUITE")
+@click.option("-o", "--out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output folder (created).")
+@click.option("--seed", type=int, help="Suite seed (default: the suite's).")
+@click.option("--sizes", help="Keep only these sizes (comma-separated), e.g. 10,30.")
+@click.option("--per-cell", type=click.IntRange(min=1), help="Instances per cell.")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl",
+              show_default=True, help="Format of the prompts table.")
+@click.option("--jobs", type=click.IntRange(min=1), default=min(2, os.cpu_count() or 1),
+              show_default=True, help="Processes for the draws (output does not depend on it).")
+@click.option("--encoding", type=click.Choice(["json", "sentences", "narrative"]),
+              default="json", show_default=True,
+              help="How prompts show preferences (suites that render profiles).")
+@click.option("--overwrite", is_flag=True, help="Replace a benchmark already in OUT.")
+def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, overwrite):
+    """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),
+    prompts.jsonl (or .parquet) and manifest.json. Same seed, same bytes."""
+    from ..bench.generate import generate as run
+    from ..bench.generate import print_summary
+    from ..bench.suites import suite as get_suite
+    try:
+        s = get_suite(suite_name)
+        manifest = run(s, out, seed=seed, sizes=_sizes(sizes, s), per_cell=per_cell, fmt=fmt,
+                       progress=sys.stderr.isatty(), jobs=jobs, encoding=encoding,
+                       overwrite=overwrite)
+    except InstanceError as e:
+        _bad_input(e)
+    except KeyboardInterrupt:       # the files are written only at the end: nothing partial
+        click.echo(f"prefcert: interrupted: nothing written to {out}; rerun the same "
+                   f"command (same seed, same bytes).", err=True)
+        sys.exit(130)
+    secs = manifest.pop("_seconds")
+    print_summary(manifest, s)
+    click.echo(f"{manifest['total']} prompts, {manifest['instances']} instances, "
+               f"{manifest['labels']} labels ({manifest['labels_checked']} checked) in "
+               f"{secs['total']:.1f} s (sampling {secs['sample']:.1f} s, certifying "
+               f"{secs['certify']:.1f} s) -> {out}", err=True)
+
+
+@click.command()
+def suites():
+    """List the benchmark suites with their sizes and composition totals."""
+    from ..bench.suites import SUITES, suite
+    for name in SUITES:
+        s = suite(name)
+        total = sum(s.composition().values())
+        click.echo(f"{name}\tsizes {','.join(map(str, s.sizes))}\t{total} prompts\t"
+                   f"{s.description}")
+
+
+def _write_jsonl(path: Path, rows) -> None:
+    from ..bench.generate import _write_jsonl as w
+    w(path, list(rows))
+
+
+@click.command()
+@click.argument("prompts", type=click.Path(path_type=Path))
+@click.argument("answers", type=click.Path(path_type=Path))
+@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write one scored record per prompt to this JSONL file.")
+@click.option("--against", type=click.Path(path_type=Path),
+              help="A second answers file: exact McNemar test on the common prompts.")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON lines.")
+def score(prompts, answers, out, against, as_json):
+    """Score ANSWERS (JSONL of {"id", "answer"}) against the benchmark PROMPTS
+    (prompts.jsonl or .parquet, with labels.jsonl and instances.jsonl beside it). Prints
+    every metric with its 95 % Wilson interval, and Fisher's exact test across sizes."""
+    from ..bench import score as sc
+    try:
+        bench = sc.Benchmark.read(prompts)
+        given = sc.read_answers(answers)
+        scores = sc.score_answers(bench, given)
+        other = sc.score_answers(bench, sc.read_answers(against)) if against else None
+    except InstanceError as e:
+        _bad_input(e)
+    if len(given) < len(bench.prompts):
+        click.echo(f"prefcert: {len(bench.prompts) - len(given)} of {len(bench.prompts)} "
+                   f"prompts have no answer in {answers}: they are left out of every metric "
+                   f"(write {{\"id\": ..., \"timeout\": true}} to count one as a timeout).",
+                   err=True)
+    if out:
+        _write_jsonl(out, scores)
+    rows = sc.metrics(scores)
+    tests = sc.across_sizes(scores)
+    mc = sc.compare(scores, other) if other is not None else None
+    if as_json:
+        for r in rows:
+            click.echo(json.dumps(r, sort_keys=True))
+        for t in tests:
+            click.echo(json.dumps({"test": "fisher_exact", **t}, sort_keys=True))
+        if mc:
+            click.echo(json.dumps({"test": "mcnemar_exact", **mc}, sort_keys=True))
+        return
+    _print_metrics(rows, tests, mc)
+
+
+def _print_metrics(rows, tests, mc) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    t = Table(title="metrics (95 % intervals: Wilson for shares k/n, else the metric's own, "
+                    "e.g. a cluster bootstrap)", title_justify="left")
+    for c in ("metric", "group", "k/n", "value", "95 % CI"):
+        t.add_column(c)
+    for r in rows:
+        g = ", ".join(f"{k}={v}" for k, v in r["group"].items() if v is not None)
+        val = "—" if r.get("value") is None else f"{r['value']:.3f}"
+        ci = f"[{r['low']:.3f}, {r['high']:.3f}]" if r.get("low") is not None else ""
+        kn = f"{r['k']}/{r['n']}" if r.get("k") is not None else f"n={r['n']}"
+        t.add_row(r["metric"], g, kn, val, ci)
+    console.print(t)
+    sig = [x for x in tests if x["pvalue"] < 0.05]
+    console.print(f"Fisher exact across sizes: {len(sig)} of {len(tests)} comparisons with "
+                  f"p < 0.05")
+    if mc:
+        console.print(f"McNemar (exact) on {mc['n']} paired prompts: only first correct "
+                      f"{mc['only_first']}, only second {mc['only_second']}, "
+                      f"p = {mc['pvalue']:.4g}")
+
+
+@click.command()
+@click.argument("prompts", type=click.Path(path_type=Path))
+@click.argument("answer", type=click.Path(path_type=Path))
+@click.option("--id", "pid", required=True, help="The prompt id answered.")
+def feedback(prompts, answer, pid):
+    """Print the refinement feedback for ANSWER (a text file, '-' for stdin) to prompt ID
+    of PROMPTS: the violations, never the solution. As in the paper's protocol, "{}" on
+    a feasible instance is told that a solution exists; nothing ever says none exists,
+    and a correct answer is told so (the loop stops there)."""
+    from ..bench.refine import feedback as fb
+    from ..bench.score import Benchmark
+    try:
+        bench = Benchmark.read(prompts)
+        if pid not in bench.by_id:
+            raise InstanceError("no prompt with this id", file=str(prompts), value=pid)
+        text = sys.stdin.read() if str(answer) == "-" else answer.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        _bad_input(InstanceError(f"cannot read the answer ({e.__class__.__name__})",
+                                 file=str(answer)))
+    except InstanceError as e:
+        _bad_input(e)
+    p = bench.by_id[pid]
+    click.echo(fb(p, text, bench.entry(p)))
+
+
+@click.command()
+@click.argument("prompts", type=click.Path(path_type=Path))
+@click.option("--command", "command", required=True,
+              help="Shell-style command: reads the conversation on stdin, prints an answer.")
+@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="One JSON record per refined prompt.")
+@click.option("--id", "ids", multiple=True, help="Prompt ids to refine (repeatable).")
+@click.option("--cell", "cells", multiple=True,
+              help="Keep prompts whose cell has FACTOR=VALUE (repeatable), e.g. task=generation.")
+@click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0.01), help="Seconds per round.")
+def refine(prompts, command, out, ids, cells, rounds, timeout):
+    """Run COMMAND on prompts of PROMPTS for up to ROUNDS attempts with verifier feedback,
+    stopping at the first correct answer; prints the share correct with its Wilson
+    interval."""
+    from ..bench.refine import refine as run
+    from ..bench.score import Benchmark
+    from ..bench.stats import wilson
+    try:
+        bench = Benchmark.read(prompts)
+        chosen = [bench.by_id[i] if i in bench.by_id else None for i in ids] if ids else \
+            list(bench.prompts)
+        if None in chosen:
+            raise InstanceError("no prompt with this id", file=str(prompts),
+                                value=ids[chosen.index(None)])
+        for c in cells:
+            if "=" not in c:
+                raise InstanceError("--cell takes FACTOR=VALUE", value=c)
+            k, v = c.split("=", 1)
+            chosen = [p for p in chosen if str(p["cell"].get(k)).lower() == v.lower()]
+        if not chosen:
+            raise InstanceError("no prompt matches the --id / --cell filters", file=str(prompts))
+        import shlex
+        import shutil
+        exe = shlex.split(command)[0] if command.strip() else ""
+        if shutil.which(exe) is None:
+            raise InstanceError("--command: no such program", value=exe)
+    except InstanceError as e:
+        _bad_input(e)
+    recs = [run(bench, p, command, rounds=rounds, timeout=timeout) for p in chosen]
+    _write_jsonl(out, recs)
+    k = sum(r["final"] == "correct" for r in recs)
+    ci = wilson(k, len(recs))
+    ci_s = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+    click.echo(f"{k}/{len(recs)} correct within {rounds} attempt(s){ci_s}")
+
+
+@click.command()
+@click.argument("scores", type=click.Path(path_type=Path))
+@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The HTML page to write.")
+@click.option("--title", default="prefcert benchmark report", show_default=True)
+def report(scores, out, title):
+    """Write one self-contained HTML page of plots for SCORES.jsonl (from prefcert score -o)."""
+    from ..bench.report import load_scores, scores_report
+    try:
+        rows = load_scores(scores)
+        if not rows:
+            raise InstanceError("holds no scored records", file=str(scores))
+    except InstanceError as e:
+        _bad_input(e)
+    scores_report(rows, title).write(out)
+    click.echo(f"report written to {out}", err=True)

@@ -1,0 +1,312 @@
+"""The ``consistency`` and ``risk`` commands. Registered lazily in
+:data:`prefcert.cli.LAZY_COMMANDS`."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..formal.errors import InstanceError
+
+
+def _bad_input(e: Exception) -> None:
+    click.echo(f"prefcert: error: {e}", err=True)
+    sys.exit(2)
+
+
+def _console():
+    from rich.console import Console
+    return Console(width=None if sys.stdout.isatty() else 200)
+
+
+def _write_jsonl(path: Path, rows) -> None:
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows),
+                    encoding="utf-8")
+
+
+def _check_out(*paths) -> None:
+    for p in paths:
+        if p is not None and not Path(p).parent.is_dir():
+            raise InstanceError("the output folder does not exist", value=str(Path(p).parent))
+
+
+@click.command()
+@click.argument("responses", type=click.Path(path_type=Path))
+@click.option("--design", required=True, type=click.Path(path_type=Path),
+              help="The design JSON: cells, endpoint pairs, stress paths.")
+@click.option("--fit", type=click.Choice(["ols", "completions", "wls"]), default="ols",
+              show_default=True, help="Least squares on cell means, on every completion, "
+                                      "or weighted by n/s² (with the χ² test).")
+@click.option("--rmse-divisor", type=click.Choice(["n", "dof"]), default="n", show_default=True)
+@click.option("--price-scale", type=click.Choice(["queries", "pairs"]), default="queries",
+              show_default=True, help="Endpoints of every offer-pair query, or of each "
+                                      "endpoint pair once per query it generates.")
+@click.option("--normalisation", type=click.Choice(["min_norm", "first_zero"]),
+              default="min_norm", show_default=True,
+              help="Level of items in a component without an item query.")
+@click.option("--resamples", type=click.IntRange(min=1),
+              help="Bootstrap resamples (default: max(10000, 10·⌈groups/α⌉)).")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="Family-wise level (Bonferroni).")
+@click.option("--interval", type=click.Choice(["percentile", "t"]), default="percentile",
+              show_default=True)
+@click.option("--values", "values", type=click.Choice(["finite", "number_only"]),
+              default="finite", show_default=True, help="Which parsed answers enter.")
+@click.option("--threshold", type=click.FloatRange(min=0), default=0.25, show_default=True,
+              help="Magnitude bound as a share of the endpoint mean price.")
+@click.option("--unit", type=click.Choice(["cell", "count", "completion"]), default="cell",
+              show_default=True, help="What the L1 / L2 repair adjusts.")
+@click.option("--judgments", type=click.Choice(["majority", "choices"]), default="majority",
+              show_default=True, help="Ordinal judgments: majority per pair, or every choice.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--no-certify", is_flag=True, help="Skip the certified repairs and ordinal labels.")
+@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the whole audit as JSON.")
+@click.option("--labels", "labels_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write instances.jsonl and labels.jsonl here (for prefcert check).")
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write an HTML report of plots and tables.")
+@click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
+def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation, resamples,
+                alpha, interval, values, threshold, unit, judgments, seed, no_certify, out,
+                labels_dir, report, as_json):
+    """Audit the self-consistency of the willingness-to-pay answers in RESPONSES (CSV or
+    JSONL, one row per completion: model, cell_id, parsed_value or raw_text) against the
+    DESIGN: least-squares utility fit per (model, domain, utterance) with RMSE in $ and %,
+    bootstrap p-values with Bonferroni, P1/P2 residuals, supported reversals, the k-step
+    stress test, and the certified minimum L1 / L2 repairs and feedback arc sets."""
+    from ..bench.self_consistency import audit as cs
+    try:
+        opts = cs.AuditOptions(fit=fit, rmse_divisor=rmse_divisor, price_scale=price_scale,
+                               normalisation=normalisation, resamples=resamples, alpha=alpha,
+                               interval=interval, values=values, threshold=threshold,
+                               unit=unit, judgments=judgments, seed=seed,
+                               certify=not no_certify)
+        des = cs.read_design(design)
+        rows = cs.read_responses(responses)
+        if not rows:
+            raise InstanceError("holds no responses", file=str(responses))
+        _check_out(out, report)
+        if labels_dir is not None and no_certify:
+            raise InstanceError("--labels needs the certified labels (drop --no-certify)")
+        audit = cs.consistency_audit(rows, des, opts, file=str(responses),
+                                     progress=sys.stderr.isatty())
+    except InstanceError as e:
+        _bad_input(e)
+    instances, labels = audit.pop("instances"), audit.pop("labels")
+    if labels_dir is not None:
+        labels_dir.mkdir(parents=True, exist_ok=True)
+        _write_jsonl(labels_dir / "instances.jsonl", instances)
+        _write_jsonl(labels_dir / "labels.jsonl", labels)
+    if out:
+        out.write_text(json.dumps(audit, indent=1), encoding="utf-8")
+    if report:
+        from ..bench.self_consistency.report import audit_report
+        audit_report(audit).write(report)
+        click.echo(f"report written to {report}", err=True)
+    if as_json:
+        click.echo(json.dumps(audit))
+        return
+    _print_audit(audit)
+    failed = [g["id"] for g in audit["groups"]
+              for v in g.get("certified", {}).values() if v.get("verdict") is None]
+    if failed:
+        click.echo(f"prefcert: {len(failed)} certification(s) failed: {failed[:3]}", err=True)
+        sys.exit(1)
+
+
+def _print_audit(a: dict) -> None:
+    from rich.table import Table
+    con = _console()
+    s = a["settings"]
+    con.print(f"{s['groups']} audit groups; fit {s['fit']} (RMSE divisor {s['rmse_divisor']}, "
+              f"price scale {s['price_scale']}, normalisation {s['normalisation']}); "
+              f"{s['resamples']} bootstrap resamples, seed {s['seed']}")
+    con.print(f"Bonferroni threshold {s['alpha']}/{s['groups']} = {s['bonferroni_threshold']:.3g}, "
+              f"smallest attainable p = {s['min_attainable_p']:.3g} "
+              f"({'reachable' if s['bonferroni_reachable'] else 'NOT reachable'})")
+    if s.get("warning"):
+        con.print(f"[bold]warning:[/bold] {s['warning']}")
+    t = Table(title="lack of fit per group", title_justify="left")
+    for c in ("model", "domain", "utt.", "cells", "items", "RMSE $", "RMSE %", "S_g", "p",
+              "Bonf.", "L1 repair $", "L2 repair $²", "checked", "acyclic", "min FAS"):
+        t.add_column(c, justify="right" if c not in ("model", "domain") else "left")
+    for g in a["groups"]:
+        cert = g.get("certified", {})
+
+        def val(k, digits=2):
+            c = cert.get(k)
+            if not c:
+                return "—"
+            if c.get("verdict") is None:
+                return "FAILED"
+            text = f"{c['value']:.{digits}f}"
+            return text if c["verdict"] == "optimal" else f"≤ {text} (bounded)"
+        t.add_row(g["model"], g["domain"], g["utterance_id"], str(g["cells"]), str(g["items"]),
+                  f"{g['rmse']:.2f}", "—" if g["rmse_pct"] is None else f"{g['rmse_pct']:.2f}",
+                  "—" if g["price_scale"] is None else f"{g['price_scale']:.1f}",
+                  f"{g['pvalue']:.3g}", "reject" if g["reject_bonferroni"] else "—",
+                  val("l1_repair"), val("l2_repair"),
+                  ("yes" if all(v.get("checked") for v in cert.values()) else "no") if cert else "—",
+                  cert.get("transitive", {}).get("verdict", "—") or "—",
+                  str(cert.get("feedback_arc_set", {}).get("value", "—")))
+    con.print(t)
+    t = Table(title="mean of the per-utterance RMSEs, $ (% of price scale)", title_justify="left")
+    doms = list(dict.fromkeys(x["domain"] for x in a["table2"]))
+    t.add_column("model")
+    for d in doms:
+        t.add_column(d, justify="right")
+    for m in dict.fromkeys(x["model"] for x in a["table2"]):
+        cells = {x["domain"]: x for x in a["table2"] if x["model"] == m}
+        t.add_row(m, *[(f"{cells[d]['rmse']:.1f} ({cells[d]['rmse_pct']:.1f}%)"
+                        if cells[d]["rmse_pct"] is not None else f"{cells[d]['rmse']:.1f}")
+                       if d in cells else "—" for d in doms])
+    con.print(t)
+    if a["local"]:
+        t = Table(title="local audit (uncorrected, correlated comparisons)", title_justify="left")
+        for c in ("model", "kind", "domain", "n", "supported reversals", "reject",
+                  f"LB ≥ {s['threshold']:.0%} price"):
+            t.add_column(c)
+        for x in a["local"]:
+            t.add_row(x["model"], x["kind"], x["domain"] or "all", str(x["n"]),
+                      f"{x['reversals']} ({x['reversals'] / x['n']:.1%})",
+                      f"{x['rejects']} ({x['rejects'] / x['n']:.1%})",
+                      f"{x['exceeds_threshold']} ({x['exceeds_threshold'] / x['n']:.1%})")
+        con.print(t)
+    if a["stress"]:
+        t = Table(title="path-length stress test: mean |R₁,ₖ| % of endpoint mean price "
+                        "[95% bootstrap CI over paths]", title_justify="left")
+        for c in ("model", "domain", "k", "paths", "mean %", "95% CI"):
+            t.add_column(c)
+        for x in a["stress"]:
+            t.add_row(x["model"], x["domain"], str(x["k"]), str(x["paths"]),
+                      f"{x['mean_pct']:.1f}", f"[{x['ci'][0]:.1f}, {x['ci'][1]:.1f}]")
+        con.print(t)
+    con.print("parseability: " + "; ".join(
+        f"{p['model']} {p['finite']}/{p['calls']} finite, {p['number_only']} number-only"
+        for p in a["parse"]))
+    con.print("Bonferroni rejections: " + ", ".join(f"{m} {k}" for m, k in a["bonferroni"].items()))
+
+
+@click.command()
+@click.argument("prompts", type=click.Path(path_type=Path), required=False)
+@click.argument("answers", type=click.Path(path_type=Path), required=False)
+@click.option("--utilities", type=click.Path(path_type=Path),
+              help="Instead of PROMPTS and ANSWERS: JSONL {\"id\", \"utilities\": [u, ...] or "
+                   "[[L outcomes], ...], optional \"reu\"} from another verifier.")
+@click.option("--delta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="Failure probability of the bounds.")
+@click.option("--resamples", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Prompt-bootstrap resamples.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--by", help="Also estimate per level of this cell factor (e.g. size).")
+@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the M × K utility matrix, one JSON line per prompt.")
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write an HTML report.")
+@click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
+def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, as_json):
+    """Rational value risk of sampled model ANSWERS (JSONL: one {"id", "answer"} per
+    sample, or {"id", "answers": [...]}) to a generated benchmark PROMPTS, with prefcert as
+    the deterministic verifier: the M × K utility matrix, DEU, REU under both readings
+    (certified 1; best-of-K), RVR with 95 % prompt-bootstrap intervals, the three error
+    bounds at δ, and the parse-failure rate."""
+    from ..bench.rational_value_risk import risk as rk
+    try:
+        _check_out(out, report)
+        if utilities is not None:
+            if prompts is not None or answers is not None:
+                raise InstanceError("give PROMPTS and ANSWERS, or --utilities, not both")
+            scored = _read_utilities(utilities)
+            if not scored:
+                raise InstanceError("holds no utilities", file=str(utilities))
+            res = rk.rational_value_risk([s["utilities"] for s in scored],
+                                         reu=[s.get("reu_certified", 1) for s in scored],
+                                         delta=delta, resamples=resamples, seed=seed)
+            res.update(samples=sum(len(s["utilities"]) for s in scored),
+                       parse_failure_rate=None, timeout_rate=None, suites=["external"],
+                       uncertified_prompts=sum(s.get("reu_certified", 1) is None for s in scored))
+        else:
+            if prompts is None or answers is None:
+                raise InstanceError("give PROMPTS and ANSWERS (or --utilities)")
+            from ..bench.score import Benchmark
+            bench = Benchmark.read(prompts)
+            scored = rk.score_samples(bench, rk.read_samples(answers))
+            res = rk.risk_table(scored, delta=delta, resamples=resamples, seed=seed, by=by)
+    except InstanceError as e:
+        _bad_input(e)
+    if out:
+        _write_jsonl(out, scored)
+    if report:
+        from ..bench.self_consistency.report import risk_report
+        risk_report(res, scored).write(report)
+        click.echo(f"report written to {report}", err=True)
+    if as_json:
+        click.echo(json.dumps(res))
+        return
+    _print_risk(res)
+
+
+def _read_utilities(path: Path) -> list[dict]:
+    from ..bench.generate import read_jsonl
+    out = []
+    for i, rec in enumerate(read_jsonl(path), 1):
+        if not isinstance(rec, dict) or "id" not in rec or not isinstance(rec.get("utilities"), list):
+            raise InstanceError("a record is {\"id\", \"utilities\": [...]}", file=str(path), line=i)
+        out.append({"id": rec["id"], "utilities": rec["utilities"],
+                    "reu_certified": rec.get("reu", 1), "cell": rec.get("cell", {}),
+                    "verdicts": []})
+    return out
+
+
+def _print_risk(r: dict) -> None:
+    from rich.table import Table
+    con = _console()
+    rd = r["readings"]
+    t = Table(title=f"rational value risk: M = {r['M']} prompts, K = {r['K']} samples, "
+                    f"L = {r['L']} ({'deterministic verifier' if r['deterministic_verifier'] else 'stochastic verifier'})",
+              title_justify="left")
+    for c in ("reading", "prompts", "DEU", "REU", "RVR", "95% CI", "(I) prompts",
+              "(II) reasoning", "(III) verification", "total bound"):
+        t.add_column(c, justify="left" if c == "reading" else "right")
+    for name, label in (("certified", "REU = 1 (certified)"), ("best_of_k", "REU = best-of-K")):
+        x = rd.get(name, {})
+        if not x.get("prompts"):
+            t.add_row(label, "0", *["—"] * 8)
+            continue
+        b = x["bounds"]
+        t.add_row(label, str(x["prompts"]), f"{r['deu']:.3f}", f"{x['reu']:.3f}",
+                  f"{x['rvr']:.3f}", f"[{x['rvr_ci'][0]:.3f}, {x['rvr_ci'][1]:.3f}]",
+                  f"{b['prompt_sampling']:.3f}", f"{b['reasoning_sampling']:.3f}",
+                  f"{b['verification']:.3f}", f"{b['total']:.3f}")
+    con.print(t)
+    any_b = next((rd[n]["bounds"] for n in ("certified", "best_of_k") if rd.get(n, {}).get("prompts")), None)
+    if any_b:
+        con.print(f"bounds at δ = {any_b['delta']} (each term at δ/3, union bound): "
+                  f"(I) {any_b['formulas']['prompt_sampling']}; (II) certified "
+                  f"{rd['certified']['bounds']['formulas']['reasoning_sampling'] if rd['certified'].get('prompts') else '—'}, "
+                  f"best-of-K {rd['best_of_k']['bounds']['formulas']['reasoning_sampling']}; "
+                  f"(III) {any_b['formulas']['verification']}")
+    con.print(f"95% intervals: prompt bootstrap, {r['resamples']} resamples, seed {r['seed']}. "
+              f"DEU 95% CI [{r['deu_ci'][0]:.3f}, {r['deu_ci'][1]:.3f}].")
+    if r.get("parse_failure_rate") is not None:
+        con.print(f"samples {r['samples']}: parse-failure rate {r['parse_failure_rate']:.3f} "
+                  f"(scored U = 0), timeout rate {r['timeout_rate']:.3f}; prompts without a "
+                  f"certified REU: {r['uncertified_prompts']}")
+    con.print("k-curve: " + ", ".join(
+        f"k={c['k']}: best-of-k {c['best_of_k']:.3f}" +
+        (f", pass@k {c['pass_at_k']:.3f}" if "pass_at_k" in c else "") for c in r["k_curve"]))
+    if r.get("strata"):
+        t = Table(title=f"by {r['by']}", title_justify="left")
+        for c in (r["by"], "M", "DEU", "RVR certified [95% CI]", "RVR best-of-K [95% CI]"):
+            t.add_column(c)
+        for x in r["strata"]:
+            cells = []
+            for n in ("certified", "best_of_k"):
+                y = x["readings"][n]
+                cells.append(f"{y['rvr']:.3f} [{y['rvr_ci'][0]:.3f}, {y['rvr_ci'][1]:.3f}]"
+                             if y.get("prompts") else "—")
+            t.add_row(str(x[r["by"]]), str(x["M"]), f"{x['deu']:.3f}", *cells)
+        con.print(t)

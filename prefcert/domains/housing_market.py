@@ -1,0 +1,267 @@
+"""The housing-market domain wired to its engines: Quint–Wako / TTC oracles, CP-SAT, z3,
+a CBC MILP (strict core, ≤ 30 agents) and exhaustive enumeration (≤ 8 agents).
+
+Questions (existence; solution = an allocation agent -> house):
+
+- ``strict_core``: is there an allocation that no coalition can weakly block (all members
+  weakly, one strictly better off)? ``none`` carries a top-trading segmentation the checker
+  replays (Quint & Wako 2004).
+- ``weak_core``: is there one that no coalition can strictly block? Always ``exists``
+  (Shapley & Scarf 1974); TTC with tie-breaking gives one.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..formal.checker import housing_market as chk
+from ..formal.checker.housing_market import SPEC
+from ..formal.errors import CertificateError, Disagreement
+from ..formal.housing_market import CORE_NOTION, HousingMarket, as_allocation
+from ..oracles import housing_market as orc
+from .base import Domain, Outcome, Question, decide_existence
+
+MAX_ENCODING_AGENTS = 100     # larger markets use the oracle and the checker alone
+MAX_MILP_AGENTS = 30          # the big-M MILP's relaxation is weak beyond this
+MAX_WEAK_CPSAT_AGENTS = 60    # CP-SAT needs ~20 s for the weak core at 100 agents
+MAX_BRUTE_FORCE_AGENTS = 8
+MAX_SHOWN = 3                 # blocking coalitions listed in audit feedback
+MAX_LISTED = 50               # blocking coalitions returned as violations
+
+
+def _oracle(question: str):
+    def run(market: HousingMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
+        if question == "weak_core":
+            return Outcome("exists", orc.top_trading_cycles(market), {"type": "core_allocation"},
+                           {"tie_break": "endowment order"})
+        res = orc.strict_core(market)
+        stats = {"segments": len(res.segments)}
+        if res.allocation is None:
+            return Outcome("none", None, res.certificate, stats)
+        return Outcome("exists", res.allocation, {"type": "core_allocation"}, stats)
+    return run
+
+
+def _certify(market: HousingMarket, params: Any, verdict: str, solution: Any, *,
+             time_limit: float) -> dict | None:
+    """The oracle's proof that the strict core is empty (the engines that ran gave none)."""
+    if verdict != "none":
+        return None
+    res = orc.strict_core(market)
+    return res.certificate if res.allocation is None else {"type": "core_allocation"}
+
+
+def _encoding(kind: str, question: str):
+    def run(market: HousingMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
+        from ..encodings import housing_market as enc
+        fn = enc.core_cpsat if kind == "cpsat" else enc.core_z3
+        return _from_encoding(fn(market, CORE_NOTION[question], time_limit=time_limit,
+                                 seed=seed))
+    return run
+
+
+def _milp(market: HousingMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
+    from ..encodings.housing_market import strict_core_milp
+    return _from_encoding(strict_core_milp(market, time_limit=time_limit, seed=seed))
+
+
+def _from_encoding(r) -> Outcome:
+    if r.status == "feasible":
+        cert = {"type": "core_allocation"}
+        if r.potentials is not None:
+            cert["potentials"] = r.potentials
+        return Outcome("exists", r.allocation, cert, r.stats)
+    return Outcome("none" if r.status == "infeasible" else "unknown", None, None, r.stats)
+
+
+def _brute_force(question: str):
+    def run(market: HousingMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
+        try:
+            weak, strict = orc.brute_force_cores(market, time_limit=time_limit)
+        except TimeoutError:
+            return Outcome("unknown")
+        found = strict if question == "strict_core" else weak
+        stats = {"core_size": len(found)}
+        if not found:
+            return Outcome("none", None, None, stats)
+        return Outcome("exists", found[0], {"type": "core_allocation"}, stats)
+    return run
+
+
+def _auto(question: str):
+    def auto(market: HousingMarket) -> list[str]:
+        names = ["oracle"]
+        if market.size <= MAX_ENCODING_AGENTS:
+            if question == "strict_core" or market.size <= MAX_WEAK_CPSAT_AGENTS:
+                names.append("cpsat")
+            names.append("z3")
+        if market.size <= MAX_MILP_AGENTS and question == "strict_core":
+            names.append("milp")
+        if market.size <= MAX_BRUTE_FORCE_AGENTS:
+            names.append("brute_force")
+        return names
+    return auto
+
+
+def _decide(answers, check):
+    return decide_existence(answers, check, none_quorum=("oracle", "cpsat", "z3"))
+
+
+def read_allocation(answer: Any) -> dict[str, str]:
+    """A claimed allocation: ``{agent: house}`` or ``{"allocation": {agent: house}}``.
+
+    Raises ValueError when the answer has neither shape or holds a non-string."""
+    if isinstance(answer, dict) and set(answer) == {"allocation"}:
+        answer = answer["allocation"]
+    if not isinstance(answer, dict) or not all(isinstance(v, str) for v in answer.values()):
+        raise ValueError("an allocation must be an object mapping agents to house names")
+    return dict(answer)
+
+
+def _audit(question: str):
+    notion = CORE_NOTION[question]
+    words = question.replace("_", " ")
+
+    def audit(market: HousingMarket, params: Any, answer: Any) -> dict:
+        if answer == {} or answer is None:
+            return _audit_empty(market, question)
+        try:
+            x = read_allocation(answer)
+        except ValueError as e:
+            return {"verdict": "unparseable", "violations": [],
+                    "feedback": f"Unreadable allocation: {e}."}
+        claimed = x
+        try:
+            x = as_allocation(market, x)
+        except CertificateError as e:
+            return {"verdict": "incorrect",
+                    "violations": [{"type": "not_an_allocation", "reason": str(e)}],
+                    "proof": {"verdict": "incorrect", "solution": claimed,
+                              "certificate": {"type": "not_an_allocation"}},
+                    "feedback": f"Incorrect: not a valid allocation: {e}."}
+        res = orc.blocking_coalitions(market, x, notion)
+        found = res.coalitions
+        if not found:
+            if chk.blocked_arc(market, x, notion) is None:     # the trusted test decides
+                return {"verdict": "correct", "violations": [],
+                        "proof": {"verdict": "exists", "solution": x,
+                                  "certificate": {"type": "core_allocation"}},
+                        "feedback": f"Correct: the allocation is in the {words}."}
+            coalition, trade = _blocking_cycle(market, x, notion)
+            found = [{"coalition": coalition, "reallocation": trade}]
+        violations = []
+        for c in found[:MAX_LISTED]:
+            chk.check_blocking_coalition(market, x, notion, c["coalition"], c["reallocation"])
+            violations.append({"type": "blocking_coalition", "notion": notion, **c})
+        count = f"{len(found)}" if res.complete else f"At least {len(found)} (search capped)"
+        shown = "; ".join(_show(c) for c in found[:MAX_SHOWN])
+        how = "all strictly better off" if notion == "weak" else \
+            "none worse off and someone strictly better off"
+        first = found[0]
+        return {"verdict": "incorrect", "violations": violations,
+                "proof": {"verdict": "incorrect", "solution": x, "certificate": {
+                    "type": "blocking_coalition", "coalition": first["coalition"],
+                    "reallocation": first["reallocation"]}},
+                "blocking_coalitions": len(found), "complete": res.complete,
+                "feedback": f"Incorrect: the allocation is not in the {words}. {count} minimal "
+                            f"coalition{'s' if len(found) > 1 else ''} can re-trade "
+                            f"{'their' if len(found) > 1 else 'its'} own houses with "
+                            f"{how}, e.g. {shown}."}
+    return audit
+
+
+def _audit_empty(market: HousingMarket, question: str) -> dict:
+    """Judge the claim "the core is empty": the oracle's segmentation proves it, or its
+    core allocation refutes it (either is verified by the checker in the pipeline)."""
+    words = question.replace("_", " ")
+    if question == "weak_core":
+        witness = orc.top_trading_cycles(market)
+    else:
+        res = orc.strict_core(market)
+        if res.allocation is None:
+            return {"verdict": "correct", "violations": [],
+                    "proof": {"verdict": "none", "certificate": res.certificate},
+                    "feedback": f"Correct: the {words} is empty."}
+        witness = res.allocation
+    return {"verdict": "incorrect",
+            "violations": [{"type": "core_allocation", "allocation": witness}],
+            "proof": {"verdict": "exists", "solution": witness,
+                      "certificate": {"type": "core_allocation"}},
+            "feedback": f"Incorrect: the {words} is not empty; for example "
+                        f"{_show_alloc(witness)} is in it."}
+
+
+def _show(c: dict) -> str:
+    return "{" + ", ".join(c["coalition"]) + "} trading " + _show_alloc(c["reallocation"])
+
+
+def _show_alloc(x: dict) -> str:
+    return "{" + ", ".join(f"{a}->{h}" for a, h in x.items()) + "}"
+
+
+def _blocking_cycle(market: HousingMarket, x: dict[str, str], notion: str,
+                    endowment: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """The engine's blocking cycle of an allocation the checker found blocked."""
+    found = orc.blocking_cycle(market, x, notion, endowment)
+    if found is None:
+        raise Disagreement({"reason": f"the checker finds {notion}-blocked an allocation in "
+                                      "which the engine finds no blocking cycle",
+                            "allocation": x})
+    return found
+
+
+def classify(market: HousingMarket, candidate: Any) -> dict[str, dict]:
+    """Individual rationality, weak and strict core, Pareto optimality of a candidate
+    allocation (the notions of :data:`prefcert.formal.housing_market.NOTIONS`).
+
+    Returns ``{notion: {"holds": bool, "certificate": dict | None}}``; membership is decided
+    by the checker's definitions, and the certificate of a failed notion — a
+    ``blocking_coalition`` (for IR, a single agent keeping its own house) or a
+    ``pareto_improvement``, found by the engine — passes
+    :func:`prefcert.formal.checker.housing_market.check_refutation` before it is returned (else
+    Disagreement). Raises CertificateError when the candidate is not an allocation.
+    O(n + arcs).
+    """
+    x = as_allocation(market, candidate)
+    certs: dict[str, dict | None] = {}
+    bad = chk.ir_violators(market, x)
+    certs["individually_rational"] = None if not bad else {
+        "type": "blocking_coalition", "notion": "weak", "coalition": [bad[0]],
+        "reallocation": {bad[0]: market.endowment[bad[0]]}}
+    for notion, kind, holds in (("weak_core", "weak", chk.in_weak_core),
+                                ("strict_core", "strict", chk.in_strict_core)):
+        certs[notion] = None
+        if not holds(market, x):
+            coalition, trade = _blocking_cycle(market, x, kind)
+            certs[notion] = {"type": "blocking_coalition", "notion": kind,
+                             "coalition": coalition, "reallocation": trade}
+    certs["pareto_optimal"] = None
+    if not chk.is_pareto_optimal(market, x):
+        certs["pareto_optimal"] = {"type": "pareto_improvement", "allocation": {
+            **x, **_blocking_cycle(market, x, "strict", endowment=x)[1]}}
+    for notion, cert in certs.items():
+        if cert is not None:
+            try:
+                chk.check_refutation(market, x, notion, cert)
+            except CertificateError as e:
+                raise Disagreement({"reason": f"the engine's refutation of {notion} fails "
+                                              f"the checker: {e}", "allocation": x}) from None
+    return {notion: {"holds": cert is None, "certificate": cert}
+            for notion, cert in certs.items()}
+
+
+def _question(name: str) -> Question:
+    engines = {"oracle": _oracle(name), "cpsat": _encoding("cpsat", name),
+               "z3": _encoding("z3", name)}
+    if name == "strict_core":
+        engines["milp"] = _milp
+    engines["brute_force"] = _brute_force(name)
+    return Question(name=name, engines=engines, auto=_auto(name), decide=_decide,
+                    audit=_audit(name), certify=_certify if name == "strict_core" else None)
+
+
+DOMAIN = Domain(
+    spec=SPEC,
+    questions={name: _question(name) for name in CORE_NOTION},
+    default_questions=lambda market: ["strict_core", "weak_core"],
+    classify=classify,
+)

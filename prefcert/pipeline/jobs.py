@@ -1,0 +1,260 @@
+"""The label and audit pipeline: run engines, cross-check, verify, emit.
+
+``label`` never returns a label whose engines disagree or whose certificate the checker
+rejects: it raises :class:`~formal.errors.Disagreement` with a report instead (built in
+one place, :func:`disagreement_report`). A label resting only on the agreement of engines
+(no proof the checker accepts) says ``"checked": false``. ``audit`` gives a verdict on a
+third-party answer only with a proof the checker accepted, exactly as ``label`` does.
+"""
+from __future__ import annotations
+
+import json
+import re
+import traceback
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..domains.base import Question, is_agreement, run_engine
+from ..encodings import cross_check
+from ..formal import checker
+from ..formal.errors import CertificateError, Disagreement, InstanceError, Undecided
+from ..formal.instances import Instance, label_key, locate
+from ..formal.outcome import UNKNOWN
+from .registry import domain as get_domain
+
+
+@dataclass(frozen=True)
+class Job:
+    """One (instance, question) pair, parsed and resolved."""
+
+    instance: Instance
+    model: Any
+    question: Question
+    params: Any
+    asked: Any  # the question as written (a name or a dict)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return label_key(self.instance.id, self.asked)
+
+
+def plan(instances: Iterable[Instance], questions: list | None = None) -> list[Job]:
+    """Parse every instance and resolve every question before any engine runs.
+
+    ``questions``: overrides the instances' own lists when given. Raises InstanceError
+    (with file and line) on the first bad instance, so no partial output is ever written.
+    """
+    jobs = []
+    for inst in instances:
+        try:
+            domain = get_domain(inst.domain)
+            model = domain.parse(inst.data)
+            asked = questions or inst.questions or list(domain.default_questions(model))
+            seen = set()
+            for q in asked:
+                if label_key(inst.id, q) in seen:       # a question asked twice is labelled once
+                    continue
+                seen.add(label_key(inst.id, q))
+                question, params = domain.question(q)
+                domain.validate(model, question.name, params)
+                jobs.append(Job(inst, model, question, params, q))
+        except InstanceError as e:
+            line = inst.line
+            if line is None and e.line is None and inst.file.endswith(".json"):
+                line = locate(inst.file, e.agent, e.value)     # within a whole-file JSON
+            raise e.located(inst.file, line) from None
+    return jobs
+
+
+def disagreement_report(job: Job, reason: str, **details: Any) -> dict:
+    """The report of a job that yields no label: the one place such a report is built.
+
+    ``details``: what the caller knows (every engine's answer with the checker's verdict
+    on it, the rejected label, a traceback). The instance and its source are always there,
+    so the report reproduces the case on its own."""
+    inst = job.instance
+    return {"reason": reason, "id": inst.id, "question": job.asked, "source": inst.where,
+            **details, "instance": inst.data}
+
+
+def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float = 10.0,
+          seed: int = 0, minimize: bool = True) -> dict:
+    """Label one job: run the engines, combine, verify the certificate.
+
+    ``engines``: names to run (default: the question's size-dependent choice).
+    ``time_limit``: seconds per solver call. ``minimize``: a disagreement report of the
+    engines also carries a minimised instance (:func:`prefcert.pipeline.minimize.attach_minimized`).
+    Returns the label dict (the fields of docs/architecture.md). When the engines agree
+    without a proof, the question's ``certify`` is asked for one; a label still without a
+    proof the checker accepts says ``"checked": false``. Raises Disagreement or Undecided.
+    """
+    try:
+        return _label(job, engines=engines, time_limit=time_limit, seed=seed)
+    except Disagreement as d:     # every kind: engines disagree, crash, proof rejected
+        if minimize:
+            from .minimize import attach_minimized
+            attach_minimized(d.report, job, engines=engines, time_limit=time_limit, seed=seed)
+        raise
+
+
+def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: int) -> dict:
+    q, inst = job.question, job.instance
+    spec = get_domain(inst.domain).spec
+    names = list(job.question.auto(job.model)) if engines is None else \
+        [e for e in q.engines if e in set(engines)]
+    if not names:
+        raise InstanceError(f"none of the requested engines answers {q.name!r} "
+                            f"(its engines: {', '.join(q.engines)})")
+    verified: set = set()
+
+    def check(verdict, solution, certificate):     # each certificate is verified once
+        key = (verdict, id(solution), id(certificate))
+        if key not in verified:
+            checker.check(spec, job.model, q.name, job.params, verdict, solution, certificate)
+            verified.add(key)
+    answers = []
+    for n in names:
+        # Once an engine has answered with a certificate, the label's solution and proof
+        # are settled (decide takes the first); later engines only cross-check the
+        # verdict, so CP-SAT may use its allowed workers without making labels depend on
+        # its non-reproducible parallel search.
+        settled = any(a.outcome.verdict != UNKNOWN and a.outcome.certificate
+                      and a.outcome.certificate.get("type") != "value" for a in answers)
+        try:
+            with cross_check(settled):
+                answers.append(run_engine(n, q.engines[n], job.model, job.params,
+                                          time_limit=time_limit, seed=seed))
+        except Exception as e:       # an engine bug: report it loudly, never a label
+            raise Disagreement(disagreement_report(
+                job, f"engine {n} crashed: {e!r}", traceback=traceback.format_exc())) from None
+    try:
+        decision = q.decide(answers, check)
+    except Disagreement as d:
+        raise Disagreement(disagreement_report(
+            job, d.report.get("reason", "engines disagree"),
+            **{k: v for k, v in d.report.items() if k != "reason"})) from None
+    certificate = decision.certificate
+    if is_agreement(certificate) and q.certify is not None:
+        proof = q.certify(job.model, job.params, decision.verdict, decision.solution,
+                          time_limit=time_limit)
+        if proof is not None:
+            try:
+                check(decision.verdict, decision.solution, proof)
+            except CertificateError as e:
+                raise Disagreement(disagreement_report(
+                    job, f"the engines agree but the proof of their answer is rejected: {e}",
+                    answers=[a.to_json() for a in answers], certificate=proof)) from None
+            certificate = proof
+    lab = {"id": inst.id, "domain": inst.domain, "question": job.asked,
+           "verdict": decision.verdict, "solution": decision.solution,
+           "certificate": certificate, "engines": [a.to_json() for a in answers],
+           "checked": False, "source": inst.where, "instance_sha256": inst.sha256}
+    if getattr(job.model, "semantics", None):     # the reading of incomplete lists
+        lab["semantics"] = job.model.semantics
+    readings = spec.readings(job.model, q.name)   # the conventions the answer depends on,
+    readings.update({k: job.model.conventions[k]   # and those the instance was re-read
+                     for k in inst.overridden})    # under (its hash covers them)
+    if readings:
+        lab["conventions"] = readings
+    if is_agreement(certificate):
+        if decision.weak:
+            raise Undecided(decision.weak)
+        return lab                                # a record of agreement: unverified
+    try:
+        checker.check_label(spec, lab, job.model, q.name, job.params, verify=check)
+    except CertificateError as e:
+        raise Disagreement(disagreement_report(job, f"final certificate rejected: {e}",
+                                               label=lab)) from None
+    lab["checked"] = True
+    return lab
+
+
+_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
+MAX_ANSWER_DEPTH = 64      # nesting of a JSON answer; outcomes need 3
+
+
+def _no_duplicates(pairs: list) -> dict:
+    keys = [k for k, _ in pairs]
+    dup = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+    if dup is not None:
+        raise ValueError(f"the key {dup!r} appears twice in one object")
+    return dict(pairs)
+
+
+def _depth(text: str) -> int:
+    """The deepest bracket nesting of a JSON text (strings skipped). O(len)."""
+    depth = best = 0
+    in_str = esc = False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif ch in "]}":
+            depth -= 1
+    return best
+
+
+def parse_answer(text: str) -> Any:
+    """Extract a JSON answer: the last ``<answer>…</answer>`` block, else the whole text.
+
+    Returns the parsed JSON value; raises ValueError when there is none, when an object
+    repeats a key (``{"a1": "b1", "a1": "b2"}`` is no matching) or when the value nests
+    deeper than MAX_ANSWER_DEPTH.
+    """
+    blocks = _ANSWER.findall(text)
+    body = (blocks[-1] if blocks else text).strip()
+    if body.startswith("```"):
+        body = body.strip("`").removeprefix("json").strip()
+    if _depth(body) > MAX_ANSWER_DEPTH:
+        raise ValueError(f"the answer nests deeper than {MAX_ANSWER_DEPTH} levels")
+    return json.loads(body, object_pairs_hook=_no_duplicates)
+
+
+def audit(job: Job, answer_text: str, *, time_limit: float = 10.0, seed: int = 0) -> dict:
+    """Judge a third-party answer to a job's question.
+
+    Returns ``{"verdict": "correct"|"incorrect"|"unparseable", "violations": [...],
+    "feedback": str, "proof": {...}, "checked": bool, ...}``. A ``correct`` or
+    ``incorrect`` verdict rests on its ``proof`` — the verdict, solution and certificate
+    of the truth it was judged against (a witness, a refutation, a blocking pair…) —
+    which the checker verified here (``"checked": true``); a proof that is only engine
+    agreement leaves ``"checked": false``. A proof the checker rejects is a
+    Disagreement, never a verdict.
+    """
+    if job.question.audit is None:
+        raise InstanceError(f"question {job.question.name!r} has no audit")
+    try:
+        answer = parse_answer(answer_text)
+    except ValueError as e:        # json.JSONDecodeError is a ValueError
+        return {"id": job.instance.id, "question": job.asked, "verdict": "unparseable",
+                "violations": [], "feedback": f"could not read a JSON answer: {e}",
+                "checked": True}
+    out = {"id": job.instance.id, "question": job.asked,
+           **job.question.audit(job.model, job.params, answer)}
+    if out["verdict"] not in ("correct", "incorrect"):
+        out["checked"] = True        # nothing is claimed about the instance
+        return out
+    proof = out.get("proof")
+    if not isinstance(proof, dict) or not proof.get("certificate") or \
+            is_agreement(proof["certificate"]):
+        out["checked"] = False
+        return out
+    spec = get_domain(job.instance.domain).spec
+    try:
+        checker.check(spec, job.model, job.question.name, job.params,
+                      proof["verdict"], proof.get("solution"), proof["certificate"])
+    except (CertificateError, KeyError) as e:
+        raise Disagreement(disagreement_report(job, f"the audit's proof is rejected: {e}",
+                                               audit=out)) from None
+    out["checked"] = True
+    return out
