@@ -2,58 +2,111 @@
 
 Every public function is reachable in one hop, e.g. ``prefcert.label``,
 ``prefcert.super_stable_matching``, ``prefcert.top_trading_cycles``; ``dir(prefcert)``
-lists them. Names are loaded on first use, so ``import prefcert`` is cheap.
+lists them. Names are loaded on first use, so ``import prefcert`` is cheap; type checkers
+and editors see the real definitions (the imports under ``TYPE_CHECKING``).
 
 The layers are subpackages: ``prefcert.formal`` (models and the trusted checker),
 ``prefcert.oracles`` (combinatorial algorithms), ``prefcert.encodings`` (CP-SAT / z3 / MILP
-models), ``prefcert.generators`` (samplers).
+models), ``prefcert.generators`` (samplers); the application is ``prefcert.api`` (the
+public functions, one module per domain), ``prefcert.pipeline`` (registry, label and audit
+jobs, runners), ``prefcert.cli`` and ``prefcert.bench`` (the benchmark builder, one
+subpackage per paper).
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 try:
     __version__ = version("prefcert")
 except PackageNotFoundError:           # running from a source tree that is not installed
     __version__ = "0+unknown"
 
-# public name -> module that defines it
+if TYPE_CHECKING:
+    from .api.consistency import (intransitive_cycle, min_l1_repair, min_l2_repair,
+                                  minimum_feedback_arc_set)
+    from .api.core import audit, check, classify, label, read
+    from .api.decision import actionable_decision, score_response
+    from .api.election import (ballot_class_manipulation, coalitional_manipulation,
+                               election_from_preflib, election_winner,
+                               single_voter_manipulation, smallest_coalitions)
+    from .api.hospitals_residents import (hrt_blocking_pairs, hrt_deferred_acceptance,
+                                          hrt_strongly_stable_matching,
+                                          hrt_super_stable_matching,
+                                          hrt_weakly_stable_matching)
+    from .api.house_allocation import (egalitarian_matching, max_cardinality_pareto_optimal,
+                                       rank_maximal, serial_dictatorship,
+                                       utilitarian_matching)
+    from .api.housing_market import strict_core, top_trading_cycles
+    from .api.preference import necessary_winner, possible_winner
+    from .api.stable_matching import (blocking_pairs, deferred_acceptance,
+                                      strongly_stable_matching, super_stable_matching,
+                                      weakly_stable_matching)
+    from .bench.dataset import create_dataset, score_answer
+    from .bench.rational_value_risk.risk import error_bounds, pass_at_k, rational_value_risk
+    from .bench.self_consistency.audit import consistency_audit
+    from .bench.voting_manipulation.ballots import (baselines, parse_ballot, render_prompt,
+                                                    score_ballot)
+    from .formal.errors import CertificateError, Disagreement, InstanceError, Undecided
+    from .pipeline.counterexample import minimal_counterexample
+
+# public name -> module that defines it (the same table as the imports above; a test keeps
+# the two equal)
 _EXPORTS: dict[str, str] = {
-    **dict.fromkeys(["read", "label", "check", "audit", "classify",
-                     "deferred_acceptance", "weakly_stable_matching", "super_stable_matching",
-                     "strongly_stable_matching", "blocking_pairs", "top_trading_cycles",
-                     "strict_core", "serial_dictatorship", "max_cardinality_pareto_optimal",
-                     "rank_maximal", "utilitarian_matching", "egalitarian_matching",
-                     "necessary_winner", "possible_winner", "actionable_decision",
-                     "score_response"], "prefcert.api.core"),
-    **dict.fromkeys(["election_winner", "single_voter_manipulation", "coalitional_manipulation",
-                     "election_from_preflib", "ballot_class_manipulation",
-                     "smallest_coalitions"], "prefcert.api.election"),
-    **dict.fromkeys(["parse_ballot", "render_prompt", "score_ballot", "baselines"],
-                    "prefcert.bench.voting_manipulation.ballots"),
+    **dict.fromkeys(["read", "label", "check", "audit", "classify"], "prefcert.api.core"),
+    **dict.fromkeys(["deferred_acceptance", "weakly_stable_matching", "super_stable_matching",
+                     "strongly_stable_matching", "blocking_pairs"],
+                    "prefcert.api.stable_matching"),
     **dict.fromkeys(["hrt_deferred_acceptance", "hrt_weakly_stable_matching",
                      "hrt_super_stable_matching", "hrt_strongly_stable_matching",
                      "hrt_blocking_pairs"], "prefcert.api.hospitals_residents"),
-    "minimal_counterexample": "prefcert.pipeline.counterexample",
+    **dict.fromkeys(["top_trading_cycles", "strict_core"], "prefcert.api.housing_market"),
+    **dict.fromkeys(["serial_dictatorship", "max_cardinality_pareto_optimal", "rank_maximal",
+                     "utilitarian_matching", "egalitarian_matching"],
+                    "prefcert.api.house_allocation"),
+    **dict.fromkeys(["necessary_winner", "possible_winner"], "prefcert.api.preference"),
+    **dict.fromkeys(["election_winner", "single_voter_manipulation", "coalitional_manipulation",
+                     "election_from_preflib", "ballot_class_manipulation",
+                     "smallest_coalitions"], "prefcert.api.election"),
+    **dict.fromkeys(["actionable_decision", "score_response"], "prefcert.api.decision"),
+    **dict.fromkeys(["min_l1_repair", "min_l2_repair", "intransitive_cycle",
+                     "minimum_feedback_arc_set"], "prefcert.api.consistency"),
+    "consistency_audit": "prefcert.bench.self_consistency.audit",
+    **dict.fromkeys(["parse_ballot", "render_prompt", "score_ballot", "baselines"],
+                    "prefcert.bench.voting_manipulation.ballots"),
     **dict.fromkeys(["create_dataset", "score_answer"], "prefcert.bench.dataset"),
-    **dict.fromkeys(["consistency_audit", "min_l1_repair", "min_l2_repair",
-                     "intransitive_cycle", "minimum_feedback_arc_set"], "prefcert.bench.self_consistency.audit"),
-    **dict.fromkeys(["rational_value_risk", "error_bounds", "pass_at_k"], "prefcert.bench.rational_value_risk.risk"),
+    **dict.fromkeys(["rational_value_risk", "error_bounds", "pass_at_k"],
+                    "prefcert.bench.rational_value_risk.risk"),
+    "minimal_counterexample": "prefcert.pipeline.counterexample",
     **dict.fromkeys(["InstanceError", "CertificateError", "Disagreement", "Undecided"],
                     "prefcert.formal.errors"),
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "CertificateError", "Disagreement", "InstanceError", "Undecided",
+    "actionable_decision", "audit", "ballot_class_manipulation", "baselines",
+    "blocking_pairs", "check", "classify", "coalitional_manipulation", "consistency_audit",
+    "create_dataset", "deferred_acceptance", "egalitarian_matching", "election_from_preflib",
+    "election_winner", "error_bounds", "hrt_blocking_pairs", "hrt_deferred_acceptance",
+    "hrt_strongly_stable_matching", "hrt_super_stable_matching", "hrt_weakly_stable_matching",
+    "intransitive_cycle", "label", "max_cardinality_pareto_optimal", "min_l1_repair",
+    "min_l2_repair", "minimal_counterexample", "minimum_feedback_arc_set", "necessary_winner",
+    "parse_ballot", "pass_at_k", "possible_winner", "rank_maximal", "rational_value_risk",
+    "read", "render_prompt", "score_answer", "score_ballot", "score_response",
+    "serial_dictatorship", "single_voter_manipulation", "smallest_coalitions", "strict_core",
+    "strongly_stable_matching", "super_stable_matching", "top_trading_cycles",
+    "utilitarian_matching", "weakly_stable_matching",
+]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
         value = getattr(importlib.import_module(_EXPORTS[name]), name)
         globals()[name] = value
         return value
-    if importlib.util.find_spec(f"{__name__}.{name}") is not None:   # prefcert.bench.actionable.responses…
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:   # prefcert.api, …
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'prefcert' has no attribute {name!r}")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
+from .common import bad_input
 
 
 def _random_instances(domains: set[str], n: int, seed: int, ties: bool) -> list[dict]:
@@ -98,8 +99,7 @@ def audit_library(lib, paths, n_random, seed, timeout, out):
         if out is not None and not out.parent.is_dir():
             raise InstanceError("the output folder does not exist", value=str(out.parent))
     except InstanceError as e:
-        click.echo(f"prefcert: error: {e}", err=True)
-        sys.exit(2)
+        bad_input(e)
     domains = {d for d, *_ in LIBRARIES[lib].values()}
     ties = lib == "algmatch"
     insts += _random_instances(domains, n_random, seed, ties)

@@ -1,5 +1,5 @@
 """The benchmark commands: ``generate``, ``score``, ``feedback``, ``refine``, ``report``,
-``suites``. Registered lazily in :data:`prefcert.cli.LAZY_COMMANDS`."""
+``suites``. Registered lazily in :data:`prefcert.cli.COMMANDS`."""
 from __future__ import annotations
 
 import json
@@ -10,11 +10,7 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
-
-
-def _bad_input(e: Exception) -> None:
-    click.echo(f"prefcert: error: {e}", err=True)
-    sys.exit(2)
+from .common import bad_input
 
 
 def _sizes(value: str | None, suite) -> tuple | None:
@@ -56,7 +52,7 @@ def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, overwr
                        progress=sys.stderr.isatty(), jobs=jobs, encoding=encoding,
                        overwrite=overwrite)
     except InstanceError as e:
-        _bad_input(e)
+        bad_input(e)
     except KeyboardInterrupt:       # the files are written only at the end: nothing partial
         click.echo(f"prefcert: interrupted: nothing written to {out}; rerun the same "
                    f"command (same seed, same bytes).", err=True)
@@ -104,7 +100,7 @@ def score(prompts, answers, out, against, as_json):
         scores = sc.score_answers(bench, given)
         other = sc.score_answers(bench, sc.read_answers(against)) if against else None
     except InstanceError as e:
-        _bad_input(e)
+        bad_input(e)
     if len(given) < len(bench.prompts):
         click.echo(f"prefcert: {len(bench.prompts) - len(given)} of {len(bench.prompts)} "
                    f"prompts have no answer in {answers}: they are left out of every metric "
@@ -167,10 +163,10 @@ def feedback(prompts, answer, pid):
             raise InstanceError("no prompt with this id", file=str(prompts), value=pid)
         text = sys.stdin.read() if str(answer) == "-" else answer.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        _bad_input(InstanceError(f"cannot read the answer ({e.__class__.__name__})",
+        bad_input(InstanceError(f"cannot read the answer ({e.__class__.__name__})",
                                  file=str(answer)))
     except InstanceError as e:
-        _bad_input(e)
+        bad_input(e)
     p = bench.by_id[pid]
     click.echo(fb(p, text, bench.entry(p)))
 
@@ -213,7 +209,7 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
         if shutil.which(exe) is None:
             raise InstanceError("--command: no such program", value=exe)
     except InstanceError as e:
-        _bad_input(e)
+        bad_input(e)
     recs = [run(bench, p, command, rounds=rounds, timeout=timeout) for p in chosen]
     _write_jsonl(out, recs)
     k = sum(r["final"] == "correct" for r in recs)
@@ -235,6 +231,6 @@ def report(scores, out, title):
         if not rows:
             raise InstanceError("holds no scored records", file=str(scores))
     except InstanceError as e:
-        _bad_input(e)
+        bad_input(e)
     scores_report(rows, title).write(out)
     click.echo(f"report written to {out}", err=True)

@@ -1,5 +1,5 @@
 """The ``consistency`` and ``risk`` commands. Registered lazily in
-:data:`prefcert.cli.LAZY_COMMANDS`."""
+:data:`prefcert.cli.COMMANDS`."""
 from __future__ import annotations
 
 import json
@@ -9,11 +9,7 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
-
-
-def _bad_input(e: Exception) -> None:
-    click.echo(f"prefcert: error: {e}", err=True)
-    sys.exit(2)
+from .common import bad_input
 
 
 def _console():
@@ -94,7 +90,7 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
         audit = cs.consistency_audit(rows, des, opts, file=str(responses),
                                      progress=sys.stderr.isatty())
     except InstanceError as e:
-        _bad_input(e)
+        bad_input(e)
     instances, labels = audit.pop("instances"), audit.pop("labels")
     if labels_dir is not None:
         labels_dir.mkdir(parents=True, exist_ok=True)
@@ -236,11 +232,11 @@ def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, a
             scored = rk.score_samples(bench, rk.read_samples(answers))
             res = rk.risk_table(scored, delta=delta, resamples=resamples, seed=seed, by=by)
     except InstanceError as e:
-        _bad_input(e)
+        bad_input(e)
     if out:
         _write_jsonl(out, scored)
     if report:
-        from ..bench.self_consistency.report import risk_report
+        from ..bench.rational_value_risk.report import risk_report
         risk_report(res, scored).write(report)
         click.echo(f"report written to {report}", err=True)
     if as_json:

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
+from .common import bad_input
 
 
 @click.command("counterexample")
@@ -43,8 +44,7 @@ def counterexample(prop, max_size, domain, complete, seconds, enumeration_limit,
             click.echo(f"{name}  [{p.domain}]  {p.doc}")
         return
     if not prop:
-        click.echo("prefcert: error: missing PROPERTY (see --list)", err=True)
-        sys.exit(2)
+        bad_input(InstanceError("missing PROPERTY (see --list)"))
     from rich.console import Console
     console = Console(stderr=True)
     tty = sys.stderr.isatty()
@@ -60,8 +60,7 @@ def counterexample(prop, max_size, domain, complete, seconds, enumeration_limit,
                                             enumeration_limit=enumeration_limit, seed=seed,
                                             progress=progress)
     except (InstanceError, PropertyError) as e:
-        click.echo(f"prefcert: error: {e}", err=True)
-        sys.exit(2)
+        bad_input(e)
     text = json.dumps(result, indent=2, default=str)
     if out is not None:
         out.write_text(text + "\n", encoding="utf-8")

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..formal.errors import CertificateError, InstanceError
+from .parallel import cores, run_one
 
 #: the client re-checks one label in SAMPLE_EVERY (and the first of every question)
 SAMPLE_EVERY = 20
@@ -68,7 +69,6 @@ def label_remote(instances, jobs, names, time_limit, seed, cpsat_workers
     """A worker's task: a chunk of jobs, each (index into ``instances``, question as
     asked), re-planned and labelled (engines and checker); returns each job's ``(kind,
     payload)`` as a local worker does."""
-    from ..cli import _run_one
     from ..encodings import set_cpsat_workers
     from .jobs import plan
     out = []
@@ -80,7 +80,7 @@ def label_remote(instances, jobs, names, time_limit, seed, cpsat_workers
             except InstanceError as e:
                 out.append(("bad_input", str(e)))
                 continue
-            out.append(_run_one(job, names, time_limit, seed))
+            out.append(run_one(job, names, time_limit, seed))
     return out
 
 
@@ -92,13 +92,6 @@ def chunk_size(jobs: int, workers: int) -> int:
 
 
 # ------------------------------------------------------------------------------ client side
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
 
 def parse_address(address: str) -> tuple[str, Any]:
     """``("local", N)``, ``("file", path)`` or ``("address", text)``; InstanceError (bad
@@ -140,7 +133,7 @@ class Cluster:
                                               dashboard_address=None,
                                               silence_logs=logging.ERROR)
                 self.client = Client(self.local, timeout=timeout)
-                self.cpsat = max(1, _cores() // value)     # as --jobs N gives each worker
+                self.cpsat = max(1, cores() // value)     # as --jobs N gives each worker
             elif kind == "file":
                 self.client = Client(scheduler_file=value, timeout=timeout)
                 self.cpsat = None

@@ -1,8 +1,6 @@
-"""HTML reports of ``prefcert consistency`` and ``prefcert risk``, built on the benchmark
-report machinery (:class:`prefcert.bench.report.Report`: inline SVG, no script)."""
+"""The HTML report of ``prefcert consistency``, built on the benchmark report machinery (:class:`prefcert.bench.report.Report`: inline SVG, no script)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
 
 from ..report import Report, _plt
 
@@ -142,84 +140,4 @@ def audit_report(audit: dict, title: str = "prefcert self-consistency audit") ->
 
     r.grid("Parseability", ["model", "calls", "finite parse", "number only"],
            [[p["model"], p["calls"], p["finite"], p["number_only"]] for p in audit["parse"]])
-    return r
-
-
-def risk_report(result: dict, scored: Sequence[dict],
-                title: str = "prefcert rational value risk") -> Report:
-    """Plots and tables of a :func:`prefcert.bench.rational_value_risk.risk.risk_table` result."""
-    plt = _plt()
-    rd = result["readings"]
-    r = Report(title, f"M = {result['M']} prompts × K = {result['K']} samples "
-                      f"({', '.join(result['suites'])}); prefcert is the deterministic "
-                      f"verifier (L = 1, verification error 0); {result['resamples']} "
-                      f"prompt-bootstrap resamples, seed {result['seed']}.")
-    names = [n for n in ("certified", "best_of_k") if rd.get(n, {}).get("prompts")]
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
-    vals = [rd[n]["rvr"] for n in names]
-    ax.bar(range(len(names)), vals,
-           yerr=[[v - rd[n]["rvr_ci"][0] for v, n in zip(vals, names)],
-                 [rd[n]["rvr_ci"][1] - v for v, n in zip(vals, names)]], capsize=4,
-           color=["C0", "C1"][:len(names)])
-    ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(["REU = 1 (certified)", "REU = best-of-K"][:len(names)])
-    ax.set_ylabel("rational value risk")
-    ax.grid(axis="y", alpha=0.3)
-    r.figure("Rational value risk under both readings (95 % prompt-bootstrap intervals)", fig)
-    r.grid("Estimates", ["reading", "prompts", "DEU", "REU", "RVR", "95 % CI",
-                         "(I) prompts", "(II) reasoning", "(III) verification",
-                         f"total bound (δ = {rd[names[0]]['bounds']['delta']})" if names else "total"],
-           [[n, rd[n]["prompts"], result["deu"], rd[n]["reu"], rd[n]["rvr"],
-             f"[{rd[n]['rvr_ci'][0]:.3f}, {rd[n]['rvr_ci'][1]:.3f}]",
-             rd[n]["bounds"]["prompt_sampling"], rd[n]["bounds"]["reasoning_sampling"],
-             rd[n]["bounds"]["verification"], rd[n]["bounds"]["total"]] for n in names],
-           ("Half-widths at δ/3 each (union bound): (I) "
-            + rd[names[0]]["bounds"]["formulas"]["prompt_sampling"] + "; (II) "
-            + ", ".join(f"{n} {rd[n]['bounds']['formulas']['reasoning_sampling']}" for n in names)
-            + "; (III) " + rd[names[0]]["bounds"]["formulas"]["verification"]) if names else "")
-    curve = result["k_curve"]
-    fig, ax = plt.subplots(figsize=(6, 3.4))
-    ks = [c["k"] for c in curve]
-    ax.plot(ks, [c["best_of_k"] for c in curve], marker="o", label="best-of-k (truncation)")
-    if all("pass_at_k" in c for c in curve):
-        ax.plot(ks, [c["pass_at_k"] for c in curve], marker="s", linestyle="--",
-                label="pass@k (unbiased)")
-    ax.axhline(result["deu"], color="grey", linestyle=":", label="DEU")
-    ax.set_xscale("log", base=2)
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("k samples")
-    ax.set_ylabel("expected utility")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    r.figure("Best-of-k and pass@k against the deployed expected utility", fig)
-    fig, ax = plt.subplots(figsize=(6, 3.2))
-    ax.hist([sum(s["utilities"]) / len(s["utilities"]) for s in scored], bins=20, range=(0, 1))
-    ax.set_xlabel("per-prompt share of correct samples")
-    ax.set_ylabel("prompts")
-    ax.grid(alpha=0.3)
-    r.figure("Per-prompt deployed utility", fig)
-    if result.get("strata"):
-        by = result["by"]
-        fig, ax = plt.subplots(figsize=(6, 3.4))
-        st = result["strata"]
-        for j, n in enumerate(("certified", "best_of_k")):
-            pts = [(x[by], x["readings"][n]) for x in st if x["readings"][n].get("prompts")]
-            if not pts:
-                continue
-            xs = [i + (j - 0.5) * 0.3 for i in range(len(pts))]
-            v = [p["rvr"] for _, p in pts]
-            ax.bar(xs, v, 0.3, yerr=[[a - p["rvr_ci"][0] for a, (_, p) in zip(v, pts)],
-                                     [p["rvr_ci"][1] - a for a, (_, p) in zip(v, pts)]],
-                   capsize=3, label=n)
-            ax.set_xticks(range(len(pts)))
-            ax.set_xticklabels([str(k) for k, _ in pts])
-        ax.set_xlabel(by)
-        ax.set_ylabel("rational value risk")
-        ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=7)
-        r.figure(f"Rational value risk by {by}", fig)
-    r.grid("Answers", ["samples", "parse-failure rate", "timeout rate",
-                       "prompts without a certified REU"],
-           [[result["samples"], result["parse_failure_rate"], result["timeout_rate"],
-             result["uncertified_prompts"]]])
     return r

@@ -1,0 +1,126 @@
+"""``prefcert check``: every certificate of a labels file re-verified by the checker alone
+(imports no solver and no engine)."""
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from ..formal import checker
+from ..formal.errors import CertificateError, InstanceError
+from ..pipeline.registry import spec
+from .common import UNVERIFIED, bad_input, bulk_build, reread, summary, unfreeze
+
+
+def _source(labels: Path, file: str, root: Path | None) -> Path:
+    """Where a label's ``source.file`` is: relative to ``--root`` when given, else to the
+    labels file's folder (labels written with -o store it so), else to the current folder
+    (labels printed on stdout store it as typed)."""
+    path = Path(file)
+    if path.is_absolute():
+        return path
+    if root is not None:
+        return root / path
+    beside = labels.parent / path
+    return beside if beside.exists() or not path.exists() else path
+
+
+@click.command()
+@click.argument("labels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--allow-unverified", is_flag=True,
+              help="Exit 0 even when some labels rest on engine agreement only "
+                   "(\"checked\": false); they are still reported.")
+@click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Folder that each label's source.file is relative to (for labels moved "
+                   "away from their instances; default: the labels file's folder).")
+def check(labels, allow_unverified, root):
+    """Re-verify every certificate in LABELS with the checker alone (no solver, no oracle).
+
+    Instances are re-read from each label's source (relative to the labels file's folder,
+    or to --root) and must match the recorded hash. Exit 1 on the first failure, on a
+    label listed twice, and, unless --allow-unverified, when a label rests on engine
+    agreement only.
+    """
+    from ..formal.instances import label_key, read_file, readers
+    cache: dict[str, dict] = {}
+    models: dict[tuple, object] = {}   # the last instance's model (labels come grouped)
+    seen: dict[tuple, int] = {}
+    counts: Counter = Counter()
+    n = 0
+    try:
+        text = labels.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        bad_input(InstanceError(f"cannot read the labels ({e.__class__.__name__})",
+                                 file=str(labels)))
+    try:
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            lab: dict = {}
+            try:
+                lab = json.loads(line)
+                src = lab["source"]
+                key = label_key(lab["id"], lab["question"])
+                if key in seen:
+                    raise CertificateError(f"listed twice (also on line {seen[key]}): a label "
+                                           f"is made once per instance and question")
+                seen[key] = lineno
+                path = _source(labels, src["file"], root)
+                if str(path) not in cache:
+                    if not path.is_file() or path.suffix not in readers():
+                        raise InstanceError("the label's instance file is missing or not an "
+                                            "instance file (labels moved? see --root)",
+                                            file=str(labels), line=lineno, value=src["file"])
+                    with bulk_build():
+                        cache[str(path)] = {(i.id, i.line): i for i in read_file(path)}
+                inst = cache[str(path)].get((lab["id"], src.get("line")))
+                if inst is None:
+                    raise InstanceError("instance not found in its source", file=str(labels),
+                                        line=lineno, value=lab["id"])
+                dspec = spec(inst.domain)
+                mkey = (str(path), inst.line, inst.sha256)
+                if mkey not in models:
+                    models = {}
+                    with bulk_build():
+                        models[mkey] = dspec.parse(inst.data)
+                model = models[mkey]
+                sem, conv = lab.get("semantics"), lab.get("conventions") or {}
+                if not isinstance(conv, dict):
+                    raise CertificateError("the label's conventions are not an object")
+                again = reread(inst, sem, conv, model)     # labelled under other readings
+                if again is not inst:
+                    inst, model = again, dspec.parse(again.data)
+                if inst.sha256 != lab.get("instance_sha256"):
+                    raise CertificateError(f"instance {lab['id']} changed since it was labelled")
+                qname, params = dspec.question(lab["question"])
+                if lab.get("checked") is not True:
+                    counts[(qname, UNVERIFIED)] += 1
+                else:
+                    checker.check_label(dspec, lab, model, qname, params)
+                counts[(qname, str(lab.get("verdict")))] += 1
+            except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
+                bad_input(InstanceError(f"not a label ({e.__class__.__name__}: {e})",
+                                         file=str(labels), line=lineno))
+            except InstanceError as e:
+                bad_input(e.located(str(labels), lineno))
+            except CertificateError as e:
+                click.echo(f"prefcert: {labels}:{lineno}: certificate of {lab.get('id')} "
+                           f"{lab.get('question')} REJECTED: {e}", err=True)
+                sys.exit(1)
+            n += 1
+    finally:
+        unfreeze()
+    if n == 0:
+        bad_input(InstanceError("holds no labels", file=str(labels)))
+    unverified = sum(v for (_, k), v in counts.items() if k == UNVERIFIED)
+    if not unverified:
+        click.echo(f"{n} label(s) checked: every certificate verified.")
+        return
+    summary(counts, 0, title="checked labels", note=False)
+    click.echo(f"{n} label(s) checked: {n - unverified} verified, {unverified} UNVERIFIED "
+               f"(engine agreement only, no certificate).")
+    sys.exit(0 if allow_unverified else 1)
+

@@ -1,0 +1,217 @@
+"""What every command shares: one-line bad-input errors (exit 2), the readings options,
+seconds and seeds, output checks, the summary table, disagreement reports."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import Counter
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from ..formal.errors import InstanceError
+
+@contextmanager
+def bulk_build():
+    """Reading and parsing with the cyclic garbage collector paused, then the objects built
+    frozen (``gc.freeze``): the parse makes millions of objects and no garbage cycles, and
+    each generation-2 pass would walk all of them (half of the parse time of a big market).
+    Frozen, the model is never walked again, here or in the forked workers (whose pages
+    then stay shared). Reference counting still frees everything as usual. On leaving,
+    collection resumes (:func:`unfreeze` releases the frozen objects at the end)."""
+    import gc
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+        gc.freeze()
+    finally:
+        if was:
+            gc.enable()
+
+
+def unfreeze() -> None:
+    """The end of a command: what :func:`bulk_build` froze is collectable again (matters
+    only when commands run in one process, as in tests)."""
+    import gc
+    gc.unfreeze()
+
+
+def bad_input(e: Exception) -> None:
+    click.echo(f"prefcert: error: {e}", err=True)
+    sys.exit(2)
+
+
+def override_readings(instances, semantics=None, conventions=None):
+    """The instances read under overridden readings (``--semantics``, ``--convention``).
+    Only a reading that differs from the instance's own is written into its data (and so
+    into its hash): a label made under the instance's own reading is the same either way,
+    and ``check`` re-applies exactly the recorded readings that differ."""
+    if semantics is None and not conventions:
+        return instances
+    out = []
+    for inst in instances:
+        sem = semantics if inst.domain == "preference" else None
+        out.append(reread(inst, sem, conventions or {}))
+    return out
+
+
+def reread(inst, semantics, conventions, model=None):
+    """``inst`` with the readings among ``semantics`` / ``conventions`` that its domain
+    knows and that differ from its own (unchanged when none does, or when it does not
+    parse: the plan reports that with its location). ``model``: ``inst`` already parsed."""
+    from ..formal.instances import with_readings
+    from ..pipeline.registry import DOMAINS
+    from ..pipeline.registry import spec as domain_spec
+    if inst.domain not in DOMAINS:
+        return inst
+    dspec = domain_spec(inst.domain)
+    if not semantics and not conventions:
+        return inst
+    try:
+        model = dspec.parse(inst.data) if model is None else model
+    except InstanceError:
+        return inst
+    own = getattr(model, "conventions", None) or {}
+    conv = {k: v for k, v in conventions.items() if k in dspec.conventions and own.get(k) != v}
+    sem = semantics if semantics and getattr(model, "semantics", semantics) != semantics \
+        else None
+    if sem is None and not conv:
+        return inst
+    return with_readings(inst, semantics=sem, conventions=conv)
+
+
+def parse_conventions(pairs: tuple[str, ...], domains: set[str]) -> dict[str, str]:
+    """``--convention NAME=CHOICE`` options, checked against the domains being labelled."""
+    from ..pipeline.registry import DOMAINS
+    from ..pipeline.registry import spec as domain_spec
+    if not pairs:
+        return {}
+    tables = {d: domain_spec(d).conventions for d in domains if d in DOMAINS}
+    out = {}
+    for raw in pairs:
+        name, sep, choice = raw.partition("=")
+        known = {k: c for t in tables.values() for k, c in t.items()}
+        if not sep or name not in known:
+            raise InstanceError(f"--convention takes NAME=CHOICE with NAME among "
+                                f"{', '.join(sorted(known)) or 'none for these domains'}",
+                                value=raw)
+        if choice not in known[name].choices:
+            raise InstanceError(f"--convention {name} must be one of "
+                                f"{', '.join(known[name].choices)}", value=choice)
+        out[name] = choice
+    return out
+
+
+def json_option(option: str, value: str):
+    """A question given on the command line: a name, or a JSON object."""
+    if not value.lstrip().startswith("{"):
+        return value
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as e:
+        raise InstanceError(f"{option} is not valid JSON ({e.msg})", value=value) from None
+    except RecursionError:
+        raise InstanceError(f"{option} is nested too deeply", value=value[:40]) from None
+
+
+class Seconds(click.ParamType):
+    """A positive, finite number of seconds (nan, inf, 0 and negatives are usage errors)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        import math
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(x) or x <= 0:
+            self.fail(f"{value!r} is not a positive, finite number of seconds", param, ctx)
+        return x
+
+
+SEED_RANGE = click.IntRange(0, 2**31 - 1)   # CP-SAT's random_seed is an int32, z3's unsigned
+
+
+UNVERIFIED = "unverified"   # summary column: labels resting on engine agreement only
+
+
+@contextmanager
+def no_interrupt():
+    """Hold a Ctrl-C back until the block is done (the line written and counted), then
+    raise it. A Python-level handler, since a thread signal mask does not cover the
+    solver threads that may receive the signal."""
+    import signal
+    hit: list = []
+    try:
+        old = signal.signal(signal.SIGINT, lambda *_: hit.append(1))
+    except ValueError:                         # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if hit:
+            raise KeyboardInterrupt
+
+
+def writable(path: Path) -> None:
+    """Bad input unless ``path`` can be created or appended to (checked before any work,
+    so a run that could not save its labels never starts)."""
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.exists():
+        if not path.is_file():
+            raise InstanceError("the output is not a regular file", file=str(path))
+        if not os.access(path, os.W_OK):
+            raise InstanceError("the output file is not writable", file=str(path))
+    elif not parent.is_dir():
+        raise InstanceError("the output folder does not exist", value=str(parent))
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        raise InstanceError("the output folder is not writable", value=str(parent))
+
+
+def report_disagreement(report: dict, path: Path | None) -> None:
+    line = json.dumps(report, separators=(",", ":"), default=str)
+    click.echo(f"prefcert: DISAGREEMENT on {report.get('id')} {report.get('question')}: "
+               f"{report.get('reason')}", err=True)
+    if path is not None:
+        try:
+            with path.open("a", encoding="utf-8") as f:
+                f.write(line + "\n")
+            click.echo(f"prefcert: report written to {path}", err=True)
+            return
+        except OSError as e:
+            click.echo(f"prefcert: cannot write the report to {path} ({e.strerror}); "
+                       f"here it is:", err=True)
+    click.echo(line, err=True)
+
+
+def summary(counts: Counter, skipped: int, title: str = "labels", note: bool = True) -> None:
+    """One row per question: its labels, by verdict; ``(q, UNVERIFIED)`` counts those of its
+    labels that rest on engine agreement only (a subset, shown in parentheses)."""
+    from rich.console import Console
+    from rich.table import Table
+    table = Table(title=title, title_justify="left")
+    table.add_column("question", no_wrap=True)
+    table.add_column("labels", justify="right")
+    table.add_column("verdicts")
+    for q in sorted({q for q, _ in counts}):
+        mine = sorted((v, n) for (qq, v), n in counts.items() if qq == q and v != UNVERIFIED)
+        shown = ", ".join(f"{v} {n}" for v, n in mine)
+        if counts.get((q, UNVERIFIED)):
+            shown += f" ({counts[(q, UNVERIFIED)]} {UNVERIFIED})"
+        table.add_row(q, str(sum(n for _, n in mine)), shown)
+    console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
+    if counts:
+        console.print(table)
+    unverified = sum(n for (_, v), n in counts.items() if v == UNVERIFIED)
+    if unverified and note:
+        console.print(f"{unverified} label(s) rest on engine agreement only (\"checked\": "
+                      f"false): no certificate proves them; 'prefcert check' reports them.")
+    if skipped:
+        console.print(f"{skipped} label(s) already in the output file were skipped.")
+

@@ -1,0 +1,284 @@
+"""``prefcert label``: certified labels for every (instance, question), resumable output."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from ..formal.errors import InstanceError
+from ..formal.instances import read_paths
+from ..pipeline.parallel import LocalResults, cores
+from .common import (SEED_RANGE, UNVERIFIED, Seconds, bad_input, bulk_build,
+                     json_option, no_interrupt, override_readings, parse_conventions,
+                     report_disagreement, summary, unfreeze, writable)
+
+
+class OutputFile:
+    """The ``-o`` file of a label run, held under an exclusive lock for the whole run.
+
+    A second run on the same file exits with status 2 instead of writing every label
+    twice. The lock is an ``flock`` on the file itself; when the resume step rewrites the
+    file (atomic replace), the new file is locked before it replaces the old one, and a
+    run that locked a file since replaced retries on the current one, so two runs never
+    both hold the path. Where ``fcntl`` is missing (Windows) no lock is taken.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.fd = self._open_locked(path)
+
+    @staticmethod
+    def _lock(fd: int, path: Path) -> None:
+        try:
+            import fcntl
+        except ImportError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise InstanceError("another 'prefcert label' run is writing this file; wait "
+                                "for it to finish, or write elsewhere", file=str(path)) from None
+
+    @classmethod
+    def _open_locked(cls, path: Path) -> int:
+        while True:
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+            except OSError as e:
+                raise InstanceError(f"cannot write the output file ({e.strerror})",
+                                    file=str(path)) from None
+            cls._lock(fd, path)
+            try:
+                same = os.fstat(fd).st_ino == os.stat(path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                return fd
+            os.close(fd)                      # replaced while we waited: lock the new one
+
+    def read(self) -> str:
+        with open(self.path, "rb") as f:
+            return f.read().decode("utf-8")
+
+    def replace(self, text: str) -> None:
+        """Atomically replace the file's content, keeping the lock (see the class doc)."""
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
+            self._lock(fd, tmp)
+            os.write(fd, text.encode("utf-8"))
+            os.fsync(fd)
+            os.replace(tmp, self.path)
+        except OSError as e:
+            raise InstanceError(f"cannot rewrite the output file to resume ({e.strerror})",
+                                file=str(self.path)) from None
+        os.close(self.fd)
+        self.fd = fd
+
+    def write_line(self, line: str) -> None:
+        os.write(self.fd, line.encode("utf-8"))
+        os.fsync(self.fd)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def _pending(jobs: list, out: OutputFile) -> list:
+    """The jobs not yet labelled in OUT, for a rerun. A label counts only for the same
+    instance content (hash, which covers --semantics and --convention); labels of these
+    jobs made from other content are dropped by an atomic rewrite of OUT. Only a final
+    line without its newline — torn by a kill mid-write — may be dropped: any other line
+    that is not a label is an error naming it, and OUT is left untouched."""
+    from ..formal.instances import label_key
+    try:
+        text = out.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise InstanceError(f"cannot read the output file to resume ({e.__class__.__name__})",
+                            file=str(out.path)) from None
+    lines = text.splitlines(keepends=True)
+    current = {j.key: j.instance.sha256 for j in jobs}
+    keep, done = [], set()
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            keep.append(line)
+            continue
+        try:
+            lab = json.loads(line)
+            key = label_key(lab["id"], lab["question"])
+            sha = lab["instance_sha256"]
+        except (json.JSONDecodeError, KeyError, TypeError, RecursionError):
+            if i == len(lines) and not line.endswith("\n"):
+                continue                             # torn by a kill: relabelled below
+            raise InstanceError("not a label line; the file is left untouched (remove the "
+                                "line or write elsewhere)", file=str(out.path), line=i,
+                                value=line[:40].rstrip("\n")) from None
+        if not line.endswith("\n"):                  # a whole label whose newline was lost
+            line += "\n"
+        if key in current and current[key] != sha:
+            continue                                 # stale: the instance changed
+        done.add(key)
+        keep.append(line)
+    if keep != lines:
+        out.replace("".join(keep))
+    return [j for j in jobs if j.key not in done]
+
+
+def beside(file: str, out: Path) -> str:
+    """``file`` relative to the folder of the labels file ``out`` (POSIX separators)."""
+    rel = os.path.relpath(os.path.abspath(file), os.path.abspath(out.parent or "."))
+    return Path(rel).as_posix()
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Append labels to this JSONL file; a rerun skips labels already there.")
+@click.option("-q", "--question", "questions", multiple=True,
+              help="Question to ask every instance (repeatable; default: the instance's own "
+                   "list, else the domain's defaults). A JSON object is read as such.")
+@click.option("--engines", help="Comma-separated engines to run (default: chosen by size), "
+                                "e.g. oracle,cpsat,z3,brute_force.")
+@click.option("--time-limit", type=Seconds(), default=10.0, show_default=True,
+              help="Seconds per solver call; a timed-out engine answers 'unknown'.")
+@click.option("--seed", type=SEED_RANGE, default=0, show_default=True, help="Solver seed.")
+@click.option("--semantics", type=click.Choice(["unknown", "truncated"]),
+              help="Reading of incomplete lists in preference data (overrides the default).")
+@click.option("--convention", "conventions", multiple=True, metavar="NAME=CHOICE",
+              help="A reading of a definition (repeatable; 'prefcert domains' lists them), "
+                   "e.g. counts=identical; overrides the instances' own.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Parallel worker processes (default: the number of cores). The output "
+                   "is the same, in the same order, for every value.")
+@click.option("--disagreements", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write disagreement reports here (default: OUT.disagreements.jsonl, or stderr).")
+@click.option("--dask", "dask_address", metavar="ADDRESS",
+              help="Run the jobs on a Dask cluster: local:N (a LocalCluster of N workers), "
+                   "a scheduler address (tcp://HOST:PORT) or a scheduler file. Only this "
+                   "process writes; the output is the same as a local run's.")
+@click.option("--verify-all", is_flag=True,
+              help="With --dask: re-check every certificate here, not only a sample.")
+def label(paths, out, questions, engines, time_limit, seed, semantics, conventions, jobs,
+          disagreements, dask_address, verify_all):
+    """Label every instance in PATHS (files or folders of .json/.jsonl, PrefLib files).
+
+    Prints one JSON label per (instance, question) on stdout, or appends them to OUT.
+    """
+    from ..pipeline.jobs import plan
+    try:
+        qs = [json_option("--question", q) for q in questions] or None
+        own = [] if out is None else [out, disagreements or
+                                      out.with_name(out.name + ".disagreements.jsonl")]
+        with bulk_build():
+            instances = read_paths(list(paths), skip=own)  # -o may sit in a labelled folder
+            chosen = parse_conventions(conventions, {i.domain for i in instances})
+            work = plan(override_readings(instances, semantics, chosen), qs)
+        names = [e.strip() for e in engines.split(",") if e.strip()] \
+            if engines is not None else None
+        if names is not None:
+            known = {e for j in work for e in j.question.engines}
+            unknown = [e for e in names if e not in known]
+            if unknown or not names:
+                raise InstanceError(f"unknown engine (known: {', '.join(sorted(known))})",
+                                    value=",".join(unknown) or engines)
+            for j in work:
+                if not set(names) & set(j.question.engines):
+                    raise InstanceError(f"none of the requested engines answers "
+                                        f"{j.question.name!r} (its engines: "
+                                        f"{', '.join(j.question.engines)})",
+                                        file=j.instance.file, line=j.instance.line, value=engines)
+        if out is not None:
+            writable(out)
+        if disagreements is not None:
+            writable(disagreements)
+        if dask_address is not None and jobs is not None:
+            raise InstanceError("--jobs and --dask exclude each other (the cluster's "
+                                "workers are the jobs)", value=f"--jobs {jobs}")
+        if verify_all and dask_address is None:
+            raise InstanceError("--verify-all re-checks labels made on a Dask cluster; "
+                                "give --dask", value="--verify-all")
+        cluster = None
+        if dask_address is not None:        # connect before OUT is created or locked
+            from ..pipeline.dask_runner import Cluster
+            cluster = Cluster(dask_address)
+        try:
+            sink = OutputFile(out) if out is not None else None
+        except InstanceError:
+            if cluster:
+                cluster.close()
+            raise
+    except InstanceError as e:
+        bad_input(e)
+    try:
+        todo = _pending(work, sink) if sink else work
+    except InstanceError as e:
+        sink.close()
+        if cluster:
+            cluster.close()
+        bad_input(e)
+    if disagreements is None and out is not None:
+        disagreements = out.with_name(out.name + ".disagreements.jsonl")
+    counts: Counter = Counter()
+    failed = written = 0
+    from rich.progress import Progress
+    if cluster is not None:
+        from ..pipeline.dask_runner import DaskResults
+        results = DaskResults(cluster, todo, names, time_limit, seed, verify_all=verify_all)
+    else:
+        results = LocalResults(todo, names, time_limit, seed, jobs or cores())
+    progress = Progress(console=None, transient=True, disable=not sys.stderr.isatty())
+    try:
+        with progress:
+            task = progress.add_task("labelling", total=len(todo))
+            for job, (kind, payload) in zip(todo, results):
+                progress.update(task, description=f"{job.instance.id} · {job.question.name}")
+                if kind == "label":
+                    if sink:            # relative to OUT's folder: check finds it from there
+                        payload["source"] = dict(payload["source"], file=beside(
+                            payload["source"]["file"], out))
+                    line = json.dumps(payload, separators=(",", ":")) + "\n"
+                    with no_interrupt():    # a Ctrl-C lands after the line and its count
+                        if sink:
+                            sink.write_line(line)
+                        else:
+                            sys.stdout.write(line)
+                            sys.stdout.flush()
+                        written += 1
+                    counts[(job.question.name, payload["verdict"])] += 1
+                    if not payload["checked"]:
+                        counts[(job.question.name, UNVERIFIED)] += 1
+                elif kind == "disagreement":
+                    failed += 1
+                    report_disagreement(payload, disagreements)
+                    counts[(job.question.name, "DISAGREEMENT")] += 1
+                elif kind == "undecided":
+                    failed += 1
+                    click.echo(f"prefcert: {job.instance.id} {job.question.name}: no label: "
+                               f"{payload}", err=True)
+                    counts[(job.question.name, "unknown")] += 1
+                else:
+                    results.close()
+                    bad_input(payload)
+                progress.advance(task)
+    except KeyboardInterrupt:
+        results.close()
+        where = f"to {out}; rerun the same command to resume" if out else \
+            "to stdout (without -o a rerun starts over)"
+        click.echo(f"\nprefcert: interrupted: {written} label(s) written {where}.", err=True)
+        sys.exit(130)
+    finally:
+        results.close()
+        if sink:
+            sink.close()
+        unfreeze()
+    summary(counts, len(work) - len(todo))
+    if cluster is not None:
+        click.echo(f"prefcert: {results.verified} certificate(s) re-checked here "
+                   f"({'all' if verify_all else 'a sample'}), every label checked on the "
+                   f"Dask workers", err=True)
+    sys.exit(1 if failed else 0)
+

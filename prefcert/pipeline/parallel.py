@@ -1,0 +1,80 @@
+"""The local runner of ``prefcert label``: each job's result, in job order, computed in this
+process or by a pool of forked workers (``--jobs``); the Dask runner
+(:mod:`.dask_runner`) gives the same results from a cluster."""
+from __future__ import annotations
+
+import os
+
+from ..formal.errors import Disagreement, InstanceError, Undecided
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                   # not Linux
+        return os.cpu_count() or 1
+
+
+# A job's result, the same for --jobs 1 and the process pool: (kind, payload).
+_RUN: dict = {}        # what the pool's workers inherit (fork): jobs and label options
+
+
+def run_one(job, names, time_limit, seed) -> tuple[str, object]:
+    from .jobs import label as run_label
+    try:
+        return "label", run_label(job, engines=names, time_limit=time_limit, seed=seed)
+    except Disagreement as d:
+        return "disagreement", d.report
+    except Undecided as u:
+        return "undecided", str(u)
+    except InstanceError as e:
+        return "bad_input", str(e.located(job.instance.file, job.instance.line))
+
+
+def _work(i: int) -> tuple[str, object]:
+    return run_one(_RUN["jobs"][i], _RUN["names"], _RUN["time_limit"], _RUN["seed"])
+
+
+def _init_worker(cpsat_workers: int) -> None:
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)       # the parent handles Ctrl-C
+    try:                                               # die with the parent (Linux)
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)     # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    from ..encodings import set_cpsat_workers
+    set_cpsat_workers(cpsat_workers)
+
+
+class LocalResults:
+    """Each job's result, in job order: computed here (``jobs`` 1) or by a pool of ``jobs``
+    forked workers, created at once (before any progress thread starts); the pool's
+    ordered ``imap`` buffers results, so the output order never depends on ``jobs``.
+    CP-SAT gets the cores a worker is allowed (cores // jobs, at least 1)."""
+
+    def __init__(self, todo: list, names, time_limit, seed, jobs: int):
+        import multiprocessing as mp
+
+        from ..encodings import set_cpsat_workers
+        self.todo, self.args, self.pool = todo, (names, time_limit, seed), None
+        n_cores = cores()
+        if jobs <= 1 or len(todo) <= 1 or "fork" not in mp.get_all_start_methods():
+            set_cpsat_workers(max(1, n_cores))
+            return
+        _RUN.update(jobs=todo, names=names, time_limit=time_limit, seed=seed)
+        self.pool = mp.get_context("fork").Pool(min(jobs, len(todo)), _init_worker,
+                                                (max(1, n_cores // jobs),))
+
+    def __iter__(self):
+        if self.pool is None:
+            return (run_one(job, *self.args) for job in self.todo)
+        return self.pool.imap(_work, range(len(self.todo)), chunksize=1)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+            _RUN.clear()
+
