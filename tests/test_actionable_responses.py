@@ -24,7 +24,7 @@ IDS = [d["id"] for d in APARTMENT]
 
 @pytest.fixture(scope="module")
 def labelled():
-    from prefcert.formal.instances import read_paths
+    from prefcert.formal.files import read_paths
 
     from prefcert.pipeline.jobs import label, plan
     jobs = plan(read_paths([str(ROOT / "instances" / "decision" / "apartment.jsonl")]))

@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, InstanceError
-from prefcert.formal.instances import from_object, read_paths, with_readings
+from prefcert.formal.instances import from_object, with_readings
+from prefcert.formal.files import read_paths
 
 from prefcert.pipeline.jobs import label, plan
 from prefcert.pipeline.registry import spec

@@ -366,7 +366,7 @@ def test_preference_task_needs_a_hidden_comparison_and_objective_tasks_none():
 # --------------------------------------------------------------------------- the worked example
 
 def _label_all(path):
-    from prefcert.formal.instances import read_paths
+    from prefcert.formal.files import read_paths
 
     from prefcert.pipeline.jobs import label, plan
     return {j.instance.id: label(j) for j in plan(read_paths([str(path)]))}

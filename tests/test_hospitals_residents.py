@@ -99,7 +99,7 @@ def test_reference_instance_published_answers(path):
 
 
 def test_bundled_instances_label_and_match_brute_force():
-    from prefcert.formal.instances import read_paths
+    from prefcert.formal.files import read_paths
     insts = read_paths([str(ROOT / "instances" / "hospitals_residents" / "reference.jsonl")])
     assert len(insts) >= 6
     for job in plan(insts):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_DATA
 from prefcert.formal.errors import InstanceError
-from prefcert.formal.instances import read_paths
+from prefcert.formal.files import read_paths
 from prefcert.formal.preflib import parse_preflib, preflib_text, read_preflib
 
 from prefcert.pipeline.jobs import label, plan

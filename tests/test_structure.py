@@ -164,7 +164,7 @@ def test_registry_is_one_table_enumerated_by_cli_and_docs():
 
 def test_bundled_instances_follow_their_domain_schema():
     jsonschema = pytest.importorskip("jsonschema")
-    from prefcert.formal.instances import read_paths
+    from prefcert.formal.files import read_paths
 
     from prefcert.pipeline.registry import spec
     insts = [i for i in read_paths([str(ROOT / "instances")]) if i.file.endswith((".json", ".jsonl"))]
@@ -213,3 +213,66 @@ def test_subpackages_are_reachable_from_import_prefcert():
             "prefcert.bench.__name__)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.split() == ["prefcert.api", "prefcert.pipeline", "prefcert.bench"]
+
+
+def _module_files() -> dict[str, Path]:
+    """Installed dotted name -> source file, for every module of the package."""
+    out = {}
+    for top in LAYERS:
+        pkg = "prefcert" if top == "prefcert" else f"prefcert.{top}"
+        for f in (ROOT / top).rglob("*.py"):
+            rel = f.relative_to(ROOT / top).with_suffix("").parts
+            if top == "prefcert" and rel and rel[0] in LAYERS:
+                continue                         # prefcert/formal … are the layer symlinks
+            name = ".".join([pkg, *rel]).removesuffix(".__init__")
+            out[name] = f
+    return out
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports anywhere (function bodies included; blocks
+    under ``if TYPE_CHECKING`` left out, since they never run)."""
+    files = _module_files()
+    graph: dict[str, set[str]] = {m: set() for m in files}
+    for m, f in files.items():
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                       and getattr(node.test, "id", getattr(node.test, "attr", None))
+                       == "TYPE_CHECKING" for n in ast.walk(node)}
+        package = m.split(".") if f.name == "__init__.py" else m.split(".")[:-1]
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.Import):
+                graph[m] |= {a.name for a in node.names if a.name in files}
+            elif isinstance(node, ast.ImportFrom):
+                base = package[:len(package) - node.level + 1] if node.level else []
+                full = ".".join(base + ([node.module] if node.module else []))
+                for a in node.names:
+                    sub = f"{full}.{a.name}"
+                    if sub in files:
+                        graph[m].add(sub)
+                    elif full in files:
+                        graph[m].add(full)
+    return graph
+
+
+def test_no_import_cycles():
+    graph = _import_graph()
+    state: dict[str, int] = {}              # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        path.append(m)
+        for n in sorted(graph[m]):
+            assert state.get(n) != 1, "import cycle: " + " -> ".join(path[path.index(n):] + [n])
+            if n not in state:
+                visit(n)
+        path.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    assert len(graph) > 100

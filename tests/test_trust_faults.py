@@ -16,7 +16,8 @@ import pytest
 from conftest import labels_without_timings
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, Disagreement, InstanceError
-from prefcert.formal.instances import from_object, read_paths
+from prefcert.formal.instances import from_object
+from prefcert.formal.files import read_paths
 
 from prefcert.pipeline.registry import DOMAINS, domain, spec
 

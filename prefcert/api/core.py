@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ..formal.errors import CertificateError
-from ..formal.instances import Instance, from_object, read_paths
+from ..formal.instances import Instance, from_object
+from ..formal.files import read_paths
 
 Prefs = Mapping[str, Sequence[Any]]
 

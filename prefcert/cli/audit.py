@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..formal.errors import Disagreement, InstanceError
-from ..formal.instances import read_paths
+from ..formal.files import read_paths
 from ..pipeline.registry import spec
 from .common import Seconds, bad_input, json_option, report_disagreement
 

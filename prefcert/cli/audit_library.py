@@ -86,7 +86,7 @@ def audit_library(lib, paths, n_random, seed, timeout, out):
     certified score table), crash, timeout or unsupported. Prints one JSON record per
     (instance, run) and a summary table on stderr. Exit 0 when every answer is correct or
     unsupported, 1 otherwise, 2 on bad input (or a library that is not installed)."""
-    from ..formal.instances import read_paths
+    from ..formal.files import read_paths
     from ..pipeline.peers import LIBRARIES, audit_run, available, runs_for
     try:
         runs_for(lib, "stable_matching")            # unknown / pending library, named first

@@ -44,7 +44,8 @@ def check(labels, allow_unverified, root):
     label listed twice, and, unless --allow-unverified, when a label rests on engine
     agreement only.
     """
-    from ..formal.instances import label_key, read_file, readers
+    from ..formal.instances import label_key
+    from ..formal.files import read_file, readers
     cache: dict[str, dict] = {}
     models: dict[tuple, object] = {}   # the last instance's model (labels come grouped)
     seen: dict[tuple, int] = {}

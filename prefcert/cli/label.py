@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
-from ..formal.instances import read_paths
+from ..formal.files import read_paths
 from ..pipeline.parallel import LocalResults, cores
 from .common import (SEED_RANGE, UNVERIFIED, Seconds, bad_input, bulk_build,
                      json_option, no_interrupt, override_readings, parse_conventions,

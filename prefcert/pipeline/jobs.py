@@ -19,8 +19,9 @@ from ..domains.base import Question, is_agreement, run_engine
 from ..encodings import cross_check
 from ..formal import checker
 from ..formal.errors import CertificateError, Disagreement, InstanceError, Undecided
-from ..formal.instances import Instance, label_key, locate
+from ..formal.instances import Instance, from_object, label_key, locate
 from ..formal.outcome import UNKNOWN
+from .minimize import shrink
 from .registry import domain as get_domain
 
 
@@ -84,7 +85,7 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
 
     ``engines``: names to run (default: the question's size-dependent choice).
     ``time_limit``: seconds per solver call. ``minimize``: a disagreement report of the
-    engines also carries a minimised instance (:func:`prefcert.pipeline.minimize.attach_minimized`).
+    engines also carries a minimised instance (:func:`attach_minimized`).
     Returns the label dict (the fields of docs/architecture.md). When the engines agree
     without a proof, the question's ``certify`` is asked for one; a label still without a
     proof the checker accepts says ``"checked": false``. Raises Disagreement or Undecided.
@@ -93,7 +94,6 @@ def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float =
         return _label(job, engines=engines, time_limit=time_limit, seed=seed)
     except Disagreement as d:     # every kind: engines disagree, crash, proof rejected
         if minimize:
-            from .minimize import attach_minimized
             attach_minimized(d.report, job, engines=engines, time_limit=time_limit, seed=seed)
         raise
 
@@ -258,3 +258,45 @@ def audit(job: Job, answer_text: str, *, time_limit: float = 10.0, seed: int = 0
                                                audit=out)) from None
     out["checked"] = True
     return out
+
+
+def attach_minimized(report: dict, job, *, engines=None, time_limit: float = 10.0,
+                     seed: int = 0, max_tests: int = 200, seconds: float = 20.0) -> dict:
+    """Add ``report["minimized"]``: a smaller instance on which the same question and the
+    same engines still disagree (or crash), with its size before and after and the search
+    statistics. The engines are those of ``job.question`` (so a report about an engine
+    under test minimises with that engine). Returns the report. Never raises: a failure
+    to minimise is recorded as ``{"error": ...}``."""
+
+    def fails(inst: dict) -> bool:
+        i = from_object(dict(inst, questions=[job.asked]), "<minimize>", None,
+                        job.instance.id)
+        model = _parse(job, inst)
+        try:      # a smaller instance must still be a valid one for the question asked
+            get_domain(job.instance.domain).validate(model, job.question.name, job.params)
+        except InstanceError:
+            return False
+        try:
+            label(Job(i, model, job.question, job.params, job.asked), engines=engines,
+                  time_limit=time_limit, seed=seed, minimize=False)
+        except Disagreement:
+            return True
+        return False
+
+    from ..generators.spaces import measure
+    try:
+        small, stats = shrink(job.instance.data, fails, max_tests=max_tests, seconds=seconds)
+        entry = {"instance": small, **stats}
+        try:
+            entry["size_before"] = list(measure(job.instance.data))
+            entry["size_after"] = list(measure(small))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            pass
+    except Exception as e:                       # never hide the original report
+        entry = {"error": f"{e.__class__.__name__}: {e}"}
+    report["minimized"] = json.loads(json.dumps(entry, default=str))
+    return report
+
+
+def _parse(job, inst: dict):
+    return get_domain(job.instance.domain).parse(inst)

@@ -19,13 +19,13 @@ isolating failure-inducing input", IEEE TSE 28), then single steps repeat to a f
 as hypothesis' shrinker does (MacIver & Donaldson 2020, ECOOP). An exception raised by
 the predicate counts as "passes" (the reduced instance is not a witness).
 
-:func:`attach_minimized` runs this on a disagreement report: the same question, the same
-engines, a smaller instance that still makes them disagree (or crash).
+:func:`prefcert.pipeline.jobs.attach_minimized` runs this on a disagreement report: the
+same question, the same engines, a smaller instance that still makes them disagree (or
+crash).
 """
 from __future__ import annotations
 
 import copy
-import json
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -251,52 +251,3 @@ def shrink(instance: dict, still_fails: Callable[[dict], bool], *, max_tests: in
                 break
     return cur, {"tests": budget.tests, "seconds": round(time.monotonic() - t0, 3),
                  "exhausted": not budget.ok()}
-
-
-# ----------------------------------------------------------------------------- reports
-
-def attach_minimized(report: dict, job, *, engines=None, time_limit: float = 10.0,
-                     seed: int = 0, max_tests: int = 200, seconds: float = 20.0) -> dict:
-    """Add ``report["minimized"]``: a smaller instance on which the same question and the
-    same engines still disagree (or crash), with its size before and after and the search
-    statistics. The engines are those of ``job.question`` (so a report about an engine
-    under test minimises with that engine). Returns the report. Never raises: a failure
-    to minimise is recorded as ``{"error": ...}``."""
-    from ..formal.errors import Disagreement, InstanceError
-    from ..formal.instances import from_object
-    from .jobs import Job, label
-    from .registry import domain
-
-    def fails(inst: dict) -> bool:
-        i = from_object(dict(inst, questions=[job.asked]), "<minimize>", None,
-                        job.instance.id)
-        model = _parse(job, inst)
-        try:      # a smaller instance must still be a valid one for the question asked
-            domain(job.instance.domain).validate(model, job.question.name, job.params)
-        except InstanceError:
-            return False
-        try:
-            label(Job(i, model, job.question, job.params, job.asked), engines=engines,
-                  time_limit=time_limit, seed=seed, minimize=False)
-        except Disagreement:
-            return True
-        return False
-
-    from ..generators.spaces import measure
-    try:
-        small, stats = shrink(job.instance.data, fails, max_tests=max_tests, seconds=seconds)
-        entry = {"instance": small, **stats}
-        try:
-            entry["size_before"] = list(measure(job.instance.data))
-            entry["size_after"] = list(measure(small))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            pass
-    except Exception as e:                       # never hide the original report
-        entry = {"error": f"{e.__class__.__name__}: {e}"}
-    report["minimized"] = json.loads(json.dumps(entry, default=str))
-    return report
-
-
-def _parse(job, inst: dict):
-    from .registry import domain
-    return domain(job.instance.domain).parse(inst)
