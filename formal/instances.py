@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from sys import intern
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 from .errors import InstanceError

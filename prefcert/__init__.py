@@ -26,33 +26,69 @@ except PackageNotFoundError:           # running from a source tree that is not 
     __version__ = "0+unknown"
 
 if TYPE_CHECKING:
-    from .api.consistency import (intransitive_cycle, min_l1_repair, min_l2_repair,
-                                  minimum_feedback_arc_set)
+    from .api.consistency import (
+        intransitive_cycle,
+        min_l1_repair,
+        min_l2_repair,
+        minimum_feedback_arc_set,
+    )
     from .api.core import audit, check, classify, label, read
     from .api.counterexample import minimal_counterexample
     from .api.decision import actionable_decision, score_response
-    from .api.election import (ballot_class_manipulation, coalitional_manipulation,
-                               election_from_preflib, election_winner,
-                               single_voter_manipulation, smallest_coalitions)
-    from .api.hospitals_residents import (hrt_blocking_pairs, hrt_deferred_acceptance,
-                                          hrt_strongly_stable_matching,
-                                          hrt_super_stable_matching,
-                                          hrt_weakly_stable_matching)
-    from .api.house_allocation import (egalitarian_matching, max_cardinality_pareto_optimal,
-                                       rank_maximal, serial_dictatorship,
-                                       utilitarian_matching)
+    from .api.election import (
+        ballot_class_manipulation,
+        coalitional_manipulation,
+        election_from_preflib,
+        election_winner,
+        single_voter_manipulation,
+        smallest_coalitions,
+    )
+    from .api.hospitals_residents import (
+        hrt_blocking_pairs,
+        hrt_deferred_acceptance,
+        hrt_strongly_stable_matching,
+        hrt_super_stable_matching,
+        hrt_weakly_stable_matching,
+    )
+    from .api.house_allocation import (
+        egalitarian_matching,
+        max_cardinality_pareto_optimal,
+        rank_maximal,
+        serial_dictatorship,
+        utilitarian_matching,
+    )
     from .api.housing_market import strict_core, top_trading_cycles
     from .api.preference import necessary_winner, possible_winner
-    from .api.stable_matching import (blocking_pairs, deferred_acceptance,
-                                      strongly_stable_matching, super_stable_matching,
-                                      weakly_stable_matching)
-    from .api.types import (AuditResult, CertifiedRepair, Classification,
-                            CoalitionalManipulation, DatasetEntry, Label, Manipulation, Repair)
+    from .api.stable_matching import (
+        blocking_pairs,
+        deferred_acceptance,
+        strongly_stable_matching,
+        super_stable_matching,
+        weakly_stable_matching,
+    )
+    from .api.types import (
+        AuditResult,
+        CertifiedRepair,
+        Classification,
+        CoalitionalManipulation,
+        DatasetEntry,
+        Label,
+        Manipulation,
+        Repair,
+    )
     from .bench.dataset import create_dataset, score_answer
-    from .bench.rational_value_risk.risk import error_bounds, pass_at_k, rational_value_risk
+    from .bench.rational_value_risk.risk import (
+        error_bounds,
+        pass_at_k,
+        rational_value_risk,
+    )
     from .bench.self_consistency.audit import consistency_audit
-    from .bench.voting_manipulation.ballots import (baselines, parse_ballot, render_prompt,
-                                                    score_ballot)
+    from .bench.voting_manipulation.ballots import (
+        baselines,
+        parse_ballot,
+        render_prompt,
+        score_ballot,
+    )
     from .formal.errors import CertificateError, Disagreement, InstanceError, Undecided
     from .formal.instances import Instance
 

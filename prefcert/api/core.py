@@ -10,10 +10,10 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from . import arguments as arg
 from ..formal.errors import CertificateError
 from ..formal.files import read_paths
 from ..formal.instances import Instance, from_object
+from . import arguments as arg
 from .types import AuditResult, Classification, InstanceLike, Label, Question
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import arguments as arg
 from ..pipeline.counterexample import Property
 from ..pipeline.counterexample import minimal_counterexample as _search
+from . import arguments as arg
 
 
 def minimal_counterexample(prop: str | Callable[[dict[str, Any]], bool] | Property, *,
@@ -34,3 +34,4 @@ def minimal_counterexample(prop: str | Callable[[dict[str, Any]], bool] | Proper
 
 
 minimal_counterexample.__doc__ = _search.__doc__     # one text, kept with the search
+minimal_counterexample.__wrapped__ = _search         # type: ignore[attr-defined]

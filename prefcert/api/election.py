@@ -13,10 +13,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, cast, overload
 
-from . import arguments as arg
 from ..domains.base import is_agreement
 from ..formal.errors import CertificateError
-from .types import Ballot, Certificate, CoalitionalManipulation, Manipulation, PreferenceList
+from . import arguments as arg
+from .types import (
+    Ballot,
+    Certificate,
+    CoalitionalManipulation,
+    Manipulation,
+    PreferenceList,
+)
 
 
 def _instance(ballots: object, rule: str, candidates: object, tie_break: object,

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, overload
 
+from ..formal.errors import CertificateError
 from . import arguments as arg
 from ._common import in_order, prefs, proved
-from ..formal.errors import CertificateError
 from .types import Certificate, Matching, Prefs
 
 

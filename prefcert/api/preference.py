@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, overload
 
-from . import arguments as arg
 from ..formal.errors import CertificateError
+from . import arguments as arg
 from .types import Certificate, Profile, Semantics
 
 SEMANTICS = ("unknown", "truncated")

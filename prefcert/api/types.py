@@ -2,7 +2,9 @@
 and return.
 
 They are for type checkers and editors: at run time a :class:`Label` is the plain ``dict``
-of the JSON label, an alias is the type it names. The classes (``Label``, ``AuditResult``,
+of the JSON label, an alias is the type it names. A variable holding preference lists with
+ties is best annotated (``men: Prefs = {"m1": [["w1", "w2"]], "m2": ["w1"]}``): mypy
+infers ``dict[str, object]`` for mixed lists, which no precise type accepts. The classes (``Label``, ``AuditResult``,
 ``Classification`` …) are re-exported as ``prefcert.<name>``; the aliases are imported from
 here (``from prefcert.api.types import Prefs, Matching, Certificate``).
 
@@ -17,9 +19,10 @@ Outputs
     ``Label`` (the fields of docs/architecture.md, "Formats"), ``Verdict`` (every verdict
     word a label can carry), ``AuditResult``, ``Classification``, ``Manipulation``,
     ``CoalitionalManipulation``, ``Repair`` / ``CertifiedRepair``, ``DatasetEntry``.
-"""
-from __future__ import annotations
 
+Annotations here are evaluated (no ``from __future__ import annotations``), so that
+``Label.__required_keys__`` and ``__optional_keys__`` are right at run time too.
+"""
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..api import arguments as arg
-
-if TYPE_CHECKING:
-    from ..api.types import DatasetEntry
+from ..api.types import DatasetEntry
 
 
 def create_dataset(suite: str, size: int | None = None, seed: int | None = None, *,

@@ -23,15 +23,13 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ...api import arguments as arg
+from ...api.types import Reading
 from ...formal.errors import InstanceError
-
-if TYPE_CHECKING:
-    from ...api.types import Reading
 
 READINGS = ("certified", "best_of_k")
 

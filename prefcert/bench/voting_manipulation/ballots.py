@@ -11,12 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...api import arguments as arg
-
-if TYPE_CHECKING:
-    from ...api.types import Framing
+from ...api.types import Framing
 
 #: the final-ballot markers (case-insensitive, at the start of a line, then ':')
 MARKER = re.compile(r"^[ \t>*_#-]*(?:final\s+(?:ballot|answer|vote)|ballot)[ \t*_]*[:：][ \t]*(.*)$",
