@@ -10,20 +10,20 @@ import subprocess
 import sys
 
 import pytest
-
-import prefcert
-from prefcert.domains.base import Outcome, Question
 from prefcert.encodings.stable_matching_synthesis import synthesize_smti
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, Disagreement, InstanceError
 from prefcert.formal.instances import from_object
 from prefcert.formal.stable_matching import parse_market
-from prefcert.generators.spaces import measure, smti_space, space_size
 from prefcert.generators.stable_matching import sample_smti
+from prefcert.generators.spaces import measure, smti_space, space_size
 from prefcert.oracles.stable_matching_brute_force import stable_matchings
+
+import prefcert
 from prefcert.pipeline.counterexample import minimal_counterexample
-from prefcert.pipeline.jobs import Job, label, plan
+from prefcert.domains.base import Outcome, Question
 from prefcert.pipeline.minimize import shrink
+from prefcert.pipeline.jobs import Job, label, plan
 from prefcert.pipeline.registry import domain, spec
 
 EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
