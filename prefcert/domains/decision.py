@@ -32,8 +32,8 @@ def _oracle(task: DecisionTask, params: Any, *, time_limit: float, seed: int) ->
 
 
 def _cpsat(task: DecisionTask, params: Any, *, time_limit: float, seed: int) -> Outcome:
-    from ..encodings.decision import cpsat_decision
-    return cpsat_decision(task, time_limit=time_limit, seed=seed)
+    from ..encodings.decision import decision_cpsat
+    return decision_cpsat(task, time_limit=time_limit, seed=seed)
 
 
 def _auto(task: DecisionTask) -> list[str]:

@@ -33,8 +33,8 @@ def _oracle(notion: str, proposing: str = "residents"):
 
 def _cpsat(notion: str):
     def run(market: HRMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
-        from ..encodings.hospitals_residents import cpsat_stable_matching
-        return cpsat_stable_matching(market, notion, time_limit=time_limit, seed=seed)
+        from ..encodings.hospitals_residents import stable_matching_cpsat
+        return stable_matching_cpsat(market, notion, time_limit=time_limit, seed=seed)
     return run
 
 

@@ -104,15 +104,15 @@ def _welfare_weighted(model, params, *, time_limit: float, seed: int) -> Outcome
 
 def _welfare_cpsat(notion: str):
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
-        from ..encodings.house_allocation import cpsat_welfare
-        return cpsat_welfare(_graph(model), notion, time_limit=time_limit, seed=seed)
+        from ..encodings.house_allocation import welfare_cpsat
+        return welfare_cpsat(_graph(model), notion, time_limit=time_limit, seed=seed)
     return run
 
 
 def _welfare_milp(notion: str):
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
-        from ..encodings.house_allocation import milp_welfare
-        return milp_welfare(_graph(model), notion, time_limit=time_limit, seed=seed)
+        from ..encodings.house_allocation import welfare_milp
+        return welfare_milp(_graph(model), notion, time_limit=time_limit, seed=seed)
     return run
 
 
@@ -138,8 +138,8 @@ def _po_oracle(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _po_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
-    from ..encodings.house_allocation import cpsat_pareto_optimal
-    return cpsat_pareto_optimal(model, time_limit=time_limit, seed=seed)
+    from ..encodings.house_allocation import pareto_optimal_cpsat
+    return pareto_optimal_cpsat(model, time_limit=time_limit, seed=seed)
 
 
 def _po_brute(model, params, *, time_limit: float, seed: int) -> Outcome:
@@ -166,8 +166,8 @@ def _mcpo_weighted(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _mcpo_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
-    from ..encodings.house_allocation import cpsat_pareto_optimal
-    return cpsat_pareto_optimal(model, time_limit=time_limit, seed=seed, max_cardinality=True)
+    from ..encodings.house_allocation import pareto_optimal_cpsat
+    return pareto_optimal_cpsat(model, time_limit=time_limit, seed=seed, max_cardinality=True)
 
 
 def _mcpo_brute(model, params, *, time_limit: float, seed: int) -> Outcome:

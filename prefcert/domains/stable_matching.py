@@ -45,7 +45,7 @@ def _certify(notion: str):
 def _encoding(kind: str, notion: str):
     def run(market: Market, params: Any, *, time_limit: float, seed: int) -> Outcome:
         from ..encodings import stable_matching as enc
-        fn = enc.cpsat_stable_matching if kind == "cpsat" else enc.z3_stable_matching
+        fn = enc.stable_matching_cpsat if kind == "cpsat" else enc.stable_matching_z3
         return fn(market, notion, time_limit=time_limit, seed=seed)
     return run
 
