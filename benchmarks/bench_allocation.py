@@ -60,7 +60,7 @@ def bench_rank_maximal(sizes):
 
 def bench_encodings(sizes, time_limit=120.0):
     print("\n## encodings (CP-SAT, HiGHS MILP) vs oracles")
-    ea.cpsat_pareto_optimal(fa.parse_house_allocation({"preferences": {"a": ["h"]}}),
+    ea.pareto_optimal_cpsat(fa.parse_house_allocation({"preferences": {"a": ["h"]}}),
                             time_limit=5, seed=0)          # warm-up: import ortools
     print(f"{'n':>4} {'kind':>10} {'question':>32} {'oracle s':>9} {'encod. s':>9} "
           f"{'enc/oracle':>12} agree")
@@ -72,12 +72,12 @@ def bench_encodings(sizes, time_limit=120.0):
         g2 = fw.welfare_graph(market)
         rows = []
         po_o, t_o = timed(oa.serial_dictatorship, model)
-        po_e, t_e = timed(ea.cpsat_pareto_optimal, model, time_limit=time_limit, seed=0)
+        po_e, t_e = timed(ea.pareto_optimal_cpsat, model, time_limit=time_limit, seed=0)
         agree = oa.pareto_improvement(model, po_e.solution) is None and \
             oa.pareto_improvement(model, po_o) is None
         rows.append(("one-sided", "pareto_optimal", t_o, t_e, agree))
         mc_o, t_o = timed(oa.max_cardinality_pareto_optimal, model)
-        mc_e, t_e = timed(ea.cpsat_pareto_optimal, model, time_limit=time_limit, seed=0,
+        mc_e, t_e = timed(ea.pareto_optimal_cpsat, model, time_limit=time_limit, seed=0,
                           max_cardinality=True)
         rows.append(("one-sided", "max_cardinality_pareto_optimal", t_o, t_e,
                      len(mc_o) == len(mc_e.solution)))
@@ -86,7 +86,7 @@ def bench_encodings(sizes, time_limit=120.0):
                                ("egalitarian", oa.egalitarian_matching),
                                ("rank_maximal", oa.rank_maximal)):
                 (mo, _), t_o = timed(fn, gg)
-                for enc in (ea.cpsat_welfare, ea.milp_welfare):
+                for enc in (ea.welfare_cpsat, ea.welfare_milp):
                     oe, t_e = timed(enc, gg, notion, time_limit=time_limit, seed=0)
                     ok = oe.verdict == "optimal" and \
                         oe.certificate["value"] == fw.welfare_value(gg, notion, mo)

@@ -23,7 +23,7 @@ import sys
 import time
 
 import numpy as np
-from prefcert.encodings.decision import cpsat_decision
+from prefcert.encodings.decision import decision_cpsat
 from prefcert.formal import checker
 from prefcert.formal.checker.decision import SPEC
 from prefcert.formal.decision import parse_decision, stated
@@ -112,7 +112,7 @@ def bench_suite(sizes):
                 _, dt = cpu(checker.check, SPEC, t, "decision", None, out.verdict,
                             out.solution, out.certificate)
                 tk += dt
-                _, dt = cpu(cpsat_decision, t)
+                _, dt = cpu(decision_cpsat, t)
                 tc += dt
                 if t.source != "constraint":
                     _, dt = cpu(brute, t)
@@ -146,7 +146,7 @@ def bench_allocation(sizes):
         _, to = cpu(decide, task)
         tc = float("nan")
         if n <= 30:
-            _, tc = cpu(cpsat_decision, task, time_limit=60)
+            _, tc = cpu(decision_cpsat, task, time_limit=60)
         print(f"{n:>5} {th:>10.4f} {tl:>10.4f} {tl / max(th, 1e-9):>9.2f} {to:>8.3f} "
               f"{tc:>8.3f} {tc / max(to, 1e-9):>12.1f}")
 

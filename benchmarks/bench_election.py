@@ -107,7 +107,7 @@ def peers(quick: bool) -> None:
         from pref_voting.profiles import Profile
         from pref_voting.scoring_methods import borda, plurality
     except ImportError:
-        print("  pref-voting is not installed (pip install -e '.[bench]'); skipped")
+        print("  pref-voting is not installed (pip install -e '.[peers]'); skipped")
         return
     for m in (5, 6) if quick else (5, 6, 7):
         for rule, vm in (("plurality", plurality), ("borda", borda), ("irv", None),

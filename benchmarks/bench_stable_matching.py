@@ -223,15 +223,15 @@ def bench_oracles(sizes: list[int], repeat: int, seed: int, peer_timeout: float)
 
 def bench_encodings(sizes: list[int], time_limit: float, seed: int) -> None:
     from prefcert.encodings.stable_matching import (
-        cpsat_stable_matching,
-        z3_stable_matching,
+        stable_matching_cpsat,
+        stable_matching_z3,
     )
     for n in sizes:
         tied = sample_smti(n, tie_prob=0.2, seed=seed + n, id=f"ties-{n}")
         market = parse_market(tied)
         for notion in ("weak", "strong", "super"):
             t_orc, m = best_of(lambda: ORACLE[notion](market), 1)
-            for name, fn in (("cpsat", cpsat_stable_matching), ("z3", z3_stable_matching)):
+            for name, fn in (("cpsat", stable_matching_cpsat), ("z3", stable_matching_z3)):
                 t0 = time.perf_counter()
                 out = fn(market, notion, time_limit=time_limit, seed=0)
                 t = time.perf_counter() - t0

@@ -284,7 +284,7 @@ def _tight(task: DecisionTask, edit_set: Sequence[str], time_limit: float, seed:
     return [dict(zip(raises, v)) for v in minimal]
 
 
-def cpsat_decision(task: DecisionTask, *, time_limit: float = 10.0, seed: int = 0) -> Outcome:
+def decision_cpsat(task: DecisionTask, *, time_limit: float = 10.0, seed: int = 0) -> Outcome:
     """Engine: the verdict, the solution and the per-world optimum values by CP-SAT.
     Returns ``Outcome("unknown")`` on a timeout; no certificate (the application checks
     this engine's actions against the oracle's proofs)."""

@@ -25,7 +25,7 @@ from ..formal.hospitals_residents import NOTIONS, HRMarket
 from ..formal.outcome import Outcome
 
 
-def build_cpsat_model(market: HRMarket, notion: str):
+def stable_matching_cpsat_model(market: HRMarket, notion: str):
     """Build the CP-SAT model; returns ``(model, x)`` with ``x``: (r, h) -> BoolVar.
     Raises ValueError for an unknown notion. Size O(L)."""
     from ortools.sat.python import cp_model
@@ -78,7 +78,7 @@ def build_cpsat_model(market: HRMarket, notion: str):
     return model, x
 
 
-def cpsat_stable_matching(market: HRMarket, notion: str, *, time_limit: float, seed: int,
+def stable_matching_cpsat(market: HRMarket, notion: str, *, time_limit: float, seed: int,
                           workers: int = 1) -> Outcome:
     """Find a ``notion``-stable matching with OR-tools CP-SAT, or prove none exists.
 
@@ -90,7 +90,7 @@ def cpsat_stable_matching(market: HRMarket, notion: str, *, time_limit: float, s
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
-    model, x = build_cpsat_model(market, notion)
+    model, x = stable_matching_cpsat_model(market, notion)
     build = time.perf_counter() - t0
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(float(time_limit), 0.001)

@@ -94,7 +94,7 @@ class _Staged:
         return {"engine": "cpsat", "stages": self.stages, "pair_vars": len(self.x)}
 
 
-def cpsat_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int) -> Outcome:
+def welfare_cpsat(g: WelfareGraph, notion: str, *, time_limit: float, seed: int) -> Outcome:
     """Optimum of a welfare notion (``utilitarian`` / ``egalitarian`` / ``rank_maximal``) of a
     one- or two-sided welfare graph by lexicographic CP-SAT solves (module docstring).
 
@@ -173,7 +173,7 @@ def _utility(model: HouseAllocation, e: tuple[str, str]) -> int:
     return len(o.ties) + 1 - o.rank[e[1]]
 
 
-def cpsat_pareto_optimal(model: HouseAllocation, *, time_limit: float, seed: int,
+def pareto_optimal_cpsat(model: HouseAllocation, *, time_limit: float, seed: int,
                          max_cardinality: bool = False) -> Outcome:
     """A Pareto-optimal allocation (max Σu, u order-consistent), or with
     ``max_cardinality`` an MCPO (max Σx, then max Σu). Returns ``Outcome("exists",
@@ -192,7 +192,7 @@ def cpsat_pareto_optimal(model: HouseAllocation, *, time_limit: float, seed: int
     return Outcome("exists", st.matching(), cert, stats=st.stats())
 
 
-def cpsat_pareto_improvement(model: HouseAllocation, allocation: Mapping[str, str], *,
+def pareto_improvement_cpsat(model: HouseAllocation, allocation: Mapping[str, str], *,
                              time_limit: float, seed: int) -> Outcome:
     """Is ``allocation`` Pareto optimal? ``Outcome("true")`` when CP-SAT proves that no
     allocation leaves every agent weakly better off (matched agents stay matched) with one
@@ -216,8 +216,8 @@ def cpsat_pareto_improvement(model: HouseAllocation, allocation: Mapping[str, st
                                   "improvement": imp}, stats=st.stats())
 
 
-def milp_welfare(g: WelfareGraph, notion: str, *, time_limit: float, seed: int) -> Outcome:
-    """The same lexicographic model as :func:`cpsat_welfare`, solved as a MILP by HiGHS
+def welfare_milp(g: WelfareGraph, notion: str, *, time_limit: float, seed: int) -> Outcome:
+    """The same lexicographic model as :func:`welfare_cpsat`, solved as a MILP by HiGHS
     (``scipy.optimize.milp``): x ∈ {0,1}^E, degree rows ≤ 1, then one solve per objective
     stage with the previous optima fixed by equality rows. Each stage's feasible set is a
     face of the bipartite matching polytope (integral), so HiGHS settles it at the root;

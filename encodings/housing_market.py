@@ -28,7 +28,7 @@ from . import cpsat_workers
 
 
 @dataclass(frozen=True)
-class EncodingResult:
+class CoreEncodingResult:
     """``status``: "feasible" (allocation found), "infeasible" (the core is empty) or
     "unknown" (time limit). ``allocation``: agent -> house or None; ``potentials``:
     agent -> int (CP-SAT only) or None; ``stats``: solver statistics."""
@@ -49,7 +49,7 @@ def _structure(market: HousingMarket):
 
 
 def core_cpsat(market: HousingMarket, notion: str, *, time_limit: float = 10.0,
-               seed: int = 0, workers: int | None = None) -> EncodingResult:
+               seed: int = 0, workers: int | None = None) -> CoreEncodingResult:
     """Find an allocation in the ``notion`` core ("weak" or "strict") with CP-SAT, or prove
     there is none. Variables: O(IR pairs + n · ties); constraints O(IR pairs).
     ``time_limit`` in seconds; ``seed`` fixes the search. Source: Biró, Klijn, Klimentova
@@ -97,15 +97,15 @@ def core_cpsat(market: HousingMarket, notion: str, *, time_limit: float = 10.0,
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         got = {i: market.endowment[j] for (i, j), v in y.items() if solver.value(v)}
         alloc = {i: got[i] for i in agents}
-        return EncodingResult("feasible", alloc, {i: int(solver.value(t[i])) for i in agents},
+        return CoreEncodingResult("feasible", alloc, {i: int(solver.value(t[i])) for i in agents},
                               stats)
     if st == cp_model.INFEASIBLE:
-        return EncodingResult("infeasible", stats=stats)
-    return EncodingResult("unknown", stats=stats)
+        return CoreEncodingResult("infeasible", stats=stats)
+    return CoreEncodingResult("unknown", stats=stats)
 
 
 def strict_core_milp(market: HousingMarket, *, time_limit: float = 10.0, seed: int = 0
-                     ) -> EncodingResult:
+                     ) -> CoreEncodingResult:
     """Strict-core existence as a big-M MILP solved by CBC (through pulp).
 
     Binary y_ij on IR pairs, assignment rows, continuous g[i][r] ∈ [0, 1] tied to y by
@@ -155,15 +155,15 @@ def strict_core_milp(market: HousingMarket, *, time_limit: float = 10.0, seed: i
         alloc = {i: market.endowment[j] for (i, j), v in y.items()
                  if v.value() is not None and v.value() > 0.5}
         if len(alloc) == n:
-            return EncodingResult("feasible", alloc, None, stats)
-        return EncodingResult("unknown", stats=stats)
+            return CoreEncodingResult("feasible", alloc, None, stats)
+        return CoreEncodingResult("unknown", stats=stats)
     if status == "Infeasible":
-        return EncodingResult("infeasible", stats=stats)
-    return EncodingResult("unknown", stats=stats)
+        return CoreEncodingResult("infeasible", stats=stats)
+    return CoreEncodingResult("unknown", stats=stats)
 
 
 def core_z3(market: HousingMarket, notion: str, *, time_limit: float = 10.0, seed: int = 0
-            ) -> EncodingResult:
+            ) -> CoreEncodingResult:
     """Find an allocation in the ``notion`` core ("weak" or "strict") with z3, or prove
     there is none.
 
@@ -212,7 +212,7 @@ def core_z3(market: HousingMarket, notion: str, *, time_limit: float = 10.0, see
         alloc = {i: market.endowment[j] for (i, j), v in y.items()
                  if z3.is_true(mod.eval(v, model_completion=True))}
         pots = {i: mod.eval(t[i], model_completion=True).as_long() for i in agents}
-        return EncodingResult("feasible", alloc, pots, stats)
+        return CoreEncodingResult("feasible", alloc, pots, stats)
     if res == z3.unsat:
-        return EncodingResult("infeasible", stats=stats)
-    return EncodingResult("unknown", stats=stats)
+        return CoreEncodingResult("infeasible", stats=stats)
+    return CoreEncodingResult("unknown", stats=stats)

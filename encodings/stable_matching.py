@@ -26,7 +26,7 @@ linear equalities (top[a][r] = top[a][r-1] + Σ_{tie r} x, exact because of AtMo
 by Boolean equivalences (top[a][r] ⇔ top[a][r-1] ∨ ⋁_{tie r} x) with a pseudo-Boolean
 AtMost per agent.
 
-Public entry points: :func:`cpsat_stable_matching`, :func:`z3_stable_matching` (engine
+Public entry points: :func:`stable_matching_cpsat`, :func:`stable_matching_z3` (engine
 shape: ``verdict`` ``exists`` with the matching, ``none`` when the solver proved
 infeasibility, ``unknown`` on timeout). Not trusted: every witness goes through
 :func:`formal.stable_matching.blocking_pairs` in the pipeline.
@@ -92,7 +92,7 @@ def _matching_from(values: dict[tuple[str, str], bool]) -> dict[str, str]:
 # ---------------------------------------------------------------------------- CP-SAT
 
 
-def build_cpsat_model(market: Market, notion: str, *, form: str = "ladder"):
+def stable_matching_cpsat_model(market: Market, notion: str, *, form: str = "ladder"):
     """Build the CP-SAT model of ``notion``-stability for ``market``.
 
     Returns ``(model, x)`` with ``x``: (a, b) -> BoolVar over admissible pairs. Raises
@@ -141,7 +141,7 @@ def build_cpsat_model(market: Market, notion: str, *, form: str = "ladder"):
     return model, x
 
 
-def cpsat_stable_matching(market: Market, notion: str, *, time_limit: float, seed: int,
+def stable_matching_cpsat(market: Market, notion: str, *, time_limit: float, seed: int,
                           form: str = "ladder", workers: int | None = None) -> Outcome:
     """Find a ``notion``-stable matching of ``market`` with OR-tools CP-SAT, or prove none.
 
@@ -158,7 +158,7 @@ def cpsat_stable_matching(market: Market, notion: str, *, time_limit: float, see
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
-    model, x = build_cpsat_model(market, notion, form=form)
+    model, x = stable_matching_cpsat_model(market, notion, form=form)
     build = time.perf_counter() - t0
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(float(time_limit), 0.001)
@@ -184,7 +184,7 @@ def cpsat_stable_matching(market: Market, notion: str, *, time_limit: float, see
 # ---------------------------------------------------------------------------- z3
 
 
-def build_z3_model(market: Market, notion: str, *, form: str = "ladder"
+def stable_matching_z3_model(market: Market, notion: str, *, form: str = "ladder"
                    ) -> tuple[str, list[tuple[str, str]]]:
     """Write the z3 model of ``notion``-stability as SMT-LIB 2 text.
 
@@ -240,13 +240,13 @@ def build_z3_model(market: Market, notion: str, *, form: str = "ladder"
     return "\n".join(out), pairs
 
 
-def z3_stable_matching(market: Market, notion: str, *, time_limit: float, seed: int,
+def stable_matching_z3(market: Market, notion: str, *, time_limit: float, seed: int,
                        form: str = "ladder") -> Outcome:
     """Find a ``notion``-stable matching of ``market`` with z3, or prove none exists.
 
     ``time_limit`` in seconds (passed to z3 as ``timeout`` in ms; model building not
-    included); ``seed``: z3 ``random_seed``; ``form`` as for :func:`cpsat_stable_matching`.
-    The model goes to z3 as SMT-LIB text (:func:`build_z3_model`); a fresh ``z3.Context``
+    included); ``seed``: z3 ``random_seed``; ``form`` as for :func:`stable_matching_cpsat`.
+    The model goes to z3 as SMT-LIB text (:func:`stable_matching_z3_model`); a fresh ``z3.Context``
     per call. Returns ``exists`` with the matching and certificate
     ``{"type": "stable_matching"}``, ``none`` on ``unsat``, ``unknown`` on timeout or any
     other ``unknown`` reason (kept in ``stats["reason"]``). Raises ValueError for an
@@ -255,7 +255,7 @@ def z3_stable_matching(market: Market, notion: str, *, time_limit: float, seed: 
     import z3
 
     t0 = time.perf_counter()
-    text, pairs = build_z3_model(market, notion, form=form)
+    text, pairs = stable_matching_z3_model(market, notion, form=form)
     ctx = z3.Context()
     solver = z3.SolverFor("QF_FD", ctx=ctx)
     solver.set("timeout", max(1, int(float(time_limit) * 1000)))

@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
-#: per domain: items per utterance, endpoint pairs per utterance, listed price range
-DOMAINS = {"flights": (8, 6, (300, 450)), "apartments": (9, 6, (1900, 2800)),
-           "hotels": (3, 4, (400, 700))}
+#: the elicitation domains of Ford et al. (flights, apartments, hotels — not prefcert's
+#: registered domains): items per utterance, endpoint pairs per utterance, price range
+ELICITATION_DOMAINS = {"flights": (8, 6, (300, 450)), "apartments": (9, 6, (1900, 2800)),
+                       "hotels": (3, 4, (400, 700))}
 HOTEL_PRICES = (400, 550, 700)
 STRESS_KS = (1, 2, 4, 8, 16)
 
@@ -46,7 +47,7 @@ def paper_design(seed: int = 0, utterances: int = 3, stress_paths: int = 4,
     def cell(cid, **kw):
         cells[cid] = kw
         return cid
-    for dom, (n_items, n_pairs, (lo, hi)) in DOMAINS.items():
+    for dom, (n_items, n_pairs, (lo, hi)) in ELICITATION_DOMAINS.items():
         items = [f"{dom[0].upper()}{i}" for i in range(1, n_items + 1)]
         if dom == "hotels":
             truth[dom] = {x: 450 + 120 * i for i, x in enumerate(items)}
@@ -78,7 +79,7 @@ def paper_design(seed: int = 0, utterances: int = 3, stress_paths: int = 4,
                               "paths": paths,
                               "items": [item_cells[a[0]], item_cells[b[0]]]})
     stress: list[dict] = []
-    lo, hi = DOMAINS[stress_domain][2]
+    lo, hi = ELICITATION_DOMAINS[stress_domain][2]
     for s in range(1, stress_paths + 1):
         u0, u1 = int(rng.integers(lo, hi)), int(rng.integers(lo, hi))
         p0, p1 = _price(rng, lo, hi), _price(rng, lo, hi)

@@ -7,7 +7,10 @@ the ballots P₋ᵢ.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+import math
+import random
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 from prefsampling.ordinal import impartial
@@ -92,3 +95,54 @@ def balanced_design(rules: Sequence[str], sizes: Sequence[int], *, n: int, per_s
             draw += 1
         out += kept["manipulable"] + kept["non_manipulable"]
     return out
+
+# ----------------------------------------------------------------------------- the space
+
+def election_space_size(n: int, m: int) -> int:
+    """Elections of :func:`election_space` (exact: no symmetry is left to reduce)."""
+    return math.comb(math.factorial(m) + n - 2, n - 1) * math.factorial(m)
+
+
+def random_election(n: int, m: int, rule: str, rng: random.Random) -> dict:
+    """One random election of :func:`election_space` (ballots uniform, independent)."""
+    items = [f"c{i}" for i in range(1, m + 1)]
+    return {"domain": "election", "candidates": items, "tie_break": list(items), "rule": rule,
+            "ballots": [rng.sample(items, m) for _ in range(n - 1)],
+            "manipulator": {"ranking": rng.sample(items, m)}}
+
+
+def election_space(n: int, m: int, rule: str) -> Iterator[dict]:
+    """Every election of ``rule`` with ``n`` voters — ``n − 1`` linear ballots (a multiset)
+    and a manipulator with a linear true ranking — over candidates ``c1..cm`` with τ = c1
+    ≻ … ≻ cm, as ``election`` instances."""
+    items = tuple(f"c{i}" for i in range(1, m + 1))
+    ballots = list(itertools.permutations(items))
+    for prof in itertools.combinations_with_replacement(range(len(ballots)), n - 1):
+        for truth in ballots:
+            yield {"domain": "election", "candidates": list(items), "tie_break": list(items),
+                   "rule": rule, "ballots": [list(ballots[b]) for b in prof],
+                   "manipulator": {"ranking": list(truth)}}
+
+
+def random_audit_election(rng: random.Random, *, textbook: bool, id: str) -> dict:
+    """A small random election: 2..6 candidates, 1..8 distinct ballots of weight 1..3, a
+    random τ and approval convention k; ``textbook``: full strict rankings, else each
+    ballot truncated, tied or both at random (PrefLib's soi / toc / toi shapes)."""
+    m = rng.randint(2, 6)
+    cands = [f"c{i}" for i in range(1, m + 1)]
+    shape = rng.choice(["soi", "toc", "toi"])
+    ballots = []
+    for _ in range(rng.randint(1, 8)):
+        order = rng.sample(cands, m)
+        if not textbook and shape in ("soi", "toi"):
+            order = order[:rng.randint(1, m)]
+        groups: list = []
+        for x in order:
+            if groups and not textbook and shape in ("toc", "toi") and rng.random() < 0.3:
+                groups[-1] = [*groups[-1], x] if isinstance(groups[-1], list) else [groups[-1], x]
+            else:
+                groups.append(x)
+        ballots.append({"ranking": groups, "count": rng.randint(1, 3)})
+    return {"id": id, "domain": "election", "candidates": cands,
+            "tie_break": rng.sample(cands, m), "approval_top": rng.randint(1, m),
+            "ballots": ballots}

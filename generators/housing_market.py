@@ -6,9 +6,20 @@ be truncated.
 """
 from __future__ import annotations
 
+import itertools
 import random
+from collections.abc import Iterator
 
 from prefsampling.ordinal import impartial
+
+from .spaces import (
+    as_json,
+    canonical,
+    count_weak_orders,
+    fubini,
+    random_weak_order,
+    weak_orders,
+)
 
 
 def sample_housing_market(n: int, *, seed: int, tie_prob: float = 0.0,
@@ -55,3 +66,34 @@ def sample_housing_market(n: int, *, seed: int, tie_prob: float = 0.0,
     return {"id": instance_id or f"hm-n{n}-s{seed}", "domain": "housing_market",
             "preferences": prefs, "endowment": dict(zip(agents, houses)),
             "questions": ["strict_core", "weak_core"]}
+
+# ----------------------------------------------------------------------------- the space
+
+def housing_space_size(n: int, complete: bool = False) -> int:
+    """Raw housing markets of ``n`` agents before isomorphism reduction."""
+    return (fubini if complete else count_weak_orders)(n) ** n
+
+
+def random_housing(n: int, complete: bool, rng: random.Random) -> dict:
+    """One uniformly random raw market of :func:`housing_space`."""
+    names = [f"a{i}" for i in range(1, n + 1)]
+    houses = [f"h{i}" for i in range(1, n + 1)]
+    return {"domain": "housing_market",
+            "preferences": {a: random_weak_order(houses, complete, rng) for a in names},
+            "endowment": dict(zip(names, houses))}
+
+
+def housing_space(n: int, complete: bool = False) -> Iterator[dict]:
+    """Every housing market of ``n`` agents (``a<i>`` owns ``h<i>``), one per class."""
+    names = [f"a{i}" for i in range(1, n + 1)]
+    houses = tuple(f"h{i}" for i in range(1, n + 1))
+    orders = weak_orders(houses, complete)
+    seen: set = set()
+    for lists in itertools.product(orders, repeat=n):
+        key = canonical([(names, lists)], linked=True)
+        if key in seen:
+            continue
+        seen.add(key)
+        yield {"domain": "housing_market",
+               "preferences": {a: as_json(o) for a, o in zip(names, lists)},
+               "endowment": {a: h for a, h in zip(names, houses)}}

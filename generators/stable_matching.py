@@ -11,8 +11,21 @@ truncation rule of the project brief (issue 2, "Instances").
 """
 from __future__ import annotations
 
+import itertools
+import random
+from collections.abc import Iterator
+
 import numpy as np
 from prefsampling.ordinal import impartial
+
+from .spaces import (
+    as_json,
+    canonical,
+    count_weak_orders,
+    fubini,
+    random_weak_order,
+    weak_orders,
+)
 
 
 def merge_ties(order: list[str], tie_prob: float, rng: np.random.Generator) -> list:
@@ -74,3 +87,41 @@ def sample_smti(n_a: int, n_b: int | None = None, *, tie_prob: float = 0.0,
     if questions is not None:
         inst["questions"] = list(questions)
     return inst
+
+# ----------------------------------------------------------------------------- the space
+
+def smti_space_size(n_a: int, n_b: int, complete: bool = False) -> int:
+    """Raw SMTI markets with ``n_a`` and ``n_b`` agents before isomorphism reduction
+    (``complete``: every list ranks the whole other side)."""
+    w = fubini if complete else count_weak_orders
+    return w(n_b) ** n_a * w(n_a) ** n_b
+
+
+def random_smti(n_a: int, n_b: int, complete: bool, rng: random.Random) -> dict:
+    """One uniformly random raw market of :func:`smti_space`."""
+    na, nb = [f"m{i}" for i in range(1, n_a + 1)], [f"w{j}" for j in range(1, n_b + 1)]
+    return {"domain": "stable_matching", "preferences": {
+        "A": {x: random_weak_order(nb, complete, rng) for x in na},
+        "B": {y: random_weak_order(na, complete, rng) for y in nb}}}
+
+
+def _two_sided(na: list[str], nb: list[str], complete: bool = False):
+    """Every pair (lists of side A, lists of side B), one per isomorphism class."""
+    oa, ob = weak_orders(tuple(nb), complete), weak_orders(tuple(na), complete)
+    seen: set = set()
+    for la in itertools.product(oa, repeat=len(na)):
+        for lb in itertools.product(ob, repeat=len(nb)):
+            key = canonical([(na, la), (nb, lb)])
+            if key in seen:
+                continue
+            seen.add(key)
+            yield la, lb
+def smti_space(n_a: int, n_b: int, complete: bool = False) -> Iterator[dict]:
+    """Every SMTI market with agents ``m1..`` and ``w1..``, one per isomorphism class
+    (``complete``: SMT, every list over the whole other side)."""
+    na = [f"m{i}" for i in range(1, n_a + 1)]
+    nb = [f"w{j}" for j in range(1, n_b + 1)]
+    for la, lb in _two_sided(na, nb, complete):
+        yield {"domain": "stable_matching", "preferences": {
+            "A": {x: as_json(o) for x, o in zip(na, la)},
+            "B": {y: as_json(o) for y, o in zip(nb, lb)}}}

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+pytestmark = pytest.mark.peers
 from prefcert.formal.checker.hospitals_residents import blocking_pairs
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.hospitals_residents import parse_hospitals_residents

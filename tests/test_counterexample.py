@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from prefcert.encodings.stable_matching_synthesis import synthesize_smti
@@ -16,7 +17,8 @@ from prefcert.formal.errors import CertificateError, Disagreement, InstanceError
 from prefcert.formal.instances import from_object
 from prefcert.formal.stable_matching import parse_market
 from prefcert.generators.stable_matching import sample_smti
-from prefcert.generators.spaces import measure, smti_space, space_size
+from prefcert.generators.stable_matching import smti_space, smti_space_size
+from prefcert.pipeline.minimize import measure
 from prefcert.oracles.stable_matching_brute_force import stable_matchings
 
 import prefcert
@@ -26,6 +28,7 @@ from prefcert.pipeline.minimize import shrink
 from prefcert.pipeline.jobs import Job, label, plan
 from prefcert.pipeline.registry import domain, spec
 
+ROOT = Path(__file__).resolve().parents[1]
 EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 
 
@@ -90,7 +93,7 @@ def test_cpsat_synthesis_agrees_with_enumeration():
     res = synthesize_smti(3, 3, "strong", complete=True, time_limit=60)
     assert res["status"] == "optimal" and res["objective"] == (18, 1)
     assert next(stable_matchings(parse_market(res["instance"]), "strong"), None) is None
-    assert space_size("smti", 3, 3, complete=True) > 10**6
+    assert smti_space_size(3, 3, complete=True) > 10**6
 
 
 def _same_size(inst):
@@ -284,7 +287,7 @@ def test_smallest_election_manipulable_by_one_voter(rule, size):
 def test_manipulation_minimality_reproved_by_an_independent_count():
     """Every plurality / Borda election with fewer voters than the answer (one voter,
     2..4 candidates) and every 2-voter election over 2 candidates resists manipulation."""
-    from prefcert.generators.spaces import election_space
+    from prefcert.generators.election import election_space
     checked = 0
     for rule in ("plurality", "borda"):
         for n, m in ((1, 2), (1, 3), (1, 4), (2, 2)):
@@ -304,3 +307,38 @@ def test_a_property_that_raises_is_an_error_not_a_verdict(tmp_path):
                         "--max-size", "2"], capture_output=True, text=True)
     assert r.returncode == 2 and "raised ValueError('boom') on {" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_an_election_disagreement_is_minimised():
+    """Regression: an election disagreement was silently never reduced (no shrinker)."""
+    q = domain("election").questions["winner"]
+
+    def crashes(model, params, *, time_limit, seed):     # fails whenever c3 is a candidate
+        if "c3" in model.candidates:
+            raise RuntimeError("c3 is not supported")
+        return q.engines["oracle"](model, params, time_limit=time_limit, seed=seed)
+
+    broken = Question(q.name, {"oracle": q.engines["oracle"], "crashes": crashes},
+                      lambda m: ["oracle", "crashes"], q.decide)
+    inst = {"id": "e", "domain": "election", "candidates": ["c1", "c2", "c3", "c4"],
+            "tie_break": ["c1", "c2", "c3", "c4"], "rule": "borda",
+            "ballots": [["c1", "c2", "c3", "c4"], {"ranking": ["c3", "c1"], "count": 3},
+                        ["c4", ["c2", "c3"]]]}
+    job = plan([from_object(inst, "<t>", None, "e")], ["winner"])[0]
+    with pytest.raises(Disagreement) as e:
+        label(Job(job.instance, job.model, broken, job.params, job.asked))
+    mini = e.value.report["minimized"]
+    small = mini["instance"]
+    assert "c3" in small["candidates"] and len(small["ballots"]) < 3
+    assert mini["size_after"] < mini["size_before"]
+    assert mini["size_before"] == [5, 13, 1]           # 1 + 3 + 1 voters; 4 + 3·2 + 3 entries
+
+
+def test_a_domain_without_a_shrinker_says_so_in_the_report():
+    from prefcert.pipeline.jobs import attach_minimized
+    task = json.loads((ROOT / "instances" / "decision" / "apartment.jsonl")
+                      .read_text().splitlines()[0])
+    job = plan([from_object(task, "<t>", None, "d")], ["decision"])[0]
+    report = attach_minimized({"reason": "test"}, job)
+    assert "no shrinker" in report["minimized"]["not_minimized"]
+    assert "decision" in report["minimized"]["not_minimized"]

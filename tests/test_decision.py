@@ -217,8 +217,8 @@ def _oracle(task):
 
 
 def _cpsat(task):
-    from prefcert.encodings.decision import cpsat_decision
-    return cpsat_decision(task, time_limit=10, seed=0)
+    from prefcert.encodings.decision import decision_cpsat
+    return decision_cpsat(task, time_limit=10, seed=0)
 
 
 def _key(task, x):

@@ -15,7 +15,7 @@ import pytest
 from conftest import SHARED_DATA, heavy_examples
 from hypothesis import given
 from hypothesis import strategies as st
-from prefcert.encodings.hospitals_residents import cpsat_stable_matching
+from prefcert.encodings.hospitals_residents import stable_matching_cpsat
 from prefcert.formal.checker import hospitals_residents as chk
 from prefcert.formal.checker.hospitals_residents import blocking_pairs, replay_deletion_log
 from prefcert.formal.errors import CertificateError, InstanceError
@@ -224,7 +224,7 @@ def test_cpsat_agrees_with_brute_force():
         d = random_hr(rng)
         m = parse_hospitals_residents(d)
         for notion in NOTIONS:
-            out = cpsat_stable_matching(m, notion, time_limit=10, seed=0)
+            out = stable_matching_cpsat(m, notion, time_limit=10, seed=0)
             exists = next(stable_matchings(m, notion), None) is not None
             assert (out.verdict == "exists") == exists, (notion, d)
             if out.solution is not None:

@@ -155,7 +155,7 @@ def test_pareto_digraph_test_equals_brute_force(model):
                     checker.check(spec("house_allocation"), model, "pareto_optimal", None,
                                   "incorrect", None, {**cert, "allocation": x, "improvement": m})
         if i < 4:    # the CP-SAT model on a few allocations per instance
-            o = ea.cpsat_pareto_improvement(model, m, time_limit=10, seed=0)
+            o = ea.pareto_improvement_cpsat(model, m, time_limit=10, seed=0)
             assert o.verdict == ("true" if is_po else "false")
 
 
@@ -171,12 +171,12 @@ def test_po_and_mcpo_engines(model):
     sd = oa.serial_dictatorship(model, list(reversed(model.agents)))
     assert sd in po
     check_po("exists", sd, {"type": "pareto_optimal"})
-    o = ea.cpsat_pareto_optimal(model, time_limit=10, seed=0)
+    o = ea.pareto_optimal_cpsat(model, time_limit=10, seed=0)
     assert o.solution in po
     check_po("exists", o.solution, o.certificate)
     for m in (oa.max_cardinality_pareto_optimal(model),
               oa.max_cardinality_pareto_optimal_weighted(model),
-              ea.cpsat_pareto_optimal(model, time_limit=10, seed=0, max_cardinality=True).solution):
+              ea.pareto_optimal_cpsat(model, time_limit=10, seed=0, max_cardinality=True).solution):
         assert m in po and len(m) == nu
         s, _ = oa.hall_or_augment(g, m)
         check_mc("exists", m, {"type": "mcpo", "hall_full": s})
@@ -200,9 +200,9 @@ def _welfare_cross_check(model, domain):
         m, cert = ORACLES[notion](g)
         assert cert is not None and _opt_key(g, notion, m) == bf
         checker.check(spec(domain), model, notion, None, "optimal", m, cert)
-        o = ea.cpsat_welfare(g, notion, time_limit=10, seed=0)
+        o = ea.welfare_cpsat(g, notion, time_limit=10, seed=0)
         assert o.verdict == "optimal" and _opt_key(g, notion, o.solution) == bf
-        o = ea.milp_welfare(g, notion, time_limit=10, seed=0)
+        o = ea.welfare_milp(g, notion, time_limit=10, seed=0)
         assert o.verdict == "optimal" and _opt_key(g, notion, o.solution) == bf
         if notion == "rank_maximal":
             assert fw.signature(g, oa.rank_maximal_weighted(g)) == bf
@@ -487,7 +487,7 @@ def test_medium_instances_oracles_agree(seed):
         for notion in fw.WELFARE:
             m, cert = ORACLES[notion](g)
             checker.check(spec(domain), obj, notion, None, "optimal", m, cert)
-            for enc in (ea.cpsat_welfare, ea.milp_welfare):
+            for enc in (ea.welfare_cpsat, ea.welfare_milp):
                 o = enc(g, notion, time_limit=60, seed=0)
                 assert o.verdict == "optimal" and _opt_key(g, notion, o.solution) == _opt_key(g, notion, m)
         assert fw.signature(g, oa.rank_maximal_weighted(g)) == fw.signature(g, oa.rank_maximal(g)[0])

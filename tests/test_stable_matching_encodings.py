@@ -15,10 +15,10 @@ from conftest import SHARED_DATA, heavy_examples, smti_markets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from prefcert.encodings.stable_matching import (
-    build_cpsat_model,
-    build_z3_model,
-    cpsat_stable_matching,
-    z3_stable_matching,
+    stable_matching_cpsat_model,
+    stable_matching_z3_model,
+    stable_matching_cpsat,
+    stable_matching_z3,
 )
 from prefcert.formal import checker
 from prefcert.formal.checker.stable_matching import blocking_pairs
@@ -102,9 +102,9 @@ def test_all_matchings_counts_complete_bipartite():
 def _engines(market, notion, forms=("ladder",)):
     out = {"brute_force": brute_force_stable_matching(market, notion, time_limit=LIMIT, seed=0)}
     for form in forms:
-        out[f"cpsat-{form}"] = cpsat_stable_matching(market, notion, time_limit=LIMIT, seed=0,
+        out[f"cpsat-{form}"] = stable_matching_cpsat(market, notion, time_limit=LIMIT, seed=0,
                                                      form=form)
-        out[f"z3-{form}"] = z3_stable_matching(market, notion, time_limit=LIMIT, seed=0,
+        out[f"z3-{form}"] = stable_matching_z3(market, notion, time_limit=LIMIT, seed=0,
                                                form=form)
     return out
 
@@ -219,16 +219,16 @@ def test_models_have_expected_shape():
     market = parse_market({"preferences": {"A": {"m1": [["w1", "w2"]], "m2": ["w1", "w2"]},
                                            "B": {"w1": [["m1", "m2"]], "w2": ["m1"]}}})
     for notion, clauses in (("weak", 3), ("super", 3), ("strong", 6)):
-        model, x = build_cpsat_model(market, notion, form="rows")
+        model, x = stable_matching_cpsat_model(market, notion, form="rows")
         assert set(x) == {("m1", "w1"), ("m1", "w2"), ("m2", "w1")}
         proto = model.Proto()
         assert sum(1 for c in proto.constraints if len(c.bool_or.literals)) == clauses
-        text, pairs = build_z3_model(market, notion, form="rows")
+        text, pairs = stable_matching_z3_model(market, notion, form="rows")
         assert text.count("(assert (or") == clauses and len(pairs) == 3
     with pytest.raises(ValueError):
-        cpsat_stable_matching(market, "medium", time_limit=1, seed=0)
+        stable_matching_cpsat(market, "medium", time_limit=1, seed=0)
     with pytest.raises(ValueError):
-        z3_stable_matching(market, "weak", time_limit=1, seed=0, form="dense")
+        stable_matching_z3(market, "weak", time_limit=1, seed=0, form="dense")
 
 
 def test_timeout_gives_unknown():
@@ -239,13 +239,13 @@ def test_timeout_gives_unknown():
     out = brute_force_stable_matching(parse_market(everyone_tied), "super", time_limit=0.0, seed=0)
     assert out.verdict == "unknown" and out.solution is None and out.stats["nodes"] == 1
     market = parse_market(sample_smti(150, tie_prob=0.2, seed=7))
-    out = z3_stable_matching(market, "strong", time_limit=0.001, seed=0)
+    out = stable_matching_z3(market, "strong", time_limit=0.001, seed=0)
     assert out.verdict == "unknown" and out.solution is None
 
 
 def test_stats_reported():
     market = parse_market(sample_smti(8, tie_prob=0.3, truncate=True, seed=3))
-    for fn in (cpsat_stable_matching, z3_stable_matching):
+    for fn in (stable_matching_cpsat, stable_matching_z3):
         out = fn(market, "weak", time_limit=LIMIT, seed=0)
         assert out.verdict == "exists" and out.stats["pair_vars"] == sum(1 for _ in market.edges())
         assert out.certificate == {"type": "stable_matching"}

@@ -276,3 +276,30 @@ def test_no_import_cycles():
         if m not in state:
             visit(m)
     assert len(graph) > 100
+
+
+def test_every_domain_provides_each_hook_or_declares_it_absent():
+    from prefcert.domains.base import Absent, PeerAdapter, Shrinker, Space
+    from prefcert.pipeline.registry import DOMAINS, domain
+    kinds = {"shrinker": Shrinker, "space": Space, "peers": PeerAdapter}
+    provided = {h: [] for h in (*kinds, "properties")}
+    for name in DOMAINS:
+        d = domain(name)
+        for hook, kind in kinds.items():
+            value = getattr(d, hook)
+            assert isinstance(value, (kind, Absent)), (name, hook)
+            if isinstance(value, Absent):
+                assert len(value.reason) > 20, (name, hook)
+            else:
+                provided[hook].append(name)
+        props = d.properties
+        if isinstance(props, Absent):
+            assert len(props.reason) > 20, name
+        else:
+            table = props()
+            assert table and all(p.domain == name and p.name == k for k, p in table.items())
+            provided["properties"].append(name)
+    assert len(provided["shrinker"]) == 6 and "election" in provided["shrinker"]
+    assert set(provided["space"]) == {"stable_matching", "hospitals_residents",
+                                      "housing_market", "preference", "election"}
+    assert set(provided["peers"]) == {"stable_matching", "hospitals_residents", "election"}

@@ -15,57 +15,16 @@ from .common import bad_input
 
 
 def _random_instances(domains: set[str], n: int, seed: int, ties: bool) -> list[dict]:
-    """``n`` small random instances per domain: two-sided markets of 2..6 agents a side and
-    hospitals/residents markets of 2..8 residents and 1..4 hospitals; every other one has
-    complete lists (equal sides, capacities 1..3), the rest incomplete lists (one-sided
-    entries included) and capacities 0..3; ties when ``ties``. Elections: see
-    :func:`random_election`, every other one with full strict rankings."""
-    from ..generators.hospitals_residents import sample_hr
-    from ..generators.stable_matching import sample_smti
+    """``n`` small random instances per domain, each drawn by the domain's peer adapter
+    (``sample``) from its own seed."""
+    from ..pipeline.registry import domain
     rng = random.Random(seed)
     out = []
     for d in sorted(domains):
+        sample = domain(d).peers.sample
         for k in range(n):
-            s = rng.randrange(2**31)
-            if d == "election":
-                out.append(random_election(random.Random(s), textbook=k % 2 == 0,
-                                           id=f"random-el-{k}"))
-                continue
-            p = rng.choice([0.2, 0.4, 0.7]) if ties else 0.0
-            textbook = k % 2 == 0      # half complete lists, equal sides, capacities >= 1
-            if d == "stable_matching":
-                a = rng.randint(2, 6)
-                out.append(sample_smti(a, a if textbook else rng.randint(2, 6), tie_prob=p,
-                                       truncate=not textbook, seed=s, id=f"random-sm-{k}"))
-            else:
-                out.append(sample_hr(rng.randint(2, 8), rng.randint(1, 4),
-                                     cap_min=1 if textbook else 0, cap_max=3, tie_prob=p,
-                                     truncate=not textbook, seed=s, id=f"random-hr-{k}"))
+            out.append(sample(rng, rng.randrange(2**31), k, ties))
     return out
-
-
-def random_election(rng: random.Random, *, textbook: bool, id: str) -> dict:
-    """A small random election: 2..6 candidates, 1..8 distinct ballots of weight 1..3, a
-    random τ and approval convention k; ``textbook``: full strict rankings, else each
-    ballot truncated, tied or both at random (PrefLib's soi / toc / toi shapes)."""
-    m = rng.randint(2, 6)
-    cands = [f"c{i}" for i in range(1, m + 1)]
-    shape = rng.choice(["soi", "toc", "toi"])
-    ballots = []
-    for _ in range(rng.randint(1, 8)):
-        order = rng.sample(cands, m)
-        if not textbook and shape in ("soi", "toi"):
-            order = order[:rng.randint(1, m)]
-        groups: list = []
-        for x in order:
-            if groups and not textbook and shape in ("toc", "toi") and rng.random() < 0.3:
-                groups[-1] = [*groups[-1], x] if isinstance(groups[-1], list) else [groups[-1], x]
-            else:
-                groups.append(x)
-        ballots.append({"ranking": groups, "count": rng.randint(1, 3)})
-    return {"id": id, "domain": "election", "candidates": cands,
-            "tie_break": rng.sample(cands, m), "approval_top": rng.randint(1, m),
-            "ballots": ballots}
 
 
 @click.command("audit-library")

@@ -38,9 +38,9 @@ def counterexample(prop, max_size, domain, complete, seconds, enumeration_limit,
     --domain. Exit 0 when a counterexample is found, 1 when none exists up to --max-size,
     2 on bad input.
     """
-    from ..pipeline.counterexample import PROPERTIES, PropertyError, minimal_counterexample
+    from ..pipeline.counterexample import PropertyError, builtin_properties, minimal_counterexample
     if list_only:
-        for name, p in sorted(PROPERTIES.items()):
+        for name, p in sorted(builtin_properties().items()):
             click.echo(f"{name}  [{p.domain}]  {p.doc}")
         return
     if not prop:

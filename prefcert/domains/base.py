@@ -1,17 +1,24 @@
-"""The shapes every domain plugs into the pipeline: outcomes, questions, domains.
+"""The shapes every domain plugs into the pipeline: outcomes, questions, domains, hooks.
 
 An *engine* is a function ``engine(model, params, *, time_limit, seed) -> Outcome``.
 A *question* names its engines, how their answers become one verdict with a certificate
 (``decide``), and how a third-party answer is judged (``audit``). What a question means and
 how its certificates are checked is declared in the domain's
-:class:`~prefcert.formal.spec.DomainSpec` (``prefcert.formal.checker.<topic>``).
+:class:`~prefcert.formal.spec.DomainSpec` (``prefcert.formal.checker.<name>``).
+
+A domain also carries the **hooks** the tools built on the pipeline use, so no tool keeps
+an if-chain on domain names: its :class:`Shrinker` (the minimiser of disagreement reports
+and counterexamples), its enumerable :class:`Space` (minimal counterexamples), its
+:class:`PeerAdapter` (``prefcert audit-library``) and its counterexample
+:class:`Property` table. A domain without one says so with :class:`Absent` and a reason.
 """
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+import random
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from ..formal.checker import AGREEMENT
 from ..formal.errors import CertificateError, Disagreement, Undecided
@@ -70,6 +77,114 @@ class Question:
 
 
 @dataclass(frozen=True)
+class Absent:
+    """A hook a domain does not provide, and why (shown where the hook would be used)."""
+
+    reason: str
+
+
+#: A preference list of an instance dict: (path of the list inside the dict, the list,
+#: the number of agents holding it — a ballot's ``count``).
+ListRef = tuple[tuple, list, int]
+
+
+def _no_reductions(instance: dict) -> Iterator[dict]:
+    return iter(())
+
+
+@dataclass(frozen=True)
+class Shrinker:
+    """How :func:`prefcert.pipeline.minimize.shrink` reduces an instance dict, and its size.
+
+    ``lists(instance)``: every preference list (:data:`ListRef`); its entries are the
+    removable list entries and its tie groups the splittable ties. ``agents(instance)``:
+    the removable agents as ``(kind, name)``; ``keep_agents(instance, keep)``: a copy with
+    only those agents (the others leave every list). ``reductions(instance)``: the
+    domain's other single steps (e.g. one post fewer at a hospital). ``count(instance)``:
+    the number of agents of the size measure (both sides of a market, the voters of a
+    profile, an election's voters with its manipulator).
+    """
+
+    lists: Callable[[dict], list[ListRef]]
+    agents: Callable[[dict], list[tuple[str, str]]]
+    keep_agents: Callable[[dict, list[tuple[str, str]]], dict]
+    count: Callable[[dict], int]
+    reductions: Callable[[dict], Iterator[dict]] = _no_reductions
+
+
+@dataclass(frozen=True)
+class Space:
+    """The enumerable instance space of a domain (minimal counterexamples).
+
+    ``splits(agents, max_items)``: the dimensions of the sub-spaces with that many agents
+    (each side's size for a market; voters and candidates for a profile). ``size(dims,
+    complete)``: raw instances of a split before isomorphism reduction. ``enumerate(dims,
+    complete, options)``: one instance per isomorphism class; ``sample(dims, complete, rng,
+    options)``: one uniformly random raw instance. ``contains(model, complete)``: a parsed
+    instance lies inside the searched space. ``name``: the space's name in reports.
+    """
+
+    name: str
+    splits: Callable[[int, int], list[tuple[int, ...]]]
+    size: Callable[[tuple[int, ...], bool], int]
+    enumerate: Callable[[tuple[int, ...], bool, Mapping[str, Any]], Iterator[dict]]
+    sample: Callable[[tuple[int, ...], bool, random.Random, Mapping[str, Any]], dict]
+    contains: Callable[[Any, bool], bool] = lambda model, complete: True
+
+
+@dataclass(frozen=True)
+class PeerAdapter:
+    """What ``prefcert audit-library`` needs of a domain to judge a peer's answer.
+
+    ``judge``: the judging procedure of :mod:`prefcert.pipeline.peers` (``matching``: a
+    peer's matching against the checker's blocking-pair scan; ``winner``: a peer's winner
+    set against the certified winner label). For ``matching``: ``blocking_pairs(model,
+    matching, notion)`` (the checker's scan; CertificateError for no matching);
+    ``optimum(model, side)`` (the side-optimal stable matching of strict lists);
+    ``input_notes(model)`` (counts of what leaves the textbook input class);
+    ``ranks(model)``: agent -> rank table of the proposing side (A, or residents).
+    ``sample(rng, seed, k, ties)``: the ``k``-th random small instance of ``--random`` (its
+    sizes and shapes drawn from ``rng``, its content from ``seed``; ``ties``: lists may tie).
+    """
+
+    judge: str
+    sample: Callable[[random.Random, int, int, bool], dict]
+    blocking_pairs: Callable[[Any, dict, str], list] | None = None
+    optimum: Callable[[Any, str], dict] | None = None
+    input_notes: Callable[[Any], dict] | None = None
+    ranks: Callable[[Any], Mapping[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class Property:
+    """A property of instances of one domain (for minimal counterexamples).
+
+    ``holds(instance) -> bool`` decides it (fast, engine-based for the built-ins);
+    ``certify(instance) -> dict`` returns checker-verified evidence that it fails (or None
+    for user properties); ``synthesize(dims, complete, seconds) -> dict`` finds a least
+    failing instance of a split with CP-SAT (see :func:`prefcert.encodings.
+    stable_matching_synthesis.synthesize_smti`), when available.
+    """
+
+    name: str
+    domain: str
+    doc: str
+    holds: Callable[[dict], bool]
+    certify: Callable[[dict], dict] | None = None
+    synthesize: Callable[..., dict] | None = None
+    min_agents: int = 2
+    options: dict = field(default_factory=dict)
+
+
+H = TypeVar("H")
+
+
+def provided(hook: H | Absent) -> H | None:
+    """The hook, or None when the domain declares it absent."""
+    return None if isinstance(hook, Absent) else hook
+
+
+@dataclass(frozen=True)
 class Domain:
     """A domain's engines on top of its meaning.
 
@@ -79,13 +194,20 @@ class Domain:
     asked when an instance gives none; ``classify(model, candidate)``, for domains with
     outcomes, returns notion -> ``{"holds": bool, "certificate": dict | None}`` (a proof
     when it holds, a checker-verified refutation when it fails) and raises
-    CertificateError for a candidate that is not an outcome.
+    CertificateError for a candidate that is not an outcome. ``shrinker``, ``space``,
+    ``peers`` and ``properties`` (a function building the table on first use) are the
+    hooks of the module docstring; each is given or
+    declared :class:`Absent` (no default: a new domain decides each one).
     """
 
     spec: DomainSpec
     questions: Mapping[str, Question]
     default_questions: Callable[[Any], Sequence[Any]]
     classify: Callable[[Any, Any], dict] | None = None
+    shrinker: Shrinker | Absent = field(kw_only=True)
+    space: Space | Absent = field(kw_only=True)
+    peers: PeerAdapter | Absent = field(kw_only=True)
+    properties: Callable[[], Mapping[str, Property]] | Absent = field(kw_only=True)
 
     def __post_init__(self):
         if set(self.questions) != set(self.spec.questions):

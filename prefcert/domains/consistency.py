@@ -30,7 +30,7 @@ from ..formal.consistency import (
 )
 from ..formal.errors import CertificateError, Undecided
 from ..formal.outcome import UNKNOWN, Outcome
-from .base import Decision, Domain, Question, agreement, disagreement
+from .base import Absent, Decision, Domain, Question, agreement, disagreement
 
 
 def _obs(model: ConsistencyData, name: str, params: Any):
@@ -209,4 +209,11 @@ def _defaults(model: ConsistencyData) -> list[str]:
 
 
 assert set(QUESTION_TABLE) == set(QUESTIONS)
-DOMAIN = Domain(spec=SPEC, questions=QUESTION_TABLE, default_questions=_defaults)
+DOMAIN = Domain(
+    spec=SPEC, questions=QUESTION_TABLE, default_questions=_defaults,
+    shrinker=Absent("the cells and choices of an elicitation carry its design (endpoint "
+                    "pairs, items, stress paths): no reduction is defined yet"),
+    space=Absent("consistency audits are sampled (generators/consistency.py), not enumerated"),
+    peers=Absent("no peer library of audit-library answers consistency questions"),
+    properties=Absent("no built-in counterexample property is about consistency"),
+)

@@ -20,7 +20,7 @@ from typing import Any
 from ..formal.checker.decision import SPEC
 from ..formal.decision import DecisionTask
 from ..formal.errors import CertificateError, Undecided
-from .base import UNKNOWN, Decision, Domain, Outcome, Question, disagreement
+from .base import UNKNOWN, Absent, Decision, Domain, Outcome, Question, disagreement
 
 MAX_ENCODING_SIZE = 10      # agents / items a side for the CP-SAT cross-check
 MAX_ENCODING_WORLDS = 64
@@ -32,8 +32,8 @@ def _oracle(task: DecisionTask, params: Any, *, time_limit: float, seed: int) ->
 
 
 def _cpsat(task: DecisionTask, params: Any, *, time_limit: float, seed: int) -> Outcome:
-    from ..encodings.decision import cpsat_decision
-    return cpsat_decision(task, time_limit=time_limit, seed=seed)
+    from ..encodings.decision import decision_cpsat
+    return decision_cpsat(task, time_limit=time_limit, seed=seed)
 
 
 def _auto(task: DecisionTask) -> list[str]:
@@ -132,4 +132,11 @@ DOMAIN = Domain(
         engines={"oracle": _oracle, "cpsat": _cpsat},
         auto=_auto, decide=decide, audit=_audit)},
     default_questions=lambda task: ["decision"],
+    shrinker=Absent("a smaller decision task must keep its structure's invariants (square "
+                    "allocations, the unknown comparison, permitted edits naming constraints): "
+                    "no reduction is defined yet"),
+    space=Absent("decision tasks are sampled by their design (generators/decision.py), "
+                 "not enumerated"),
+    peers=Absent("no peer library of audit-library answers decision tasks"),
+    properties=Absent("no built-in counterexample property is about decision tasks"),
 )

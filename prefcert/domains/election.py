@@ -23,6 +23,8 @@ only solvers support (IRV past the search limit, Copeland or IRV coalitions) car
 """
 from __future__ import annotations
 
+import copy
+import random
 from typing import Any
 
 from ..formal import checker
@@ -34,8 +36,13 @@ from .base import (
     UNKNOWN,
     Decision,
     Domain,
+    ListRef,
     Outcome,
+    PeerAdapter,
+    Property,
     Question,
+    Shrinker,
+    Space,
     agreement,
     disagreement,
     run_engine,
@@ -411,6 +418,129 @@ def default_questions(model: Election) -> list:
     return qs
 
 
+# ----------------------------------------------------------------------------- hooks
+
+def _ballot_lists(inst: dict) -> list[ListRef]:
+    """Every ranking: each ballot's (held by its ``count`` voters) and the manipulator's."""
+    out: list[ListRef] = []
+    for i, b in enumerate(inst.get("ballots", [])):
+        if isinstance(b, list):
+            out.append((("ballots", i), b, 1))
+        elif isinstance(b, dict) and isinstance(b.get("ranking"), list):
+            out.append((("ballots", i, "ranking"), b["ranking"], int(b.get("count", 1))))
+    m = inst.get("manipulator")
+    if isinstance(m, dict) and isinstance(m.get("ranking"), list):
+        out.append((("manipulator", "ranking"), m["ranking"], 1))
+    return out
+
+
+def _shrinker() -> Shrinker:
+    """Ballots (one line of ``ballots`` at a time, its count with it) and candidates (a
+    removed candidate leaves τ, every ranking and every approval set)."""
+    from ..pipeline.minimize import without_items
+
+    def agents(inst: dict) -> list[tuple[str, str]]:
+        return [("ballot", str(i)) for i in range(len(inst.get("ballots", [])))] + \
+            [("candidate", c) for c in inst.get("candidates", [])]
+
+    def keep(inst: dict, kept: list[tuple[str, str]]) -> dict:
+        keep_set = set(kept)
+        ballots = [b for i, b in enumerate(inst.get("ballots", []))
+                   if ("ballot", str(i)) in keep_set]
+        gone = {c for c in inst.get("candidates", []) if ("candidate", c) not in keep_set}
+        out = copy.deepcopy(dict(inst, ballots=ballots))
+        if not gone:
+            return out
+        out["candidates"] = [c for c in out["candidates"] if c not in gone]
+        if "tie_break" in out:
+            out["tie_break"] = [c for c in out["tie_break"] if c not in gone]
+        voters = [*out["ballots"], *([out["manipulator"]] if out.get("manipulator") else [])]
+        for k, b in enumerate(voters):
+            if isinstance(b, list):
+                out["ballots"][k] = without_items(b, gone)
+                continue
+            if isinstance(b.get("ranking"), list):
+                b["ranking"] = without_items(b["ranking"], gone)
+            if isinstance(b.get("approve"), list):
+                b["approve"] = [c for c in b["approve"] if c not in gone]
+        return out
+
+    def count(inst: dict) -> int:          # the manipulator is a voter too
+        return sum(int(b.get("count", 1)) if isinstance(b, dict) else 1
+                   for b in inst["ballots"]) + bool(inst.get("manipulator"))
+    return Shrinker(_ballot_lists, agents, keep, count)
+
+
+def _space() -> Space:
+    def enumerate_(dims, complete, options):
+        from ..generators.election import election_space
+        return election_space(*dims, options.get("rule", "plurality"))
+
+    def sample(dims, complete, rng, options):
+        from ..generators.election import random_election
+        return random_election(*dims, options.get("rule", "plurality"), rng)
+
+    def size(dims, complete):
+        from ..generators.election import election_space_size
+        return election_space_size(*dims)
+    def contains(e: Election, complete: bool) -> bool:
+        """A manipulator, and every ranking a full strict ranking (linear ballots)."""
+        voters = (*e.ballots, e.manipulator) if e.manipulator is not None else ()
+        return bool(voters) and all(len(b.ranking) == e.m and b.strict_full for b in voters)
+    return Space("election", lambda n, max_items: [(n, m) for m in range(2, max_items + 1)],
+                 size, enumerate_, sample, contains)
+
+
+def _peer_sample(rng: random.Random, seed: int, k: int, ties: bool) -> dict:
+    """A small random election (every other one with full strict rankings; see
+    :func:`prefcert.generators.election.random_audit_election`)."""
+    from ..generators.election import random_audit_election
+    return random_audit_election(random.Random(seed), textbook=k % 2 == 0, id=f"random-el-{k}")
+
+
+def _properties() -> dict[str, Property]:
+    from ..pipeline.counterexample import certified_label, parse
+
+    def manipulation(inst: dict):
+        from ..oracles.election import enumerate_reports, greedy_reachable, irv_reachable
+        e = parse(inst)
+        rule = rule_of(e, {})
+        if rule == "irv":
+            return e, irv_reachable(e)
+        return e, (enumerate_reports if e.m <= 6 else greedy_reachable)(e, rule)
+
+    def holds(inst: dict) -> bool:
+        e, m = manipulation(inst)
+        return not e.true_pos(m.best) < e.true_pos(m.sincere)
+
+    def certify(inst: dict) -> dict:
+        """The profitable ballot, replayed by the trusted checker's own count (the
+        sincere election, then the ballot in place of the manipulator's), beside the
+        ``manipulation`` label whose certificate the checker accepted (it replays the
+        ballot too, and proves the achieved winner optimal)."""
+        lab = certified_label(inst, "manipulation")
+        if lab["verdict"] != "manipulable" or not lab["checked"]:
+            raise AssertionError("the engines find no checked profitable report after all")
+        e = parse(inst)
+        rule = rule_of(e, {})
+        ballot = lab["solution"]["ballot"]
+        count = chk.Count(e, rule)
+        sincere = count.winner([chk.sincere_ballot(e, rule)])
+        achieved = count.winner([chk.report_ballot(e, rule, ballot)])
+        if not e.true_pos(achieved) < e.true_pos(sincere):
+            raise AssertionError("the replayed ballot is not profitable")
+        return {"rule": rule, "truth": inst["manipulator"]["ranking"],
+                "profitable_ballot": ballot, "sincere_winner": sincere,
+                "manipulated_winner": achieved, "gain": e.true_pos(sincere) - e.true_pos(achieved),
+                "label": lab, "checked": True}
+    return {f"{r}-not-manipulable": Property(
+        f"{r}-not-manipulable", "election",
+        f"{r} (ties to τ = c1 ≻ c2 ≻ …) is not manipulable by one voter: no report elects a "
+        f"candidate the voter prefers to the sincere winner (linear ballots, 2..4 candidates)",
+        holds, certify, min_agents=1, options={"rule": r})
+        for r in ("plurality", "borda", "approval", "irv", "copeland")}
+
+
 DOMAIN = Domain(
     spec=SPEC,
     questions={
@@ -430,6 +560,10 @@ DOMAIN = Domain(
             _auto_coalition, _decide_coalition, _audit_coalition),
     },
     default_questions=default_questions,
+    shrinker=_shrinker(),
+    space=_space(),
+    peers=PeerAdapter("winner", _peer_sample),
+    properties=_properties,
 )
 
 __all__ = ["DOMAIN", "certified", "default_questions", "read_report", "InstanceError"]

@@ -2,14 +2,16 @@
 deferred acceptance (both sides), CP-SAT, exhaustive search."""
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from ..formal.checker.hospitals_residents import SPEC, blocking_pairs
 from ..formal.errors import CertificateError
 from ..formal.hospitals_residents import QUESTIONS, HRMarket
 from ..oracles import hospitals_residents as orc
-from .base import Domain, Outcome, Question, decide_existence
-from .stable_matching import judge_matching, judge_none
+from ..pipeline.minimize import two_sided_shrinker
+from .base import Domain, Outcome, PeerAdapter, Property, Question, Space, decide_existence
+from .stable_matching import judge_matching, judge_none, one_sided_notes, two_sided_in_space
 
 MAX_ENCODING_RESIDENTS = 150    # larger markets use the oracle and the checker alone
 MAX_BRUTE_FORCE_RESIDENTS = 7
@@ -31,8 +33,8 @@ def _oracle(notion: str, proposing: str = "residents"):
 
 def _cpsat(notion: str):
     def run(market: HRMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
-        from ..encodings.hospitals_residents import cpsat_stable_matching
-        return cpsat_stable_matching(market, notion, time_limit=time_limit, seed=seed)
+        from ..encodings.hospitals_residents import stable_matching_cpsat
+        return stable_matching_cpsat(market, notion, time_limit=time_limit, seed=seed)
     return run
 
 
@@ -128,8 +130,6 @@ def _certify(notion: str):
     return certify
 
 
-
-
 def classify(market: HRMarket, candidate: Any) -> dict[str, dict]:
     """Which stability notions a candidate matching meets; a failed notion carries every
     blocking pair. Raises CertificateError for a candidate that is not a matching."""
@@ -155,9 +155,63 @@ def _question(name: str, notion: str) -> Question:
                     audit=_audit(notion), certify=_certify(notion))
 
 
+# ----------------------------------------------------------------------------- hooks
+
+def _hr_space() -> Space:
+    def enumerate_(dims, complete, options):
+        from ..generators.hospitals_residents import hr_space
+        return hr_space(*dims, complete=complete)
+
+    def sample(dims, complete, rng, options):
+        from ..generators.hospitals_residents import random_hr
+        return random_hr(*dims, complete, rng)
+
+    def size(dims, complete):
+        from ..generators.hospitals_residents import hr_space_size
+        return hr_space_size(*dims, complete=complete)
+    return Space("hr", lambda n, max_items: [(r, n - r) for r in range(1, n)], size,
+                 enumerate_, sample, lambda market, complete: two_sided_in_space(
+                     market.residents, market.hospitals, complete))
+
+
+def _input_notes(market: HRMarket) -> dict:
+    return one_sided_notes((market.residents, market.hospitals), (market.pr, market.ph),
+                           sum(1 for c in market.capacities.values() if c == 0))
+
+
+def _peer_sample(rng: random.Random, seed: int, k: int, ties: bool) -> dict:
+    """A market of 2..8 residents and 1..4 hospitals; every other one with complete lists
+    and capacities 1..3, the rest incomplete lists and capacities 0..3; ties when ``ties``."""
+    from ..generators.hospitals_residents import sample_hr
+    p = rng.choice([0.2, 0.4, 0.7]) if ties else 0.0
+    textbook = k % 2 == 0
+    return sample_hr(rng.randint(2, 8), rng.randint(1, 4), cap_min=1 if textbook else 0,
+                     cap_max=3, tie_prob=p, truncate=not textbook, seed=seed,
+                     id=f"random-hr-{k}")
+
+
+def _properties() -> dict[str, Property]:
+    from ..pipeline.counterexample import existence_property
+    out = {}
+    for notion, word in (("strong", "strongly"), ("super", "super")):
+        question = "strongly_stable" if notion == "strong" else "super_stable"
+        name = f"hr-{word}-stable-exists"
+        out[name] = existence_property(
+            name, "hospitals_residents",
+            f"a {word}{'-' if notion == 'super' else ' '}stable matching exists "
+            f"(hospitals/residents with ties, capacities 0..2)", question, SEARCH[notion])
+    return out
+
+
 DOMAIN = Domain(
     spec=SPEC,
     questions={name: _question(name, notion) for name, notion in QUESTIONS.items()},
     default_questions=lambda market: ["super_stable", "strongly_stable", "weakly_stable"],
     classify=classify,
+    shrinker=two_sided_shrinker(("residents", "hospitals"), capacities=True),
+    space=_hr_space(),
+    peers=PeerAdapter("matching", _peer_sample, blocking_pairs,
+                      lambda market, side: orc.deferred_acceptance(market, side),
+                      _input_notes, lambda market: market.pr),
+    properties=_properties,
 )

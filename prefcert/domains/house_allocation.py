@@ -19,6 +19,7 @@ welfare notions, report the gap to the optimum.
 """
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -40,10 +41,12 @@ from ..formal.welfare import (
 from ..pipeline.registry import spec
 from .base import (
     UNKNOWN,
+    Absent,
     Decision,
     Domain,
     Outcome,
     Question,
+    Shrinker,
     Undecided,
     agreement,
     decide_existence,
@@ -101,15 +104,15 @@ def _welfare_weighted(model, params, *, time_limit: float, seed: int) -> Outcome
 
 def _welfare_cpsat(notion: str):
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
-        from ..encodings.house_allocation import cpsat_welfare
-        return cpsat_welfare(_graph(model), notion, time_limit=time_limit, seed=seed)
+        from ..encodings.house_allocation import welfare_cpsat
+        return welfare_cpsat(_graph(model), notion, time_limit=time_limit, seed=seed)
     return run
 
 
 def _welfare_milp(notion: str):
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
-        from ..encodings.house_allocation import milp_welfare
-        return milp_welfare(_graph(model), notion, time_limit=time_limit, seed=seed)
+        from ..encodings.house_allocation import welfare_milp
+        return welfare_milp(_graph(model), notion, time_limit=time_limit, seed=seed)
     return run
 
 
@@ -135,8 +138,8 @@ def _po_oracle(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _po_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
-    from ..encodings.house_allocation import cpsat_pareto_optimal
-    return cpsat_pareto_optimal(model, time_limit=time_limit, seed=seed)
+    from ..encodings.house_allocation import pareto_optimal_cpsat
+    return pareto_optimal_cpsat(model, time_limit=time_limit, seed=seed)
 
 
 def _po_brute(model, params, *, time_limit: float, seed: int) -> Outcome:
@@ -163,8 +166,8 @@ def _mcpo_weighted(model, params, *, time_limit: float, seed: int) -> Outcome:
 
 
 def _mcpo_cpsat(model, params, *, time_limit: float, seed: int) -> Outcome:
-    from ..encodings.house_allocation import cpsat_pareto_optimal
-    return cpsat_pareto_optimal(model, time_limit=time_limit, seed=seed, max_cardinality=True)
+    from ..encodings.house_allocation import pareto_optimal_cpsat
+    return pareto_optimal_cpsat(model, time_limit=time_limit, seed=seed, max_cardinality=True)
 
 
 def _mcpo_brute(model, params, *, time_limit: float, seed: int) -> Outcome:
@@ -465,9 +468,35 @@ QUESTIONS = {
 #: :mod:`prefcert.formal.checker.welfare` (registered in the stable-matching spec).
 TWO_SIDED_QUESTIONS = {n: _welfare_question(n, True) for n in WELFARE}
 
+# ----------------------------------------------------------------------------- hooks
+
+def _shrinker() -> Shrinker:
+    from ..pipeline.minimize import one_sided_lists, without_items
+
+    def agents(inst: dict) -> list[tuple[str, str]]:
+        return [("agent", a) for a in inst["preferences"]] + \
+            [("object", o) for o in (inst.get("objects") or [])]
+
+    def keep(inst: dict, kept: list[tuple[str, str]]) -> dict:
+        keep_set = set(kept)
+        gone = {name for kind, name in agents(inst) if (kind, name) not in keep_set}
+        out = copy.deepcopy(inst)
+        out["preferences"] = {a: without_items(lst, gone)
+                              for a, lst in inst["preferences"].items() if a not in gone}
+        if "objects" in inst:
+            out["objects"] = [o for o in inst["objects"] if o not in gone]
+        return out
+    return Shrinker(one_sided_lists, agents, keep, lambda inst: len(inst["preferences"]))
+
+
 DOMAIN = Domain(
     spec=SPEC,
     questions=QUESTIONS,
     default_questions=lambda model: list(QUESTION_NAMES),
     classify=classify,
+    shrinker=_shrinker(),
+    space=Absent("house allocation has no enumerated instance space yet (the built-in "
+                 "counterexample properties are about other domains)"),
+    peers=Absent("no peer library of audit-library answers house-allocation questions"),
+    properties=Absent("no built-in counterexample property is about house allocation"),
 )

@@ -11,14 +11,19 @@ Questions (existence; solution = an allocation agent -> house):
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
+
+from ..formal import checker
 
 from ..formal.checker import housing_market as chk
 from ..formal.checker.housing_market import SPEC
 from ..formal.errors import CertificateError, Disagreement
 from ..formal.housing_market import CORE_NOTION, HousingMarket, as_allocation
 from ..oracles import housing_market as orc
-from .base import Domain, Outcome, Question, decide_existence
+from ..pipeline.minimize import one_sided_lists, without_items
+from .base import (Absent, Domain, Outcome, Property, Question, Shrinker, Space,
+                   decide_existence)
 
 MAX_ENCODING_AGENTS = 100     # larger markets use the oracle and the checker alone
 MAX_MILP_AGENTS = 30          # the big-M MILP's relaxation is weak beyond this
@@ -259,9 +264,85 @@ def _question(name: str) -> Question:
                     audit=_audit(name), certify=_certify if name == "strict_core" else None)
 
 
+# ----------------------------------------------------------------------------- hooks
+
+def _shrinker() -> Shrinker:
+    def agents(inst: dict) -> list[tuple[str, str]]:
+        return [("agent", a) for a in inst["endowment"]]
+
+    def keep(inst: dict, kept: list[tuple[str, str]]) -> dict:
+        """Only the kept agents, each with its house (the others' houses leave every list)."""
+        keep_set = {name for _, name in kept}
+        gone = [a for a in inst["endowment"] if a not in keep_set]
+        houses = {inst["endowment"][a] for a in gone}
+        out = copy.deepcopy(inst)
+        out["endowment"] = {a: h for a, h in inst["endowment"].items() if a not in gone}
+        out["preferences"] = {a: without_items(lst, houses)
+                              for a, lst in inst["preferences"].items() if a not in gone}
+        return out
+    return Shrinker(one_sided_lists, agents, keep, lambda inst: len(inst["preferences"]))
+
+
+def _space() -> Space:
+    def enumerate_(dims, complete, options):
+        from ..generators.housing_market import housing_space
+        return housing_space(*dims, complete=complete)
+
+    def sample(dims, complete, rng, options):
+        from ..generators.housing_market import random_housing
+        return random_housing(*dims, complete, rng)
+
+    def size(dims, complete):
+        from ..generators.housing_market import housing_space_size
+        return housing_space_size(*dims, complete=complete)
+
+    def contains(market: HousingMarket, complete: bool) -> bool:
+        return not complete or all(len(o) == market.size for o in market.preferences.values())
+    return Space("housing", lambda n, max_items: [(n,)], size, enumerate_, sample, contains)
+
+
+def _properties() -> dict[str, Property]:
+    from ..pipeline.counterexample import certified_label, parse
+
+    def strict_core_holds(inst: dict) -> bool:
+        return orc.strict_core(parse(inst)).allocation is not None
+
+    def strict_core_certify(inst: dict) -> dict:
+        lab = certified_label(inst, "strict_core")
+        if lab["verdict"] != "none":
+            raise AssertionError("the engines find a strict-core allocation after all")
+        return {"label": lab}
+
+    def ttc(inst: dict) -> tuple[HousingMarket, dict]:
+        m = parse(inst)
+        return m, orc.top_trading_cycles(m)
+
+    def ttc_holds(inst: dict) -> bool:
+        m, x = ttc(inst)
+        return chk.in_strict_core(m, x)
+
+    def ttc_certify(inst: dict) -> dict:
+        m, x = ttc(inst)
+        cert = classify(m, x)["strict_core"]["certificate"]
+        checker.check(SPEC, m, "strict_core", None, "incorrect", x, cert)
+        return {"ttc_allocation": x, "tie_break": "endowment order", "refutation": cert,
+                "checked": True}
+    return {p.name: p for p in (
+        Property("strict-core-nonempty", "housing_market",
+                 "the strict core of the housing market is non-empty",
+                 strict_core_holds, strict_core_certify, min_agents=1),
+        Property("ttc-in-strict-core", "housing_market",
+                 "top trading cycles (ties broken by the endowment order) lands in the "
+                 "strict core", ttc_holds, ttc_certify, min_agents=1))}
+
+
 DOMAIN = Domain(
     spec=SPEC,
     questions={name: _question(name) for name in CORE_NOTION},
     default_questions=lambda market: ["strict_core", "weak_core"],
     classify=classify,
+    shrinker=_shrinker(),
+    space=_space(),
+    peers=Absent("no peer library of audit-library answers housing-market questions"),
+    properties=_properties,
 )

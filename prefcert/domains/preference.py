@@ -31,11 +31,12 @@ label's certificate is the first one the checker accepts.
 """
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
 from ..formal.checker.preference import SPEC, profile_completions
-from ..formal.errors import CertificateError, Undecided
+from ..formal.errors import CertificateError, InstanceError, Undecided
 from ..formal.preference import (
     PROFILE,
     QUESTIONS,
@@ -45,7 +46,8 @@ from ..formal.preference import (
     resolve,
     validate,
 )
-from .base import UNKNOWN, Decision, Domain, Outcome, Question, agreement, disagreement
+from .base import (UNKNOWN, Absent, Decision, Domain, ListRef, Outcome, Property, Question,
+                   Shrinker, Space, agreement, disagreement)
 
 MAX_ENCODING_ITEMS = 40
 MAX_ENCODING_CELLS = 2000       # agents × items for counting queries
@@ -227,6 +229,105 @@ def _question(name: str) -> Question:
                     audit=audit(name), certify=certify(name))
 
 
-DOMAIN = Domain(SPEC, {n: _question(n) for n in QUESTIONS}, default_questions)
+# ----------------------------------------------------------------------------- hooks
+
+def _lists(inst: dict) -> list[ListRef]:
+    out = []
+    for v, datum in inst["profile"].items():
+        if isinstance(datum, list):
+            out.append((("profile", v), datum, 1))
+        elif isinstance(datum, dict) and isinstance(datum.get("order"), list):
+            out.append((("profile", v, "order"), datum["order"], 1))
+    return out
+
+
+def _shrinker() -> Shrinker:
+    """Voters, and the items when every datum is an order (a partial order's edges or a
+    choice set would need their own reduction)."""
+    from ..pipeline.minimize import without_items
+
+    def agents(inst: dict) -> list[tuple[str, str]]:
+        out = [("voter", v) for v in inst["profile"]]
+        if all(isinstance(v, list) or (isinstance(v, dict) and "order" in v)
+               for v in inst["profile"].values()):
+            out += [("item", x) for x in inst.get("items", [])]
+        return out
+
+    def keep(inst: dict, kept: list[tuple[str, str]]) -> dict:
+        keep_set = set(kept)
+        gone = {name for kind, name in agents(inst) if (kind, name) not in keep_set}
+        out = copy.deepcopy(inst)
+        out["profile"] = {v: datum for v, datum in out["profile"].items() if v not in gone}
+        if "items" in out:
+            out["items"] = [x for x in out["items"] if x not in gone]
+        for path, lst, _ in _lists(out):
+            node = out
+            for k in path[:-1]:
+                node = node[k]
+            node[path[-1]] = without_items(lst, gone)
+        return out
+    return Shrinker(_lists, agents, keep, lambda inst: len(inst["profile"]))
+
+
+def _space() -> Space:
+    def enumerate_(dims, complete, options):
+        from ..generators.preference import profile_space
+        return profile_space(*dims)
+
+    def sample(dims, complete, rng, options):
+        from ..generators.preference import random_profile
+        return random_profile(*dims, rng)
+
+    def size(dims, complete):
+        from ..generators.preference import profile_space_size
+        return profile_space_size(*dims)
+    return Space("profile", lambda n, max_items: [(n, m) for m in range(2, max_items + 1)],
+                 size, enumerate_, sample)
+
+
+def _properties() -> dict[str, Property]:
+    from ..pipeline.counterexample import certified_label
+
+    def margins(inst: dict) -> tuple[list[str], dict]:
+        items = list(inst["items"])
+        net = {(a, b): 0 for a in items for b in items if a != b}
+        for datum in inst["profile"].values():
+            order = datum if isinstance(datum, list) else datum["order"]
+            k = 1 if isinstance(datum, list) else int(datum.get("count", 1))
+            if any(isinstance(g, list) for g in order) or len(order) != len(items):
+                raise InstanceError("the Condorcet property needs linear, complete ballots",
+                                    value=order)
+            for i, a in enumerate(order):
+                for b in order[i + 1:]:
+                    net[a, b] += k
+                    net[b, a] -= k
+        return items, net
+
+    def holds(inst: dict) -> bool:
+        items, net = margins(inst)
+        return any(all(net[c, d] > 0 for d in items if d != c) for c in items)
+
+    def certify(inst: dict) -> dict:
+        """For every candidate c a rival d over which c has no strict majority, each by a
+        ``majority`` label (checked bounds)."""
+        items, net = margins(inst)
+        beaten = []
+        for c in items:
+            d = next(d for d in items if d != c and net[c, d] <= 0)
+            lab = certified_label(inst, {"type": "majority", "items": [c, d]})
+            if lab["verdict"] != "false":
+                raise AssertionError(f"{c} has a strict majority over {d} after all")
+            beaten.append({"candidate": c, "not_beating": d, "label": lab})
+        return {"no_strict_majority": beaten, "checked": True}
+    p = Property("condorcet-winner-exists", "preference",
+                 "some candidate beats every other by a strict majority (linear ballots, "
+                 "2..4 candidates)", holds, certify, min_agents=1)
+    return {p.name: p}
+
+
+DOMAIN = Domain(SPEC, {n: _question(n) for n in QUESTIONS}, default_questions,
+                shrinker=_shrinker(), space=_space(),
+                peers=Absent("no peer library of audit-library answers preference queries"),
+                properties=_properties)
 
 __all__ = ["DOMAIN", "PROFILE", "SINGLE", "decide", "default_questions", "resolve", "validate"]

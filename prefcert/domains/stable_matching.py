@@ -1,13 +1,15 @@
 """The stable-matching domain wired to its engines: oracle, CP-SAT, z3, exhaustive search."""
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from ..formal.checker.stable_matching import SPEC, blocking_pairs
 from ..formal.errors import CertificateError
 from ..formal.stable_matching import QUESTIONS, Market
 from ..oracles import stable_matching as orc
-from .base import Domain, Outcome, Question, decide_existence
+from ..pipeline.minimize import two_sided_shrinker
+from .base import Domain, Outcome, PeerAdapter, Property, Question, Space, decide_existence
 from .house_allocation import TWO_SIDED_QUESTIONS
 from .house_allocation import classify as classify_welfare
 
@@ -43,7 +45,7 @@ def _certify(notion: str):
 def _encoding(kind: str, notion: str):
     def run(market: Market, params: Any, *, time_limit: float, seed: int) -> Outcome:
         from ..encodings import stable_matching as enc
-        fn = enc.cpsat_stable_matching if kind == "cpsat" else enc.z3_stable_matching
+        fn = enc.stable_matching_cpsat if kind == "cpsat" else enc.stable_matching_z3
         return fn(market, notion, time_limit=time_limit, seed=seed)
     return run
 
@@ -175,10 +177,88 @@ def _question(name: str, notion: str) -> Question:
         auto=_auto, decide=_decide, audit=_audit(notion), certify=_certify(notion))
 
 
+# ----------------------------------------------------------------------------- hooks
+
+def _smti_space() -> Space:
+    def enumerate_(dims, complete, options):
+        from ..generators.stable_matching import smti_space
+        return smti_space(*dims, complete=complete)
+
+    def sample(dims, complete, rng, options):
+        from ..generators.stable_matching import random_smti
+        return random_smti(*dims, complete, rng)
+
+    def size(dims, complete):
+        from ..generators.stable_matching import smti_space_size
+        return smti_space_size(*dims, complete=complete)
+    return Space("smti", lambda n, max_items: [(a, n - a) for a in range(1, n)], size,
+                 enumerate_, sample, lambda market, complete: two_sided_in_space(
+                     market.a, market.b, complete))
+
+
+def two_sided_in_space(a: dict, b: dict, complete: bool) -> bool:
+    """Both sides non-empty; with ``complete``, every list ranks the whole other side."""
+    if not a or not b:
+        return False
+    return not complete or (all(len(o) == len(b) for o in a.values())
+                            and all(len(o) == len(a) for o in b.values()))
+
+
+def _optimum(market: Market, side: str) -> dict:
+    return orc.deferred_acceptance(market, side)
+
+
+def _input_notes(market: Market) -> dict:
+    return one_sided_notes((market.a, market.b), (market.pa, market.pb), 0)
+
+
+def one_sided_notes(sides: tuple, restricted: tuple, capacity_zero: int) -> dict:
+    """Where a two-sided instance leaves the textbook input class: one-sided entries, empty
+    lists, capacity-0 hospitals (counts); for ``prefcert audit-library``."""
+    one_sided = sum(len(o) - len(restricted[i][x]) for i, side in enumerate(sides)
+                    for x, o in side.items())
+    empty = sum(1 for side in sides for o in side.values() if not len(o))
+    return {"one_sided_entries": one_sided, "empty_lists": empty, "capacity_zero": capacity_zero}
+
+
+def _peer_sample(rng: random.Random, seed: int, k: int, ties: bool) -> dict:
+    """A market of 2..6 agents a side; every other one with complete lists and equal
+    sides, the rest incomplete (one-sided entries included); ties when ``ties``."""
+    from ..generators.stable_matching import sample_smti
+    p = rng.choice([0.2, 0.4, 0.7]) if ties else 0.0
+    textbook = k % 2 == 0
+    a = rng.randint(2, 6)
+    return sample_smti(a, a if textbook else rng.randint(2, 6), tie_prob=p,
+                       truncate=not textbook, seed=seed, id=f"random-sm-{k}")
+
+
+def _properties() -> dict[str, Property]:
+    from ..pipeline.counterexample import existence_property
+    out = {}
+    for notion, word in (("strong", "strongly"), ("super", "super")):
+        question = "strongly_stable" if notion == "strong" else "super_stable"
+
+        def synthesize(dims, complete: bool, seconds: float, notion=notion) -> dict:
+            from ..encodings.stable_matching_synthesis import synthesize_smti
+            return synthesize_smti(*dims, notion, complete=complete, time_limit=seconds)
+        name = f"{word}-stable-exists"
+        out[name] = existence_property(
+            name, "stable_matching",
+            f"a {word}{'-' if notion == 'super' else ' '}stable matching exists (two-sided "
+            f"markets with ties and incomplete lists)", question, SEARCH[notion],
+            synthesize=synthesize)
+    return out
+
+
 DOMAIN = Domain(
     spec=SPEC,
     questions={**{name: _question(name, notion) for name, notion in QUESTIONS.items()},
                **TWO_SIDED_QUESTIONS},
     default_questions=lambda market: ["super_stable", "strongly_stable", "weakly_stable"],
     classify=classify,
+    shrinker=two_sided_shrinker(("A", "B")),
+    space=_smti_space(),
+    peers=PeerAdapter("matching", _peer_sample, blocking_pairs, _optimum, _input_notes,
+                      lambda market: market.pa),
+    properties=_properties,
 )

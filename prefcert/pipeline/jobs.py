@@ -15,13 +15,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..domains.base import Question, is_agreement, run_engine
+from ..domains.base import Absent, Question, is_agreement, run_engine
 from ..encodings import cross_check
 from ..formal import checker
 from ..formal.errors import CertificateError, Disagreement, InstanceError, Undecided
 from ..formal.instances import Instance, from_object, label_key, locate
 from ..formal.outcome import UNKNOWN
-from .minimize import shrink
+from .minimize import measure, shrink
 from .registry import domain as get_domain
 
 
@@ -266,7 +266,13 @@ def attach_minimized(report: dict, job, *, engines=None, time_limit: float = 10.
     same engines still disagree (or crash), with its size before and after and the search
     statistics. The engines are those of ``job.question`` (so a report about an engine
     under test minimises with that engine). Returns the report. Never raises: a failure
-    to minimise is recorded as ``{"error": ...}``."""
+    to minimise is recorded as ``{"error": ...}``, and a domain that declares no shrinker
+    as ``{"not_minimized": reason}``."""
+    hook = get_domain(job.instance.domain).shrinker
+    if isinstance(hook, Absent):
+        report["minimized"] = {"not_minimized": f"the {job.instance.domain} domain has no "
+                                                f"shrinker: {hook.reason}"}
+        return report
 
     def fails(inst: dict) -> bool:
         i = from_object(dict(inst, questions=[job.asked]), "<minimize>", None,
@@ -283,7 +289,6 @@ def attach_minimized(report: dict, job, *, engines=None, time_limit: float = 10.
             return True
         return False
 
-    from ..generators.spaces import measure
     try:
         small, stats = shrink(job.instance.data, fails, max_tests=max_tests, seconds=seconds)
         entry = {"instance": small, **stats}

@@ -30,29 +30,20 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..domains.base import Absent, ListRef, Shrinker
+
 # ----------------------------------------------------------------------------- handles
 
+def _shrinker(inst: dict) -> Shrinker:
+    from .registry import domain
+    hook = domain(inst.get("domain", "")).shrinker
+    if isinstance(hook, Absent):
+        raise NotShrinkable(hook.reason)
+    return hook
 
-def _lists_of(inst: dict) -> list[tuple[tuple, list]]:
-    """(path, list) of every preference list of an instance, for the domains with lists."""
-    d = inst.get("domain")
-    p = inst.get("preferences")
-    if d == "stable_matching":
-        return [(("preferences", s, x), lst) for s in ("A", "B") for x, lst in p[s].items()]
-    if d == "hospitals_residents":
-        return [(("preferences", s, x), lst) for s in ("residents", "hospitals")
-                for x, lst in p[s].items()]
-    if d in ("housing_market", "house_allocation"):
-        return [(("preferences", x), lst) for x, lst in p.items()]
-    if d == "preference":
-        out = []
-        for v, datum in inst["profile"].items():
-            if isinstance(datum, list):
-                out.append((("profile", v), datum))
-            elif isinstance(datum, dict) and isinstance(datum.get("order"), list):
-                out.append((("profile", v, "order"), datum["order"]))
-        return out
-    return []
+
+class NotShrinkable(ValueError):
+    """The instance's domain declares no shrinker (the reason is the message)."""
 
 
 def _get(inst: dict, path: tuple) -> Any:
@@ -67,7 +58,9 @@ def _set(inst: dict, path: tuple, value: Any) -> None:
     inst[path[-1]] = value
 
 
-def _without_items(lst: list, gone: set) -> list:
+def without_items(lst: list, gone: set) -> list:
+    """A preference list (JSON format) without the items ``gone``; a tie group left with
+    one member becomes that item."""
     out = []
     for g in lst:
         if isinstance(g, list):
@@ -83,65 +76,18 @@ def _without_items(lst: list, gone: set) -> list:
 
 def agents(inst: dict) -> list[tuple[str, str]]:
     """The removable agents of an instance as (kind, name)."""
-    d = inst.get("domain")
-    if d == "stable_matching":
-        return [(s, x) for s in ("A", "B") for x in inst["preferences"][s]]
-    if d == "hospitals_residents":
-        return [(s, x) for s in ("residents", "hospitals") for x in inst["preferences"][s]]
-    if d == "housing_market":
-        return [("agent", a) for a in inst["endowment"]]
-    if d == "house_allocation":
-        objs = inst.get("objects")
-        return [("agent", a) for a in inst["preferences"]] + \
-            [("object", o) for o in (objs or [])]
-    if d == "preference":
-        out = [("voter", v) for v in inst["profile"]]
-        if all(isinstance(v, list) or (isinstance(v, dict) and "order" in v)
-               for v in inst["profile"].values()):
-            out += [("item", x) for x in inst.get("items", [])]
-        return out
-    return []
+    return _shrinker(inst).agents(inst)
 
 
 def keep_agents(inst: dict, keep: list[tuple[str, str]]) -> dict:
     """A copy of ``inst`` with only the agents ``keep`` (every other agent leaves its side
     and every list)."""
-    keep_set = set(keep)
-    gone = {name for kind, name in agents(inst) if (kind, name) not in keep_set}
-    out = copy.deepcopy(inst)
-    d = inst.get("domain")
-    if d in ("stable_matching", "hospitals_residents"):
-        for s in (("A", "B") if d == "stable_matching" else ("residents", "hospitals")):
-            out["preferences"][s] = {x: _without_items(lst, gone)
-                                     for x, lst in out["preferences"][s].items() if x not in gone}
-        if d == "hospitals_residents":
-            out["capacities"] = {h: c for h, c in out["capacities"].items() if h not in gone}
-        return out
-    if d == "housing_market":
-        houses = {inst["endowment"][a] for a in gone}
-        out["endowment"] = {a: h for a, h in inst["endowment"].items() if a not in gone}
-        out["preferences"] = {a: _without_items(lst, houses)
-                              for a, lst in inst["preferences"].items() if a not in gone}
-        return out
-    if d == "house_allocation":
-        out["preferences"] = {a: _without_items(lst, gone)
-                              for a, lst in inst["preferences"].items() if a not in gone}
-        if "objects" in inst:
-            out["objects"] = [o for o in inst["objects"] if o not in gone]
-        return out
-    if d == "preference":
-        out["profile"] = {v: datum for v, datum in out["profile"].items() if v not in gone}
-        if "items" in out:
-            out["items"] = [x for x in out["items"] if x not in gone]
-        for path, lst in _lists_of(out):
-            _set(out, path, _without_items(lst, gone))
-        return out
-    return out
+    return _shrinker(inst).keep_agents(inst, keep)
 
 
 def entries(inst: dict) -> list[tuple[tuple, str]]:
     """Every list entry as (path of its list, item)."""
-    return [(path, x) for path, lst in _lists_of(inst)
+    return [(path, x) for path, lst, _ in _shrinker(inst).lists(inst)
             for g in lst for x in (g if isinstance(g, list) else [g])]
 
 
@@ -151,13 +97,13 @@ def drop_entries(inst: dict, drop: list[tuple[tuple, str]]) -> dict:
     for path, x in drop:
         by_path.setdefault(path, set()).add(x)
     for path, gone in by_path.items():
-        _set(out, path, _without_items(_get(out, path), gone))
+        _set(out, path, without_items(_get(out, path), gone))
     return out
 
 
 def tie_splits(inst: dict) -> Iterator[dict]:
     """Each instance with one item moved out of a tie group to a singleton right after it."""
-    for path, lst in _lists_of(inst):
+    for path, lst, _ in _shrinker(inst).lists(inst):
         for i, g in enumerate(lst):
             if isinstance(g, list) and len(g) >= 2:
                 for x in g:
@@ -168,13 +114,63 @@ def tie_splits(inst: dict) -> Iterator[dict]:
                     yield out
 
 
-def capacity_cuts(inst: dict) -> Iterator[dict]:
-    if inst.get("domain") == "hospitals_residents":
-        for h, c in inst["capacities"].items():
-            if c > 0:
-                out = copy.deepcopy(inst)
-                out["capacities"][h] = c - 1
-                yield out
+def measure(instance: dict) -> tuple[int, int, int]:
+    """``(agents, entries, tied pairs)`` of an instance dict, compared lexicographically:
+    smaller is simpler. Agents as the domain's shrinker counts them; entries and tied
+    pairs (Σ C(|g|, 2) over tie groups g) over every preference list, a list held by
+    ``count`` identical voters counted that many times. ValueError for a domain without
+    a shrinker."""
+    try:
+        hook = _shrinker(instance)
+    except NotShrinkable as e:
+        raise ValueError(f"no size measure for domain {instance.get('domain')!r}: {e}") from None
+    entries_ = ties = 0
+    for _, lst, weight in hook.lists(instance):
+        for g in lst:
+            k = len(g) if isinstance(g, list) else 1
+            entries_ += weight * k
+            ties += weight * (k * (k - 1) // 2)
+    return hook.count(instance), entries_, ties
+
+
+# ------------------------------------------------------------------ shrinkers of common shapes
+
+def two_sided_shrinker(sides: tuple[str, str], *, capacities: bool = False) -> Shrinker:
+    """Two-sided markets ``{"preferences": {side: {agent: list}}}`` (both sides' agents
+    removable; with ``capacities``, hospitals/residents, one post fewer is a reduction)."""
+    def lists(inst: dict) -> list[ListRef]:
+        p = inst["preferences"]
+        return [(("preferences", s, x), lst, 1) for s in sides for x, lst in p[s].items()]
+
+    def agents_(inst: dict) -> list[tuple[str, str]]:
+        return [(s, x) for s in sides for x in inst["preferences"][s]]
+
+    def keep(inst: dict, kept: list[tuple[str, str]]) -> dict:
+        keep_set = set(kept)
+        gone = {name for kind, name in agents_(inst) if (kind, name) not in keep_set}
+        out = copy.deepcopy(inst)
+        for s in sides:
+            out["preferences"][s] = {x: without_items(lst, gone)
+                                     for x, lst in out["preferences"][s].items() if x not in gone}
+        if capacities:
+            out["capacities"] = {h: c for h, c in out["capacities"].items() if h not in gone}
+        return out
+
+    def cuts(inst: dict) -> Iterator[dict]:
+        if capacities:
+            for h, c in inst["capacities"].items():
+                if c > 0:
+                    out = copy.deepcopy(inst)
+                    out["capacities"][h] = c - 1
+                    yield out
+
+    return Shrinker(lists, agents_, keep,
+                    lambda inst: sum(len(inst["preferences"][s]) for s in sides), cuts)
+
+
+def one_sided_lists(inst: dict) -> list[ListRef]:
+    """The lists of a one-sided market ``{"preferences": {agent: list}}``."""
+    return [(("preferences", x), lst, 1) for x, lst in inst["preferences"].items()]
 
 
 # ----------------------------------------------------------------------------- shrinking
@@ -243,7 +239,7 @@ def shrink(instance: dict, still_fails: Callable[[dict], bool], *, max_tests: in
                         budget)
         if len(kept_e) < len(en):
             cur, changed = drop_entries(cur, [e for e in en if e not in kept_e]), True
-        for cand in [*tie_splits(cur), *capacity_cuts(cur)]:
+        for cand in [*tie_splits(cur), *_shrinker(cur).reductions(cur)]:
             if not budget.ok():
                 break
             if test(cand):

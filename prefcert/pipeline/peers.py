@@ -40,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..domains.base import Absent, PeerAdapter
 from ..formal.errors import CertificateError, InstanceError
 
 #: library -> its runs; each run: (domain, question, notion, description)
@@ -252,37 +253,20 @@ def _truth(inst: dict, question: str) -> dict:
     return label(job, time_limit=30)
 
 
-def _blocking(domain: str, model, matching: dict, notion: str) -> list:
-    if domain == "stable_matching":
-        from ..formal.checker.stable_matching import blocking_pairs
-    else:
-        from ..formal.checker.hospitals_residents import blocking_pairs
-    return blocking_pairs(model, matching, notion)
-
-
-def _optimum(domain: str, model, side: str) -> dict:
-    if domain == "stable_matching":
-        from ..oracles.stable_matching import deferred_acceptance
-        return deferred_acceptance(model, side)
-    from ..oracles.hospitals_residents import deferred_acceptance
-    return deferred_acceptance(model, side)
+def _adapter(domain_name: str) -> PeerAdapter:
+    from .registry import domain
+    hook = domain(domain_name).peers
+    if isinstance(hook, Absent):
+        raise InstanceError(f"no peer adapter: {hook.reason}", value=domain_name)
+    return hook
 
 
 def input_notes(domain: str, model) -> dict:
     """Where an instance leaves the textbook input class: one-sided entries, empty lists,
-    capacity-0 hospitals (counts)."""
-    if domain == "stable_matching":
-        sides = (model.a, model.b)
-        restricted = (model.pa, model.pb)
-        caps = 0
-    else:
-        sides = (model.residents, model.hospitals)
-        restricted = (model.pr, model.ph)
-        caps = sum(1 for c in model.capacities.values() if c == 0)
-    one_sided = sum(len(o) - len(restricted[i][x]) for i, side in enumerate(sides)
-                    for x, o in side.items())
-    empty = sum(1 for side in sides for o in side.values() if not len(o))
-    return {"one_sided_entries": one_sided, "empty_lists": empty, "capacity_zero": caps}
+    capacity-0 hospitals (counts; the domain's peer adapter)."""
+    notes = _adapter(domain).input_notes
+    assert notes is not None
+    return notes(model)
 
 
 def audit_run(run: str, inst: dict, *, timeout: float = 30.0) -> dict:
@@ -297,7 +281,8 @@ def audit_run(run: str, inst: dict, *, timeout: float = 30.0) -> dict:
     rec: dict = {"run": run, "id": inst.get("id"), "domain": domain, "question": question}
     if inst.get("domain") != domain:
         return {**rec, "verdict": "unsupported", "reason": f"not a {domain} instance"}
-    if domain == "election":
+    adapter = _adapter(domain)
+    if adapter.judge == "winner":
         return audit_winner(run, inst, rec, notion, timeout=timeout)
     model = spec(domain).parse(inst)
     rec["input"] = notes = input_notes(domain, model)
@@ -331,7 +316,7 @@ def audit_run(run: str, inst: dict, *, timeout: float = 30.0) -> dict:
                 "refutation": {"type": "witness", "matching": truth["solution"],
                                "note": f"a {question} matching exists (checker-accepted)"}}
     try:
-        pairs = _blocking(domain, model, answer, notion)
+        pairs = adapter.blocking_pairs(model, answer, notion)
     except CertificateError as e:
         return {**rec, "verdict": "incorrect",
                 "refutation": {"type": "invalid_matching", "reason": str(e)}}
@@ -340,9 +325,9 @@ def audit_run(run: str, inst: dict, *, timeout: float = 30.0) -> dict:
                 "refutation": {"type": "blocking_pairs", "notion": notion,
                                "pairs": [list(p) for p in pairs]}}
     if run in OPTIMAL:
-        best = _optimum(domain, model, OPTIMAL[run])
-        if best != answer and not _blocking(domain, model, best, notion):
-            rank = model.pa if domain == "stable_matching" else model.pr
+        best = adapter.optimum(model, OPTIMAL[run])
+        if best != answer and not adapter.blocking_pairs(model, best, notion):
+            rank = adapter.ranks(model)
             inf = float("inf")
 
             def r_of(m, r):
