@@ -11,21 +11,19 @@ import sys
 from pathlib import Path
 
 import pytest
+
+import prefcert
+from prefcert.domains.base import Outcome, Question
 from prefcert.encodings.stable_matching_synthesis import synthesize_smti
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, Disagreement, InstanceError
 from prefcert.formal.instances import from_object
 from prefcert.formal.stable_matching import parse_market
-from prefcert.generators.stable_matching import sample_smti
-from prefcert.generators.stable_matching import smti_space, smti_space_size
-from prefcert.pipeline.minimize import measure
+from prefcert.generators.stable_matching import sample_smti, smti_space, smti_space_size
 from prefcert.oracles.stable_matching_brute_force import stable_matchings
-
-import prefcert
 from prefcert.pipeline.counterexample import minimal_counterexample
-from prefcert.domains.base import Outcome, Question
-from prefcert.pipeline.minimize import shrink
 from prefcert.pipeline.jobs import Job, label, plan
+from prefcert.pipeline.minimize import measure, shrink
 from prefcert.pipeline.registry import domain, spec
 
 ROOT = Path(__file__).resolve().parents[1]

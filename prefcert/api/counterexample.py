@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..pipeline.counterexample import Property
+from ..domains.base import Property
 from ..pipeline.counterexample import minimal_counterexample as _search
 from . import arguments as arg
 

@@ -37,7 +37,6 @@ from typing import Any
 from ..domains.base import Absent, Property, Space, provided
 from ..formal.errors import InstanceError
 
-
 # ----------------------------------------------------------------------------- built-ins
 
 def parse(inst: dict) -> Any:
