@@ -218,7 +218,8 @@ CALLS = {
 }
 ENTRY: list = []         # the dataset entry score_answer needs, made once
 
-#: more bad arguments of the same functions: the checks the issue names
+#: more bad arguments of the same functions: the checks the issue names (in the words of
+#: the CLI where it has the check)
 MORE_BAD = [
     (lambda p: p.label(SM, "super_stable", time_limit=-1), "time_limit: -1 is not a positive"),
     (lambda p: p.label(SM, "super_stable", time_limit=0), "time_limit: 0 is not a positive"),
@@ -274,7 +275,7 @@ def test_a_bad_argument_is_refused_at_the_boundary_naming_it(name):
 
 
 @pytest.mark.parametrize("k", range(len(MORE_BAD)))
-def test_the_checks_the_cli_makes_are_made_with_its_words(k):
+def test_the_checks_the_issue_names_use_the_cli_words(k):
     bad, needle = MORE_BAD[k]
     e = _refusal(bad)
     assert isinstance(e, InstanceError), repr(e)
