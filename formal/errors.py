@@ -1,6 +1,8 @@
 """Error types shared by every layer."""
 from __future__ import annotations
 
+from typing import Any
+
 
 class InstanceError(ValueError):
     """Bad input: names the file, the line, the agent and the offending value.
@@ -9,7 +11,7 @@ class InstanceError(ValueError):
     """
 
     def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
-                 agent: str | None = None, value: object = None):
+                 agent: str | None = None, value: object = None) -> None:
         self.message, self.file, self.line, self.agent, self.value = message, file, line, agent, value
         super().__init__(message)
 
@@ -38,7 +40,7 @@ class Disagreement(Exception):
     checker's verdict on it, as a JSON-able dict.
     """
 
-    def __init__(self, report: dict):
+    def __init__(self, report: dict[str, Any]) -> None:
         self.report = report
         super().__init__(report.get("reason", "engines disagree"))
 

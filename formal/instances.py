@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from sys import intern
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 from .errors import InstanceError
@@ -28,7 +28,7 @@ class Instance:
 
     id: str
     domain: str
-    data: dict
+    data: dict[str, Any]
     file: str
     line: int | None = None
     sha256: str = field(default="", compare=False)
@@ -36,12 +36,12 @@ class Instance:
                                                                       # with_readings
 
     @property
-    def questions(self) -> list | None:
+    def questions(self) -> list[Any] | None:
         q = self.data.get("questions")
         return list(q) if q is not None else None
 
     @property
-    def where(self) -> dict:
+    def where(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line}
 
 
@@ -51,7 +51,7 @@ def label_key(iid: str, asked: Any) -> tuple[str, str]:
     return iid, json.dumps(asked, sort_keys=True)
 
 
-def canonical_sha256(data: dict) -> str:
+def canonical_sha256(data: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":"))
                           .encode()).hexdigest()
 
@@ -73,7 +73,7 @@ def from_object(obj: Any, file: str, line: int | None, default_id: str) -> Insta
 
 
 def with_readings(inst: Instance, *, semantics: str | None = None,
-                  conventions: dict | None = None) -> Instance:
+                  conventions: dict[str, str] | None = None) -> Instance:
     """The instance under overridden readings: ``semantics`` (of incomplete preference
     lists) and ``conventions`` (name -> choice) set in its data, re-hashed, so a label
     made under them is tied to them. O(size)."""
@@ -143,7 +143,7 @@ def read_json(path: Path) -> list[Instance]:
 _STR, _STR_LIST = {str}, {str, list}
 
 
-def _shared_strings(pairs: list) -> dict:
+def _shared_strings(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """The ``json.loads`` object hook that makes equal strings one object (``sys.intern``)
     as each object is decoded: its keys, and the strings of its list values and of the
     lists in them. A big instance's lists name the same few agents millions of times and
@@ -169,12 +169,12 @@ DUPLICATE = "a key appears twice in one object (JSON would keep only the last)"
 
 
 class DuplicateKey(ValueError):
-    def __init__(self, key: str):
+    def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
 
 
-def _duplicate(pairs: list) -> None:
+def _duplicate(pairs: list[tuple[str, Any]]) -> None:
     seen = set()
     for k, _ in pairs:
         if k in seen:
@@ -182,7 +182,7 @@ def _duplicate(pairs: list) -> None:
         seen.add(k)
 
 
-def _no_duplicates(pairs: list) -> dict:
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """The object hook of JSONL lines: a repeated key is bad input, not last-one-wins."""
     out = dict(pairs)
     if len(out) < len(pairs):
@@ -190,7 +190,7 @@ def _no_duplicates(pairs: list) -> dict:
     return out
 
 
-def _shared_tie(e: list) -> list:
+def _shared_tie(e: list[Any]) -> list[Any]:
     if set(map(type, e)) <= _STR:
         e[:] = map(intern, e)
     return e

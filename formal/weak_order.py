@@ -6,10 +6,18 @@ Ranks are 1-based: the rank of an item is the index of its tie group.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Set
+from typing import Any, NoReturn, TypeAlias
+
 from .errors import InstanceError
 
-_set = object.__setattr__
+#: Sets an attribute of an immutable :class:`WeakOrder` (its own ``__setattr__`` refuses).
+_set: Callable[[object, str, Any], None] = object.__setattr__
+
+#: A preference list as :meth:`WeakOrder.to_json` writes it: names, and lists for ties.
+JsonList: TypeAlias = list["str | list[str]"]
+#: The items a list may rank, as :func:`parse_weak_order` tests them (a set, or a dict's keys).
+Known: TypeAlias = Set[str] | dict[str, Any]
 
 
 class WeakOrder:
@@ -25,7 +33,12 @@ class WeakOrder:
 
     __slots__ = ("_ties", "rank", "items", "nties")
 
-    def __init__(self, ties: tuple[tuple[str, ...], ...]):
+    _ties: tuple[tuple[str, ...], ...] | None
+    rank: dict[str, int]
+    items: tuple[str, ...]
+    nties: int
+
+    def __init__(self, ties: tuple[tuple[str, ...], ...]) -> None:
         rank: dict[str, int] = {}
         for r, tie in enumerate(ties, 1):
             for x in tie:
@@ -65,21 +78,21 @@ class WeakOrder:
             _set(self, "_ties", ties)
         return ties
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(f"WeakOrder is immutable (cannot set {name!r})")
 
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__ or not isinstance(other, WeakOrder):
             return NotImplemented
         return self.items == other.items and self.rank == other.rank
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.ties)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"WeakOrder(ties={self.ties!r})"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[WeakOrder], tuple[tuple[tuple[str, ...], ...]]]:
         return (WeakOrder, (self.ties,))
 
     def __contains__(self, x: str) -> bool:
@@ -103,13 +116,13 @@ class WeakOrder:
             return b is not None and b not in self.rank
         return b is None or self.rank[a] <= self.rank.get(b, self.nties + 1)
 
-    def to_json(self) -> list:
+    def to_json(self) -> JsonList:
         """The DESIGN.md encoding: singletons as strings, ties as nested lists."""
         return [t[0] if len(t) == 1 else list(t) for t in self.ties]
 
 
 def parse_weak_order(raw: object, *, agent: str | None = None,
-                     known: Iterable[str] | None = None, canon: dict | None = None
+                     known: Iterable[str] | None = None, canon: dict[str, str] | None = None
                      ) -> WeakOrder:
     """Parse a DESIGN.md preference list into a :class:`WeakOrder`.
 
@@ -125,7 +138,8 @@ def parse_weak_order(raw: object, *, agent: str | None = None,
     """
     if not isinstance(raw, list):
         raise InstanceError("preference list must be a JSON list", agent=agent, value=raw)
-    known_set = known if known is None or isinstance(known, (set, frozenset, dict)) else set(known)
+    known_set: Known | None = known if known is None or isinstance(
+        known, (set, frozenset, dict)) else set(known)
     order = _fast_order(raw, known_set, canon)
     if order is not None:
         return order
@@ -152,7 +166,8 @@ def parse_weak_order(raw: object, *, agent: str | None = None,
 _STR = {str}
 
 
-def _fast_order(raw: list, known, canon: dict | None) -> WeakOrder | None:
+def _fast_order(raw: list[Any], known: Known | None, canon: dict[str, str] | None
+                ) -> WeakOrder | None:
     """The order of a well-formed list, or None when some check fails (the caller's
     item-by-item pass then names the first error). Every item a string (checked by its
     type set), none twice (a set as long as the list), every one known (a subset test)."""

@@ -6,17 +6,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal, cast, overload
 
+from . import arguments as arg
 from .core import label
+from .types import CertifiedRepair, Judgments, Label, Repair, Unit
+
+UNITS = ("cell", "count", "completion")
+JUDGMENTS = ("majority", "choices")
 
 
-def _label(data: dict, question: dict) -> dict:
+def _label(data: dict[str, Any], question: dict[str, Any]) -> Label:
     return label({"id": "consistency", "domain": "consistency", **data}, question)
 
 
-def _repair(kind: str, cells, unit: str, certificate: bool) -> dict:
-    lab = _label({"cells": list(cells)}, {"type": kind, "unit": unit})
+def _repair(kind: str, cells: object, unit: object, certificate: bool) -> Repair:
+    rows = list(arg.sequence(cells, "cells", "cells"))
+    lab = _label({"cells": rows}, {"type": kind, "unit": arg.choice(unit, "unit", UNITS)})
     sol = lab["solution"]
     out: dict[str, Any] = {"verdict": lab["verdict"],
                            "utilities": {x: Fraction(v) for x, v in sol["utilities"].items()}}
@@ -26,11 +32,20 @@ def _repair(kind: str, cells, unit: str, certificate: bool) -> dict:
         out["lower"], out["upper"] = Fraction(sol["lower"]), Fraction(sol["upper"])
     if certificate:
         out["certificate"] = lab["certificate"]
-    return out
+    return cast(Repair, out)
 
 
-def min_l1_repair(cells: Sequence[Mapping[str, Any]], *, unit: str = "cell",
-                  certificate: bool = False) -> dict:
+@overload
+def min_l1_repair(cells: Sequence[Mapping[str, Any]], *, unit: Unit = "cell",
+                  certificate: Literal[False] = False) -> Repair: ...
+@overload
+def min_l1_repair(cells: Sequence[Mapping[str, Any]], *, unit: Unit = "cell",
+                  certificate: Literal[True]) -> CertifiedRepair: ...
+@overload
+def min_l1_repair(cells: Sequence[Mapping[str, Any]], *, unit: Unit = "cell",
+                  certificate: bool) -> Repair: ...
+def min_l1_repair(cells: Sequence[Mapping[str, Any]], *, unit: Unit = "cell",
+                  certificate: bool = False) -> Repair:
     """The minimum weighted L1 adjustment of the answers that makes them exactly consistent.
 
     Parameters
@@ -48,10 +63,11 @@ def min_l1_repair(cells: Sequence[Mapping[str, Any]], *, unit: str = "cell",
 
     Returns
     -------
-    dict
-        ``verdict`` (``optimal``), ``cost`` (a :class:`fractions.Fraction`: dollars) and
-        ``utilities`` (item -> Fraction) attaining it; with ``certificate``, the checked
-        ``circulation_dual``.
+    Repair
+        A dict: ``verdict`` (``optimal``), ``cost`` (a :class:`fractions.Fraction`:
+        dollars) and ``utilities`` (item -> Fraction) attaining it; with
+        ``certificate=True`` a ``CertifiedRepair``, the same dict with the checked
+        ``circulation_dual`` under ``certificate``.
 
     Raises
     ------
@@ -82,8 +98,17 @@ def min_l1_repair(cells: Sequence[Mapping[str, Any]], *, unit: str = "cell",
     return _repair("l1_repair", cells, unit, certificate)
 
 
-def min_l2_repair(cells: Sequence[Mapping[str, Any]], *, unit: str = "cell",
-                  certificate: bool = False) -> dict:
+@overload
+def min_l2_repair(cells: Sequence[Mapping[str, Any]], *, unit: Unit = "cell",
+                  certificate: Literal[False] = False) -> Repair: ...
+@overload
+def min_l2_repair(cells: Sequence[Mapping[str, Any]], *, unit: Unit = "cell",
+                  certificate: Literal[True]) -> CertifiedRepair: ...
+@overload
+def min_l2_repair(cells: Sequence[Mapping[str, Any]], *, unit: Unit = "cell",
+                  certificate: bool) -> Repair: ...
+def min_l2_repair(cells: Sequence[Mapping[str, Any]], *, unit: Unit = "cell",
+                  certificate: bool = False) -> Repair:
     """The minimum weighted sum of squared adjustments that makes the answers exactly
     consistent: the least-squares lack of fit, in exact rationals.
 
@@ -99,9 +124,11 @@ def min_l2_repair(cells: Sequence[Mapping[str, Any]], *, unit: str = "cell",
 
     Returns
     -------
-    dict
-        ``verdict`` (``optimal``, or ``bounded`` with ``lower`` / ``upper`` when exact
-        elimination was out of reach), ``cost`` and ``utilities`` (Fractions).
+    Repair
+        A dict: ``verdict`` (``optimal``, or ``bounded`` with ``lower`` / ``upper`` when
+        exact elimination was out of reach), ``cost`` and ``utilities`` (Fractions); with
+        ``certificate=True`` a ``CertifiedRepair``, the same dict with the checked
+        ``quadratic_dual`` under ``certificate``.
 
     Raises
     ------
@@ -132,8 +159,8 @@ def min_l2_repair(cells: Sequence[Mapping[str, Any]], *, unit: str = "cell",
     return _repair("l2_repair", cells, unit, certificate)
 
 
-def intransitive_cycle(choices: Sequence[Sequence[Any]], *, judgments: str = "majority"
-                       ) -> list[str] | None:
+def intransitive_cycle(choices: Sequence[Sequence[Any]], *,
+                       judgments: Judgments = "majority") -> list[str] | None:
     """A cycle of judgments a₁ ≻ a₂ ≻ … ≻ a₁, or None when some order agrees with all.
 
     Parameters
@@ -169,13 +196,21 @@ def intransitive_cycle(choices: Sequence[Sequence[Any]], *, judgments: str = "ma
     ----------
     Kahn (1962), "Topological sorting of large networks", Comm. ACM 5.
     """
-    lab = _label({"choices": [list(c) for c in choices]},
-                 {"type": "transitive", "judgments": judgments})
-    return lab["certificate"]["cycle"] if lab["verdict"] == "false" else None
+    lab = _label({"choices": _choices(choices)},
+                 {"type": "transitive", "judgments": arg.choice(judgments, "judgments",
+                                                                JUDGMENTS)})
+    cycle: list[str] | None = lab["certificate"]["cycle"] if lab["verdict"] == "false" \
+        else None
+    return cycle
+
+
+def _choices(choices: object) -> list[list[Any]]:
+    return [list(arg.sequence(c, "choices", "[winner, loser, count] triples"))
+            for c in arg.sequence(choices, "choices", "[winner, loser, count] triples")]
 
 
 def minimum_feedback_arc_set(choices: Sequence[Sequence[Any]], *,
-                             judgments: str = "majority") -> tuple[int, list[str]]:
+                             judgments: Judgments = "majority") -> tuple[int, list[str]]:
     """The fewest (weighted) judgments to reverse so that an order agrees with all.
 
     Parameters
@@ -218,6 +253,9 @@ def minimum_feedback_arc_set(choices: Sequence[Sequence[Any]], *,
     Grötschel, Jünger & Reinelt (1984), "A cutting plane algorithm for the linear ordering
     problem", Oper. Res. 32. Held & Karp (1962), J. SIAM 10 (subset DP).
     """
-    lab = _label({"choices": [list(c) for c in choices]},
-                 {"type": "feedback_arc_set", "judgments": judgments})
-    return lab["solution"]["reversed"], lab["solution"]["order"]
+    lab = _label({"choices": _choices(choices)},
+                 {"type": "feedback_arc_set", "judgments": arg.choice(judgments, "judgments",
+                                                                      JUDGMENTS)})
+    reversed_: int = lab["solution"]["reversed"]
+    order: list[str] = lab["solution"]["order"]
+    return reversed_, order

@@ -6,18 +6,18 @@ format of the instances). Every function here is re-exported as ``prefcert.<name
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..formal.errors import CertificateError
-from ..formal.instances import Instance, from_object
 from ..formal.files import read_paths
+from ..formal.instances import Instance, from_object
+from . import arguments as arg
+from .types import AuditResult, Classification, InstanceLike, Label, Question
 
-Prefs = Mapping[str, Sequence[Any]]
 
-
-def read(path: str | Path) -> list[Instance]:
+def read(path: str | os.PathLike[str]) -> list[Instance]:
     """Read the instances of a file or folder.
 
     Parameters
@@ -46,18 +46,20 @@ def read(path: str | Path) -> list[Instance]:
     -----
     O(size of the input).
     """
-    return read_paths([str(path)])
+    instances: list[Instance] = read_paths([str(arg.path(path))])
+    return instances
 
 
-def _instance(instance: Instance | Mapping[str, Any]) -> Instance:
+def _instance(instance: object) -> Instance:
     if isinstance(instance, Instance):
         return instance
-    return from_object(dict(instance), "<memory>", None, "instance")
+    data = arg.mapping(instance, "instance", "(an Instance or its JSON object)")
+    return from_object(dict(data), "<memory>", None, "instance")
 
 
-def label(instance: Instance | Mapping[str, Any], question: Any, *,
+def label(instance: InstanceLike, question: Question, *,
           engines: Sequence[str] | None = None, time_limit: float = 10.0,
-          seed: int = 0) -> dict:
+          seed: int = 0) -> Label:
     """Answer one question about an instance with a certified label.
 
     Parameters
@@ -76,14 +78,16 @@ def label(instance: Instance | Mapping[str, Any], question: Any, *,
 
     Returns
     -------
-    dict
-        The label: ``id``, ``domain``, ``question``, ``verdict``, ``solution``,
-        ``certificate``, ``engines``, ``checked``, ``source``, ``instance_sha256``.
+    Label
+        The label (a dict): ``id``, ``domain``, ``question``, ``verdict``, ``solution``,
+        ``certificate``, ``engines``, ``checked``, ``source``, ``instance_sha256``, and
+        ``semantics`` / ``conventions`` where they apply.
 
     Raises
     ------
     InstanceError
-        Bad instance or question.
+        Bad instance or question; a time limit that is not a positive, finite number, a
+        seed outside 0..2³¹−1 or an engine the question does not have.
     Disagreement
         Engines disagree or a certificate is rejected (``.report`` holds the details).
     Undecided
@@ -105,11 +109,14 @@ def label(instance: Instance | Mapping[str, Any], question: Any, *,
     """
     from ..pipeline.jobs import label as run_label
     from ..pipeline.jobs import plan
+    arg.seconds(time_limit)
+    arg.seed(seed)
     job = plan([_instance(instance)], [question])[0]
-    return run_label(job, engines=engines, time_limit=time_limit, seed=seed)
+    names = arg.engines(engines, [(job.question.name, job.question.engines, None, None)])
+    return cast(Label, run_label(job, engines=names, time_limit=time_limit, seed=seed))
 
 
-def check(lab: Mapping[str, Any], instance: Instance | Mapping[str, Any]) -> bool:
+def check(lab: Label | Mapping[str, Any], instance: InstanceLike) -> bool:
     """Verify a label's certificate against an instance with the trusted checker alone.
 
     Parameters
@@ -143,6 +150,7 @@ def check(lab: Mapping[str, Any], instance: Instance | Mapping[str, Any]) -> boo
     """
     from ..formal import checker
     from ..pipeline.registry import spec
+    lab = arg.mapping(lab, "lab", "(a label)")
     inst = _instance(instance)
     if lab.get("instance_sha256") != inst.sha256:
         raise CertificateError(f"instance {inst.id} is not the one labelled")
@@ -153,8 +161,8 @@ def check(lab: Mapping[str, Any], instance: Instance | Mapping[str, Any]) -> boo
     return True
 
 
-def audit(instance: Instance | Mapping[str, Any], question: Any, answer: Any, *,
-          time_limit: float = 10.0) -> dict:
+def audit(instance: InstanceLike, question: Question, answer: Any, *,
+          time_limit: float = 10.0) -> AuditResult:
     """Judge a third party's answer to a question.
 
     Parameters
@@ -171,9 +179,11 @@ def audit(instance: Instance | Mapping[str, Any], question: Any, answer: Any, *,
 
     Returns
     -------
-    dict
-        ``verdict`` (``correct`` / ``incorrect`` / ``unparseable``), ``violations`` (the
-        refuting blocking pairs, coalitions or witness) and a plain-language ``feedback``.
+    AuditResult
+        A dict: ``verdict`` (``correct`` / ``incorrect`` / ``unparseable``),
+        ``violations`` (the refuting blocking pairs, coalitions or witness), a
+        plain-language ``feedback``, the ``proof`` the verdict rests on and whether the
+        checker verified it (``checked``).
 
     Examples
     --------
@@ -185,12 +195,14 @@ def audit(instance: Instance | Mapping[str, Any], question: Any, answer: Any, *,
     """
     from ..pipeline.jobs import audit as run_audit
     from ..pipeline.jobs import plan
+    arg.seconds(time_limit)
     job = plan([_instance(instance)], [question])[0]
     text = answer if isinstance(answer, str) else json.dumps(answer)
-    return run_audit(job, text, time_limit=time_limit)
+    return cast(AuditResult, run_audit(job, text, time_limit=time_limit))
 
 
-def classify(instance: Instance | Mapping[str, Any], candidates: Sequence[Any]) -> list[dict]:
+def classify(instance: InstanceLike, candidates: Sequence[Mapping[str, str]]
+             ) -> list[Classification]:
     """Which solution concepts each candidate outcome satisfies, with a refutation of each
     concept it fails.
 
@@ -203,8 +215,8 @@ def classify(instance: Instance | Mapping[str, Any], candidates: Sequence[Any]) 
 
     Returns
     -------
-    list of dict
-        Per candidate: ``satisfies``, ``fails`` and ``notions`` (notion -> ``holds`` and
+    list of Classification
+        Per candidate (a dict): ``satisfies``, ``fails`` and ``notions`` (notion -> ``holds`` and
         its certificate), or ``invalid`` with the reason.
 
     Examples
@@ -217,5 +229,7 @@ def classify(instance: Instance | Mapping[str, Any], candidates: Sequence[Any]) 
     """
     from ..pipeline.classify import classify as run_classify
     from ..pipeline.registry import spec
+    cands = list(arg.sequence(candidates, "candidates", "outcomes"))
     inst = _instance(instance)
-    return run_classify(inst.domain, spec(inst.domain).parse(inst.data), list(candidates))
+    return cast("list[Classification]",
+                run_classify(inst.domain, spec(inst.domain).parse(inst.data), cands))

@@ -7,10 +7,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from . import arguments as arg
 from .core import label
+from .types import JsonMode, Label
+
+JSON_MODES = ("fenced", "bare", "embedded")
+
 
 def actionable_decision(task: Mapping[str, Any], *, engines: Sequence[str] | None = None,
-                        time_limit: float = 10.0) -> dict:
+                        time_limit: float = 10.0) -> Label:
     """Act, ask or relax: the certified decision of a task under actionable indeterminacy.
 
     Parameters
@@ -28,8 +33,8 @@ def actionable_decision(task: Mapping[str, Any], *, engines: Sequence[str] | Non
 
     Returns
     -------
-    dict
-        The label: ``verdict`` (``act``, ``ask_preference``, ``ask_objective``, ``relax``),
+    Label
+        The label (a dict): ``verdict`` (``act``, ``ask_preference``, ``ask_objective``, ``relax``),
         ``solution`` (the action; the pivotal comparison; the objective menu — each with
         the number of accepted actions per world; or the minimum number of edits with
         every minimum repair and an action after it) and its ``certificate``, accepted by
@@ -70,13 +75,15 @@ def actionable_decision(task: Mapping[str, Any], *, engines: Sequence[str] | Non
     Li, Lin, Kou, Su, Tiwari, Li, Zhu, Zha & Wang 2026, "Ask, Relax, or Act? Evaluating
     Actionable Indeterminacy in LLM Preference Reasoning", arXiv:2610.03102.
     """
-    return label({"domain": "decision", **task}, "decision", engines=engines,
+    data = arg.mapping(task, "task", "(a decision instance)")
+    return label({"domain": "decision", **data}, "decision", engines=engines,
                  time_limit=time_limit)
 
 
 def score_response(task: Mapping[str, Any], response: Any, *,
-                   label: Mapping[str, Any] | None = None, json_mode: str = "fenced",
-                   tight_thresholds: bool = True) -> dict:
+                   label: Label | Mapping[str, Any] | None = None,
+                   json_mode: JsonMode = "fenced", tight_thresholds: bool = True
+                   ) -> dict[str, Any]:
     """Judge a response (decision, action, question, repair) to a decision task.
 
     Parameters
@@ -126,7 +133,12 @@ def score_response(task: Mapping[str, Any], response: Any, *,
     """
     from ..bench.actionable.responses import ParseOptions, judge_response
     from ..formal.decision import parse_decision
-    model = parse_decision({"domain": "decision", **task})
-    lab = label if label is not None else actionable_decision(task)
-    return judge_response(model, lab, response,
-                          ParseOptions(json=json_mode, tight_thresholds=tight_thresholds))
+    data = arg.mapping(task, "task", "(a decision instance)")
+    mode = arg.choice(json_mode, "json_mode", JSON_MODES)
+    if label is not None:
+        arg.mapping(label, "label", "(the task's label)")
+    model = parse_decision({"domain": "decision", **data})
+    lab = label if label is not None else actionable_decision(data)
+    judged: dict[str, Any] = judge_response(
+        model, lab, response, ParseOptions(json=mode, tight_thresholds=tight_thresholds))
+    return judged

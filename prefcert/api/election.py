@@ -8,25 +8,37 @@ first, a nested list being a tie, unranked candidates tied at the bottom) or
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast, overload
 
 from ..domains.base import is_agreement
 from ..formal.errors import CertificateError
+from . import arguments as arg
+from .types import (
+    Ballot,
+    Certificate,
+    CoalitionalManipulation,
+    Manipulation,
+    PreferenceList,
+)
 
 
-def _instance(ballots: Sequence[Any], rule: str, candidates: Sequence[str] | None,
-              tie_break: Sequence[str] | None, **extra: Any) -> dict:
-    cands = list(candidates) if candidates is not None else _mentioned(ballots, extra)
+def _instance(ballots: object, rule: str, candidates: object, tie_break: object,
+              **extra: Any) -> dict[str, Any]:
+    votes = list(arg.sequence(ballots, "ballots", "ballots"))
+    cands = arg.names(candidates, "candidates", "candidates") if candidates is not None \
+        else _mentioned(votes, extra)
     return {"domain": "election", "candidates": cands,
-            "tie_break": list(tie_break) if tie_break is not None else cands,
-            "rule": rule, "ballots": list(ballots), **extra}
+            "tie_break": arg.names(tie_break, "tie_break", "candidates")
+            if tie_break is not None else cands,
+            "rule": rule, "ballots": votes, **extra}
 
 
 def _mentioned(ballots: Sequence[Any], extra: Mapping[str, Any]) -> list[str]:
     seen: dict[str, None] = {}
-    rankings = [b.get("ranking", b.get("approve", [])) if isinstance(b, dict) else b
+    rankings: list[Any] = [b.get("ranking", b.get("approve", [])) if isinstance(b, dict) else b
                 for b in ballots]
     if "manipulator" in extra:
         rankings.append(extra["manipulator"]["ranking"])
@@ -37,18 +49,34 @@ def _mentioned(ballots: Sequence[Any], extra: Mapping[str, Any]) -> list[str]:
     return sorted(seen)
 
 
-def _certified(data: dict, question: Any) -> tuple[Any, Any]:
+def _certified(data: dict[str, Any], question: Any) -> tuple[Any, Any]:
     from ..domains.election import certified
     from ..formal.checker.election import SPEC
     model = SPEC.parse(data)
     name, params = SPEC.question(question)
-    SPEC.validate(model, name, params)
+    SPEC.validate(model, name, params)      # type: ignore[misc]  # election has one
     return model, certified(model, name, params)
 
 
-def election_winner(ballots: Sequence[Any], rule: str, *,
+@overload
+def election_winner(ballots: Sequence[Ballot], rule: str, *,
                     candidates: Sequence[str] | None = None,
-                    tie_break: Sequence[str] | None = None, certificate: bool = False):
+                    tie_break: Sequence[str] | None = None,
+                    certificate: Literal[False] = False) -> str: ...
+@overload
+def election_winner(ballots: Sequence[Ballot], rule: str, *,
+                    candidates: Sequence[str] | None = None,
+                    tie_break: Sequence[str] | None = None,
+                    certificate: Literal[True]) -> tuple[str, Certificate]: ...
+@overload
+def election_winner(ballots: Sequence[Ballot], rule: str, *,
+                    candidates: Sequence[str] | None = None,
+                    tie_break: Sequence[str] | None = None,
+                    certificate: bool) -> str | tuple[str, Certificate]: ...
+def election_winner(ballots: Sequence[Ballot], rule: str, *,
+                    candidates: Sequence[str] | None = None,
+                    tie_break: Sequence[str] | None = None,
+                    certificate: bool = False) -> str | tuple[str, Certificate]:
     """The winner of an election under a resolute voting rule.
 
     Parameters
@@ -68,7 +96,10 @@ def election_winner(ballots: Sequence[Any], rule: str, *,
 
     Returns
     -------
-    str or (str, dict)
+    str
+        The winner; with ``certificate=True`` a pair ``tuple[str, dict]``: the winner and
+        the certificate accepted by the trusted checker, with the non-resolute
+        ``winners``.
 
     Examples
     --------
@@ -90,13 +121,14 @@ def election_winner(ballots: Sequence[Any], rule: str, *,
     Choice*, 2016, ch. 2 and 4.
     """
     _, d = _certified(_instance(ballots, rule, candidates, tie_break), "winner")
-    return (d.solution["winner"], {**d.certificate, "winners": d.solution["winners"]}) \
-        if certificate else d.solution["winner"]
+    winner: str = d.solution["winner"]
+    return (winner, {**d.certificate, "winners": d.solution["winners"]}) \
+        if certificate else winner
 
 
-def single_voter_manipulation(ballots: Sequence[Any], truth: Sequence[Any], rule: str, *,
+def single_voter_manipulation(ballots: Sequence[Ballot], truth: PreferenceList, rule: str, *,
                               candidates: Sequence[str] | None = None,
-                              tie_break: Sequence[str] | None = None) -> dict:
+                              tie_break: Sequence[str] | None = None) -> Manipulation:
     """Can one voter with true ranking ``truth`` get a winner it strictly prefers by
     reporting another ballot (a full ranking; a subset for approval)?
 
@@ -112,8 +144,8 @@ def single_voter_manipulation(ballots: Sequence[Any], truth: Sequence[Any], rule
 
     Returns
     -------
-    dict
-        ``verdict`` (``manipulable`` / ``not_manipulable``), ``sincere_winner`` w₀,
+    Manipulation
+        A dict: ``verdict`` (``manipulable`` / ``not_manipulable``), ``sincere_winner`` w₀,
         ``best_winner`` w*, ``ballot`` (a report electing w*, None when sincere voting is
         best), ``gain`` (true ranks gained), for small ballot spaces the counts
         ``reports``, ``profitable``, ``optimal`` and ``outcomes``, and ``certificate``
@@ -139,15 +171,18 @@ def single_voter_manipulation(ballots: Sequence[Any], truth: Sequence[Any], rule
     election", Social Choice and Welfare 6; Bartholdi & Orlin 1991, "Single transferable
     vote resists strategic voting", Social Choice and Welfare 8.
     """
-    data = _instance(ballots, rule, candidates, tie_break, manipulator={"ranking": list(truth)})
+    ranking = list(arg.sequence(truth, "truth", "candidates (a ranking)"))
+    data = _instance(ballots, rule, candidates, tie_break, manipulator={"ranking": ranking})
     _, d = _certified(data, "manipulation")
-    return {"verdict": d.verdict, **d.solution, "certificate": d.certificate}
+    return cast(Manipulation, {"verdict": d.verdict, **d.solution,
+                               "certificate": d.certificate})
 
 
-def coalitional_manipulation(ballots: Sequence[Any], rule: str, candidate: str, k: int = 1,
+def coalitional_manipulation(ballots: Sequence[Ballot], rule: str, candidate: str, k: int = 1,
                              *, weights: Sequence[int] | None = None,
                              candidates: Sequence[str] | None = None,
-                             tie_break: Sequence[str] | None = None) -> dict:
+                             tie_break: Sequence[str] | None = None
+                             ) -> CoalitionalManipulation:
     """Can ``k`` manipulators (or manipulators of the given ``weights``), added to the
     ballots, make ``candidate`` win?
 
@@ -164,8 +199,8 @@ def coalitional_manipulation(ballots: Sequence[Any], rule: str, candidate: str, 
 
     Returns
     -------
-    dict
-        ``verdict`` (``exists`` / ``none``), ``ballots`` (one report per manipulator, when
+    CoalitionalManipulation
+        A dict: ``verdict`` (``exists`` / ``none``), ``ballots`` (one report per manipulator, when
         they exist), ``certificate`` and ``checked`` (False when only solvers agree).
 
     Examples
@@ -188,15 +223,17 @@ def coalitional_manipulation(ballots: Sequence[Any], rule: str, candidate: str, 
     Conitzer, Sandholm & Lang 2007, "When are elections with few candidates hard to
     manipulate?", JACM 54.
     """
-    q = {"type": "coalitional_manipulation", "candidate": candidate}
-    q.update({"weights": list(weights)} if weights is not None else {"k": k})
+    q: dict[str, Any] = {"type": "coalitional_manipulation", "candidate": candidate}
+    q.update({"weights": list(arg.sequence(weights, "weights", "integers"))}
+             if weights is not None else {"k": k})
     _, d = _certified(_instance(ballots, rule, candidates, tie_break), q)
-    return {"verdict": d.verdict, **(d.solution or {}), "certificate": d.certificate,
-            "checked": not is_agreement(d.certificate)}
+    return cast(CoalitionalManipulation,
+                {"verdict": d.verdict, **(d.solution or {}), "certificate": d.certificate,
+                 "checked": not is_agreement(d.certificate)})
 
 
-def election_from_preflib(path: str | Path, *, rule: str | None = None,
-                          tie_break: Sequence[str] | None = None) -> dict:
+def election_from_preflib(path: str | os.PathLike[str], *, rule: str | None = None,
+                          tie_break: Sequence[str] | None = None) -> dict[str, Any]:
     """A PrefLib file (``.soc .soi .toc .toi``) as an ``election`` instance.
 
     Parameters
@@ -230,15 +267,19 @@ def election_from_preflib(path: str | Path, *, rule: str | None = None,
     """
     from ..formal.election import election_from_preference
     from ..formal.preflib import read_preflib
-    (inst,) = read_preflib(Path(path))
-    return election_from_preference(inst.data, rule=rule, tie_break=tie_break)
+    file = Path(arg.path(path))
+    arg.text(rule, "rule", optional=True)
+    order = arg.names(tie_break, "tie_break", "candidates") if tie_break is not None else None
+    (inst,) = read_preflib(file)
+    election: dict[str, Any] = election_from_preference(inst.data, rule=rule, tie_break=order)
+    return election
 
 
 # --------------------------------------------------------------------------- real elections
 
 def ballot_class_manipulation(election: Mapping[str, Any], rule: str, *,
                               engines: Sequence[str] | None = None,
-                              time_limit: float = 10.0) -> dict:
+                              time_limit: float = 10.0) -> dict[str, Any]:
     """Which voter types (ballot classes) of an election can manipulate under a rule.
 
     Parameters
@@ -283,10 +324,16 @@ def ballot_class_manipulation(election: Mapping[str, Any], rule: str, *,
     from ..domains.election import DOMAIN
     from ..formal import checker
     from ..formal.checker.election import SPEC, report_space
+    election = arg.mapping(election, "election", "(an election instance)")
+    arg.seconds(time_limit)
+    q = DOMAIN.questions["manipulation"]
+    # (no engines, or an empty list: the default choice below)
+    requested = arg.engines(engines or None, [("manipulation", q.engines, None, None)])
     base = {k: v for k, v in election.items() if k not in ("questions", "manipulator")}
     base.update(domain="election", rule=rule)
-    rows, reach, every_checked = [], set(), True
-    q = DOMAIN.questions["manipulation"]
+    rows: list[dict[str, Any]] = []
+    reach: set[str] = set()
+    every_checked = True
     for k, b in enumerate(election["ballots"]):
         b = b if isinstance(b, dict) else {"ranking": b}
         if rule != "approval" and not b.get("ranking"):
@@ -298,12 +345,12 @@ def ballot_class_manipulation(election: Mapping[str, Any], rule: str, *,
         if "approve" in b:
             man["approve"] = b["approve"]
         model = SPEC.parse({**base, "ballots": rest, "manipulator": man})
-        names = list(engines) if engines else (
+        names = requested if requested else (
             ["reachability"] + (["oracle"] if report_space(model, rule) <= 720 else []))
         answers = [run_engine(n, q.engines[n], model, {}, time_limit=time_limit, seed=0)
                    for n in names]
 
-        def check(verdict, solution, cert, model=model):
+        def check(verdict: str, solution: Any, cert: Certificate, model: Any = model) -> None:
             checker.check(SPEC, model, "manipulation", {}, verdict, solution, cert)
         d = q.decide(answers, check)
         checked = not is_agreement(d.certificate)
@@ -323,7 +370,7 @@ def ballot_class_manipulation(election: Mapping[str, Any], rule: str, *,
 
 
 def smallest_coalitions(election: Mapping[str, Any], rule: str, *,
-                        time_limit: float = 60.0) -> dict:
+                        time_limit: float = 60.0) -> dict[str, dict[str, Any]]:
     """For every candidate, the fewest voters who, added to the election with ballots of
     their choice, make it win.
 
@@ -366,12 +413,15 @@ def smallest_coalitions(election: Mapping[str, Any], rule: str, *,
     from ..encodings.election import min_coalition_cpsat
     from ..formal import checker
     from ..formal.checker.election import SPEC
+    election = arg.mapping(election, "election", "(an election instance)")
+    arg.seconds(time_limit)
     data = {**{k: v for k, v in election.items() if k != "questions"},
             "domain": "election", "rule": rule}
     model = SPEC.parse(data)
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for c in model.candidates:
-        bounds = None
+        bounds: Any = None
+        r: dict[str, Any]
         if rule == "copeland" and model.m > 4:
             from ..oracles.election import copeland_coalition_bounds
             lower, upper, reps = copeland_coalition_bounds(model, c)
@@ -404,7 +454,7 @@ def smallest_coalitions(election: Mapping[str, Any], rule: str, *,
     return out
 
 
-def _checked_none(model, rule: str, c: str, k: int, time_limit: float) -> bool:
+def _checked_none(model: Any, rule: str, c: str, k: int, time_limit: float) -> bool:
     """k manipulators cannot elect c, by a certificate the checker accepts (dominant
     reports, the Borda bound, the greedy or the IRV search for one manipulator, a small
     enumeration); False when no such certificate is at hand."""
@@ -423,6 +473,7 @@ def _checked_none(model, rule: str, c: str, k: int, time_limit: float) -> bool:
     return True
 
 
-def _wins(model, rule: str) -> str:
+def _wins(model: Any, rule: str) -> str:
     from ..formal.checker.election import winner_table
-    return winner_table(model, rule)["winner"]
+    winner: str = winner_table(model, rule)["winner"]
+    return winner

@@ -7,32 +7,32 @@ are dicts resident -> hospital. Every function here is re-exported as ``prefcert
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, overload
 
-Prefs = Mapping[str, Sequence[Any]]
+from . import arguments as arg
+from ._common import in_order, prefs, proved
+from .stable_matching import NOTIONS
+from .types import Certificate, Matching, Notion, Prefs, Proposing
 
 
-def _market(residents: Prefs, hospitals: Prefs, capacities: Mapping[str, int]):
+def _market(residents: object, hospitals: object, capacities: object) -> Any:
     from ..formal.hospitals_residents import parse_hospitals_residents
-    return parse_hospitals_residents({"preferences": {"residents": dict(residents),
-                                                      "hospitals": dict(hospitals)},
-                                      "capacities": dict(capacities)})
+    r = prefs(residents, "residents", "resident -> list of hospitals")
+    h = prefs(hospitals, "hospitals", "hospital -> list of residents")
+    c = arg.mapping(capacities, "capacities", "hospital -> number of posts")
+    return parse_hospitals_residents({"preferences": {"residents": dict(r),
+                                                      "hospitals": dict(h)},
+                                      "capacities": dict(c)})
 
 
-def _ordered(matching: Mapping[str, str], residents: Prefs) -> dict[str, str]:
-    return {r: matching[r] for r in residents if r in matching}
-
-
-def _proved(market, question: str, verdict: str, solution, cert: dict) -> dict:
-    from ..formal import checker
-    from ..pipeline.registry import spec
-    checker.check(spec("hospitals_residents"), market, question, None, verdict, solution, cert)
-    return cert
+def _proved(market: Any, question: str, verdict: str, solution: Matching | None,
+            cert: Certificate) -> Certificate:
+    return proved("hospitals_residents", market, question, verdict, solution, cert)
 
 
 def hrt_deferred_acceptance(residents: Prefs, hospitals: Prefs, capacities: Mapping[str, int],
-                            proposing: str = "residents") -> dict[str, str]:
+                            proposing: Proposing = "residents") -> dict[str, str]:
     """Gale–Shapley deferred acceptance for hospitals/residents with strict lists.
 
     Parameters
@@ -76,8 +76,9 @@ def hrt_deferred_acceptance(residents: Prefs, hospitals: Prefs, capacities: Mapp
     "The evolution of the labor market for medical interns and residents".
     """
     from ..oracles.hospitals_residents import deferred_acceptance
-    return _ordered(deferred_acceptance(_market(residents, hospitals, capacities), proposing),
-                    residents)
+    market = _market(residents, hospitals, capacities)
+    side = arg.choice(proposing, "proposing", ("residents", "hospitals"))
+    return in_order(deferred_acceptance(market, side), residents)
 
 
 def hrt_weakly_stable_matching(residents: Prefs, hospitals: Prefs,
@@ -111,14 +112,18 @@ def hrt_weakly_stable_matching(residents: Prefs, hospitals: Prefs,
     Irving, Manlove & Scott 2000, "The hospitals/residents problem with ties", SWAT.
     """
     from ..oracles.hospitals_residents import weakly_stable_matching
-    return _ordered(weakly_stable_matching(_market(residents, hospitals, capacities)), residents)
+    return in_order(weakly_stable_matching(_market(residents, hospitals, capacities)),
+                    residents)
 
 
-def _stable(question, search, residents, hospitals, capacities, certificate):
+def _stable(question: str, search: Callable[[Any], Any], residents: Prefs, hospitals: Prefs,
+            capacities: Mapping[str, int], certificate: bool
+            ) -> Matching | None | tuple[Matching | None, Certificate]:
     market = _market(residents, hospitals, capacities)
+    matching: Matching | None
     matching, refutation = search(market)
     if matching is not None:
-        matching = _ordered(matching, residents)
+        matching = in_order(matching, residents)
     if not certificate:
         return matching
     if matching is None:
@@ -126,8 +131,21 @@ def _stable(question, search, residents, hospitals, capacities, certificate):
     return matching, _proved(market, question, "exists", matching, {"type": "stable_matching"})
 
 
+@overload
 def hrt_super_stable_matching(residents: Prefs, hospitals: Prefs,
-                              capacities: Mapping[str, int], *, certificate: bool = False):
+                              capacities: Mapping[str, int], *, certificate: Literal[False] = False
+                              ) -> Matching | None: ...
+@overload
+def hrt_super_stable_matching(residents: Prefs, hospitals: Prefs,
+                              capacities: Mapping[str, int], *, certificate: Literal[True]
+                              ) -> tuple[Matching | None, Certificate]: ...
+@overload
+def hrt_super_stable_matching(residents: Prefs, hospitals: Prefs,
+                              capacities: Mapping[str, int], *, certificate: bool
+                              ) -> Matching | None | tuple[Matching | None, Certificate]: ...
+def hrt_super_stable_matching(residents: Prefs, hospitals: Prefs,
+                              capacities: Mapping[str, int], *, certificate: bool = False
+                              ) -> Matching | None | tuple[Matching | None, Certificate]:
     """The resident-optimal super-stable matching, or None when none exists.
 
     Parameters
@@ -143,8 +161,8 @@ def hrt_super_stable_matching(residents: Prefs, hospitals: Prefs,
     Returns
     -------
     dict of str to str or None
-        Resident -> hospital; with ``certificate=True`` a pair (matching or None,
-        certificate).
+        Resident -> hospital; with ``certificate=True`` a pair ``tuple[dict[str, str] |
+        None, dict]`` (matching or None, certificate) accepted by the trusted checker.
 
     Examples
     --------
@@ -169,8 +187,21 @@ def hrt_super_stable_matching(residents: Prefs, hospitals: Prefs,
                    certificate)
 
 
+@overload
 def hrt_strongly_stable_matching(residents: Prefs, hospitals: Prefs,
-                                 capacities: Mapping[str, int], *, certificate: bool = False):
+                                 capacities: Mapping[str, int], *, certificate: Literal[False] = False
+                                 ) -> Matching | None: ...
+@overload
+def hrt_strongly_stable_matching(residents: Prefs, hospitals: Prefs,
+                                 capacities: Mapping[str, int], *, certificate: Literal[True]
+                                 ) -> tuple[Matching | None, Certificate]: ...
+@overload
+def hrt_strongly_stable_matching(residents: Prefs, hospitals: Prefs,
+                                 capacities: Mapping[str, int], *, certificate: bool
+                                 ) -> Matching | None | tuple[Matching | None, Certificate]: ...
+def hrt_strongly_stable_matching(residents: Prefs, hospitals: Prefs,
+                                 capacities: Mapping[str, int], *, certificate: bool = False
+                                 ) -> Matching | None | tuple[Matching | None, Certificate]:
     """A strongly stable matching, or None when none exists.
 
     Parameters
@@ -186,8 +217,8 @@ def hrt_strongly_stable_matching(residents: Prefs, hospitals: Prefs,
     Returns
     -------
     dict of str to str or None
-        Resident -> hospital; with ``certificate=True`` a pair (matching or None,
-        certificate).
+        Resident -> hospital; with ``certificate=True`` a pair ``tuple[dict[str, str] |
+        None, dict]`` (matching or None, certificate) accepted by the trusted checker.
 
     Examples
     --------
@@ -214,7 +245,7 @@ def hrt_strongly_stable_matching(residents: Prefs, hospitals: Prefs,
 
 
 def hrt_blocking_pairs(residents: Prefs, hospitals: Prefs, capacities: Mapping[str, int],
-                       matching: Mapping[str, str], notion: str = "weak"
+                       matching: Mapping[str, str], notion: Notion = "weak"
                        ) -> list[tuple[str, str]]:
     """Every pair that blocks a hospitals/residents matching under a stability notion.
 
@@ -256,4 +287,8 @@ def hrt_blocking_pairs(residents: Prefs, hospitals: Prefs, capacities: Mapping[s
     Matching Under Preferences*, §3.3.
     """
     from ..formal.checker.hospitals_residents import blocking_pairs
-    return blocking_pairs(_market(residents, hospitals, capacities), dict(matching), notion)
+    market = _market(residents, hospitals, capacities)
+    m = arg.mapping(matching, "matching", "resident -> hospital")
+    pairs: list[tuple[str, str]] = blocking_pairs(market, dict(m),
+                                                  arg.choice(notion, "notion", NOTIONS))
+    return pairs

@@ -5,15 +5,20 @@ maximum-cardinality Pareto optimality and the rank-based welfare optima. Re-expo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, Literal, overload
 
-from ._common import Prefs, in_order, proved
 from ..formal.errors import CertificateError
+from . import arguments as arg
+from ._common import in_order, prefs, proved
+from .types import Certificate, Matching, Prefs
 
-def _allocation(prefs: Prefs, objects: Sequence[str] | None):
+
+def _allocation(preferences: object, objects: object) -> Any:
     from ..formal.house_allocation import parse_house_allocation
-    data: dict = {"preferences": dict(prefs)}
+    data: dict[str, Any] = {"preferences": dict(prefs(preferences, "prefs",
+                                                       "agent -> list of objects"))}
     if objects is not None:
-        data["objects"] = list(objects)
+        data["objects"] = arg.names(objects, "objects", "objects")
     return parse_house_allocation(data)
 
 
@@ -52,7 +57,9 @@ def serial_dictatorship(prefs: Prefs, order: Sequence[str] | None = None, *,
     2014, EC.
     """
     from ..oracles.house_allocation import serial_dictatorship as sd
-    return in_order(sd(_allocation(prefs, objects), order), prefs)
+    model = _allocation(prefs, objects)
+    turns = arg.names(order, "order", "agents") if order is not None else None
+    return in_order(sd(model, turns), prefs)
 
 
 def max_cardinality_pareto_optimal(prefs: Prefs, *, objects: Sequence[str] | None = None
@@ -85,9 +92,11 @@ def max_cardinality_pareto_optimal(prefs: Prefs, *, objects: Sequence[str] | Non
     return in_order(mcpo(_allocation(prefs, objects)), prefs)
 
 
-def _welfare(fn_name: str, question: str, prefs, objects, certificate: bool):
+def _welfare(fn_name: str, question: str, prefs: Prefs, objects: Sequence[str] | None,
+             certificate: bool) -> Matching | tuple[Matching, Certificate]:
     from ..oracles import house_allocation as oa
     model = _allocation(prefs, objects)
+    m: Matching
     m, cert = getattr(oa, fn_name)(model)
     m = in_order(m, prefs)
     if not certificate:
@@ -97,8 +106,17 @@ def _welfare(fn_name: str, question: str, prefs, objects, certificate: bool):
     return m, proved("house_allocation", model, question, "optimal", m, cert)
 
 
+@overload
 def rank_maximal(prefs: Prefs, *, objects: Sequence[str] | None = None,
-                 certificate: bool = False):
+                 certificate: Literal[False] = False) -> Matching: ...
+@overload
+def rank_maximal(prefs: Prefs, *, objects: Sequence[str] | None = None,
+                 certificate: Literal[True]) -> tuple[Matching, Certificate]: ...
+@overload
+def rank_maximal(prefs: Prefs, *, objects: Sequence[str] | None = None,
+                 certificate: bool) -> Matching | tuple[Matching, Certificate]: ...
+def rank_maximal(prefs: Prefs, *, objects: Sequence[str] | None = None,
+                 certificate: bool = False) -> Matching | tuple[Matching, Certificate]:
     """A rank-maximal allocation: lexicographically most agents at rank 1, then rank 2, …
 
     Parameters
@@ -113,8 +131,8 @@ def rank_maximal(prefs: Prefs, *, objects: Sequence[str] | None = None,
     Returns
     -------
     dict of str to str
-        Agent -> object; with ``certificate=True`` a pair (allocation, certificate)
-        already accepted by the trusted checker.
+        Agent -> object; with ``certificate=True`` a pair ``tuple[dict[str, str], dict]``
+        (allocation, certificate) already accepted by the trusted checker.
 
     Examples
     --------
@@ -132,8 +150,17 @@ def rank_maximal(prefs: Prefs, *, objects: Sequence[str] | None = None,
     return _welfare("rank_maximal", "rank_maximal", prefs, objects, certificate)
 
 
+@overload
 def utilitarian_matching(prefs: Prefs, *, objects: Sequence[str] | None = None,
-                         certificate: bool = False):
+                         certificate: Literal[False] = False) -> Matching: ...
+@overload
+def utilitarian_matching(prefs: Prefs, *, objects: Sequence[str] | None = None,
+                         certificate: Literal[True]) -> tuple[Matching, Certificate]: ...
+@overload
+def utilitarian_matching(prefs: Prefs, *, objects: Sequence[str] | None = None,
+                         certificate: bool) -> Matching | tuple[Matching, Certificate]: ...
+def utilitarian_matching(prefs: Prefs, *, objects: Sequence[str] | None = None,
+                         certificate: bool = False) -> Matching | tuple[Matching, Certificate]:
     """A maximum-cardinality allocation of minimum total rank.
 
     Parameters
@@ -148,7 +175,8 @@ def utilitarian_matching(prefs: Prefs, *, objects: Sequence[str] | None = None,
     Returns
     -------
     dict of str to str
-        Agent -> object, or with ``certificate=True`` a pair (allocation, certificate).
+        Agent -> object, or with ``certificate=True`` a pair ``tuple[dict[str, str],
+        dict]`` (allocation, certificate) accepted by the trusted checker.
 
     Examples
     --------
@@ -166,8 +194,17 @@ def utilitarian_matching(prefs: Prefs, *, objects: Sequence[str] | None = None,
     return _welfare("utilitarian_matching", "utilitarian", prefs, objects, certificate)
 
 
+@overload
 def egalitarian_matching(prefs: Prefs, *, objects: Sequence[str] | None = None,
-                         certificate: bool = False):
+                         certificate: Literal[False] = False) -> Matching: ...
+@overload
+def egalitarian_matching(prefs: Prefs, *, objects: Sequence[str] | None = None,
+                         certificate: Literal[True]) -> tuple[Matching, Certificate]: ...
+@overload
+def egalitarian_matching(prefs: Prefs, *, objects: Sequence[str] | None = None,
+                         certificate: bool) -> Matching | tuple[Matching, Certificate]: ...
+def egalitarian_matching(prefs: Prefs, *, objects: Sequence[str] | None = None,
+                         certificate: bool = False) -> Matching | tuple[Matching, Certificate]:
     """A maximum-cardinality allocation of minimum worst rank (minimum regret).
 
     Parameters
@@ -182,7 +219,8 @@ def egalitarian_matching(prefs: Prefs, *, objects: Sequence[str] | None = None,
     Returns
     -------
     dict of str to str
-        Agent -> object, or with ``certificate=True`` a pair (allocation, certificate).
+        Agent -> object, or with ``certificate=True`` a pair ``tuple[dict[str, str],
+        dict]`` (allocation, certificate) accepted by the trusted checker.
 
     Examples
     --------

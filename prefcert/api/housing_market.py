@@ -4,13 +4,18 @@ core. Re-exported as ``prefcert.<name>``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any, Literal, cast, overload
 
-from ._common import Prefs, in_order, proved
+from . import arguments as arg
+from ._common import in_order, prefs, proved
+from .types import Certificate, Matching, Prefs
 
 
-def _housing(prefs: Prefs, endowment: Mapping[str, str]):
+def _housing(preferences: object, endowment: object) -> Any:
     from ..formal.housing_market import parse_housing_market
-    return parse_housing_market({"preferences": dict(prefs), "endowment": dict(endowment)})
+    p = prefs(preferences, "prefs", "agent -> list of houses")
+    e = arg.mapping(endowment, "endowment", "agent -> house")
+    return parse_housing_market({"preferences": dict(p), "endowment": dict(e)})
 
 
 def top_trading_cycles(prefs: Prefs, endowment: Mapping[str, str],
@@ -47,10 +52,22 @@ def top_trading_cycles(prefs: Prefs, endowment: Mapping[str, str],
     Shapley & Scarf 1974, "On cores and indivisibility", J. Math. Econ. 1.
     """
     from ..oracles.housing_market import top_trading_cycles as ttc
-    return in_order(ttc(_housing(prefs, endowment), tie_break), endowment)
+    market = _housing(prefs, endowment)
+    return in_order(ttc(market, arg.names(tie_break, "tie_break", "houses")
+                        if tie_break is not None else None), endowment)
 
 
-def strict_core(prefs: Prefs, endowment: Mapping[str, str], *, certificate: bool = False):
+@overload
+def strict_core(prefs: Prefs, endowment: Mapping[str, str], *,
+                certificate: Literal[False] = False) -> Matching | None: ...
+@overload
+def strict_core(prefs: Prefs, endowment: Mapping[str, str], *,
+                certificate: Literal[True]) -> tuple[Matching | None, Certificate]: ...
+@overload
+def strict_core(prefs: Prefs, endowment: Mapping[str, str], *, certificate: bool
+                ) -> Matching | None | tuple[Matching | None, Certificate]: ...
+def strict_core(prefs: Prefs, endowment: Mapping[str, str], *, certificate: bool = False
+                ) -> Matching | None | tuple[Matching | None, Certificate]:
     """An allocation in the strict (strong) core of a housing market with ties, or None.
 
     Parameters
@@ -66,8 +83,8 @@ def strict_core(prefs: Prefs, endowment: Mapping[str, str], *, certificate: bool
     Returns
     -------
     dict of str to str or None
-        Agent -> house; with ``certificate=True`` a pair (allocation or None, certificate)
-        already accepted by the trusted checker.
+        Agent -> house; with ``certificate=True`` a pair ``tuple[dict[str, str] | None,
+        dict]`` (allocation or None, certificate) already accepted by the trusted checker.
 
     Examples
     --------
@@ -99,6 +116,6 @@ def strict_core(prefs: Prefs, endowment: Mapping[str, str], *, certificate: bool
         return x
     if x is None:
         return None, proved("housing_market", market, "strict_core", "none", None,
-                             res.certificate)
+                             cast(Certificate, res.certificate))
     return x, proved("housing_market", market, "strict_core", "exists", x,
                       {"type": "core_allocation"})

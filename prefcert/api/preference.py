@@ -3,17 +3,26 @@ Re-exported as ``prefcert.<name>``.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal, overload
 
 from ..formal.errors import CertificateError
+from . import arguments as arg
+from .types import Certificate, Profile, Semantics
 
-def _winner(profile: Mapping[str, Any], rule: str, item: str, items, semantics):
+SEMANTICS = ("unknown", "truncated")
+
+
+def _winner(profile: object, rule: str, item: str, items: object, semantics: object
+            ) -> tuple[Any, dict[str, Any], Any]:
     from ..formal.preference import parse_preference_data
     from ..oracles.preference_winner import winner
-    data: dict = {"profile": dict(profile), "semantics": semantics}
+    voters = arg.mapping(profile, "profile", "voter -> list or object")
+    arg.text(item, "item")
+    data: dict[str, Any] = {"profile": dict(voters),
+                            "semantics": arg.choice(semantics, "semantics", SEMANTICS)}
     if items is not None:
-        data["items"] = list(items)
+        data["items"] = arg.names(items, "items", "items")
     model = parse_preference_data(data)
     params = {"rule": rule, "item": item}
     from ..formal.preference import validate
@@ -21,18 +30,20 @@ def _winner(profile: Mapping[str, Any], rule: str, item: str, items, semantics):
     return model, params, winner(model, params)
 
 
-def _winner_answer(kind: str, profile, rule, item, items, semantics, certificate: bool):
+def _winner_answer(kind: str, profile: Profile, rule: str, item: str,
+                   items: Sequence[str] | None, semantics: Semantics, certificate: bool
+                   ) -> bool | tuple[bool, Certificate]:
     model, params, out = _winner(profile, rule, item, items, semantics)
     if out.verdict == "unknown":
         raise CertificateError("the winner question could not be settled by the oracle; "
                                "use prefcert.label for the solver engines")
-    answer = out.verdict == "true" if kind == "necessary" else out.verdict != "false"
+    answer: bool = out.verdict == "true" if kind == "necessary" else out.verdict != "false"
     if not certificate:
         return answer
     return answer, _proved_query(model, params, out)
 
 
-def _proved_query(model, params, out):
+def _proved_query(model: Any, params: dict[str, Any], out: Any) -> Certificate:
     from ..formal import checker
     from ..pipeline.registry import spec
     checker.check(spec("preference"), model, "winner", params, out.verdict, out.solution,
@@ -40,9 +51,21 @@ def _proved_query(model, params, out):
     return {"verdict": out.verdict, **out.certificate}
 
 
-def necessary_winner(profile: Mapping[str, Any], rule: str, item: str, *,
-                     items: Sequence[str] | None = None, semantics: str = "unknown",
-                     certificate: bool = False):
+@overload
+def necessary_winner(profile: Profile, rule: str, item: str, *,
+                     items: Sequence[str] | None = None, semantics: Semantics = "unknown",
+                     certificate: Literal[False] = False) -> bool: ...
+@overload
+def necessary_winner(profile: Profile, rule: str, item: str, *,
+                     items: Sequence[str] | None = None, semantics: Semantics = "unknown",
+                     certificate: Literal[True]) -> tuple[bool, Certificate]: ...
+@overload
+def necessary_winner(profile: Profile, rule: str, item: str, *,
+                     items: Sequence[str] | None = None, semantics: Semantics = "unknown",
+                     certificate: bool) -> bool | tuple[bool, Certificate]: ...
+def necessary_winner(profile: Profile, rule: str, item: str, *,
+                     items: Sequence[str] | None = None, semantics: Semantics = "unknown",
+                     certificate: bool = False) -> bool | tuple[bool, Certificate]:
     """Does ``item`` (co-)win in every completion of incomplete preferences?
 
     Parameters
@@ -65,7 +88,7 @@ def necessary_winner(profile: Mapping[str, Any], rule: str, item: str, *,
     -------
     bool
         True when ``item`` is a necessary co-winner; with ``certificate=True`` a pair
-        (bool, certificate) where the certificate carries the query's verdict (``true``,
+        ``tuple[bool, dict]`` (answer, certificate) where the certificate carries the query's verdict (``true``,
         ``undetermined`` or ``false``), accepted by the trusted checker.
 
     Examples
@@ -87,9 +110,21 @@ def necessary_winner(profile: Mapping[str, Any], rule: str, item: str, *,
     return _winner_answer("necessary", profile, rule, item, items, semantics, certificate)
 
 
-def possible_winner(profile: Mapping[str, Any], rule: str, item: str, *,
-                    items: Sequence[str] | None = None, semantics: str = "unknown",
-                    certificate: bool = False):
+@overload
+def possible_winner(profile: Profile, rule: str, item: str, *,
+                    items: Sequence[str] | None = None, semantics: Semantics = "unknown",
+                    certificate: Literal[False] = False) -> bool: ...
+@overload
+def possible_winner(profile: Profile, rule: str, item: str, *,
+                    items: Sequence[str] | None = None, semantics: Semantics = "unknown",
+                    certificate: Literal[True]) -> tuple[bool, Certificate]: ...
+@overload
+def possible_winner(profile: Profile, rule: str, item: str, *,
+                    items: Sequence[str] | None = None, semantics: Semantics = "unknown",
+                    certificate: bool) -> bool | tuple[bool, Certificate]: ...
+def possible_winner(profile: Profile, rule: str, item: str, *,
+                    items: Sequence[str] | None = None, semantics: Semantics = "unknown",
+                    certificate: bool = False) -> bool | tuple[bool, Certificate]:
     """Does ``item`` (co-)win in some completion of incomplete preferences?
 
     Parameters
@@ -109,7 +144,7 @@ def possible_winner(profile: Mapping[str, Any], rule: str, item: str, *,
     -------
     bool
         True when ``item`` is a possible co-winner; with ``certificate=True`` a pair
-        (bool, certificate) as for :func:`necessary_winner`.
+        ``tuple[bool, dict]`` (answer, certificate) as for :func:`necessary_winner`.
 
     Examples
     --------

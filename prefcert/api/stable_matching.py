@@ -4,14 +4,21 @@ the keys of every returned matching); side B receives. Re-exported as ``prefcert
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, overload
 
-from ._common import Prefs, in_order, proved
+from . import arguments as arg
+from ._common import in_order, prefs, proved
+from .types import Certificate, Matching, Notion, Prefs
+
+NOTIONS = ("weak", "strong", "super")
 
 
-def _market(men_prefs: Prefs, women_prefs: Prefs):
+def _market(men_prefs: object, women_prefs: object, men: str = "men_prefs",
+            women: str = "women_prefs") -> Any:
     from ..formal.stable_matching import parse_market
-    return parse_market({"preferences": {"A": dict(men_prefs), "B": dict(women_prefs)}})
+    a, b = prefs(men_prefs, men), prefs(women_prefs, women)
+    return parse_market({"preferences": {"A": dict(a), "B": dict(b)}})
 
 
 def deferred_acceptance(proposer_prefs: Prefs, receiver_prefs: Prefs) -> dict[str, str]:
@@ -49,7 +56,8 @@ def deferred_acceptance(proposer_prefs: Prefs, receiver_prefs: Prefs) -> dict[st
     Wilson 1971.
     """
     from ..oracles.stable_matching import deferred_acceptance as da
-    return in_order(da(_market(proposer_prefs, receiver_prefs)), proposer_prefs)
+    market = _market(proposer_prefs, receiver_prefs, "proposer_prefs", "receiver_prefs")
+    return in_order(da(market), proposer_prefs)
 
 
 def weakly_stable_matching(men_prefs: Prefs, women_prefs: Prefs) -> dict[str, str]:
@@ -82,8 +90,11 @@ def weakly_stable_matching(men_prefs: Prefs, women_prefs: Prefs) -> dict[str, st
     return in_order(ws(_market(men_prefs, women_prefs)), men_prefs)
 
 
-def _stable(question: str, search, men_prefs, women_prefs, certificate: bool):
+def _stable(question: str, search: Callable[[Any], Any], men_prefs: Prefs,
+            women_prefs: Prefs, certificate: bool
+            ) -> Matching | None | tuple[Matching | None, Certificate]:
     market = _market(men_prefs, women_prefs)
+    matching: Matching | None
     matching, refutation = search(market)
     if matching is not None:
         matching = in_order(matching, men_prefs)
@@ -95,7 +106,18 @@ def _stable(question: str, search, men_prefs, women_prefs, certificate: bool):
     return matching, proved("stable_matching", market, question, "exists", matching, cert)
 
 
-def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *, certificate: bool = False):
+@overload
+def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
+                          certificate: Literal[False] = False) -> Matching | None: ...
+@overload
+def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
+                          certificate: Literal[True]
+                          ) -> tuple[Matching | None, Certificate]: ...
+@overload
+def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *, certificate: bool
+                          ) -> Matching | None | tuple[Matching | None, Certificate]: ...
+def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *, certificate: bool = False
+                          ) -> Matching | None | tuple[Matching | None, Certificate]:
     """The man-optimal super-stable matching, or None when none exists.
 
     Parameters
@@ -109,8 +131,9 @@ def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *, certificate: 
     Returns
     -------
     dict of str to str or None
-        Man -> woman; with ``certificate=True`` a pair (matching or None, certificate),
-        the certificate already accepted by the trusted checker.
+        Man -> woman; with ``certificate=True`` a pair ``tuple[dict[str, str] | None,
+        dict]`` (matching or None, certificate), the certificate already accepted by the
+        trusted checker.
 
     Examples
     --------
@@ -133,8 +156,19 @@ def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *, certificate: 
     return _stable("super_stable", super_stable_search, men_prefs, women_prefs, certificate)
 
 
+@overload
 def strongly_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
-                             certificate: bool = False):
+                             certificate: Literal[False] = False) -> Matching | None: ...
+@overload
+def strongly_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
+                             certificate: Literal[True]
+                             ) -> tuple[Matching | None, Certificate]: ...
+@overload
+def strongly_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *, certificate: bool
+                             ) -> Matching | None | tuple[Matching | None, Certificate]: ...
+def strongly_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
+                             certificate: bool = False
+                             ) -> Matching | None | tuple[Matching | None, Certificate]:
     """A strongly stable matching, or None when none exists.
 
     Parameters
@@ -148,7 +182,8 @@ def strongly_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
     Returns
     -------
     dict of str to str or None
-        Man -> woman; with ``certificate=True`` a pair (matching or None, certificate).
+        Man -> woman; with ``certificate=True`` a pair ``tuple[dict[str, str] | None,
+        dict]`` (matching or None, certificate), accepted by the trusted checker.
 
     Examples
     --------
@@ -171,7 +206,7 @@ def strongly_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
 
 
 def blocking_pairs(men_prefs: Prefs, women_prefs: Prefs, matching: Mapping[str, str],
-                   notion: str = "weak") -> list[tuple[str, str]]:
+                   notion: Notion = "weak") -> list[tuple[str, str]]:
     """Every pair that blocks a matching under a stability notion.
 
     Parameters
@@ -209,4 +244,7 @@ def blocking_pairs(men_prefs: Prefs, women_prefs: Prefs, matching: Mapping[str, 
     Irving 1994; Manlove 2013, *Algorithmics of Matching Under Preferences*, ch. 3.
     """
     from ..formal.checker.stable_matching import blocking_pairs as bp
-    return bp(_market(men_prefs, women_prefs), dict(matching), notion)
+    market = _market(men_prefs, women_prefs)
+    m = arg.mapping(matching, "matching", "man -> woman")
+    pairs: list[tuple[str, str]] = bp(market, dict(m), arg.choice(notion, "notion", NOTIONS))
+    return pairs

@@ -7,10 +7,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..api import arguments as arg
+from ..api.types import DatasetEntry
+
 
 def create_dataset(suite: str, size: int | None = None, seed: int | None = None, *,
                    sizes: Sequence[int] | None = None,
-                   per_cell: int | None = None) -> list[dict]:
+                   per_cell: int | None = None) -> list[DatasetEntry]:
     """Generate a benchmark suite in memory as a list of dataset entries.
 
     Parameters
@@ -31,8 +34,8 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
 
     Returns
     -------
-    list of dict
-        Entries ``{"question": prompt text, "answer": gold answer text, "metadata": {...}}``;
+    list of DatasetEntry
+        Entries (dicts) ``{"question": prompt text, "answer": gold answer text, "metadata": {...}}``;
         ``metadata`` holds the prompt record (``id``, ``cell``, ``answer_shape``, …), its
         certified ``labels`` (each with its ``certificate``) and its ``instances``.
 
@@ -66,6 +69,17 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
     from .design import derive_seed
     from .generate import build
     from .suites import suite as get_suite
+    arg.text(suite, "suite")
+    if size is not None:
+        arg.integer(size, "size", minimum=0)
+    if seed is not None:
+        arg.integer(seed, "seed")
+    if sizes is not None:
+        arg.sequence(sizes, "sizes", "instance sizes")
+        for x in sizes if isinstance(sizes, Sequence) else ():   # (an iterator: read once)
+            arg.integer(x, "sizes")
+    if per_cell is not None:
+        arg.integer(per_cell, "per_cell", minimum=1)
     s = get_suite(suite)
     if per_cell is None and size is not None:
         cells = len(s.composition(sizes, per_cell=1))
@@ -78,7 +92,7 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
         prompts = [prompts[i] for i in keep]
     labels = {lab["label_id"]: lab for lab in b["labels"]}
     insts = {i["id"]: i for i in b["instances"]}
-    out = []
+    out: list[DatasetEntry] = []
     for p in prompts:
         labs = [labels[i] for i in p["gold_label_ids"]]
         ids = list(dict.fromkeys([*p["instance_ids"], *(lab["id"] for lab in labs)]))
@@ -89,7 +103,7 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
     return out
 
 
-def score_answer(answer: str | None, entry: Mapping[str, Any]) -> float:
+def score_answer(answer: str | None, entry: DatasetEntry | Mapping[str, Any]) -> float:
     """The reward of an answer to a dataset entry: 1.0 when the suite's scorer (backed by
     the certified labels and the checker's definitions) says correct, else 0.0.
 
@@ -118,6 +132,7 @@ def score_answer(answer: str | None, entry: Mapping[str, Any]) -> float:
     """
     from .design import Entry
     from .score import score_prompt
-    meta = entry["metadata"]
+    arg.text(answer, "answer", optional=True)
+    meta = arg.mapping(entry, "entry", "(an entry of create_dataset)")["metadata"]
     e = Entry(meta["labels"], meta["instances"])
     return 1.0 if score_prompt(meta, answer, e)["verdict"] == "correct" else 0.0

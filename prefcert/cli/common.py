@@ -11,7 +11,9 @@ from pathlib import Path
 
 import click
 
+from ..api import arguments
 from ..formal.errors import InstanceError
+
 
 @contextmanager
 def bulk_build():
@@ -118,22 +120,19 @@ def json_option(option: str, value: str):
 
 
 class Seconds(click.ParamType):
-    """A positive, finite number of seconds (nan, inf, 0 and negatives are usage errors)."""
+    """A positive, finite number of seconds (nan, inf, 0 and negatives are usage errors):
+    the check of the API's ``time_limit`` (:func:`prefcert.api.arguments.seconds`)."""
 
     name = "seconds"
 
     def convert(self, value, param, ctx):
-        import math
         try:
-            x = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        if not math.isfinite(x) or x <= 0:
-            self.fail(f"{value!r} is not a positive, finite number of seconds", param, ctx)
-        return x
+            return arguments.seconds(value, None)
+        except arguments.ArgumentError as e:
+            self.fail(str(e), param, ctx)
 
 
-SEED_RANGE = click.IntRange(0, 2**31 - 1)   # CP-SAT's random_seed is an int32, z3's unsigned
+SEED_RANGE = click.IntRange(*arguments.SEED_RANGE)   # the API's seed range
 
 
 UNVERIFIED = "unverified"   # summary column: labels resting on engine agreement only

@@ -9,12 +9,25 @@ from pathlib import Path
 
 import click
 
+from ..api.arguments import check_engines
 from ..formal.errors import InstanceError
 from ..formal.files import read_paths
 from ..pipeline.parallel import LocalResults, cores
-from .common import (SEED_RANGE, UNVERIFIED, Seconds, bad_input, bulk_build,
-                     json_option, no_interrupt, override_readings, parse_conventions,
-                     report_disagreement, summary, unfreeze, writable)
+from .common import (
+    SEED_RANGE,
+    UNVERIFIED,
+    Seconds,
+    bad_input,
+    bulk_build,
+    json_option,
+    no_interrupt,
+    override_readings,
+    parse_conventions,
+    report_disagreement,
+    summary,
+    unfreeze,
+    writable,
+)
 
 
 class OutputFile:
@@ -180,17 +193,8 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
         names = [e.strip() for e in engines.split(",") if e.strip()] \
             if engines is not None else None
         if names is not None:
-            known = {e for j in work for e in j.question.engines}
-            unknown = [e for e in names if e not in known]
-            if unknown or not names:
-                raise InstanceError(f"unknown engine (known: {', '.join(sorted(known))})",
-                                    value=",".join(unknown) or engines)
-            for j in work:
-                if not set(names) & set(j.question.engines):
-                    raise InstanceError(f"none of the requested engines answers "
-                                        f"{j.question.name!r} (its engines: "
-                                        f"{', '.join(j.question.engines)})",
-                                        file=j.instance.file, line=j.instance.line, value=engines)
+            check_engines(names, [(j.question.name, j.question.engines, j.instance.file,
+                                   j.instance.line) for j in work], given=engines)
         if out is not None:
             writable(out)
         if disagreements is not None:

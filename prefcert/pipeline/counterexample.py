@@ -37,7 +37,6 @@ from typing import Any
 from ..domains.base import Absent, Property, Space, provided
 from ..formal.errors import InstanceError
 
-
 # ----------------------------------------------------------------------------- built-ins
 
 def parse(inst: dict) -> Any:
@@ -182,11 +181,11 @@ def _fails(prop: Property, inst: dict, complete: bool = False, *, check_space: b
         return False
 
 
-def minimal_counterexample(prop: str | Callable | Property, *, max_size: int = 6,
-                           domain: str | None = None, complete: bool = False,
-                           seconds: float = 60.0, enumeration_limit: int = 200_000,
-                           seed: int = 0, progress: Callable[[str], None] | None = None
-                           ) -> dict:
+def minimal_counterexample(prop: str | Callable[[dict[str, Any]], bool] | Property, *,
+                           max_size: int = 6, domain: str | None = None,
+                           complete: bool = False, seconds: float = 60.0,
+                           enumeration_limit: int = 200_000, seed: int = 0,
+                           progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Find a smallest instance on which a property fails.
 
     Parameters

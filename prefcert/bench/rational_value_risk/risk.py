@@ -27,13 +27,15 @@ from typing import Any
 
 import numpy as np
 
+from ...api import arguments as arg
+from ...api.types import Reading
 from ...formal.errors import InstanceError
 
 READINGS = ("certified", "best_of_k")
 
 
 def error_bounds(m: int, k: int, delta: float = 0.05, *, verifier_calls: int = 1,
-                 deterministic: bool = True, reading: str = "certified") -> dict:
+                 deterministic: bool = True, reading: Reading = "certified") -> dict[str, Any]:
     """The half-widths of the three error terms of |RVR_hat − RVR|, with their formulas.
 
     Parameters
@@ -60,7 +62,8 @@ def error_bounds(m: int, k: int, delta: float = 0.05, *, verifier_calls: int = 1
     Raises
     ------
     ValueError
-        M, K or L below 1, or δ outside (0, 1).
+        M, K or L below 1, δ outside (0, 1) or an unknown reading (the message names the
+        argument and its value).
 
     Examples
     --------
@@ -83,8 +86,11 @@ def error_bounds(m: int, k: int, delta: float = 0.05, *, verifier_calls: int = 1
     JASA 58. Qian & He (2026), "In LLM reasoning, there is irrationality on top of value
     misalignment" (the decomposition; constants reconstructed).
     """
-    if m < 1 or k < 1 or verifier_calls < 1 or not 0 < delta < 1:
-        raise ValueError("need M, K, L >= 1 and 0 < delta < 1")
+    arg.integer(m, "m", minimum=1)
+    arg.integer(k, "k", minimum=1)
+    arg.integer(verifier_calls, "verifier_calls", minimum=1)
+    arg.number(delta, "delta", minimum=0, maximum=1, min_open=True, max_open=True)
+    arg.choice(reading, "reading", READINGS)
     lg = math.log(6 / delta)
     one = math.sqrt(2 * lg / m)
     if reading == "certified":
@@ -125,6 +131,11 @@ def pass_at_k(n: int, c: int, k: int) -> float:
         1 − C(n − c, k) / C(n, k): the probability that k of the n samples drawn without
         replacement contain a correct one.
 
+    Raises
+    ------
+    ValueError
+        A count that is not a non-negative integer, c > n or k > n.
+
     Examples
     --------
     >>> pass_at_k(4, 1, 2)
@@ -138,6 +149,9 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     ----------
     Chen et al. (2021), "Evaluating large language models trained on code", arXiv:2107.03374.
     """
+    arg.integer(n, "n", minimum=0)
+    arg.integer(c, "c", minimum=0, maximum=n)
+    arg.integer(k, "k", minimum=0, maximum=n)
     if n - c < k:
         return 1.0
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
@@ -155,7 +169,7 @@ def _bootstrap(g: np.ndarray, resamples: int, seed: int, confidence: float
 def rational_value_risk(utilities: Sequence[Sequence[Any]], *,
                         reu: Sequence[float | None] | None = None, delta: float = 0.05,
                         resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
-                        deterministic: bool | None = None) -> dict:
+                        deterministic: bool | None = None) -> dict[str, Any]:
     """Deployed and rational expected utility, and the rational value risk, under both
     readings of the rational strategy.
 
@@ -208,8 +222,15 @@ def rational_value_risk(utilities: Sequence[Sequence[Any]], *,
     Qian & He (2026), "In LLM reasoning, there is irrationality on top of value
     misalignment". Efron & Tibshirani (1993), *An Introduction to the Bootstrap*.
     """
+    arg.sequence(utilities, "utilities", "rows of utilities")
+    arg.optional_sequence(reu, "reu", "REU values (float or None)")
+    arg.number(delta, "delta", minimum=0, maximum=1, min_open=True, max_open=True)
+    arg.integer(resamples, "resamples", minimum=1)
+    arg.integer(seed, "seed", minimum=0)
+    arg.number(confidence, "confidence", minimum=0, maximum=1, min_open=True, max_open=True)
     rows = []
     for i, row in enumerate(utilities):
+        arg.sequence(row, f"utilities[{i}]", "utilities")
         vals = [float(np.mean(x)) if isinstance(x, (list, tuple)) else float(x) for x in row]
         if not vals or any(not 0 <= v <= 1 for v in vals):
             raise InstanceError("every prompt needs at least one utility, each in [0, 1]",

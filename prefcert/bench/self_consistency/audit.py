@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ...api import arguments as arg
 from ...formal.errors import InstanceError
 
 FITS = ("ols", "completions", "wls")
@@ -592,7 +593,7 @@ def _certify(inst: dict, options: AuditOptions, line: int | None = None
 
 def consistency_audit(responses: Sequence[Mapping[str, Any]], design: Design | Mapping[str, Any],
                       options: AuditOptions | None = None, *, file: str | None = None,
-                      progress: bool = False, **settings: Any) -> dict:
+                      progress: bool = False, **settings: Any) -> dict[str, Any]:
     """Audit the self-consistency of elicited willingness-to-pay answers.
 
     Parameters
@@ -656,6 +657,12 @@ def consistency_audit(responses: Sequence[Mapping[str, Any]], design: Design | M
     judgments are not self-consistent". Efron & Tibshirani (1993), *An Introduction to the
     Bootstrap*, ch. 16 (null-imposed residual bootstrap).
     """
+    rows = [arg.mapping(r, f"responses[{i}]", "column -> value")
+            for i, r in enumerate(arg.sequence(responses, "responses", "response rows"))]
+    if options is not None and not isinstance(options, AuditOptions):
+        raise arg.ArgumentError("options", f"options must be an AuditOptions, got "
+                                           f"{type(options).__name__}", options)
+    arg.text(file, "file", optional=True)
     if options is None:
         options = AuditOptions(**settings)
     elif settings:
@@ -664,7 +671,7 @@ def consistency_audit(responses: Sequence[Mapping[str, Any]], design: Design | M
     if not isinstance(design, Design):
         design = parse_design(design, file or "<design>")
     responses = [dict(r, value=v, number_only=r.get("number_only", v is not None))
-                 for r in responses        # rows as read_responses or simulate_responses give
+                 for r in rows             # rows as read_responses or simulate_responses give
                  for v in [r["value"] if "value" in r else r.get("parsed_value")]]
     models = _collect(responses, design, options, file)
     audit_cells = [c for c in design.cells.values() if not c.stress]

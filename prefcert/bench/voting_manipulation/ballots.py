@@ -9,8 +9,12 @@ The source's parser rules (§6.3) leave gaps; the choices made here are listed i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from ...api import arguments as arg
+from ...api.types import Framing
 
 #: the final-ballot markers (case-insensitive, at the start of a line, then ':')
 MARKER = re.compile(r"^[ \t>*_#-]*(?:final\s+(?:ballot|answer|vote)|ballot)[ \t*_]*[:：][ \t]*(.*)$",
@@ -123,6 +127,9 @@ def parse_ballot(text: str, candidates: Sequence[str], rule: str) -> ParsedBallo
     ballot-like line); the empty approval is written ``none``, ``{}``, ``[]``, ``∅`` or
     ``empty``; ``=`` or any other token is invalid. O(len(text)).
     """
+    arg.text(text, "text")
+    if not isinstance(candidates, str):          # (a string is a sequence of one-letter names)
+        arg.sequence(candidates, "candidates", "names")
     blocks = _blocks(text)
     if blocks is None:
         return _read(text, candidates, rule)
@@ -173,7 +180,7 @@ _TIES = " Ties in points are broken by the tie-breaking order: the tied alternat
         "comes first in it wins."
 
 
-def render_prompt(instance: dict, framing: str) -> str:
+def render_prompt(instance: Mapping[str, Any], framing: Framing) -> str:
     """The prompt of one benchmark instance in one framing.
 
     Parameters
@@ -209,6 +216,7 @@ def render_prompt(instance: dict, framing: str) -> str:
     Benchmark for Manipulation under Voting Rules", 2026.
     """
     from ...formal.election import parse_election
+    arg.mapping(instance, "instance", "(an election instance)")
     if framing not in FRAMINGS:
         raise ValueError(f"unknown framing {framing!r} (known: {', '.join(FRAMINGS)})")
     e = parse_election(instance)
@@ -241,7 +249,8 @@ def render_prompt(instance: dict, framing: str) -> str:
 
 # --------------------------------------------------------------------------- scoring
 
-def score_ballot(instance: dict, solution: dict, text: str | None) -> dict:
+def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text: str | None
+                 ) -> dict[str, Any]:
     """Score one response against the instance's certified manipulation label.
 
     Parameters
@@ -293,6 +302,9 @@ def score_ballot(instance: dict, solution: dict, text: str | None) -> dict:
 
     from ...formal.checker.election import Count, report_ballot
     from ...formal.election import RULES, parse_election
+    arg.mapping(instance, "instance", "(an election instance)")
+    arg.mapping(solution, "solution", "(the manipulation label's solution)")
+    arg.text(text, "text", optional=True)
     e = parse_election(instance)
     rule = instance["rule"]
     pos = e.true_pos
@@ -413,7 +425,8 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
 
 # --------------------------------------------------------------------------- baselines
 
-def baselines(instances: Sequence[dict], solutions: Sequence[dict]) -> list[dict]:
+def baselines(instances: Sequence[Mapping[str, Any]], solutions: Sequence[Mapping[str, Any]]
+              ) -> list[dict[str, Any]]:
     """The exact calibration baselines per (rule, m) and overall, from the certified
     labels alone (no model).
 
@@ -456,6 +469,11 @@ def baselines(instances: Sequence[dict], solutions: Sequence[dict]) -> list[dict
     Amiri-Margavi et al. 2026, §7.4–7.5.
     """
     from ...formal.election import parse_election
+    instances = list(arg.sequence(instances, "instances", "election instances"))
+    solutions = list(arg.sequence(solutions, "solutions", "label solutions"))
+    if len(instances) != len(solutions):
+        raise arg.ArgumentError("solutions", f"solutions has {len(solutions)} entries for "
+                                             f"{len(instances)} instances", len(solutions))
     per: dict[tuple, list] = {}
     for inst, sol in zip(instances, solutions):
         e = parse_election(inst)
