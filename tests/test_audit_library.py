@@ -115,6 +115,8 @@ def test_known_voting_failures_reproduce(lib):
 def test_a_wrong_winner_is_refuted_with_the_checked_score_table(monkeypatch):
     """A peer claiming the wrong set or the wrong resolute winner gets ``incorrect`` with
     the certified table; a crash gets the certified answer beside it."""
+    pytest.importorskip("preflibtools")
+    pytest.importorskip("pref_voting")
     import prefcert.pipeline.peers as peers
     inst = {"id": "e", "domain": "election", "candidates": ["a", "b", "c"],
             "tie_break": ["c", "b", "a"],

@@ -110,13 +110,14 @@ def random_strict(rng, m, n):
 
 
 @pytest.mark.heavy
+@pytest.mark.peers
 @pytest.mark.parametrize("rule", RULES)
 def test_winner_sets_agree_with_pref_voting(rule):
     """Winner sets (IRV: parallel-universe tie-breaking) equal pref-voting's on random
     profiles; the τ-resolved IRV winner equals pref-voting's Instant Runoff TB with τ
     reversed (its tie_breaker[0] is eliminated first); the resolute winner lies in the
     winner set. 5,000 profiles per rule locally, 1,000 under CI."""
-    import pref_voting
+    pytest.importorskip("pref_voting")
     rng = np.random.default_rng(hash(rule) % 2**32)
     for _ in range(heavy_examples(5000, 1000)):
         m, n = int(rng.integers(1, 7)), int(rng.integers(1, 10))
@@ -135,12 +136,13 @@ def test_winner_sets_agree_with_pref_voting(rule):
         assert oe.winner(e, rule) == ours                  # the engine twin
 
 
+@pytest.mark.peers
 def test_irv_tie_semantics_pinned_against_pref_voting_variants():
     """a: 3 (a>b>c), b: 2 (b>c>a), c: 2 (c>b>a), τ = a > b > c. b and c tie for fewest
     first places. Eliminating both at once (pref-voting's default Instant Runoff) elects a;
     eliminating the τ-lowest (c) elects b; eliminating b would elect c. So the winner set
     (every tie resolution, pref-voting's PUT) is {b, c} and our τ-resolved winner is b."""
-    import pref_voting
+    pref_voting = pytest.importorskip("pref_voting")
     from pref_voting.iterative_methods import (
         instant_runoff,
         instant_runoff_put,

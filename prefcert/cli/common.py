@@ -53,11 +53,9 @@ def override_readings(instances, semantics=None, conventions=None):
     and ``check`` re-applies exactly the recorded readings that differ."""
     if semantics is None and not conventions:
         return instances
-    out = []
-    for inst in instances:
-        sem = semantics if inst.domain == "preference" else None
-        out.append(reread(inst, sem, conventions or {}))
-    return out
+    # a domain whose model has no ``semantics`` (only preference data have one) keeps its
+    # reading: reread() changes only what the model knows and differs
+    return [reread(inst, semantics, conventions or {}) for inst in instances]
 
 
 def reread(inst, semantics, conventions, model=None):
