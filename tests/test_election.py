@@ -3,7 +3,6 @@ other and brute force, certificates against tampering, reference and real electi
 from __future__ import annotations
 
 import copy
-import itertools
 import json
 from pathlib import Path
 
@@ -12,10 +11,14 @@ import pytest
 from conftest import SHARED_DATA, heavy_examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from prefcert.formal.checker import election as ce
-from prefcert.formal.election import RULES, election_from_preference, parse_election
+from prefcert.formal.election import election_from_preference, parse_election
 from prefcert.formal.errors import CertificateError, InstanceError
+from prefcert.formal.rules import rule_names
 from prefcert.oracles import election as oe
+
+RULES = rule_names()
 
 REF = SHARED_DATA / "reference"
 PREFLIB = SHARED_DATA / "preflib"
@@ -116,7 +119,7 @@ def test_winner_sets_agree_with_pref_voting(rule):
     profiles; the τ-resolved IRV winner equals pref-voting's Instant Runoff TB with τ
     reversed (its tie_breaker[0] is eliminated first); the resolute winner lies in the
     winner set. 5,000 profiles per rule locally, 1,000 under CI."""
-    import pref_voting
+    import pref_voting  # noqa: F401  (the test needs pref-voting)
     rng = np.random.default_rng(hash(rule) % 2**32)
     for _ in range(heavy_examples(5000, 1000)):
         m, n = int(rng.integers(1, 7)), int(rng.integers(1, 10))
@@ -140,7 +143,7 @@ def test_irv_tie_semantics_pinned_against_pref_voting_variants():
     first places. Eliminating both at once (pref-voting's default Instant Runoff) elects a;
     eliminating the τ-lowest (c) elects b; eliminating b would elect c. So the winner set
     (every tie resolution, pref-voting's PUT) is {b, c} and our τ-resolved winner is b."""
-    import pref_voting
+    import pref_voting  # noqa: F401  (the test needs pref-voting)
     from pref_voting.iterative_methods import (
         instant_runoff,
         instant_runoff_put,

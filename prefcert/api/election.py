@@ -283,13 +283,15 @@ def ballot_class_manipulation(election: Mapping[str, Any], rule: str, *,
     from ..domains.election import DOMAIN
     from ..formal import checker
     from ..formal.checker.election import SPEC, report_space
+    from ..formal.rules import rule_named
+    approval = rule_named(rule).approval
     base = {k: v for k, v in election.items() if k not in ("questions", "manipulator")}
     base.update(domain="election", rule=rule)
     rows, reach, every_checked = [], set(), True
     q = DOMAIN.questions["manipulation"]
     for k, b in enumerate(election["ballots"]):
         b = b if isinstance(b, dict) else {"ranking": b}
-        if rule != "approval" and not b.get("ranking"):
+        if not approval and not b.get("ranking"):
             continue
         rest = [dict(x) if isinstance(x, dict) else {"ranking": x} for x in election["ballots"]]
         rest[k]["count"] = rest[k].get("count", 1) - 1
@@ -366,13 +368,15 @@ def smallest_coalitions(election: Mapping[str, Any], rule: str, *,
     from ..encodings.election import min_coalition_cpsat
     from ..formal import checker
     from ..formal.checker.election import SPEC
+    from ..formal.rules import rule_named
     data = {**{k: v for k, v in election.items() if k != "questions"},
             "domain": "election", "rule": rule}
     model = SPEC.parse(data)
+    pairwise_bounds = rule_named(rule).admits("pairwise_bound")     # Copeland
     out = {}
     for c in model.candidates:
         bounds = None
-        if rule == "copeland" and model.m > 4:
+        if pairwise_bounds and model.m > 4:
             from ..oracles.election import copeland_coalition_bounds
             lower, upper, reps = copeland_coalition_bounds(model, c)
             bounds = {"lower": lower, "upper": upper}

@@ -8,15 +8,17 @@ from typing import Any
 
 from ..formal.errors import CertificateError
 
+
 def _winner(profile: Mapping[str, Any], rule: str, item: str, items, semantics):
-    from ..formal.preference import parse_preference_data
+    from ..formal.preference import parse_preference_data, resolve, validate
     from ..oracles.preference_winner import winner
     data: dict = {"profile": dict(profile), "semantics": semantics}
     if items is not None:
         data["items"] = list(items)
     model = parse_preference_data(data)
-    params = {"rule": rule, "item": item}
-    from ..formal.preference import validate
+    # the question as an instance would ask it: an unknown rule (or one without
+    # incomplete profiles) is refused with the CLI's message
+    _, params = resolve({"type": "winner", "rule": rule, "item": item})
     validate(model, "winner", params)
     return model, params, winner(model, params)
 
@@ -52,6 +54,8 @@ def necessary_winner(profile: Mapping[str, Any], rule: str, item: str, *,
         ``{"edges": [[a, b], ...]}`` (a partial order), or ``{"choices": ...}``; an
         optional ``"count"`` gives identical voters.
     rule : {"plurality", "borda", "copeland"}
+        A rule that supports incomplete profiles (:func:`prefcert.formal.rules.rule_names`
+        with ``incomplete=True``).
     item : str
     items : sequence of str, optional
         Every item (default: those mentioned).
@@ -67,6 +71,12 @@ def necessary_winner(profile: Mapping[str, Any], rule: str, item: str, *,
         True when ``item`` is a necessary co-winner; with ``certificate=True`` a pair
         (bool, certificate) where the certificate carries the query's verdict (``true``,
         ``undetermined`` or ``false``), accepted by the trusted checker.
+
+    Raises
+    ------
+    InstanceError
+        A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
+        label`` does), item or malformed profile.
 
     Examples
     --------
@@ -110,6 +120,11 @@ def possible_winner(profile: Mapping[str, Any], rule: str, item: str, *,
     bool
         True when ``item`` is a possible co-winner; with ``certificate=True`` a pair
         (bool, certificate) as for :func:`necessary_winner`.
+
+    Raises
+    ------
+    InstanceError
+        As for :func:`necessary_winner`.
 
     Examples
     --------

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..formal.errors import InstanceError
+from ..formal.rules import RULES
 
 
 @dataclass(frozen=True)
@@ -178,10 +179,11 @@ def _condorcet_certify(inst: dict) -> dict:
 
 def _manipulation(inst: dict):
     from ..formal.election import rule_of
+    from ..formal.rules import rule_named
     from ..oracles.election import enumerate_reports, greedy_reachable, irv_reachable
     e = _model(inst)
     rule = rule_of(e, {})
-    if rule == "irv":
+    if rule_named(rule).admits("elimination_search"):
         return e, irv_reachable(e)
     return e, (enumerate_reports if e.m <= 6 else greedy_reachable)(e, rule)
 
@@ -242,7 +244,7 @@ _register(Property("ttc-in-strict-core", "housing_market",
 _register(Property("condorcet-winner-exists", "preference",
                    "some candidate beats every other by a strict majority (linear ballots, "
                    "2..4 candidates)", _condorcet_holds, _condorcet_certify, min_agents=1))
-for _rule in ("plurality", "borda", "approval", "irv", "copeland"):
+for _rule in RULES:
     _register(Property(f"{_rule}-not-manipulable", "election",
                        f"{_rule} (ties to τ = c1 ≻ c2 ≻ …) is not manipulable by one voter: "
                        f"no report elects a candidate the voter prefers to the sincere winner "
