@@ -13,8 +13,9 @@ and the known rules.
 **Elections** (ballots of :mod:`formal.election`: weak orders, possibly truncated — the
 unranked tie at the bottom — with counts; or approval sets). A rule is exactly one of
 
-- a *score rule*: ``points(ballot, m)`` gives the points of one ballot line (its count
-  included); a candidate's score is the sum over the ballots;
+- a *score rule*: ``points(ballot, candidates)`` gives the points of one ballot line
+  (its count included) to the election's ``candidates``; a candidate's score is the sum
+  over the ballots;
 - a *pairwise rule*: ``contest(margin)`` gives the points a candidate earns from one
   pairwise contest whose majority margin (voters ranking it above the rival minus those
   ranking the rival above it) is ``margin``; its score is the sum over its rivals;
@@ -90,8 +91,8 @@ class Rule:
     #: (Copeland: doubled); certificates write score / score_unit
     score_unit: int = 1
 
-    #: score rule: ``points(ballot, m) -> {candidate: points}``
-    points: Callable[[Any, int], dict] | None = None
+    #: score rule: ``points(ballot, candidates) -> {candidate: points}``
+    points: Callable[[Any, Sequence[str]], dict] | None = None
     #: pairwise rule: ``contest(margin) -> points``
     contest: Callable[[int], int] | None = None
     #: elimination rule: ``round_vote(ballot, active) -> candidate | None``
@@ -120,7 +121,7 @@ class Rule:
 
     @property
     def doc(self) -> str:
-        return (type(self).__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        return " ".join((type(self).__doc__ or "").strip().split("\n\n")[0].split())
 
     def admits(self, proof: str) -> bool:
         """Does the argument of the rule-specific certificate type ``proof`` hold for this
@@ -157,8 +158,8 @@ def rule(name: str, *, ballot: str = "ranked", proofs: Iterable[str] = ()):
     >>> @rule("toy", proofs=("greedy",))             # doctest: +SKIP
     ... class Toy(Rule):
     ...     '''One point to every candidate.'''
-    ...     def points(self, b, m):
-    ...         return {x: b.count for g in b.ranking for x in g}
+    ...     def points(self, b, candidates):
+    ...         return dict.fromkeys(candidates, b.count)
     """
     def register(cls: type[Rule]) -> type[Rule]:
         if name in RULES:
@@ -239,7 +240,7 @@ class Plurality(Rule):
     top, an overvote, counts for nobody); in a completed profile one point per voter to
     its first item."""
 
-    def points(self, b: Any, m: int) -> dict[str, int]:
+    def points(self, b: Any, candidates: Sequence[str]) -> dict[str, int]:
         return {b.ranking[0][0]: b.count} if b.ranking and len(b.ranking[0]) == 1 else {}
 
     def linear_scores(self, items, profile) -> dict:
@@ -264,7 +265,8 @@ class Borda(Rule):
     """Borda: x gets |{y : x ≻_b y}| points from a ballot b (m − r for rank r of a full
     strict ranking); in a completed profile, the number of items ranked below it."""
 
-    def points(self, b: Any, m: int) -> dict[str, int]:
+    def points(self, b: Any, candidates: Sequence[str]) -> dict[str, int]:
+        m = len(candidates)
         out, above = {}, 0                       # |{y : x ≻ y}|
         for g in b.ranking:
             above += len(g)
@@ -297,7 +299,7 @@ class Approval(Rule):
     """Approval: one point per approved candidate (an explicit approval set, or the
     instance's ``approval_top`` convention)."""
 
-    def points(self, b: Any, m: int) -> dict[str, int]:
+    def points(self, b: Any, candidates: Sequence[str]) -> dict[str, int]:
         return dict.fromkeys(b.approved, b.count)
 
 

@@ -182,8 +182,9 @@ class DomainSpec:
     only); ``validate(model, name, params)`` rejects parameters the model does not know;
     ``schema`` is the JSON Schema of an instance; ``conventions``: name ->
     :class:`Convention` (readings an instance may choose; the parsed model carries them
-    as ``model.conventions``). Certificate types are added with the :meth:`certificate`
-    decorator."""
+    as ``model.conventions``); ``rules``: the voting rules its questions take (names of
+    :data:`prefcert.formal.rules.RULES`). Certificate types are added with the
+    :meth:`certificate` decorator."""
 
     name: str
     parse: Callable[[dict], Any]
@@ -193,6 +194,7 @@ class DomainSpec:
     validate: Callable[[Any, str, Any], None] | None = None
     certificates: dict[str, CertificateType] = field(default_factory=dict)
     conventions: Mapping[str, Convention] = field(default_factory=dict)
+    rules: tuple[str, ...] = ()
 
     def certificate(self, name: str, proves: Mapping[str, tuple[str, ...] | str], *,
                     keys: tuple[str, ...] | frozenset, meta: tuple[str, ...] = ()):

@@ -105,6 +105,7 @@ SPEC = DomainSpec(
     }, ["candidates", "tie_break", "ballots"], _QUESTION),
     resolve=resolve,
     validate=validate,
+    rules=rule_names(),
 )
 
 
@@ -170,7 +171,7 @@ class Count:
         elif not r.rounds:
             self.base = dict.fromkeys(e.candidates, 0)
             for b in self.fixed:
-                for x, s in r.points(b, e.m).items():
+                for x, s in r.points(b, e.candidates).items():
                     self.base[x] += s
 
     # -- contributions of one ballot
@@ -204,7 +205,7 @@ class Count:
                     for x in self.e.candidates}
         s = dict(self.base)
         for b in extra:
-            for x, p in r.points(b, self.e.m).items():
+            for x, p in r.points(b, self.e.candidates).items():
                 s[x] += p
         return s
 

@@ -105,6 +105,7 @@ SPEC = DomainSpec(
     resolve=resolve,
     validate=validate,
     conventions=CONVENTIONS,
+    rules=rule_names(incomplete=True),
 )
 
 

@@ -70,6 +70,12 @@ def election_winner(ballots: Sequence[Any], rule: str, *,
     -------
     str or (str, dict)
 
+    Raises
+    ------
+    InstanceError
+        A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
+        label`` does) or malformed ballots.
+
     Examples
     --------
     >>> ballots = [["a", "b", "c"], ["a", "b", "c"], ["b", "c", "a"], ["c", "b", "a"],
@@ -119,6 +125,12 @@ def single_voter_manipulation(ballots: Sequence[Any], truth: Sequence[Any], rule
         ``reports``, ``profitable``, ``optimal`` and ``outcomes``, and ``certificate``
         (already accepted by the trusted checker).
 
+    Raises
+    ------
+    InstanceError
+        A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
+        label`` does) or malformed ballots.
+
     Examples
     --------
     >>> r = single_voter_manipulation([["b", "c", "a"]], ["a", "b", "c"], "borda")
@@ -167,6 +179,12 @@ def coalitional_manipulation(ballots: Sequence[Any], rule: str, candidate: str, 
     dict
         ``verdict`` (``exists`` / ``none``), ``ballots`` (one report per manipulator, when
         they exist), ``certificate`` and ``checked`` (False when only solvers agree).
+
+    Raises
+    ------
+    InstanceError
+        A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
+        label`` does) or malformed ballots.
 
     Examples
     --------
@@ -259,6 +277,12 @@ def ballot_class_manipulation(election: Mapping[str, Any], rule: str, *,
         ``reachable`` (winners some class can bring about) and ``checked`` (every verdict
         rests on a certificate the checker accepted).
 
+    Raises
+    ------
+    InstanceError
+        A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
+        label`` does) or malformed ballots.
+
     Examples
     --------
     >>> e = {"candidates": ["a", "b", "c"], "tie_break": ["a", "b", "c"],
@@ -345,6 +369,12 @@ def smallest_coalitions(election: Mapping[str, Any], rule: str, *,
         ``no_checked`` (k − 1 manipulators provably fail by a checked certificate:
         dominant reports, the Borda counting bound, the greedy or the IRV search for one
         manipulator; otherwise the integer program's optimality is the only evidence).
+
+    Raises
+    ------
+    InstanceError
+        A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
+        label`` does) or malformed ballots.
 
     Examples
     --------
