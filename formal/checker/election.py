@@ -1,5 +1,6 @@
 """Elections: the rules, resolute through τ, and one check per certificate type (model,
-conventions and formats: :mod:`prefcert.formal.election`).
+conventions and formats: :mod:`prefcert.formal.election`; the rules' definitions and the
+certificate types each admits: :mod:`prefcert.formal.rules`, any other rule is refused).
 
 Certificates:
 

@@ -14,6 +14,11 @@ certificate type (model, data, question format and values: :mod:`prefcert.formal
 - ``injection``, ``size``, ``rs_search``: responsive sets (Aziz, Gaspers, Mackenzie &
   Walsh 2015). ``hall_violator`` (Betzler & Dorn 2010), ``dominated``, ``exhaustive``
   (small instances only): no possible / a necessary winner.
+
+``chains``, ``completions`` and ``bounds`` register their logic per question type
+(:class:`~prefcert.formal.spec.ByQuestion`); the winner question's rules and their bounds
+are those of :mod:`prefcert.formal.rules` that support incomplete profiles (any other
+rule is refused).
 """
 from __future__ import annotations
 
