@@ -11,7 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import CertificateError
-from ..hospitals_residents import NOTIONS, QUESTIONS, HRMarket, parse_hospitals_residents
+from ..hospitals_residents import (
+    NOTIONS,
+    QUESTIONS,
+    HRMarket,
+    parse_hospitals_residents,
+)
 from ..spec import PREFERENCE_SIDE, STABILITY_QUESTIONS, DomainSpec, instance_schema
 from .lists import DeletionState
 

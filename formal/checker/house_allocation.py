@@ -9,8 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..house_allocation import CONVENTIONS, QUESTIONS, HouseAllocation, parse_house_allocation
 from ..errors import CertificateError
+from ..house_allocation import (
+    CONVENTIONS,
+    QUESTIONS,
+    HouseAllocation,
+    parse_house_allocation,
+)
 from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
 from ..welfare import welfare_graph
 from . import welfare

@@ -23,7 +23,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 
 from ..errors import CertificateError
-from ..housing_market import CORE_NOTION, HousingMarket, as_allocation, parse_housing_market
+from ..housing_market import (
+    CORE_NOTION,
+    HousingMarket,
+    as_allocation,
+    parse_housing_market,
+)
 from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
 from .graphs import strongly_connected_components
 

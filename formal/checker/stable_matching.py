@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import CertificateError
-from ..stable_matching import CONVENTIONS, NOTIONS, QUESTIONS, Market, parse_market
 from ..spec import PREFERENCE_SIDE, STABILITY_QUESTIONS, DomainSpec, instance_schema
+from ..stable_matching import CONVENTIONS, NOTIONS, QUESTIONS, Market, parse_market
 from . import welfare
 from .graphs import maximum_bipartite_matching
 from .lists import DeletionState
