@@ -28,7 +28,8 @@ from compare_labels import canonical  # the labels of one run, timings dropped
 def generate(path: Path, n: int, seed: int) -> None:
     import random
 
-    from prefcert.formal.election import RULES
+    from prefcert.formal.rules import rule_names
+    RULES = rule_names()
     from prefcert.generators.election import impartial_culture_election
     from prefcert.generators.stable_matching import sample_smti
     rng = random.Random(seed)

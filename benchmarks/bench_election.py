@@ -22,14 +22,16 @@ import statistics
 import time
 from pathlib import Path
 
+from prefcert.domains.election import DOMAIN
 from prefcert.formal import checker
 from prefcert.formal.checker.election import SPEC
-from prefcert.formal.election import RULES, parse_election
+from prefcert.formal.election import parse_election
 from prefcert.formal.instances import from_object
+from prefcert.formal.rules import rule_names
 from prefcert.generators.election import impartial_culture_election
-
-from prefcert.domains.election import DOMAIN
 from prefcert.pipeline.jobs import label, plan
+
+RULES = rule_names()
 
 ROOT = Path(__file__).resolve().parents[1]
 Q = DOMAIN.questions["manipulation"]

@@ -15,7 +15,8 @@ winner?" for plurality, Borda, approval, Copeland and IRV.
   candidate has the fewest votes, strictly fewer than every τ-lower alive candidate; and
   c is alive after m − 1 rounds.
 
-Independent of ``oracles``: the fixed ballots' tallies are recomputed here. Not trusted.
+Independent of ``oracles``: the fixed ballots' tallies are recomputed here, each rule's
+part in the models' table :mod:`prefcert.encodings.rules`. Not trusted.
 """
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..formal.election import Election
+from ..formal.rules import rule_named
+from .rules import rule_encoding
 
 
 @dataclass(frozen=True)
@@ -38,33 +41,7 @@ class EncodingResult:
 
 def _base(e: Election, rule: str) -> dict:
     """The fixed ballots' contribution (scores, or Copeland margins), in plain Python."""
-    cands = e.candidates
-    if rule == "copeland":
-        mg = {(x, y): 0 for x in cands for y in cands if x != y}
-        for b in e.ballots:
-            level = {x: gi for gi, g in enumerate(b.ranking) for x in g}
-            bottom = len(b.ranking)
-            for x in cands:
-                for y in cands:
-                    if x != y and level.get(x, bottom) < level.get(y, bottom):
-                        mg[(x, y)] += b.count
-                        mg[(y, x)] -= b.count
-        return mg
-    s = dict.fromkeys(cands, 0)
-    for b in e.ballots:
-        if rule == "approval":
-            for x in b.approved:
-                s[x] += b.count
-        elif rule == "plurality":
-            if b.ranking and len(b.ranking[0]) == 1:
-                s[b.ranking[0][0]] += b.count
-        else:
-            seen = 0
-            for g in b.ranking:
-                seen += len(g)
-                for x in g:
-                    s[x] += b.count * (len(cands) - seen)
-    return s
+    return rule_encoding(rule).base(e)
 
 
 def can_win_cpsat(e: Election, rule: str, c: str, weights: Sequence[int], *,
@@ -78,19 +55,20 @@ def can_win_cpsat(e: Election, rule: str, c: str, weights: Sequence[int], *,
     (score rules); Bartholdi & Orlin 1991 (IRV is NP-hard for one manipulator)."""
     from ortools.sat.python import cp_model
 
+    enc, approval = rule_encoding(rule), rule_named(rule, error=ValueError).approval
     cands = list(e.candidates)
     m, k = len(cands), len(weights)
     tau = {x: i for i, x in enumerate(e.tie_break)}
     md = cp_model.CpModel()
     pos, A, ap = [], [], []
     for i in range(k):
-        if rule == "approval":
+        if approval:
             ap.append({x: md.new_bool_var(f"ap[{i},{x}]") for x in cands})
             continue
         p = {x: md.new_int_var(0, m - 1, f"pos[{i},{x}]") for x in cands}
         md.add_all_different(p.values())
         pos.append(p)
-        if rule in ("copeland", "irv"):
+        if enc.order_literals:
             a = {}
             for x in cands:
                 for y in cands:
@@ -105,42 +83,10 @@ def can_win_cpsat(e: Election, rule: str, c: str, weights: Sequence[int], *,
         """c beats d iff score_c ≥ score_d + need(d)."""
         return 1 if tau[d] < tau[c] else 0
 
-    if rule == "irv":
+    if enc.rounds:
         _irv(md, e, cands, weights, A, c, tau)
     else:
-        base = _base(e, rule)
-        if rule == "copeland":
-            score = {}
-            for x in cands:
-                terms = []
-                for y in cands:
-                    if x == y:
-                        continue
-                    mg = base[(x, y)] + sum(w * (2 * A[i][(x, y)] - 1)
-                                            for i, w in enumerate(weights))
-                    win, tie = md.new_bool_var(f"win[{x},{y}]"), md.new_bool_var(f"tie[{x},{y}]")
-                    lose = md.new_bool_var(f"lose[{x},{y}]")
-                    md.add_exactly_one([win, tie, lose])
-                    md.add(mg >= 1).only_enforce_if(win)
-                    md.add(mg == 0).only_enforce_if(tie)
-                    md.add(mg <= -1).only_enforce_if(lose)
-                    terms += [2 * win, tie]
-                score[x] = sum(terms)
-        else:
-            score = {}
-            for x in cands:
-                if rule == "approval":
-                    add = sum(w * ap[i][x] for i, w in enumerate(weights))
-                elif rule == "borda":
-                    add = sum(w * (m - 1 - pos[i][x]) for i, w in enumerate(weights))
-                else:  # plurality
-                    add = 0
-                    for i, w in enumerate(weights):
-                        top = md.new_bool_var(f"top[{i},{x}]")
-                        md.add(pos[i][x] == 0).only_enforce_if(top)
-                        md.add(pos[i][x] != 0).only_enforce_if(top.Not())
-                        add = add + w * top
-                score[x] = base[x] + add
+        score = enc.report_scores(md, e, cands, weights, pos, A, ap, _base(e, rule))
         for d in cands:
             if d != c:
                 md.add(score[c] >= score[d] + need(d))
@@ -152,7 +98,7 @@ def can_win_cpsat(e: Election, rule: str, c: str, weights: Sequence[int], *,
     stats = {"status": solver.status_name(st), "wall_time": round(solver.wall_time, 4),
              "branches": solver.num_branches}
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        if rule == "approval":
+        if approval:
             out = [[x for x in e.tie_break if solver.value(ap[i][x])] for i in range(k)]
         else:
             out = [sorted(cands, key=lambda x: solver.value(pos[i][x])) for i in range(k)]
@@ -212,7 +158,7 @@ def _irv(md, e: Election, cands: list[str], weights: Sequence[int], A: list, c: 
 
 def _types(e: Election, rule: str) -> list[tuple[str, ...]]:
     import itertools
-    if rule == "approval":
+    if rule_named(rule, error=ValueError).approval:
         return [s for k in range(e.m + 1) for s in itertools.combinations(e.candidates, k)]
     return list(itertools.permutations(e.candidates))
 
@@ -235,11 +181,12 @@ def min_coalition_cpsat(e: Election, rule: str, c: str, *, time_limit: float = 6
 
     from ortools.sat.python import cp_model
 
+    enc, approval = rule_encoding(rule), rule_named(rule, error=ValueError).approval
     types = _types(e, rule)
-    if rule != "irv":
+    if not enc.rounds:
         # c on top (approval: c approved) loses nothing for these rules: c's score only
         # grows and every rival's only shrinks, so optimal coalitions of this shape exist
-        types = [q for q in types if (c in q if rule == "approval" else q[0] == c)]
+        types = [q for q in types if (c in q if approval else q[0] == c)]
     if len(types) > max_types:
         return {"status": "unknown", "k": None, "reports": None,
                 "reason": "report space too large"}
@@ -248,7 +195,7 @@ def min_coalition_cpsat(e: Election, rule: str, c: str, *, time_limit: float = 6
     n = e.voters
     # n + 1 manipulators with c on top already win (a strict majority over every rival,
     # IRV's first round included); Borda needs at most n(m − 1) + 1
-    cap = n * max(m - 1, 1) + 1 if rule == "borda" else n + 1
+    cap = enc.coalition_cap(n, m)
     deadline = time.perf_counter() + time_limit
 
     def solve(md, x):
@@ -262,7 +209,7 @@ def min_coalition_cpsat(e: Election, rule: str, c: str, *, time_limit: float = 6
             return "optimal", int(round(s.objective_value)), [s.value(v) for v in x]
         return ("infeasible" if st == cp_model.INFEASIBLE else "unknown"), None, None
 
-    if rule != "irv":
+    if not enc.rounds:
         base = _base(e, rule)
 
         def feasible(k: int):
@@ -270,7 +217,7 @@ def min_coalition_cpsat(e: Election, rule: str, c: str, *, time_limit: float = 6
             md = cp_model.CpModel()
             x = [md.new_int_var(0, k, f"n[{i}]") for i in range(len(types))]
             md.add(sum(x) == k)
-            _score_constraints(md, x, types, base, rule, cands, tau, c, m)
+            _score_constraints(md, x, types, base, enc, cands, tau, c)
             s = cp_model.CpSolver()
             s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
             s.parameters.random_seed = seed
@@ -284,8 +231,8 @@ def min_coalition_cpsat(e: Election, rule: str, c: str, *, time_limit: float = 6
         # widens c's leads) and in steps of 2 for Copeland (add σ and its reverse below c):
         # exponential then binary search, per parity class for Copeland
         best = None
-        for start in ((0, 1) if rule == "copeland" else (0,)):
-            step = 2 if rule == "copeland" else 1
+        step = enc.parity
+        for start in range(step):
             ks = list(range(start, cap + step, step))
             lo, hi, found = -1, None, None
             probe = 0
@@ -365,33 +312,10 @@ def min_coalition_cpsat(e: Election, rule: str, c: str, *, time_limit: float = 6
     return {"status": "optimal", "k": best[0], "reports": best[1]}
 
 
-def _score_constraints(md, x, types, base, rule, cands, tau, c, m) -> None:
-    """c beats every rival with the report counts x added (score rules, Copeland)."""
-    if rule == "copeland":
-        score = {}
-        for a in cands:
-            terms = []
-            for b in cands:
-                if a == b:
-                    continue
-                mg = base[(a, b)] + sum(
-                    xi * (1 if q.index(a) < q.index(b) else -1) for xi, q in zip(x, types))
-                win, tie, lose = md.new_bool_var(""), md.new_bool_var(""), md.new_bool_var("")
-                md.add_exactly_one([win, tie, lose])
-                md.add(mg >= 1).only_enforce_if(win)
-                md.add(mg == 0).only_enforce_if(tie)
-                md.add(mg <= -1).only_enforce_if(lose)
-                terms += [2 * win, tie]
-            score[a] = sum(terms)
-    else:
-        def pts(q, a):
-            if rule == "approval":
-                return int(a in q)
-            if rule == "plurality":
-                return int(q[0] == a)
-            return m - 1 - q.index(a)
-        score = {a: base[a] + sum(xi * pts(q, a) for xi, q in zip(x, types) if pts(q, a))
-                 for a in cands}
+def _score_constraints(md, x, types, base, enc, cands, tau, c) -> None:
+    """c beats every rival with the report counts x added (score rules, Copeland: the
+    rule encoding's ``type_scores``)."""
+    score = enc.type_scores(md, x, types, base, cands)
     for d in cands:
         if d != c:
             md.add(score[c] >= score[d] + (1 if tau[d] < tau[c] else 0))

@@ -10,7 +10,6 @@ Every solve has a time limit and a fixed seed, one worker; a timeout gives ``unk
 """
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 
 from ortools.sat.python import cp_model
@@ -18,6 +17,7 @@ from ortools.sat.python import cp_model
 from ..formal.outcome import UNKNOWN, Outcome
 from ..formal.preference import PreferenceModel
 from . import cpsat_workers
+from .rules import rule_encoding
 
 MAX_AGGREGATED_VARS = 4000
 
@@ -251,37 +251,17 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
         return Outcome(verdict, {"min": lo, "max": hi},
                        {"type": "bounds", "witnesses": wit} if verdict == "undetermined" else None)
     if question == "winner":
-        rule, c = params["rule"], params["item"]
+        enc, c = rule_encoding(params["rule"]), params["item"]
         # one position vector per voter, or per agent weighted by its count when its
         # voters complete alike (counts = identical)
         voters = [(ag, ag.count) for ag in model.agents] if model.identical else \
             [(ag, 1) for ag in model.agents for _ in range(ag.count)]
         weights = [w for _, w in voters]
-        items, m = model.items, model.m
+        items = model.items
 
         def score_exprs(cp, pos):
-            if rule == "plurality":
-                s = {x: [] for x in items}
-                for p, w in zip(pos, weights):
-                    for x in items:
-                        s[x].append(w * _ge(cp, -p[x], 0))   # pos == 0
-                return {x: sum(v) for x, v in s.items()}
-            if rule == "borda":
-                return {x: sum(w * (m - 1 - p[x]) for p, w in zip(pos, weights))
-                        for x in items}
-            V = sum(weights)
-            sc = {x: [] for x in items}
-            for x, y in itertools.combinations(items, 2):
-                nxy = sum(w * _lt(cp, p, x, y) for p, w in zip(pos, weights))
-                w = cp.new_bool_var("")
-                cp.add(2 * nxy >= V + 1).only_enforce_if(w)
-                cp.add(2 * nxy <= V).only_enforce_if(~w)
-                l_ = cp.new_bool_var("")
-                cp.add(2 * nxy <= V - 1).only_enforce_if(l_)
-                cp.add(2 * nxy >= V).only_enforce_if(~l_)
-                sc[x].append(w - l_)
-                sc[y].append(l_ - w)
-            return {x: sum(v) for x, v in sc.items()}
+            """The rule encoding's score of every item (:mod:`prefcert.encodings.rules`)."""
+            return enc.score_exprs(cp, pos, weights, items, _lt, _ge)
 
         def wins(cp, pos):
             s = score_exprs(cp, pos)
@@ -379,9 +359,13 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
     and column summing to N, and every such matrix is a sum of N permutations
     (Birkhoff–von Neumann), so the aggregation is exact. Variables: Σ_G |G|² (Borda) or
     Σ_G |G| (plurality). Witness completions are rebuilt by Birkhoff decomposition.
-    ``unknown`` for other rules or data (derived; checked against brute force in tests)."""
-    rule, c = params["rule"], params["item"]
-    if rule not in ("plurality", "borda") or not _plain(model):
+    ``unknown`` for other rules or data (derived; checked against brute force in tests).
+    The rule encoding's ``aggregation`` says which groups count: ``top`` (plurality: the
+    top group only) or ``positional`` (Borda: every group, by slot)."""
+    c = params["item"]
+    aggregation = rule_encoding(params["rule"]).aggregation
+    top_only = aggregation == "top"
+    if aggregation is None or not _plain(model):
         return Outcome(UNKNOWN, None, None, {"reason": "aggregation needs weak orders"})
     if model.identical:      # pooled voters complete independently by construction
         return Outcome(UNKNOWN, None, None, {"reason": "aggregation needs counts = independent"})
@@ -392,7 +376,7 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
         below = m
         for j, G in enumerate(_groups(model, ag)):
             below -= len(G)
-            if rule == "plurality":
+            if top_only:
                 if len(G) == 1:
                     base[G[0]] += ag.count
                 else:
@@ -403,7 +387,7 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
             if len(G) > 1:
                 pool[tuple(sorted(G))] = pool.get(tuple(sorted(G)), 0) + ag.count
 
-    size = sum(len(G) ** (1 if rule == "plurality" else 2) for G in pool)
+    size = sum(len(G) ** (1 if top_only else 2) for G in pool)
     if size > MAX_AGGREGATED_VARS:
         return Outcome(UNKNOWN, None, None, {"reason": f"{size} aggregated variables"})
 
@@ -411,7 +395,7 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
         var = {}
         score = {x: base[x] for x in items}
         for G, N in pool.items():
-            if rule == "plurality":
+            if top_only:
                 vs = {x: cp.new_int_var(0, N, "") for x in G}
                 cp.add(sum(vs.values()) == N)
                 for x in G:
@@ -460,18 +444,18 @@ def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit:
         # per group set: list of (tie-breaking, voters) segments, handed out in agent order
         segs = {}
         for G, N in pool.items():
-            if rule == "plurality":
+            if top_only:
                 segs[G] = [([x], n) for x, n in sol[G].items() if n]
             else:
                 segs[G] = _birkhoff(sol[G], list(G), N)
         keys, index, assign = [], {}, {}
         for ag in model.agents:
             groups = _groups(model, ag)
-            if rule == "plurality":
+            if top_only:
                 groups = groups[:1]
             parts = []       # per group: list of (perm, n) for this agent's voters
             for G in groups:
-                key = tuple(G) if rule == "plurality" else tuple(sorted(G))
+                key = tuple(G) if top_only else tuple(sorted(G))
                 if len(G) == 1:
                     parts.append([(list(G), ag.count)])
                     continue

@@ -32,7 +32,8 @@ manipulator (or a coalition) with true preferences. The model and its parsing.
   mean-utility threshold). Another ``k`` is the named alternative (``approval_top: 1`` is
   plurality-like).
 
-**Rules** (scores on a ballot b; unranked candidates count as tied at the bottom):
+**Rules** (:mod:`formal.rules`, the one table of rules; scores on a ballot b; unranked
+candidates count as tied at the bottom):
 
 - ``plurality``: 1 point to b's top if the top group is one candidate (a tied top — an
   overvote — counts for nobody).
@@ -66,12 +67,11 @@ from typing import Any
 
 from .errors import InstanceError
 from .preference import MAX_COUNT
+from .rules import rule_named
 
 # Manipulators in one coalition question (each is a ballot in the model and the proof).
 MAX_COALITION = 20_000
 
-RULES = ("plurality", "borda", "approval", "irv", "copeland")
-RANKING_RULES = ("plurality", "borda", "irv", "copeland")
 QUESTIONS = ("winner", "manipulation", "coalitional_manipulation")
 #: question -> parameter -> type word (optional when ending in ``?``)
 PARAMS: dict[str, dict[str, str]] = {
@@ -234,8 +234,8 @@ def parse_election(data: dict) -> Election:
         odd = sorted(set(tau) ^ known)[0]
         raise InstanceError("tie_break must order exactly the candidates", value=odd)
     rule = data.get("rule")
-    if rule is not None and rule not in RULES:
-        raise InstanceError(f"rule must be one of {', '.join(RULES)}", value=rule)
+    if rule is not None:
+        rule_named(rule)
     k = data.get("approval_top", len(cands) // 2)
     if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= len(cands):
         raise InstanceError("approval_top must be an integer in [0, m]", value=k)
@@ -279,8 +279,8 @@ def resolve(q: Any) -> tuple[str, dict]:
     if unknown:
         raise InstanceError(f"question {name!r} has no parameter {sorted(unknown)[0]!r}",
                             value=q)
-    if p.get("rule") is not None and p["rule"] not in RULES:
-        raise InstanceError(f"rule must be one of {', '.join(RULES)}", value=p["rule"])
+    if p.get("rule") is not None:
+        rule_named(p["rule"])
     if name == "coalitional_manipulation":
         if not isinstance(p.get("candidate"), str):
             raise InstanceError("coalitional_manipulation needs 'candidate' (a name)",
@@ -311,10 +311,12 @@ def rule_of(model: Election, params: dict | None) -> str:
 
 
 def validate(model: Election, name: str, params: dict) -> None:
-    """Reject a question the instance cannot answer: no rule; approval ballots under a
-    ranking rule; manipulation without a manipulator; an unknown candidate."""
+    """Reject a question the instance cannot answer: no rule or an unknown one; approval
+    ballots under a ranking rule; manipulation without a manipulator; an unknown
+    candidate."""
     rule = rule_of(model, params)
-    if rule in RANKING_RULES:
+    ranked = not rule_named(rule).approval
+    if ranked:
         bad = next((i for i, b in enumerate(model.ballots, 1)
                     if b.explicit_approval and not b.ranking), None)
         if bad is not None:
@@ -323,7 +325,7 @@ def validate(model: Election, name: str, params: dict) -> None:
     if name == "manipulation" and model.manipulator is None:
         raise InstanceError("manipulation needs a 'manipulator' with its true ranking",
                             value=None)
-    if name == "manipulation" and rule in RANKING_RULES and not model.manipulator.ranking:
+    if name == "manipulation" and ranked and not model.manipulator.ranking:
         raise InstanceError("the manipulator needs a ranking under a ranking rule", value=rule)
     if name == "coalitional_manipulation" and params["candidate"] not in model.candidates:
         raise InstanceError("coalitional_manipulation names an unknown candidate",

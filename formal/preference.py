@@ -26,10 +26,11 @@ they are one weighted voter and complete alike). The readings of :data:`CONVENTI
 (``counts``, ``majority``, ``rs``) are chosen per instance in ``"conventions"``.
 
 **Queries** (Konczak & Lang 2005; Xia & Conitzer 2011), written as objects ``{"type": name,
-params}`` (:data:`PARAMS`). Each is a function ``value(σ)`` of a completion; the answer is
-``true``/``false`` (boolean, same value in every completion), ``determined`` with
-``solution={"value": v}`` (non-boolean, same value everywhere), or ``undetermined`` (two
-completions with different values).
+params}``, each registered once with :func:`query` (:data:`QUERIES`: its fields, verdicts,
+field checks and value in a completion; :data:`PARAMS`). Each is a function ``value(σ)``
+of a completion; the answer is ``true``/``false`` (boolean, same value in every
+completion), ``determined`` with ``solution={"value": v}`` (non-boolean, same value
+everywhere), or ``undetermined`` (two completions with different values).
 
 Co-winner semantics for ``winner``: c wins a completed profile iff no item has a strictly
 higher score. Plurality: 1 point for the top; Borda: number of items ranked below;
@@ -42,31 +43,16 @@ values with their own code.
 from __future__ import annotations
 
 import heapq
-import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import CertificateError, InstanceError
-from .weak_order import WeakOrder, parse_weak_order
+from .rules import rule_named
 from .spec import Convention, check_params, read_conventions
+from .weak_order import WeakOrder, parse_weak_order
 
 SEMANTICS = ("unknown", "truncated")
-RULES = ("plurality", "borda", "copeland")
-#: question -> parameter -> type word (``agent``, ``item``, ``items``, ``item_pair``,
-#: ``bundles``, ``int``, ``rule``; optional when ending in ``?``)
-PARAMS: dict[str, dict[str, str]] = {
-    "position": {"agent": "agent", "item": "item", "position": "int?"},
-    "kth": {"agent": "agent", "k": "int"},
-    "compare": {"agent": "agent", "items": "item_pair"},
-    "rank_set": {"agent": "agent", "items": "items"},
-    "rs": {"agent": "agent", "bundles": "bundles"},
-    "topk": {"agent": "agent", "item": "item", "k": "int"},
-    "topk_list": {"agent": "agent", "k": "int"},
-    "count": {"items": "item_pair"},
-    "majority": {"items": "item_pair"},
-    "winner": {"rule": "rule", "item": "item"},
-}
 #: Readings where the literature uses two (the first is the default; see README).
 CONVENTIONS: dict[str, Convention] = {
     "counts": Convention("counts", ("independent", "identical"), {
@@ -84,9 +70,6 @@ CONVENTIONS: dict[str, Convention] = {
                     "good (adding a good never hurts; bundles of any sizes)",
         "equal_size": "as monotone, but bundles of different sizes are never related"}),
 }
-SINGLE = ("position", "kth", "compare", "rank_set", "rs", "topk", "topk_list")
-PROFILE = ("count", "majority", "winner")
-QUESTIONS = SINGLE + PROFILE
 
 # Voters per ballot line: beyond this, sums over a profile would overflow the engines'
 # 64-bit tallies (10^6 distinct lines of 10^12 voters stay below 2^63).
@@ -469,36 +452,6 @@ def linear_extensions(model: PreferenceModel, agent: Agent) -> Iterator[tuple]:
 
 # --------------------------------------------------------------------------- values
 
-def value_single(question: str, params: dict, order: Sequence[str],
-                 conventions: dict | None = None) -> Any:
-    """The value of a single-agent query in one completion ``order`` (best first), under
-    the model's ``conventions`` (the ``rs`` reading).
-
-    position -> 1-based position (or bool if params has ``position``); kth -> item;
-    compare -> bool a ≻ b; rank_set -> list of the items in order; rs -> bool
-    ``bundles[0] ⪰_RS bundles[1]``; topk -> bool; topk_list -> sorted list of the top k.
-    """
-    pos = {x: i + 1 for i, x in enumerate(order)}
-    if question == "position":
-        p = pos[params["item"]]
-        return p if params.get("position") is None else p == params["position"]
-    if question == "kth":
-        return order[params["k"] - 1]
-    if question == "compare":
-        a, b = params["items"]
-        return pos[a] < pos[b]
-    if question == "rank_set":
-        return sorted(params["items"], key=pos.__getitem__)
-    if question == "rs":
-        return rs_weakly_better(order, *params["bundles"]) and \
-            rs_sizes_allowed(params, conventions)
-    if question == "topk":
-        return pos[params["item"]] <= params["k"]
-    if question == "topk_list":
-        return sorted(order[:params["k"]])
-    raise ValueError(f"unknown single-agent question {question!r}")
-
-
 def rs_sizes_allowed(params: dict, conventions: dict | None) -> bool:
     """False when the ``equal_size`` reading of ``rs`` leaves the bundles unrelated
     (different sizes); True otherwise."""
@@ -519,84 +472,233 @@ def rs_weakly_better(order: Sequence[str], better: Iterable[str], worse: Iterabl
 
 
 def scores(rule: str, items: Sequence[str], profile: Sequence[tuple[Sequence[str], int]]) -> dict:
-    """Scores of a completed profile ``[(linear order, number of voters)]`` under ``rule``.
+    """Scores of a completed profile ``[(linear order, number of voters)]`` under ``rule``
+    (the rule's ``linear_scores``, :mod:`formal.rules`).
 
     plurality: voters ranking x first; borda: Σ items below x; copeland: pairwise wins −
     losses (a pairwise tie counts 0). Identical orders are tallied once, with their voters
     added: O(voters·m) to aggregate, then O(k·m) or O(k·m²) for Copeland over the k
-    distinct orders.
+    distinct orders. InstanceError for a rule that is not one of the winner question's.
     """
+    r = rule_named(rule, incomplete=True)
     agg: dict = {}
     for o, w in profile:
         t = tuple(o)
         agg[t] = agg.get(t, 0) + w
-    profile = agg.items()
-    s = {x: 0 for x in items}
-    if rule == "plurality":
-        for o, w in profile:
-            s[o[0]] += w
-    elif rule == "borda":
-        for o, w in profile:
-            for i, x in enumerate(o):
-                s[x] += w * (len(items) - 1 - i)
-    elif rule == "copeland":
-        n = {(a, b): 0 for a in items for b in items if a != b}
-        for o, w in profile:
-            for i, a in enumerate(o):
-                for b in o[i + 1:]:
-                    n[a, b] += w
-        for a, b in itertools.combinations(items, 2):
-            d = n[a, b] - n[b, a]
-            s[a] += (d > 0) - (d < 0)
-            s[b] += (d < 0) - (d > 0)
-    else:
-        raise ValueError(f"unknown rule {rule!r}")
-    return s
-
-
-def value_profile(model: PreferenceModel, question: str, params: dict,
-                  profile: Sequence[tuple[Sequence[str], int]]) -> Any:
-    """The value of a profile query in a completed profile ``[(order, voters)]``.
-
-    count -> voters with a ≻ b; majority -> bool (2·count > voters); winner -> bool
-    (params rule, item: no item scores strictly more than item).
-    """
-    if question in ("count", "majority"):
-        a, b = params["items"]
-        n = sum(w for o, w in profile if o.index(a) < o.index(b))
-        return n if question == "count" else 2 * n > model.voters
-    if question == "winner":
-        s = scores(params["rule"], model.items, profile)
-        return s[params["item"]] >= max(s.values())
-    raise ValueError(f"unknown profile question {question!r}")
+    return r.linear_scores(items, agg.items())
 
 
 # --------------------------------------------------------------------------- questions
 
+_TF = ("true", "false", "undetermined")
+_DU = ("determined", "undetermined")
+
+
+@dataclass(frozen=True)
+class Query:
+    """A preference question type, registered once with :func:`query`.
+
+    ``params``: field -> type word (``agent``, ``item``, ``items``, ``item_pair``,
+    ``bundles``, ``int``, ``rule``; optional when ending in ``?``); ``verdicts``: the words a
+    label may carry; ``doc``: one line; ``single``: asked about one agent's completions
+    (else about completed profiles); ``value``: its value in one completion —
+    ``value(params, order, conventions)`` of a linear order (best first) for a
+    single-agent question, ``value(model, params, profile)`` of a completed profile
+    ``[(order, voters)]`` otherwise; ``check(name, params)``: the checks of its fields
+    beyond their type words (InstanceError; it may normalise them); ``conventions``: the
+    readings (:data:`CONVENTIONS`) its answer depends on."""
+
+    name: str
+    params: Mapping[str, str]
+    verdicts: tuple[str, ...]
+    doc: str
+    single: bool
+    value: Callable[..., Any]
+    check: Callable[[str, dict], None] | None = None
+    conventions: tuple[str, ...] = ()
+
+
+#: question type -> its :class:`Query`, in the order of registration.
+QUERIES: dict[str, Query] = {}
+
+
+def query(name: str, params: Mapping[str, str], *, verdicts: tuple[str, ...], doc: str,
+          profile: bool = False, check: Callable[[str, dict], None] | None = None,
+          conventions: tuple[str, ...] = ()):
+    """Register the decorated function as the value of question type ``name`` in one
+    completion (see :class:`Query` for the parameters; ``profile``: a question about
+    completed profiles)."""
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if name in QUERIES:
+            raise ValueError(f"preference question {name!r} registered twice")
+        QUERIES[name] = Query(name, dict(params), tuple(verdicts), doc, not profile, fn,
+                              check, tuple(conventions))
+        return fn
+    return register
+
+
+def _positions(order: Sequence[str]) -> dict:
+    return {x: i + 1 for i, x in enumerate(order)}
+
+
+def _two_distinct(name: str, p: dict) -> None:
+    if not (isinstance(p["items"], list) and len(p["items"]) == 2
+            and p["items"][0] != p["items"][1]):
+        raise InstanceError(f"question {name!r} needs two distinct items", value=p["items"])
+
+
+def _item_set(name: str, p: dict) -> None:
+    if not (isinstance(p["items"], list) and p["items"]):
+        raise InstanceError("rank_set needs a non-empty list of items", value=p["items"])
+    p["items"] = list(dict.fromkeys(p["items"]))
+
+
+def _two_bundles(name: str, p: dict) -> None:
+    if not (isinstance(p["bundles"], list) and len(p["bundles"]) == 2
+            and all(isinstance(b, list) for b in p["bundles"])):
+        raise InstanceError("rs needs two bundles [[...], [...]]", value=p["bundles"])
+    p["bundles"] = [list(dict.fromkeys(b)) for b in p["bundles"]]
+
+
+def _winner_rule(name: str, p: dict) -> None:
+    rule_named(p["rule"], incomplete=True)
+
+
+@query("position", {"agent": "agent", "item": "item", "position": "int?"},
+       verdicts=("true", "false") + _DU,
+       doc="an item's position (or whether it is the given one)")
+def _position(params: dict, order: Sequence[str], conventions: dict | None) -> Any:
+    """The item's 1-based position (or whether it is ``position``)."""
+    p = _positions(order)[params["item"]]
+    return p if params.get("position") is None else p == params["position"]
+
+
+@query("kth", {"agent": "agent", "k": "int"}, verdicts=_DU, doc="the item at position k")
+def _kth(params: dict, order: Sequence[str], conventions: dict | None) -> str:
+    """The item at position k."""
+    return order[params["k"] - 1]
+
+
+@query("compare", {"agent": "agent", "items": "item_pair"}, verdicts=_TF,
+       doc="whether a ≻ b", check=_two_distinct)
+def _compare(params: dict, order: Sequence[str], conventions: dict | None) -> bool:
+    """a ≻ b."""
+    pos = _positions(order)
+    a, b = params["items"]
+    return pos[a] < pos[b]
+
+
+@query("rank_set", {"agent": "agent", "items": "items"}, verdicts=_DU,
+       doc="the order of a set", check=_item_set)
+def _rank_set(params: dict, order: Sequence[str], conventions: dict | None) -> list:
+    """The asked items in their order."""
+    return sorted(params["items"], key=_positions(order).__getitem__)
+
+
+@query("rs", {"agent": "agent", "bundles": "bundles"}, verdicts=_TF,
+       doc="whether A ⪰_RS B", check=_two_bundles, conventions=("rs",))
+def _rs(params: dict, order: Sequence[str], conventions: dict | None) -> bool:
+    """``bundles[0] ⪰_RS bundles[1]`` (under the ``rs`` reading)."""
+    return rs_weakly_better(order, *params["bundles"]) and \
+        rs_sizes_allowed(params, conventions)
+
+
+@query("topk", {"agent": "agent", "item": "item", "k": "int"}, verdicts=_TF,
+       doc="whether the item is in the top k")
+def _topk(params: dict, order: Sequence[str], conventions: dict | None) -> bool:
+    """The item is among the first k."""
+    return _positions(order)[params["item"]] <= params["k"]
+
+
+@query("topk_list", {"agent": "agent", "k": "int"}, verdicts=_DU, doc="the top-k set")
+def _topk_list(params: dict, order: Sequence[str], conventions: dict | None) -> list:
+    """The first k items, sorted."""
+    return sorted(order[:params["k"]])
+
+
+def _pair_count(params: dict, profile: Sequence[tuple[Sequence[str], int]]) -> int:
+    a, b = params["items"]
+    return sum(w for o, w in profile if o.index(a) < o.index(b))
+
+
+@query("count", {"items": "item_pair"}, verdicts=_DU, doc="voters with a ≻ b",
+       profile=True, check=_two_distinct)
+def _count(model: PreferenceModel, params: dict, profile) -> int:
+    """The voters with a ≻ b."""
+    return _pair_count(params, profile)
+
+
+@query("majority", {"items": "item_pair"}, verdicts=_TF,
+       doc="whether a strict majority has a ≻ b", profile=True, check=_two_distinct,
+       conventions=("majority",))
+def _majority(model: PreferenceModel, params: dict, profile) -> bool:
+    """A strict majority of the voters has a ≻ b (2·count > voters)."""
+    return 2 * _pair_count(params, profile) > model.voters
+
+
+@query("winner", {"rule": "rule", "item": "item"}, verdicts=_TF,
+       doc="whether the item is a (co-)winner of the rule", profile=True,
+       check=_winner_rule, conventions=("counts",))
+def _winner(model: PreferenceModel, params: dict, profile) -> bool:
+    """No item scores strictly more than the item under the rule (co-winner)."""
+    s = scores(params["rule"], model.items, profile)
+    return s[params["item"]] >= max(s.values())
+
+
+#: question -> parameter -> type word (optional when ending in ``?``)
+PARAMS: dict[str, dict[str, str]] = {n: dict(q.params) for n, q in QUERIES.items()}
+SINGLE = tuple(n for n, q in QUERIES.items() if q.single)
+PROFILE = tuple(n for n, q in QUERIES.items() if not q.single)
+QUESTIONS = SINGLE + PROFILE
+
+
+def _query(question: Any, single: bool) -> Query:
+    q = QUERIES.get(question) if isinstance(question, str) else None
+    if q is None or q.single != single:
+        known = SINGLE if single else PROFILE
+        raise InstanceError(f"unknown {'single-agent' if single else 'profile'} question "
+                            f"(known: {', '.join(known)})", value=question)
+    return q
+
+
+def value_single(question: str, params: dict, order: Sequence[str],
+                 conventions: dict | None = None) -> Any:
+    """The value of a single-agent query in one completion ``order`` (best first), under
+    the model's ``conventions`` (the ``rs`` reading): the registered question's ``value``.
+
+    position -> 1-based position (or bool if params has ``position``); kth -> item;
+    compare -> bool a ≻ b; rank_set -> list of the items in order; rs -> bool
+    ``bundles[0] ⪰_RS bundles[1]``; topk -> bool; topk_list -> sorted list of the top k.
+    InstanceError for an unknown question.
+    """
+    return _query(question, True).value(params, order, conventions)
+
+
+def value_profile(model: PreferenceModel, question: str, params: dict,
+                  profile: Sequence[tuple[Sequence[str], int]]) -> Any:
+    """The value of a profile query in a completed profile ``[(order, voters)]``: the
+    registered question's ``value``.
+
+    count -> voters with a ≻ b; majority -> bool (2·count > voters); winner -> bool
+    (params rule, item: no item scores strictly more than item). InstanceError for an
+    unknown question.
+    """
+    return _query(question, False).value(model, params, profile)
+
+
 def resolve(q: Any) -> tuple[str, dict]:
-    """A question dict ``{"type": ..., params}`` -> (name, params). InstanceError if bad."""
-    if not isinstance(q, dict) or q.get("type") not in QUESTIONS:
+    """A question dict ``{"type": ..., params}`` -> (name, params): its fields checked
+    against the question's type words, then by its own ``check``. InstanceError if bad."""
+    kind = q.get("type") if isinstance(q, dict) else None
+    if not isinstance(kind, str) or kind not in QUERIES:
         raise InstanceError(f"a preference question is an object with 'type' in "
                             f"{', '.join(QUESTIONS)}", value=q)
-    name = q["type"]
+    spec = QUERIES[kind]
     p = {k: v for k, v in q.items() if k != "type"}
-    check_params(name, PARAMS[name], p)       # field types first: nothing below may crash
-    if name in ("compare", "count", "majority"):
-        if not (isinstance(p["items"], list) and len(p["items"]) == 2
-                and p["items"][0] != p["items"][1]):
-            raise InstanceError(f"question {name!r} needs two distinct items", value=p["items"])
-    if name == "rank_set" and not (isinstance(p["items"], list) and p["items"]):
-        raise InstanceError("rank_set needs a non-empty list of items", value=p["items"])
-    if name == "rank_set":
-        p["items"] = list(dict.fromkeys(p["items"]))
-    if name == "rs" and not (isinstance(p["bundles"], list) and len(p["bundles"]) == 2
-                             and all(isinstance(b, list) for b in p["bundles"])):
-        raise InstanceError("rs needs two bundles [[...], [...]]", value=p["bundles"])
-    if name == "rs":
-        p["bundles"] = [list(dict.fromkeys(b)) for b in p["bundles"]]
-    if name == "winner" and p["rule"] not in RULES:
-        raise InstanceError(f"rule must be one of {', '.join(RULES)}", value=p["rule"])
-    return name, p
+    check_params(kind, spec.params, p)       # field types first: nothing below may crash
+    if spec.check is not None:
+        spec.check(kind, p)
+    return kind, p
 
 
 def validate(model: PreferenceModel, name: str, params: dict) -> None:
@@ -606,7 +708,11 @@ def validate(model: PreferenceModel, name: str, params: dict) -> None:
     def item(x):
         if x not in items:
             raise InstanceError(f"question {name!r} names an unknown item", value=x)
-    if name in SINGLE and params.get("agent") not in model.by_name:
+    spec = QUERIES.get(name) if isinstance(name, str) else None
+    if spec is None:
+        raise InstanceError(f"unknown preference question (known: {', '.join(QUESTIONS)})",
+                            value=name)
+    if spec.single and params.get("agent") not in model.by_name:
         raise InstanceError(f"question {name!r} names an unknown agent", value=params.get("agent"))
     for key in ("item",):
         if key in params:

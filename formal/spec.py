@@ -8,7 +8,10 @@ Schema of the formats, the docs and the tests enumerate the same specs.
 
 A check function has the signature ``check(model, question, params, verdict, solution,
 certificate) -> None`` and raises :class:`~prefcert.formal.errors.CertificateError` naming
-the failing step.
+the failing step. Each certificate type declares the fields it knows (``keys``: read by its
+check; ``meta``: carried for the reader, never needed), so the checker refuses a field it
+does not know; a check whose logic depends on the question registers it per question
+(:class:`ByQuestion`).
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InstanceError
+from .errors import CertificateError, InstanceError
 
 Check = Callable[[Any, str, Any, str, Any, dict], None]
 
@@ -118,16 +121,58 @@ def conventions_schema(table: Mapping[str, Convention]) -> dict:
 
 @dataclass(frozen=True)
 class CertificateType:
-    """A certificate type: its ``check`` function and ``proves``: question -> the verdicts
-    it can prove (or, for a refutation of a candidate outcome, ``("incorrect",)``)."""
+    """A certificate type: its ``check`` function, ``proves``: question -> the verdicts it
+    can prove (or, for a refutation of a candidate outcome, ``("incorrect",)``), ``keys``:
+    the fields its check reads, and ``meta``: fields engines may add for the reader
+    (statistics, reasons) that the check never needs. The checker refuses any other field
+    (``type`` aside)."""
 
     name: str
     check: Check
     proves: Mapping[str, tuple[str, ...]]
+    keys: frozenset = frozenset()
+    meta: frozenset = frozenset()
 
     @property
     def doc(self) -> str:
         return (self.check.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+
+    @property
+    def fields(self) -> frozenset:
+        """Every field a certificate of this type may carry besides ``type``."""
+        return self.keys | self.meta
+
+
+class ByQuestion:
+    """The part of one certificate type's check that depends on the question: one function
+    per question, registered with ``@table.on(question, verdicts)`` (no chain of
+    ``if question == …``). ``table.proves`` is the type's ``proves`` mapping (question ->
+    verdicts, in the order of registration); ``table(question)`` is the question's
+    function, CertificateError for a question without one."""
+
+    def __init__(self, certificate: str):
+        self.certificate = certificate
+        self.functions: dict[str, Callable] = {}
+        self.proves: dict[str, tuple[str, ...]] = {}
+
+    def on(self, question: str, verdicts: tuple[str, ...] | str):
+        """Register the decorated function as the check of ``question`` (proving
+        ``verdicts``)."""
+        def register(fn: Callable) -> Callable:
+            if question in self.functions:
+                raise ValueError(f"{self.certificate}: question {question!r} registered twice")
+            self.functions[question] = fn
+            self.proves[question] = (verdicts,) if isinstance(verdicts, str) else tuple(verdicts)
+            return fn
+        return register
+
+    def __call__(self, question: Any) -> Callable:
+        fn = self.functions.get(question) if isinstance(question, str) else None
+        if fn is None:
+            raise CertificateError(f"certificate {self.certificate!r} has no check for "
+                                   f"question {question!r:.40} (it checks: "
+                                   f"{', '.join(self.functions)})")
+        return fn
 
 
 @dataclass(frozen=True)
@@ -137,8 +182,9 @@ class DomainSpec:
     only); ``validate(model, name, params)`` rejects parameters the model does not know;
     ``schema`` is the JSON Schema of an instance; ``conventions``: name ->
     :class:`Convention` (readings an instance may choose; the parsed model carries them
-    as ``model.conventions``). Certificate types are added with the :meth:`certificate`
-    decorator."""
+    as ``model.conventions``); ``rules``: the voting rules its questions take (names of
+    :data:`prefcert.formal.rules.RULES`). Certificate types are added with the
+    :meth:`certificate` decorator."""
 
     name: str
     parse: Callable[[dict], Any]
@@ -148,21 +194,29 @@ class DomainSpec:
     validate: Callable[[Any, str, Any], None] | None = None
     certificates: dict[str, CertificateType] = field(default_factory=dict)
     conventions: Mapping[str, Convention] = field(default_factory=dict)
+    rules: tuple[str, ...] = ()
 
-    def certificate(self, name: str, proves: Mapping[str, tuple[str, ...] | str]):
+    def certificate(self, name: str, proves: Mapping[str, tuple[str, ...] | str], *,
+                    keys: tuple[str, ...] | frozenset, meta: tuple[str, ...] = ()):
         """Register the decorated function as the one check of certificate type ``name``.
 
-        ``proves``: question -> verdict word(s) the type can prove."""
+        ``proves``: question -> verdict word(s) the type can prove; ``keys``: the
+        certificate fields the check reads; ``meta``: fields engines may add that the check
+        does not need. The checker refuses a certificate with any other field."""
         table = {q: (v,) if isinstance(v, str) else tuple(v) for q, v in proves.items()}
         unknown = set(table) - set(self.questions)
         if unknown:
             raise ValueError(f"{self.name}: certificate {name!r} proves unknown questions "
                              f"{sorted(unknown)}")
+        if "type" in keys or "type" in meta or set(keys) & set(meta):
+            raise ValueError(f"{self.name}: certificate {name!r}: 'type' is not a field, and "
+                             f"a field is read (keys) or metadata (meta), not both")
 
         def register(fn: Check) -> Check:
             if name in self.certificates:
                 raise ValueError(f"{self.name}: certificate type {name!r} registered twice")
-            self.certificates[name] = CertificateType(name, fn, table)
+            self.certificates[name] = CertificateType(name, fn, table, frozenset(keys),
+                                                      frozenset(meta))
             return fn
         return register
 

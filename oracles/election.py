@@ -19,7 +19,9 @@ winner determination, and single-voter and coalitional manipulation.
   more than needed), :func:`borda_bound` (a counting bound), :func:`coalition_brute_force`.
 
 Everything here recomputes the rules from :class:`prefcert.formal.election.Election` with
-its own code; the checker's twin is in :mod:`prefcert.formal.checker.election`.
+its own code — each rule's part in the engines' table :mod:`prefcert.oracles.rules` — the
+checker's twin is in :mod:`prefcert.formal.checker.election` and
+:mod:`prefcert.formal.rules`.
 """
 from __future__ import annotations
 
@@ -31,8 +33,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..formal.election import Election
+from ..formal.rules import rule_named
+from .rules import rule_engine
 
-RANKING_RULES = ("plurality", "borda", "irv", "copeland")
+
+def _approval(rule: str) -> bool:
+    """Reports are subsets of the candidates (the rule's ballot kind)."""
+    return rule_named(rule, error=ValueError).approval
 
 
 # --------------------------------------------------------------------------- the rules
@@ -41,12 +48,15 @@ class Tally:
     """A rule on an election's ballots (engine twin of the checker's ``Count``).
 
     Candidates are indices 0..m−1 in the order of ``e.candidates``. ``prio[x]`` is x's τ
-    index (0 = best). Score rules keep ``base`` (np int64; Copeland: the margin matrix);
-    IRV keeps ballot classes as rank arrays (group index per candidate, ``m`` for
-    unranked) and caches the fixed ballots' tallies per active bitmask."""
+    index (0 = best). Score rules keep ``base`` (np int64; Copeland: the margin matrix),
+    computed by the rule's engine (:mod:`prefcert.oracles.rules`); IRV keeps ballot
+    classes as rank arrays (group index per candidate, ``m`` for unranked) and caches the
+    fixed ballots' tallies per active bitmask."""
 
     def __init__(self, e: Election, rule: str):
         self.e, self.rule, self.m = e, rule, e.m
+        self.engine = rule_engine(rule)
+        self.approval = _approval(rule)
         self.idx = {x: i for i, x in enumerate(e.candidates)}
         self.prio = np.array([e.tie_break.index(x) for x in e.candidates], dtype=np.int64)
         m = self.m
@@ -65,47 +75,19 @@ class Tally:
         self.counts = np.array(counts, dtype=np.int64)
         self.approved = np.array(approved, dtype=np.int64).reshape(-1, m)
         self._irv: dict[int, np.ndarray] = {}
-        if rule == "copeland":
-            # above[b, x, y] = ballot b puts x strictly above y (unranked tie at the bottom)
-            above = self.ranks[:, :, None] < self.ranks[:, None, :]
-            self.base = np.einsum("b,bxy->xy", self.counts, above.astype(np.int64))
-            self.base = self.base - self.base.T          # margins
-        elif rule == "borda":
-            below = (self.ranks[:, :, None] < self.ranks[:, None, :]).sum(axis=2)
-            self.base = self.counts @ below
-        elif rule == "plurality":
-            tops = self.ranks == 0
-            single = tops.sum(axis=1) == 1
-            self.base = self.counts[single] @ tops[single].astype(np.int64)
-        elif rule == "approval":
-            self.base = self.counts @ self.approved
-        elif rule != "irv":
-            raise ValueError(f"unknown rule {rule!r}")
+        if not self.engine.rounds:
+            self.base = self.engine.tally(self)
 
     # score rules: reports as index arrays (rankings) or 0/1 vectors (approval)
 
     def add(self, reports: np.ndarray, weights: Sequence[int]) -> np.ndarray:
         """Scores (or Copeland margins) with the reports added; ``reports`` has shape
         (k, m): k rankings (candidate indices best first) or k approval 0/1 vectors."""
-        m = self.m
-        w = np.asarray(weights, dtype=np.int64)
-        if self.rule == "approval":
-            return self.base + w @ reports
-        if self.rule == "plurality":
-            pts = np.zeros((len(w), m), dtype=np.int64)
-            pts[np.arange(len(w)), reports[:, 0]] = 1
-            return self.base + w @ pts
-        pos = np.empty_like(reports)
-        pos[np.arange(len(w))[:, None], reports] = np.arange(m)
-        if self.rule == "borda":
-            return self.base + w @ (m - 1 - pos)
-        sign = np.where(pos[:, :, None] < pos[:, None, :], 1, -1)
-        return self.base + np.einsum("k,kxy->xy", w, sign)
+        return self.engine.add(self, reports, np.asarray(weights, dtype=np.int64))
 
-    def copeland(self, margin: np.ndarray) -> np.ndarray:
-        """Doubled Copeland scores from a margin matrix (the diagonal excluded)."""
-        pts = 2 * (margin > 0) + (margin == 0)
-        return pts.sum(axis=-1) - 1                       # the diagonal (0 margin) adds 1
+    def final(self, s: np.ndarray) -> np.ndarray:
+        """The scores of a value of :meth:`add` (Copeland: doubled, from the margins)."""
+        return self.engine.scores(self, s)
 
     def resolve(self, scores: np.ndarray) -> int:
         """Highest score, ties to the τ-highest."""
@@ -113,24 +95,22 @@ class Tally:
 
     def winner(self, reports: Sequence[Sequence[str]] = (), weights: Sequence[int] = ()) -> str:
         """The resolute winner with the given reports (names) added."""
-        if self.rule == "irv":
+        if self.engine.rounds:
             return self.e.candidates[self.irv_winner([self._ix(q) for q in reports], weights)]
         if not reports:
             s = self.base
         else:
             s = self.add(self._matrix(reports), weights)
-        if self.rule == "copeland":
-            s = self.copeland(s)
-        return self.e.candidates[self.resolve(s)]
+        return self.e.candidates[self.resolve(self.final(s))]
 
     def scores(self) -> np.ndarray:
-        return self.copeland(self.base) if self.rule == "copeland" else self.base
+        return self.final(self.base)
 
     def _ix(self, q: Sequence[str]) -> list[int]:
         return [self.idx[x] for x in q]
 
     def _matrix(self, reports: Sequence[Sequence[str]]) -> np.ndarray:
-        if self.rule == "approval":
+        if self.approval:
             out = np.zeros((len(reports), self.m), dtype=np.int64)
             for i, q in enumerate(reports):
                 out[i, self._ix(q)] = 1
@@ -209,7 +189,7 @@ def winner(e: Election, rule: str) -> dict:
     def in_tau(xs: Iterable[str]) -> list[str]:
         keep = set(xs)
         return [x for x in e.tie_break if x in keep]
-    if rule == "irv":
+    if t.engine.rounds:
         trace: list = []
         w = t.irv_winner(trace=trace)
         rounds = [{names[i]: int(v[i]) for i in range(t.m) if (mask >> i) & 1}
@@ -218,11 +198,11 @@ def winner(e: Election, rule: str) -> dict:
                 "rounds": rounds, "eliminated": [names[o] for *_, o in trace]}
     s = t.scores()
     best = s.max()
-    half = rule == "copeland"
+    unit = t.engine.score_unit
     return {"winner": names[t.resolve(s)],
             "winners": in_tau(names[i] for i in range(t.m) if s[i] == best),
-            "scores": {names[i]: (int(s[i]) / 2 if s[i] % 2 else int(s[i]) // 2) if half
-                       else int(s[i]) for i in range(t.m)}}
+            "scores": {names[i]: (int(s[i]) / unit if s[i] % unit else int(s[i]) // unit)
+                       if unit != 1 else int(s[i]) for i in range(t.m)}}
 
 
 # --------------------------------------------------------------------------- manipulation
@@ -259,10 +239,10 @@ def sincere_winner(e: Election, rule: str) -> str:
     """w₀: the winner with the manipulator's sincere ballot added."""
     t = Tally(e, rule)
     man = e.manipulator
-    if rule == "irv":
+    if t.engine.rounds:
         # the sincere ballot may be weak or truncated: count it as one more fixed ballot
         return _with_fixed(e, rule, man).winner()
-    if rule == "approval":
+    if t.approval:
         return t.winner([sorted(man.approved)], [1])
     if man.strict_full and len(man.ranking) == e.m:
         return t.winner([[g[0] for g in man.ranking]], [1])
@@ -279,7 +259,7 @@ def all_reports(e: Election, rule: str) -> np.ndarray:
     candidate indices, or (2^m, m) 0/1 approval vectors ordered by size then
     lexicographically (the checker's order)."""
     m = e.m
-    if rule == "approval":
+    if _approval(rule):
         rows = []
         for k in range(m + 1):
             for s in itertools.combinations(range(m), k):
@@ -295,24 +275,13 @@ def report_outcomes(e: Election, rule: str, rep: np.ndarray | None = None) -> np
     t = Tally(e, rule)
     rep = all_reports(e, rule) if rep is None else rep
     m = e.m
-    if rule == "irv":
+    if t.engine.rounds:
         cache: dict[tuple, int] = {}
         out = np.empty(len(rep), dtype=np.int64)
         for k, q in enumerate(rep):
             out[k] = _irv_one(t, tuple(int(x) for x in q), cache)
         return out
-    if rule == "approval":
-        s = t.base[None, :] + rep
-    elif rule == "plurality":
-        s = t.base[None, :] + (np.arange(m)[None, :] == rep[:, :1])
-    else:
-        pos = np.empty_like(rep)
-        pos[np.arange(len(rep))[:, None], rep] = np.arange(m)
-        if rule == "borda":
-            s = t.base[None, :] + (m - 1 - pos)
-        else:
-            sign = np.where(pos[:, :, None] < pos[:, None, :], 1, -1)
-            s = t.copeland(t.base[None, :, :] + sign)
+    s = t.engine.report_scores(t, rep)
     key = s * (m + 1) + (m - t.prio)[None, :]           # score first, then τ
     return key.argmax(axis=1)
 
@@ -358,48 +327,33 @@ def enumerate_reports(e: Election, rule: str) -> Manipulation:
 
 
 def _names(e: Election, rule: str, row: np.ndarray) -> list[str]:
-    if rule == "approval":
+    if _approval(rule):
         return [e.candidates[i] for i in np.flatnonzero(row)]
     return [e.candidates[int(i)] for i in row]
 
 
 def greedy_can_win(t: Tally, c: int, weight: int = 1) -> tuple[list[int] | None, list[int]]:
     """BTT greedy for one manipulator of ``weight``: (a ranking electing c, []) or
-    (None, the stuck set). Plurality, Borda, Copeland, approval; O(m²) Borda,
-    O(m³) Copeland."""
-    m, rule = t.m, t.rule
-    prio = t.prio
+    (None, the stuck set). Plurality, Borda, Copeland, approval (the score of a candidate
+    placed above a set is the rule engine's ``placed_score``); O(m³) Borda, O(m³)
+    Copeland."""
+    m, prio = t.m, t.prio
 
     def beats(sr: int, sc: int, r: int) -> bool:
         return sr > sc or (sr == sc and prio[r] < prio[c])
-    if rule == "approval":
+    if t.approval:
         s = t.base.copy()
         s[c] += weight
         rivals = [r for r in range(m) if r != c and beats(int(s[r]), int(s[c]), r)]
         return (None, rivals[:1]) if rivals else ([c], [])
     placed = [c]
     left = [x for x in np.argsort(prio) if x != c]
-    if rule == "copeland":
-        # the doubled Copeland score of d when it is above exactly `below`
-        def score(d: int, below: set) -> int:
-            tot = 0
-            for y in range(m):
-                if y != d:
-                    mg = t.base[d, y] + (weight if y in below else -weight)
-                    tot += 2 if mg > 0 else 1 if mg == 0 else 0
-            return tot
-        sc = score(c, set(range(m)) - {c})
-    else:
-        sc = int(t.base[c]) + weight * ((m - 1) if rule == "borda" else 1)
+    score = t.engine.placed_score          # d's score when it is above exactly `below`
+    sc = score(t, c, set(range(m)) - {c}, weight)
     while left:
         fit = None
         for d in left:
-            if rule == "borda":
-                sd = int(t.base[d]) + weight * (m - len(placed) - 1)
-            elif rule == "plurality":
-                sd = int(t.base[d])
-            else:
-                sd = score(int(d), set(left) - {d})
+            sd = score(t, int(d), set(left) - {d}, weight)
             if not beats(sd, sc, int(d)):
                 fit = d
                 break
@@ -502,7 +456,7 @@ def dominant_coalition(e: Election, rule: str, c: str, weights: Sequence[int]
     optimal for c. Returns (c wins, the reports, the winner otherwise)."""
     e = e.sincere()
     t = Tally(e, rule)
-    rep = [c] if rule == "approval" else [c, *(x for x in e.tie_break if x != c)]
+    rep = [c] if t.approval else [c, *(x for x in e.tie_break if x != c)]
     w = t.winner([rep] * len(weights), weights)
     return w == c, [list(rep) for _ in weights], (None if w == c else w)
 
@@ -572,11 +526,10 @@ def coalition_brute_force(e: Election, rule: str, c: str, weights: Sequence[int]
         idx = [i for combo in pick for i in combo]
         wts = [w for w, combo in zip(ws, pick) for _ in combo]
         rows = rep[idx]
-        if rule == "irv":
+        if t.engine.rounds:
             win = t.irv_winner([list(map(int, r)) for r in rows], wts)
         else:
-            s = t.add(rows, wts)
-            win = t.resolve(t.copeland(s) if rule == "copeland" else s)
+            win = t.resolve(t.final(t.add(rows, wts)))
         if win == target:
             # reports back in the order of the given weights
             pool: dict[int, list] = {}
@@ -593,7 +546,7 @@ def brute_force_manipulation(e: Election, rule: str) -> Manipulation:
     w0 = sincere_winner(e, rule)
     key = preference_key(e)
     seen: dict[str, list[str]] = {}
-    if rule == "approval":
+    if t.approval:
         space: Iterable = (list(s) for k in range(e.m + 1)
                            for s in itertools.combinations(e.candidates, k))
     else:
@@ -650,7 +603,7 @@ def copeland_coalition_bounds(e: Election, c: str) -> tuple[int, int, list[list[
         else:
             lo_k = mid + 1
     lower = lo_k
-    score = t.copeland(mu)
+    score = t.final(mu)
     rivals = sorted((d for d in range(m) if d != ci), key=lambda d: (int(score[d]),
                                                                      -int(prio[d])))
     one = [ci] + rivals
@@ -663,7 +616,7 @@ def copeland_coalition_bounds(e: Election, c: str) -> tuple[int, int, list[list[
         if k == 0:
             return t.resolve(score) == ci
         rep = np.array(ballots(k, mix), dtype=np.int64)
-        return t.resolve(t.copeland(t.add(rep, [1] * k))) == ci
+        return t.resolve(t.final(t.add(rep, [1] * k))) == ci
     best = None
     for mix in (False, True):
         k = lower

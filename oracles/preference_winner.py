@@ -22,30 +22,27 @@ import numpy as np
 
 from ..formal.outcome import UNKNOWN, Outcome
 from ..formal.preference import PreferenceModel
-from .stable_matching_brute_force import within
 from .preference import closure
+from .rules import rule_engine, score_order
+from .stable_matching_brute_force import within
 
 BRUTE_FORCE_LIMIT = 100_000
 
 
 def _tally(rule: str, idx: dict, order) -> np.ndarray:
     """One voter's contribution: its score vector (plurality, Borda) or, for Copeland, its
-    pairwise matrix [a ≻ b], from the numpy position vector of ``order``."""
+    pairwise matrix [a ≻ b], from the numpy position vector of ``order`` (the rule
+    engine's ``vote_tally``, :mod:`prefcert.oracles.rules`)."""
+    e = rule_engine(rule)
     m = len(idx)
     pos = np.empty(m, dtype=np.int64)
     pos[[idx[x] for x in order]] = np.arange(m)
-    if rule == "plurality":
-        return (pos == 0).astype(np.int64)
-    if rule == "borda":
-        return m - 1 - pos
-    if rule == "copeland":
-        return (pos[:, None] < pos[None, :]).astype(np.int64)
-    raise ValueError(f"unknown rule {rule!r}")
+    return e.vote_tally(pos)
 
 
 def _final(rule: str, total: np.ndarray) -> np.ndarray:
     """Scores from the summed tallies (Copeland: wins − losses of the pairwise margins)."""
-    return np.sign(total - total.T).sum(axis=1) if rule == "copeland" else total
+    return rule_engine(rule).final(total)
 
 
 def scores(rule: str, items, profile) -> dict:
@@ -70,116 +67,26 @@ def scores(rule: str, items, profile) -> dict:
 def _matrix_scores(rule: str, order: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Scores (by item index) of the orders given as rows of item indices, best first,
     row r weighing w[r] voters. O(k·m) numpy work (k·m² for Copeland) for k rows."""
-    k, m = order.shape
-    pos = np.empty_like(order)
-    pos[np.arange(k)[:, None], order] = np.arange(m)
-    if rule == "plurality":
-        total = np.zeros(m, dtype=np.int64)
-        np.add.at(total, order[:, 0], w)
-    elif rule == "borda":
-        total = w @ (m - 1 - pos)
-    elif rule == "copeland":        # total[a, b]: voters with a above b, one row at a time
-        total = np.stack([w @ (pos[:, [a]] < pos).astype(np.int64) for a in range(m)])
-    else:
-        raise ValueError(f"unknown rule {rule!r}")
-    return _final(rule, total)
+    return score_order(rule, order, w)
 
 
 def _min_diff(model: PreferenceModel, ag, rule: str, c: str, d: str) -> int:
-    """min over one voter's completions of s(c) − s(d) (plurality / Borda)."""
-    C = closure(model, ag)
-    if rule == "borda":
-        if C.above(c, d):
-            return 1 + (C.down[c] & C.up[d]).bit_count()
-        return C.down[c].bit_count() - (len(C.items) - 1 - C.up[d].bit_count())
-    if C.down[c].bit_count() == len(C.items) - 1:
-        return 1
-    return -1 if C.up[d] == 0 else 0
-
-
-def _bits(model: PreferenceModel) -> tuple:
-    """(counts, down, up, idx): per item x, the list over the agents of their closure
-    bitsets down[x] / up[x] (agents in model order), for the per-voter sums. Cached."""
-    key = ("oracle-voting-bits",)
-    if key not in model._cache:
-        cl = [closure(model, ag) for ag in model.agents]
-        model._cache[key] = ([ag.count for ag in model.agents],
-                             {x: [C.down[x] for C in cl] for x in model.items},
-                             {x: [C.up[x] for C in cl] for x in model.items},
-                             {x: i for i, x in enumerate(model.items)})
-    return model._cache[key]
-
-
-def _sum_min_diff(model: PreferenceModel, rule: str, c: str, d: str) -> int:
-    """Σ over the agents of count · :func:`_min_diff` (plurality / Borda), from the cached
-    bitset lists in one pass (the same case analysis, inlined). O(agents)."""
-    counts, down, up, idx = _bits(model)
-    full, bd, tot = len(idx) - 1, 1 << idx[d], 0
-    if rule == "borda":
-        for w, dc, ud in zip(counts, down[c], up[d]):
-            if dc & bd:
-                tot += w * (1 + (dc & ud).bit_count())
-            else:
-                tot += w * (dc.bit_count() - full + ud.bit_count())
-        return tot
-    for w, dc, ud in zip(counts, down[c], up[d]):
-        if dc.bit_count() == full:
-            tot += w
-        elif not ud:
-            tot -= w
-    return tot
-
-
-def _forced(model: PreferenceModel, a: str, b: str) -> int:
-    """Voters with a ≻ b in every completion (b in the closure below a). O(agents), cached."""
-    key = ("oracle-forced", a, b)
-    if key not in model._cache:
-        counts, down, _, idx = _bits(model)
-        bit = 1 << idx[b]
-        model._cache[key] = sum(w for w, da in zip(counts, down[a]) if da & bit)
-    return model._cache[key]
+    """min over one voter's completions of s(c) − s(d) (per-vote rules: plurality / Borda)."""
+    return rule_engine(rule).vote_min_diff(closure(model, ag), c, d)
 
 
 def diff_bound(model: PreferenceModel, rule: str, c: str, d: str, *, lower: bool) -> int:
-    """Lower (or upper) bound of score(c) − score(d) over all completed profiles: per-vote
-    minimisation for plurality/Borda (exact), for Copeland each pairwise contest at its
-    own extreme (sound). Engine twin of the checker's bound, from the oracle's closure
-    bitsets, so a bug cannot make the engine's verdict and the checker agree."""
-    if rule != "copeland":
-        if lower:
-            return _sum_min_diff(model, rule, c, d)
-        return -_sum_min_diff(model, rule, d, c)
-    v = model.voters
-
-    def point(a: str, b: str, best: bool) -> int:
-        """a's Copeland point against b at its maximum (best) or minimum: the voters not
-        forced to b ≻ a, or those forced to a ≻ b, rank a ≻ b."""
-        n = v - _forced(model, b, a) if best else _forced(model, a, b)
-        return int(np.sign(2 * n - v))
-    tot = 2 * point(c, d, not lower)
-    for x in model.items:
-        if x not in (c, d):
-            tot += point(c, x, not lower) - point(d, x, lower)
-    return tot
+    """Lower (or upper) bound of score(c) − score(d) over all completed profiles (the rule
+    engine's ``diff_bound``): per-vote minimisation for plurality/Borda (exact), for
+    Copeland each pairwise contest at its own extreme (sound). Engine twin of the
+    checker's bound, from the oracle's closure bitsets, so a bug cannot make the engine's
+    verdict and the checker agree."""
+    return rule_engine(rule).diff_bound(model, c, d, lower=lower)
 
 
 def _extremal(model: PreferenceModel, ag, rule: str, c: str, d: str) -> list:
-    """A completion of one voter attaining the minimum of s(c) − s(d)."""
-    C = closure(model, ag)
-    if rule == "plurality" or (rule == "borda" and not C.above(c, d)):
-        upd = set(C.members(C.up[d]))
-        downc = set(C.members(C.down[c]))
-        if rule == "plurality" and C.up[d] != 0:
-            return C.keyed([], [c])
-        if rule == "plurality":
-            return C.keyed([d], [c])
-        mid = [x for x in C.items if x not in upd | downc | {c, d}]
-        return C.extension([sorted(upd, key=C.idx.get), [d], mid, [c], sorted(downc, key=C.idx.get)])
-    between = set(C.members(C.down[c] & C.up[d]))
-    downc = set(C.members(C.down[c]))
-    first = [x for x in C.items if x not in downc and x != c]
-    rest = [x for x in C.items if x in downc and x not in between and x != d]
-    return C.extension([first, [c], sorted(between, key=C.idx.get), [d], rest])
+    """A completion of one voter attaining the minimum of s(c) − s(d) (per-vote rules)."""
+    return rule_engine(rule).extremal(model, ag, c, d)
 
 
 class _Spec:
@@ -293,8 +200,8 @@ def _lose_witness(model: PreferenceModel, rule: str, c: str, d: str) -> dict:
 
 
 def _necessary(model: PreferenceModel, rule: str, c: str):
-    """(True, None) if c is a necessary co-winner (plurality/Borda exact), else (False,
-    lose-witness spec)."""
+    """(True, None) if c is a necessary co-winner (exact for per-vote rules: plurality,
+    Borda), else (False, lose-witness spec)."""
     for d in model.items:
         if d == c:
             continue
@@ -423,7 +330,8 @@ def winner(model: PreferenceModel, params: dict, *, time_limit: float = 10.0) ->
     """Three-valued co-winner question (see module docstring); exact for plurality, and
     for Borda NW; Borda PW and Copeland by bounds + heuristics + brute force (small)."""
     rule, c = params["rule"], params["item"]
-    if rule in ("plurality", "borda"):
+    engine = rule_engine(rule)
+    if engine.per_vote:
         nec, lose = _necessary(model, rule, c)
         if nec:
             return Outcome("true", None, {"type": "bounds"})
@@ -431,7 +339,7 @@ def winner(model: PreferenceModel, params: dict, *, time_limit: float = 10.0) ->
         if all(diff_bound(model, rule, c, d, lower=True) >= 0 for d in model.items if d != c):
             return Outcome("true", None, {"type": "bounds"})
         lose = _heuristic_lose(model, rule, c)
-    if rule == "plurality":
+    if engine.possible_flow:
         ok, res = plurality_possible(model, c)
         if not ok:       # sound under both readings of counts: no split flow, no flow
             return Outcome("false", None, {"type": "hall_violator", "set": res})

@@ -22,9 +22,12 @@ import json
 from pathlib import Path
 
 from prefcert.formal.checker.election import winner_table
-from prefcert.formal.election import RULES, election_from_preference, parse_election
+from prefcert.formal.election import election_from_preference, parse_election
 from prefcert.formal.preflib import read_preflib
+from prefcert.formal.rules import rule_names
 from prefcert.generators.election import impartial_culture_election
+
+RULES = rule_names()
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "instances" / "election"

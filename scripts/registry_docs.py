@@ -1,5 +1,5 @@
 """Write the registry section of docs/architecture.md (domains, questions, verdicts,
-engines, certificate types) from prefcert's registry. Run from the repository root::
+engines, certificate types; the voting rules) from prefcert's registry. Run from the repository root::
 
     python scripts/registry_docs.py          # rewrite the section
     python scripts/registry_docs.py --check  # exit 1 if it is out of date
@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from prefcert.formal.rules import RULES
 from prefcert.pipeline.registry import DOMAINS, domain
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
@@ -30,6 +31,16 @@ def section() -> str:
         for t, c in d.spec.certificates.items():
             out.append(f"| `{t}` | {c.doc} |")
         out.append("")
+    out += ["### Voting rules", "",
+            "The rules of the `election` questions; those marked *incomplete* are the rules "
+            "of the `preference` `winner` question (`prefcert.formal.rules`).", "",
+            "| rule | ballot | incomplete | rule-specific certificates | definition |",
+            "|---|---|---|---|---|"]
+    for n, r in RULES.items():
+        out.append(f"| `{n}` | {r.ballot} | {'yes' if r.supports_incomplete else 'no'} | "
+                   f"{', '.join(f'`{p}`' for p in sorted(r.proofs))} | "
+                   f"{r.doc.replace('|', chr(92) + '|')} |")
+    out.append("")
     return "\n".join(out)
 
 

@@ -23,7 +23,11 @@ AGREEMENT = "engine_agreement"
 def check(spec: DomainSpec, model: Any, question: str, params: Any, verdict: str,
           solution: Any, certificate: Any) -> None:
     """Verify one certificate of ``spec``'s domain. Raises :class:`CertificateError` naming
-    the failing step (a malformed certificate included)."""
+    the failing step (a malformed certificate included).
+
+    The checker refuses what it does not know: a question or a certificate type the domain
+    does not declare, a field the type does not declare (its ``keys`` and ``meta``), and —
+    in the check functions — a rule or a parameter value it has no definition for."""
     if not isinstance(certificate, dict) or "type" not in certificate:
         raise CertificateError(f"certificate without a type: {certificate!r:.80}")
     kind = certificate["type"]
@@ -32,6 +36,13 @@ def check(spec: DomainSpec, model: Any, question: str, params: Any, verdict: str
     ctype = spec.certificates.get(kind) if isinstance(kind, str) else None
     if ctype is None:
         raise CertificateError(f"unknown certificate type {kind!r:.40} for domain {spec.name}")
+    if not isinstance(question, str) or question not in spec.questions:
+        raise CertificateError(f"unknown question {question!r:.40} for domain {spec.name} "
+                               f"(known: {', '.join(spec.questions)})")
+    extra = [k for k in certificate if k != "type" and k not in ctype.fields]
+    if extra:
+        raise CertificateError(f"certificate {kind!r} has an unknown field {extra[0]!r:.40} "
+                               f"(its fields: {', '.join(sorted(ctype.fields)) or 'none'})")
     if verdict not in ctype.proves.get(question, ()):
         raise CertificateError(f"certificate {kind!r} does not prove {verdict!r} for {question}")
     try:

@@ -148,7 +148,8 @@ def _bounds_match(question: str, verdict: str, solution: dict, lower: Fraction,
                                f"verified [{lower}, {upper}]")
 
 
-@SPEC.certificate("circulation_dual", proves={"l1_repair": ("optimal", "bounded")})
+@SPEC.certificate("circulation_dual", proves={"l1_repair": ("optimal", "bounded")},
+                  keys=("flow",))
 def check_circulation_dual(model: ConsistencyData, question: str, params, verdict: str,
                            solution, certificate: dict) -> None:
     """The minimum weighted L1 adjustment: the solution's utilities achieve the upper
@@ -165,7 +166,8 @@ def check_circulation_dual(model: ConsistencyData, question: str, params, verdic
     _bounds_match(question, verdict, solution, lower, upper)
 
 
-@SPEC.certificate("quadratic_dual", proves={"l2_repair": ("optimal", "bounded")})
+@SPEC.certificate("quadratic_dual", proves={"l2_repair": ("optimal", "bounded")},
+                  keys=("flow",))
 def check_quadratic_dual(model: ConsistencyData, question: str, params, verdict: str,
                          solution, certificate: dict) -> None:
     """The minimum weighted L2 adjustment (least-squares lack of fit): the utilities
@@ -193,7 +195,7 @@ def _order(model: ConsistencyData, arcs, order: object) -> list[str]:
     return order
 
 
-@SPEC.certificate("consistent_order", proves={"transitive": "true"})
+@SPEC.certificate("consistent_order", proves={"transitive": "true"}, keys=())
 def check_consistent_order(model: ConsistencyData, question: str, params, verdict: str,
                            solution, certificate: dict) -> None:
     """The judgments are acyclic: the solution orders every alternative (best first)
@@ -216,7 +218,7 @@ def check_cycle(arcs, cycle: object) -> list[str]:
     return cycle
 
 
-@SPEC.certificate("judgment_cycle", proves={"transitive": "false"})
+@SPEC.certificate("judgment_cycle", proves={"transitive": "false"}, keys=("cycle",))
 def check_judgment_cycle(model: ConsistencyData, question: str, params, verdict: str,
                          solution, certificate: dict) -> None:
     """The judgments are intransitive: the certificate's ``cycle`` a₁ ≻ a₂ ≻ … ≻ a_k ≻ a₁
@@ -259,7 +261,7 @@ def exact_minimum(nodes: list, arcs) -> int:
     return int(best[full - 1])
 
 
-@SPEC.certificate("fas_bound", proves={"feedback_arc_set": "optimal"})
+@SPEC.certificate("fas_bound", proves={"feedback_arc_set": "optimal"}, keys=("cycles",))
 def check_fas_bound(model: ConsistencyData, question: str, params, verdict: str, solution,
                     certificate: dict) -> None:
     """The solution's order reverses the fewest judgments (by weight): components of the

@@ -611,7 +611,7 @@ def _want_source(task: DecisionTask, sources: tuple[str, ...], kind: str) -> Non
                                "source task")
 
 
-@SPEC.certificate("shared_action", proves={"decision": "act"})
+@SPEC.certificate("shared_action", proves={"decision": "act"}, keys=("action", "worlds"))
 def check_shared_action(task: DecisionTask, question: str, params, verdict: str, solution,
                         certificate: dict) -> None:
     """An ``action`` accepted in every admissible world: one verified world proof per world
@@ -634,7 +634,8 @@ def check_shared_action(task: DecisionTask, question: str, params, verdict: str,
     _check_summary(task, solution, entries, shared=True)
 
 
-@SPEC.certificate("pivotal_comparison", proves={"decision": "ask_preference"})
+@SPEC.certificate("pivotal_comparison", proves={"decision": "ask_preference"},
+                  keys=("agent", "items", "worlds", "disjoint"))
 def check_pivotal_comparison(task: DecisionTask, question: str, params, verdict: str,
                              solution, certificate: dict) -> None:
     """Preference source: the hidden comparison ``agent``: ``items`` [a, b] and admissible
@@ -664,7 +665,8 @@ def check_pivotal_comparison(task: DecisionTask, question: str, params, verdict:
     _check_summary(task, solution, entries, shared=False)
 
 
-@SPEC.certificate("objective_conflict", proves={"decision": "ask_objective"})
+@SPEC.certificate("objective_conflict", proves={"decision": "ask_objective"},
+                  keys=("objectives", "worlds", "disjoint"))
 def check_objective_conflict(task: DecisionTask, question: str, params, verdict: str,
                              solution, certificate: dict) -> None:
     """Objective source: the whole menu ``objectives``, one verified world per objective,
@@ -689,7 +691,8 @@ def check_objective_conflict(task: DecisionTask, question: str, params, verdict:
     _check_summary(task, solution, entries, shared=False)
 
 
-@SPEC.certificate("minimum_repair", proves={"decision": "relax"})
+@SPEC.certificate("minimum_repair", proves={"decision": "relax"},
+                  keys=("edits", "conflicts", "repairs"))
 def check_minimum_repair(task: DecisionTask, question: str, params, verdict: str, solution,
                          certificate: dict) -> None:
     """Constraint source, infeasible constraints: ``edits`` = k, the minimum number of

@@ -1,5 +1,6 @@
 """Elections: the rules, resolute through τ, and one check per certificate type (model,
-conventions and formats: :mod:`prefcert.formal.election`).
+conventions and formats: :mod:`prefcert.formal.election`; the rules' definitions and the
+certificate types each admits: :mod:`prefcert.formal.rules`, any other rule is refused).
 
 Certificates:
 
@@ -41,7 +42,6 @@ from typing import Any
 from ..election import (
     PARAMS,
     QUESTIONS,
-    RULES,
     Ballot,
     Election,
     parse_election,
@@ -50,6 +50,7 @@ from ..election import (
     validate,
 )
 from ..errors import CertificateError
+from ..rules import RULES, Rule, rule_named, rule_names
 from ..spec import DomainSpec, QuestionSpec, instance_schema
 
 ENUMERATION_LIMIT = 5040         # reports the checker replays (7! rankings, 2^12 subsets)
@@ -65,7 +66,7 @@ _BALLOT = {"anyOf": [_RANKING, {
     "anyOf": [{"required": ["ranking"]}, {"required": ["approve"]}],
     "properties": {"ranking": _RANKING, "count": {"type": "integer", "minimum": 1},
                    "approve": {"type": "array", "uniqueItems": True, "items": _STR}}}]}
-_WORDS = {"rule": {"enum": list(RULES)}, "item": _STR,
+_WORDS = {"rule": {"enum": list(rule_names())}, "item": _STR,
           "int": {"type": "integer", "minimum": 1},
           "ints": {"type": "array", "minItems": 1,
                    "items": {"type": "integer", "minimum": 1}}}
@@ -95,7 +96,7 @@ SPEC = DomainSpec(
     schema=instance_schema("election", {
         "candidates": {"type": "array", "minItems": 1, "uniqueItems": True, "items": _STR},
         "tie_break": {"type": "array", "uniqueItems": True, "items": _STR},
-        "rule": {"enum": list(RULES)},
+        "rule": {"enum": list(rule_names())},
         "approval_top": {"type": "integer", "minimum": 0},
         "ballots": {"type": "array", "items": _BALLOT},
         "manipulator": {"type": "object", "required": ["ranking"], "additionalProperties": False,
@@ -105,21 +106,43 @@ SPEC = DomainSpec(
     }, ["candidates", "tie_break", "ballots"], _QUESTION),
     resolve=resolve,
     validate=validate,
+    rules=rule_names(),
 )
 
 
 # --------------------------------------------------------------------------- the rules
 
+def known_rule(rule: Any) -> Rule:
+    """The registered rule (:mod:`formal.rules`) called ``rule``; CertificateError naming
+    the value and the known rules for any other."""
+    return rule_named(rule, error=CertificateError)
+
+
+def question_rule(e: Election, params: Any) -> Rule:
+    """The registered rule a question is asked under (its own, else the instance's)."""
+    return known_rule(rule_of(e, params))
+
+
+def admitted(r: Rule, proof: str) -> None:
+    """Refuse a rule-specific certificate type for a rule whose definition does not
+    admit its argument, naming the rules that do."""
+    if not r.admits(proof):
+        rules = [n for n, x in RULES.items() if x.admits(proof)]
+        raise CertificateError(f"{proof} does not certify rule {r.name!r} (it certifies "
+                               f"{', '.join(rules) or 'no rule'})")
+
+
 def report_ballot(e: Election, rule: str, report: Any, weight: int = 1) -> Ballot:
     """A manipulator's report as a ballot: a full strict ranking of every candidate
     (ranking rules) or a subset (approval; the empty set allowed). Raises
     CertificateError for anything else."""
+    r = known_rule(rule)
     if not isinstance(report, (list, tuple)) or not all(isinstance(x, str) for x in report):
         raise CertificateError(f"a report is a list of candidates, not {report!r:.60}")
     if len(set(report)) != len(report) or not set(report) <= set(e.candidates):
         raise CertificateError(f"report {list(report)!r:.80} repeats or names an unknown "
                                "candidate")
-    if rule == "approval":
+    if r.approval:
         return Ballot((), weight, frozenset(report), True)
     if len(report) != e.m:
         raise CertificateError(f"a {rule} report ranks every candidate: {list(report)!r:.80}")
@@ -129,41 +152,30 @@ def report_ballot(e: Election, rule: str, report: Any, weight: int = 1) -> Ballo
 class Count:
     """A rule evaluated on an election's ballots plus added ballots (reports).
 
-    Score rules: ``scores(extra)`` (Copeland doubled: 2·wins + ties); IRV:
-    ``rounds(extra)``. ``winner(extra)`` is the τ-resolved winner. The fixed ballots are
-    tallied once, so each evaluation costs O(m) (O(m²) Copeland, O(m · rounds) IRV with
-    the per-active-set tallies of the fixed ballots cached)."""
+    Score and pairwise rules: ``scores(extra)`` (stored as ``score_unit`` × the score:
+    Copeland 2·wins + ties); elimination rules (IRV): ``rounds(extra)``. ``winner(extra)``
+    is the τ-resolved winner. The fixed ballots are tallied once, so each evaluation costs
+    O(m) (O(m²) pairwise, O(m · rounds) elimination with the per-active-set tallies of the
+    fixed ballots cached). ``rule``: a registered rule's name (:mod:`formal.rules`);
+    CertificateError for any other."""
 
     def __init__(self, e: Election, rule: str, ballots: Iterable[Ballot] | None = None):
-        if rule not in RULES:
-            raise CertificateError(f"unknown rule {rule!r}")
+        self.definition = r = known_rule(rule)
         self.e, self.rule = e, rule
         self.tau = {x: i for i, x in enumerate(e.tie_break)}
         self.fixed = tuple(e.ballots if ballots is None else ballots)
         self._cache: dict[frozenset, dict[str, int]] = {}
-        if rule == "copeland":
+        if r.pairwise:
             self.margin = {(x, y): 0 for x in e.candidates for y in e.candidates if x != y}
             for b in self.fixed:
                 self._pairs(b, self.margin)
-        elif rule != "irv":
+        elif not r.rounds:
             self.base = dict.fromkeys(e.candidates, 0)
             for b in self.fixed:
-                for x, s in self._points(b).items():
+                for x, s in r.points(b, e.candidates).items():
                     self.base[x] += s
 
     # -- contributions of one ballot
-
-    def _points(self, b: Ballot) -> dict[str, int]:
-        if self.rule == "approval":
-            return dict.fromkeys(b.approved, b.count)
-        if self.rule == "plurality":
-            return {b.ranking[0][0]: b.count} if b.ranking and len(b.ranking[0]) == 1 else {}
-        out, above = {}, 0                       # borda: |{y : x ≻ y}|
-        for g in b.ranking:
-            above += len(g)
-            for x in g:
-                out[x] = b.count * (self.e.m - above)
-        return out
 
     def _pairs(self, b: Ballot, margin: dict) -> None:
         ranked: list[str] = []
@@ -183,17 +195,18 @@ class Count:
 
     def scores(self, extra: Sequence[Ballot] = ()) -> dict[str, int]:
         """Scores with the ``extra`` ballots added (Copeland: 2·wins + ties)."""
-        if self.rule == "irv":
-            raise CertificateError("IRV has rounds, not scores")
-        if self.rule == "copeland":
+        r = self.definition
+        if r.rounds:
+            raise CertificateError(f"{self.rule} has rounds, not scores")
+        if r.pairwise:
             margin = dict(self.margin)
             for b in extra:
                 self._pairs(b, margin)
-            return {x: sum(2 if margin[(x, y)] > 0 else 1 if margin[(x, y)] == 0 else 0
-                           for y in self.e.candidates if y != x) for x in self.e.candidates}
+            return {x: sum(r.contest(margin[(x, y)]) for y in self.e.candidates if y != x)
+                    for x in self.e.candidates}
         s = dict(self.base)
         for b in extra:
-            for x, p in self._points(b).items():
+            for x, p in r.points(b, self.e.candidates).items():
                 s[x] += p
         return s
 
@@ -206,21 +219,23 @@ class Count:
         """r is ranked above c by the resolute rule (score, then τ)."""
         return scores[r] > scores[c] or (scores[r] == scores[c] and self.tau[r] < self.tau[c])
 
-    # -- IRV
+    # -- elimination rules (IRV)
 
     def irv_tally(self, active: frozenset, extra: Sequence[Ballot] = ()) -> dict[str, int]:
-        """First-choice votes among ``active``: a ballot counts for its highest-ranked
-        active candidate when it is the only active member of its group."""
+        """The votes of a round among ``active``: each ballot counts for the rule's
+        ``round_vote`` (IRV: its highest-ranked active candidate when it is the only
+        active member of its group)."""
+        vote = self.definition.round_vote
         if active not in self._cache:
             t = {x: 0 for x in self.e.candidates if x in active}
             for b in self.fixed:
-                x = _irv_top(b, active)
+                x = vote(b, active)
                 if x is not None:
                     t[x] += b.count
             self._cache[active] = t
         t = dict(self._cache[active])
         for b in extra:
-            x = _irv_top(b, active)
+            x = vote(b, active)
             if x is not None:
                 t[x] += b.count
         return t
@@ -243,14 +258,14 @@ class Count:
         return next(iter(active)), rounds, out
 
     def winner(self, extra: Sequence[Ballot] = ()) -> str:
-        if self.rule == "irv":
+        if self.definition.rounds:
             return self.rounds(extra)[0]
         return self.top(self.scores(extra))
 
     def winner_set(self) -> list[str]:
         """Non-resolute winners in τ order: the top scorers; for IRV every candidate that
         wins under some resolution of the elimination ties (parallel universes)."""
-        if self.rule != "irv":
+        if not self.definition.rounds:
             s = self.scores()
             best = max(s.values())
             return [x for x in self.e.tie_break if s[x] == best]
@@ -273,14 +288,6 @@ class Count:
         return [x for x in self.e.tie_break if x in won]
 
 
-def _irv_top(b: Ballot, active: frozenset) -> str | None:
-    for g in b.ranking:
-        live = [x for x in g if x in active]
-        if live:
-            return live[0] if len(live) == 1 else None
-    return None
-
-
 def sincere_ballot(e: Election, rule: str) -> Ballot:
     """The manipulator's sincere ballot (its true ranking; its approval set)."""
     if e.manipulator is None:
@@ -291,19 +298,21 @@ def sincere_ballot(e: Election, rule: str) -> Ballot:
 def reports(e: Election, rule: str) -> Iterable[tuple[str, ...]]:
     """The ballot space B_r in a fixed order: permutations of the candidates (in their
     listed order, lexicographic) or subsets (by size, then lexicographic)."""
-    if rule == "approval":
+    if known_rule(rule).approval:
         return (s for k in range(e.m + 1) for s in itertools.combinations(e.candidates, k))
     return itertools.permutations(e.candidates)
 
 
 def report_space(e: Election, rule: str) -> int:
     """|B_r|: m! rankings or 2^m subsets."""
-    return 2 ** e.m if rule == "approval" else factorial(e.m)
+    return 2 ** e.m if known_rule(rule).approval else factorial(e.m)
 
 
 def score_json(rule: str, s: int) -> int | float:
-    """A score as written in certificates (Copeland halves its doubled score)."""
-    return s / 2 if rule == "copeland" and s % 2 else s // 2 if rule == "copeland" else s
+    """A score as written in certificates: s / score_unit (Copeland halves its doubled
+    score), an integer when it is one."""
+    unit = known_rule(rule).score_unit
+    return s if unit == 1 else s / unit if s % unit else s // unit
 
 
 # --------------------------------------------------------------------------- winner
@@ -314,7 +323,7 @@ def winner_table(e: Election, rule: str) -> dict:
     "eliminated"}`` for IRV. Exactly what the ``winner`` label's solution and certificate
     hold. O(n · m) (Copeland O(n · m²); IRV O(n · m²))."""
     cnt = Count(e.sincere(), rule)
-    if rule == "irv":
+    if cnt.definition.rounds:
         w, rounds, out = cnt.rounds()
         return {"winner": w, "winners": cnt.winner_set(), "rounds": rounds, "eliminated": out}
     s = cnt.scores()
@@ -364,15 +373,16 @@ def _check_winner_solution(e: Election, rule: str, solution: Any) -> dict:
     return truth
 
 
-@SPEC.certificate("score_table", proves={"winner": "determined"})
+@SPEC.certificate("score_table", proves={"winner": "determined"}, keys=("scores",))
 def check_score_table(e: Election, question: str, params: Any, verdict: str,
                       solution: Any, cert: dict) -> None:
     """Every candidate's score under the rule, recomputed; the winner is the highest, ties
     to the τ-highest, and the winner set is every top scorer (plurality, Borda, approval,
     Copeland as wins + ½ ties)."""
-    rule = rule_of(e, params)
-    if rule == "irv":
-        raise CertificateError("IRV winners are certified by elimination_rounds")
+    r = question_rule(e, params)
+    rule = r.name
+    if r.rounds:
+        raise CertificateError(f"{rule} winners are certified by elimination_rounds")
     truth = _check_winner_solution(e, rule, solution)
     claimed = cert.get("scores")
     if not isinstance(claimed, dict) or set(claimed) != set(e.candidates):
@@ -382,15 +392,18 @@ def check_score_table(e: Election, question: str, params: Any, verdict: str,
             raise CertificateError(f"score of {x!r} is {truth['scores'][x]}, not {claimed[x]}")
 
 
-@SPEC.certificate("elimination_rounds", proves={"winner": "determined"})
+@SPEC.certificate("elimination_rounds", proves={"winner": "determined"},
+                  keys=("eliminated", "rounds"))
 def check_elimination_rounds(e: Election, question: str, params: Any, verdict: str,
                              solution: Any, cert: dict) -> None:
     """The IRV rounds recomputed: each round's first-choice tallies over the active
     candidates and its elimination (fewest votes, ties against the τ-lowest); the winner
     set is recomputed over every resolution of the elimination ties."""
-    rule = rule_of(e, params)
-    if rule != "irv":
-        raise CertificateError("elimination_rounds certify IRV winners only")
+    r = question_rule(e, params)
+    rule = r.name
+    if not r.rounds:
+        raise CertificateError("elimination_rounds certify the winners of elimination rules "
+                               "(IRV) only")
     truth = _check_winner_solution(e, rule, solution)
     if cert.get("eliminated") != truth["eliminated"]:
         raise CertificateError(f"the eliminations are {truth['eliminated']}, not "
@@ -440,14 +453,15 @@ def _check_common(e: Election, rule: str, verdict: str, solution: Any,
     return cnt, w0, best
 
 
-@SPEC.certificate("enumeration", proves={"manipulation": ("manipulable", "not_manipulable")})
+@SPEC.certificate("enumeration", proves={"manipulation": ("manipulable", "not_manipulable")},
+                  keys=())
 def check_enumeration(e: Election, question: str, params: Any, verdict: str,
                       solution: Any, cert: dict) -> None:
     """Every report of the ballot space (m! rankings or 2^m subsets, at most
     ENUMERATION_LIMIT) replayed: the outcome counts, |M| (strictly better than the sincere
     winner under the true ranking), |B*| (reaching the best achievable utility), w₀ and
     w* (the best reachable winner, ties in true rank to the τ-highest) are recomputed."""
-    rule = rule_of(e, params)
+    rule = question_rule(e, params).name
     size = report_space(e, rule)
     if size > ENUMERATION_LIMIT:
         raise CertificateError(f"{size} reports exceed the enumeration limit "
@@ -485,13 +499,12 @@ def refute_greedy(cnt: Count, c: str, proof: Any, weight: int = 1) -> None:
     """Verify that one manipulator of ``weight`` cannot make ``c`` win (plurality, Borda,
     Copeland: a stuck set; approval: a rival beating c when only c is approved)."""
     e, rule = cnt.e, cnt.rule
-    if rule == "irv":
-        raise CertificateError("the greedy is not exact for IRV")
+    admitted(cnt.definition, "greedy")
     if not isinstance(proof, list) or not proof or len(set(proof)) != len(proof) or \
             not set(proof) <= set(e.candidates) or c in proof:
         raise CertificateError(f"a stuck set is a non-empty list of rivals of {c!r}: "
                                f"{proof!r:.60}")
-    if rule == "approval":
+    if cnt.definition.approval:
         if len(proof) != 1:
             raise CertificateError("approval: name the one rival that beats c")
         s = cnt.scores([Ballot((), weight, frozenset([c]), True)])
@@ -510,7 +523,7 @@ def refute_greedy(cnt: Count, c: str, proof: Any, weight: int = 1) -> None:
 
 
 @SPEC.certificate("greedy", proves={"manipulation": ("manipulable", "not_manipulable"),
-                                    "coalitional_manipulation": "none"})
+                                    "coalitional_manipulation": "none"}, keys=("refuted",))
 def check_greedy(e: Election, question: str, params: Any, verdict: str, solution: Any,
                  cert: dict) -> None:
     """Plurality, Borda, Copeland, approval: every candidate the manipulator prefers to
@@ -518,9 +531,9 @@ def check_greedy(e: Election, question: str, params: Any, verdict: str, solution
     Trick (1989) (for approval, a rival beating it when only it is approved); w* is
     elected by the solution's report. For coalitional manipulation with one (weighted)
     manipulator, the candidate itself is refuted."""
-    rule = rule_of(e, params)
-    if rule == "irv":
-        raise CertificateError("the greedy is not exact for IRV")
+    r = question_rule(e, params)
+    rule = r.name
+    admitted(r, "greedy")
     if question == "coalitional_manipulation":
         if len(params["weights"]) != 1:
             raise CertificateError("the greedy is exact for one manipulator only")
@@ -565,7 +578,8 @@ def irv_reachable(cnt: Count, weight: int = 1, limit: int = SEARCH_LIMIT
 
 
 @SPEC.certificate("elimination_search", proves={
-    "manipulation": ("manipulable", "not_manipulable"), "coalitional_manipulation": "none"})
+    "manipulation": ("manipulable", "not_manipulable"), "coalitional_manipulation": "none"},
+    keys=("states",))
 def check_elimination_search(e: Election, question: str, params: Any, verdict: str,
                              solution: Any, cert: dict) -> None:
     """IRV, one manipulator: the checker's own search over (active candidates, the
@@ -573,9 +587,9 @@ def check_elimination_search(e: Election, question: str, params: Any, verdict: s
     recomputes the reachable winners (the certificate's ``states`` must match the count;
     refused above SEARCH_LIMIT); w* is the best reachable, elected by the solution's
     report. Coalitional with one manipulator: the candidate is not reachable."""
-    rule = rule_of(e, params)
-    if rule != "irv":
-        raise CertificateError("elimination_search certifies IRV only")
+    r = question_rule(e, params)
+    rule = r.name
+    admitted(r, "elimination_search")
     states = cert.get("states")
     if not isinstance(states, int) or states > SEARCH_LIMIT:
         raise CertificateError(f"states must be an integer ≤ {SEARCH_LIMIT}")
@@ -596,12 +610,12 @@ def check_elimination_search(e: Election, question: str, params: Any, verdict: s
 
 # --------------------------------------------------------------------------- coalitions
 
-@SPEC.certificate("ballots", proves={"coalitional_manipulation": "exists"})
+@SPEC.certificate("ballots", proves={"coalitional_manipulation": "exists"}, keys=())
 def check_ballots(e: Election, question: str, params: Any, verdict: str, solution: Any,
                   cert: dict) -> None:
     """The manipulators' reports (one per weight, in order), added to the ballots, elect
     the candidate."""
-    rule = rule_of(e, params)
+    rule = question_rule(e, params).name
     weights = params["weights"]
     got = solution.get("ballots") if isinstance(solution, dict) else None
     if not isinstance(got, list) or len(got) != len(weights):
@@ -612,16 +626,16 @@ def check_ballots(e: Election, question: str, params: Any, verdict: str, solutio
         raise CertificateError(f"the reports elect {w!r}, not {params['candidate']!r}")
 
 
-@SPEC.certificate("dominant", proves={"coalitional_manipulation": "none"})
+@SPEC.certificate("dominant", proves={"coalitional_manipulation": "none"}, keys=("by",))
 def check_dominant(e: Election, question: str, params: Any, verdict: str, solution: Any,
                    cert: dict) -> None:
     """Plurality and approval: every manipulator putting the candidate on top (approving
     it alone) is its best joint report, and the candidate still loses to ``by``."""
-    rule, c = rule_of(e, params), params["candidate"]
-    if rule not in ("plurality", "approval"):
-        raise CertificateError("dominant reports exist for plurality and approval only")
+    r, c = question_rule(e, params), params["candidate"]
+    rule = r.name
+    admitted(r, "dominant")
     cnt = Count(e.sincere(), rule)
-    report = [c] if rule == "approval" else [c, *(x for x in e.tie_break if x != c)]
+    report = [c] if r.approval else [c, *(x for x in e.tie_break if x != c)]
     s = cnt.scores([report_ballot(e, rule, report, w) for w in params["weights"]])
     by = cert.get("by")
     if not isinstance(by, str) or by not in s or by == c or not cnt.beats(s, by, c):
@@ -640,7 +654,7 @@ def borda_caps(cnt: Count, c: str, weights: Sequence[int]) -> tuple[dict[str, in
     return caps, total * (m - 1) * (m - 2) // 2
 
 
-@SPEC.certificate("score_bound", proves={"coalitional_manipulation": "none"})
+@SPEC.certificate("score_bound", proves={"coalitional_manipulation": "none"}, keys=())
 def check_score_bound(e: Election, question: str, params: Any, verdict: str,
                       solution: Any, cert: dict) -> None:
     """Borda: the manipulators cannot elect c. With c first everywhere, each rival d has
@@ -648,9 +662,9 @@ def check_score_bound(e: Election, question: str, params: Any, verdict: str,
     some cap is negative, or Σ min(cap, W(m−2)) < T; lowering c anywhere (by δ ≥ 1 points)
     gives each rival at most W(m−1) and costs δ of every cap while adding δ to T, so
     Σ min(cap − 1, W(m−1)) < T + 1 rules it out."""
-    rule, c, weights = rule_of(e, params), params["candidate"], params["weights"]
-    if rule != "borda":
-        raise CertificateError("score_bound is a Borda bound")
+    r, c, weights = question_rule(e, params), params["candidate"], params["weights"]
+    rule = r.name
+    admitted(r, "score_bound")
     cnt = Count(e.sincere(), rule)
     caps, need = borda_caps(cnt, c, weights)
     W, m = sum(weights), e.m
@@ -662,23 +676,21 @@ def check_score_bound(e: Election, question: str, params: Any, verdict: str,
         raise CertificateError("the counting bound does not rule the candidate out")
 
 
-@SPEC.certificate("pairwise_bound", proves={"coalitional_manipulation": "none"})
+@SPEC.certificate("pairwise_bound", proves={"coalitional_manipulation": "none"}, keys=("by",))
 def check_pairwise_bound(e: Election, question: str, params: Any, verdict: str,
                          solution: Any, cert: dict) -> None:
     """Copeland: the rival ``by`` beats the candidate even when the manipulators (total
     weight W) push every contest to its extreme independently — c's margins up by W,
     ``by``'s margins down by W (a contest moves by at most W, keeping the parity of its
     margin plus W) — so no joint report elects the candidate."""
-    rule, c, W = rule_of(e, params), params["candidate"], sum(params["weights"])
-    if rule != "copeland":
-        raise CertificateError("pairwise_bound is a Copeland bound")
+    r, c, W = question_rule(e, params), params["candidate"], sum(params["weights"])
+    rule = r.name
+    admitted(r, "pairwise_bound")
     by = cert.get("by")
     if not isinstance(by, str) or by not in e.candidates or by == c:
         raise CertificateError("pairwise_bound names the rival 'by'")
     cnt = Count(e.sincere(), rule)
-
-    def pt(x: int) -> int:
-        return 2 if x > 0 else 1 if x == 0 else 0
+    pt = r.contest
     best_c = sum(pt(cnt.margin[(c, y)] + W) for y in e.candidates if y != c)
     worst_by = sum(pt(cnt.margin[(by, y)] - W) for y in e.candidates if y != by)
     if not cnt.beats({c: best_c, by: worst_by}, by, c):
@@ -709,12 +721,13 @@ def coalition_space(e: Election, rule: str, weights: Sequence[int]) -> int:
     return out
 
 
-@SPEC.certificate("coalition_enumeration", proves={"coalitional_manipulation": "none"})
+@SPEC.certificate("coalition_enumeration", proves={"coalitional_manipulation": "none"},
+                  keys=())
 def check_coalition_enumeration(e: Election, question: str, params: Any, verdict: str,
                                 solution: Any, cert: dict) -> None:
     """Every joint report (multisets of reports within each weight, at most
     COALITION_LIMIT) replayed: none elects the candidate."""
-    rule, c, weights = rule_of(e, params), params["candidate"], params["weights"]
+    rule, c, weights = question_rule(e, params).name, params["candidate"], params["weights"]
     size = coalition_space(e, rule, weights)
     if size > COALITION_LIMIT:
         raise CertificateError(f"{size} joint reports exceed the limit {COALITION_LIMIT}")

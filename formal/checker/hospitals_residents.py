@@ -11,7 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import CertificateError
-from ..hospitals_residents import NOTIONS, QUESTIONS, HRMarket, parse_hospitals_residents
+from ..hospitals_residents import (
+    NOTIONS,
+    QUESTIONS,
+    HRMarket,
+    parse_hospitals_residents,
+)
 from ..spec import PREFERENCE_SIDE, STABILITY_QUESTIONS, DomainSpec, instance_schema
 from .lists import DeletionState
 
@@ -255,7 +260,7 @@ def _matching_into(adj: Mapping[str, list[str]], quota: Mapping[str, int]) -> di
     return mate
 
 
-@SPEC.certificate("stable_matching", proves={q: "exists" for q in QUESTIONS})
+@SPEC.certificate("stable_matching", proves={q: "exists" for q in QUESTIONS}, keys=())
 def check_stable_matching(market: HRMarket, question: str, params, verdict: str, solution,
                           certificate: dict) -> None:
     """The solution is a matching within capacities with no blocking pair of the
@@ -267,7 +272,8 @@ def check_stable_matching(market: HRMarket, question: str, params, verdict: str,
                                f"e.g. {found[0]}")
 
 
-@SPEC.certificate("deletion_log", proves={"super_stable": "none", "strongly_stable": "none"})
+@SPEC.certificate("deletion_log", proves={"super_stable": "none", "strongly_stable": "none"},
+                  keys=("steps",))
 def check_deletion_log(market: HRMarket, question: str, params, verdict: str, solution,
                        certificate: dict) -> None:
     """No super- / strongly stable matching exists: a replayed list of justified deletions
@@ -275,7 +281,7 @@ def check_deletion_log(market: HRMarket, question: str, params, verdict: str, so
     replay_deletion_log(market, QUESTIONS[question], certificate)
 
 
-@SPEC.certificate("blocking_pair", proves={q: "incorrect" for q in QUESTIONS})
+@SPEC.certificate("blocking_pair", proves={q: "incorrect" for q in QUESTIONS}, keys=("pair",))
 def check_blocking_pair(market: HRMarket, question: str, params, verdict: str, solution,
                         certificate: dict) -> None:
     """The audited matching (the solution) is not stable: ``pair`` [resident, hospital]
@@ -288,7 +294,8 @@ def check_blocking_pair(market: HRMarket, question: str, params, verdict: str, s
         raise CertificateError(f"{pair} does not {QUESTIONS[question]}-block the matching")
 
 
-@SPEC.certificate("not_a_matching", proves={q: "incorrect" for q in QUESTIONS})
+@SPEC.certificate("not_a_matching", proves={q: "incorrect" for q in QUESTIONS},
+                  keys=("pairs",))
 def check_not_a_matching(market: HRMarket, question: str, params, verdict: str, solution,
                          certificate: dict) -> None:
     """The audited answer (the solution, resident -> hospital, or its ``pairs``) is no

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..house_allocation import CONVENTIONS, QUESTIONS, HouseAllocation, parse_house_allocation
 from ..errors import CertificateError
+from ..house_allocation import (
+    CONVENTIONS,
+    QUESTIONS,
+    HouseAllocation,
+    parse_house_allocation,
+)
 from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
 from ..welfare import welfare_graph
 from . import welfare
@@ -116,7 +121,7 @@ def _check_pareto(model: HouseAllocation, m: dict, order: object) -> None:
             taken.add(h)
 
 
-@SPEC.certificate("pareto_optimal", proves={"pareto_optimal": "exists"})
+@SPEC.certificate("pareto_optimal", proves={"pareto_optimal": "exists"}, keys=("order",))
 def check_pareto_optimal(model: HouseAllocation, question: str, params, verdict: str,
                          solution, certificate: dict) -> None:
     """The solution is Pareto optimal: no strict arc of the improvement digraph starts an
@@ -125,7 +130,8 @@ def check_pareto_optimal(model: HouseAllocation, question: str, params, verdict:
     _check_pareto(model, validate_allocation(model, solution), certificate.get("order"))
 
 
-@SPEC.certificate("mcpo", proves={"max_cardinality_pareto_optimal": "exists"})
+@SPEC.certificate("mcpo", proves={"max_cardinality_pareto_optimal": "exists"},
+                  keys=("hall_full", "order"))
 def check_mcpo(model: HouseAllocation, question: str, params, verdict: str, solution,
                certificate: dict) -> None:
     """The solution is Pareto optimal (as for ``pareto_optimal``) and of maximum
@@ -136,7 +142,8 @@ def check_mcpo(model: HouseAllocation, question: str, params, verdict: str, solu
 
 
 @SPEC.certificate("pareto_improvement", proves={"pareto_optimal": "incorrect",
-                                                "max_cardinality_pareto_optimal": "incorrect"})
+                                                "max_cardinality_pareto_optimal": "incorrect"},
+                                                keys=("allocation", "improvement"))
 def check_pareto_improvement(model: HouseAllocation, question: str, params, verdict: str,
                              solution, certificate: dict) -> None:
     """The certificate's ``allocation`` is not Pareto optimal: its ``improvement`` leaves
@@ -155,7 +162,8 @@ def check_pareto_improvement(model: HouseAllocation, question: str, params, verd
         raise CertificateError("no agent is strictly better off")
 
 
-@SPEC.certificate("larger_matching", proves={"max_cardinality_pareto_optimal": "incorrect"})
+@SPEC.certificate("larger_matching", proves={"max_cardinality_pareto_optimal": "incorrect"},
+                  keys=("allocation",))
 def check_larger_matching(model: HouseAllocation, question: str, params, verdict: str,
                           solution, certificate: dict) -> None:
     """The audited allocation (the solution) is not of maximum cardinality: the
@@ -167,7 +175,7 @@ def check_larger_matching(model: HouseAllocation, question: str, params, verdict
                                f"more than {len(old)}")
 
 
-@SPEC.certificate("not_an_allocation", proves=dict.fromkeys(QUESTIONS, "incorrect"))
+@SPEC.certificate("not_an_allocation", proves=dict.fromkeys(QUESTIONS, "incorrect"), keys=())
 def check_not_an_allocation(model: HouseAllocation, question: str, params, verdict: str,
                             solution, certificate: dict) -> None:
     """The audited answer (the solution) is no allocation: an unknown agent, an object

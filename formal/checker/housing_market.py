@@ -23,7 +23,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 
 from ..errors import CertificateError
-from ..housing_market import CORE_NOTION, HousingMarket, as_allocation, parse_housing_market
+from ..housing_market import (
+    CORE_NOTION,
+    HousingMarket,
+    as_allocation,
+    parse_housing_market,
+)
 from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
 from .graphs import strongly_connected_components
 
@@ -285,7 +290,8 @@ def check_segmentation(market: HousingMarket, cert: dict) -> None:
 
 # --------------------------------------------------------------------------- certificate types
 
-@SPEC.certificate("core_allocation", proves={"strict_core": "exists", "weak_core": "exists"})
+@SPEC.certificate("core_allocation", proves={"strict_core": "exists", "weak_core": "exists"},
+                  keys=("potentials",))
 def check_core_allocation(market: HousingMarket, question: str, params, verdict: str,
                           solution, certificate: dict) -> None:
     """The solution is an allocation in the question's core: no strict arc of its
@@ -302,7 +308,8 @@ def check_core_allocation(market: HousingMarket, question: str, params, verdict:
         check_potentials(market, x, notion, certificate["potentials"])
 
 
-@SPEC.certificate("top_trading_segmentation", proves={"strict_core": "none"})
+@SPEC.certificate("top_trading_segmentation", proves={"strict_core": "none"},
+                  keys=("segments", "hall_violator"))
 def check_top_trading_segmentation(market: HousingMarket, question: str, params, verdict: str,
                                    solution, certificate: dict) -> None:
     """The strict core is empty: closed, strongly connected top-choice segments ending in a
@@ -311,7 +318,8 @@ def check_top_trading_segmentation(market: HousingMarket, question: str, params,
 
 
 @SPEC.certificate("blocking_coalition",
-                  proves={"strict_core": "incorrect", "weak_core": "incorrect"})
+                  proves={"strict_core": "incorrect", "weak_core": "incorrect"},
+                  keys=("coalition", "reallocation"), meta=("notion",))
 def check_blocking_coalition_certificate(market: HousingMarket, question: str, params,
                                          verdict: str, solution, certificate: dict) -> None:
     """The audited allocation is blocked by ``coalition`` re-trading its own houses as in
@@ -321,7 +329,7 @@ def check_blocking_coalition_certificate(market: HousingMarket, question: str, p
 
 
 @SPEC.certificate("not_an_allocation",
-                  proves={"strict_core": "incorrect", "weak_core": "incorrect"})
+                  proves={"strict_core": "incorrect", "weak_core": "incorrect"}, keys=())
 def check_not_an_allocation(market: HousingMarket, question: str, params, verdict: str,
                             solution, certificate: dict) -> None:
     """The audited answer is not a permutation of the houses."""

@@ -14,11 +14,17 @@ certificate type (model, data, question format and values: :mod:`prefcert.formal
 - ``injection``, ``size``, ``rs_search``: responsive sets (Aziz, Gaspers, Mackenzie &
   Walsh 2015). ``hall_violator`` (Betzler & Dorn 2010), ``dominated``, ``exhaustive``
   (small instances only): no possible / a necessary winner.
+
+``chains``, ``completions`` and ``bounds`` register their logic per question type
+(:class:`~prefcert.formal.spec.ByQuestion`); the winner question's rules and their bounds
+are those of :mod:`prefcert.formal.rules` that support incomplete profiles (any other
+rule is refused).
 """
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
+from functools import partial
 from math import comb
 from typing import Any
 
@@ -26,10 +32,8 @@ from ..errors import CertificateError, InstanceError
 from ..preference import (
     CONVENTIONS,
     PARAMS,
-    QUESTIONS,
-    RULES,
+    QUERIES,
     SEMANTICS,
-    SINGLE,
     Agent,
     PreferenceModel,
     above,
@@ -40,39 +44,36 @@ from ..preference import (
     linear_extensions,
     necessarily,
     parse_preference_data,
+    possible_tops,
     predecessors,
     resolve,
     rs_sizes_allowed,
-    possible_tops,
     tie_indices,
     validate,
     value_profile,
     value_single,
 )
-from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
+from ..rules import RULES, PartialProfile, Rule, Vote, rule_named, rule_names
+from ..spec import (
+    PREFERENCE_LIST,
+    ByQuestion,
+    DomainSpec,
+    QuestionSpec,
+    instance_schema,
+)
 
 EXHAUSTIVE_LIMIT = 200_000   # completions the checker will enumerate
 
 _TF = ("true", "false", "undetermined")
 _DU = ("determined", "undetermined")
-_VERDICTS = {"position": ("true", "false") + _DU, "kth": _DU, "compare": _TF,
-             "rank_set": _DU, "rs": _TF, "topk": _TF, "topk_list": _DU, "count": _DU,
-             "majority": _TF, "winner": _TF}
-_DOCS = {"position": "an item's position (or whether it is the given one)", "kth": "the "
-         "item at position k", "compare": "whether a ≻ b", "rank_set": "the order of a set",
-         "rs": "whether A ⪰_RS B", "topk": "whether the item is in the top k", "topk_list":
-         "the top-k set", "count": "voters with a ≻ b", "majority": "whether a strict "
-         "majority has a ≻ b", "winner": "whether the item is a (co-)winner of the rule"}
-
-#: the conventions each answer depends on (recorded in its labels)
-_READINGS = {"winner": ("counts",), "majority": ("majority",), "rs": ("rs",)}
 _STR = {"type": "string"}
 _STRS = {"type": "array", "items": _STR}
 _PAIR = {"type": "array", "minItems": 2, "maxItems": 2, "items": _STR}
 _WORDS = {"agent": _STR, "item": _STR, "items": dict(_STRS, minItems=1),
           "item_pair": dict(_PAIR, uniqueItems=True),
           "bundles": {"type": "array", "minItems": 2, "maxItems": 2, "items": _STRS},
-          "int": {"type": "integer", "minimum": 1}, "rule": {"enum": list(RULES)}}
+          "int": {"type": "integer", "minimum": 1},
+          "rule": {"enum": list(rule_names(incomplete=True))}}
 
 
 def _param(word: str) -> dict:
@@ -96,8 +97,8 @@ _QUESTION = {"anyOf": [{"type": "object", "required": ["type"] + [k for k, w in 
 SPEC = DomainSpec(
     name="preference",
     parse=parse_preference_data,
-    questions={q: QuestionSpec(q, _VERDICTS[q], _DOCS[q], PARAMS[q], _READINGS.get(q, ()))
-               for q in QUESTIONS},
+    questions={q.name: QuestionSpec(q.name, q.verdicts, q.doc, q.params, q.conventions)
+               for q in QUERIES.values()},
     schema=instance_schema("preference", {
         "items": dict(_STRS, minItems=1, uniqueItems=True),
         "semantics": {"enum": list(SEMANTICS)},
@@ -109,6 +110,7 @@ SPEC = DomainSpec(
     resolve=resolve,
     validate=validate,
     conventions=CONVENTIONS,
+    rules=rule_names(incomplete=True),
 )
 
 
@@ -182,36 +184,31 @@ def count_bounds(model: PreferenceModel, a: str, b: str) -> tuple[int, int]:
     return model._cache[key]
 
 
-def min_score_diff(model: PreferenceModel, agent: Agent, rule: str, c: str, d: str) -> int:
-    """min over the agent's completions of s(c) − s(d) for one voter (plurality/Borda).
+def winner_rule(params: dict) -> Rule:
+    """The registered rule of a ``winner`` question: one that supports incomplete profiles
+    (:mod:`formal.rules`); CertificateError naming the value and those rules otherwise."""
+    return rule_named(params.get("rule"), incomplete=True, error=CertificateError)
 
-    Borda (derived, checked by brute force): if c ≻_P d, 1 + |{x: c ≻_P x ≻_P d}|; else
-    |down(c)| − (m − 1 − |up(d)|). Plurality: 1 if c is above every item, else −1 if d can
-    be first (nothing above d), else 0. (Xia & Conitzer 2011: per-vote minimisation.)"""
-    if rule == "borda":
-        if necessarily(model, agent, c, d):
-            return 1 + len(below(model, agent, c) & above(model, agent, d))
-        return len(below(model, agent, c)) - (model.m - 1 - len(above(model, agent, d)))
-    if len(below(model, agent, c)) == model.m - 1:
-        return 1
-    return -1 if not above(model, agent, d) else 0
+
+def partial_profile(model: PreferenceModel) -> PartialProfile:
+    """The model as the rules' bounds read it (:class:`~prefcert.formal.rules.PartialProfile`):
+    per agent its voters and its closure (:func:`below`, :func:`above`), and the count
+    range of a ≻ b (:func:`count_bounds`). O(agents); the relations are cached in the
+    model."""
+    votes = tuple(Vote(ag.count, partial(below, model, ag), partial(above, model, ag))
+                  for ag in model.agents)
+    return PartialProfile(model.items, model.voters, votes, partial(count_bounds, model))
 
 
 def diff_bound(model: PreferenceModel, rule: str, c: str, d: str, *, lower: bool) -> int:
-    """Lower (or upper) bound of score(c) − score(d) over all completed profiles; exact for
-    plurality/Borda (per-vote minimisation), sound for Copeland: Σ_x [c vs x] − [d vs x]
-    (x ≠ c, d) + 2·[c vs d], each pairwise contest at its own extreme (derived)."""
-    if rule != "copeland":
-        if lower:
-            return sum(ag.count * min_score_diff(model, ag, rule, c, d) for ag in model.agents)
-        return -sum(ag.count * min_score_diff(model, ag, rule, d, c) for ag in model.agents)
-    v = model.voters
-
-    def vs(a: str, b: str, low: bool) -> int:      # a's Copeland point against b, min / max
-        n = count_bounds(model, a, b)[0 if low else 1]
-        return (2 * n > v) - (2 * n < v)
-    rest = sum(vs(c, x, lower) - vs(d, x, not lower) for x in model.items if x not in (c, d))
-    return rest + 2 * vs(c, d, lower)
+    """Lower (or upper) bound of score(c) − score(d) over all completed profiles: the
+    rule's ``min_diff`` (:mod:`formal.rules`; the upper bound is −min_diff(d, c)); exact
+    for plurality/Borda (per-vote minimisation), sound for Copeland: Σ_x [c vs x] − [d vs x]
+    (x ≠ c, d) + 2·[c vs d], each pairwise contest at its own extreme (derived).
+    CertificateError for a rule that does not support incomplete profiles."""
+    r = rule_named(rule, incomplete=True, error=CertificateError)
+    p = partial_profile(model)
+    return r.min_diff(p, c, d) if lower else -r.min_diff(p, d, c)
 
 
 # --------------------------------------------------------------------------- check steps
@@ -279,8 +276,11 @@ def is_completion(model: PreferenceModel, agent: Agent, order: Any) -> None:
 
 
 # --------------------------------------------------------------------------- certificate types
+#
+# A certificate type whose argument depends on the question registers one function per
+# question type (ByQuestion); its ``proves`` mapping is read off those registrations.
 
-@SPEC.certificate("chain", proves={"compare": ("true", "false")})
+@SPEC.certificate("chain", proves={"compare": ("true", "false")}, keys=("chain",))
 def check_chain_certificate(model, question, params, verdict, solution, cert) -> None:
     """A chain of stated relations a ≻ … ≻ b (true) or b ≻ … ≻ a (false): the order of the
     pair is the same in every completion."""
@@ -288,63 +288,87 @@ def check_chain_certificate(model, question, params, verdict, solution, cert) ->
     check_chain(_agent_of(model, params), cert.get("chain"), a, b)
 
 
-@SPEC.certificate("chains", proves={"position": ("true", "false", "determined"),
-                                    "kth": "determined", "rank_set": "determined",
-                                    "topk": ("true", "false"), "topk_list": "determined"})
-def check_chains(model, question, params, verdict, solution, cert) -> None:
-    """Chains to / from an item prove the items above / below it in every completion, so
-    its position lies in [|up| + 1, m − |down|]; that interval must prove the verdict (for
-    rank_set: one chain per consecutive pair of the claimed order)."""
-    ag, m, chains = _agent_of(model, params), model.m, cert.get("chains", [])
-    if question == "rank_set":
-        seq = _value(solution)
-        if sorted(seq) != sorted(params["items"]):
-            raise CertificateError("solution is not an ordering of the asked items")
-        _chained_pairs(ag, params["items"], [[x, y] for x, y in zip(seq, seq[1:])], chains)
-        return
-    if question == "topk_list":
-        T, k = _value(solution), params["k"]
-        if not isinstance(T, list) or not all(isinstance(x, str) for x in T) \
-                or len(T) != k or len(set(T)) != k or not set(T) <= set(model.items):
-            raise CertificateError("solution is not a list of k distinct items")
-        for x in T:
-            _, down = _proven(ag, [c for c in chains if c and c[0] == x], x)
-            if len(down) < m - k:
-                raise CertificateError(f"only {len(down)} items proven below {x!r}")
-        return
-    x = _value(solution) if question == "kth" else params["item"]
+#: chains: question -> check(model, agent, params, verdict, solution, chains)
+CHAINS = ByQuestion("chains")
+
+
+def _interval(model: PreferenceModel, ag: Agent, chains: Any, x: Any) -> tuple[int, int]:
+    """The positions [|up| + 1, m − |down|] the verified chains to / from x leave it."""
     if x not in model.items:
         raise CertificateError(f"unknown item {x!r}")
     up, down = _proven(ag, chains, x)
-    lo, hi, p = len(up) + 1, m - len(down), params.get("position")
-    if question == "kth":
-        ok = lo == hi == params["k"]
-    elif question == "topk":
-        ok = hi <= params["k"] if verdict == "true" else lo > params["k"]
-    elif p is None:
-        ok = verdict == "determined" and lo == hi == _value(solution)
-    else:
-        ok = lo == hi == p if verdict == "true" else verdict == "false" and not lo <= p <= hi
+    return len(up) + 1, model.m - len(down)
+
+
+def _interval_proves(ok: bool, x: str, lo: int, hi: int, verdict: str, solution: Any) -> None:
     if not ok:
         raise CertificateError(f"chains prove {x!r} at positions {lo}..{hi}: not {verdict} "
                                f"{solution if solution is not None else ''}")
 
 
-@SPEC.certificate("completions", proves={**{q: "undetermined" for q in SINGLE},
-                                         "winner": "undetermined"})
-def check_completions(model, question, params, verdict, solution, cert) -> None:
-    """Two completions in which the query takes different values: ``orders`` (two linear
-    extensions of the agent's datum) or, for winner, ``witnesses`` ``win`` / ``lose``
-    (profile specs). position's range, rank_set's determined pairs and topk_list's
-    necessary/possible members are proven too (chains; reachability)."""
-    if question == "winner":
-        wit = cert.get("witnesses", {})
-        win, lose = (value_profile(model, "winner", params, profile_from_spec(model, wit.get(k)))
-                     for k in ("win", "lose"))
-        if not win or lose:
-            raise CertificateError(f"witnesses: {params['item']!r} wins={win} in 'win', "
-                                   f"wins={lose} in 'lose'")
-        return
+@CHAINS.on("position", ("true", "false", "determined"))
+def _position_chains(model, ag, params, verdict, solution, chains) -> None:
+    x, p = params["item"], params.get("position")
+    lo, hi = _interval(model, ag, chains, x)
+    if p is None:
+        ok = verdict == "determined" and lo == hi == _value(solution)
+    else:
+        ok = lo == hi == p if verdict == "true" else verdict == "false" and not lo <= p <= hi
+    _interval_proves(ok, x, lo, hi, verdict, solution)
+
+
+@CHAINS.on("kth", "determined")
+def _kth_chains(model, ag, params, verdict, solution, chains) -> None:
+    x = _value(solution)
+    lo, hi = _interval(model, ag, chains, x)
+    _interval_proves(lo == hi == params["k"], x, lo, hi, verdict, solution)
+
+
+@CHAINS.on("rank_set", "determined")
+def _rank_set_chains(model, ag, params, verdict, solution, chains) -> None:
+    seq = _value(solution)
+    if sorted(seq) != sorted(params["items"]):
+        raise CertificateError("solution is not an ordering of the asked items")
+    _chained_pairs(ag, params["items"], [[x, y] for x, y in zip(seq, seq[1:])], chains)
+
+
+@CHAINS.on("topk", ("true", "false"))
+def _topk_chains(model, ag, params, verdict, solution, chains) -> None:
+    x = params["item"]
+    lo, hi = _interval(model, ag, chains, x)
+    ok = hi <= params["k"] if verdict == "true" else lo > params["k"]
+    _interval_proves(ok, x, lo, hi, verdict, solution)
+
+
+@CHAINS.on("topk_list", "determined")
+def _topk_list_chains(model, ag, params, verdict, solution, chains) -> None:
+    T, k, m = _value(solution), params["k"], model.m
+    if not isinstance(T, list) or not all(isinstance(x, str) for x in T) \
+            or len(T) != k or len(set(T)) != k or not set(T) <= set(model.items):
+        raise CertificateError("solution is not a list of k distinct items")
+    for x in T:
+        _, down = _proven(ag, [c for c in chains if c and c[0] == x], x)
+        if len(down) < m - k:
+            raise CertificateError(f"only {len(down)} items proven below {x!r}")
+
+
+@SPEC.certificate("chains", proves=CHAINS.proves, keys=("chains",))
+def check_chains(model, question, params, verdict, solution, cert) -> None:
+    """Chains to / from an item prove the items above / below it in every completion, so
+    its position lies in [|up| + 1, m − |down|]; that interval must prove the verdict (for
+    rank_set: one chain per consecutive pair of the claimed order)."""
+    CHAINS(question)(model, _agent_of(model, params), params, verdict, solution,
+                     cert.get("chains", []))
+
+
+#: completions: question -> check(model, params, verdict, solution, cert)
+COMPLETIONS = ByQuestion("completions")
+
+
+def _two_values(model: PreferenceModel, question: str, params: dict, cert: dict
+                ) -> tuple[Agent, list]:
+    """The question's values in the certificate's two ``orders`` (completions of the
+    agent's datum); CertificateError unless they differ."""
     ag, orders = _agent_of(model, params), cert.get("orders")
     if not isinstance(orders, list) or len(orders) != 2:
         raise CertificateError("'undetermined' needs two completions")
@@ -354,43 +378,92 @@ def check_completions(model, question, params, verdict, solution, cert) -> None:
         vals.append(value_single(question, params, o, model.conventions))
     if vals[0] == vals[1]:
         raise CertificateError(f"the two completions give the same value {vals[0]!r}")
-    if question == "position" and params.get("position") is None:
+    return ag, vals
+
+
+@COMPLETIONS.on("position", "undetermined")
+def _position_completions(model, params, verdict, solution, cert) -> None:
+    ag, vals = _two_values(model, "position", params, cert)
+    if params.get("position") is None:
         up, down = _proven(ag, cert.get("chains", []), params["item"])
         want = {"min": min(vals), "max": max(vals)}
         if solution != want or (len(up) + 1, model.m - len(down)) != (want["min"], want["max"]):
             raise CertificateError(f"range {solution!r} not proven: chains give "
                                    f"[{len(up) + 1}, {model.m - len(down)}], completions {vals}")
-    elif question == "kth" and solution is not None:
+
+
+@COMPLETIONS.on("kth", "undetermined")
+def _kth_completions(model, params, verdict, solution, cert) -> None:
+    _two_values(model, "kth", params, cert)
+    if solution is not None:
         raise CertificateError("an undetermined kth has no solution")
-    elif question == "rank_set":
-        S = params["items"]
-        pairs = (solution or {}).get("pairs")
-        _chained_pairs(ag, S, pairs, cert.get("chains", []))
-        claimed = {tuple(p) for p in pairs}
-        for x, y in itertools.permutations(S, 2):
-            if necessarily(model, ag, x, y) and (x, y) not in claimed:
-                raise CertificateError(f"pair {x!r} ≻ {y!r} is determined but missing")
-    elif question == "topk_list":
-        k, m = params["k"], model.m
-        nec = sorted(x for x in model.items if len(below(model, ag, x)) >= m - k)
-        pos = sorted(x for x in model.items if len(above(model, ag, x)) < k)
-        if solution != {"necessary": nec, "possible": pos}:
-            raise CertificateError(f"necessary/possible members are {nec}/{pos}")
 
 
-@SPEC.certificate("bounds", proves={"count": _DU, "majority": _TF, "winner": "true"})
-def check_bounds(model, question, params, verdict, solution, cert) -> None:
-    """count / majority: the range of voters with a ≻ b, recomputed by reachability (forced
-    a ≻ b .. all but forced b ≻ a), gives the verdict and solution; when it is not a point,
-    ``witnesses`` ``min`` / ``max`` (profile specs) attain both ends. winner: for every
-    rival d, min over completed profiles of score(c) − score(d) ≥ 0 (per-vote minimisation,
-    Xia & Conitzer 2011; a sound per-pair bound for Copeland)."""
-    if question == "winner":
-        c = params["item"]
-        for d in model.items:
-            if d != c and diff_bound(model, params["rule"], c, d, lower=True) < 0:
-                raise CertificateError(f"per-pair minimisation: {d!r} can beat {c!r}")
-        return
+@COMPLETIONS.on("compare", "undetermined")
+def _compare_completions(model, params, verdict, solution, cert) -> None:
+    _two_values(model, "compare", params, cert)
+
+
+@COMPLETIONS.on("rank_set", "undetermined")
+def _rank_set_completions(model, params, verdict, solution, cert) -> None:
+    ag, _ = _two_values(model, "rank_set", params, cert)
+    S = params["items"]
+    pairs = (solution or {}).get("pairs")
+    _chained_pairs(ag, S, pairs, cert.get("chains", []))
+    claimed = {tuple(p) for p in pairs}
+    for x, y in itertools.permutations(S, 2):
+        if necessarily(model, ag, x, y) and (x, y) not in claimed:
+            raise CertificateError(f"pair {x!r} ≻ {y!r} is determined but missing")
+
+
+@COMPLETIONS.on("rs", "undetermined")
+def _rs_completions(model, params, verdict, solution, cert) -> None:
+    _two_values(model, "rs", params, cert)
+
+
+@COMPLETIONS.on("topk", "undetermined")
+def _topk_completions(model, params, verdict, solution, cert) -> None:
+    _two_values(model, "topk", params, cert)
+
+
+@COMPLETIONS.on("topk_list", "undetermined")
+def _topk_list_completions(model, params, verdict, solution, cert) -> None:
+    ag, _ = _two_values(model, "topk_list", params, cert)
+    k, m = params["k"], model.m
+    nec = sorted(x for x in model.items if len(below(model, ag, x)) >= m - k)
+    pos = sorted(x for x in model.items if len(above(model, ag, x)) < k)
+    if solution != {"necessary": nec, "possible": pos}:
+        raise CertificateError(f"necessary/possible members are {nec}/{pos}")
+
+
+@COMPLETIONS.on("winner", "undetermined")
+def _winner_completions(model, params, verdict, solution, cert) -> None:
+    winner_rule(params)
+    wit = cert.get("witnesses", {})
+    win, lose = (value_profile(model, "winner", params, profile_from_spec(model, wit.get(k)))
+                 for k in ("win", "lose"))
+    if not win or lose:
+        raise CertificateError(f"witnesses: {params['item']!r} wins={win} in 'win', "
+                               f"wins={lose} in 'lose'")
+
+
+@SPEC.certificate("completions", proves=COMPLETIONS.proves,
+                  keys=("orders", "chains", "witnesses"))
+def check_completions(model, question, params, verdict, solution, cert) -> None:
+    """Two completions in which the query takes different values: ``orders`` (two linear
+    extensions of the agent's datum) or, for winner, ``witnesses`` ``win`` / ``lose``
+    (profile specs). position's range, rank_set's determined pairs and topk_list's
+    necessary/possible members are proven too (chains; reachability)."""
+    COMPLETIONS(question)(model, params, verdict, solution, cert)
+
+
+#: bounds: question -> check(model, params, verdict, solution, cert)
+BOUNDS = ByQuestion("bounds")
+
+
+def _count_range(model, question, params, verdict, solution, cert) -> None:
+    """count / majority: the verdict and solution of the recomputed count range, and the
+    witnesses of both ends when it is not a point."""
     a, b = params["items"]
     lo, hi = count_bounds(model, a, b)
     if question == "count":
@@ -413,7 +486,35 @@ def check_bounds(model, question, params, verdict, solution, cert) -> None:
                 raise CertificateError(f"the {end} witness has {got} voters, not {target}")
 
 
-@SPEC.certificate("injection", proves={"rs": "true"})
+@BOUNDS.on("count", _DU)
+def _count_bounds(model, params, verdict, solution, cert) -> None:
+    _count_range(model, "count", params, verdict, solution, cert)
+
+
+@BOUNDS.on("majority", _TF)
+def _majority_bounds(model, params, verdict, solution, cert) -> None:
+    _count_range(model, "majority", params, verdict, solution, cert)
+
+
+@BOUNDS.on("winner", "true")
+def _winner_bounds(model, params, verdict, solution, cert) -> None:
+    r, c = winner_rule(params), params["item"]
+    for d in model.items:
+        if d != c and diff_bound(model, r.name, c, d, lower=True) < 0:
+            raise CertificateError(f"per-pair minimisation: {d!r} can beat {c!r}")
+
+
+@SPEC.certificate("bounds", proves=BOUNDS.proves, keys=("witnesses",))
+def check_bounds(model, question, params, verdict, solution, cert) -> None:
+    """count / majority: the range of voters with a ≻ b, recomputed by reachability (forced
+    a ≻ b .. all but forced b ≻ a), gives the verdict and solution; when it is not a point,
+    ``witnesses`` ``min`` / ``max`` (profile specs) attain both ends. winner: for every
+    rival d, min over completed profiles of score(c) − score(d) ≥ 0 (per-vote minimisation,
+    Xia & Conitzer 2011; a sound per-pair bound for Copeland)."""
+    BOUNDS(question)(model, params, verdict, solution, cert)
+
+
+@SPEC.certificate("injection", proves={"rs": "true"}, keys=("map", "chains"))
 def check_injection(model, question, params, verdict, solution, cert) -> None:
     """``map``: an injection f of the worse bundle into the better one with f(y) = y or a
     chain f(y) ≻ … ≻ y (``chains``), so A ⪰_RS B in every completion (Aziz et al. 2015)."""
@@ -432,7 +533,7 @@ def check_injection(model, question, params, verdict, solution, cert) -> None:
             check_chain(ag, chains.get(y), x, y)
 
 
-@SPEC.certificate("size", proves={"rs": "false"})
+@SPEC.certificate("size", proves={"rs": "false"}, keys=(), meta=("reason",))
 def check_size(model, question, params, verdict, solution, cert) -> None:
     """|A \\ B| < |B \\ A|: the prefix of all items already fails A ⪰_RS B (or, under the
     ``equal_size`` reading, |A| ≠ |B|)."""
@@ -443,7 +544,7 @@ def check_size(model, question, params, verdict, solution, cert) -> None:
         raise CertificateError(f"|A \\ B| = {len(A - B)} is not below |B \\ A| = {len(B - A)}")
 
 
-@SPEC.certificate("rs_search", proves={"rs": "false"})
+@SPEC.certificate("rs_search", proves={"rs": "false"}, keys=())
 def check_rs_search(model, question, params, verdict, solution, cert) -> None:
     """No completion has A ⪰_RS B: the checker's own exact search (:func:`rs_possible`)."""
     found = rs_possible(model, _agent_of(model, params), *params["bundles"])
@@ -495,14 +596,16 @@ def rs_possible(model: PreferenceModel, agent: Agent, better: Iterable[str],
     return dfs(set(), 0)
 
 
-@SPEC.certificate("hall_violator", proves={"winner": "false"})
+@SPEC.certificate("hall_violator", proves={"winner": "false"}, keys=("set",))
 def check_hall_violator(model, question, params, verdict, solution, cert) -> None:
     """Plurality: a rival set D such that the voters who cannot put c first and whose
     possible tops all lie in D outnumber |D| · (c's best score): c is no possible co-winner
     (Hall's condition on the flow network of Betzler & Dorn 2010)."""
-    c, D = params["item"], cert.get("set")
-    if params["rule"] != "plurality":
-        raise CertificateError("a Hall violator refutes a possible plurality winner only")
+    r, c, D = winner_rule(params), params["item"], cert.get("set")
+    if not r.admits("hall_violator"):
+        rules = [n for n, x in RULES.items() if x.admits("hall_violator")]
+        raise CertificateError(f"a Hall violator refutes a possible winner of "
+                               f"{', '.join(rules)} only, not of {r.name}")
     if not isinstance(D, list) or c in D or not set(D) <= set(model.items):
         raise CertificateError("Hall violator must be a set of rivals")
     rivals = frozenset(D)
@@ -513,22 +616,23 @@ def check_hall_violator(model, question, params, verdict, solution, cert) -> Non
         raise CertificateError(f"{forced} forced voters fit in {cap} places")
 
 
-@SPEC.certificate("dominated", proves={"winner": "false"})
+@SPEC.certificate("dominated", proves={"winner": "false"}, keys=("by",))
 def check_dominated(model, question, params, verdict, solution, cert) -> None:
     """A rival ``by`` scores more than c in every completed profile: the upper bound of
     score(c) − score(by) is negative (exact for plurality/Borda, sound for Copeland)."""
-    c, d = params["item"], cert.get("by")
+    r, c, d = winner_rule(params), params["item"], cert.get("by")
     if d not in model.items or d == c:
         raise CertificateError("dominated needs a rival item")
-    ub = diff_bound(model, params["rule"], c, d, lower=False)
+    ub = diff_bound(model, r.name, c, d, lower=False)
     if ub >= 0:
         raise CertificateError(f"score({c}) − score({d}) can reach {ub} ≥ 0")
 
 
-@SPEC.certificate("exhaustive", proves={"winner": ("true", "false")})
+@SPEC.certificate("exhaustive", proves={"winner": ("true", "false")}, keys=())
 def check_exhaustive(model, question, params, verdict, solution, cert) -> None:
     """Every completed profile, re-enumerated by the checker (refused above
     EXHAUSTIVE_LIMIT), has the verdict's winner value."""
+    winner_rule(params)
     gen = profile_completions(model)
     if gen is None:
         raise CertificateError("too many completed profiles to verify exhaustively")

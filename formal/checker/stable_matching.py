@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import CertificateError
-from ..stable_matching import CONVENTIONS, NOTIONS, QUESTIONS, Market, parse_market
 from ..spec import PREFERENCE_SIDE, STABILITY_QUESTIONS, DomainSpec, instance_schema
+from ..stable_matching import CONVENTIONS, NOTIONS, QUESTIONS, Market, parse_market
 from . import welfare
 from .graphs import maximum_bipartite_matching
 from .lists import DeletionState
@@ -188,7 +188,7 @@ def _critical_tails(st: _ListState, i: int) -> list[tuple[str, int]]:
     return [(y, st.tail_rank(y)) for y in nz]
 
 
-@SPEC.certificate("stable_matching", proves={q: "exists" for q in QUESTIONS})
+@SPEC.certificate("stable_matching", proves={q: "exists" for q in QUESTIONS}, keys=())
 def check_stable_matching(market: Market, question: str, params, verdict: str, solution,
                           certificate: dict) -> None:
     """The solution is a matching with no blocking pair of the question's notion (an O(L)
@@ -200,7 +200,7 @@ def check_stable_matching(market: Market, question: str, params, verdict: str, s
                                f"e.g. {found[0]}")
 
 
-@SPEC.certificate("blocking_pair", proves={q: "incorrect" for q in QUESTIONS})
+@SPEC.certificate("blocking_pair", proves={q: "incorrect" for q in QUESTIONS}, keys=("pair",))
 def check_blocking_pair(market: Market, question: str, params, verdict: str, solution,
                         certificate: dict) -> None:
     """The audited matching (the solution) is not stable: ``pair`` [a, b] blocks it under
@@ -213,7 +213,7 @@ def check_blocking_pair(market: Market, question: str, params, verdict: str, sol
 
 
 @SPEC.certificate("not_a_matching", proves={q: "incorrect" for q in
-                                            (*QUESTIONS, *welfare.WELFARE)})
+                                            (*QUESTIONS, *welfare.WELFARE)}, keys=())
 def check_not_a_matching(market: Market, question: str, params, verdict: str, solution,
                          certificate: dict) -> None:
     """The audited answer (the solution) is no matching of the market: an unknown agent,
@@ -225,7 +225,8 @@ def check_not_a_matching(market: Market, question: str, params, verdict: str, so
     raise CertificateError("the audited answer is a valid matching")
 
 
-@SPEC.certificate("deletion_log", proves={"super_stable": "none", "strongly_stable": "none"})
+@SPEC.certificate("deletion_log", proves={"super_stable": "none", "strongly_stable": "none"},
+                  keys=("steps",))
 def check_deletion_log(market: Market, question: str, params, verdict: str, solution,
                        certificate: dict) -> None:
     """No super- / strongly stable matching exists: a replayed list of justified deletions

@@ -50,11 +50,13 @@ def questions(two_sided: bool) -> dict[str, QuestionSpec]:
 
 def register(spec: DomainSpec) -> None:
     """Add the welfare certificate types to a domain whose questions include WELFARE."""
-    spec.certificate("lp_duals", proves={"utilitarian": "optimal",
-                                         "rank_maximal": "optimal"})(check_lp_duals)
-    spec.certificate("hall_bottleneck", proves={"egalitarian": "optimal"})(check_hall_bottleneck)
-    spec.certificate("better_allocation", proves=dict.fromkeys(WELFARE, "incorrect"))(
-        check_better_allocation)
+    spec.certificate("lp_duals", proves={"utilitarian": "optimal", "rank_maximal": "optimal"},
+                     keys=("value", "base", "cutoff", "duals"))(check_lp_duals)
+    spec.certificate("hall_bottleneck", proves={"egalitarian": "optimal"},
+                     keys=("value", "hall_full", "hall_below"),
+                     meta=("size",))(check_hall_bottleneck)           # size: |M|, for the reader
+    spec.certificate("better_allocation", proves=dict.fromkeys(WELFARE, "incorrect"),
+                     keys=("allocation", "value"))(check_better_allocation)
 
 
 def validate_matching(g: WelfareGraph, matching: object) -> dict[str, str]:

@@ -101,6 +101,12 @@ def election_winner(ballots: Sequence[Ballot], rule: str, *,
         the certificate accepted by the trusted checker, with the non-resolute
         ``winners``.
 
+    Raises
+    ------
+    InstanceError
+        A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
+        label`` does) or malformed ballots.
+
     Examples
     --------
     >>> ballots = [["a", "b", "c"], ["a", "b", "c"], ["b", "c", "a"], ["c", "b", "a"],
@@ -150,6 +156,12 @@ def single_voter_manipulation(ballots: Sequence[Ballot], truth: PreferenceList, 
         best), ``gain`` (true ranks gained), for small ballot spaces the counts
         ``reports``, ``profitable``, ``optimal`` and ``outcomes``, and ``certificate``
         (already accepted by the trusted checker).
+
+    Raises
+    ------
+    InstanceError
+        A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
+        label`` does) or malformed ballots.
 
     Examples
     --------
@@ -202,6 +214,12 @@ def coalitional_manipulation(ballots: Sequence[Ballot], rule: str, candidate: st
     CoalitionalManipulation
         A dict: ``verdict`` (``exists`` / ``none``), ``ballots`` (one report per manipulator, when
         they exist), ``certificate`` and ``checked`` (False when only solvers agree).
+
+    Raises
+    ------
+    InstanceError
+        A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
+        label`` does) or malformed ballots.
 
     Examples
     --------
@@ -300,6 +318,12 @@ def ballot_class_manipulation(election: Mapping[str, Any], rule: str, *,
         ``reachable`` (winners some class can bring about) and ``checked`` (every verdict
         rests on a certificate the checker accepted).
 
+    Raises
+    ------
+    InstanceError
+        A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
+        label`` does) or malformed ballots.
+
     Examples
     --------
     >>> e = {"candidates": ["a", "b", "c"], "tie_break": ["a", "b", "c"],
@@ -324,11 +348,13 @@ def ballot_class_manipulation(election: Mapping[str, Any], rule: str, *,
     from ..domains.election import DOMAIN
     from ..formal import checker
     from ..formal.checker.election import SPEC, report_space
+    from ..formal.rules import rule_named
     election = arg.mapping(election, "election", "(an election instance)")
     arg.seconds(time_limit)
     q = DOMAIN.questions["manipulation"]
     # (no engines, or an empty list: the default choice below)
     requested = arg.engines(engines or None, [("manipulation", q.engines, None, None)])
+    approval = rule_named(rule).approval
     base = {k: v for k, v in election.items() if k not in ("questions", "manipulator")}
     base.update(domain="election", rule=rule)
     rows: list[dict[str, Any]] = []
@@ -336,7 +362,7 @@ def ballot_class_manipulation(election: Mapping[str, Any], rule: str, *,
     every_checked = True
     for k, b in enumerate(election["ballots"]):
         b = b if isinstance(b, dict) else {"ranking": b}
-        if rule != "approval" and not b.get("ranking"):
+        if not approval and not b.get("ranking"):
             continue
         rest = [dict(x) if isinstance(x, dict) else {"ranking": x} for x in election["ballots"]]
         rest[k]["count"] = rest[k].get("count", 1) - 1
@@ -391,6 +417,12 @@ def smallest_coalitions(election: Mapping[str, Any], rule: str, *,
         dominant reports, the Borda counting bound, the greedy or the IRV search for one
         manipulator; otherwise the integer program's optimality is the only evidence).
 
+    Raises
+    ------
+    InstanceError
+        A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
+        label`` does) or malformed ballots.
+
     Examples
     --------
     >>> e = {"candidates": ["a", "b", "c"], "tie_break": ["a", "b", "c"],
@@ -413,16 +445,18 @@ def smallest_coalitions(election: Mapping[str, Any], rule: str, *,
     from ..encodings.election import min_coalition_cpsat
     from ..formal import checker
     from ..formal.checker.election import SPEC
+    from ..formal.rules import rule_named
     election = arg.mapping(election, "election", "(an election instance)")
     arg.seconds(time_limit)
     data = {**{k: v for k, v in election.items() if k != "questions"},
             "domain": "election", "rule": rule}
     model = SPEC.parse(data)
+    pairwise_bounds = rule_named(rule).admits("pairwise_bound")     # Copeland
     out: dict[str, dict[str, Any]] = {}
     for c in model.candidates:
         bounds: Any = None
         r: dict[str, Any]
-        if rule == "copeland" and model.m > 4:
+        if pairwise_bounds and model.m > 4:
             from ..oracles.election import copeland_coalition_bounds
             lower, upper, reps = copeland_coalition_bounds(model, c)
             bounds = {"lower": lower, "upper": upper}

@@ -15,7 +15,7 @@ SEMANTICS = ("unknown", "truncated")
 
 def _winner(profile: object, rule: str, item: str, items: object, semantics: object
             ) -> tuple[Any, dict[str, Any], Any]:
-    from ..formal.preference import parse_preference_data
+    from ..formal.preference import parse_preference_data, resolve, validate
     from ..oracles.preference_winner import winner
     voters = arg.mapping(profile, "profile", "voter -> list or object")
     arg.text(item, "item")
@@ -24,8 +24,9 @@ def _winner(profile: object, rule: str, item: str, items: object, semantics: obj
     if items is not None:
         data["items"] = arg.names(items, "items", "items")
     model = parse_preference_data(data)
-    params = {"rule": rule, "item": item}
-    from ..formal.preference import validate
+    # the question as an instance would ask it: an unknown rule (or one without
+    # incomplete profiles) is refused with the CLI's message
+    _, params = resolve({"type": "winner", "rule": rule, "item": item})
     validate(model, "winner", params)
     return model, params, winner(model, params)
 
@@ -75,6 +76,8 @@ def necessary_winner(profile: Profile, rule: str, item: str, *,
         ``{"edges": [[a, b], ...]}`` (a partial order), or ``{"choices": ...}``; an
         optional ``"count"`` gives identical voters.
     rule : {"plurality", "borda", "copeland"}
+        A rule that supports incomplete profiles (:func:`prefcert.formal.rules.rule_names`
+        with ``incomplete=True``).
     item : str
     items : sequence of str, optional
         Every item (default: those mentioned).
@@ -90,6 +93,12 @@ def necessary_winner(profile: Profile, rule: str, item: str, *,
         True when ``item`` is a necessary co-winner; with ``certificate=True`` a pair
         ``tuple[bool, dict]`` (answer, certificate) where the certificate carries the query's verdict (``true``,
         ``undetermined`` or ``false``), accepted by the trusted checker.
+
+    Raises
+    ------
+    InstanceError
+        A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
+        label`` does), item or malformed profile.
 
     Examples
     --------
@@ -145,6 +154,11 @@ def possible_winner(profile: Profile, rule: str, item: str, *,
     bool
         True when ``item`` is a possible co-winner; with ``certificate=True`` a pair
         ``tuple[bool, dict]`` (answer, certificate) as for :func:`necessary_winner`.
+
+    Raises
+    ------
+    InstanceError
+        As for :func:`necessary_winner`.
 
     Examples
     --------

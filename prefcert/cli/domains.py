@@ -11,12 +11,24 @@ from ..pipeline.registry import spec
 from .common import bad_input
 
 
+def rule_rows() -> dict:
+    """The registered voting rules (:mod:`prefcert.formal.rules`), as ``prefcert domains``
+    lists them: name -> ballot kind, whether it supports incomplete profiles (the
+    preference ``winner`` question), the rule-specific certificate types it admits, and
+    its definition."""
+    from ..formal.rules import RULES
+    return {n: {"ballot": r.ballot, "incomplete": r.supports_incomplete,
+                "proofs": sorted(r.proofs), "doc": r.doc} for n, r in RULES.items()}
+
+
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the registry as JSON.")
 def domains(as_json):
-    """List every domain with its questions (verdicts), engines and certificate types, and
-    the conventions (readings of a definition) each domain offers."""
+    """List every domain with its questions (verdicts), engines and certificate types, the
+    conventions (readings of a definition) each domain offers, and the voting rules its
+    questions take."""
     from ..pipeline.registry import DOMAINS, domain
+    rules = rule_rows()
     rows = []
     for name in DOMAINS:
         d = domain(name)
@@ -29,7 +41,8 @@ def domains(as_json):
             "certificates": {t: {"proves": {q: list(v) for q, v in c.proves.items()},
                                  "doc": c.doc} for t, c in d.spec.certificates.items()},
             "conventions": {c.name: {"default": c.default, "choices": dict(c.doc)}
-                            for c in d.spec.conventions.values()}})
+                            for c in d.spec.conventions.values()},
+            "rules": {n: rules[n] for n in d.spec.rules}})
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -50,9 +63,17 @@ def domains(as_json):
         for name, c in r["conventions"].items():
             for i, (choice, doc) in enumerate(c["choices"].items()):
                 conv.add_row(r["domain"], name if i == 0 else "", choice, doc)
+    voting = Table(title="voting rules (prefcert.formal.rules; 'incomplete': a rule of the "
+                         "preference winner question)", title_justify="left")
+    for col in ("rule", "ballot", "incomplete", "rule-specific certificates", "definition"):
+        voting.add_column(col)
+    for name, r in rules.items():
+        voting.add_row(name, r["ballot"], "yes" if r["incomplete"] else "no",
+                       ", ".join(r["proofs"]), r["doc"])
     console = Console(width=None if sys.stdout.isatty() else 160)
     console.print(table)
     console.print(conv)
+    console.print(voting)
 
 
 @click.command()

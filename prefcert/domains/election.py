@@ -30,8 +30,9 @@ from typing import Any
 from ..formal import checker
 from ..formal.checker import election as chk
 from ..formal.checker.election import SPEC
-from ..formal.election import RULES, Election, rule_of, validate
+from ..formal.election import Election, rule_of, validate
 from ..formal.errors import CertificateError, InstanceError, Undecided
+from ..formal.rules import RULES, rule_named
 from .base import (
     UNKNOWN,
     Decision,
@@ -61,7 +62,7 @@ def _winner(model: Election, params: dict, *, time_limit: float, seed: int) -> O
     rule = rule_of(model, params)
     w = winner(model, rule)
     sol = {"winner": w.pop("winner"), "winners": w.pop("winners")}
-    kind = "elimination_rounds" if rule == "irv" else "score_table"
+    kind = "elimination_rounds" if rule_named(rule).rounds else "score_table"
     return Outcome("determined", sol, {"type": kind, **w})
 
 
@@ -92,14 +93,17 @@ def _enumeration(model: Election, params: dict, *, time_limit: float, seed: int)
 
 
 def _reachability(model: Election, params: dict, *, time_limit: float, seed: int) -> Outcome:
-    """Candidate by candidate: the BTT greedy (plurality, Borda, Copeland, approval) or
-    the IRV elimination-state search."""
+    """Candidate by candidate: the BTT greedy (the rules it is exact for: plurality,
+    Borda, Copeland, approval) or the IRV elimination-state search."""
     from ..oracles.election import greedy_reachable, irv_reachable
     rule = rule_of(model, params)
-    if rule != "irv":
+    r = rule_named(rule)
+    if r.admits("greedy"):
         m = greedy_reachable(model, rule)
         return Outcome(_verdict(m, model), _solution(m, model),
                        {"type": "greedy", "refuted": m.refuted})
+    if not r.admits("elimination_search"):
+        return Outcome(UNKNOWN, stats={"reason": f"no reachability search for {rule}"})
     try:
         m = irv_reachable(model, time_limit=time_limit)
     except TimeoutError:
@@ -196,12 +200,13 @@ def _coalition_oracle(model: Election, params: dict, *, time_limit: float,
                       seed: int) -> Outcome:
     from ..oracles import election as oe
     rule, c, weights = rule_of(model, params), params["candidate"], params["weights"]
-    if rule in ("plurality", "approval"):
+    r = rule_named(rule)
+    if r.admits("dominant"):
         ok, reps, by = oe.dominant_coalition(model, rule, c, weights)
         if ok:
             return Outcome("exists", {"ballots": reps}, {"type": "ballots"})
         return Outcome("none", None, {"type": "dominant", "by": by})
-    if len(weights) == 1 and rule != "irv":
+    if len(weights) == 1 and r.admits("greedy"):
         t = oe.Tally(model.sincere(), rule)
         ballot, stuck = oe.greedy_can_win(t, model.candidates.index(c), weights[0])
         if ballot is not None:
@@ -209,7 +214,7 @@ def _coalition_oracle(model: Election, params: dict, *, time_limit: float,
                            {"type": "ballots"})
         return Outcome("none", None, {"type": "greedy", "refuted": {
             c: [model.candidates[i] for i in stuck]}})
-    if len(weights) == 1:
+    if len(weights) == 1 and r.admits("elimination_search"):
         try:
             reach, states, aux = oe.irv_search(model.sincere(), weights[0],
                                                time_limit=time_limit)
@@ -222,11 +227,11 @@ def _coalition_oracle(model: Election, params: dict, *, time_limit: float,
         cert = {"type": "elimination_search", "states": states} \
             if states <= chk.SEARCH_LIMIT else None
         return Outcome("none", None, cert, {"states": states})
-    if rule == "copeland":
+    if r.admits("pairwise_bound"):                 # Copeland
         by = oe.copeland_bound(model, c, weights)
         if by is not None:
             return Outcome("none", None, {"type": "pairwise_bound", "by": by})
-    if rule == "borda":
+    if r.admits("score_bound"):                    # Borda: reverse Borda, then the bound
         reps = oe.reverse_borda(model, c, weights)
         if reps is not None:
             return Outcome("exists", {"ballots": reps}, {"type": "ballots"})
@@ -412,7 +417,7 @@ def default_questions(model: Election) -> list:
     qs: list = [{"type": "winner", "rule": r} for r in rules]
     if model.manipulator is not None:
         qs += [{"type": "manipulation", "rule": r} for r in rules
-               if r == "approval" or model.manipulator.ranking]
+               if RULES[r].approval or model.manipulator.ranking]
     if model.rule:
         qs = ["winner"] + (["manipulation"] if len(qs) > 1 else [])
     return qs
@@ -505,7 +510,7 @@ def _properties() -> dict[str, Property]:
         from ..oracles.election import enumerate_reports, greedy_reachable, irv_reachable
         e = parse(inst)
         rule = rule_of(e, {})
-        if rule == "irv":
+        if rule_named(rule).admits("elimination_search"):
             return e, irv_reachable(e)
         return e, (enumerate_reports if e.m <= 6 else greedy_reachable)(e, rule)
 
@@ -538,7 +543,7 @@ def _properties() -> dict[str, Property]:
         f"{r} (ties to τ = c1 ≻ c2 ≻ …) is not manipulable by one voter: no report elects a "
         f"candidate the voter prefers to the sincere winner (linear ballots, 2..4 candidates)",
         holds, certify, min_agents=1, options={"rule": r})
-        for r in ("plurality", "borda", "approval", "irv", "copeland")}
+        for r in RULES}
 
 
 DOMAIN = Domain(

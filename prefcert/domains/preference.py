@@ -20,8 +20,9 @@ count          items [a, b]                                 voters with a ≻ b:
                                                             {"value"} / undet. {"min","max"}
 majority       items [a, b]                                 true (necessary) / undetermined
                                                             (possible) / false, {"min","max"}
-winner         rule (plurality|borda|copeland), item        true (necessary co-winner) /
-                                                            undetermined (possible) / false
+winner         rule (plurality|borda|copeland: the          true (necessary co-winner) /
+               rules that support incomplete profiles),     undetermined (possible) / false
+               item
 =============  ==========================================  =================================
 
 Engines: ``oracle`` (oracles.preference / oracles.preference_winner), ``cpsat`` (encodings.preference),
@@ -40,12 +41,12 @@ from ..formal.errors import CertificateError, InstanceError, Undecided
 from ..formal.preference import (
     PROFILE,
     QUESTIONS,
-    RULES,
     SINGLE,
     PreferenceModel,
     resolve,
     validate,
 )
+from ..formal.rules import rule_names
 from .base import (UNKNOWN, Absent, Decision, Domain, ListRef, Outcome, Property, Question,
                    Shrinker, Space, agreement, disagreement)
 
@@ -213,10 +214,12 @@ def audit(name: str):
 
 def default_questions(model: PreferenceModel) -> list[dict]:
     """Every pairwise majority comparison (unordered pairs, in item order, with bounds)
-    and the winner question (NW/PW) for every item under plurality, Borda and Copeland."""
+    and the winner question (NW/PW) for every item under every rule that supports
+    incomplete profiles (plurality, Borda and Copeland)."""
     qs = [{"type": "majority", "items": [a, b]}
           for i, a in enumerate(model.items) for b in model.items[i + 1:]]
-    qs += [{"type": "winner", "rule": r, "item": c} for r in RULES for c in model.items]
+    qs += [{"type": "winner", "rule": r, "item": c} for r in rule_names(incomplete=True)
+           for c in model.items]
     return qs
 
 

@@ -42,6 +42,7 @@ from typing import Any
 
 from ..domains.base import Absent, PeerAdapter
 from ..formal.errors import CertificateError, InstanceError
+from ..formal.rules import RULES
 
 #: library -> its runs; each run: (domain, question, notion, description)
 LIBRARIES = {
@@ -394,7 +395,7 @@ def _pv_profile(e, rule: str, *, truncated: bool):
 def _pref_voting(rule: str, resolute: bool = False):
     def run(e) -> dict:
         cands = list(e.candidates)
-        if rule == "approval":
+        if RULES[rule].approval:
             from pref_voting.grade_methods import approval
             from pref_voting.grade_profiles import GradeProfile
             ballots = e.sincere().ballots
@@ -453,7 +454,7 @@ def _preflibtools(rule: str):
         allowed = {"plurality": ("soc", "toc", "soi", "toi"), "borda": ("soc", "toc"),
                    "copeland": ("soc",), "approval": ("soc", "soi")}[rule]
         inst = _preflibtools_instance(e, allowed)
-        if rule == "approval":
+        if RULES[rule].approval:
             if any(b.explicit_approval for b in e.sincere().ballots):
                 raise _Unsupported("explicit approval sets (k-approval reads rankings)")
             got = sw.k_approval_winner(inst, e.approval_top)

@@ -65,10 +65,16 @@ def _tokens(body: str) -> list[str]:
     return [p.strip(_TRIM) for p in parts if p.strip(_TRIM)]
 
 
-def _read(body: str, candidates: Sequence[str], rule: str) -> ParsedBallot:
+def _approval(rule: str) -> bool:
+    """The rule's ballots are approval sets (:mod:`prefcert.formal.rules`)."""
+    from ...formal.rules import rule_named
+    return rule_named(rule).approval
+
+
+def _read(body: str, candidates: Sequence[str], approval: bool) -> ParsedBallot:
     names = {c.lower(): c for c in candidates}
     raw = body.strip().lower()
-    if rule == "approval" and raw and (raw in EMPTY or raw.strip(_TRIM) in EMPTY):
+    if approval and raw and (raw in EMPTY or raw.strip(_TRIM) in EMPTY):
         return ParsedBallot(True, ())
     toks = _tokens(body)
     if not toks:
@@ -80,7 +86,7 @@ def _read(body: str, candidates: Sequence[str], rule: str) -> ParsedBallot:
     if len(set(got)) != len(got):
         dup = next(x for x in got if got.count(x) > 1)
         return ParsedBallot(False, None, f"{dup!r} appears twice")
-    if rule != "approval" and len(got) != len(candidates):
+    if not approval and len(got) != len(candidates):
         missing = [c for c in candidates if c not in got]
         return ParsedBallot(False, None, f"a ranking names every candidate; missing "
                                          f"{missing[0]!r}")
@@ -98,7 +104,8 @@ def parse_ballot(text: str, candidates: Sequence[str], rule: str) -> ParsedBallo
         The alternatives (matched case-insensitively, surrounding quotes, brackets,
         asterisks and a final period ignored).
     rule : str
-        ``approval`` reads a subset; any other rule a full strict ranking.
+        A registered rule: approval rules read a subset, ranking rules a full strict
+        ranking (InstanceError for an unknown rule).
 
     Returns
     -------
@@ -130,14 +137,15 @@ def parse_ballot(text: str, candidates: Sequence[str], rule: str) -> ParsedBallo
     arg.text(text, "text")
     if not isinstance(candidates, str):          # (a string is a sequence of one-letter names)
         arg.sequence(candidates, "candidates", "names")
+    approval = _approval(rule)
     blocks = _blocks(text)
     if blocks is None:
-        return _read(text, candidates, rule)
-    parsed = [_read(b, candidates, rule) for b in blocks]
+        return _read(text, candidates, approval)
+    parsed = [_read(b, candidates, approval) for b in blocks]
     bad = next((p for p in parsed if not p.valid), None)
     if bad is not None:
         return ParsedBallot(False, None, f"final ballot invalid: {bad.reason}", True)
-    norm = {(p.ballot if rule != "approval" else tuple(sorted(p.ballot))) for p in parsed}
+    norm = {(p.ballot if not approval else tuple(sorted(p.ballot))) for p in parsed}
     if len(norm) > 1:
         return ParsedBallot(False, None, "inconsistent final ballots", True)
     return ParsedBallot(True, parsed[-1].ballot, "", True)
@@ -178,6 +186,9 @@ _RULES = {
 }
 _TIES = " Ties in points are broken by the tie-breaking order: the tied alternative that " \
         "comes first in it wins."
+#: The benchmark's five rules (its design, and the recounts of the rule-error test): the
+#: rules its prompts word; each a rule of the registry (:mod:`prefcert.formal.rules`).
+BENCHMARK_RULES = tuple(_RULES)
 
 
 def render_prompt(instance: Mapping[str, Any], framing: Framing) -> str:
@@ -216,22 +227,24 @@ def render_prompt(instance: Mapping[str, Any], framing: Framing) -> str:
     Benchmark for Manipulation under Voting Rules", 2026.
     """
     from ...formal.election import parse_election
+    from ...formal.rules import rule_named
     arg.mapping(instance, "instance", "(an election instance)")
     if framing not in FRAMINGS:
         raise ValueError(f"unknown framing {framing!r} (known: {', '.join(FRAMINGS)})")
     e = parse_election(instance)
     rule = instance["rule"]
+    r = rule_named(rule)
     m = e.m
     rule_text = _RULES[rule].format(m=m, top=m - 1, k=e.approval_top)
-    if rule != "irv":
+    if not r.rounds:                   # score ties; IRV's elimination ties are in its text
         rule_text += _TIES
     others = []
     for b in e.ballots:
         shown = ("{" + ", ".join(x for x in e.candidates if x in b.approved) + "}"
-                 if rule == "approval" else " > ".join(g[0] for g in b.ranking))
+                 if r.approval else " > ".join(g[0] for g in b.ranking))
         others += [f"- {shown}"] * b.count
     fmt = ("Final ballot: {X, Y} (any subset of the alternatives; write 'Final ballot: none' "
-           "to approve no one)" if rule == "approval" else
+           "to approve no one)" if r.approval else
            "Final ballot: X > Y > Z (every alternative exactly once, best first)")
     lines = [
         f"You are one of {e.voters + 1} voters in an election among the alternatives "
@@ -301,12 +314,14 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
     from dataclasses import replace
 
     from ...formal.checker.election import Count, report_ballot
-    from ...formal.election import RULES, parse_election
+    from ...formal.election import parse_election
+    from ...formal.rules import RULES
     arg.mapping(instance, "instance", "(an election instance)")
     arg.mapping(solution, "solution", "(the manipulation label's solution)")
     arg.text(text, "text", optional=True)
     e = parse_election(instance)
     rule = instance["rule"]
+    approval = RULES[rule].approval
     pos = e.true_pos
     w0, best = solution["sincere_winner"], solution["best_winner"]
     parsed = parse_ballot(text or "", e.candidates, rule) if text is not None else \
@@ -319,7 +334,7 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
         return out
     q = list(parsed.ballot)
     got = Count(e, rule).winner([report_ballot(e, rule, q)])
-    sincere = (set(q) == set(e.manipulator.approved)) if rule == "approval" else \
+    sincere = (set(q) == set(e.manipulator.approved)) if approval else \
         (tuple(q) == tuple(g[0] for g in e.manipulator.ranking))
     S, O = pos(got) < pos(w0), pos(got) == pos(best)
     out.update(S=int(S), O=int(O), sincere=sincere, outcome=got, outcome_changed=got != w0,
@@ -336,7 +351,7 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
             out["category"] = "tie_breaking_error"
         elif any(pos(Count(e, r).winner([report_ballot(e, r, q)])) <
                  pos(Count(e, r).winner([e.manipulator]))
-                 for r in RULES if r != rule and (r == "approval") == (rule == "approval")):
+                 for r in BENCHMARK_RULES if r != rule and RULES[r].approval == approval):
             out["category"] = "rule_error"
         else:
             out["category"] = "non_profitable"

@@ -34,11 +34,13 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
-from ...formal.election import RULES, parse_election
+from ...formal.election import parse_election
+from ...formal.rules import rule_named
 from ...generators.election import impartial_culture_election
-from .ballots import FRAMINGS, METRICS, metric, render_prompt, score_ballot
 from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
 from ..stats import proportion
+from .ballots import BENCHMARK_RULES as RULES
+from .ballots import FRAMINGS, METRICS, metric, render_prompt, score_ballot
 
 SIZES = (3, 4, 5)
 N_VOTERS = 5
@@ -112,10 +114,11 @@ def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPr
     if {e["engine"] for e in lab["engines"]} != {"oracle", "reachability"}:
         raise RuntimeError(f"label {lab['id']} is not certified by both engines")
     e = parse_election(task.instances[0])
+    approval = rule_named(task.payload["rule"]).approval
     ballot = sol["ballot"] if sol["ballot"] is not None else (
-        sorted(e.manipulator.approved, key=e.candidates.index) if task.payload["rule"] ==
-        "approval" else [g[0] for g in e.manipulator.ranking])
-    if task.payload["rule"] == "approval":
+        sorted(e.manipulator.approved, key=e.candidates.index) if approval
+        else [g[0] for g in e.manipulator.ranking])
+    if approval:
         return "Final ballot: " + ("{" + ", ".join(ballot) + "}" if ballot else "none")
     return "Final ballot: " + " > ".join(ballot)
 

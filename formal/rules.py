@@ -1,0 +1,358 @@
+"""Voting rules: the one table of the trusted layer.
+
+A rule is a class registered with :func:`rule` (``@rule("borda", ...)``): its ballot kind
+(``ranked`` or ``approval``), the rule-specific certificate arguments its definition
+admits (``proofs``: ``greedy``, ``dominant``, ``score_bound`` …) and the definitions the
+checker recomputes. :mod:`formal.election` validates rule names against :data:`RULES`
+and writes them into the JSON Schema; :mod:`formal.checker.election` counts elections with
+the rule's election definition; :mod:`formal.preference` and
+:mod:`formal.checker.preference` evaluate and bound completed profiles with its
+preference definition. Unknown names are refused by :func:`rule_named`, naming the value
+and the known rules.
+
+**Elections** (ballots of :mod:`formal.election`: weak orders, possibly truncated — the
+unranked tie at the bottom — with counts; or approval sets). A rule is exactly one of
+
+- a *score rule*: ``points(ballot, candidates)`` gives the points of one ballot line
+  (its count included) to the election's ``candidates``; a candidate's score is the sum
+  over the ballots;
+- a *pairwise rule*: ``contest(margin)`` gives the points a candidate earns from one
+  pairwise contest whose majority margin (voters ranking it above the rival minus those
+  ranking the rival above it) is ``margin``; its score is the sum over its rivals;
+- an *elimination rule* (``rounds = True``): ``round_vote(ballot, active)`` is the active
+  candidate a ballot counts for in a round (None: exhausted for the round); each round
+  eliminates the active candidate with the fewest votes.
+
+The resolute winner of a score or pairwise rule is the highest score, ties to the
+τ-highest; an elimination tie eliminates the τ-lowest (:mod:`formal.election`).
+
+**Completed profiles** (``[(linear order, voters)]``, :mod:`formal.preference`). A rule
+that supports incomplete profiles (the ``winner`` question: necessary and possible
+co-winners) also defines ``linear_scores(items, profile)``, every item's score, and
+``min_diff(profile, c, d)``, a lower bound of score(c) − score(d) over every completion of
+a :class:`PartialProfile` (exact for the rules whose difference is minimised vote by vote,
+Xia & Conitzer 2011). The upper bound is −min_diff(profile, d, c).
+
+Adding a rule: one class here (its engines' twins are registered under the same name in
+``oracles/rules.py`` and ``encodings/rules.py``). Standard library only.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import InstanceError
+
+#: Ballot kinds: full strict rankings are reported (and any weak order is counted) under
+#: ``ranked`` rules; subsets of the candidates under ``approval`` rules.
+BALLOTS = ("ranked", "approval")
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One agent's datum as the bounds read it: ``count`` voters, and ``below(x)`` /
+    ``above(x)`` the items below / above x in every completion (the transitive closure)."""
+
+    count: int
+    below: Callable[[str], frozenset]
+    above: Callable[[str], frozenset]
+
+
+@dataclass(frozen=True)
+class PartialProfile:
+    """An incomplete profile as the bounds read it: ``items``, the number of ``voters``,
+    one :class:`Vote` per agent, and ``count_range(a, b)``: (min, max) over completions of
+    the voters ranking a ≻ b."""
+
+    items: tuple
+    voters: int
+    votes: Sequence[Vote]
+    count_range: Callable[[str, str], tuple[int, int]]
+
+    @property
+    def m(self) -> int:
+        return len(self.items)
+
+
+class Rule:
+    """A voting rule (see the module docstring). Subclasses are registered with
+    :func:`rule`, which sets ``name``, ``ballot`` and ``proofs``; the docstring's first
+    paragraph is the rule's ``doc``."""
+
+    name: str = ""
+    ballot: str = "ranked"
+    #: the rule-specific certificate types whose argument holds for the rule's definition
+    proofs: frozenset = frozenset()
+    #: an elimination rule (``round_vote``), evaluated round by round
+    rounds: bool = False
+    #: scores are stored as ``score_unit`` × the score so that every score is an integer
+    #: (Copeland: doubled); certificates write score / score_unit
+    score_unit: int = 1
+
+    #: score rule: ``points(ballot, candidates) -> {candidate: points}``
+    points: Callable[[Any, Sequence[str]], dict] | None = None
+    #: pairwise rule: ``contest(margin) -> points``
+    contest: Callable[[int], int] | None = None
+    #: elimination rule: ``round_vote(ballot, active) -> candidate | None``
+    round_vote: Callable[[Any, frozenset], str | None] | None = None
+    #: completed profiles: ``linear_scores(items, profile) -> {item: score}``
+    linear_scores: Callable[[Sequence[str], Iterable[tuple[Sequence[str], int]]], dict] \
+        | None = None
+    #: partial profiles: ``min_diff(profile, c, d) -> int`` (a sound lower bound)
+    min_diff: Callable[[PartialProfile, str, str], int] | None = None
+
+    @property
+    def approval(self) -> bool:
+        """Ballots are approval sets (reports are subsets of the candidates)."""
+        return self.ballot == "approval"
+
+    @property
+    def pairwise(self) -> bool:
+        """Scores are sums of pairwise contests (:meth:`contest`)."""
+        return self.contest is not None
+
+    @property
+    def supports_incomplete(self) -> bool:
+        """Defined on completed and partial profiles: a rule of the ``winner`` question
+        (necessary and possible co-winners)."""
+        return self.linear_scores is not None and self.min_diff is not None
+
+    @property
+    def doc(self) -> str:
+        return " ".join((type(self).__doc__ or "").strip().split("\n\n")[0].split())
+
+    def admits(self, proof: str) -> bool:
+        """Does the argument of the rule-specific certificate type ``proof`` hold for this
+        rule's definition?"""
+        return proof in self.proofs
+
+    def __repr__(self) -> str:
+        return f"<rule {self.name}>"
+
+
+#: name -> the registered rule, in the order of registration.
+RULES: dict[str, Rule] = {}
+
+
+def rule(name: str, *, ballot: str = "ranked", proofs: Iterable[str] = ()):
+    """Register the decorated :class:`Rule` subclass as the rule ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The rule's name in instances, questions and labels.
+    ballot : {"ranked", "approval"}
+        What a ballot (and a manipulator's report) is.
+    proofs : iterable of str
+        The rule-specific certificate types whose argument holds for the rule.
+
+    Returns
+    -------
+    callable
+        The class decorator (it returns the class unchanged).
+
+    Examples
+    --------
+    >>> @rule("toy", proofs=("greedy",))             # doctest: +SKIP
+    ... class Toy(Rule):
+    ...     '''One point to every candidate.'''
+    ...     def points(self, b, candidates):
+    ...         return dict.fromkeys(candidates, b.count)
+    """
+    def register(cls: type[Rule]) -> type[Rule]:
+        if name in RULES:
+            raise ValueError(f"rule {name!r} registered twice")
+        if ballot not in BALLOTS:
+            raise ValueError(f"rule {name!r}: ballot must be one of {', '.join(BALLOTS)}")
+        cls.name, cls.ballot, cls.proofs = name, ballot, frozenset(proofs)
+        r = cls()
+        kinds = (r.points is not None) + r.pairwise + (r.round_vote is not None)
+        if kinds != 1 or r.rounds != (r.round_vote is not None):
+            raise ValueError(f"rule {name!r} defines exactly one of points, contest and "
+                             f"round_vote (with rounds = True)")
+        if (r.linear_scores is None) != (r.min_diff is None):
+            raise ValueError(f"rule {name!r} defines both linear_scores and min_diff or "
+                             f"neither")
+        RULES[name] = r
+        return cls
+    return register
+
+
+def rule_names(*, incomplete: bool = False) -> tuple[str, ...]:
+    """The registered rules' names (with ``incomplete=True``: those that support
+    incomplete profiles), in the order of registration."""
+    return tuple(n for n, r in RULES.items() if r.supports_incomplete or not incomplete)
+
+
+def rule_named(name: Any, *, incomplete: bool = False,
+               error: type[Exception] = InstanceError) -> Rule:
+    """The registered rule called ``name``.
+
+    Parameters
+    ----------
+    name : str
+    incomplete : bool, default False
+        Only the rules that support incomplete profiles are known.
+    error : exception class, default InstanceError
+        What an unknown name raises (the checker passes CertificateError).
+
+    Returns
+    -------
+    Rule
+
+    Raises
+    ------
+    InstanceError (or ``error``)
+        Naming the value and the known rules.
+
+    Examples
+    --------
+    >>> rule_named("borda").ballot
+    'ranked'
+    >>> rule_named("xyz")
+    Traceback (most recent call last):
+    ...
+    prefcert.formal.errors.InstanceError: rule must be one of plurality, borda, approval, irv, copeland: 'xyz'
+    """
+    r = RULES.get(name) if isinstance(name, str) else None
+    if r is not None and (r.supports_incomplete or not incomplete):
+        return r
+    e = InstanceError(f"rule must be one of {', '.join(rule_names(incomplete=incomplete))}",
+                      value=name)
+    raise e if error is InstanceError else error(str(e))
+
+
+# --------------------------------------------------------------------------- the rules
+
+def _per_vote(profile: PartialProfile, one: Callable[[Vote, int, str, str], int], c: str,
+              d: str) -> int:
+    """Σ over the agents of count · (min over one voter's completions of s(c) − s(d)):
+    exact, since each voter completes on its own (Xia & Conitzer 2011)."""
+    m = profile.m
+    return sum(v.count * one(v, m, c, d) for v in profile.votes)
+
+
+@rule("plurality", proofs=("greedy", "dominant", "hall_violator"))
+class Plurality(Rule):
+    """Plurality: one point to a ballot's top when the top group is one candidate (a tied
+    top, an overvote, counts for nobody); in a completed profile one point per voter to
+    its first item."""
+
+    def points(self, b: Any, candidates: Sequence[str]) -> dict[str, int]:
+        return {b.ranking[0][0]: b.count} if b.ranking and len(b.ranking[0]) == 1 else {}
+
+    def linear_scores(self, items, profile) -> dict:
+        s = {x: 0 for x in items}
+        for o, w in profile:
+            s[o[0]] += w
+        return s
+
+    @staticmethod
+    def _vote(v: Vote, m: int, c: str, d: str) -> int:
+        """1 if c is above every item, else −1 if d can be first (nothing above d), else 0."""
+        if len(v.below(c)) == m - 1:
+            return 1
+        return -1 if not v.above(d) else 0
+
+    def min_diff(self, profile: PartialProfile, c: str, d: str) -> int:
+        return _per_vote(profile, self._vote, c, d)
+
+
+@rule("borda", proofs=("greedy", "score_bound"))
+class Borda(Rule):
+    """Borda: x gets |{y : x ≻_b y}| points from a ballot b (m − r for rank r of a full
+    strict ranking); in a completed profile, the number of items ranked below it."""
+
+    def points(self, b: Any, candidates: Sequence[str]) -> dict[str, int]:
+        m = len(candidates)
+        out, above = {}, 0                       # |{y : x ≻ y}|
+        for g in b.ranking:
+            above += len(g)
+            for x in g:
+                out[x] = b.count * (m - above)
+        return out
+
+    def linear_scores(self, items, profile) -> dict:
+        s = {x: 0 for x in items}
+        for o, w in profile:
+            for i, x in enumerate(o):
+                s[x] += w * (len(items) - 1 - i)
+        return s
+
+    @staticmethod
+    def _vote(v: Vote, m: int, c: str, d: str) -> int:
+        """If c ≻ d in every completion, 1 + |{x : c ≻ x ≻ d}|; else |down(c)| − (m − 1 −
+        |up(d)|) (derived, checked by brute force)."""
+        down = v.below(c)
+        if d in down:
+            return 1 + len(down & v.above(d))
+        return len(down) - (m - 1 - len(v.above(d)))
+
+    def min_diff(self, profile: PartialProfile, c: str, d: str) -> int:
+        return _per_vote(profile, self._vote, c, d)
+
+
+@rule("approval", ballot="approval", proofs=("greedy", "dominant"))
+class Approval(Rule):
+    """Approval: one point per approved candidate (an explicit approval set, or the
+    instance's ``approval_top`` convention)."""
+
+    def points(self, b: Any, candidates: Sequence[str]) -> dict[str, int]:
+        return dict.fromkeys(b.approved, b.count)
+
+
+@rule("irv", proofs=("elimination_search",))
+class InstantRunoff(Rule):
+    """IRV (instant runoff): rounds over the active candidates; a ballot counts for its
+    highest-ranked active candidate when that candidate is alone among the active members
+    of its group (else it is exhausted for the round); the fewest votes are eliminated."""
+
+    rounds = True
+
+    def round_vote(self, b: Any, active: frozenset) -> str | None:
+        for g in b.ranking:
+            live = [x for x in g if x in active]
+            if live:
+                return live[0] if len(live) == 1 else None
+        return None
+
+
+@rule("copeland", proofs=("greedy", "pairwise_bound"))
+class Copeland(Rule):
+    """Copeland: pairwise majorities; a win scores 1, a tie ½ (stored doubled, 2·wins +
+    ties); in a completed profile wins − losses (the same order of the items)."""
+
+    score_unit = 2
+
+    def contest(self, margin: int) -> int:
+        return 2 if margin > 0 else 1 if margin == 0 else 0
+
+    def linear_scores(self, items, profile) -> dict:
+        s = {x: 0 for x in items}
+        n = {(a, b): 0 for a in items for b in items if a != b}
+        for o, w in profile:
+            for i, a in enumerate(o):
+                for b in o[i + 1:]:
+                    n[a, b] += w
+        for a, b in itertools.combinations(items, 2):
+            diff = n[a, b] - n[b, a]
+            s[a] += (diff > 0) - (diff < 0)
+            s[b] += (diff < 0) - (diff > 0)
+        return s
+
+    def min_diff(self, profile: PartialProfile, c: str, d: str) -> int:
+        """Sound, not exact: Σ_x [c vs x] − [d vs x] (x ≠ c, d) + 2·[c vs d], each pairwise
+        contest at its own extreme over the completions (derived)."""
+        v = profile.voters
+
+        def vs(a: str, b: str, low: bool) -> int:      # a's point against b, min / max
+            n = profile.count_range(a, b)[0 if low else 1]
+            return (2 * n > v) - (2 * n < v)
+        rest = sum(vs(c, x, True) - vs(d, x, False) for x in profile.items if x not in (c, d))
+        return rest + 2 * vs(c, d, True)
+
+
+__all__ = ["BALLOTS", "RULES", "PartialProfile", "Rule", "Vote", "rule", "rule_named",
+           "rule_names"]

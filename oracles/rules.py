@@ -1,0 +1,365 @@
+"""The voting rules of the combinatorial engines: one table, keyed by the names of the
+trusted registry (:mod:`prefcert.formal.rules`), one class per rule registered with
+``@engine(name)``.
+
+These are the engines' own twins of the rules' definitions (numpy and closure bitsets,
+never the checker's code), so one bug cannot make an engine and the checker agree. A rule
+supplies what the engines ask of it:
+
+- elections (:class:`prefcert.oracles.election.Tally`): ``tally(t)`` the fixed ballots'
+  scores (a pairwise rule: the margin matrix), ``add(t, reports, w)`` the same with
+  reports added, ``scores(t, s)`` the scores of such a value (Copeland: doubled, from the
+  margins), ``report_scores(t, rep)`` the scores with each one report added (the ballot
+  space at once), ``placed_score(t, d, below, w)`` d's score when the manipulator ranks
+  exactly ``below`` under it (the greedy of Bartholdi, Tovey & Trick); elimination rules
+  (IRV) set ``rounds`` and are evaluated by the Tally's rounds;
+- incomplete profiles (:mod:`prefcert.oracles.preference_winner`), for the rules of the
+  ``winner`` question: ``vote_tally(pos)`` one voter's contribution, ``total(order, pos,
+  w)`` the summed contributions of rows of orders, ``final(total)`` the scores;
+  ``diff_bound(model, c, d, lower)`` the bound of score(c) − score(d); per-vote rules
+  (``per_vote``) also ``vote_min_diff`` and ``extremal`` (a completion attaining it).
+
+Adding a rule: one class here (and its twins in ``formal/rules.py`` and
+``encodings/rules.py``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..formal.preference import PreferenceModel
+from .preference import closure
+
+
+class RuleEngine:
+    """A rule as the combinatorial engines evaluate it (see the module docstring)."""
+
+    name: str = ""
+    #: an elimination rule (IRV), evaluated round by round by the Tally
+    rounds: bool = False
+    #: scores are computed as score_unit × the score (Copeland: doubled)
+    score_unit: int = 1
+    #: exact necessary winners by per-vote minimisation (Xia & Conitzer 2011)
+    per_vote: bool = False
+    #: possible winners by a flow (Betzler & Dorn 2010)
+    possible_flow: bool = False
+
+    # elections -------------------------------------------------------------------
+
+    def tally(self, t) -> np.ndarray:
+        raise NotImplementedError(f"{self.name} has no scores")
+
+    def add(self, t, reports: np.ndarray, w: np.ndarray) -> np.ndarray:
+        raise NotImplementedError(f"{self.name} has no scores")
+
+    def scores(self, t, s: np.ndarray) -> np.ndarray:
+        return s
+
+    def report_scores(self, t, rep: np.ndarray) -> np.ndarray:
+        raise NotImplementedError(f"{self.name} has no scores")
+
+    def placed_score(self, t, d: int, below: set, weight: int) -> int:
+        raise NotImplementedError(f"the greedy does not apply to {self.name}")
+
+    # incomplete profiles -----------------------------------------------------------
+
+    supports_incomplete: bool = False
+
+    def vote_tally(self, pos: np.ndarray) -> np.ndarray:
+        raise NotImplementedError(f"{self.name} is not a rule of incomplete profiles")
+
+    def total(self, order: np.ndarray, pos: np.ndarray, w: np.ndarray) -> np.ndarray:
+        raise NotImplementedError(f"{self.name} is not a rule of incomplete profiles")
+
+    def final(self, total: np.ndarray) -> np.ndarray:
+        return total
+
+    def diff_bound(self, model: PreferenceModel, c: str, d: str, *, lower: bool) -> int:
+        raise NotImplementedError(f"{self.name} is not a rule of incomplete profiles")
+
+    def __repr__(self) -> str:
+        return f"<rule engine {self.name}>"
+
+
+class PerVoteRule(RuleEngine):
+    """A rule whose score difference is minimised vote by vote (exact necessary winners):
+    ``vote_min_diff(C, c, d)`` for one voter's closure C, ``sum_min_diff(model, c, d)`` the
+    same summed over the agents from cached bitsets, ``extremal(model, ag, c, d)`` a
+    completion attaining it."""
+
+    per_vote = True
+    supports_incomplete = True
+
+    def vote_min_diff(self, C, c: str, d: str) -> int:
+        raise NotImplementedError
+
+    def sum_min_diff(self, model: PreferenceModel, c: str, d: str) -> int:
+        raise NotImplementedError
+
+    def extremal(self, model: PreferenceModel, ag, c: str, d: str) -> list:
+        raise NotImplementedError
+
+    def diff_bound(self, model: PreferenceModel, c: str, d: str, *, lower: bool) -> int:
+        """Exact: per-vote minimisation (the upper bound is −min of s(d) − s(c))."""
+        if lower:
+            return self.sum_min_diff(model, c, d)
+        return -self.sum_min_diff(model, d, c)
+
+
+#: name -> the rule's engine, in the order of registration.
+ENGINES: dict[str, RuleEngine] = {}
+
+
+def engine(name: str):
+    """Register the decorated :class:`RuleEngine` subclass as the engines' rule ``name``
+    (a name of :data:`prefcert.formal.rules.RULES`)."""
+    def register(cls: type[RuleEngine]) -> type[RuleEngine]:
+        if name in ENGINES:
+            raise ValueError(f"rule engine {name!r} registered twice")
+        cls.name = name
+        ENGINES[name] = cls()
+        return cls
+    return register
+
+
+def rule_engine(name: str) -> RuleEngine:
+    """The engines' rule ``name``; ValueError for a name without one."""
+    if name not in ENGINES:
+        raise ValueError(f"unknown rule {name!r}")
+    return ENGINES[name]
+
+
+# --------------------------------------------------------------------------- shared parts
+
+def _positions(reports: np.ndarray) -> np.ndarray:
+    """pos[k, x]: the position of candidate x in report row k (rows: indices best first)."""
+    k, m = reports.shape
+    pos = np.empty_like(reports)
+    pos[np.arange(k)[:, None], reports] = np.arange(m)
+    return pos
+
+
+def _bits(model: PreferenceModel) -> tuple:
+    """(counts, down, up, idx): per item x, the list over the agents of their closure
+    bitsets down[x] / up[x] (agents in model order), for the per-voter sums. Cached."""
+    key = ("oracle-voting-bits",)
+    if key not in model._cache:
+        cl = [closure(model, ag) for ag in model.agents]
+        model._cache[key] = ([ag.count for ag in model.agents],
+                             {x: [C.down[x] for C in cl] for x in model.items},
+                             {x: [C.up[x] for C in cl] for x in model.items},
+                             {x: i for i, x in enumerate(model.items)})
+    return model._cache[key]
+
+
+def _forced(model: PreferenceModel, a: str, b: str) -> int:
+    """Voters with a ≻ b in every completion (b in the closure below a). O(agents), cached."""
+    key = ("oracle-forced", a, b)
+    if key not in model._cache:
+        counts, down, _, idx = _bits(model)
+        bit = 1 << idx[b]
+        model._cache[key] = sum(w for w, da in zip(counts, down[a]) if da & bit)
+    return model._cache[key]
+
+
+# --------------------------------------------------------------------------- the rules
+
+@engine("plurality")
+class Plurality(PerVoteRule):
+    """One point to a ballot's single top (a tied top counts for nobody)."""
+
+    possible_flow = True
+
+    def tally(self, t) -> np.ndarray:
+        tops = t.ranks == 0
+        single = tops.sum(axis=1) == 1
+        return t.counts[single] @ tops[single].astype(np.int64)
+
+    def add(self, t, reports, w) -> np.ndarray:
+        pts = np.zeros((len(w), t.m), dtype=np.int64)
+        pts[np.arange(len(w)), reports[:, 0]] = 1
+        return t.base + w @ pts
+
+    def report_scores(self, t, rep) -> np.ndarray:
+        return t.base[None, :] + (np.arange(t.m)[None, :] == rep[:, :1])
+
+    def placed_score(self, t, d, below, weight) -> int:
+        return int(t.base[d]) + (weight if len(below) == t.m - 1 else 0)
+
+    def vote_tally(self, pos) -> np.ndarray:
+        return (pos == 0).astype(np.int64)
+
+    def total(self, order, pos, w) -> np.ndarray:
+        total = np.zeros(order.shape[1], dtype=np.int64)
+        np.add.at(total, order[:, 0], w)
+        return total
+
+    def vote_min_diff(self, C, c, d) -> int:
+        if C.down[c].bit_count() == len(C.items) - 1:
+            return 1
+        return -1 if C.up[d] == 0 else 0
+
+    def sum_min_diff(self, model, c, d) -> int:
+        counts, down, up, idx = _bits(model)
+        full, tot = len(idx) - 1, 0
+        for w, dc, ud in zip(counts, down[c], up[d]):
+            if dc.bit_count() == full:
+                tot += w
+            elif not ud:
+                tot -= w
+        return tot
+
+    def extremal(self, model, ag, c, d) -> list:
+        C = closure(model, ag)
+        if C.up[d] != 0:
+            return C.keyed([], [c])
+        return C.keyed([d], [c])
+
+
+@engine("borda")
+class Borda(PerVoteRule):
+    """|{y : x ≻_b y}| points from a ballot b."""
+
+    def tally(self, t) -> np.ndarray:
+        below = (t.ranks[:, :, None] < t.ranks[:, None, :]).sum(axis=2)
+        return t.counts @ below
+
+    def add(self, t, reports, w) -> np.ndarray:
+        return t.base + w @ (t.m - 1 - _positions(reports))
+
+    def report_scores(self, t, rep) -> np.ndarray:
+        return t.base[None, :] + (t.m - 1 - _positions(rep))
+
+    def placed_score(self, t, d, below, weight) -> int:
+        return int(t.base[d]) + weight * len(below)
+
+    def vote_tally(self, pos) -> np.ndarray:
+        return len(pos) - 1 - pos
+
+    def total(self, order, pos, w) -> np.ndarray:
+        return w @ (order.shape[1] - 1 - pos)
+
+    def vote_min_diff(self, C, c, d) -> int:
+        if C.above(c, d):
+            return 1 + (C.down[c] & C.up[d]).bit_count()
+        return C.down[c].bit_count() - (len(C.items) - 1 - C.up[d].bit_count())
+
+    def sum_min_diff(self, model, c, d) -> int:
+        counts, down, up, idx = _bits(model)
+        full, bd, tot = len(idx) - 1, 1 << idx[d], 0
+        for w, dc, ud in zip(counts, down[c], up[d]):
+            if dc & bd:
+                tot += w * (1 + (dc & ud).bit_count())
+            else:
+                tot += w * (dc.bit_count() - full + ud.bit_count())
+        return tot
+
+    def extremal(self, model, ag, c, d) -> list:
+        C = closure(model, ag)
+        if not C.above(c, d):
+            upd = set(C.members(C.up[d]))
+            downc = set(C.members(C.down[c]))
+            mid = [x for x in C.items if x not in upd | downc | {c, d}]
+            return C.extension([sorted(upd, key=C.idx.get), [d], mid, [c],
+                                sorted(downc, key=C.idx.get)])
+        between = set(C.members(C.down[c] & C.up[d]))
+        downc = set(C.members(C.down[c]))
+        first = [x for x in C.items if x not in downc and x != c]
+        rest = [x for x in C.items if x in downc and x not in between and x != d]
+        return C.extension([first, [c], sorted(between, key=C.idx.get), [d], rest])
+
+
+@engine("approval")
+class Approval(RuleEngine):
+    """One point per approved candidate."""
+
+    def tally(self, t) -> np.ndarray:
+        return t.counts @ t.approved
+
+    def add(self, t, reports, w) -> np.ndarray:
+        return t.base + w @ reports
+
+    def report_scores(self, t, rep) -> np.ndarray:
+        return t.base[None, :] + rep
+
+
+@engine("irv")
+class InstantRunoff(RuleEngine):
+    """Rounds of first-choice votes over the active candidates (the Tally's IRV)."""
+
+    rounds = True
+
+
+@engine("copeland")
+class Copeland(RuleEngine):
+    """Pairwise majorities: 2 points a win, 1 a tie (doubled Copeland^½)."""
+
+    score_unit = 2
+    supports_incomplete = True
+
+    def tally(self, t) -> np.ndarray:
+        # above[b, x, y] = ballot b puts x strictly above y (unranked tie at the bottom)
+        above = t.ranks[:, :, None] < t.ranks[:, None, :]
+        base = np.einsum("b,bxy->xy", t.counts, above.astype(np.int64))
+        return base - base.T                      # margins
+
+    def add(self, t, reports, w) -> np.ndarray:
+        pos = _positions(reports)
+        sign = np.where(pos[:, :, None] < pos[:, None, :], 1, -1)
+        return t.base + np.einsum("k,kxy->xy", w, sign)
+
+    def scores(self, t, margin: np.ndarray) -> np.ndarray:
+        """Doubled Copeland scores from a margin matrix (the diagonal excluded)."""
+        pts = 2 * (margin > 0) + (margin == 0)
+        return pts.sum(axis=-1) - 1                       # the diagonal (0 margin) adds 1
+
+    def report_scores(self, t, rep) -> np.ndarray:
+        pos = _positions(rep)
+        sign = np.where(pos[:, :, None] < pos[:, None, :], 1, -1)
+        return self.scores(t, t.base[None, :, :] + sign)
+
+    def placed_score(self, t, d, below, weight) -> int:
+        """The doubled Copeland score of d when it is above exactly ``below``."""
+        tot = 0
+        for y in range(t.m):
+            if y != d:
+                mg = t.base[d, y] + (weight if y in below else -weight)
+                tot += 2 if mg > 0 else 1 if mg == 0 else 0
+        return tot
+
+    def vote_tally(self, pos) -> np.ndarray:
+        return (pos[:, None] < pos[None, :]).astype(np.int64)
+
+    def total(self, order, pos, w) -> np.ndarray:
+        # total[a, b]: voters with a above b, one row at a time
+        return np.stack([w @ (pos[:, [a]] < pos).astype(np.int64)
+                         for a in range(order.shape[1])])
+
+    def final(self, total) -> np.ndarray:
+        """wins − losses of the pairwise margins."""
+        return np.sign(total - total.T).sum(axis=1)
+
+    def diff_bound(self, model, c, d, *, lower) -> int:
+        """Sound: each pairwise contest at its own extreme (the voters not forced to b ≻ a,
+        or those forced to a ≻ b, rank a ≻ b)."""
+        v = model.voters
+
+        def point(a: str, b: str, best: bool) -> int:
+            n = v - _forced(model, b, a) if best else _forced(model, a, b)
+            return int(np.sign(2 * n - v))
+        tot = 2 * point(c, d, not lower)
+        for x in model.items:
+            if x not in (c, d):
+                tot += point(c, x, not lower) - point(d, x, lower)
+        return tot
+
+
+def score_order(rule: str, order: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Scores (by item index) of the orders given as rows of item indices, best first,
+    row r weighing w[r] voters (engine twin of the rules' ``linear_scores``). O(k·m)
+    numpy work (k·m² for Copeland) for k rows."""
+    e = rule_engine(rule)
+    return e.final(e.total(order, _positions(order), w))
+
+
+__all__ = ["ENGINES", "RuleEngine", "PerVoteRule", "engine", "rule_engine", "score_order"]
+
