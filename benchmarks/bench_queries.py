@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from prefcert.encodings.preference import cpsat_query
+from prefcert.encodings.preference import query_cpsat
 from prefcert.formal.checker import check
 from prefcert.formal.checker.preference import SPEC
 from prefcert.formal.preflib import read_preflib
@@ -104,7 +104,7 @@ def bench_poset(n: int, e: int, *, encode: int) -> None:
         if i < encode:
             to_enc += t1 - t0
             t0 = time.perf_counter()
-            c = cpsat_query(model, name, params, time_limit=TIME_LIMIT, seed=0)
+            c = query_cpsat(model, name, params, time_limit=TIME_LIMIT, seed=0)
             tc += time.perf_counter() - t0
             assert c.verdict in ("unknown", o.verdict), (q, o.verdict, c.verdict)
             agree += c.verdict == o.verdict

@@ -30,7 +30,7 @@ from .rules import rule_encoding
 
 
 @dataclass(frozen=True)
-class EncodingResult:
+class ManipulationEncodingResult:
     """``status``: "feasible" (``ballots`` elect c, one per weight), "infeasible" (no
     reports do) or "unknown" (time limit)."""
 
@@ -46,7 +46,7 @@ def _base(e: Election, rule: str) -> dict:
 
 def can_win_cpsat(e: Election, rule: str, c: str, weights: Sequence[int], *,
                   time_limit: float = 10.0, seed: int = 0, workers: int = 1
-                  ) -> EncodingResult:
+                  ) -> ManipulationEncodingResult:
     """Decide whether manipulators of the given ``weights`` (their reports added to the
     election's ballots) can make ``c`` the τ-resolved winner of ``rule``.
 
@@ -102,10 +102,10 @@ def can_win_cpsat(e: Election, rule: str, c: str, weights: Sequence[int], *,
             out = [[x for x in e.tie_break if solver.value(ap[i][x])] for i in range(k)]
         else:
             out = [sorted(cands, key=lambda x: solver.value(pos[i][x])) for i in range(k)]
-        return EncodingResult("feasible", out, stats)
+        return ManipulationEncodingResult("feasible", out, stats)
     if st == cp_model.INFEASIBLE:
-        return EncodingResult("infeasible", None, stats)
-    return EncodingResult("unknown", None, stats)
+        return ManipulationEncodingResult("infeasible", None, stats)
+    return ManipulationEncodingResult("unknown", None, stats)
 
 
 def _irv(md, e: Election, cands: list[str], weights: Sequence[int], A: list, c: str,

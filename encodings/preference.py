@@ -289,7 +289,7 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
     raise ValueError(f"unknown question {question!r}")
 
 
-def cpsat_query(model: PreferenceModel, question: str, params: dict, *, time_limit: float = 10.0,
+def query_cpsat(model: PreferenceModel, question: str, params: dict, *, time_limit: float = 10.0,
                 seed: int = 0) -> Outcome:
     """Answer any preference query with CP-SAT (see module docstring). The certificate is
     given where it is self-contained (completions witnessing ``undetermined``); determined
@@ -349,7 +349,7 @@ def _birkhoff(mat: dict, group: list, total: int) -> list:
     return out
 
 
-def cpsat_winner_aggregated(model: PreferenceModel, params: dict, *, time_limit: float = 10.0,
+def winner_aggregated_cpsat(model: PreferenceModel, params: dict, *, time_limit: float = 10.0,
                             seed: int = 0) -> Outcome:
     """Possible/necessary plurality or Borda co-winner for profiles of weak orders over all
     items (complete or truncated), with voters aggregated per tie group.

@@ -1,7 +1,7 @@
 """Two-sided one-to-one markets with ties and incomplete lists (SMTI): model, stability
 definitions and certificate checks.
 
-A market has side A (proposers, "men") and side B ("women"); each agent has a weak order
+A market has side A (proposers, "A-agents") and side B ("B-agents"); each agent has a weak order
 over a subset of the other side. A pair is admissible only when each ranks the other
 (mutual acceptability); one-sided entries are dropped. A matching is a dict A-agent ->
 B-agent over admissible pairs; agents absent from it are unmatched, and being unmatched is

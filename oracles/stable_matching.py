@@ -1,7 +1,7 @@
 """Combinatorial algorithms for two-sided stable matching with ties and incomplete lists.
 
 All functions take a :class:`formal.stable_matching.Market` and work on its mutually acceptable
-lists (``pa``/``pb``). Matchings are dicts A-agent -> B-agent. Side A proposes ("men"),
+lists (``pa``/``pb``). Matchings are dicts A-agent -> B-agent. Side A proposes ("A-agents"),
 unless stated otherwise. Not trusted: every answer is verified by ``formal``'s checker.
 """
 from __future__ import annotations
@@ -86,10 +86,10 @@ def weakly_stable_matching(market: Market) -> dict[str, str]:
 
 
 class _Position:
-    """A woman's order of men by list position, compared as (tie rank, index in her
+    """A B-agent's order of A-agents by list position, compared as (tie rank, index in its
     list): the same order as the index alone, but the index dict is built only for a
-    woman who compares two men of one tie, so a market with few ties builds almost none
-    (one dict per woman as long as her list would be 0.45 GB at n = 3000)."""
+    B-agent who compares two A-agents of one tie, so a market with few ties builds almost none
+    (one dict per B-agent as long as its list would be 0.45 GB at n = 3000)."""
 
     __slots__ = ("order", "index")
 
@@ -108,14 +108,14 @@ class _Position:
 
 
 class _Search:
-    """Shared state of SUPER and STRONG: current lists as one rank cut per woman, engagements,
+    """Shared state of SUPER and STRONG: current lists as one rank cut per B-agent, engagements,
     and the deletion log (the refutation certificate of formal.stable_matching.check_deletion_log)."""
 
     def __init__(self, market: Market):
         self.lists = {x: o.items for x, o in market.pa.items()}
         self.rank_a = {x: o.rank for x, o in market.pa.items()}
         self.rank_b = {y: o.rank for y, o in market.pb.items()}
-        self.women = {y: o.items for y, o in market.pb.items()}
+        self.b_agents = {y: o.items for y, o in market.pb.items()}
         self.cut = {y: o.nties + 1 for y, o in market.pb.items()}
         self.full = dict(self.cut)            # the cut of a list nothing was deleted from
         self.end = {y: len(o.items) for y, o in market.pb.items()}
@@ -123,12 +123,12 @@ class _Search:
         self.ptr = dict.fromkeys(self.lists, 0)
         self.stop = dict.fromkeys(self.lists, 0)
         self.eng_a: dict[str, set[str]] = {x: set() for x in self.lists}
-        self.eng_b: dict[str, set[str]] = {y: set() for y in self.women}
+        self.eng_b: dict[str, set[str]] = {y: set() for y in self.b_agents}
         self.steps: list[list] = []
         self.free = deque(self.lists)
 
     def head(self, x: str) -> list[str]:
-        """x's head tie: the alive entries of his best tie that has one. A pair (x, y) is
+        """x's head tie: the alive entries of its best tie that has one. A pair (x, y) is
         alive iff rank_b[y][x] < cut[y]; a list untouched (cut = full) or emptied (cut = 1)
         answers without looking x up in y's list, so big ties cost O(1) per entry."""
         lst, i, rb, cut, full = self.lists[x], self.ptr[x], self.rank_b, self.cut, self.full
@@ -160,12 +160,12 @@ class _Search:
         return self.tail[y]
 
     def cut_to(self, y: str, cut: int) -> None:
-        """Delete every man of rank >= cut from y's list (worst first), breaking their
+        """Delete every A-agent of rank >= cut from y's list (worst first), breaking their
         engagements."""
         if cut >= self.cut[y]:
             return
         self.cut[y] = cut
-        lst, e, rank = self.women[y], self.end[y], self.rank_b[y]
+        lst, e, rank = self.b_agents[y], self.end[y], self.rank_b[y]
         k = bisect_left(lst, cut, 0, e, key=rank.__getitem__)   # ranks ascend along lst
         eng_y, eng_a, free = self.eng_b[y], self.eng_a, self.free
         for x in reversed(lst[k:e]):
@@ -179,7 +179,7 @@ class _Search:
         self.tail[y] = rank[lst[k - 1]] if k else 0
 
     def propose_all(self) -> None:
-        """Free men propose to their whole head tie; each woman deletes the men strictly
+        """Free A-agents propose to their whole head tie; each B-agent deletes the A-agents strictly
         worse than the proposer (step ``dominate``). Runs to quiescence."""
         free, eng_a, eng_b, tail, rank_b = self.free, self.eng_a, self.eng_b, self.tail, \
             self.rank_b
@@ -192,7 +192,7 @@ class _Search:
                 ex.add(y)
                 eng_b[y].add(x)
                 t = tail[y]
-                if t > 1:                        # else no man is worse than x on y's list
+                if t > 1:                        # else no A-agent is worse than x on y's list
                     r = rank_b[y][x] + 1
                     if t >= r:
                         self.steps.append(["dominate", y, x])
@@ -200,7 +200,7 @@ class _Search:
 
 
 def _ever_proposed(s: _Search, market: Market) -> set[str]:
-    return {y for y in s.women if s.eng_b[y] or s.cut[y] <= market.pb[y].nties}
+    return {y for y in s.b_agents if s.eng_b[y] or s.cut[y] <= market.pb[y].nties}
 
 
 def super_stable_search(market: Market) -> tuple[dict[str, str] | None, dict | None]:
@@ -215,7 +215,7 @@ def super_stable_search(market: Market) -> tuple[dict[str, str] | None, dict | N
         multi = [y for y, e in s.eng_b.items() if len(e) >= 2]
         if not multi:
             break
-        for y in multi:      # break all her engagements, delete her whole tail tie
+        for y in multi:      # break all its engagements, delete its whole tail tie
             x1, x2 = nsmallest(2, s.eng_b[y])
             s.steps.append(["dominate", y, x1, x2])
             s.cut_to(y, s.tail_rank(y))
@@ -239,40 +239,40 @@ def _finish(s: _Search, market: Market):
 def super_stable_matching(market: Market) -> dict[str, str] | None:
     """The A-optimal super-stable matching, or None when none exists.
 
-    Algorithm SUPER: free men propose to their whole head tie; a woman deletes men strictly
-    worse than a proposer; at quiescence a woman engaged to several men breaks all those
-    engagements and deletes her whole tail tie; NO if a man ends multiply engaged or a woman
+    Algorithm SUPER: free A-agents propose to their whole head tie; a B-agent deletes A-agents strictly
+    worse than a proposer; at quiescence a B-agent engaged to several A-agents breaks all those
+    engagements and deletes its whole tail tie; NO if a A-agent ends multiply engaged or a B-agent
     once engaged ends free. All super-stable matchings match the same agents. O(L).
     Source: Irving 1994, DAM 48; Manlove 1999 (TR-1999-29) and 2002 (DAM 122) for SMTI.
     """
     return super_stable_search(market)[0]
 
 
-def _maximum_matching(men: list[str], s: _Search) -> dict[tuple, tuple]:
-    """A maximum matching of the engagement graph, both ways: ("a", man) <-> ("b", woman).
+def _maximum_matching(a_agents: list[str], s: _Search) -> dict[tuple, tuple]:
+    """A maximum matching of the engagement graph, both ways: ("a", A-agent) <-> ("b", B-agent).
     scipy's Hopcroft–Karp on edges in list order, so the result is deterministic.
     (scipy is imported here: only STRONG needs it, and a label of other questions is
     spared its import.)"""
     import numpy as np
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import maximum_bipartite_matching
-    women = sorted({y for x in men for y in s.eng_a[x]})
-    col = {y: j for j, y in enumerate(women)}
+    b_agents = sorted({y for x in a_agents for y in s.eng_a[x]})
+    col = {y: j for j, y in enumerate(b_agents)}
     rows, cols = [], []
-    for i, x in enumerate(men):      # edges in list order: within x's head tie
+    for i, x in enumerate(a_agents):      # edges in list order: within x's head tie
         eng = s.eng_a[x]
         for y in s.lists[x][s.ptr[x]:s.stop[x]]:
             if y in eng:
                 rows.append(i)
                 cols.append(col[y])
     graph = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)),
-                       shape=(len(men), len(women)))
+                       shape=(len(a_agents), len(b_agents)))
     match = maximum_bipartite_matching(graph, perm_type="column")
     mate = {}
     for i, j in enumerate(match.tolist()):
         if j >= 0:
-            mate[("a", men[i])] = ("b", women[j])
-            mate[("b", women[j])] = ("a", men[i])
+            mate[("a", a_agents[i])] = ("b", b_agents[j])
+            mate[("b", b_agents[j])] = ("a", a_agents[i])
     return mate
 
 
@@ -284,9 +284,9 @@ def strongly_stable_search(market: Market) -> tuple[dict[str, str] | None, dict 
     s = _Search(market)
     while True:
         s.propose_all()
-        men = [x for x in s.lists if s.eng_a[x]]
-        mate = _maximum_matching(men, s)
-        frontier = [x for x in men if ("a", x) not in mate]
+        a_agents = [x for x in s.lists if s.eng_a[x]]
+        mate = _maximum_matching(a_agents, s)
+        frontier = [x for x in a_agents if ("a", x) not in mate]
         z, nz = set(frontier), set()
         while frontier:                      # alternating reachability: the critical set
             for y in s.eng_a[frontier.pop()]:
@@ -301,7 +301,7 @@ def strongly_stable_search(market: Market) -> tuple[dict[str, str] | None, dict 
         s.steps.append(["critical"])
         for y in sorted(nz):
             s.cut_to(y, s.tail_rank(y))
-    matching = {mate[("b", y)][1]: y for y in s.women if ("b", y) in mate}
+    matching = {mate[("b", y)][1]: y for y in s.b_agents if ("b", y) in mate}
     if len(_ever_proposed(s, market)) > len(matching):
         return None, {"type": "deletion_log", "steps": s.steps}
     return matching, None
@@ -310,11 +310,11 @@ def strongly_stable_search(market: Market) -> tuple[dict[str, str] | None, dict 
 def strongly_stable_matching(market: Market) -> dict[str, str] | None:
     """A strongly stable matching, or None when none exists.
 
-    Algorithm STRONG: proposals as in SUPER, but a woman may keep several tied fiancés; at
-    quiescence the critical set Z of the engagement graph (men reachable by alternating paths
-    from men a maximum matching leaves single) is computed and every woman of N(Z) breaks
-    her engagements and deletes her tail tie; repeat until Z is empty, then a maximum
-    matching of the engagement graph is strongly stable unless a woman once engaged is left
+    Algorithm STRONG: proposals as in SUPER, but a B-agent may keep several tied partners; at
+    quiescence the critical set Z of the engagement graph (A-agents reachable by alternating paths
+    from A-agents a maximum matching leaves single) is computed and every B-agent of N(Z) breaks
+    its engagements and deletes its tail tie; repeat until Z is empty, then a maximum
+    matching of the engagement graph is strongly stable unless a B-agent once engaged is left
     single. All strongly stable matchings match the same agents. O(L·(n+m)) here (matching
     recomputed each phase; KMMP 2007 reach O(nm)).
     Source: Irving 1994; Manlove 1999; Kavitha, Mehlhorn, Michail & Paluch 2007.

@@ -57,16 +57,16 @@ def all_matchings(market: Market) -> Iterator[dict[str, str]]:
 def matchings_of(adjacency: Mapping[str, Sequence[str]]) -> Iterator[dict[str, str]]:
     """Every matching of a bipartite graph given as left vertex -> right neighbours, as
     fresh dicts left -> right, in the order described at :func:`all_matchings`."""
-    men = list(adjacency)
-    lists = [adjacency[a] for a in men]
+    a_agents = list(adjacency)
+    lists = [adjacency[a] for a in a_agents]
     used: set[str] = set()
     current: dict[str, str] = {}
 
     def rec(i: int) -> Iterator[dict[str, str]]:
-        if i == len(men):
+        if i == len(a_agents):
             yield dict(current)
             return
-        a = men[i]
+        a = a_agents[i]
         for b in lists[i]:
             if b not in used:
                 used.add(b)
@@ -106,11 +106,11 @@ def stable_matchings(market: Market, notion: str, *, deadline: float | None = No
     """
     if notion not in NOTIONS:
         raise ValueError(f"unknown stability notion {notion!r} (known: {', '.join(NOTIONS)})")
-    men = list(market.pa)
-    rank_a = {a: market.pa[a].rank for a in men}
+    a_agents = list(market.pa)
+    rank_a = {a: market.pa[a].rank for a in a_agents}
     rank_b = {b: market.pb[b].rank for b in market.pb}
-    lists = [market.pa[a].items for a in men]
-    index = {a: i for i, a in enumerate(men)}
+    lists = [market.pa[a].items for a in a_agents]
+    index = {a: i for i, a in enumerate(a_agents)}
     partner_a: dict[str, str | None] = {}
     partner_b: dict[str, str] = {}
     counter = counter if counter is not None else [0]
@@ -138,7 +138,7 @@ def stable_matchings(market: Market, notion: str, *, deadline: float | None = No
         return True
 
     def leaf_ok() -> bool:
-        for i, a in enumerate(men):              # pairs whose B-agent stays free
+        for i, a in enumerate(a_agents):              # pairs whose B-agent stays free
             ca = cur_rank_a(a)
             for b in lists[i]:
                 if b not in partner_b and _blocks(notion, rank_a[a][b], ca, rank_b[b][a], _SINGLE):
@@ -149,11 +149,11 @@ def stable_matchings(market: Market, notion: str, *, deadline: float | None = No
         counter[0] += 1
         if deadline is not None and counter[0] % 512 == 1 and time.perf_counter() > deadline:
             raise _Timeout
-        if i == len(men):
+        if i == len(a_agents):
             if leaf_ok():
                 yield {a: b for a, b in partner_a.items() if b is not None}
             return
-        a = men[i]
+        a = a_agents[i]
         for p in (*lists[i], None):
             if p is not None and p in partner_b:
                 continue

@@ -16,7 +16,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from prefcert.encodings.preference import cpsat_query, cpsat_winner_aggregated
+from prefcert.encodings.preference import query_cpsat, winner_aggregated_cpsat
 from prefcert.formal.checker import check
 from prefcert.formal.checker.preference import SPEC
 from prefcert.formal.errors import CertificateError, InstanceError
@@ -184,10 +184,10 @@ def run_engines(model, name, params):
     elif name == "winner":
         out.append(("oracle", ov.winner(model, params)))
         out.append(("brute_force", ov.brute_force_winner(model, params)))
-        out.append(("cpsat_agg", cpsat_winner_aggregated(model, params, time_limit=20, seed=0)))
+        out.append(("cpsat_agg", winner_aggregated_cpsat(model, params, time_limit=20, seed=0)))
     else:
         out.append(("oracle", getattr(oq, name)(model, params)))
-    out.append(("cpsat", cpsat_query(model, name, params, time_limit=20, seed=0)))
+    out.append(("cpsat", query_cpsat(model, name, params, time_limit=20, seed=0)))
     return out
 
 

@@ -1,11 +1,11 @@
 """The list state of a deletion-log replay, shared by the two-sided checkers.
 
-Proposers (men, residents) hold weak orders over receivers (women, hospitals); every
+Proposers (A-agents, residents) hold weak orders over receivers (B-agents, hospitals); every
 deletion removes a suffix of one receiver's list, so the state is one rank cut per
 receiver: (x, y) is alive iff ``rrank[y][x] < cut[y]``. A proposer's *head tie* is the
-best tie of his list that still holds an alive entry.
+best tie of its list that still holds an alive entry.
 
-Linear time for every tie structure: each proposer keeps the index of his head tie and a
+Linear time for every tie structure: each proposer keeps the index of its head tie and a
 count of its alive entries. A deletion inside the head tie decrements the count; only
 when it reaches zero does the head move on, scanning forward over the later ties, and no
 tie is scanned twice (the head never moves back). So a whole replay touches each list
@@ -24,7 +24,7 @@ class DeletionState:
     """Current lists during a replay.
 
     ``proposers``: proposer -> WeakOrder over receivers (the mutually acceptable lists);
-    ``receivers``: receiver -> WeakOrder over proposers. ``lists``: proposer -> his items;
+    ``receivers``: receiver -> WeakOrder over proposers. ``lists``: proposer -> its items;
     ``prank`` / ``rrank``: the rank dicts; ``rlist``: receiver -> items (sorted by
     rank); ``cut`` / ``end``: per receiver the rank cut and the alive prefix length.
     """
@@ -44,19 +44,19 @@ class DeletionState:
         self.live: dict = {}                        # alive entries of the head tie
         self.stale: set = set()                     # heads emptied, not yet moved on
         self.holders: dict = {y: [] for y in receivers}   # see cut_to
-        self.heads: dict = {}        # x -> his head tie as last computed; dropped whenever
-                                     # it may change (his head moves or loses an entry)
+        self.heads: dict = {}        # x -> its head tie as last computed; dropped whenever
+                                     # it may change (its head moves or loses an entry)
         for x in self.lists:
             self._advance(x)
 
     def _advance(self, x) -> None:
-        """Move x's head to his next tie holding an alive entry (none: list empty)."""
+        """Move x's head to its next tie holding an alive entry (none: list empty)."""
         lst, rank, rrank, cut, full = self.lists[x], self.prank[x], self.rrank, self.cut, \
             self.full
         holders = self.holders
         i, n = self.stop[x], len(lst)
         self.heads.pop(x, None)
-        while i < n:            # to his first alive entry: dead ones need no rank look-up
+        while i < n:            # to its first alive entry: dead ones need no rank look-up
             y = lst[i]
             c = cut[y]          # untouched / emptied lists answer without a look-up
             if c == full[y] or (c > 1 and rrank[y][x] < c):
@@ -98,7 +98,7 @@ class DeletionState:
             self.rrank[y][x] < self.cut[y]
 
     def head(self, x) -> tuple:
-        """x's head tie: the alive entries of his best tie that has one. O(tie size), then
+        """x's head tie: the alive entries of its best tie that has one. O(tie size), then
         O(1) until the tie loses an entry or the head moves on."""
         if x in self.stale:
             self.settle()

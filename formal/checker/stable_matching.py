@@ -55,7 +55,7 @@ def blocking_pairs(market: Market, matching: Mapping[str, str], notion: str) -> 
 
     Scans every admissible pair, including pairs tied with the current partner and pairs of
     unmatched agents (ALGORITHMS.md §1). Returns pairs in list order. O(L) for total list
-    length L; a matched man's scan stops at the first woman he ranks below his partner
+    length L; a matched A-agent's scan stops at the first B-agent it ranks below its partner
     (a WeakOrder's rank dict lists its items best first, so no later one can block).
     Raises ValueError for an unknown notion and CertificateError for an invalid matching.
     Source: Irving 1994.
@@ -76,7 +76,7 @@ def blocking_pairs(market: Market, matching: Mapping[str, str], notion: str) -> 
         cx, mx = cur_a[x], m.get(x)
         for y, rxy in ra.items():    # in list order, so ranks never decrease
             if rxy > cx:
-                break             # x strictly prefers his partner: no notion blocks
+                break             # x strictly prefers its partner: no notion blocks
             if y == mx:
                 continue
             if rxy == cx and (weak or (strong and cur_b[y] == 1)):
@@ -92,26 +92,26 @@ def blocking_pairs(market: Market, matching: Mapping[str, str], notion: str) -> 
 def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
     """Replay a refutation of super- or strong stability; raise CertificateError if unsound.
 
-    The log lists deletions from the women's (side B's) mutually acceptable lists; each step
-    deletes a suffix of one woman's list, so the state is one rank cut per woman: (a, b) is
+    The log lists deletions from the B-agents' (side B's) mutually acceptable lists; each step
+    deletes a suffix of one B-agent's list, so the state is one rank cut per B-agent: (a, b) is
     alive iff rank_b(a) < cut(b). Steps:
 
-    - ``["dominate", b, a]``: b is in the head tie of a's current list; every man strictly
+    - ``["dominate", b, a]``: b is in the head tie of a's current list; every A-agent strictly
       worse than a on b's list is deleted. Sound for both notions: if a stable M matched b to
       such a', then (a, b) would block M, because a's M-partner is on a's current list (no
       stable matching uses a deleted pair, by induction) and so is ⪯_a b.
     - ``["dominate", b, a1, a2]`` (super only): a1 ≠ a2 both hold b in their head tie; every
-      man a' with a' ⪯_b a1 and a' ⪯_b a2 is deleted. If M(b) = a', one of a1, a2 differs
-      from a' and super-blocks with b (the multiply-engaged woman of Irving's SUPER).
-    - ``["critical"]`` (strong only): every man's head-tie women hold him in their current
-      tail tie (quiescence); the critical set Z of that engagement graph — the men reachable
-      by alternating paths from men left unmatched by a maximum matching — is non-empty; the
-      whole current tail tie of every woman in N(Z) is deleted (Irving 1994, algorithm
+      A-agent a' with a' ⪯_b a1 and a' ⪯_b a2 is deleted. If M(b) = a', one of a1, a2 differs
+      from a' and super-blocks with b (the multiply-engaged B-agent of Irving's SUPER).
+    - ``["critical"]`` (strong only): every A-agent's head-tie B-agents hold it in their current
+      tail tie (quiescence); the critical set Z of that engagement graph — the A-agents reachable
+      by alternating paths from A-agents left unmatched by a maximum matching — is non-empty; the
+      whole current tail tie of every B-agent in N(Z) is deleted (Irving 1994, algorithm
       STRONG; Manlove 1999).
 
-    Conclusion: let P be the women that were in some man's head tie at any point, and S the
-    men whose lists end non-empty. Every woman of P is matched in every stable matching M
-    (else the man that held her in his head tie blocks with her), and M's men lie in S, so
+    Conclusion: let P be the B-agents that were in some A-agent's head tie at any point, and S the
+    A-agents whose lists end non-empty. Every B-agent of P is matched in every stable matching M
+    (else the A-agent that held its in its head tie blocks with its), and M's A-agents lie in S, so
     ``|P| > |S|`` proves that no stable matching exists. O(L) for every tie structure
     (strict lists, one big tie, every list one tie: a head tie is never rescanned, see
     :mod:`.lists`); each ``critical`` step adds a pass over the engagement graph and its
@@ -143,32 +143,32 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
                 st.cut_to(y, t)
         else:
             raise CertificateError(f"step {i}: not a valid {notion} step: {step!r:.60}")
-        for x in st.settle():   # a man's head changes only when his head tie loses its last
-            proposed.update(st.head(x))                                       # woman
+        for x in st.settle():   # a A-agent's head changes only when its head tie loses its last
+            proposed.update(st.head(x))                                       # B-agent
     s = sum(1 for x in st.lists if st.has_list(x))
     if len(proposed) <= s:
-        raise CertificateError(f"after the log, {len(proposed)} women were proposed to but "
-                               f"{s} men keep non-empty lists: no contradiction")
+        raise CertificateError(f"after the log, {len(proposed)} B-agents were proposed to but "
+                               f"{s} A-agents keep non-empty lists: no contradiction")
 
 
 class _ListState(DeletionState):
-    """Current lists during a replay: per woman a rank cut; per man his head tie, kept
+    """Current lists during a replay: per B-agent a rank cut; per A-agent its head tie, kept
     with a count of its alive entries (:class:`~.lists.DeletionState`: O(L) for every
     tie structure)."""
 
     def __init__(self, market: Market):
         super().__init__(market.pa, market.pb)
-        self.rank_a, self.rank_b, self.women = self.prank, self.rrank, self.rlist
+        self.rank_a, self.rank_b, self.b_agents = self.prank, self.rrank, self.rlist
 
 
 def _critical_tails(st: _ListState, i: int) -> list[tuple[str, int]]:
-    """(woman, tail rank) for each woman of N(Z) at a ``critical`` step; raises if unjustified.
+    """(B-agent, tail rank) for each B-agent of N(Z) at a ``critical`` step; raises if unjustified.
     O(size of the engagement graph) plus its maximum matching."""
     adj = {x: h for x in st.lists if (h := st.head(x))}
-    rank_b, end, women = st.rank_b, st.end, st.women
+    rank_b, end, b_agents = st.rank_b, st.end, st.b_agents
     for x, ws in adj.items():
         for y in ws:
-            if rank_b[y][x] != rank_b[y][women[y][end[y] - 1]]:
+            if rank_b[y][x] != rank_b[y][b_agents[y][end[y] - 1]]:
                 raise CertificateError(f"step {i}: not quiescent: {x!r} is not in the tail "
                                        f"tie of {y!r}")
     mate = maximum_bipartite_matching(adj)

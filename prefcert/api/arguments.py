@@ -114,7 +114,7 @@ def _kind(value: object) -> str:
 
 
 def mapping(value: object, name: str, what: str = "agent -> list") -> Mapping[Any, Any]:
-    """A mapping (``men_prefs must be a mapping agent -> list, got list`` otherwise)."""
+    """A mapping (``side_a must be a mapping agent -> list, got list`` otherwise)."""
     if not isinstance(value, Mapping):
         raise ArgumentError(name, f"{name} must be a mapping {what}, got {_kind(value)}",
                             value)

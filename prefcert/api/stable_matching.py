@@ -14,26 +14,26 @@ from .types import Certificate, Matching, Notion, Prefs
 NOTIONS = ("weak", "strong", "super")
 
 
-def _market(men_prefs: object, women_prefs: object, men: str = "men_prefs",
-            women: str = "women_prefs") -> Any:
+def _market(side_a: object, side_b: object) -> Any:
     from ..formal.stable_matching import parse_market
-    a, b = prefs(men_prefs, men), prefs(women_prefs, women)
+    a, b = prefs(side_a, "side_a"), prefs(side_b, "side_b")
     return parse_market({"preferences": {"A": dict(a), "B": dict(b)}})
 
 
-def deferred_acceptance(proposer_prefs: Prefs, receiver_prefs: Prefs) -> dict[str, str]:
-    """Gale–Shapley deferred acceptance: the proposer-optimal stable matching.
+def deferred_acceptance(side_a: Prefs, side_b: Prefs) -> dict[str, str]:
+    """Gale–Shapley deferred acceptance: the side-A-optimal stable matching (side A
+    proposes).
 
     Parameters
     ----------
-    proposer_prefs, receiver_prefs : dict of str to list of str
+    side_a, side_b : dict of str to list of str
         Strict (tie-free), possibly incomplete lists, best first; a pair is acceptable
         only when each side lists the other.
 
     Returns
     -------
     dict of str to str
-        Proposer -> receiver; unmatched agents are absent.
+        Side A agent -> side B agent; unmatched agents are absent.
 
     Raises
     ------
@@ -56,22 +56,22 @@ def deferred_acceptance(proposer_prefs: Prefs, receiver_prefs: Prefs) -> dict[st
     Wilson 1971.
     """
     from ..oracles.stable_matching import deferred_acceptance as da
-    market = _market(proposer_prefs, receiver_prefs, "proposer_prefs", "receiver_prefs")
-    return in_order(da(market), proposer_prefs)
+    market = _market(side_a, side_b)
+    return in_order(da(market), side_a)
 
 
-def weakly_stable_matching(men_prefs: Prefs, women_prefs: Prefs) -> dict[str, str]:
+def weakly_stable_matching(side_a: Prefs, side_b: Prefs) -> dict[str, str]:
     """A weakly stable matching of a market with ties and incomplete lists (SMTI).
 
     Parameters
     ----------
-    men_prefs, women_prefs : dict of str to list
+    side_a, side_b : dict of str to list
         Lists best first; a nested list is a tie group.
 
     Returns
     -------
     dict of str to str
-        Man -> woman. One always exists.
+        Side A agent -> side B agent. One always exists.
 
     Examples
     --------
@@ -87,17 +87,17 @@ def weakly_stable_matching(men_prefs: Prefs, women_prefs: Prefs) -> dict[str, st
     Irving 1994, "Stable marriage and indifference", Discrete Applied Mathematics 48.
     """
     from ..oracles.stable_matching import weakly_stable_matching as ws
-    return in_order(ws(_market(men_prefs, women_prefs)), men_prefs)
+    return in_order(ws(_market(side_a, side_b)), side_a)
 
 
-def _stable(question: str, search: Callable[[Any], Any], men_prefs: Prefs,
-            women_prefs: Prefs, certificate: bool
+def _stable(question: str, search: Callable[[Any], Any], side_a: Prefs,
+            side_b: Prefs, certificate: bool
             ) -> Matching | None | tuple[Matching | None, Certificate]:
-    market = _market(men_prefs, women_prefs)
+    market = _market(side_a, side_b)
     matching: Matching | None
     matching, refutation = search(market)
     if matching is not None:
-        matching = in_order(matching, men_prefs)
+        matching = in_order(matching, side_a)
     if not certificate:
         return matching
     if matching is None:
@@ -107,22 +107,22 @@ def _stable(question: str, search: Callable[[Any], Any], men_prefs: Prefs,
 
 
 @overload
-def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
+def super_stable_matching(side_a: Prefs, side_b: Prefs, *,
                           certificate: Literal[False] = False) -> Matching | None: ...
 @overload
-def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
+def super_stable_matching(side_a: Prefs, side_b: Prefs, *,
                           certificate: Literal[True]
                           ) -> tuple[Matching | None, Certificate]: ...
 @overload
-def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *, certificate: bool
+def super_stable_matching(side_a: Prefs, side_b: Prefs, *, certificate: bool
                           ) -> Matching | None | tuple[Matching | None, Certificate]: ...
-def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *, certificate: bool = False
+def super_stable_matching(side_a: Prefs, side_b: Prefs, *, certificate: bool = False
                           ) -> Matching | None | tuple[Matching | None, Certificate]:
-    """The man-optimal super-stable matching, or None when none exists.
+    """The side-A-optimal super-stable matching, or None when none exists.
 
     Parameters
     ----------
-    men_prefs, women_prefs : dict of str to list
+    side_a, side_b : dict of str to list
         Lists best first; a nested list is a tie group.
     certificate : bool, default False
         Also return the proof: ``{"type": "stable_matching"}`` for a matching (the
@@ -131,7 +131,7 @@ def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *, certificate: 
     Returns
     -------
     dict of str to str or None
-        Man -> woman; with ``certificate=True`` a pair ``tuple[dict[str, str] | None,
+        Side A agent -> side B agent; with ``certificate=True`` a pair ``tuple[dict[str, str] | None,
         dict]`` (matching or None, certificate), the certificate already accepted by the
         trusted checker.
 
@@ -153,27 +153,27 @@ def super_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *, certificate: 
     ties and unacceptable partners", Glasgow TR-1999-29.
     """
     from ..oracles.stable_matching import super_stable_search
-    return _stable("super_stable", super_stable_search, men_prefs, women_prefs, certificate)
+    return _stable("super_stable", super_stable_search, side_a, side_b, certificate)
 
 
 @overload
-def strongly_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
+def strongly_stable_matching(side_a: Prefs, side_b: Prefs, *,
                              certificate: Literal[False] = False) -> Matching | None: ...
 @overload
-def strongly_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
+def strongly_stable_matching(side_a: Prefs, side_b: Prefs, *,
                              certificate: Literal[True]
                              ) -> tuple[Matching | None, Certificate]: ...
 @overload
-def strongly_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *, certificate: bool
+def strongly_stable_matching(side_a: Prefs, side_b: Prefs, *, certificate: bool
                              ) -> Matching | None | tuple[Matching | None, Certificate]: ...
-def strongly_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
+def strongly_stable_matching(side_a: Prefs, side_b: Prefs, *,
                              certificate: bool = False
                              ) -> Matching | None | tuple[Matching | None, Certificate]:
     """A strongly stable matching, or None when none exists.
 
     Parameters
     ----------
-    men_prefs, women_prefs : dict of str to list
+    side_a, side_b : dict of str to list
         Lists best first; a nested list is a tie group.
     certificate : bool, default False
         Also return the proof (see :func:`super_stable_matching`); a refutation's
@@ -182,7 +182,7 @@ def strongly_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
     Returns
     -------
     dict of str to str or None
-        Man -> woman; with ``certificate=True`` a pair ``tuple[dict[str, str] | None,
+        Side A agent -> side B agent; with ``certificate=True`` a pair ``tuple[dict[str, str] | None,
         dict]`` (matching or None, certificate), accepted by the trusted checker.
 
     Examples
@@ -201,20 +201,20 @@ def strongly_stable_matching(men_prefs: Prefs, women_prefs: Prefs, *,
     matchings in time O(nm)", ACM TALG 3.
     """
     from ..oracles.stable_matching import strongly_stable_search
-    return _stable("strongly_stable", strongly_stable_search, men_prefs, women_prefs,
+    return _stable("strongly_stable", strongly_stable_search, side_a, side_b,
                    certificate)
 
 
-def blocking_pairs(men_prefs: Prefs, women_prefs: Prefs, matching: Mapping[str, str],
+def blocking_pairs(side_a: Prefs, side_b: Prefs, matching: Mapping[str, str],
                    notion: Notion = "weak") -> list[tuple[str, str]]:
     """Every pair that blocks a matching under a stability notion.
 
     Parameters
     ----------
-    men_prefs, women_prefs : dict of str to list
+    side_a, side_b : dict of str to list
         Lists best first; a nested list is a tie group.
     matching : dict of str to str
-        Man -> woman over mutually acceptable pairs.
+        Side A agent -> side B agent, over mutually acceptable pairs.
     notion : {"weak", "strong", "super"}
         Weak: both strictly prefer each other; strong: one strictly, the other weakly;
         super: both weakly (ties with the partner included).
@@ -222,7 +222,7 @@ def blocking_pairs(men_prefs: Prefs, women_prefs: Prefs, matching: Mapping[str, 
     Returns
     -------
     list of (str, str)
-        The blocking (man, woman) pairs in list order; empty when ``matching`` is stable.
+        The blocking (side A, side B) pairs in list order; empty when ``matching`` is stable.
 
     Raises
     ------
@@ -244,7 +244,7 @@ def blocking_pairs(men_prefs: Prefs, women_prefs: Prefs, matching: Mapping[str, 
     Irving 1994; Manlove 2013, *Algorithmics of Matching Under Preferences*, ch. 3.
     """
     from ..formal.checker.stable_matching import blocking_pairs as bp
-    market = _market(men_prefs, women_prefs)
-    m = arg.mapping(matching, "matching", "man -> woman")
+    market = _market(side_a, side_b)
+    m = arg.mapping(matching, "matching", "side A agent -> side B agent")
     pairs: list[tuple[str, str]] = bp(market, dict(m), arg.choice(notion, "notion", NOTIONS))
     return pairs

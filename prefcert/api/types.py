@@ -3,7 +3,7 @@ and return.
 
 They are for type checkers and editors: at run time a :class:`Label` is the plain ``dict``
 of the JSON label, an alias is the type it names. A variable holding preference lists with
-ties is best annotated (``men: Prefs = {"m1": [["w1", "w2"]], "m2": ["w1"]}``): mypy
+ties is best annotated (``A-agents: Prefs = {"m1": [["w1", "w2"]], "m2": ["w1"]}``): mypy
 infers ``dict[str, object]`` for mixed lists, which no precise type accepts. The classes (``Label``, ``AuditResult``,
 ``Classification`` …) are re-exported as ``prefcert.<name>``; the aliases are imported from
 here (``from prefcert.api.types import Prefs, Matching, Certificate``).

@@ -73,16 +73,16 @@ def _oracle(name: str):
 
 def _cpsat(name: str):
     def run(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
-        from ..encodings.preference import cpsat_query
+        from ..encodings.preference import query_cpsat
         validate(model, name, params)
-        return cpsat_query(model, name, params, time_limit=time_limit, seed=seed)
+        return query_cpsat(model, name, params, time_limit=time_limit, seed=seed)
     return run
 
 
 def _cpsat_agg(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
-    from ..encodings.preference import cpsat_winner_aggregated
+    from ..encodings.preference import winner_aggregated_cpsat
     validate(model, "winner", params)
-    return cpsat_winner_aggregated(model, params, time_limit=time_limit, seed=seed)
+    return winner_aggregated_cpsat(model, params, time_limit=time_limit, seed=seed)
 
 
 def _brute(model: PreferenceModel, params: dict, *, time_limit: float, seed: int) -> Outcome:
