@@ -1,5 +1,7 @@
-"""Write the registry section of docs/architecture.md (domains, questions, verdicts,
-engines, certificate types; the voting rules) from prefcert's registry. Run from the repository root::
+"""Write the generated sections of docs/architecture.md from prefcert's registry: where each
+domain lives in every layer, which domains provide each hook, and the registry itself
+(domains, questions, verdicts, engines, certificate types; the voting rules). Run from the
+repository root::
 
     python scripts/registry_docs.py          # rewrite the section
     python scripts/registry_docs.py --check  # exit 1 if it is out of date
@@ -12,8 +14,49 @@ from pathlib import Path
 from prefcert.formal.rules import RULES
 from prefcert.pipeline.registry import DOMAINS, domain
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
-START, END = "<!-- registry:start -->", "<!-- registry:end -->"
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "architecture.md"
+LAYERS = [("model", "formal/{}.py"), ("checker", "formal/checker/{}.py"),
+          ("oracles", "oracles/{}.py"), ("encodings", "encodings/{}.py"),
+          ("samplers", "generators/{}.py"), ("wiring and hooks", "prefcert/domains/{}.py"),
+          ("public API", "prefcert/api/{}.py")]
+HOOKS = [("shrinker", "`Shrinker`: the lists, removable agents, `keep_agents`, extra "
+                      "reductions, the agent count of the size measure",
+          "disagreement reports (`attach_minimized`; a domain without one is reported "
+          "\"not minimised\" with its reason), minimal counterexamples"),
+         ("space", "`Space`: splits, raw size, enumeration up to isomorphism, uniform "
+                   "sampler, membership", "`prefcert counterexample`"),
+         ("peers", "`PeerAdapter`: how a peer's answer is judged, the domain's random audit "
+                   "instances", "`prefcert audit-library`"),
+         ("properties", "a function building the built-in counterexample `Property` table",
+          "`prefcert counterexample`")]
+
+
+def layers() -> str:
+    """The table of each domain's module in every layer (a missing module shows as —;
+    modules named after the domain with a suffix are listed beside it)."""
+    out = ["| domain | " + " | ".join(n for n, _ in LAYERS) + " |",
+           "|---|" + "---|" * len(LAYERS)]
+    for name in DOMAINS:
+        cells = []
+        for _, pattern in LAYERS:
+            path = pattern.format(name)
+            extra = sorted(f.name for f in (ROOT / path).parent.glob(f"{name}_*.py"))
+            cell = f"`{path}`" if (ROOT / path).is_file() else "—"
+            cells.append(cell + (f" (+ {', '.join(f'`{e}`' for e in extra)})" if extra else ""))
+        out.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def hooks() -> str:
+    """The hooks table, with the domains that provide each hook."""
+    from prefcert.domains.base import Absent
+    out = ["| hook | type (`prefcert/domains/base.py`) | used by | provided by |",
+           "|---|---|---|---|"]
+    for hook, kind, used in HOOKS:
+        have = [f"`{n}`" for n in DOMAINS if not isinstance(getattr(domain(n), hook), Absent)]
+        out.append(f"| `{hook}` | {kind} | {used} | {', '.join(have) or 'none'} |")
+    return "\n".join(out) + "\n"
 
 
 def section() -> str:
@@ -29,7 +72,7 @@ def section() -> str:
                        f"{', '.join(f'`{t}`' for t in certs)} |")
         out += ["", "| certificate | proves |", "|---|---|"]
         for t, c in d.spec.certificates.items():
-            out.append(f"| `{t}` | {c.doc} |")
+            out.append(f"| `{t}` | {' '.join(c.doc.split())} |")
         out.append("")
     out += ["### Voting rules", "",
             "The rules of the `election` questions; those marked *incomplete* are the rules "
@@ -44,10 +87,17 @@ def section() -> str:
     return "\n".join(out)
 
 
+def _fill(text: str, name: str, body: str) -> str:
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    head, rest = text.split(start)
+    _, tail = rest.split(end)
+    return f"{head}{start}\n{body}{end}{tail}"
+
+
 def render(text: str) -> str:
-    head, rest = text.split(START)
-    _, tail = rest.split(END)
-    return f"{head}{START}\n{section()}{END}{tail}"
+    for name, body in (("layers", layers()), ("hooks", hooks()), ("registry", section())):
+        text = _fill(text, name, body)
+    return text
 
 
 if __name__ == "__main__":
