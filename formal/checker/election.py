@@ -51,7 +51,7 @@ from ..election import (
 )
 from ..errors import CertificateError
 from ..rules import RULES, Rule, rule_named, rule_names
-from ..spec import DomainSpec, QuestionSpec, instance_schema
+from ..spec import NULL, DomainSpec, QuestionSpec, fields, instance_schema
 
 ENUMERATION_LIMIT = 5040         # reports the checker replays (7! rankings, 2^12 subsets)
 COALITION_LIMIT = 200_000        # report multisets the checker replays
@@ -76,22 +76,31 @@ _QUESTION = {"anyOf": [{"enum": ["winner", "manipulation"]}] + [
      "properties": {"type": {"const": q}, **{k: _WORDS[w.rstrip("?")] for k, w in ps.items()}}}
     for q, ps in PARAMS.items()]}
 
+#: a manipulation label's solution: the sincere winner w₀, the best reachable winner w*, an
+#: optimal report (null when none is profitable) and the gain in true rank; and, when every
+#: report is replayed (``enumeration``), the counts of the ballot space
+MANIPULATION = ("sincere_winner", "best_winner", "ballot", "gain")
+COUNTS = ("reports", "profitable", "optimal", "outcomes")
+
 SPEC = DomainSpec(
     name="election",
     parse=parse_election,
     questions={
         "winner": QuestionSpec("winner", ("determined",),
                                "the resolute winner (τ breaks ties) and the winner set",
-                               PARAMS["winner"]),
+                               PARAMS["winner"],
+                               solutions={"determined": fields("winner", "winners")}),
         "manipulation": QuestionSpec(
             "manipulation", ("manipulable", "not_manipulable"),
             "can the manipulator get a winner it strictly prefers by another report? "
             "(w₀, w*, an optimal report; |M| and |B*| when enumerable)",
-            PARAMS["manipulation"]),
+            PARAMS["manipulation"], solutions=dict.fromkeys(
+                ("manipulable", "not_manipulable"), fields(*MANIPULATION, optional=COUNTS))),
         "coalitional_manipulation": QuestionSpec(
             "coalitional_manipulation", ("exists", "none"),
             "can k (weighted) manipulators, added to the ballots, make the candidate win?",
-            PARAMS["coalitional_manipulation"]),
+            PARAMS["coalitional_manipulation"],
+            solutions={"exists": fields("ballots"), "none": NULL}),
     },
     schema=instance_schema("election", {
         "candidates": {"type": "array", "minItems": 1, "uniqueItems": True, "items": _STR},
@@ -454,7 +463,7 @@ def _check_common(e: Election, rule: str, verdict: str, solution: Any,
 
 
 @SPEC.certificate("enumeration", proves={"manipulation": ("manipulable", "not_manipulable")},
-                  keys=())
+                  keys=(), verifies=COUNTS)
 def check_enumeration(e: Election, question: str, params: Any, verdict: str,
                       solution: Any, cert: dict) -> None:
     """Every report of the ballot space (m! rankings or 2^m subsets, at most
@@ -479,7 +488,7 @@ def check_enumeration(e: Election, question: str, params: Any, verdict: str,
             "optimal": sum(k for x, k in outcomes.items() if e.true_pos(x) == ustar),
             "outcomes": {x: k for x, k in outcomes.items() if k}}
     for key, v in want.items():
-        if solution.get(key) != v:
+        if key in solution and solution[key] != v:
             raise CertificateError(f"{key} is {v}, not {solution.get(key)!r:.80}")
 
 

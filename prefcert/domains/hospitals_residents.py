@@ -90,7 +90,8 @@ def read_matching(market: HRMarket, answer: Any) -> dict[str, str]:
 
 
 def _pairs(market: HRMarket, answer: Any) -> list[list[str]]:
-    """The claimed pairs as [resident, hospital], for a not_a_matching proof."""
+    """The claimed pairs as [resident, hospital]: the solution of a not_a_matching proof
+    (a list, so that a resident given two hospitals is kept as claimed)."""
     raw = [(k, x) for k, v in answer.items() for x in (v if isinstance(v, list) else [v])] \
         if isinstance(answer, dict) else [tuple(p) for p in answer]
     return [[b, a] if a in market.hospitals or b in market.residents else [a, b]
@@ -112,8 +113,8 @@ def _audit(notion: str):
                     "feedback": f"Unreadable matching: {e}"}
         except CertificateError as e:
             return {"verdict": "incorrect", "violations": [{"invalid_matching": str(e)}],
-                    "proof": {"verdict": "incorrect", "solution": None, "certificate": {
-                        "type": "not_a_matching", "pairs": _pairs(market, answer)}},
+                    "proof": {"verdict": "incorrect", "solution": _pairs(market, answer),
+                              "certificate": {"type": "not_a_matching"}},
                     "feedback": f"Incorrect: not a valid matching: {e}."}
         return judge_matching(notion, word, matching, found)
     return audit
