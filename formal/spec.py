@@ -192,11 +192,14 @@ class Convention:
     """A reading of a definition where the literature uses more than one. ``choices``:
     the readings, the first being the default; ``doc``: one line per choice. An instance
     picks one in ``"conventions": {name: choice}`` (the CLI's ``--convention``
-    overrides it); every label whose question depends on it records the choice."""
+    overrides it); every label whose question depends on it records the choice.
+    ``applies(model, params)``: when given, the question depends on the convention only
+    where it holds (``overvote``: under IRV only)."""
 
     name: str
     choices: tuple[str, ...]
     doc: Mapping[str, str]
+    applies: Callable[[Any, Any], bool] | None = None
 
     @property
     def default(self) -> str:
@@ -345,10 +348,13 @@ class DomainSpec:
             check_params(name, words, params)
         return name, params
 
-    def readings(self, model: Any, question: str) -> dict[str, str]:
-        """The conventions ``question``'s answer depends on, as ``model`` chose them."""
+    def readings(self, model: Any, question: str, params: Any = None) -> dict[str, str]:
+        """The conventions ``question``'s answer (asked with ``params``) depends on, as
+        ``model`` chose them."""
         chosen = getattr(model, "conventions", None) or {}
-        return {k: chosen[k] for k in self.questions[question].conventions if k in chosen}
+        return {k: chosen[k] for k in self.questions[question].conventions if k in chosen
+                and (self.conventions[k].applies is None
+                     or self.conventions[k].applies(model, params))}
 
 
 # ---------------------------------------------------------------- JSON Schema building blocks

@@ -166,6 +166,30 @@ def check_record(spec: DomainSpec, label: Any, model: Any, question: str, params
     return True
 
 
+def check_readings(spec: DomainSpec, label: dict, model: Any, question: str, params: Any,
+                   overridden: tuple[str, ...] = ()) -> None:
+    """The readings a label records are exactly those of its instance's ``model`` (read
+    under them): ``semantics`` where the model has one, ``conventions`` the ones the
+    question depends on plus those ``overridden`` on the command line (an unknown one is
+    refused). CertificateError naming the field."""
+    sem, conv = label.get("semantics"), label.get("conventions", {})
+    if not isinstance(conv, dict) or not conv and "conventions" in label:
+        raise CertificateError("the label's conventions must be a non-empty object")
+    unknown = [k for k in conv if k not in spec.conventions]
+    if unknown:
+        raise CertificateError(f"the label records a convention {unknown[0]!r:.40} that "
+                               f"domain {spec.name} does not have")
+    own = getattr(model, "semantics", None)
+    if sem != own:
+        raise CertificateError(f"the label records semantics {sem!r:.20}, its instance is "
+                               f"read under {own!r}")
+    want = {**spec.readings(model, question, params),
+            **{k: model.conventions[k] for k in overridden}}
+    if conv != want:
+        raise CertificateError(f"the label records conventions {conv}, its question depends "
+                               f"on {want}")
+
+
 def _engines(engines: Any, verdict: str, partial: tuple[str, ...]) -> list[str]:
     """The engines record checked against the verdict (an engine may also have given a
     ``partial`` verdict, a bound); the names of the engines that gave the verdict."""

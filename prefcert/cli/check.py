@@ -11,8 +11,8 @@ import click
 
 from ..formal import checker
 from ..formal.errors import CertificateError, InstanceError
-from ..pipeline.registry import spec
-from .common import UNVERIFIED, bad_input, bulk_build, reread, summary, unfreeze
+from ..pipeline.registry import reread, spec
+from .common import UNVERIFIED, bad_input, bulk_build, summary, unfreeze
 
 
 def _source(labels: Path, file: str, root: Path | None) -> Path:
@@ -67,29 +67,16 @@ class Verifier:
                 self.models[mkey] = dspec.parse(inst.data)
         model = self.models[mkey]
         sem, conv = lab.get("semantics"), lab.get("conventions", {})
-        if not isinstance(conv, dict) or not conv and "conventions" in lab:
-            raise CertificateError("the label's conventions must be a non-empty object")
-        unknown = [k for k in conv if k not in dspec.conventions]
-        if unknown:
-            raise CertificateError(f"the label records a convention {unknown[0]!r:.40} that "
-                                   f"domain {inst.domain} does not have")
-        if sem is not None and not isinstance(sem, str):
-            raise CertificateError("the label's semantics must be a name")
+        if not isinstance(conv, dict) or sem is not None and not isinstance(sem, str):
+            raise CertificateError("the label's semantics must be a name and its "
+                                   "conventions an object")
         again = reread(inst, sem, conv, model)     # labelled under other readings
         if again is not inst:
             inst, model = again, dspec.parse(again.data)
         if inst.sha256 != lab.get("instance_sha256"):
             raise CertificateError(f"instance {lab['id']} changed since it was labelled")
         qname, params = dspec.question(lab["question"])
-        own = getattr(model, "semantics", None)
-        if sem != own:
-            raise CertificateError(f"the label records semantics {sem!r:.20}, its instance "
-                                   f"is read under {own!r}")
-        readings = {**dspec.readings(model, qname),
-                    **{k: model.conventions[k] for k in inst.overridden}}
-        if conv != readings:
-            raise CertificateError(f"the label records conventions {conv}, its question "
-                                   f"depends on {readings}")
+        checker.check_readings(dspec, lab, model, qname, params, inst.overridden)
         return qname, checker.check_record(dspec, lab, model, qname, params)
 
 

@@ -10,7 +10,16 @@ from ..formal.errors import CertificateError
 from ..formal.hospitals_residents import QUESTIONS, HRMarket
 from ..oracles import hospitals_residents as orc
 from ..pipeline.minimize import two_sided_shrinker
-from .base import Domain, Outcome, PeerAdapter, Property, Question, Space, decide_existence
+from .base import (
+    Domain,
+    Outcome,
+    PeerAdapter,
+    Property,
+    Question,
+    Space,
+    claims_none,
+    decide_existence,
+)
 from .stable_matching import judge_matching, judge_none, one_sided_notes, two_sided_in_space
 
 MAX_ENCODING_RESIDENTS = 150    # larger markets use the oracle and the checker alone
@@ -103,7 +112,7 @@ def _audit(notion: str):
     word = question.replace("_", "-")
 
     def audit(market: HRMarket, params: Any, answer: Any) -> dict:
-        if answer == {} or answer is None:          # the claim "none exists"
+        if claims_none(answer):
             return judge_none(word, *SEARCH[notion](market))
         try:
             matching = read_matching(market, answer)
