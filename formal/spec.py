@@ -39,10 +39,10 @@ class Solution:
     - ``"outcome"`` (:func:`outcome`): the outcome itself (a matching, an allocation, an
       order), which every certificate proving the verdict validates whole, every key and
       value;
-    - ``"object"`` (:func:`fields`): an object with exactly ``keys``, plus any of
-      ``optional``, each value verified by the certificate's check; an optional key is
-      admitted only under a certificate type that declares it verified
-      (:attr:`CertificateType.verifies`);
+    - ``"object"`` (:func:`fields`): an object with exactly ``keys``, plus those of
+      ``optional`` that the certificate type verifies (:attr:`CertificateType.verifies`),
+      each value verified by the certificate's check: an optional key is required under a
+      certificate type that verifies it and refused under any other;
     - ``"candidate"``: the refuted candidate of an ``incorrect`` verdict, any JSON value,
       judged whole by the refutation.
 
@@ -57,8 +57,9 @@ class Solution:
 
     def check_shape(self, solution: Any, verifies: frozenset = frozenset()) -> None:
         """Refuse a solution of another shape: not null for ``"null"``; for ``"object"``
-        not an object, a key missing, a key not declared, or an optional key the
-        certificate does not verify (``verifies``). CertificateError naming the key."""
+        not an object, a key missing (an optional one the certificate verifies,
+        ``verifies``, included), a key not declared, or an optional key the certificate
+        does not verify. CertificateError naming the key."""
         if self.kind == "null" and solution is not None:
             raise CertificateError(f"this verdict has no solution (null), got {solution!r:.60}")
         if self.kind != "object":
@@ -66,7 +67,8 @@ class Solution:
         if not isinstance(solution, dict):
             raise CertificateError(f"the solution must be an object with "
                                    f"{', '.join(self.keys)}, got {solution!r:.60}")
-        missing = [k for k in self.keys if k not in solution]
+        missing = [k for k in (*self.keys, *(k for k in self.optional if k in verifies))
+                   if k not in solution]
         if missing:
             raise CertificateError(f"the solution has no {missing[0]!r}")
         for k in solution:
@@ -105,8 +107,8 @@ def outcome(doc: str) -> Solution:
 
 def fields(*keys: str, optional: tuple[str, ...] = (),
            given: Mapping[str, Solution] | None = None) -> Solution:
-    """A solution object with exactly ``keys`` (and any of ``optional``, when the
-    certificate verifies them); ``given``: the shape when the question gives a parameter."""
+    """A solution object with exactly ``keys`` (and those of ``optional`` the certificate
+    verifies); ``given``: the shape when the question gives a parameter."""
     return Solution("object", tuple(keys), tuple(optional), dict(given or {}))
 
 

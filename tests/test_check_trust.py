@@ -140,6 +140,30 @@ def test_invented_counts_are_refused_unless_every_report_is_replayed(tmp_path):
             assert r.returncode == 1 and "not verified" in r.stderr, (rule, key)
 
 
+def test_counts_an_enumeration_verifies_cannot_be_dropped_nor_semantics_nulled():
+    """Found by the sweep: under ``enumeration`` the counts of the ballot space are
+    verified, so a label must carry them all (an optional key is required where the
+    certificate verifies it); and ``"semantics": null`` on an instance without semantics
+    is an extra field, refused like any other."""
+    from prefcert.pipeline.jobs import label
+    data = {"id": "m", "domain": "election", "candidates": ["a", "b", "c"],
+            "tie_break": ["a", "b", "c"], "ballots": [["a", "b", "c"], ["b", "c", "a"]],
+            "manipulator": {"ranking": ["c", "b", "a"]}}
+    job = plan([from_object(data, "<t>", None, "m")], [{"type": "manipulation",
+                                                         "rule": "borda"}])[0]
+    lab = label(job)
+    assert lab["certificate"]["type"] == "enumeration"
+    s = spec("election")
+    assert checker.check_record(s, lab, job.model, job.question.name, job.params)
+    for key in ("reports", "profitable", "optimal", "outcomes"):
+        cut = dict(lab, solution={k: v for k, v in lab["solution"].items() if k != key})
+        with pytest.raises(CertificateError, match=f"no '{key}'"):
+            checker.check_record(s, cut, job.model, job.question.name, job.params)
+    with pytest.raises(CertificateError, match="semantics"):
+        checker.check_readings(s, dict(lab, semantics=None), job.model, job.question.name,
+                               job.params)
+
+
 # ------------------------------------------------------------------ 3. the metadata
 
 @needs_cli

@@ -465,6 +465,9 @@ def claim_true(mut: dict, base: dict, job) -> bool:
     if mut["verdict"] == "incorrect":
         if base["verdict"] == "incorrect" and canon(mut["solution"]) == canon(base["solution"]):
             return facts_equal(mut, base)
+        if base["verdict"] != "incorrect":      # a refutation asked of another question
+            return refutation_facts_true(mut, job) and \
+                not correct_answer(job, mut["solution"], base)
         return facts_equal(mut, base) and not correct_answer(job, mut["solution"], base)
     if base["verdict"] == "incorrect":          # a refutation mutated into a claim
         return False
@@ -475,6 +478,28 @@ def claim_true(mut: dict, base: dict, job) -> bool:
     if canon(mut["solution"]) == canon(base["solution"]):
         return True
     return solution_true(job, mut, base)
+
+
+def refutation_facts_true(mut: dict, job) -> bool:
+    """The facts of a refutation's certificate, recomputed for the job's question: a better
+    allocation's welfare value, a Pareto improvement's audited allocation (the solution);
+    a blocking coalition states no fact unless it names its notion."""
+    from prefcert.formal.welfare import welfare_graph, welfare_value
+    cert = mut["certificate"]
+    if not isinstance(cert, dict):
+        return False
+    kind_ = cert.get("type")
+    if kind_ == "better_allocation":
+        new = _matching(job.model, cert.get("allocation"))
+        return _valid(job, new) and isinstance(cert.get("value"), int) and \
+            cert["value"] == welfare_value(welfare_graph(job.model), job.question.name, new)
+    if kind_ == "pareto_improvement":
+        return canon(cert.get("allocation")) == canon(mut["solution"])
+    if kind_ == "blocking_coalition":
+        from prefcert.formal.housing_market import CORE_NOTION
+        want = CORE_NOTION[job.question.name]
+        return cert.get("notion", want) == want
+    return not FACTS.get(kind_)
 
 
 def facts_equal(mut: dict, base: dict) -> bool:
@@ -552,8 +577,12 @@ def _welfare_optimal(job, m: dict, notion: str) -> bool:
 
 
 def correct_answer(job, candidate: Any, base: dict) -> bool:
-    """Would ``candidate`` be a correct answer to the job's question (the audits' sense)?"""
+    """Would ``candidate`` be a correct answer to the job's question (the audits' sense)?
+    An agent listed unmatched (null) must be one of the instance."""
     domain, q = job.instance.domain, job.question.name
+    if isinstance(candidate, dict) and any(
+            v is None and k not in names_of(job.instance.data) for k, v in candidate.items()):
+        return False
     if domain in ("stable_matching", "hospitals_residents"):
         m = _hr_matching(candidate) if domain == "hospitals_residents" else \
             _matching(job.model, candidate)

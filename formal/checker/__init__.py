@@ -180,7 +180,7 @@ def check_readings(spec: DomainSpec, label: dict, model: Any, question: str, par
         raise CertificateError(f"the label records a convention {unknown[0]!r:.40} that "
                                f"domain {spec.name} does not have")
     own = getattr(model, "semantics", None)
-    if sem != own:
+    if sem != own or ("semantics" in label) != (own is not None):
         raise CertificateError(f"the label records semantics {sem!r:.20}, its instance is "
                                f"read under {own!r}")
     want = {**spec.readings(model, question, params),

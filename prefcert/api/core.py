@@ -152,19 +152,19 @@ def check(lab: Label | Mapping[str, Any], instance: InstanceLike) -> bool:
     """
     from ..formal import checker
     from ..pipeline.registry import reread, spec
-    lab = dict(arg.mapping(lab, "lab", "(a label)"))
+    record: dict[str, Any] = dict(arg.mapping(lab, "lab", "(a label)"))
     inst = _instance(instance)
-    conv = lab.get("conventions", {})
+    conv = record.get("conventions", {})
     if not isinstance(conv, dict):
         raise CertificateError("the label's conventions are not an object")
-    inst = reread(inst, lab.get("semantics"), conv)
-    if lab.get("instance_sha256") != inst.sha256:
+    inst = reread(inst, record.get("semantics"), conv)
+    if record.get("instance_sha256") != inst.sha256:
         raise CertificateError(f"instance {inst.id} is not the one labelled")
     dspec = spec(inst.domain)
     model = dspec.parse(inst.data)
-    name, params = dspec.question(lab.get("question"))
-    checker.check_readings(dspec, lab, model, name, params, inst.overridden)
-    if not checker.check_record(dspec, lab, model, name, params):
+    name, params = dspec.question(record.get("question"))
+    checker.check_readings(dspec, record, model, name, params, inst.overridden)
+    if not checker.check_record(dspec, record, model, name, params):
         raise CertificateError("engine agreement is a record, not a proof: nothing to verify")
     return True
 
