@@ -86,8 +86,10 @@ class Solution:
         if self.kind == "null":
             text = "null"
         elif self.kind == "object":
-            text = "{" + ", ".join(f"`{k}`" for k in self.keys) + \
-                ("".join(f", [`{k}`]" for k in self.optional)) + "}"
+            text = "{" + ", ".join(f"`{k}`" for k in self.keys) + "}"
+            if self.optional:
+                text += " + {" + ", ".join(f"`{k}`" for k in self.optional) + \
+                    "} under a certificate that verifies them"
         else:
             text = self.doc or self.kind
         for p, s in self.given.items():

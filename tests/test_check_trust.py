@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import prefcert
 import pytest
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError
@@ -140,6 +141,24 @@ def test_invented_counts_are_refused_unless_every_report_is_replayed(tmp_path):
             assert r.returncode == 1 and "not verified" in r.stderr, (rule, key)
 
 
+def test_an_unknown_utility_item_and_an_extra_certificate_field_are_refused():
+    from prefcert.pipeline.jobs import label
+    data = {"id": "c", "domain": "consistency", "cells": [
+        {"id": "x", "type": "item", "values": [3.0, 5.0], "item": "A"},
+        {"id": "y", "type": "item", "values": [1.0], "item": "B"},
+        {"id": "d", "type": "pair", "values": [4.0], "a": {"item": "A", "price": 10.0},
+         "b": {"item": "B", "price": 8.0}}]}
+    job = plan([from_object(data, "<t>", None, "c")], ["l1_repair"])[0]
+    lab = label(job)
+    assert prefcert.check(lab, data)
+    sol = lab["solution"]
+    ghost = dict(sol, utilities={**sol["utilities"], "Z": 0})
+    with pytest.raises(CertificateError):
+        prefcert.check(dict(lab, solution=ghost), data)
+    with pytest.raises(CertificateError, match="unknown field 'note'"):
+        prefcert.check(dict(lab, certificate={**lab["certificate"], "note": 1}), data)
+
+
 def test_counts_an_enumeration_verifies_cannot_be_dropped_nor_semantics_nulled():
     """Found by the sweep: under ``enumeration`` the counts of the ballot space are
     verified, so a label must carry them all (an optional key is required where the
@@ -153,15 +172,13 @@ def test_counts_an_enumeration_verifies_cannot_be_dropped_nor_semantics_nulled()
                                                          "rule": "borda"}])[0]
     lab = label(job)
     assert lab["certificate"]["type"] == "enumeration"
-    s = spec("election")
-    assert checker.check_record(s, lab, job.model, job.question.name, job.params)
+    assert prefcert.check(lab, data)
     for key in ("reports", "profitable", "optimal", "outcomes"):
         cut = dict(lab, solution={k: v for k, v in lab["solution"].items() if k != key})
         with pytest.raises(CertificateError, match=f"no '{key}'"):
-            checker.check_record(s, cut, job.model, job.question.name, job.params)
+            prefcert.check(cut, data)
     with pytest.raises(CertificateError, match="semantics"):
-        checker.check_readings(s, dict(lab, semantics=None), job.model, job.question.name,
-                               job.params)
+        prefcert.check(dict(lab, semantics=None), data)
 
 
 # ------------------------------------------------------------------ 3. the metadata

@@ -173,7 +173,8 @@ def test_election_checker_refuses_an_unknown_rule_in_every_certificate_type():
         for question, verdicts in ctype.proves.items():
             params = _election_params(question, "xyz")
             shape = ce.SPEC.questions[question].solution(verdicts[0], params)
-            solution = None if shape.kind == "null" else dict.fromkeys(shape.keys, "a")
+            solution = None if shape.kind == "null" else dict.fromkeys(
+                shape.keys + tuple(k for k in shape.optional if k in ctype.verifies), "a")
             with pytest.raises(CertificateError, match=UNKNOWN_RULE):
                 checker.check(ce.SPEC, model, question, params, verdicts[0], solution,
                               {"type": name})
