@@ -28,6 +28,9 @@ AGREEMENT = "engine_agreement"
 LABEL_FIELDS = ("id", "domain", "question", "verdict", "solution", "certificate", "engines",
                 "checked", "source", "instance_sha256")
 READING_FIELDS = ("semantics", "conventions")
+#: The field a benchmark's labels add (``prefcert generate``: ``labels.jsonl`` holds labels
+#: as ``prefcert label`` writes them plus ``label_id``, the engines' timings dropped).
+BENCHMARK_FIELD = "label_id"
 
 
 def check(spec: DomainSpec, model: Any, question: str, params: Any, verdict: str,
@@ -112,7 +115,9 @@ def check_record(spec: DomainSpec, label: Any, model: Any, question: str, params
     ``conventions``) to the instance; this checks the rest:
 
     - the fields are exactly those of a label (:data:`LABEL_FIELDS`, and
-      :data:`READING_FIELDS` where present); ``domain`` is the instance's;
+      :data:`READING_FIELDS` where present; a benchmark's label adds
+      :data:`BENCHMARK_FIELD` and drops the engines' ``seconds``); ``domain`` is the
+      instance's;
     - the question is one the instance can answer (the domain's ``validate``, as when
       labelling: an unknown agent, item or rule is refused);
     - ``engines`` is a record of distinct engines, each ``{"engine", "verdict",
@@ -131,7 +136,11 @@ def check_record(spec: DomainSpec, label: Any, model: Any, question: str, params
     missing = [k for k in LABEL_FIELDS if k not in label]
     if missing:
         raise CertificateError(f"the label has no {missing[0]!r}")
-    unknown = [k for k in label if k not in LABEL_FIELDS and k not in READING_FIELDS]
+    bench = BENCHMARK_FIELD in label
+    if bench and (not isinstance(label[BENCHMARK_FIELD], str) or not label[BENCHMARK_FIELD]):
+        raise CertificateError(f"{BENCHMARK_FIELD!r} must be a non-empty string")
+    unknown = [k for k in label if k not in LABEL_FIELDS and k not in READING_FIELDS
+               and k != BENCHMARK_FIELD]
     if unknown:
         raise CertificateError(f"the label has an unknown field {unknown[0]!r:.40}")
     if label["domain"] != spec.name:
@@ -144,7 +153,8 @@ def check_record(spec: DomainSpec, label: Any, model: Any, question: str, params
             raise CertificateError(f"the label's question is not one its instance can answer: "
                                    f"{e}") from None
     verdict, cert, checked = label["verdict"], label["certificate"], label["checked"]
-    decided = _engines(label["engines"], verdict, spec.questions[question].partial)
+    decided = _engines(label["engines"], verdict, spec.questions[question].partial,
+                       timed=not bench)
     if not isinstance(checked, bool):
         raise CertificateError(f"'checked' must be true or false, not {checked!r:.20}")
     if isinstance(cert, dict) and cert.get("type") == AGREEMENT:
@@ -190,18 +200,21 @@ def check_readings(spec: DomainSpec, label: dict, model: Any, question: str, par
                                f"on {want}")
 
 
-def _engines(engines: Any, verdict: str, partial: tuple[str, ...]) -> list[str]:
+def _engines(engines: Any, verdict: str, partial: tuple[str, ...], timed: bool = True
+             ) -> list[str]:
     """The engines record checked against the verdict (an engine may also have given a
-    ``partial`` verdict, a bound); the names of the engines that gave the verdict."""
+    ``partial`` verdict, a bound); the names of the engines that gave the verdict.
+    ``timed``: each entry has its ``seconds`` (a benchmark's labels drop them)."""
+    keys = {"engine", "verdict", "seconds"} if timed else {"engine", "verdict"}
+    form = "{" + ", ".join(k for k in ("engine", "verdict", "seconds") if k in keys) + "}"
     if not isinstance(engines, list):
-        raise CertificateError("'engines' must be a list of {engine, verdict, seconds}")
+        raise CertificateError(f"'engines' must be a list of {form}")
     names: list[str] = []
     decided = []
     for e in engines:
-        if not isinstance(e, dict) or set(e) != {"engine", "verdict", "seconds"}:
-            raise CertificateError(f"an engines entry is {{engine, verdict, seconds}}, not "
-                                   f"{e!r:.60}")
-        name, said, seconds = e["engine"], e["verdict"], e["seconds"]
+        if not isinstance(e, dict) or set(e) != keys:
+            raise CertificateError(f"an engines entry is {form}, not {e!r:.60}")
+        name, said, seconds = e["engine"], e["verdict"], e.get("seconds", 0)
         if not isinstance(name, str) or not name or name in names:
             raise CertificateError(f"engine names must be distinct strings: {name!r:.40}")
         if said not in (verdict, UNKNOWN, *partial):
