@@ -219,11 +219,11 @@ def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, a
             if not scored:
                 raise InstanceError("holds no utilities", file=str(utilities))
             res = rk.rational_value_risk([s["utilities"] for s in scored],
-                                         reu=[s.get("reu_certified", 1) for s in scored],
+                                         reu=[s["reu_certified"] for s in scored],
                                          delta=delta, resamples=resamples, seed=seed)
             res.update(samples=sum(len(s["utilities"]) for s in scored),
                        parse_failure_rate=None, timeout_rate=None, suites=["external"],
-                       uncertified_prompts=sum(s.get("reu_certified", 1) is None for s in scored))
+                       uncertified_prompts=sum(s["reu_certified"] is None for s in scored))
         else:
             if prompts is None or answers is None:
                 raise InstanceError("give PROMPTS and ANSWERS (or --utilities)")
@@ -246,13 +246,26 @@ def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, a
 
 
 def _read_utilities(path: Path) -> list[dict]:
+    import numbers
+
     from ..bench.generate import read_jsonl
+
+    def unit(x) -> bool:
+        return not isinstance(x, bool) and isinstance(x, numbers.Real) and 0 <= x <= 1
     out = []
     for i, rec in enumerate(read_jsonl(path), 1):
         if not isinstance(rec, dict) or "id" not in rec or not isinstance(rec.get("utilities"), list):
             raise InstanceError("a record is {\"id\", \"utilities\": [...]}", file=str(path), line=i)
+        reu = rec.get("reu", 1)
+        if reu is not None and not unit(reu):
+            raise InstanceError("'reu' must be a number in [0, 1] or null", file=str(path),
+                                line=i, value=reu)
+        for u in rec["utilities"]:
+            if not (unit(u) or (isinstance(u, list) and u and all(unit(x) for x in u))):
+                raise InstanceError("a utility is a number in [0, 1] or a non-empty list of "
+                                    "them", file=str(path), line=i, value=u)
         out.append({"id": rec["id"], "utilities": rec["utilities"],
-                    "reu_certified": rec.get("reu", 1), "cell": rec.get("cell", {}),
+                    "reu_certified": reu, "cell": rec.get("cell", {}),
                     "verdicts": []})
     return out
 
@@ -264,17 +277,18 @@ def _print_risk(r: dict) -> None:
     t = Table(title=f"rational value risk: M = {r['M']} prompts, K = {r['K']} samples, "
                     f"L = {r['L']} ({'deterministic verifier' if r['deterministic_verifier'] else 'stochastic verifier'})",
               title_justify="left")
-    for c in ("reading", "prompts", "DEU", "REU", "RVR", "95% CI", "(I) prompts",
-              "(II) reasoning", "(III) verification", "total bound"):
+    for c in ("reading", "prompts", "DEU", "REU", "RVR", "bootstrap mean", "95% CI",
+              "(I) prompts", "(II) reasoning", "(III) verification", "total bound"):
         t.add_column(c, justify="left" if c == "reading" else "right")
     for name, label in (("certified", "REU = 1 (certified)"), ("best_of_k", "REU = best-of-K")):
         x = rd.get(name, {})
         if not x.get("prompts"):
-            t.add_row(label, "0", *["—"] * 8)
+            t.add_row(label, "0", *["—"] * 9)
             continue
         b = x["bounds"]
         t.add_row(label, str(x["prompts"]), f"{r['deu']:.3f}", f"{x['reu']:.3f}",
-                  f"{x['rvr']:.3f}", f"[{x['rvr_ci'][0]:.3f}, {x['rvr_ci'][1]:.3f}]",
+                  f"{x['rvr']:.3f}", f"{x['rvr_bootstrap_mean']:.3f}",
+                  f"[{x['rvr_ci'][0]:.3f}, {x['rvr_ci'][1]:.3f}]",
                   f"{b['prompt_sampling']:.3f}", f"{b['reasoning_sampling']:.3f}",
                   f"{b['verification']:.3f}", f"{b['total']:.3f}")
     con.print(t)
@@ -285,15 +299,30 @@ def _print_risk(r: dict) -> None:
                   f"{rd['certified']['bounds']['formulas']['reasoning_sampling'] if rd['certified'].get('prompts') else '—'}, "
                   f"best-of-K {rd['best_of_k']['bounds']['formulas']['reasoning_sampling']}; "
                   f"(III) {any_b['formulas']['verification']}")
-    con.print(f"95% intervals: prompt bootstrap, {r['resamples']} resamples, seed {r['seed']}. "
-              f"DEU 95% CI [{r['deu_ci'][0]:.3f}, {r['deu_ci'][1]:.3f}].")
+    con.print(f"RVR is the point estimate; the bootstrap mean (the released code's reported "
+              f"value) is the mean of {r['resamples']} prompt-bootstrap resamples, seed "
+              f"{r['seed']}, which also give the 95% intervals. DEU 95% CI "
+              f"[{r['deu_ci'][0]:.3f}, {r['deu_ci'][1]:.3f}].")
     if r.get("parse_failure_rate") is not None:
         con.print(f"samples {r['samples']}: parse-failure rate {r['parse_failure_rate']:.3f} "
                   f"(scored U = 0), timeout rate {r['timeout_rate']:.3f}; prompts without a "
                   f"certified REU: {r['uncertified_prompts']}")
-    con.print("k-curve: " + ", ".join(
-        f"k={c['k']}: best-of-k {c['best_of_k']:.3f}" +
-        (f", pass@k {c['pass_at_k']:.3f}" if "pass_at_k" in c else "") for c in r["k_curve"]))
+    binary = all("pass_at_k" in c for c in r["k_curve"])
+    t = Table(title="RVR per budget k (the first k samples of every prompt)",
+              title_justify="left")
+    cols = ["k", "best-of-k", "RVR certified", "RVR best-of-k"]
+    if binary:
+        cols += ["pass@k", "RVR pass@k"]
+    for c in cols:
+        t.add_column(c, justify="right")
+    def f3(v):
+        return "—" if v is None else f"{v:.3f}".replace("-0.000", "0.000")
+    for c in r["k_curve"]:
+        cells = [str(c["k"]), f3(c["best_of_k"]), f3(c["rvr_certified"]), f3(c["rvr_best_of_k"])]
+        if binary:
+            cells += [f3(c["pass_at_k"]), f3(c["rvr_pass_at_k"])]
+        t.add_row(*cells)
+    con.print(t)
     if r.get("strata"):
         t = Table(title=f"by {r['by']}", title_justify="left")
         for c in (r["by"], "M", "DEU", "RVR certified [95% CI]", "RVR best-of-K [95% CI]"):
