@@ -45,9 +45,16 @@ def _check_out(*paths) -> None:
 @click.option("--resamples", type=click.IntRange(min=1),
               help="Bootstrap resamples (default: max(10000, 10·⌈groups/α⌉)).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.05, show_default=True, help="Family-wise level (Bonferroni).")
-@click.option("--interval", type=click.Choice(["percentile", "t"]), default="percentile",
-              show_default=True)
+              default=0.05, show_default=True,
+              help="Family-wise level (Bonferroni over the groups, Holm over each model's "
+                   "P1 and P2 comparisons).")
+@click.option("--residuals", type=click.Choice(["modified", "centred"]), default="modified",
+              show_default=True,
+              help="Bootstrap residuals: centred completions scaled by √(n/(n−1)) "
+                   "(modified), or as they are (centred; too narrow, rejects too often).")
+@click.option("--interval", type=click.Choice(["t", "percentile"]), default="t",
+              show_default=True,
+              help="P1 / P2 intervals: Welch–Satterthwaite t, or bootstrap percentile.")
 @click.option("--values", "values", type=click.Choice(["finite", "number_only"]),
               default="finite", show_default=True, help="Which parsed answers enter.")
 @click.option("--threshold", type=click.FloatRange(min=0), default=0.25, show_default=True,
@@ -66,8 +73,8 @@ def _check_out(*paths) -> None:
               help="Write an HTML report of plots and tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
 def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation, resamples,
-                alpha, interval, values, threshold, unit, judgments, seed, no_certify, out,
-                labels_dir, report, as_json):
+                alpha, residuals, interval, values, threshold, unit, judgments, seed, no_certify,
+                out, labels_dir, report, as_json):
     """Audit the self-consistency of the willingness-to-pay answers in RESPONSES (CSV or
     JSONL, one row per completion: model, cell_id, parsed_value or raw_text) against the
     DESIGN: least-squares utility fit per (model, domain, utterance) with RMSE in $ and %,
@@ -77,8 +84,8 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
     try:
         opts = cs.AuditOptions(fit=fit, rmse_divisor=rmse_divisor, price_scale=price_scale,
                                normalisation=normalisation, resamples=resamples, alpha=alpha,
-                               interval=interval, values=values, threshold=threshold,
-                               unit=unit, judgments=judgments, seed=seed,
+                               residuals=residuals, interval=interval, values=values,
+                               threshold=threshold, unit=unit, judgments=judgments, seed=seed,
                                certify=not no_certify)
         des = cs.read_design(design)
         rows = cs.read_responses(responses)
@@ -119,7 +126,8 @@ def _print_audit(a: dict) -> None:
     s = a["settings"]
     con.print(f"{s['groups']} audit groups; fit {s['fit']} (RMSE divisor {s['rmse_divisor']}, "
               f"price scale {s['price_scale']}, normalisation {s['normalisation']}); "
-              f"{s['resamples']} bootstrap resamples, seed {s['seed']}")
+              f"{s['resamples']} bootstrap resamples of {s['residuals']} residuals, seed "
+              f"{s['seed']}; {s['interval']} intervals for P1 / P2")
     con.print(f"Bonferroni threshold {s['alpha']}/{s['groups']} = {s['bonferroni_threshold']:.3g}, "
               f"smallest attainable p = {s['min_attainable_p']:.3g} "
               f"({'reachable' if s['bonferroni_reachable'] else 'NOT reachable'})")
@@ -161,14 +169,17 @@ def _print_audit(a: dict) -> None:
                        if d in cells else "—" for d in doms])
     con.print(t)
     if a["local"]:
-        t = Table(title="local audit (uncorrected, correlated comparisons)", title_justify="left")
+        t = Table(title=f"local audit: 95% residual intervals excluding 0 (uncorrected, as "
+                        f"the paper counts them) and Holm at α = {s['alpha']} over each "
+                        f"model's P1 or P2 comparisons", title_justify="left")
         for c in ("model", "kind", "domain", "n", "supported reversals", "reject",
-                  f"LB ≥ {s['threshold']:.0%} price"):
+                  "reject (Holm)", f"LB ≥ {s['threshold']:.0%} price"):
             t.add_column(c)
         for x in a["local"]:
             t.add_row(x["model"], x["kind"], x["domain"] or "all", str(x["n"]),
                       f"{x['reversals']} ({x['reversals'] / x['n']:.1%})",
                       f"{x['rejects']} ({x['rejects'] / x['n']:.1%})",
+                      f"{x['rejects_holm']} ({x['rejects_holm'] / x['n']:.1%})",
                       f"{x['exceeds_threshold']} ({x['exceeds_threshold'] / x['n']:.1%})")
         con.print(t)
     if a["stress"]:
