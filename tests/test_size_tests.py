@@ -95,7 +95,7 @@ def test_adjusted_tests_hold_their_level_under_the_null():
     rejection, while almost every dataset has an uncorrected p < 0.05."""
     from conftest import heavy_examples
     rng = np.random.default_rng(8)
-    reps = heavy_examples(200, 40)
+    reps = heavy_examples(120, 30)
     raw = any_raw = any_holm = any_bh = tests = 0
     for _ in range(reps):
         t = size_tests(records("actionable-indeterminacy", rng), "all")

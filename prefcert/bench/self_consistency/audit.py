@@ -464,7 +464,7 @@ def resample_means(values: np.ndarray, b: int, rng: np.random.Generator,
     of a cell-means model (every completion has leverage 1/n): the resampled mean then
     has expected variance s²/n, the unbiased variance of the observed mean. ``centred``
     resamples e_j as they are, whose mean has (n − 1)/n of it — too narrow, so a test
-    built on it rejects too often (10.6 % at α = 0.05 for the group test on the paper's
+    built on it rejects too often (8.1 % at α = 0.05 for the group test on the paper's
     design with 15 completions; ``benchmarks/bench_consistency_size.py``). O(B·n).
 
     References: Davison & Hinkley (1997), *Bootstrap Methods and their Application*,
