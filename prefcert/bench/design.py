@@ -174,6 +174,16 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class SizeTests:
+    """The tests across sizes a suite's paper reports: Fisher's exact test of accuracy
+    between every two sizes of each cell that ``cells`` accepts (``cells`` sees the cell
+    key without ``size``); ``source`` says where the paper reports them."""
+
+    source: str
+    cells: Callable[[Mapping[str, Any]], bool]
+
+
+@dataclass(frozen=True)
 class Suite:
     """A benchmark suite: the design table and its hooks (see the module docstring).
 
@@ -184,7 +194,9 @@ class Suite:
     (checked against the full-size design); ``calibration(stats)``: optional rows of the
     table ``prefcert generate`` prints under ``calibration_title``; ``engines``:
     the engines that certify the labels (default: the oracle alone; a suite may ask for
-    several, which must then agree).
+    several, which must then agree); ``size_tests``: the tests across sizes its paper
+    reports (:class:`SizeTests`; None when the paper reports none — ``prefcert score``
+    then shows none unless asked for every pair of sizes with ``--size-tests all``).
     """
 
     name: str
@@ -204,6 +216,7 @@ class Suite:
     expected_total: int | None = None
     engines: Sequence[str] | None = None
     calibration_title: str = "calibration"
+    size_tests: SizeTests | None = None
 
     def composition(self, sizes: Sequence[Any] | None = None,
                     per_cell: int | None = None) -> dict[str, int]:
