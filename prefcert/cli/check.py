@@ -11,8 +11,39 @@ import click
 
 from ..formal import checker
 from ..formal.errors import CertificateError, InstanceError
+from ..formal.files import MAX_FILE_SIZE
 from ..pipeline.registry import spec
 from .common import UNVERIFIED, bad_input, bulk_build, reread, summary, unfreeze
+
+
+class ByteSize(click.ParamType):
+    """A number of bytes: an integer, or one with a K, M, G or T suffix (powers of 1024)."""
+
+    name = "size"
+    UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().upper().removesuffix("B")
+        unit = text[-1:] if text[-1:] in self.UNITS else ""
+        try:
+            n = int(text[:len(text) - len(unit)])
+        except ValueError:
+            n = -1
+        if n < 0:
+            self.fail(f"{value!r} is not a size (bytes, or with a K, M, G or T suffix)",
+                      param, ctx)
+        return n * self.UNITS[unit]
+
+
+def _content_free(e: InstanceError, labels: Path, lineno: int, file: str) -> InstanceError:
+    """An error reading or parsing the instance file a label names, without its value and
+    agent: the file may be anything (a labels file can name any path), and an error never
+    echoes the content of a file that is not a valid instance file."""
+    where = f"{file}:{e.line}" if e.line else file
+    return InstanceError(f"the label's instance file is not a valid instance file "
+                         f"({e.message}; at {where})", file=str(labels), line=lineno)
 
 
 def _source(labels: Path, file: str, root: Path | None) -> Path:
@@ -36,13 +67,17 @@ def _source(labels: Path, file: str, root: Path | None) -> Path:
 @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder that each label's source.file is relative to (for labels moved "
                    "away from their instances; default: the labels file's folder).")
-def check(labels, allow_unverified, root):
+@click.option("--max-file-size", "limit", type=ByteSize(), default=MAX_FILE_SIZE,
+              show_default="1G", help="Largest instance file read (bytes, or with a K, M, "
+                                      "G or T suffix); a larger one is an error.")
+def check(labels, allow_unverified, root, limit):
     """Re-verify every certificate in LABELS with the checker alone (no solver, no oracle).
 
     Instances are re-read from each label's source (relative to the labels file's folder,
-    or to --root) and must match the recorded hash. Exit 1 on the first failure, on a
-    label listed twice, and, unless --allow-unverified, when a label rests on engine
-    agreement only.
+    or to --root) and must match the recorded hash; an instance file is read only up to
+    --max-file-size, and an error about it never shows its content. Exit 1 on the first
+    failure, on a label listed twice, and, unless --allow-unverified, when a label rests
+    on engine agreement only.
     """
     from ..formal.instances import label_key
     from ..formal.files import read_file, readers
@@ -75,18 +110,25 @@ def check(labels, allow_unverified, root):
                         raise InstanceError("the label's instance file is missing or not an "
                                             "instance file (labels moved? see --root)",
                                             file=str(labels), line=lineno, value=src["file"])
-                    with bulk_build():
-                        cache[str(path)] = {(i.id, i.line): i for i in read_file(path)}
+                    try:
+                        with bulk_build():
+                            cache[str(path)] = {(i.id, i.line): i
+                                                for i in read_file(path, limit)}
+                    except InstanceError as e:
+                        raise _content_free(e, labels, lineno, src["file"]) from None
                 inst = cache[str(path)].get((lab["id"], src.get("line")))
                 if inst is None:
                     raise InstanceError("instance not found in its source", file=str(labels),
                                         line=lineno, value=lab["id"])
-                dspec = spec(inst.domain)
                 mkey = (str(path), inst.line, inst.sha256)
-                if mkey not in models:
-                    models = {}
-                    with bulk_build():
-                        models[mkey] = dspec.parse(inst.data)
+                try:
+                    dspec = spec(inst.domain)
+                    if mkey not in models:
+                        models = {}
+                        with bulk_build():
+                            models[mkey] = dspec.parse(inst.data)
+                except InstanceError as e:
+                    raise _content_free(e, labels, lineno, src["file"]) from None
                 model = models[mkey]
                 sem, conv = lab.get("semantics"), lab.get("conventions") or {}
                 if not isinstance(conv, dict):
