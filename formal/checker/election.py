@@ -103,6 +103,7 @@ SPEC = DomainSpec(
                         "properties": {"ranking": _RANKING,
                                        "approve": {"type": "array", "items": _STR}}},
         "source": {"type": "object"}, "design": {"type": "object"},
+        "preflib": {"type": "object"},
     }, ["candidates", "tie_break", "ballots"], _QUESTION),
     resolve=resolve,
     validate=validate,
