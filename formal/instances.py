@@ -270,13 +270,13 @@ def read_jsonl(path: Path, limit: int | None = None) -> list[Instance]:
         for i, raw in enumerate(_lines(f, path, limit), 1):
             if not raw.strip():
                 continue
-            _json_start(path, raw, i)
             if b"\0" in raw:
                 raise _nul(path, raw, i)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise _not_utf8(path, raw, e, i) from None
+            _json_start(path, raw, i)
             try:
                 obj = json.loads(text, object_pairs_hook=_no_duplicates)
             except json.JSONDecodeError as e:

@@ -61,7 +61,7 @@ def test_a_large_capacity_allocates_nothing_in_proportion(tmp_path):
                                                "super_stable"}
     (tmp_path / "huge.json").write_text(json.dumps(_market(10**30)))
     line = one_error_line(run("label", tmp_path / "huge.json", limit_gb=3))
-    assert "capacity must be an integer from 0 to" in line and "h1" in line
+    assert "capacity must be a non-negative integer (at most 1e+12)" in line and "h1" in line
 
 
 # ------------------------------------------------------------------ 9. check's source files

@@ -239,9 +239,9 @@ def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, a
             bench = Benchmark.read(prompts)
             refuse_inputs([out, report], bench.files)
             scored = rk.score_samples(bench, rk.read_samples(answers, known=bench.by_id))
-            factors = set.intersection(*(set(x["cell"]) for x in scored)) if scored else set()
+            factors = set().union(*(set(x["cell"]) for x in scored))
             if by is not None and by not in factors:
-                raise InstanceError(f"--by takes a cell factor of every prompt answered "
+                raise InstanceError(f"--by takes a cell factor of the prompts answered "
                                     f"(here: {', '.join(sorted(factors)) or 'none'})", value=by)
             res = rk.risk_table(scored, delta=delta, resamples=resamples, seed=seed, by=by)
     except InstanceError as e:
