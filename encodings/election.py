@@ -233,7 +233,7 @@ def min_coalition_cpsat(e: Election, rule: str, c: str, *, time_limit: float = 6
         best = None
         step = enc.parity
         for start in range(step):
-            ks = list(range(start, cap + step, step))
+            ks = range(start, cap + step, step)     # lazy: cap grows with the voter count
             lo, hi, found = -1, None, None
             probe = 0
             while probe < len(ks):

@@ -253,7 +253,10 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
     if question == "winner":
         enc, c = rule_encoding(params["rule"]), params["item"]
         # one position vector per voter, or per agent weighted by its count when its
-        # voters complete alike (counts = identical)
+        # voters complete alike (counts = identical); copies per voter only up to a bound
+        # (a count is a number in the input: it must not decide the memory)
+        if not model.identical and model.voters > MAX_VOTER_COPIES:
+            raise TooLarge(f"{model.voters} voters to copy (at most {MAX_VOTER_COPIES})")
         voters = [(ag, ag.count) for ag in model.agents] if model.identical else \
             [(ag, 1) for ag in model.agents for _ in range(ag.count)]
         weights = [w for _, w in voters]
@@ -302,7 +305,18 @@ def query_cpsat(model: PreferenceModel, question: str, params: dict, *, time_lim
             out = _single(run, question, params)
     except Timeout:
         return Outcome(UNKNOWN, None, None, {"solves": run.solves, "reason": "time limit"})
+    except TooLarge as e:
+        return Outcome(UNKNOWN, None, None, {"solves": run.solves, "reason": str(e)})
     return Outcome(out.verdict, out.solution, out.certificate, {"solves": run.solves})
+
+
+#: voters the per-voter winner encoding copies at most (beyond, it gives up: ``cpsat_agg``
+#: aggregates voters instead)
+MAX_VOTER_COPIES = 10_000
+
+
+class TooLarge(Exception):
+    """The encoding would be larger than its bound: the engine gives up (``unknown``)."""
 
 
 # --------------------------------------------------------------------------- aggregated

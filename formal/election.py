@@ -285,7 +285,7 @@ def parse_election(data: dict) -> Election:
         manipulator = _ballot(man, known, k, agent="manipulator", manipulator=True)
     extra = set(data) - {"id", "domain", "questions", "candidates", "tie_break", "rule",
                          "approval_top", "ballots", "manipulator", "source", "preflib",
-                         "design", "conventions"}
+                         "design", "conventions", "peer_failure"}
     if extra:
         raise InstanceError("unknown election field", value=sorted(extra)[0])
     return Election(tuple(cands), tuple(tau), ballots, rule, manipulator, k,

@@ -12,18 +12,25 @@ from .instances import Instance, read_json, read_jsonl
 from .preflib import SUFFIXES, read_preflib
 
 
-def readers() -> dict[str, Callable[[Path], list[Instance]]]:
-    """File suffix -> reader (path -> list of Instance): JSON, JSONL and the PrefLib suffixes."""
+#: the default size limit of an instance file read by ``prefcert check`` (1 GiB; its
+#: ``--max-file-size`` option raises it)
+MAX_FILE_SIZE = 2**30
+
+
+def readers() -> dict[str, Callable[..., list[Instance]]]:
+    """File suffix -> reader (path, optional size limit in bytes -> list of Instance):
+    JSON, JSONL and the PrefLib suffixes."""
     return {".json": read_json, ".jsonl": read_jsonl, **dict.fromkeys(SUFFIXES, read_preflib)}
 
 
-def read_file(path: Path) -> list[Instance]:
-    """The instances of one file, by its suffix (see :func:`readers`)."""
+def read_file(path: Path, limit: int | None = None) -> list[Instance]:
+    """The instances of one file, by its suffix (see :func:`readers`); a file larger than
+    ``limit`` bytes is bad input before it is read."""
     table = readers()
     if path.suffix not in table:
         raise InstanceError(f"unsupported file type (known: {', '.join(sorted(table))})",
                             file=str(path), value=path.suffix)
-    return table[path.suffix](path)
+    return table[path.suffix](path, limit)
 
 
 def read_paths(paths: list[str], skip: Iterable[str | Path] = ()) -> list[Instance]:

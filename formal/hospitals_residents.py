@@ -95,14 +95,20 @@ def _restrict(order: WeakOrder, keep) -> WeakOrder:
     return WeakOrder(tuple(t for t in ties if t))
 
 
+# Posts per hospital: beyond this, sums of capacities would overflow the engines' 64-bit
+# integers (as voter counts, formal/preference.py). A capacity above the number of
+# residents means no more than that number, and no engine allocates per post.
+MAX_CAPACITY = 10**12
+
+
 def parse_hospitals_residents(data: dict) -> HRMarket:
     """Parse ``{"preferences": {"residents": {...}, "hospitals": {...}}, "capacities":
     {...}}`` into an :class:`HRMarket`.
 
     Raises :class:`InstanceError` naming the agent and value for: missing sides, an agent
     on both sides, a list naming an agent not on the other side, an item twice, an empty
-    tie group, a hospital without a capacity, a capacity that is not a non-negative
-    integer, a capacity for an unknown hospital. O(total list length).
+    tie group, a hospital without a capacity, a capacity that is not an integer from 0 to
+    :data:`MAX_CAPACITY`, a capacity for an unknown hospital. O(total list length).
     """
     prefs = data.get("preferences")
     if not isinstance(prefs, dict) or set(prefs) != {"residents", "hospitals"}:
@@ -123,8 +129,10 @@ def parse_hospitals_residents(data: dict) -> HRMarket:
     for h, c in caps.items():
         if h not in hos:
             raise InstanceError("capacity of an unknown hospital", agent=h, value=c)
-        if c.__class__ is not int or c < 0:
-            raise InstanceError("capacity must be a non-negative integer", agent=h, value=c)
+        if c.__class__ is not int or not 0 <= c <= MAX_CAPACITY:
+            raise InstanceError(f"capacity must be a non-negative integer (at most "
+                                f"{MAX_CAPACITY:.0e})",
+                                agent=h, value=c)
     for h in hos:
         if h not in caps:
             raise InstanceError("hospital has no capacity", agent=h)

@@ -7,13 +7,16 @@ and reads files and folders.
 """
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
+import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from sys import intern
-from typing import Any
+from typing import Any, BinaryIO
 
 from .errors import InstanceError
 
@@ -87,19 +90,75 @@ def with_readings(inst: Instance, *, semantics: str | None = None,
     return replace(out, overridden=tuple(sorted({*inst.overridden, *(conventions or {})})))
 
 
-def read_text(path: Path) -> str:
-    """A file's UTF-8 text; InstanceError naming the line of the first byte that is not
-    UTF-8, or the reason the file cannot be read."""
+def _open(path: Path, limit: int | None) -> tuple[BinaryIO, int]:
+    """``path`` opened for reading in binary, with its size; InstanceError when it cannot
+    be opened or is larger than ``limit`` bytes (checked before anything is read)."""
     try:
-        raw = Path(path).read_bytes()
+        f = open(path, "rb")
     except OSError as e:
         raise InstanceError(f"cannot read the file ({e.strerror})", file=str(path)) from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw[:e.start].count(b"\n") + 1
-        raise InstanceError("not UTF-8 text", file=str(path), line=line,
-                            value=raw[e.start:e.start + 8]) from None
+    size = os.fstat(f.fileno()).st_size
+    if limit is not None and size > limit:
+        f.close()
+        raise InstanceError(f"the file is larger than the size limit ({size} > {limit} "
+                            f"bytes)", file=str(path))
+    return f, size
+
+
+def _not_utf8(path: Path, raw: bytes, e: UnicodeDecodeError, line: int) -> InstanceError:
+    return InstanceError("not UTF-8 text", file=str(path),
+                         line=line + raw[:e.start].count(b"\n"),
+                         value=raw[e.start:e.start + 8])
+
+
+def _nul(path: Path, raw: bytes, line: int) -> InstanceError:
+    return InstanceError("not a text file (a NUL byte)", file=str(path),
+                         line=line + raw[:raw.index(b"\0")].count(b"\n"))
+
+
+_CHUNK = 1 << 24
+
+
+def read_text(path: Path, limit: int | None = None) -> str:
+    """A file's UTF-8 text, held once: decoded chunk by chunk and appended to one string,
+    which CPython grows in place while it is the only reference (the file's bytes and
+    the whole text never coexist; peak memory is the text plus one chunk). InstanceError
+    naming the line of the first byte that is not UTF-8 or is NUL (no text format has
+    one), the reason the file cannot be read, or a size above ``limit`` bytes."""
+    f, _ = _open(path, limit)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    text, total, line = "", 0, 1
+    with f:
+        while True:
+            try:
+                raw = f.read(_CHUNK)
+            except OSError as e:
+                raise InstanceError(f"cannot read the file ({e.strerror})",
+                                    file=str(path)) from None
+            total += len(raw)
+            if limit is not None and total > limit:    # a file that misstated its size
+                raise InstanceError(f"the file is larger than the size limit ({limit} "
+                                    f"bytes)", file=str(path))
+            if b"\0" in raw:
+                raise _nul(path, raw, line)
+            try:
+                text += decoder.decode(raw, final=not raw)
+            except UnicodeDecodeError as e:
+                raise _not_utf8(path, e.object, e, line) from None
+            if not raw:
+                return text
+            line += raw.count(b"\n")
+
+
+#: what a JSON text may start with (after white space): ``json`` says "Expecting value"
+#: for anything else, found here without decoding the rest of the file
+_JSON_START = re.compile(rb'[ \t\r\n]*(?:\xef\xbb\xbf)?[ \t\r\n]*[{\["0-9tfnNI-]|[ \t\r\n]*\Z')
+
+
+def _json_start(path: Path, raw: bytes, line: int | None = None) -> None:
+    if not _JSON_START.match(raw):
+        raise InstanceError("malformed JSON (Expecting value)", file=str(path),
+                            line=line or 1 + raw[:64].count(b"\n"))
 
 
 def locate(file: str, agent: str | None, value: object) -> int | None:
@@ -122,8 +181,14 @@ def locate(file: str, agent: str | None, value: object) -> int | None:
     return None
 
 
-def read_json(path: Path) -> list[Instance]:
-    text = read_text(path)
+def read_json(path: Path, limit: int | None = None) -> list[Instance]:
+    """The one instance of a JSON file (see :func:`read_text` for ``limit``). A file that
+    cannot start a JSON text is refused from its first bytes. O(file size)."""
+    f, size = _open(path, limit)
+    with f:
+        head = f.read(64)
+    _json_start(path, head)
+    text = read_text(path, limit)
     try:
         obj = json.loads(text, object_pairs_hook=_shared_strings)
     except json.JSONDecodeError as e:
@@ -196,25 +261,49 @@ def _shared_tie(e: list[Any]) -> list[Any]:
     return e
 
 
-def read_jsonl(path: Path) -> list[Instance]:
+def read_jsonl(path: Path, limit: int | None = None) -> list[Instance]:
+    """The instances of a JSONL file, one per line, read one line at a time (see
+    :func:`read_text` for ``limit``). Lines end at ``\\n`` only. O(file size)."""
     out = []
-    lines = read_text(path).splitlines()
-    for i, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
-        try:
-            obj = json.loads(text, object_pairs_hook=_no_duplicates)
-        except json.JSONDecodeError as e:
-            raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=i,
-                                value=_near(text, e.pos)) from None
-        except RecursionError:
-            raise InstanceError("JSON nested too deeply", file=str(path), line=i) from None
-        except DuplicateKey as e:
-            raise InstanceError(DUPLICATE, file=str(path), line=i, value=e.key) from None
-        out.append(from_object(obj, str(path), i, f"{path.stem}-{i}"))
+    f, _ = _open(path, limit)
+    with f:
+        for i, raw in enumerate(_lines(f, path, limit), 1):
+            if not raw.strip():
+                continue
+            if b"\0" in raw:
+                raise _nul(path, raw, i)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise _not_utf8(path, raw, e, i) from None
+            _json_start(path, raw, i)
+            try:
+                obj = json.loads(text, object_pairs_hook=_no_duplicates)
+            except json.JSONDecodeError as e:
+                raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=i,
+                                    value=_near(text, e.pos)) from None
+            except RecursionError:
+                raise InstanceError("JSON nested too deeply", file=str(path), line=i) from None
+            except DuplicateKey as e:
+                raise InstanceError(DUPLICATE, file=str(path), line=i, value=e.key) from None
+            out.append(from_object(obj, str(path), i, f"{path.stem}-{i}"))
     if not out:
         raise InstanceError("file holds no instances", file=str(path))
     return out
+
+
+def _lines(f: BinaryIO, path: Path, limit: int | None) -> Iterator[bytes]:
+    """The lines of the binary file ``f``, in at most ``limit`` bytes in all."""
+    total = 0
+    try:
+        for line in f:
+            total += len(line)
+            if limit is not None and total > limit:
+                raise InstanceError(f"the file is larger than the size limit ({limit} "
+                                    f"bytes)", file=str(path))
+            yield line
+    except OSError as e:
+        raise InstanceError(f"cannot read the file ({e.strerror})", file=str(path)) from None
 
 
 def _near(text: str, pos: int) -> str:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from .errors import InstanceError
 from .instances import Instance, from_object, read_text
+from .preference import MAX_COUNT
 
 SUFFIXES = (".soc", ".soi", ".toc", ".toi")
 _HEADER = re.compile(r"^#\s*([^:]+?)\s*:\s?(.*)$")
@@ -81,6 +82,9 @@ def parse_preflib(text: str, *, file: str, suffix: str) -> dict:
         if not sep:
             raise InstanceError("ballot line is not 'count: order'", file=file, line=ln, value=raw)
         count = _int(cnt, file=file, line=ln, what="ballot count")
+        if not 1 <= count <= MAX_COUNT:
+            raise InstanceError(f"ballot count must be an integer from 1 to {MAX_COUNT:.0e}",
+                                file=file, line=ln, value=count)
         ties = _parse_order(body, file=file, line=ln)
         ballots.append((count, ties, ln))
     n_alt, ln_alt = declared.get("NUMBER ALTERNATIVES", (None, None))
@@ -172,14 +176,14 @@ def to_instance_dict(parsed: dict, *, iid: str, suffix: str) -> dict:
             "preflib": {"suffix": suffix, "header": [[k, v] for k, v, _ in parsed["header"]]}}
 
 
-def read_preflib(path: Path) -> list[Instance]:
+def read_preflib(path: Path, limit: int | None = None) -> list[Instance]:
     """Read one PrefLib file as ONE ``preference`` instance (id = file stem).
 
     Raises :class:`InstanceError` (file, line, value) as :func:`parse_preflib`, and for a
-    file that is not UTF-8. O(file size).
+    file that is not UTF-8 or is larger than ``limit`` bytes. O(file size).
     """
     path = Path(path)
-    text = read_text(path)
+    text = read_text(path, limit)
     parsed = parse_preflib(text, file=str(path), suffix=path.suffix)
     data = to_instance_dict(parsed, iid=path.stem, suffix=path.suffix)
     return [from_object(data, str(path), None, path.stem)]

@@ -288,7 +288,9 @@ class DomainSpec:
     """A domain's meaning. ``parse(data) -> model`` raises InstanceError on bad input;
     ``resolve(asked) -> (name, params)`` reads a question as written (default: names
     only); ``validate(model, name, params)`` rejects parameters the model does not know;
-    ``schema`` is the JSON Schema of an instance; ``conventions``: name ->
+    ``schema`` is the JSON Schema of an instance, whose ``properties`` are every key an
+    instance may carry: ``parse`` refuses any other (a misspelt ``"questons"`` is bad
+    input naming the key, never ignored); ``conventions``: name ->
     :class:`Convention` (readings an instance may choose; the parsed model carries them
     as ``model.conventions``); ``rules``: the voting rules its questions take (names of
     :data:`prefcert.formal.rules.RULES`). Certificate types are added with the
@@ -310,6 +312,17 @@ class DomainSpec:
                 raise ValueError(f"{self.name}: question {q.name!r} must declare one solution "
                                  f"shape per verdict ({', '.join(q.verdicts)}), not "
                                  f"{', '.join(q.solutions) or 'none'}")
+        declared = frozenset(self.schema["properties"])
+        parse = self.parse
+
+        def parse_declared(data: dict) -> Any:
+            unknown = [k for k in data if k not in declared] if isinstance(data, dict) else []
+            if unknown:
+                raise InstanceError(f"unknown key of a {self.name} instance (the keys it "
+                                    f"may carry: prefcert schema {self.name})",
+                                    value=sorted(map(str, unknown))[0])
+            return parse(data)
+        object.__setattr__(self, "parse", parse_declared)
 
     def certificate(self, name: str, proves: Mapping[str, tuple[str, ...] | str], *,
                     keys: tuple[str, ...] | frozenset, verifies: tuple[str, ...] = ()):
@@ -389,8 +402,8 @@ def instance_schema(domain: str, properties: Mapping[str, Any], required: list[s
                     conventions: Mapping[str, Convention] | None = None) -> dict:
     """The JSON Schema (draft 2020-12) of an instance of ``domain``: the common envelope
     (``id``, ``domain``, optional ``questions`` whose items follow ``questions``, optional
-    ``conventions``) plus the domain's own ``properties``, of which ``required`` must be
-    present."""
+    ``conventions`` and ``peer_failure``) plus the domain's own ``properties``, of which
+    ``required`` must be present; no other key (``DomainSpec.parse`` refuses it)."""
     if conventions:
         properties = {**properties, "conventions": conventions_schema(conventions)}
     return {
@@ -402,6 +415,13 @@ def instance_schema(domain: str, properties: Mapping[str, Any], required: list[s
             "id": {"type": "string", "minLength": 1},
             "domain": {"const": domain},
             "questions": {"type": "array", "items": questions or {"type": "string"}},
+            "peer_failure": PEER_FAILURE,
             **properties,
         },
+        "additionalProperties": False,
     }
+
+
+#: a peer library's known failure on an instance (the regression records of ``prefcert
+#: audit-library``, instances/peer_failures/): library, expected verdict per run, source
+PEER_FAILURE: dict = {"type": "object", "required": ["library", "expected"]}

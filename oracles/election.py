@@ -606,9 +606,11 @@ def brute_force_manipulation(e: Election, rule: str) -> Manipulation:
         "outcomes": {x: outcomes[x] for x in e.candidates if x in outcomes}})
 
 
-def copeland_coalition_bounds(e: Election, c: str) -> tuple[int, int, list[list[str]]]:
+def copeland_coalition_bounds(e: Election, c: str
+                              ) -> tuple[int, int, list[tuple[list[str], int]]]:
     """Bounds on the fewest manipulators who, added to the sincere election, make ``c``
-    the Copeland winner: (lower, upper, reports of an upper-bound coalition).
+    the Copeland winner: (lower, upper, the reports of an upper-bound coalition as
+    (report, number of manipulators casting it)).
 
     Lower: with k manipulators c's margins are μ(c, y) + k at best and a rival's contests
     move by at most k each way (keeping the parity of μ + k), so c must beat every
@@ -650,14 +652,19 @@ def copeland_coalition_bounds(e: Election, c: str) -> tuple[int, int, list[list[
     one = [ci] + rivals
     twin = [ci] + rivals[::-1]
 
-    def ballots(k: int, mix: bool) -> list[list[int]]:
-        return [twin if mix and i % 2 else one for i in range(k)]
+    def ballots(k: int, mix: bool) -> list[tuple[list[int], int]]:
+        """The coalition as (report, how many cast it): k manipulators, the two reports
+        alternating when ``mix`` (no list of k ballots: k grows with the voter count)."""
+        if not mix:
+            return [(one, k)]
+        return [(b, n) for b, n in ((one, (k + 1) // 2), (twin, k // 2)) if n]
 
     def wins(k: int, mix: bool) -> bool:
         if k == 0:
             return t.resolve(score) == ci
-        rep = np.array(ballots(k, mix), dtype=np.int64)
-        return t.resolve(t.final(t.add(rep, [1] * k))) == ci
+        reps = ballots(k, mix)
+        rep = np.array([b for b, _ in reps], dtype=np.int64)
+        return t.resolve(t.final(t.add(rep, [n for _, n in reps]))) == ci
     best = None
     for mix in (False, True):
         k = lower
@@ -679,7 +686,7 @@ def copeland_coalition_bounds(e: Election, c: str) -> tuple[int, int, list[list[
     if best is None:                     # n + 1 voters with c first always win
         best = (n + 1, False)
     k, mix = best
-    return lower, k, [[e.candidates[i] for i in b] for b in ballots(k, mix)]
+    return lower, k, [([e.candidates[i] for i in b], n) for b, n in ballots(k, mix)]
 
 
 def copeland_bound(e: Election, c: str, weights: Sequence[int]) -> str | None:

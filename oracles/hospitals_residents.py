@@ -235,7 +235,14 @@ def super_stable_search(market: HRMarket) -> tuple[dict[str, str] | None, dict |
 
 def _quota_matching(adj: dict[str, list[str]], quota: dict[str, int]) -> dict[str, str]:
     """A maximum matching of residents into hospitals with ``quota`` posts: scipy's
-    Hopcroft–Karp on hospitals split into quota slots (deterministic)."""
+    Hopcroft–Karp on hospitals split into quota slots (deterministic). A hospital gets
+    no more slots than residents adjacent to it (no more can be filled), so the graph is
+    O(admissible pairs²) whatever the capacities."""
+    degree: dict[str, int] = {}
+    for hs in adj.values():
+        for h in hs:
+            degree[h] = degree.get(h, 0) + 1
+    quota = {h: min(q, degree.get(h, 0)) for h, q in quota.items()}
     slots = [(h, k) for h in sorted(quota) for k in range(quota[h])]
     first = {}
     for j, (h, k) in enumerate(slots):

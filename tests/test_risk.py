@@ -255,11 +255,11 @@ def test_risk_on_answers_to_a_generated_suite(bench, tmp_path):
     assert res["parse_failure_rate"] == pytest.approx(flat.count("invalid") / len(flat))
     lo, hi = res["readings"]["certified"]["rvr_ci"]
     assert lo <= res["readings"]["certified"]["rvr"] <= hi
-    r = run("risk", bench / "prompts.jsonl", tmp_path / "answers.jsonl", "--by", "family",
+    r = run("risk", bench / "prompts.jsonl", tmp_path / "answers.jsonl", "--by", "task",
             "-o", tmp_path / "matrix.jsonl")
     text = " ".join(r.stdout.split())
     for needle in ("REU = 1 (certified)", "REU = best-of-K", "(III) verification",
-                   "√(2 ln(6/δ) / M)", "δ = 0.05", "parse-failure rate", "by family"):
+                   "√(2 ln(6/δ) / M)", "δ = 0.05", "parse-failure rate", "by task"):
         assert needle in text, needle
     matrix = [json.loads(x) for x in (tmp_path / "matrix.jsonl").read_text().splitlines()]
     assert [m["verdicts"] for m in matrix] == verdicts
@@ -325,7 +325,7 @@ def test_both_reports_open_in_headless_chromium(bench, tmp_path):
     from prefcert.generators.consistency import paper_design, simulate_responses
     _answers(bench, tmp_path / "answers.jsonl")
     risk_page = tmp_path / "risk.html"
-    run("risk", bench / "prompts.jsonl", tmp_path / "answers.jsonl", "--by", "family",
+    run("risk", bench / "prompts.jsonl", tmp_path / "answers.jsonl", "--by", "task",
         "--report", risk_page)
     design = paper_design(1)
     (tmp_path / "design.json").write_text(json.dumps({k: v for k, v in design.items()

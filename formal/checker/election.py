@@ -113,6 +113,7 @@ SPEC = DomainSpec(
                         "properties": {"ranking": _RANKING,
                                        "approve": {"type": "array", "items": _STR}}},
         "source": {"type": "object"}, "design": {"type": "object"},
+        "preflib": {"type": "object"},
     }, ["candidates", "tie_break", "ballots"], _QUESTION, CONVENTIONS),
     resolve=resolve,
     validate=validate,

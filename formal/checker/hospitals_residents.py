@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from ..errors import CertificateError
 from ..hospitals_residents import (
+    MAX_CAPACITY,
     NOTIONS,
     QUESTIONS,
     HRMarket,
@@ -31,7 +32,8 @@ SPEC = DomainSpec(
                          "properties": {"residents": PREFERENCE_SIDE,
                                         "hospitals": PREFERENCE_SIDE}},
          "capacities": {"type": "object",
-                        "additionalProperties": {"type": "integer", "minimum": 0}}},
+                        "additionalProperties": {"type": "integer", "minimum": 0,
+                                                 "maximum": MAX_CAPACITY}}},
         ["preferences", "capacities"], {"enum": sorted(QUESTIONS)}),
 )
 

@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from ..formal.errors import CertificateError
+from ..formal.errors import CertificateError, InstanceError
 from ..formal.files import read_paths
 from ..formal.instances import Instance, from_object
 from . import arguments as arg
@@ -35,7 +35,10 @@ def read(path: str | os.PathLike[str]) -> list[Instance]:
     Raises
     ------
     InstanceError
-        Bad input, naming the file, the line and the offending value.
+        Bad input, naming the file, the line and the offending value: a file that cannot
+        be read, malformed JSON, an instance its domain does not parse (an unknown key, a
+        list naming an unknown agent …) or a question of its own that the domain does not
+        have.
 
     Examples
     --------
@@ -44,9 +47,20 @@ def read(path: str | os.PathLike[str]) -> list[Instance]:
 
     Notes
     -----
-    O(size of the input).
+    O(size of the input): every instance is parsed by its domain's model.
     """
+    from ..pipeline.registry import spec
     instances: list[Instance] = read_paths([str(arg.path(path))])
+    for inst in instances:
+        try:
+            dspec = spec(inst.domain)
+            model = dspec.parse(inst.data)
+            for q in inst.questions or ():
+                name, params = dspec.question(q)
+                if dspec.validate is not None:
+                    dspec.validate(model, name, params)
+        except InstanceError as e:
+            raise e.located(inst.file, inst.line) from None
     return instances
 
 

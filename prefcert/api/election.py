@@ -416,6 +416,8 @@ def smallest_coalitions(election: Mapping[str, Any], rule: str, *,
         ``no_checked`` (k − 1 manipulators provably fail by a checked certificate:
         dominant reports, the Borda counting bound, the greedy or the IRV search for one
         manipulator; otherwise the integer program's optimality is the only evidence).
+        A ``k`` above ``MAX_COALITION`` (20,000; the most a question takes) is not
+        checked either way.
 
     Raises
     ------
@@ -445,6 +447,7 @@ def smallest_coalitions(election: Mapping[str, Any], rule: str, *,
     from ..encodings.election import min_coalition_cpsat
     from ..formal import checker
     from ..formal.checker.election import SPEC
+    from ..formal.election import MAX_COALITION
     from ..formal.rules import rule_named
     election = arg.mapping(election, "election", "(an election instance)")
     arg.seconds(time_limit)
@@ -461,7 +464,7 @@ def smallest_coalitions(election: Mapping[str, Any], rule: str, *,
             lower, upper, reps = copeland_coalition_bounds(model, c)
             bounds = {"lower": lower, "upper": upper}
             r = {"status": "optimal" if lower == upper else "bounds", "k": upper,
-                 "reports": [(q, 1) for q in reps]}
+                 "reports": reps}
         else:
             r = min_coalition_cpsat(model.sincere(), rule, c, time_limit=time_limit)
         if r["status"] == "bounds":
@@ -472,6 +475,9 @@ def smallest_coalitions(election: Mapping[str, Any], rule: str, *,
             continue
         k = r["k"]
         yes = no = True
+        if k > MAX_COALITION:               # beyond what a question (and the checker) takes
+            out[c] = {"k": k, "yes_checked": False, "no_checked": False}
+            continue
         if k:
             params = {"candidate": c, "weights": [1] * k}
             reps = [q for q, v in r["reports"] for _ in range(v)]

@@ -16,7 +16,6 @@ count):
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from collections import Counter
@@ -242,25 +241,28 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
         raise InstanceError("format must be jsonl or parquet", value=fmt)
     if encoding not in ENCODINGS:
         raise InstanceError(f"encoding must be one of {', '.join(ENCODINGS)}", value=encoding)
-    out = Path(out)
-    held = [f for f in OUTPUT_FILES if (out / f).exists()]
-    if held and not overwrite:
-        raise InstanceError("the folder already holds a benchmark (pass --overwrite to replace "
-                            "it)", file=str(out / held[0]))
-    b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress, jobs=jobs,
-              encoding=encoding)
-    t0 = time.perf_counter()
-    out.mkdir(parents=True, exist_ok=True)
-    _write_jsonl(out / "instances.jsonl", b["instances"])
-    _write_jsonl(out / "labels.jsonl", b["labels"])
-    manifest = b["manifest"]
-    if fmt == "jsonl":
-        _write_jsonl(out / "prompts.jsonl", b["prompts"])
-    else:
-        manifest["prompts_file"] = "prompts.parquet"
-        write_parquet(out / "prompts.parquet", b["prompts"])
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n",
-                                       encoding="utf-8")
+    from ..output import OutputFolder
+    with OutputFolder(out, "'prefcert generate'") as folder:   # locked from here to the end
+        held = [f for f in OUTPUT_FILES if (folder.path / f).exists()]
+        if held and not overwrite:
+            raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
+                                "replace it)", file=str(folder.path / held[0]))
+        b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress,
+                  jobs=jobs, encoding=encoding)
+        t0 = time.perf_counter()
+        manifest = b["manifest"]
+        for name in ("instances", "labels"):
+            with folder.file(f"{name}.jsonl") as f:
+                _write_rows(f, b[name])
+        if fmt == "jsonl":
+            with folder.file("prompts.jsonl") as f:
+                _write_rows(f, b["prompts"])
+        else:
+            manifest["prompts_file"] = "prompts.parquet"
+            with folder.file("prompts.parquet", binary=True) as f:
+                write_parquet(f, b["prompts"])
+        folder.write("manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+        folder.commit()
     manifest = dict(manifest)
     manifest["_seconds"] = dict(b["seconds"], write=time.perf_counter() - t0)
     manifest["_seconds"]["total"] += manifest["_seconds"]["write"]
@@ -271,20 +273,25 @@ OUTPUT_FILES = ("instances.jsonl", "labels.jsonl", "prompts.jsonl", "prompts.par
                 "manifest.json")
 
 
-def _write_jsonl(path: Path, rows: list) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(_dumps(r) + "\n")
-    os.replace(tmp, path)
+def _write_rows(f, rows: list) -> None:
+    for r in rows:
+        f.write(_dumps(r) + "\n")
+
+
+def write_jsonl(path: str | Path, rows) -> None:
+    """Replace ``path`` atomically by one compact JSON line per row, as the benchmark's
+    files are written (:func:`prefcert.output.write_jsonl`)."""
+    from ..output import write_jsonl as write
+    write(path, rows, _dumps)
 
 
 PARQUET_JSON = ("question", "cell", "gold_label_ids", "task", "options", "answer")
 
 
-def write_parquet(path: Path, prompts: list[dict]) -> None:
-    """The prompts as one Parquet table: scalar fields as columns, nested ones (and the
-    gold answer) as JSON text, so ``datasets.load_dataset("parquet", …)`` reads it as is."""
+def write_parquet(sink, prompts: list[dict]) -> None:
+    """The prompts as one Parquet table written to ``sink`` (a binary file): scalar
+    fields as columns, nested ones (and the gold answer) as JSON text, so
+    ``datasets.load_dataset("parquet", …)`` reads it as is."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -297,10 +304,7 @@ def write_parquet(path: Path, prompts: list[dict]) -> None:
         if k in PARQUET_JSON or any(isinstance(v, (dict, list)) for v in vals):
             vals = [None if v is None else _dumps(v) for v in vals]
         cols[k] = vals
-    table = pa.table(cols)
-    tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(table, tmp, compression="zstd")
-    os.replace(tmp, path)
+    pq.write_table(pa.table(cols), sink, compression="zstd")
 
 
 def read_prompts(path: str | Path) -> list[dict]:

@@ -54,10 +54,13 @@ class Report:
         self.plot_titles: list[str] = []
 
     def figure(self, title: str, fig) -> None:
-        """Add a matplotlib figure (closed afterwards) under ``title``."""
+        """Add a matplotlib figure (closed afterwards) under ``title``. The SVG carries no
+        date and fixed element ids (a set ``svg.hashsalt``): the same figure gives the
+        same bytes on every run."""
         plt = _plt()
         buf = io.StringIO()
-        fig.savefig(buf, format="svg", bbox_inches="tight")
+        with plt.rc_context({"svg.hashsalt": "prefcert"}):
+            fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
         plt.close(fig)
         svg = buf.getvalue()
         svg = svg[svg.index("<svg"):]                        # drop the XML prolog
@@ -148,7 +151,10 @@ class Report:
                 + "".join(self.parts) + "</body></html>\n")
 
     def write(self, path: str | Path) -> None:
-        Path(path).write_text(self.html(), encoding="utf-8")
+        """Write the page to ``path`` atomically (:func:`prefcert.output.write_text`);
+        InstanceError naming it when it cannot be written."""
+        from ..output import write_text
+        write_text(path, self.html())
 
 
 def scores_report(scores: Sequence[dict], title: str = "prefcert benchmark report") -> Report:
@@ -181,12 +187,16 @@ def load_scores(path: str | Path) -> list[dict]:
     is not a scored record (e.g. a prompts or answers file given by mistake)."""
     from ..formal.errors import InstanceError
     from .generate import read_jsonl
+    from .suites import SUITES
     rows = read_jsonl(path)
     for n, r in enumerate(rows, 1):
         missing = [k for k in ("suite", "verdict") if not isinstance(r, dict) or k not in r]
         if missing:
             raise InstanceError(f"not a scores file (from prefcert score -o): no {missing[0]!r}",
                                 file=str(path), line=n)
+        if r["suite"] not in SUITES:
+            raise InstanceError(f"unknown suite (known: {', '.join(sorted(SUITES))})",
+                                file=str(path), line=n, value=r["suite"])
     return rows
 
 

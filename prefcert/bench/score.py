@@ -27,16 +27,23 @@ class Benchmark:
         self.labels = {lab["label_id"]: lab for lab in labels}
         self.instances = {i["id"]: i for i in instances}
         self._models: dict = {}
+        self.files: tuple[Path, ...] = ()       # the files read (by :meth:`read`)
 
     @classmethod
     def read(cls, prompts_path: str | Path) -> Benchmark:
+        """The benchmark of a prompts file and the ``labels.jsonl`` and
+        ``instances.jsonl`` beside it; InstanceError naming the first that is missing."""
         p = Path(prompts_path)
         folder = p.parent
+        if not p.is_file():
+            raise InstanceError("no such prompts file", file=str(p))
         for name in ("labels.jsonl", "instances.jsonl"):
             if not (folder / name).is_file():
                 raise InstanceError(f"{name} is missing beside the prompts", file=str(p))
-        return cls(read_prompts(p), read_jsonl(folder / "labels.jsonl"),
-                   read_jsonl(folder / "instances.jsonl"))
+        bench = cls(read_prompts(p), read_jsonl(folder / "labels.jsonl"),
+                    read_jsonl(folder / "instances.jsonl"))
+        bench.files = (p, folder / "labels.jsonl", folder / "instances.jsonl")
+        return bench
 
     def entry(self, prompt: Mapping[str, Any]) -> Entry:
         """The scorer's view of a prompt: its labels and the instances (parsed models are
@@ -62,13 +69,18 @@ def score_prompt(prompt: Mapping[str, Any], answer: str | None, entry: Entry) ->
             "verdict": v.verdict, "parsed": v.parsed, "reason": v.reason, **v.extra}
 
 
-def read_answers(path: str | Path) -> dict[str, str | None]:
+def read_answers(path: str | Path,
+                 known: Mapping[str, Any] | None = None) -> dict[str, str | None]:
     """prompt id -> answer text (None for a timeout); InstanceError naming the line of a
-    record without ``id`` or with an id answered twice."""
+    record without ``id``, with an id answered twice, or (given the ``known`` prompt ids)
+    with an id that is not a prompt's."""
     out: dict[str, str | None] = {}
     for i, rec in enumerate(read_jsonl(path), 1):
         if "id" not in rec:
             raise InstanceError("answer record without 'id'", file=str(path), line=i)
+        if known is not None and str(rec["id"]) not in known:
+            raise InstanceError("answer to an unknown prompt id", file=str(path), line=i,
+                                value=rec["id"])
         if str(rec["id"]) in out:
             raise InstanceError("a second answer to the same prompt id", file=str(path),
                                 line=i, value=rec["id"])

@@ -8,7 +8,9 @@ file, line and value; no output written).
 """
 from __future__ import annotations
 
+import errno
 import importlib
+import os
 import sys
 
 import click
@@ -61,6 +63,41 @@ class _Group(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl(sorted((n, h) for n, (_, h) in COMMANDS.items()))
+
+    def invoke(self, ctx: click.Context):
+        """Run the command; bad input it did not report itself, and a file system error
+        (a full disk, a read-only folder, a broken pipe), is one line and exit 2, never a
+        traceback."""
+        from ..formal.errors import InstanceError
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:                    # stdout's last block is written here, not at exit
+                sys.stdout.flush()
+        except InstanceError as e:
+            click.echo(f"prefcert: error: {e}", err=True)
+            sys.exit(2)
+        except OSError as e:
+            _drop_stdout()
+            where = f"{e.filename}: " if e.filename else "stdout: " if \
+                e.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO) else ""
+            click.echo(f"prefcert: error: {where}{e.strerror or e.__class__.__name__}",
+                       err=True)
+            sys.exit(2)
+
+
+def _drop_stdout() -> None:
+    """When stdout cannot be written (a full disk, a closed pipe), send what is left of it
+    to /dev/null, so that the interpreter's flush at exit prints no second error."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
+        except (OSError, ValueError):
+            pass
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

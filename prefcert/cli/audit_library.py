@@ -6,12 +6,13 @@ import json
 import random
 import sys
 from collections import Counter
-from pathlib import Path
+from contextlib import nullcontext
 
 import click
 
 from ..formal.errors import InstanceError
-from .common import bad_input
+from ..output import atomic, check_output, refuse_inputs
+from .common import OutputPath, bad_input
 
 
 def _random_instances(domains: set[str], n: int, seed: int, ties: bool) -> list[dict]:
@@ -35,7 +36,7 @@ def _random_instances(domains: set[str], n: int, seed: int, ties: bool) -> list[
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of --random.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
               help="Seconds per peer call; a slower call is reported as a timeout.")
-@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("-o", "--out", type=OutputPath(),
               help="Write one JSON record per (instance, run) here (default: stdout).")
 def audit_library(lib, paths, n_random, seed, timeout, out):
     """Run the peer library LIB (matching, algmatch, pref-voting, preflibtools) on the
@@ -46,24 +47,49 @@ def audit_library(lib, paths, n_random, seed, timeout, out):
     (instance, run) and a summary table on stderr. Exit 0 when every answer is correct or
     unsupported, 1 otherwise, 2 on bad input (or a library that is not installed)."""
     from ..formal.files import read_paths
-    from ..pipeline.peers import LIBRARIES, audit_run, available, runs_for
+    from ..pipeline.peers import LIBRARIES, available, runs_for
     try:
         runs_for(lib, "stable_matching")            # unknown / pending library, named first
-        insts = [i.data for i in read_paths(list(paths))] if paths else []
+        if out is not None:
+            check_output(out)
+        read = read_paths(list(paths)) if paths else []
+        refuse_inputs([out], {i.file for i in read})
+        insts = [i.data for i in read]
+        for inst in read:                           # a peer gets only what prefcert parses
+            parse_for_audit(inst)
         if not paths and not n_random:
             raise InstanceError("give instance files or --random N")
         if not available(lib):
             raise InstanceError("the peer library is not installed (pip install "
                                 "'prefcert[peers]')", value=lib)
-        if out is not None and not out.parent.is_dir():
-            raise InstanceError("the output folder does not exist", value=str(out.parent))
     except InstanceError as e:
         bad_input(e)
     domains = {d for d, *_ in LIBRARIES[lib].values()}
     ties = lib == "algmatch"
     insts += _random_instances(domains, n_random, seed, ties)
-    sink = out.open("w", encoding="utf-8") if out else sys.stdout
     counts: Counter = Counter()
+    try:
+        with atomic(out) if out else nullcontext(sys.stdout) as sink:
+            _audit_all(lib, insts, timeout, sink, counts)
+    except InstanceError as e:                      # OUT could not be written: none of it
+        bad_input(e)
+    _print_summary(lib, counts)
+    bad = sum(c for (_, v), c in counts.items() if v in ("incorrect", "crash", "timeout"))
+    sys.exit(1 if bad else 0)
+
+
+def parse_for_audit(inst) -> None:
+    """Bad input, with the instance's file and line, unless prefcert parses it."""
+    from ..pipeline.registry import spec
+    try:
+        spec(inst.domain).parse(inst.data)
+    except InstanceError as e:
+        raise e.located(inst.file, inst.line) from None
+
+
+def _audit_all(lib: str, insts: list[dict], timeout: float, sink, counts: Counter) -> None:
+    """One JSON record per (instance, run) of ``lib`` written to ``sink``, counted."""
+    from ..pipeline.peers import audit_run, runs_for
     from rich.progress import Progress
     with Progress(transient=True, disable=not sys.stderr.isatty()) as progress:
         jobs = [(inst, run) for inst in insts for run in runs_for(lib, inst["domain"])]
@@ -77,8 +103,9 @@ def audit_library(lib, paths, n_random, seed, timeout, out):
             if rec.get("textbook_input") and rec["verdict"] in ("incorrect", "crash"):
                 counts[(run, "failing on textbook input")] += 1
             progress.advance(task)
-    if out:
-        sink.close()
+
+
+def _print_summary(lib: str, counts: Counter) -> None:
     from rich.console import Console
     from rich.table import Table
     verdicts = ["correct", "incorrect", "crash", "timeout", "unsupported",
@@ -90,5 +117,3 @@ def audit_library(lib, paths, n_random, seed, timeout, out):
     for run in sorted({r for r, _ in counts}):
         table.add_row(run, *[str(counts.get((run, v), 0)) for v in verdicts])
     Console(stderr=True, width=None if sys.stderr.isatty() else 120).print(table)
-    bad = sum(c for (_, v), c in counts.items() if v in ("incorrect", "crash", "timeout"))
-    sys.exit(1 if bad else 0)

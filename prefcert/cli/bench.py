@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
-from .common import bad_input
+from ..output import check_output, refuse_inputs
+from .common import OutputPath, bad_input
 
 
 def _sizes(value: str | None, suite) -> tuple | None:
@@ -27,8 +28,8 @@ def _sizes(value: str | None, suite) -> tuple | None:
 
 @click.command()
 @click.argument("suite_name", metavar="SUITE")
-@click.option("-o", "--out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Output folder (created).")
+@click.option("-o", "--out", required=True, type=OutputPath(folder=True),
+              help="Output folder (created; locked while the run writes it).")
 @click.option("--seed", type=int, help="Suite seed (default: the suite's).")
 @click.option("--sizes", help="Keep only these sizes (comma-separated), e.g. 10,30.")
 @click.option("--per-cell", type=click.IntRange(min=1), help="Instances per cell.")
@@ -48,6 +49,7 @@ def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, overwr
     from ..bench.suites import suite as get_suite
     try:
         s = get_suite(suite_name)
+        check_output(out, folder=True)
         manifest = run(s, out, seed=seed, sizes=_sizes(sizes, s), per_cell=per_cell, fmt=fmt,
                        progress=sys.stderr.isatty(), jobs=jobs, encoding=encoding,
                        overwrite=overwrite)
@@ -76,15 +78,10 @@ def suites():
                    f"{s.description}")
 
 
-def _write_jsonl(path: Path, rows) -> None:
-    from ..bench.generate import _write_jsonl as w
-    w(path, list(rows))
-
-
 @click.command()
 @click.argument("prompts", type=click.Path(path_type=Path))
 @click.argument("answers", type=click.Path(path_type=Path))
-@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("-o", "--out", type=OutputPath(),
               help="Write one scored record per prompt to this JSONL file.")
 @click.option("--against", type=click.Path(path_type=Path),
               help="A second answers file: exact McNemar test on the common prompts.")
@@ -101,19 +98,28 @@ def score(prompts, answers, out, against, size_tests, as_json):
     that the suite's paper reports (with multiplicity adjustments)."""
     from ..bench import score as sc
     try:
+        if out is not None:
+            check_output(out)
         bench = sc.Benchmark.read(prompts)
-        given = sc.read_answers(answers)
+        refuse_inputs([out], [*bench.files, answers, against])
+        given = sc.read_answers(answers, known=bench.by_id)
         scores = sc.score_answers(bench, given)
-        other = sc.score_answers(bench, sc.read_answers(against)) if against else None
+        other = sc.score_answers(bench, sc.read_answers(against, known=bench.by_id)) \
+            if against else None
     except InstanceError as e:
         bad_input(e)
     if len(given) < len(bench.prompts):
         click.echo(f"prefcert: {len(bench.prompts) - len(given)} of {len(bench.prompts)} "
-                   f"prompts have no answer in {answers}: they are left out of every metric "
+                   f"prompts have no answer in {answers}: they are left out of every metric, "
+                   f"and metrics over pairs or groups of prompts use complete ones only "
                    f"(write {{\"id\": ..., \"timeout\": true}} to count one as a timeout).",
                    err=True)
     if out:
-        _write_jsonl(out, scores)
+        try:
+            from ..bench.generate import write_jsonl
+            write_jsonl(out, scores)
+        except InstanceError as e:
+            bad_input(e)
     rows = sc.metrics(scores)
     tests = sc.size_tests(scores, size_tests)
     mc = sc.compare(scores, other) if other is not None else None
@@ -212,7 +218,7 @@ def feedback(prompts, answer, pid):
 @click.argument("prompts", type=click.Path(path_type=Path))
 @click.option("--command", "command", required=True,
               help="Shell-style command: reads the conversation on stdin, prints an answer.")
-@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+@click.option("-o", "--out", required=True, type=OutputPath(),
               help="One JSON record per refined prompt.")
 @click.option("--id", "ids", multiple=True, help="Prompt ids to refine (repeatable).")
 @click.option("--cell", "cells", multiple=True,
@@ -227,7 +233,9 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
     from ..bench.score import Benchmark
     from ..bench.stats import wilson
     try:
+        check_output(out)
         bench = Benchmark.read(prompts)
+        refuse_inputs([out], bench.files)
         chosen = [bench.by_id[i] if i in bench.by_id else None for i in ids] if ids else \
             list(bench.prompts)
         if None in chosen:
@@ -248,7 +256,11 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
     except InstanceError as e:
         bad_input(e)
     recs = [run(bench, p, command, rounds=rounds, timeout=timeout) for p in chosen]
-    _write_jsonl(out, recs)
+    try:
+        from ..bench.generate import write_jsonl
+        write_jsonl(out, recs)
+    except InstanceError as e:
+        bad_input(e)
     k = sum(r["final"] == "correct" for r in recs)
     ci = wilson(k, len(recs))
     ci_s = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
@@ -257,17 +269,18 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
 
 @click.command()
 @click.argument("scores", type=click.Path(path_type=Path))
-@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The HTML page to write.")
+@click.option("-o", "--out", required=True, type=OutputPath(), help="The HTML page to write.")
 @click.option("--title", default="prefcert benchmark report", show_default=True)
 def report(scores, out, title):
     """Write one self-contained HTML page of plots for SCORES.jsonl (from prefcert score -o)."""
     from ..bench.report import load_scores, scores_report
     try:
+        check_output(out)
+        refuse_inputs([out], [scores])
         rows = load_scores(scores)
         if not rows:
             raise InstanceError("holds no scored records", file=str(scores))
+        scores_report(rows, title).write(out)
     except InstanceError as e:
         bad_input(e)
-    scores_report(rows, title).write(out)
     click.echo(f"report written to {out}", err=True)

@@ -11,6 +11,7 @@ import click
 
 from ..formal import checker
 from ..formal.errors import CertificateError, InstanceError
+from ..formal.files import MAX_FILE_SIZE
 from ..pipeline.registry import reread, spec
 from .common import UNVERIFIED, bad_input, bulk_build, summary, unfreeze
 
@@ -28,6 +29,36 @@ def _source(labels: Path, file: str, root: Path | None) -> Path:
     return beside if beside.exists() or not path.exists() else path
 
 
+class ByteSize(click.ParamType):
+    """A number of bytes: an integer, or one with a K, M, G or T suffix (powers of 1024)."""
+
+    name = "size"
+    UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().upper().removesuffix("B")
+        unit = text[-1:] if text[-1:] in self.UNITS else ""
+        try:
+            n = int(text[:len(text) - len(unit)])
+        except ValueError:
+            n = -1
+        if n < 0:
+            self.fail(f"{value!r} is not a size (bytes, or with a K, M, G or T suffix)",
+                      param, ctx)
+        return n * self.UNITS[unit]
+
+
+def _content_free(e: InstanceError, labels: Path, lineno: int, file: str) -> InstanceError:
+    """An error reading or parsing the instance file a label names, without its value and
+    agent: the file may be anything (a labels file can name any path), and an error never
+    echoes the content of a file that is not a valid instance file."""
+    where = f"{file}:{e.line}" if e.line else file
+    return InstanceError(f"the label's instance file is not a valid instance file "
+                         f"({e.message}; at {where})", file=str(labels), line=lineno)
+
+
 class Verifier:
     """The labels of one labels file verified one at a time, as ``prefcert check`` does:
     the instance re-read from the label's ``source`` (cached per file), its hash under the
@@ -35,8 +66,8 @@ class Verifier:
     then every other field by :func:`~prefcert.formal.checker.check_record` — a
     certificate that is a proof is always verified, whatever ``checked`` says."""
 
-    def __init__(self, labels: Path, root: Path | None = None):
-        self.labels, self.root = labels, root
+    def __init__(self, labels: Path, root: Path | None = None, limit: int = MAX_FILE_SIZE):
+        self.labels, self.root, self.limit = labels, root, limit
         self.cache: dict[str, dict] = {}
         self.models: dict[tuple, object] = {}    # the last instance's model (labels come
                                                  # grouped)
@@ -53,18 +84,25 @@ class Verifier:
                 raise InstanceError("the label's instance file is missing or not an "
                                     "instance file (labels moved? see --root)",
                                     file=str(self.labels), line=lineno, value=src["file"])
-            with bulk_build():
-                self.cache[str(path)] = {(i.id, i.line): i for i in read_file(path)}
+            try:
+                with bulk_build():
+                    self.cache[str(path)] = {(i.id, i.line): i
+                                             for i in read_file(path, self.limit)}
+            except InstanceError as e:
+                raise _content_free(e, self.labels, lineno, src["file"]) from None
         inst = self.cache[str(path)].get((lab["id"], src.get("line")))
         if inst is None:
             raise InstanceError("instance not found in its source", file=str(self.labels),
                                 line=lineno, value=lab["id"])
-        dspec = spec(inst.domain)
         mkey = (str(path), inst.line, inst.sha256)
-        if mkey not in self.models:
-            self.models = {}
-            with bulk_build():
-                self.models[mkey] = dspec.parse(inst.data)
+        try:
+            dspec = spec(inst.domain)
+            if mkey not in self.models:
+                self.models = {}
+                with bulk_build():
+                    self.models[mkey] = dspec.parse(inst.data)
+        except InstanceError as e:
+            raise _content_free(e, self.labels, lineno, src["file"]) from None
         model = self.models[mkey]
         sem, conv = lab.get("semantics"), lab.get("conventions", {})
         if not isinstance(conv, dict) or sem is not None and not isinstance(sem, str):
@@ -89,17 +127,21 @@ class Verifier:
 @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder that each label's source.file is relative to (for labels moved "
                    "away from their instances; default: the labels file's folder).")
-def check(labels, allow_unverified, root):
+@click.option("--max-file-size", "limit", type=ByteSize(), default=MAX_FILE_SIZE,
+              show_default="1G", help="Largest instance file read (bytes, or with a K, M, "
+                                      "G or T suffix); a larger one is an error.")
+def check(labels, allow_unverified, root, limit):
     """Re-verify every label in LABELS with the checker alone (no solver, no oracle).
 
     Instances are re-read from each label's source (relative to the labels file's folder,
     or to --root) and must match the recorded hash; every field is checked (the domain,
     the question against the instance, the readings, the engines record, the solution's
-    shape) and every certificate verified. Exit 1 on the first failure, on a label listed
+    shape) and every certificate verified. An instance file is read only up to
+    --max-file-size, and an error about it never shows its content. Exit 1 on the first failure, on a label listed
     twice, and, unless --allow-unverified, when a label rests on engine agreement only.
     """
     from ..formal.instances import label_key
-    verifier = Verifier(labels, root)
+    verifier = Verifier(labels, root, limit)
     seen: dict[tuple, int] = {}
     counts: Counter = Counter()
     n = 0

@@ -1,9 +1,8 @@
 """What every command shares: one-line bad-input errors (exit 2), the readings options,
-seconds and seeds, output checks, the summary table, disagreement reports."""
+seconds and seeds, the type of output paths, the summary table, disagreement reports."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections import Counter
 from contextlib import contextmanager
@@ -132,19 +131,15 @@ def no_interrupt():
             raise KeyboardInterrupt
 
 
-def writable(path: Path) -> None:
-    """Bad input unless ``path`` can be created or appended to (checked before any work,
-    so a run that could not save its labels never starts)."""
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.exists():
-        if not path.is_file():
-            raise InstanceError("the output is not a regular file", file=str(path))
-        if not os.access(path, os.W_OK):
-            raise InstanceError("the output file is not writable", file=str(path))
-    elif not parent.is_dir():
-        raise InstanceError("the output folder does not exist", value=str(parent))
-    elif not os.access(parent, os.W_OK | os.X_OK):
-        raise InstanceError("the output folder is not writable", value=str(parent))
+class OutputPath(click.Path):
+    """The type of every option naming a file (``folder``: a folder) that a command writes.
+    Such a path is checked before any work (:func:`prefcert.output.check_output`), never
+    one of the command's inputs (:func:`prefcert.output.refuse_inputs`), and written
+    atomically; the fault tests find every output of every command by this type."""
+
+    def __init__(self, folder: bool = False):
+        super().__init__(file_okay=not folder, dir_okay=folder, path_type=Path)
+        self.folder = folder
 
 
 def report_disagreement(report: dict, path: Path | None) -> None:
@@ -152,9 +147,9 @@ def report_disagreement(report: dict, path: Path | None) -> None:
     click.echo(f"prefcert: DISAGREEMENT on {report.get('id')} {report.get('question')}: "
                f"{report.get('reason')}", err=True)
     if path is not None:
+        from ..output import append_to
         try:
-            with path.open("a", encoding="utf-8") as f:
-                f.write(line + "\n")
+            append_to(path, line + "\n")
             click.echo(f"prefcert: report written to {path}", err=True)
             return
         except OSError as e:

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
-from .common import bad_input
+from ..output import OutputFolder, check_output, refuse_inputs, write_jsonl, write_text
+from .common import OutputPath, bad_input
 
 
 def _console():
@@ -17,15 +18,19 @@ def _console():
     return Console(width=None if sys.stdout.isatty() else 200)
 
 
-def _write_jsonl(path: Path, rows) -> None:
-    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows),
-                    encoding="utf-8")
+def _dumps(row) -> str:
+    return json.dumps(row, separators=(",", ":"))
 
 
-def _check_out(*paths) -> None:
-    for p in paths:
-        if p is not None and not Path(p).parent.is_dir():
-            raise InstanceError("the output folder does not exist", value=str(Path(p).parent))
+def _check_out(outputs, inputs, folder=None) -> None:
+    """Every output file (and the output ``folder``, whose files are among ``outputs``)
+    can be written and none is an input (before any work)."""
+    for p in outputs:
+        if p is not None and (folder is None or Path(p).parent != folder):
+            check_output(p)
+    if folder is not None:
+        check_output(folder, folder=True)
+    refuse_inputs(outputs, inputs)
 
 
 @click.command()
@@ -65,12 +70,10 @@ def _check_out(*paths) -> None:
               show_default=True, help="Ordinal judgments: majority per pair, or every choice.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--no-certify", is_flag=True, help="Skip the certified repairs and ordinal labels.")
-@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the whole audit as JSON.")
-@click.option("--labels", "labels_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("-o", "--out", type=OutputPath(), help="Write the whole audit as JSON.")
+@click.option("--labels", "labels_dir", type=OutputPath(folder=True),
               help="Write instances.jsonl and labels.jsonl here (for prefcert check).")
-@click.option("--report", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write an HTML report of plots and tables.")
+@click.option("--report", type=OutputPath(), help="Write an HTML report of plots and tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
 def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation, resamples,
                 alpha, residuals, interval, values, threshold, unit, judgments, seed, no_certify,
@@ -87,11 +90,13 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
                                residuals=residuals, interval=interval, values=values,
                                threshold=threshold, unit=unit, judgments=judgments, seed=seed,
                                certify=not no_certify)
+        labels_files = [labels_dir / n for n in ("instances.jsonl", "labels.jsonl")] \
+            if labels_dir is not None else []
+        _check_out([out, report, *labels_files], [responses, design], labels_dir)
         des = cs.read_design(design)
         rows = cs.read_responses(responses)
         if not rows:
             raise InstanceError("holds no responses", file=str(responses))
-        _check_out(out, report)
         if labels_dir is not None and no_certify:
             raise InstanceError("--labels needs the certified labels (drop --no-certify)")
         audit = cs.consistency_audit(rows, des, opts, file=str(responses),
@@ -99,16 +104,20 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
     except InstanceError as e:
         bad_input(e)
     instances, labels = audit.pop("instances"), audit.pop("labels")
-    if labels_dir is not None:
-        labels_dir.mkdir(parents=True, exist_ok=True)
-        _write_jsonl(labels_dir / "instances.jsonl", instances)
-        _write_jsonl(labels_dir / "labels.jsonl", labels)
-    if out:
-        out.write_text(json.dumps(audit, indent=1), encoding="utf-8")
-    if report:
-        from ..bench.self_consistency.report import audit_report
-        audit_report(audit).write(report)
-        click.echo(f"report written to {report}", err=True)
+    try:
+        if labels_dir is not None:
+            with OutputFolder(labels_dir, "'prefcert consistency --labels'") as folder:
+                folder.write("instances.jsonl", "".join(_dumps(r) + "\n" for r in instances))
+                folder.write("labels.jsonl", "".join(_dumps(r) + "\n" for r in labels))
+                folder.commit()
+        if out:
+            write_text(out, json.dumps(audit, indent=1))
+        if report:
+            from ..bench.self_consistency.report import audit_report
+            audit_report(audit).write(report)
+            click.echo(f"report written to {report}", err=True)
+    except InstanceError as e:
+        bad_input(e)
     if as_json:
         click.echo(json.dumps(audit))
         return
@@ -209,10 +218,9 @@ def _print_audit(a: dict) -> None:
               help="Prompt-bootstrap resamples.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--by", help="Also estimate per level of this cell factor (e.g. size).")
-@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("-o", "--out", type=OutputPath(),
               help="Write the M × K utility matrix, one JSON line per prompt.")
-@click.option("--report", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write an HTML report.")
+@click.option("--report", type=OutputPath(), help="Write an HTML report.")
 @click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
 def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, as_json):
     """Rational value risk of sampled model ANSWERS (JSONL: one {"id", "answer"} per
@@ -222,7 +230,7 @@ def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, a
     bounds at δ, and the parse-failure rate."""
     from ..bench.rational_value_risk import risk as rk
     try:
-        _check_out(out, report)
+        _check_out([out, report], [prompts, answers, utilities])
         if utilities is not None:
             if prompts is not None or answers is not None:
                 raise InstanceError("give PROMPTS and ANSWERS, or --utilities, not both")
@@ -240,16 +248,24 @@ def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, a
                 raise InstanceError("give PROMPTS and ANSWERS (or --utilities)")
             from ..bench.score import Benchmark
             bench = Benchmark.read(prompts)
-            scored = rk.score_samples(bench, rk.read_samples(answers))
+            refuse_inputs([out, report], bench.files)
+            scored = rk.score_samples(bench, rk.read_samples(answers, known=bench.by_id))
+            factors = set().union(*(set(x["cell"]) for x in scored))
+            if by is not None and by not in factors:
+                raise InstanceError(f"--by takes a cell factor of the prompts answered "
+                                    f"(here: {', '.join(sorted(factors)) or 'none'})", value=by)
             res = rk.risk_table(scored, delta=delta, resamples=resamples, seed=seed, by=by)
     except InstanceError as e:
         bad_input(e)
-    if out:
-        _write_jsonl(out, scored)
-    if report:
-        from ..bench.rational_value_risk.report import risk_report
-        risk_report(res, scored).write(report)
-        click.echo(f"report written to {report}", err=True)
+    try:
+        if out:
+            write_jsonl(out, scored, _dumps)
+        if report:
+            from ..bench.rational_value_risk.report import risk_report
+            risk_report(res, scored).write(report)
+            click.echo(f"report written to {report}", err=True)
+    except InstanceError as e:
+        bad_input(e)
     if as_json:
         click.echo(json.dumps(res))
         return
@@ -267,18 +283,23 @@ def _read_utilities(path: Path) -> list[dict]:
     for i, rec in enumerate(read_jsonl(path), 1):
         if not isinstance(rec, dict) or "id" not in rec or not isinstance(rec.get("utilities"), list):
             raise InstanceError("a record is {\"id\", \"utilities\": [...]}", file=str(path), line=i)
-        reu = rec.get("reu", 1)
-        if reu is not None and not unit(reu):
-            raise InstanceError("'reu' must be a number in [0, 1] or null", file=str(path),
-                                line=i, value=reu)
-        for u in rec["utilities"]:
-            if not (unit(u) or (isinstance(u, list) and u and all(unit(x) for x in u))):
-                raise InstanceError("a utility is a number in [0, 1] or a non-empty list of "
-                                    "them", file=str(path), line=i, value=u)
+        us = rec["utilities"]
+        if not us or not all(_utility(u) or (isinstance(u, list) and u and all(map(_utility, u)))
+                             for u in us):
+            raise InstanceError("\"utilities\" is a non-empty list of numbers in [0, 1] (or of "
+                                "non-empty lists of them)", file=str(path), line=i,
+                                value=json.dumps(us)[:40])
+        if "reu" in rec and rec["reu"] is not None and not _utility(rec["reu"]):
+            raise InstanceError("\"reu\" is a number in [0, 1] or null", file=str(path),
+                                line=i, value=rec["reu"])
         out.append({"id": rec["id"], "utilities": rec["utilities"],
                     "reu_certified": reu, "cell": rec.get("cell", {}),
                     "verdicts": []})
     return out
+
+
+def _utility(u) -> bool:
+    return isinstance(u, (int, float)) and not isinstance(u, bool) and 0 <= u <= 1
 
 
 def _print_risk(r: dict) -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
-from .common import bad_input
+from ..output import check_output, refuse_inputs, write_text
+from .common import OutputPath, bad_input
 
 
 @click.command("counterexample")
@@ -25,7 +26,7 @@ from .common import bad_input
               show_default=True, help="Largest raw space enumerated; larger ones are "
                                       "synthesised with CP-SAT or sampled.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random-search seed.")
-@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("-o", "--out", type=OutputPath(),
               help="Write the result (JSON) here instead of stdout.")
 @click.option("--list", "list_only", is_flag=True, help="List the built-in properties.")
 def counterexample(prop, max_size, domain, complete, seconds, enumeration_limit, seed, out,
@@ -49,8 +50,9 @@ def counterexample(prop, max_size, domain, complete, seconds, enumeration_limit,
     console = Console(stderr=True)
     tty = sys.stderr.isatty()
     try:
-        if out is not None and not out.parent.is_dir():
-            raise InstanceError("the output folder does not exist", value=str(out.parent))
+        if out is not None:
+            check_output(out)
+            refuse_inputs([out], [_property_file(prop)])
         with console.status("searching…", spinner="dots") if tty else _Null() as status:
             def progress(line: str) -> None:
                 if tty:
@@ -63,7 +65,10 @@ def counterexample(prop, max_size, domain, complete, seconds, enumeration_limit,
         bad_input(e)
     text = json.dumps(result, indent=2, default=str)
     if out is not None:
-        out.write_text(text + "\n", encoding="utf-8")
+        try:
+            write_text(out, text + "\n")
+        except InstanceError as e:
+            bad_input(e)
     else:
         click.echo(text)
     if result["found"]:
@@ -73,6 +78,12 @@ def counterexample(prop, max_size, domain, complete, seconds, enumeration_limit,
     else:
         click.echo(f"prefcert: no counterexample up to {max_size} agents", err=True)
     sys.exit(0 if result["found"] else 1)
+
+
+def _property_file(prop: str) -> Path | None:
+    """The Python file of a property given as file.py:function (an input)."""
+    head = prop.rpartition(":")[0]
+    return Path(head) if head.endswith(".py") else None
 
 
 class _Null:

@@ -12,8 +12,10 @@ import click
 from ..api.arguments import check_engines
 from ..formal.errors import InstanceError
 from ..formal.files import read_paths
+from ..output import AppendFile, check_output, refuse_inputs
 from ..pipeline.parallel import LocalResults, cores
 from .common import (
+    OutputPath,
     SEED_RANGE,
     UNVERIFIED,
     Seconds,
@@ -26,93 +28,21 @@ from .common import (
     report_disagreement,
     summary,
     unfreeze,
-    writable,
 )
 
-
-class OutputFile:
-    """The ``-o`` file of a label run, held under an exclusive lock for the whole run.
-
-    A second run on the same file exits with status 2 instead of writing every label
-    twice. The lock is an ``flock`` on the file itself; when the resume step rewrites the
-    file (atomic replace), the new file is locked before it replaces the old one, and a
-    run that locked a file since replaced retries on the current one, so two runs never
-    both hold the path. Where ``fcntl`` is missing (Windows) no lock is taken.
-    """
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.fd = self._open_locked(path)
-
-    @staticmethod
-    def _lock(fd: int, path: Path) -> None:
-        try:
-            import fcntl
-        except ImportError:
-            return
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise InstanceError("another 'prefcert label' run is writing this file; wait "
-                                "for it to finish, or write elsewhere", file=str(path)) from None
-
-    @classmethod
-    def _open_locked(cls, path: Path) -> int:
-        while True:
-            try:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
-            except OSError as e:
-                raise InstanceError(f"cannot write the output file ({e.strerror})",
-                                    file=str(path)) from None
-            cls._lock(fd, path)
-            try:
-                same = os.fstat(fd).st_ino == os.stat(path).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:
-                return fd
-            os.close(fd)                      # replaced while we waited: lock the new one
-
-    def read(self) -> str:
-        with open(self.path, "rb") as f:
-            return f.read().decode("utf-8")
-
-    def replace(self, text: str) -> None:
-        """Atomically replace the file's content, keeping the lock (see the class doc)."""
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        try:
-            fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
-            self._lock(fd, tmp)
-            os.write(fd, text.encode("utf-8"))
-            os.fsync(fd)
-            os.replace(tmp, self.path)
-        except OSError as e:
-            raise InstanceError(f"cannot rewrite the output file to resume ({e.strerror})",
-                                file=str(self.path)) from None
-        os.close(self.fd)
-        self.fd = fd
-
-    def write_line(self, line: str) -> None:
-        os.write(self.fd, line.encode("utf-8"))
-        os.fsync(self.fd)
-
-    def close(self) -> None:
-        os.close(self.fd)
+#: how every line prefcert label writes starts (a torn last line of a labels file does too)
+LABEL_START = '{"id":'
 
 
-def _pending(jobs: list, out: OutputFile) -> list:
+def _pending(jobs: list, out: AppendFile) -> list:
     """The jobs not yet labelled in OUT, for a rerun. A label counts only for the same
     instance content (hash, which covers --semantics and --convention); labels of these
     jobs made from other content are dropped by an atomic rewrite of OUT. Only a final
-    line without its newline — torn by a kill mid-write — may be dropped: any other line
-    that is not a label is an error naming it, and OUT is left untouched."""
+    line torn by a kill mid-write (no newline, not JSON, begun as a label line) may be
+    dropped: any other line that is not a label is an error naming it, and OUT is left
+    untouched, so that a file that is not a labels file is never taken for one."""
     from ..formal.instances import label_key
-    try:
-        text = out.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise InstanceError(f"cannot read the output file to resume ({e.__class__.__name__})",
-                            file=str(out.path)) from None
+    text = out.read()
     lines = text.splitlines(keepends=True)
     current = {j.key: j.instance.sha256 for j in jobs}
     keep, done = [], set()
@@ -124,12 +54,12 @@ def _pending(jobs: list, out: OutputFile) -> list:
             lab = json.loads(line)
             key = label_key(lab["id"], lab["question"])
             sha = lab["instance_sha256"]
-        except (json.JSONDecodeError, KeyError, TypeError, RecursionError):
-            if i == len(lines) and not line.endswith("\n"):
+        except json.JSONDecodeError:
+            if i == len(lines) and not line.endswith("\n") and line.startswith(LABEL_START):
                 continue                             # torn by a kill: relabelled below
-            raise InstanceError("not a label line; the file is left untouched (remove the "
-                                "line or write elsewhere)", file=str(out.path), line=i,
-                                value=line[:40].rstrip("\n")) from None
+            raise _not_a_label(out, i, line) from None
+        except (KeyError, TypeError, RecursionError):
+            raise _not_a_label(out, i, line) from None
         if not line.endswith("\n"):                  # a whole label whose newline was lost
             line += "\n"
         if key in current and current[key] != sha:
@@ -141,6 +71,12 @@ def _pending(jobs: list, out: OutputFile) -> list:
     return [j for j in jobs if j.key not in done]
 
 
+def _not_a_label(out: AppendFile, line: int, text: str) -> InstanceError:
+    return InstanceError("not a label line: the output is not a labels file, and is left "
+                         "untouched (write elsewhere, or remove the line)", file=str(out.path),
+                         line=line, value=text[:40].rstrip("\n"))
+
+
 def beside(file: str, out: Path) -> str:
     """``file`` relative to the folder of the labels file ``out`` (POSIX separators)."""
     rel = os.path.relpath(os.path.abspath(file), os.path.abspath(out.parent or "."))
@@ -149,7 +85,7 @@ def beside(file: str, out: Path) -> str:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("-o", "--out", type=OutputPath(),
               help="Append labels to this JSONL file; a rerun skips labels already there.")
 @click.option("-q", "--question", "questions", multiple=True,
               help="Question to ask every instance (repeatable; default: the instance's own "
@@ -167,7 +103,7 @@ def beside(file: str, out: Path) -> str:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Parallel worker processes (default: the number of cores). The output "
                    "is the same, in the same order, for every value.")
-@click.option("--disagreements", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--disagreements", type=OutputPath(),
               help="Write disagreement reports here (default: OUT.disagreements.jsonl, or stderr).")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Run the jobs on a Dask cluster: local:N (a LocalCluster of N workers), "
@@ -184,8 +120,9 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
     from ..pipeline.jobs import plan
     try:
         qs = [json_option("--question", q) for q in questions] or None
-        own = [] if out is None else [out, disagreements or
-                                      out.with_name(out.name + ".disagreements.jsonl")]
+        if disagreements is None and out is not None:
+            disagreements = out.with_name(out.name + ".disagreements.jsonl")
+        own = [p for p in (out, disagreements) if p is not None]
         with bulk_build():
             instances = read_paths(list(paths), skip=own)  # -o may sit in a labelled folder
             chosen = parse_conventions(conventions, {i.domain for i in instances})
@@ -195,10 +132,9 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
         if names is not None:
             check_engines(names, [(j.question.name, j.question.engines, j.instance.file,
                                    j.instance.line) for j in work], given=engines)
-        if out is not None:
-            writable(out)
-        if disagreements is not None:
-            writable(disagreements)
+        for path in own:
+            check_output(path)
+        refuse_inputs(own, {i.file for i in instances})
         if dask_address is not None and jobs is not None:
             raise InstanceError("--jobs and --dask exclude each other (the cluster's "
                                 "workers are the jobs)", value=f"--jobs {jobs}")
@@ -210,7 +146,7 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
             from ..pipeline.dask_runner import Cluster
             cluster = Cluster(dask_address)
         try:
-            sink = OutputFile(out) if out is not None else None
+            sink = AppendFile(out, "'prefcert label'") if out is not None else None
         except InstanceError:
             if cluster:
                 cluster.close()
@@ -224,8 +160,6 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
         if cluster:
             cluster.close()
         bad_input(e)
-    if disagreements is None and out is not None:
-        disagreements = out.with_name(out.name + ".disagreements.jsonl")
     counts: Counter = Counter()
     failed = written = 0
     from rich.progress import Progress
@@ -274,6 +208,14 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
             "to stdout (without -o a rerun starts over)"
         click.echo(f"\nprefcert: interrupted: {written} label(s) written {where}.", err=True)
         sys.exit(130)
+    except (InstanceError, OSError) as e:        # OUT (or stdout) cannot take a line
+        results.close()
+        what = e if isinstance(e, InstanceError) else \
+            f"cannot write to stdout ({e.strerror or e.__class__.__name__})"
+        where = f"; {written} label(s) written before it, rerun the same command to " \
+            f"resume" if out else ""
+        click.echo(f"prefcert: error: {what}{where}", err=True)
+        sys.exit(2)
     finally:
         results.close()
         if sink:

@@ -251,8 +251,9 @@ def _decide_exists(answers, check) -> Decision:
 
 def read_allocation(model: Any, answer: Any) -> dict[str, str]:
     """A claimed allocation/matching as a dict left -> right: accepts ``{l: r}`` (None or
-    "" = unassigned), ``{r: l}`` for two-sided markets, or ``[[x, y], …]``. Raises
-    ValueError for other shapes."""
+    "" = unassigned), ``{r: l}`` for two-sided markets, or ``[[x, y], …]``; a pair listed
+    from both sides is one pair. Raises ValueError for other shapes and for an agent
+    given two partners (naming both)."""
     g = _graph(model)
     left, right = set(g.left), set(g.right)
     if isinstance(answer, dict):
@@ -272,8 +273,8 @@ def read_allocation(model: Any, answer: Any) -> dict[str, str]:
             raise ValueError(f"not a pair of names: {p!r}")
         if x not in left and (y in left or x in right):   # written {object: agent}
             x, y = y, x
-        if x in out:
-            raise ValueError(f"{x!r} is given two partners")
+        if out.get(x, y) != y:                # a pair listed twice is the same pair
+            raise ValueError(f"{x!r} is given two partners, {out[x]!r} and {y!r}")
         out[x] = y
     return out
 

@@ -80,14 +80,17 @@ def _decide(answers, check):
 
 
 def read_matching(market: Market, answer: Any) -> dict[str, str]:
-    """A claimed matching as a dict A -> B: accepts {a: b}, {b: a} or [[x, y], ...].
+    """A claimed matching as a dict A -> B: accepts {a: b}, {b: a} or [[x, y], ...], and a
+    pair listed from both sides ({a: b, b: a}).
 
-    Raises ValueError when the answer has none of these shapes.
+    Raises ValueError when the answer has none of these shapes, or gives an agent two
+    partners (naming both).
     """
     pairs = answer.items() if isinstance(answer, dict) else answer
     if not isinstance(pairs, (list, type({}.items()))):
         raise ValueError("a matching must be an object or a list of pairs")
-    out = {}
+    out: dict[str, str] = {}
+    back: dict[str, str] = {}
     for p in pairs:
         if not (isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(v, str) for v in p)):
             raise ValueError(f"not a pair of agent names: {p!r}")
@@ -96,9 +99,11 @@ def read_matching(market: Market, answer: Any) -> dict[str, str]:
         flip = p[0] not in market.a and p[1] not in market.b and \
             (p[0] in market.b or p[1] in market.a)
         x, y = (p[1], p[0]) if flip else p
-        if x in out:
-            raise ValueError(f"{x!r} is given two partners")
-        out[x] = y
+        if out.get(x, y) != y:
+            raise ValueError(f"{x!r} is given two partners, {out[x]!r} and {y!r}")
+        if back.get(y, x) != x:
+            raise ValueError(f"{y!r} is given two partners, {back[y]!r} and {x!r}")
+        out[x], back[y] = y, x                  # a pair listed twice is the same pair
     return out
 
 

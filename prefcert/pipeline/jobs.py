@@ -44,7 +44,8 @@ def plan(instances: Iterable[Instance], questions: list | None = None) -> list[J
     """Parse every instance and resolve every question before any engine runs.
 
     ``questions``: overrides the instances' own lists when given. Raises InstanceError
-    (with file and line) on the first bad instance, so no partial output is ever written.
+    (with file and line) on the first bad instance, or one with no question to ask, so
+    no partial output is ever written.
     """
     jobs = []
     for inst in instances:
@@ -52,6 +53,10 @@ def plan(instances: Iterable[Instance], questions: list | None = None) -> list[J
             domain = get_domain(inst.domain)
             model = domain.parse(inst.data)
             asked = questions or inst.questions or list(domain.default_questions(model))
+            if not asked:
+                raise InstanceError("no question to ask: the instance lists none, and none "
+                                    "of its domain's default questions applies to it "
+                                    "(empty data?)")
             seen = set()
             for q in asked:
                 if label_key(inst.id, q) in seen:       # a question asked twice is labelled once

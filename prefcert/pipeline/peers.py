@@ -32,8 +32,7 @@ any input.
 """
 from __future__ import annotations
 
-import contextlib
-import signal
+import atexit
 import time
 import warnings
 from collections.abc import Callable
@@ -103,28 +102,152 @@ class _Unsupported(Exception):
     pass
 
 
-class _Timeout(Exception):
-    pass
+#: seconds a worker may take to start and to warm a run up (the peer's imports and
+#: first-call compilation: pref-voting's first Borda call takes 8 s idle, 30 s under
+#: load), apart from every call's own time limit
+STARTUP_SECONDS = 600.0
 
 
-@contextlib.contextmanager
-def _deadline(seconds: float):
-    """Raise _Timeout after ``seconds`` (SIGALRM; main thread of a Unix process only —
-    elsewhere the run is not cut short)."""
-    usable = hasattr(signal, "setitimer")
-    if usable:
+class _Worker:
+    """A forked process that runs peer calls, so that a call past its time limit ends by
+    killing the process (a peer inside C code cannot be interrupted, and an exception
+    raised into it by a signal handler leaves it half imported). Each run is first
+    called once on a small instance of its domain (its warm-up: imports, compilation)
+    within :data:`STARTUP_SECONDS`, outside the time limit of the calls judged. The
+    worker's stdout and stderr are /dev/null (a peer that prints does not corrupt the
+    records). A killed worker is replaced at the next call."""
+
+    def __init__(self) -> None:
+        import multiprocessing as mp
+        ctx = mp.get_context("fork")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child,), daemon=True)
+        self.proc.start()
+        child.close()
+        self.warm: set[str] = set()
+        self.runners = dict(RUNNERS)          # the runners it forked with
+
+    def call(self, run: str, arg: Any, timeout: float) -> tuple[str, Any, float]:
+        """(kind, value, seconds of the call) of ``RUNNERS[run](arg)``: kind ``ok`` (value:
+        the answer), ``unsupported`` (the reason), ``not_judged`` ((answer, reason)),
+        ``crash`` (the exception as text) or ``timeout`` (None, or the reason when the
+        start-up did not finish)."""
+        t0 = time.perf_counter()
+        if run not in self.warm:
+            self.conn.send(("warm", run))
+            if self._wait(STARTUP_SECONDS) is None:
+                return ("timeout", f"no answer within the {STARTUP_SECONDS:.0f} s start-up "
+                        f"(imports, warm-up)", time.perf_counter() - t0)
+            self.warm.add(run)
+        t0 = time.perf_counter()
+        self.conn.send(("call", run, arg))
+        got = self._wait(timeout)
+        kind, value = ("timeout", None) if got is None else got
+        return kind, value, time.perf_counter() - t0
+
+    def _wait(self, seconds: float) -> tuple[str, Any] | None:
+        """The worker's next message, or None (the worker killed) after ``seconds``; a
+        worker that died is a crash."""
         try:
-            old = signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(_Timeout()))
-        except ValueError:          # not the main thread
-            usable = False
-    if usable:
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        if usable:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
+            if self.conn.poll(seconds):
+                return self.conn.recv()
+        except (EOFError, OSError):
+            self.proc.join()
+            self.close()
+            return "crash", f"the peer's process died (exit status {self.proc.exitcode})"
+        self.close()
+        return None
+
+    def alive(self) -> bool:
+        return self.proc.is_alive() and not self.conn.closed
+
+    def close(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+
+
+def _serve(conn) -> None:
+    """The worker's loop: warm a run up, or call it, and send back what came of it."""
+    import os
+    import sys
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    sys.stdout = sys.stderr = open(os.devnull, "w")
+    warnings.simplefilter("ignore")
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        if msg[0] == "warm":
+            try:
+                RUNNERS[msg[1]](_warm_up_input(msg[1]))
+            except Exception:           # the warm-up's answer does not matter
+                pass
+            conn.send(("warm", None))
+            continue
+        try:
+            out: tuple[str, Any] = ("ok", RUNNERS[msg[1]](msg[2]))
+        except _Unsupported as e:
+            out = ("unsupported", str(e))
+        except _NotJudged as nj:
+            out = ("not_judged", (nj.answer, nj.reason))
+        except Exception as e:          # the peer crashed
+            out = ("crash", f"{e.__class__.__name__}: {e}")
+        conn.send(out)
+
+
+#: domain -> the small textbook instance (complete strict lists) each run of the domain
+#: is warmed up on
+WARM_UP: dict[str, dict] = {
+    "stable_matching": {"domain": "stable_matching", "preferences": {
+        "A": {"m1": ["w1", "w2"], "m2": ["w2", "w1"]},
+        "B": {"w1": ["m2", "m1"], "w2": ["m1", "m2"]}}},
+    "hospitals_residents": {"domain": "hospitals_residents", "preferences": {
+        "residents": {"r1": ["h1", "h2"], "r2": ["h1", "h2"], "r3": ["h2", "h1"]},
+        "hospitals": {"h1": ["r2", "r1", "r3"], "h2": ["r1", "r3", "r2"]}},
+        "capacities": {"h1": 1, "h2": 2}},
+    "election": {"domain": "election", "candidates": ["a", "b", "c"],
+                 "tie_break": ["a", "b", "c"], "approval_top": 2, "ballots": [
+                     {"ranking": ["a", "b", "c"], "count": 2},
+                     {"ranking": ["b", "c", "a"], "count": 2},
+                     {"ranking": ["c", "a", "b"], "count": 1}]},
+}
+
+
+def _warm_up_input(run: str) -> Any:
+    """The run's warm-up instance (:data:`WARM_UP`), as its runner takes it."""
+    from .registry import spec
+    lib, name = run.split(":", 1)
+    domain = LIBRARIES[lib][name][0]
+    inst = WARM_UP[domain]
+    return spec(domain).parse(inst) if _adapter(domain).judge == "winner" else inst
+
+
+_WORKERS: dict[str, _Worker] = {}
+
+
+def _call(run: str, arg: Any, timeout: float) -> tuple[str, Any, float]:
+    """Run a peer call in its library's worker process (see :class:`_Worker`)."""
+    lib = run.split(":", 1)[0]
+    w = _WORKERS.get(lib)
+    if w is not None and w.runners.get(run) is not RUNNERS.get(run):
+        w.close()                           # a runner replaced since (tests do)
+    if w is None or not w.alive():
+        w = _WORKERS[lib] = _Worker()
+    return w.call(run, arg, timeout)
+
+
+def shutdown() -> None:
+    """End the peer worker processes (also done at exit)."""
+    while _WORKERS:
+        _WORKERS.popitem()[1].close()
+
+
+atexit.register(shutdown)
 
 
 def _strict(lists: dict) -> dict[str, list[str]]:
@@ -270,12 +393,23 @@ def input_notes(domain: str, model) -> dict:
     return notes(model)
 
 
+def _timed_out(rec: dict, reason: str | None) -> dict:
+    return {**rec, "verdict": "timeout", **({"reason": reason} if reason else {})}
+
+
+def _crashed(rec: dict, exception: str, truth: dict) -> dict:
+    return {**rec, "verdict": "crash", "peer": {"exception": exception},
+            "prefcert": {"verdict": truth["verdict"], "solution": truth["solution"],
+                         "certificate": truth["certificate"], "checked": truth["checked"]}}
+
+
 def audit_run(run: str, inst: dict, *, timeout: float = 30.0) -> dict:
     """Run one peer entry point on one instance and judge its answer (see the module
     docstring). Returns a JSON-able record: ``run``, ``id``, ``question``, ``verdict``
     (correct / incorrect / crash / timeout / unsupported), ``peer`` (its converted answer
     or exception), ``refutation`` (checker-accepted), ``prefcert`` (the certified verdict)
-    and ``seconds``."""
+    and ``seconds``. The peer runs in a worker process (:class:`_Worker`), warmed up
+    outside ``timeout``: a call past ``timeout`` seconds is killed and judged ``timeout``."""
     from .registry import spec
     lib, name = run.split(":", 1)
     domain, question, notion, _ = LIBRARIES[lib][name]
@@ -288,25 +422,14 @@ def audit_run(run: str, inst: dict, *, timeout: float = 30.0) -> dict:
     model = spec(domain).parse(inst)
     rec["input"] = notes = input_notes(domain, model)
     rec["textbook_input"] = not any(notes.values())
-    import importlib
-    importlib.import_module(lib)     # its import may reset warning filters: do it first
-    t0 = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with _deadline(timeout):
-                answer = RUNNERS[run](inst)
-    except _Unsupported as e:
-        return {**rec, "verdict": "unsupported", "reason": str(e)}
-    except _Timeout:
-        return {**rec, "verdict": "timeout", "seconds": round(time.perf_counter() - t0, 3)}
-    except Exception as e:          # the peer crashed: report it, with the true answer
-        truth = _truth(inst, question)
-        return {**rec, "verdict": "crash", "peer": {"exception": f"{e.__class__.__name__}: {e}"},
-                "prefcert": {"verdict": truth["verdict"], "solution": truth["solution"],
-                             "certificate": truth["certificate"], "checked": truth["checked"]},
-                "seconds": round(time.perf_counter() - t0, 3)}
-    rec["seconds"] = round(time.perf_counter() - t0, 3)
+    kind, answer, seconds = _call(run, inst, timeout)
+    if kind == "unsupported":
+        return {**rec, "verdict": "unsupported", "reason": answer}
+    rec["seconds"] = round(seconds, 3)
+    if kind == "timeout":
+        return _timed_out(rec, answer)
+    if kind == "crash":             # the peer crashed: report it, with the true answer
+        return _crashed(rec, answer, _truth(inst, question))
     rec["peer"] = {"matching": answer} if answer is not None else {"claim": "none exists"}
     if answer is None:
         truth = _truth(inst, question)
@@ -497,31 +620,17 @@ def audit_winner(run: str, inst: dict, rec: dict, rule: str, *, timeout: float =
     rec = dict(rec, question={"type": "winner", "rule": rule})
     rec["input"] = notes = election_notes(e)
     rec["textbook_input"] = not any(notes.values())
-    lib = run.split(":", 1)[0]
-    import importlib
-    importlib.import_module({"pref-voting": "pref_voting"}.get(lib, lib))
-    t0 = time.perf_counter()
     not_judged = None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with _deadline(timeout):
-                try:
-                    answer = RUNNERS[run](e)
-                except _NotJudged as nj:
-                    answer, not_judged = nj.answer, nj.reason
-    except _Unsupported as ex:
-        return {**rec, "verdict": "unsupported", "reason": str(ex)}
-    except _Timeout:
-        return {**rec, "verdict": "timeout", "seconds": round(time.perf_counter() - t0, 3)}
-    except Exception as ex:          # the peer crashed: report it, with the true answer
-        truth = _truth(inst, rec["question"])
-        return {**rec, "verdict": "crash",
-                "peer": {"exception": f"{ex.__class__.__name__}: {ex}"},
-                "prefcert": {"verdict": truth["verdict"], "solution": truth["solution"],
-                             "certificate": truth["certificate"], "checked": truth["checked"]},
-                "seconds": round(time.perf_counter() - t0, 3)}
-    rec["seconds"] = round(time.perf_counter() - t0, 3)
+    kind, answer, seconds = _call(run, e, timeout)
+    if kind == "unsupported":
+        return {**rec, "verdict": "unsupported", "reason": answer}
+    rec["seconds"] = round(seconds, 3)
+    if kind == "timeout":
+        return _timed_out(rec, answer)
+    if kind == "crash":             # the peer crashed: report it, with the true answer
+        return _crashed(rec, answer, _truth(inst, rec["question"]))
+    if kind == "not_judged":
+        answer, not_judged = answer
     rec["peer"] = answer
     if not_judged is not None:
         return {**rec, "verdict": "unsupported", "reason": f"answered, not judged: {not_judged}"}

@@ -307,6 +307,11 @@ def gold_response(task: DecisionTask, label: Mapping[str, Any]) -> dict:
 
 # --------------------------------------------------------------------------- scores
 
+#: tasks of a V3 group: per source (preference, objective, constraint) an ACT-gold task
+#: and its intervention-gold twin (Li et al. 2026, §2.2)
+GROUP_SIZE = 6
+
+
 def _rate(num: int, den: int) -> float | None:
     return num / den if den else None
 
@@ -322,7 +327,9 @@ def scores(records: Sequence[Mapping[str, Any]]) -> dict:
     Returns counts and rates: ``accuracy``, ``fc``, ``ifc`` (pairs with both members
     decided right), ``ifc_reference``, ``all_six`` / ``all_six_fc`` (groups of six),
     ``unnecessary`` (over ACT-gold tasks), ``missed`` and ``wrong_kind`` (over
-    intervention-gold tasks), ``unparsed``.
+    intervention-gold tasks), ``unparsed``. A pair or group with a member missing (a
+    prompt left unanswered) is left out of the metrics over pairs and groups, and
+    counted: ``incomplete_pairs``, ``incomplete_groups``.
     """
     n = len(records)
     d = sum(bool(r["decision_correct"]) for r in records)
@@ -339,6 +346,12 @@ def scores(records: Sequence[Mapping[str, Any]]) -> dict:
             pairs[r["pair"]].append(r)
         if r.get("group") is not None:
             groups[r["group"]].append(r)
+    incomplete_pairs = [pid for pid, ms in pairs.items() if len(ms) < 2]
+    incomplete_groups = [gid for gid, ms in groups.items() if len(ms) < GROUP_SIZE]
+    for pid in incomplete_pairs:
+        del pairs[pid]
+    for gid in incomplete_groups:
+        del groups[gid]
     for pid, members in pairs.items():
         if len(members) != 2 or {m["gold"] == "act" for m in members} != {True, False}:
             raise ValueError(f"pair {pid!r} must hold one ACT-gold and one intervention-gold "
@@ -362,6 +375,7 @@ def scores(records: Sequence[Mapping[str, Any]]) -> dict:
         "accuracy": _rate(d, n), "fc": _rate(f, n),
         "pairs": len(pairs), "ifc_pairs": ifc, "ifc": _rate(ifc, len(pairs)),
         "ifc_reference": ref if pairs else None,
+        "incomplete_pairs": len(incomplete_pairs), "incomplete_groups": len(incomplete_groups),
         "groups": len(groups), "all_six_groups": six, "all_six": _rate(six, len(groups)),
         "all_six_fc_groups": six_fc, "all_six_fc": _rate(six_fc, len(groups)),
         "act_gold": len(act_gold), "unnecessary": unnecessary,

@@ -154,6 +154,11 @@ def _rows(group: dict, scored: Sequence[dict]) -> list[dict]:
            proportion("missed_intervention", group, s["missed"], s["intervention_gold"]),
            proportion("wrong_kind_intervention", group, s["wrong_kind"],
                       s["intervention_gold"])]
+    for what in ("pairs", "groups"):            # left out of IFC / all-six: a member unanswered
+        if s[f"incomplete_{what}"]:
+            out.append({"metric": f"incomplete_{what}", "group": dict(group), "k": None,
+                        "n": s[f"incomplete_{what}"], "value": None, "low": None,
+                        "high": None})
     if s["pairs"]:
         out.append(proportion("ifc", group, s["ifc_pairs"], s["pairs"]))
         out.append({"metric": "ifc_reference", "group": dict(group), "k": None, "n": s["pairs"],

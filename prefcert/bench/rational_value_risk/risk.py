@@ -280,7 +280,12 @@ def rational_value_risk(utilities: Sequence[Sequence[Any]], *,
     rows = []
     for i, row in enumerate(utilities):
         arg.sequence(row, f"utilities[{i}]", "utilities")
-        vals = [float(np.mean(x)) if isinstance(x, (list, tuple)) else float(x) for x in row]
+        try:
+            vals = [float(np.mean(x)) if isinstance(x, (list, tuple)) else float(x)
+                    for x in row]
+        except (TypeError, ValueError):
+            raise InstanceError("a utility is not a number (or a list of numbers)",
+                                value=i) from None
         if not vals or any(not 0 <= v <= 1 for v in vals):
             raise InstanceError("every prompt needs at least one utility, each in [0, 1]",
                                 value=i)
@@ -344,15 +349,20 @@ def rational_value_risk(utilities: Sequence[Sequence[Any]], *,
 
 # ------------------------------------------------------------------ prefcert as verifier
 
-def read_samples(path: str | Path) -> dict[str, list[str | None]]:
+def read_samples(path: str | Path,
+                 known: Mapping[str, Any] | None = None) -> dict[str, list[str | None]]:
     """prompt id -> its sampled answers, in file order: records ``{"id", "answer"}`` (one
     per sample; ``"answer": null`` or ``"timeout": true`` is a timeout) or ``{"id",
-    "answers": [...]}``. InstanceError naming the line of a record without ``id``."""
+    "answers": [...]}``. InstanceError naming the line of a record without ``id`` or
+    (given the ``known`` prompt ids) with an id that is not a prompt's."""
     from ..generate import read_jsonl
     out: dict[str, list[str | None]] = {}
     for i, rec in enumerate(read_jsonl(path), 1):
         if not isinstance(rec, dict) or "id" not in rec:
             raise InstanceError("answer record without 'id'", file=str(path), line=i)
+        if known is not None and str(rec["id"]) not in known:
+            raise InstanceError("answer to an unknown prompt id", file=str(path), line=i,
+                                value=rec["id"])
         if "answers" in rec:
             if not isinstance(rec["answers"], list):
                 raise InstanceError("'answers' must be a list", file=str(path), line=i)

@@ -1,0 +1,415 @@
+"""Writing output files: the one place every command (and library function) that writes a
+file goes through, so that no run leaves a partial file, overwrites one of its inputs or
+prints a traceback on a full disk or a read-only folder.
+
+- :func:`atomic` / :func:`write_text`: a whole file, written to a temporary file in the
+  same folder, flushed to disk (``fsync``) and renamed over the target. A reader sees the
+  old file or the new one, never a part of one; on any failure (a full disk, a read-only
+  folder, Ctrl-C) the temporary file is removed and the target is left as it was.
+- :class:`OutputFolder`: several files of one result (a benchmark) written into one
+  folder held under a lock, renamed into place together at the end, or none of them.
+- :class:`AppendFile`: a resumable JSONL output (``prefcert label -o``) held under a
+  lock and appended one whole line at a time (:func:`append_line` is the one append
+  path); a line that cannot be written whole is cut off again.
+- :func:`check_output` (before any work) and :func:`refuse_inputs` (an output that is one
+  of the inputs: the same file, a hard link or a symlink to it).
+
+Every failure is an :class:`~prefcert.formal.errors.InstanceError` naming the file: the
+command line prints it on one line and exits with status 2.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from .formal.errors import InstanceError
+
+_TMP = ".tmp"          # suffix of the temporary files (hidden: they start with a dot)
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or e.__class__.__name__
+
+
+def _folder(path: Path) -> Path:
+    return path.parent if str(path.parent) else Path(".")
+
+
+def check_output(path: str | os.PathLike[str], *, folder: bool = False) -> Path:
+    """Bad input unless ``path`` can be written (checked before any work, so that a run
+    that could not save its result never starts): its folder exists and is writable, and
+    it is not a folder (``folder``: it is a folder, or can be created, and is writable).
+    Returns ``path`` as a Path."""
+    p = Path(path)
+    if folder:
+        if p.exists() and not p.is_dir():
+            raise InstanceError("the output folder is a file", file=str(p))
+        existing = p
+        while not existing.exists():          # the nearest folder that exists gets it
+            existing = _folder(existing)
+        if not existing.is_dir():
+            raise InstanceError("the output folder cannot be created (a file is in the "
+                                "way)", file=str(existing))
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise InstanceError("the output folder is not writable", file=str(existing))
+        return p
+    parent = _folder(p)
+    if p.is_dir():
+        raise InstanceError("the output is a folder, not a file", file=str(p))
+    if p.exists() and not p.is_file():
+        raise InstanceError("the output is not a regular file", file=str(p))
+    if not parent.is_dir():
+        raise InstanceError("the output folder does not exist", file=str(parent))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InstanceError("the output folder is not writable", file=str(parent))
+    if p.exists() and not os.access(p, os.W_OK):
+        raise InstanceError("the output file is not writable", file=str(p))
+    return p
+
+
+def _identity(path: Path) -> tuple[Any, ...]:
+    try:
+        st = path.stat()                      # follows symlinks: a link is its target
+        return ("inode", st.st_dev, st.st_ino)
+    except OSError:
+        return ("path", os.path.realpath(path))
+
+
+def refuse_inputs(outputs: Iterable[str | os.PathLike[str] | None],
+                  inputs: Iterable[str | os.PathLike[str] | None]) -> None:
+    """Bad input when an output is one of the inputs, or two outputs are one file: the
+    same file by its resolved path, or by device and inode (a hard link, a symlink).
+    Nones are skipped. O(outputs + inputs) ``stat`` calls."""
+    seen = {}
+    for f in inputs:
+        if f is not None:
+            seen[_identity(Path(f))] = f
+    written: dict = {}
+    for out in outputs:
+        if out is None:
+            continue
+        key = _identity(Path(out))
+        hit = seen.get(key)
+        if hit is not None:
+            same = "" if os.path.abspath(hit) == os.path.abspath(out) else f" ({hit})"
+            raise InstanceError(f"the output is one of the inputs{same}: it would be "
+                                f"overwritten; write elsewhere", file=str(out))
+        if key in written:
+            raise InstanceError(f"two outputs are one file (also {written[key]})",
+                                file=str(out))
+        written[key] = out
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:                           # some filesystems refuse it on a folder
+        pass
+    finally:
+        os.close(fd)
+
+
+def _temporary(folder: Path, name: str, flags: int = os.O_WRONLY) -> tuple[Path, int]:
+    """A new, empty temporary file beside ``name`` in ``folder`` (its own random name, so
+    concurrent runs never share one), opened with ``flags``."""
+    while True:
+        tmp = folder / f".{name}.{secrets.token_hex(4)}{_TMP}"
+        try:
+            return tmp, os.open(tmp, flags | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+
+
+def _unlink(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+@contextmanager
+def _staged(path: Path, binary: bool) -> Iterator[tuple[IO[Any], Path]]:
+    """A temporary file beside ``path``, written in the block, flushed and fsynced; the
+    temporary file is removed when the block fails (and the error is an InstanceError
+    naming ``path`` when it is an OSError)."""
+    try:
+        tmp, fd = _temporary(_folder(path), path.name)
+    except OSError as e:
+        raise InstanceError(f"cannot write the output ({_reason(e)})", file=str(path)) from None
+    try:
+        f = os.fdopen(fd, "wb") if binary else \
+            os.fdopen(fd, "w", encoding="utf-8", newline="")
+        with f:
+            yield f, tmp
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:
+        _unlink(tmp)
+        raise InstanceError(f"cannot write the output ({_reason(e)})", file=str(path)) from None
+    except BaseException:
+        _unlink(tmp)
+        raise
+
+
+@contextmanager
+def atomic(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO[Any]]:
+    """Write the file ``path`` atomically: the block writes to the yielded file (text,
+    UTF-8, or ``binary``), which replaces ``path`` only when the block ends without an
+    error. On an error (an OSError becomes an InstanceError naming ``path``) or Ctrl-C
+    nothing is left: no partial file, no temporary file, ``path`` unchanged."""
+    p = Path(path)
+    with _staged(p, binary) as (f, tmp):
+        yield f
+    try:
+        os.replace(tmp, p)
+    except OSError as e:
+        _unlink(tmp)
+        raise InstanceError(f"cannot write the output ({_reason(e)})", file=str(p)) from None
+    _fsync_folder(_folder(p))
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Replace ``path`` by ``text`` (UTF-8) atomically (see :func:`atomic`)."""
+    with atomic(path) as f:
+        f.write(text)
+
+
+def write_jsonl(path: str | os.PathLike[str], rows: Iterable[Any], dumps) -> None:
+    """Replace ``path`` by one ``dumps(row)`` line per row, atomically."""
+    with atomic(path) as f:
+        for r in rows:
+            f.write(dumps(r) + "\n")
+
+
+# ------------------------------------------------------------------------------ locks
+
+def _lock(fd: int, what: str, path: Path) -> None:
+    """An exclusive ``flock`` on ``fd`` without waiting; bad input naming ``path`` when
+    another process holds it. Where ``fcntl`` is missing (Windows) no lock is taken."""
+    try:
+        import fcntl
+    except ImportError:                       # pragma: no cover - Windows
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        os.close(fd)
+        if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise InstanceError(f"another {what} run is writing this output; wait for it "
+                                f"to finish, or write elsewhere", file=str(path)) from None
+        raise InstanceError(f"cannot lock the output ({_reason(e)})", file=str(path)) from None
+
+
+class OutputFolder:
+    """A folder of output files written together (a generated benchmark), held under a
+    lock (``flock`` on the folder) from creation to the end of the run.
+
+    :meth:`write` stages each file as a temporary file in the folder; :meth:`commit`
+    renames them all into place. Leaving the ``with`` block without committing (an
+    error, Ctrl-C) removes the staged files, and the folder itself when this run created
+    it and it is empty. ``what`` names the command in the lock's message."""
+
+    def __init__(self, path: str | os.PathLike[str], what: str):
+        self.path = Path(path)
+        self.what = what
+        self.staged: list[tuple[Path, Path]] = []
+        self.created: list[Path] = []
+        self.fd: int | None = None
+        missing = []
+        p = self.path
+        while not p.exists():
+            missing.append(p)
+            if p == _folder(p):
+                break
+            p = _folder(p)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self.created = missing
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError as e:
+            self._remove_created()
+            raise InstanceError(f"cannot create the output folder ({_reason(e)})",
+                                file=str(self.path)) from None
+        try:
+            _lock(fd, what, self.path)
+        except InstanceError:
+            self._remove_created()
+            raise
+        self.fd = fd
+
+    def __enter__(self) -> OutputFolder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def file(self, name: str, *, binary: bool = False) -> Iterator[IO[Any]]:
+        """Stage the file ``name`` of the folder: the block writes it (see :func:`atomic`);
+        it takes its place at :meth:`commit`."""
+        final = self.path / name
+        with _staged(final, binary) as (f, tmp):
+            yield f
+        self.staged.append((tmp, final))
+
+    def write(self, name: str, text: str) -> None:
+        with self.file(name) as f:
+            f.write(text)
+
+    def commit(self) -> None:
+        """Rename every staged file into place (each atomically), then sync the folder."""
+        try:
+            while self.staged:
+                tmp, final = self.staged[0]
+                os.replace(tmp, final)
+                self.staged.pop(0)
+        except OSError as e:
+            raise InstanceError(f"cannot write the output ({_reason(e)})",
+                                file=str(self.staged[0][1])) from None
+        self.created = []
+        _fsync_folder(self.path)
+
+    def _remove_created(self) -> None:
+        for p in self.created:                # innermost first; only empty ones go
+            try:
+                p.rmdir()
+            except OSError:
+                break
+
+    def close(self) -> None:
+        """Release the lock; without a commit, remove what this run staged or created."""
+        for tmp, _ in self.staged:
+            _unlink(tmp)
+        self.staged = []
+        self._remove_created()
+        self.created = []
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+# ------------------------------------------------------------------------ append files
+
+def append_line(fd: int, line: str) -> None:
+    """Append ``line`` to the open file ``fd`` (opened with ``O_APPEND``) whole, and sync
+    it: on a short or failed write (a full disk) the file is cut back to its previous
+    length and an OSError is raised, so that no partial line is ever left. The one append
+    path of the package (labels, disagreement reports)."""
+    data = line.encode("utf-8")
+    start = os.fstat(fd).st_size
+    try:
+        done = 0
+        while done < len(data):
+            done += os.write(fd, data[done:])
+        os.fsync(fd)
+    except BaseException:
+        try:
+            os.ftruncate(fd, start)
+        except OSError:
+            pass
+        raise
+
+
+def append_to(path: str | os.PathLike[str], line: str) -> None:
+    """Append one whole line to ``path`` (created if missing) without a lock: see
+    :func:`append_line`. OSError when it cannot."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    try:
+        append_line(fd, line)
+    finally:
+        os.close(fd)
+
+
+class AppendFile:
+    """A JSONL output appended to over a whole run and resumed by the next, held under an
+    exclusive lock (``flock`` on the file) for the whole run.
+
+    A second run on the same file is bad input instead of writing every line twice.
+    When :meth:`replace` rewrites the file (atomic rename), the new file is locked before
+    it replaces the old one, and a run that locked a file since replaced retries on the
+    current one, so two runs never both hold the path. ``what`` names the command in the
+    lock's message."""
+
+    def __init__(self, path: str | os.PathLike[str], what: str):
+        self.path = Path(path)
+        self.what = what
+        self.created = not self.path.exists()
+        self.fd = self._open_locked()
+
+    def _open_locked(self) -> int:
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+            except OSError as e:
+                raise InstanceError(f"cannot write the output file ({_reason(e)})",
+                                    file=str(self.path)) from None
+            _lock(fd, self.what, self.path)
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                return fd
+            os.close(fd)                      # replaced while we waited: lock the new one
+
+    def read(self) -> str:
+        """The file's text (UTF-8); InstanceError when it cannot be read."""
+        try:
+            with open(self.path, "rb") as f:
+                return f.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise InstanceError(f"cannot read the output file to resume "
+                                f"({e.__class__.__name__})", file=str(self.path)) from None
+
+    def replace(self, text: str) -> None:
+        """Atomically replace the file's content, keeping the lock (see the class doc)."""
+        try:
+            tmp, fd = _temporary(_folder(self.path), self.path.name,
+                                 os.O_RDWR | os.O_APPEND)
+        except OSError as e:
+            raise InstanceError(f"cannot rewrite the output file to resume ({_reason(e)})",
+                                file=str(self.path)) from None
+        try:
+            _lock(fd, self.what, tmp)
+            try:
+                append_line(fd, text)
+                os.replace(tmp, self.path)
+            except BaseException:
+                os.close(fd)
+                raise
+        except OSError as e:
+            _unlink(tmp)
+            raise InstanceError(f"cannot rewrite the output file to resume ({_reason(e)})",
+                                file=str(self.path)) from None
+        except BaseException:
+            _unlink(tmp)
+            raise
+        os.close(self.fd)
+        self.fd = fd
+
+    def write_line(self, line: str) -> None:
+        """Append one whole line (see :func:`append_line`); InstanceError when it cannot
+        be written (the file keeps every line written before)."""
+        try:
+            append_line(self.fd, line)
+        except OSError as e:
+            raise InstanceError(f"cannot write to the output file ({_reason(e)})",
+                                file=str(self.path)) from None
+
+    def close(self) -> None:
+        """Release the lock; a file this run created and left empty (nothing could be
+        written) is removed."""
+        try:
+            if self.created and os.fstat(self.fd).st_size == 0:
+                _unlink(self.path)
+        finally:
+            os.close(self.fd)
