@@ -273,12 +273,7 @@ def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, a
 
 
 def _read_utilities(path: Path) -> list[dict]:
-    import numbers
-
     from ..bench.generate import read_jsonl
-
-    def unit(x) -> bool:
-        return not isinstance(x, bool) and isinstance(x, numbers.Real) and 0 <= x <= 1
     out = []
     for i, rec in enumerate(read_jsonl(path), 1):
         if not isinstance(rec, dict) or "id" not in rec or not isinstance(rec.get("utilities"), list):
@@ -293,7 +288,7 @@ def _read_utilities(path: Path) -> list[dict]:
             raise InstanceError("\"reu\" is a number in [0, 1] or null", file=str(path),
                                 line=i, value=rec["reu"])
         out.append({"id": rec["id"], "utilities": rec["utilities"],
-                    "reu_certified": reu, "cell": rec.get("cell", {}),
+                    "reu_certified": rec.get("reu", 1), "cell": rec.get("cell", {}),
                     "verdicts": []})
     return out
 
