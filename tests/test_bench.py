@@ -392,7 +392,9 @@ def test_algorithmic_scoring_rules(alg_bench, tmp_path):
         ne_core["id"]: f"<answer>{endow}</answer>",
     }
     s = _score(alg_bench, answers, tmp_path)
-    assert s[e_hatch["id"]]["verdict"] == "invalid"
+    # {} on a feasible instance: a wrong "no solution" claim, counted in Table 20's
+    # invalid-solution rate (the answer corpus, alg-outcome-009)
+    assert s[e_hatch["id"]]["verdict"] == "incorrect" and s[e_hatch["id"]]["invalid_solution"]
     assert s[ne_hatch["id"]]["verdict"] == "incorrect"
     assert s[ne_hatch["id"]]["reason"]["certificate"]["type"] == "blocking_pairs"
     assert s[ne_free["id"]]["verdict"] == "correct"                 # no hatch: not an outcome

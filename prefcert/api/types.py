@@ -13,7 +13,8 @@ Inputs
     ``Profile`` (voter -> a weak order or a partial-order object), ``Ballot``,
     ``InstanceLike`` (an :class:`~prefcert.formal.instances.Instance` or its JSON object),
     ``Question`` (a name or a question object), and the word sets ``Notion``,
-    ``Semantics``, ``Unit``, ``Judgments``, ``JsonMode``, ``Framing``, ``Reading``.
+    ``Semantics``, ``Unit``, ``Judgments``, ``JsonMode``, ``ParseMode``, ``Framing``,
+``Reading``.
 Outputs
     ``Matching`` (agent -> partner), ``Certificate`` (a JSON object with a ``type``),
     ``Label`` (the fields of docs/architecture.md, "Formats"), ``Verdict`` (every verdict
@@ -52,6 +53,7 @@ Proposing: TypeAlias = Literal["residents", "hospitals"]
 Unit: TypeAlias = Literal["cell", "count", "completion"]
 Judgments: TypeAlias = Literal["majority", "choices"]
 JsonMode: TypeAlias = Literal["fenced", "bare", "embedded"]
+ParseMode: TypeAlias = Literal["lenient", "strict"]
 Framing: TypeAlias = Literal["sincere", "strategic", "civic", "expert"]
 Reading: TypeAlias = Literal["certified", "best_of_k"]
 

@@ -89,7 +89,13 @@ def _write_jsonl(path: Path, rows) -> None:
 @click.option("--against", type=click.Path(path_type=Path),
               help="A second answers file: exact McNemar test on the common prompts.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON lines.")
-def score(prompts, answers, out, against, as_json):
+@click.option("--parse", "parse", type=click.Choice(["lenient", "strict"]), default="lenient",
+              show_default=True,
+              help="How answers are read: lenient (the documented reading policy: answer "
+                   "tags, final lines, abstentions in words, ambiguous answers as their own "
+                   "verdict) or strict (the papers' literal protocol only: the <answer> tag, "
+                   "the 'Final ballot:' line, the bare JSON object, a number-only answer).")
+def score(prompts, answers, out, against, as_json, parse):
     """Score ANSWERS (JSONL of {"id", "answer"}) against the benchmark PROMPTS
     (prompts.jsonl or .parquet, with labels.jsonl and instances.jsonl beside it). Prints
     every metric with its 95 % Wilson interval, and Fisher's exact test across sizes."""
@@ -97,8 +103,8 @@ def score(prompts, answers, out, against, as_json):
     try:
         bench = sc.Benchmark.read(prompts)
         given = sc.read_answers(answers)
-        scores = sc.score_answers(bench, given)
-        other = sc.score_answers(bench, sc.read_answers(against)) if against else None
+        scores = sc.score_answers(bench, given, parse)
+        other = sc.score_answers(bench, sc.read_answers(against), parse) if against else None
     except InstanceError as e:
         bad_input(e)
     if len(given) < len(bench.prompts):

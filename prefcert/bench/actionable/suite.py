@@ -132,11 +132,15 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
         return Verdict("timeout", None, "no answer",
                        {**extra, "decision": None, "decision_correct": False, "fc": False,
                         "parsed_ok": False, "error": "timeout"})
-    j = judge_response(entry.model(prompt["instance_id"]), lab, answer, ParseOptions())
+    j = judge_response(entry.model(prompt["instance_id"]), lab, answer,
+                       ParseOptions(parse=getattr(entry, "parse", "lenient")))
     extra.update(decision=j["decision"], decision_correct=j["decision_correct"], fc=j["fc"],
                  parsed_ok=j["parsed"], error=j["error"])
-    verdict = "correct" if j["fc"] else ("invalid" if not j["parsed"] else "incorrect")
-    return Verdict(verdict, {"decision": j["decision"]}, j["reason"], extra)
+    verdict = "correct" if j["fc"] else ("invalid" if not j["parsed"] else
+                                         "ambiguous" if j["ambiguous"] else "incorrect")
+    if j["ambiguous"]:
+        extra["rule"] = j["ambiguous"]
+    return Verdict(verdict, j["reading"], j["reason"], extra)
 
 
 def _records(scored: Sequence[dict]) -> list[dict]:
