@@ -9,7 +9,6 @@ third-party answer only with a proof the checker accepted, exactly as ``label`` 
 from __future__ import annotations
 
 import json
-import re
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -170,54 +169,25 @@ def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: 
     return lab
 
 
-_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
-MAX_ANSWER_DEPTH = 64      # nesting of a JSON answer; outcomes need 3
+def parse_answer(text: str, reads_text: bool = False) -> Any:
+    """The answer an audit judges (:func:`prefcert.bench.answers.read_json`, the reader
+    ``prefcert score`` uses): the JSON value of the last ``<answer>…</answer>`` block (a
+    code fence inside it unwrapped), else of a fenced block, else of the whole text.
 
-
-def _no_duplicates(pairs: list) -> dict:
-    keys = [k for k, _ in pairs]
-    dup = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
-    if dup is not None:
-        raise ValueError(f"the key {dup!r} appears twice in one object")
-    return dict(pairs)
-
-
-def _depth(text: str) -> int:
-    """The deepest bracket nesting of a JSON text (strings skipped). O(len)."""
-    depth = best = 0
-    in_str = esc = False
-    for ch in text:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
-            depth += 1
-            best = max(best, depth)
-        elif ch in "]}":
-            depth -= 1
-    return best
-
-
-def parse_answer(text: str) -> Any:
-    """Extract a JSON answer: the last ``<answer>…</answer>`` block, else the whole text.
-
-    Returns the parsed JSON value; raises ValueError when there is none, when an object
-    repeats a key (``{"a1": "b1", "a1": "b2"}`` is no matching) or when the value nests
-    deeper than MAX_ANSWER_DEPTH.
+    Raises ValueError when there is none, when an object repeats a key (``{"a1": "b1",
+    "a1": "b2"}`` is no matching) or when the value nests too deep; with ``reads_text``
+    (a question whose audit reads text answers: ballots, decision responses) a text that
+    holds no JSON answer is returned as it is.
     """
-    blocks = _ANSWER.findall(text)
-    body = (blocks[-1] if blocks else text).strip()
-    if body.startswith("```"):
-        body = body.strip("`").removeprefix("json").strip()
-    if _depth(body) > MAX_ANSWER_DEPTH:
-        raise ValueError(f"the answer nests deeper than {MAX_ANSWER_DEPTH} levels")
-    return json.loads(body, object_pairs_hook=_no_duplicates)
+    from ..bench.answers import DuplicateKey, read_json
+    try:
+        return read_json(text)
+    except DuplicateKey:
+        raise
+    except ValueError:
+        if reads_text:
+            return text
+        raise
 
 
 def audit(job: Job, answer_text: str, *, time_limit: float = 10.0, seed: int = 0) -> dict:
@@ -234,7 +204,7 @@ def audit(job: Job, answer_text: str, *, time_limit: float = 10.0, seed: int = 0
     if job.question.audit is None:
         raise InstanceError(f"question {job.question.name!r} has no audit")
     try:
-        answer = parse_answer(answer_text)
+        answer = parse_answer(answer_text, job.question.reads_text)
     except ValueError as e:        # json.JSONDecodeError is a ValueError
         return {"id": job.instance.id, "question": job.asked, "verdict": "unparseable",
                 "violations": [], "feedback": f"could not read a JSON answer: {e}",

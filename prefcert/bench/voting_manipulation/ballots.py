@@ -8,13 +8,13 @@ The source's parser rules (§6.3) leave gaps; the choices made here are listed i
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ...api import arguments as arg
 from ...api.types import Framing
+
 
 @dataclass(frozen=True)
 class ParsedBallot:
