@@ -562,6 +562,24 @@ def judge_selection(reading: Reading, satisfies: dict[str, bool], *, hard: bool,
     return ("correct" if satisfies.get(reading.value) else "incorrect"), extra
 
 
+def partners_of(insts: dict) -> list[str]:
+    """The names an outcome assigns (side B of a matching market, the houses / objects)."""
+    if "sm" in insts:
+        return list(insts["sm"]["preferences"]["B"])
+    if "hm" in insts:
+        return list(insts["hm"]["endowment"].values())
+    return sorted({x for lst in insts["ha"]["preferences"].values() for t in lst
+                   for x in (t if isinstance(t, list) else [t])})
+
+
+def one_to_one(outcome: Any, agents: Sequence[str], partners: Sequence[str]) -> bool:
+    """Whether ``outcome`` maps known agents to distinct known partners (the structure of
+    a matching, whatever the preferences)."""
+    return isinstance(outcome, dict) and set(outcome) <= set(agents) and \
+        set(outcome.values()) <= set(partners) and \
+        len(set(outcome.values())) == len(outcome)
+
+
 def missing_agents(outcome: Any, agents: Sequence[str]) -> list[str]:
     """The agents a housing allocation leaves out, when it is otherwise one-to-one."""
     if not isinstance(outcome, dict) or not set(outcome) <= set(agents):
@@ -573,8 +591,8 @@ def missing_agents(outcome: Any, agents: Sequence[str]) -> list[str]:
 
 def judge_outcome(reading: Reading, *, feasible: bool, escape: bool, valid: bool = False,
                   satisfies: bool = False, weak_core_only: bool = False,
-                  left_out: Sequence[str] = (), empty_solves: bool = False
-                  ) -> tuple[str, str | None]:
+                  left_out: Sequence[str] = (), unacceptable: bool = False,
+                  empty_solves: bool = False) -> tuple[str, str | None]:
     """The verdict of a generation answer (Khanna & Wang 2026, §4.2, Table 20, F.2.2):
     (verdict, rule of the papers' reading that decided it, when one did).
 
@@ -583,7 +601,10 @@ def judge_outcome(reading: Reading, *, feasible: bool, escape: bool, valid: bool
     outcome is in the weak core but a strict-core coalition blocks it (Table 25 and E.1
     disagree: ``ambiguous``, corpus reading R12); ``left_out``: the housing agents a
     one-to-one allocation leaves without a house (read as getting nothing: the singleton
-    keeping its endowment blocks, R13); ``empty_solves``: the empty outcome satisfies the
+    keeping its endowment blocks, R13); ``unacceptable``: a one-to-one outcome the checker
+    rejects because it assigns a partner missing from an agent's list (an unranked partner
+    is unacceptable; assigning one is incorrect, F.2.1); ``empty_solves``: the empty
+    outcome satisfies the
     notion, so a bare ``{}`` with the hatch cannot be told from "none exists" (R11).
     On a feasible instance ``{}`` is wrong (Table 20 counts it in the invalid-solution
     rate); on an infeasible one only ``{}`` / the claim in words is correct with the hatch,
@@ -598,6 +619,9 @@ def judge_outcome(reading: Reading, *, feasible: bool, escape: bool, valid: bool
         return "incorrect", None
     if reading.kind == "value" and left_out:
         return ("incorrect" if feasible or escape else "correct"), "R13:left_out_agent"
+    if reading.kind == "value" and unacceptable:
+        return ("incorrect" if feasible or escape else "correct"), \
+            "F.2.1:unacceptable_partner"
     if reading.kind == "none":
         if feasible:
             return ("ambiguous", "R11:empty_outcome_solves") if escape and empty_solves \
@@ -653,8 +677,10 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
                 [x for x in (target, *HARD[target]["related"]) if mem.get(x)]
             facts["weak_core_only"] = target == "core" and not mem.get("core") and \
                 bool(mem.get("weak_core"))
-        elif role == "hm":
+        elif role == "hm" and missing_agents(p.value, side_a(insts)):
             facts["left_out"] = missing_agents(p.value, side_a(insts))
+        else:
+            facts["unacceptable"] = one_to_one(p.value, side_a(insts), partners_of(insts))
     elif p.kind == "none" and feasible and escape:
         facts["empty_solves"] = bool(memberships(insts, models, {}, optima).get(target))
     extra["outcome_valid"] = bool(facts.get("valid"))
@@ -665,12 +691,15 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
         extra["invalid_solution"] = True
     if rule == "R11:empty_outcome_solves":
         p = Reading("ambiguous", None, f"{p.rule}/{rule}")
-    if p.kind == "value" and not facts.get("valid") and not facts.get("left_out"):
+    if p.kind == "value" and not (facts.get("valid") or facts.get("left_out")
+                                  or facts.get("unacceptable")):
         p = Reading("invalid", p.value, f"{p.rule}/not_one_to_one",
                     "not a valid one-to-one outcome")
     reason: Any = p.reason
     if verdict == "incorrect" and facts.get("valid"):
         reason = _refutation(insts, models, p.value, target)
+    elif rule == "F.2.1:unacceptable_partner":
+        reason = "assigns a partner missing from an agent's list (unacceptable)"
     elif rule == "R13:left_out_agent":
         reason = f"{', '.join(facts['left_out'])} left without a house: keeping the " \
                  f"endowment blocks (individual rationality)"

@@ -687,14 +687,23 @@ def read_answer(prompt: dict, answer: str, inst: dict, mode: str = "lenient") ->
     ctx = reader_context(prompt, inst)
     shape = prompt["answer_shape"]
     r = read(shape, answer, mode=mode, **ctx)
-    if shape == "mcq" and r.kind == "value":
-        if r.value == prompt.get("abstain_option"):
-            return Reading("abstain", None, r.rule)
-        inner = ctx["option_shape"]
-        o = read(inner, prompt["options"][r.value], **{k: v for k, v in ctx.items()
-                                                      if k in ("vocab", "bundles")})
-        return Reading(o.kind, o.value, r.rule, o.reason)
+    if shape == "mcq":
+        return option_reading(r, prompt["options"], prompt.get("abstain_option"),
+                              ctx["option_shape"], ctx)
     return r
+
+
+def option_reading(r: Reading, options: dict, abstain_option: str | None, shape: str,
+                   ctx: dict) -> Reading:
+    """A letter reading read on to what its option states (the abstain option: an
+    abstention), so an MCQ answer is judged like a free-flow one."""
+    if r.kind != "value":
+        return r
+    if r.value == abstain_option:
+        return Reading("abstain", None, r.rule)
+    o = read(shape, options[r.value], **{k: v for k, v in ctx.items()
+                                          if k in ("vocab", "bundles")})
+    return Reading(o.kind, o.value, r.rule, o.reason)
 
 
 def judge(reading: Reading, truth: dict, question: dict, *, count_range: bool = False
