@@ -340,10 +340,10 @@ def scores(records: Sequence[Mapping[str, Any]]) -> dict:
             pairs[r["pair"]].append(r)
         if r.get("group") is not None:
             groups[r["group"]].append(r)
-    for pid, members in pairs.items():
-        if len(members) != 2 or {m["gold"] == "act" for m in members} != {True, False}:
-            raise ValueError(f"pair {pid!r} must hold one ACT-gold and one intervention-gold "
-                             f"task, has {[m['gold'] for m in members]}")
+    # IFC counts complete pairs only (one ACT-gold and one intervention-gold member
+    # answered): a collection that answers part of a pair is scored, not refused
+    pairs = {pid: ms for pid, ms in pairs.items()
+             if len(ms) == 2 and {m["gold"] == "act" for m in ms} == {True, False}}
     ifc = sum(all(m["decision_correct"] for m in ms) for ms in pairs.values())
     six = sum(all(m["decision_correct"] for m in ms) for ms in groups.values())
     six_fc = sum(all(m["fc"] for m in ms) for ms in groups.values())

@@ -1,0 +1,95 @@
+"""The reading policy where ``prefcert score`` and ``prefcert audit`` meet, and the issue's
+misreadings on generated benchmarks (regression tests; the answer corpus covers the rest)."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import prefcert
+from prefcert.bench.answers import read
+
+SM = {"id": "sm", "domain": "stable_matching", "questions": ["weakly_stable"],
+      "preferences": {"A": {"A1": ["B1", "B2"], "A2": ["B2", "B1"]},
+                      "B": {"B1": ["A1", "A2"], "B2": ["A2", "A1"]}}}
+
+
+def run(*args):
+    return subprocess.run(["prefcert", *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("text,kind", [
+    ('<answer>{"A1": "B2", "A1": "B1", "A2": "B2"}</answer>', "invalid"),  # agent twice
+    ('<answer>```json\n{"A1": "B1", "A2": "B2"}\n```</answer>', "value"),
+    ('<answer>{"A1": "B1", "A2": null}</answer>', "invalid"),             # null partner
+])
+def test_score_and_audit_read_outcomes_alike(text, kind, tmp_path):
+    r = read("outcome", text, agents=["A1", "A2"])
+    assert r.kind == kind, r
+    inst, ans = tmp_path / "i.json", tmp_path / "a.txt"
+    inst.write_text(json.dumps(SM))
+    ans.write_text(text)
+    out = run("audit", inst, "-q", "weakly_stable", ans)
+    verdict = json.loads(out.stdout)["verdict"]
+    assert verdict == ("correct" if kind == "value" else "unparseable"), out.stdout
+
+
+def test_bold_letter_is_read():
+    assert read("letter", "**B**", options={"A": "x", "B": "y"}).value == "B"
+
+
+def test_audit_manipulation_reads_plain_text_ballots(tmp_path):
+    inst = {"id": "e", "domain": "election", "candidates": ["A", "B", "C"],
+            "tie_break": ["A", "B", "C"], "rule": "plurality",
+            "ballots": [["A", "C", "B"], ["A", "C", "B"], ["B", "C", "A"], ["B", "C", "A"]],
+            "manipulator": {"ranking": ["C", "B", "A"]}, "questions": ["manipulation"]}
+    f = tmp_path / "e.json"
+    f.write_text(json.dumps(inst))
+    for text in ("Final ballot: B > C > A", "<answer>B > A > C</answer>",
+                 "Ballot: C > B > A\nLet me reconsider.\nFinal ballot: B ≻ C ≻ A"):
+        a = tmp_path / "a.txt"
+        a.write_text(text)
+        r = run("audit", f, "-q", "manipulation", a)
+        out = json.loads(r.stdout)
+        assert out["verdict"] == "correct" and out["outcome"] == "B", (text, out)
+    assert prefcert.audit(inst, "manipulation", "Final ballot: C > B > A")["verdict"] \
+        == "incorrect"
+
+
+def test_prefcert_abstain_option_text_is_an_abstention():
+    from prefcert.bench.indeterminacy.preference import INSUFFICIENT
+    r = read("letter", INSUFFICIENT, options={"A": "C4", "B": "C9", "C": INSUFFICIENT},
+             abstain_option="C")
+    assert r.kind == "abstain"
+
+
+@pytest.fixture(scope="module")
+def alg_bench(tmp_path_factory):
+    d = tmp_path_factory.mktemp("alg")
+    r = run("generate", "indeterminacy-algorithmic", "-o", d, "--per-cell", "1",
+            "--sizes", "10")
+    assert r.returncode == 0, r.stderr
+    return d
+
+
+def _score(bench: Path, answers: dict, tmp: Path, *extra) -> dict:
+    a, out = tmp / "answers.jsonl", tmp / "scores.jsonl"
+    a.write_text("".join(json.dumps({"id": k, "answer": v}) + "\n" for k, v in answers.items()))
+    r = run("score", bench / "prompts.jsonl", a, "-o", out, *extra)
+    assert r.returncode == 0, r.stderr
+    return {s["id"]: s for s in map(json.loads, out.read_text().splitlines())}
+
+
+def test_none_of_the_above_in_words_on_nota_prompts(alg_bench, tmp_path):
+    prompts = [json.loads(x) for x in (alg_bench / "prompts.jsonl").read_text().splitlines()]
+    nota = [p for p in prompts if p.get("nota_option") and not p["task"]["feasible"]]
+    assert nota
+    s = _score(alg_bench, {p["id"]: "None of the above." for p in nota}, tmp_path)
+    assert all(x["verdict"] == "correct" for x in s.values())
+    assert all(x["parsed"]["kind"] == "none" and x["parsed"]["rule"] for x in s.values())
+    strict = _score(alg_bench, {p["id"]: "None of the above." for p in nota}, tmp_path,
+                    "--parse", "strict")
+    assert all(x["verdict"] == "invalid" for x in strict.values())
