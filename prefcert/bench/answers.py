@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,8 +174,8 @@ def _bold(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Segment:
-    """Where the answer was found: ``text`` and the ``rule`` that chose it; ``drafts``: the
-    other candidate answers of the same rule (weak markers), to compare."""
+    """Where the answer was found: ``text`` and the ``rule`` that chose it;
+    ``alternatives``: the other answers marked the same way (drafts), to compare."""
 
     text: str
     rule: str
@@ -1189,10 +1189,6 @@ def _wrap(r: Reading, only: bool, where: str) -> Reading:
 
 # ----------------------------------------------------------------------------- registry
 
-def _same_set(a: Any, b: Any) -> bool:
-    return a == b
-
-
 READERS: dict[str, Shape] = {
     "item": Shape(_item),
     "int": Shape(_int),
@@ -1230,7 +1226,3 @@ def readings_agree(a: Reading, b: Reading) -> bool:
 
 __all__ = ["ABSTAIN_PHRASES", "MODES", "NONE_PHRASES", "READERS", "Reading", "SHAPES",
            "answer_body", "loads", "normalise", "read", "read_json", "number_only"]
-
-
-def _unused(_: Sequence[Any]) -> None:          # pragma: no cover
-    pass

@@ -31,6 +31,8 @@ import json
 from collections.abc import Sequence
 from functools import lru_cache
 
+from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
+from ..stats import proportion
 from .responses import (
     GROUPS_PER_CELL,
     LOCAL_PAIRS_PER_SOURCE,
@@ -45,8 +47,6 @@ from .responses import (
     render_prompt,
     scores,
 )
-from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
-from ..stats import proportion
 
 SOURCES = ("preference", "objective", "constraint")
 ROLES = ("act", "intervention")

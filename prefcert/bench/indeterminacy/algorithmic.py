@@ -47,8 +47,8 @@ from importlib import resources
 from typing import Any
 
 from ...generators import indeterminacy as gen
-from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict, canonical
 from ..answers import Reading, read
+from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict, canonical
 from ..stats import accuracy_rows, proportion
 
 SIZES = (10, 30)

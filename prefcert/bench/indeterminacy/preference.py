@@ -36,8 +36,8 @@ from functools import lru_cache
 from typing import Any
 
 from ...generators import indeterminacy as gen
-from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
 from ..answers import Reading, read
+from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
 from ..stats import accuracy_rows, proportion
 
 SIZES = (50, 100, 200)
