@@ -93,3 +93,79 @@ def test_none_of_the_above_in_words_on_nota_prompts(alg_bench, tmp_path):
     strict = _score(alg_bench, {p["id"]: "None of the above." for p in nota}, tmp_path,
                     "--parse", "strict")
     assert all(x["verdict"] == "invalid" for x in strict.values())
+
+
+# ----------------------------------------------------------------------------- audit = score
+
+@pytest.mark.parametrize("text,verdict,rule", [
+    # pairs in prose and a non-existence claim: score's outcome reader reads them, so audit
+    # must too (they were "unparseable" in audit and read in score)
+    ("Final matching as pairs: (A1, B1), (A2, B2)", "correct", "pairs_in_text"),
+    ("Here is my matching:\n{\"A1\": \"B1\", \"A2\": \"B2\"}", "correct", "json"),
+    ("No weakly stable matching exists.", "incorrect", "none_phrase"),
+    ('<answer>{"A1": "B1", "A2": "B2"}</answer>', "correct", "answer_tag/json"),
+    ("<answer>{}</answer>", "incorrect", "answer_tag/empty_object"),
+    ("I am not sure.", "unparseable", "no_outcome"),
+])
+def test_audit_reads_text_outcomes_as_score_does_and_says_how(text, verdict, rule, tmp_path):
+    inst, ans = tmp_path / "i.json", tmp_path / "a.txt"
+    inst.write_text(json.dumps(SM))
+    ans.write_text(text)
+    out = json.loads(run("audit", inst, "-q", "weakly_stable", ans).stdout)
+    assert out["verdict"] == verdict, out
+    assert rule in out["parsed"]["rule"], out["parsed"]
+    r = read("outcome", text, agents=["A1", "A2"])          # the reader prefcert score uses
+    assert r.kind == {"correct": "value", "unparseable": "invalid"}.get(
+        verdict, out["parsed"]["kind"]), r
+
+
+def test_audit_of_a_ballot_names_its_reading():
+    inst = {"id": "e", "domain": "election", "candidates": ["A", "B", "C"],
+            "tie_break": ["A", "B", "C"], "rule": "plurality",
+            "ballots": [["A", "C", "B"], ["B", "C", "A"]],
+            "manipulator": {"ranking": ["C", "B", "A"]}, "questions": ["manipulation"]}
+    out = prefcert.audit(inst, "manipulation", "Final ballot: B > C > A")
+    assert out["parsed"]["rule"] and out["parsed"]["kind"] == "text"
+    out = prefcert.audit(inst, "manipulation", '["B", "C", "A"]')
+    assert out["parsed"] == {"kind": "value", "value": ["B", "C", "A"], "rule": "text/json"}
+
+
+# ----------------------------------------------------------------------------- more formats
+
+@pytest.mark.parametrize("text,kind,value", [
+    ("A12 prefers C18 to C47.", "value", "C18"),
+    ("So C47 is preferred over C18.", "value", "C47"),
+    ("C18 is ranked above C47 in A12's list.", "value", "C18"),
+    ("A12 prefers C18 over C47, but C47 is ranked above C18.", "ambiguous", None),
+    ("It is not the case that A12 prefers C47 to C18.", "ambiguous", None),
+])
+def test_a_stated_preference_names_the_preferred_item(text, kind, value):
+    r = read("item", text, vocab=["C18", "C47", "C3"])
+    assert (r.kind, r.value) == (kind, value), r
+    if kind == "value":
+        assert r.rule.endswith("preference_statement")
+
+
+@pytest.mark.parametrize("text,rule", [
+    ('<answer>{"a1": "b2", "a2": "b1"}</answer>', "case_folded"),
+    ('<answer>{"matching": {"A1": "B2", "A2": "B1"}}</answer>', "unwrapped"),
+])
+def test_outcome_in_another_case_or_wrapped_is_read(text, rule):
+    r = read("outcome", text, agents=["A1", "A2"], partners=["B1", "B2"])
+    assert r.kind == "value" and r.value == {"A1": "B2", "A2": "B1"}, r
+    assert rule in r.rule
+
+
+def test_every_scored_record_names_its_rule_timeouts_too(alg_bench, tmp_path):
+    prompts = [json.loads(x) for x in (alg_bench / "prompts.jsonl").read_text().splitlines()]
+    a, out = tmp_path / "answers.jsonl", tmp_path / "scores.jsonl"
+    texts = [None, "", "no idea", "None of the above.", '<answer>{}</answer>']
+    a.write_text("".join(json.dumps({"id": p["id"], "answer": texts[i % len(texts)]}) + "\n"
+                         for i, p in enumerate(prompts)))
+    r = run("score", alg_bench / "prompts.jsonl", a, "-o", out)
+    assert r.returncode == 0, r.stderr
+    got = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(got) == len(prompts)
+    assert all(s["parsed"] and s["parsed"]["rule"] for s in got), \
+        [s for s in got if not (s["parsed"] and s["parsed"]["rule"])][:2]
+    assert {"kind": "timeout", "value": None, "rule": "no_answer"} in [s["parsed"] for s in got]

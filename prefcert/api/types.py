@@ -121,8 +121,10 @@ class Proof(TypedDict):
 class AuditResult(TypedDict):
     """The judgment of a third party's answer (:func:`prefcert.audit`).
 
-    Every audit has ``id``, ``question``, ``verdict``, ``violations``, ``feedback`` and
-    ``checked``; ``proof`` is there for ``correct`` / ``incorrect``. The other keys belong to
+    Every audit has ``id``, ``question``, ``verdict``, ``violations``, ``feedback``,
+    ``checked`` and ``parsed`` (how the answer was read: ``{"kind", "value", "rule"}``, the
+    rules of :mod:`prefcert.bench.answers`); ``proof`` is there for ``correct`` /
+    ``incorrect``. The other keys belong to
     some domains: ``truth`` (the certified answer: a verdict word, or an object), the
     welfare gap (``value``, ``optimum``, ``gap``), the core's ``blocking_coalitions`` and
     whether the search was ``complete``, a decision's ``decision_correct``, and a
@@ -135,6 +137,7 @@ class AuditResult(TypedDict):
     violations: list[Any]
     feedback: str
     checked: bool
+    parsed: NotRequired[dict[str, Any]]
     proof: NotRequired[Proof]
     truth: NotRequired[Any]
     value: NotRequired[Any]

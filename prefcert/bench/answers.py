@@ -255,7 +255,8 @@ def read(shape: str, text: Any, *, mode: str = "lenient", **context: Any) -> Rea
         What the shape's reader needs: ``vocab`` (item names), ``bundles`` (the two
         bundles offered), ``options`` (letter -> option text), ``abstain_option``,
         ``nota_option``, ``option_shape`` (the shape of the options' text), ``agents`` /
-        ``partners`` (the two sides of an outcome), ``candidates`` and ``approval``
+        ``partners`` (the two sides of an outcome; names in another case are read as
+        these), ``candidates`` and ``approval``
         (ballots), ``names`` (decision tasks), ``ranges`` (numbers: ``ambiguous`` or
         ``midpoint``).
 
@@ -444,12 +445,36 @@ def _item(body: str, ctx: Mapping[str, Any]) -> Reading:
     if len(chains) == 1 and len(set(_names(b, vocab))) == len(chains[0]):
         return Reading("value", chains[0][0], "comparison_chain")
     names = list(dict.fromkeys(_names(b, vocab)))
+    stated = {better for better, worse in _preferences_stated(b, vocab)
+              if {better, worse} == set(names)}
+    if len(names) == 2 and len(stated) == 1 and \
+            not re.search(r"\b(?:not|never|no)\b|n't\b", b, re.I):
+        return Reading("value", stated.pop(), "preference_statement")
     if len(names) == 1:
         return Reading("value", names[0], "one_name")
     if len(names) > 1:
         return ambiguous(f"names several alternatives ({', '.join(names[:4])})",
                          "several_names")
     return invalid("no alternative named", "no_name")
+
+
+_PREFERS = (r"\bprefers?\s+({n})\s+(?:to|over|rather than|above)\s+({n})\b",
+            r"\b({n})\s+(?:is|would be)\s+(?:preferred|liked better|ranked (?:higher|above|"
+            r"ahead))\s+(?:to|over|than|above|of)\s+({n})\b",
+            r"\b({n})\s+(?:is|would be)\s+(?:ranked\s+)?(?:above|ahead of|better than)\s+({n})\b")
+
+
+def _preferences_stated(text: str, vocab: dict[str, str]) -> list[tuple[str, str]]:
+    """(better, worse) of every sentence "prefers X to Y", "X is preferred to Y", "X is
+    ranked above Y" in ``text`` (names of ``vocab``)."""
+    n = r"[A-Za-z][A-Za-z0-9_]*"
+    out = []
+    for pat in _PREFERS:
+        for m in re.finditer(pat.format(n=n), text, re.I):
+            a, b = vocab.get(m.group(1).lower()), vocab.get(m.group(2).lower())
+            if a and b:
+                out.append((a, b))
+    return out
 
 
 def _names(text: str, vocab: dict[str, str]) -> list[str]:
@@ -795,6 +820,14 @@ def read_json(text: str) -> Any:
         raise
 
 
+def where_json(text: str) -> str:
+    """The rule name of where :func:`read_json` finds the JSON value of ``text``."""
+    if _ANSWER.search(text):
+        return "answer_tag"
+    return "code_fence" if _FENCE.search(text) and not text.strip().startswith(("{", "[")) \
+        else "text"
+
+
 def _json_objects(text: str) -> list[Any]:
     """Every JSON object or list of pairs that starts somewhere in ``text`` (outermost
     first). DuplicateKey propagates."""
@@ -854,6 +887,9 @@ def _pair_list(o: Any) -> bool:
 
 
 def _outcome_value(obj: Any, ctx: Mapping[str, Any], rule: str) -> Reading:
+    if isinstance(obj, dict) and len(obj) == 1 and isinstance(next(iter(obj.values())), dict) \
+            and next(iter(obj)) not in (ctx.get("agents") or ()):
+        obj, rule = next(iter(obj.values())), f"{rule}/unwrapped"    # {"matching": {...}}
     pairs = list(obj.items()) if isinstance(obj, dict) else [tuple(p) for p in obj]
     if not pairs:
         text = ctx.get("full_text", "")
@@ -874,6 +910,10 @@ def _outcome_value(obj: Any, ctx: Mapping[str, Any], rule: str) -> Reading:
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in flat):
         return invalid("not a mapping of names to names", "not_names")
     agents = set(ctx.get("agents") or [])
+    names = {x.lower(): x for x in (*agents, *(ctx.get("partners") or ()))}
+    if names and any(x not in names.values() and x.lower() in names for p in flat for x in p):
+        flat = [(names.get(k.lower(), k), names.get(v.lower(), v)) for k, v in flat]
+        rule = f"{rule}/case_folded"                              # "a1": "b3" is A1 -> B3
     out: dict[str, str] = {}
     for k, v in flat:
         if agents and k not in agents and v in agents:
@@ -1225,4 +1265,5 @@ def readings_agree(a: Reading, b: Reading) -> bool:
 
 
 __all__ = ["ABSTAIN_PHRASES", "MODES", "NONE_PHRASES", "READERS", "Reading", "SHAPES",
-           "answer_body", "loads", "normalise", "read", "read_json", "number_only"]
+           "answer_body", "loads", "normalise", "read", "read_json", "number_only",
+           "where_json"]

@@ -5,7 +5,8 @@ ANSWERS is a JSONL file of ``{"id": prompt id, "answer": text}`` (``"answer": nu
 ``instances.jsonl`` are read from the folder of PROMPTS. Each scored record is
 ``{"id", "suite", "cell", "verdict", "parsed", "reason", ...}`` with the suite's extra
 fields (``parsed`` is ``{"kind", "value", "rule"}``: what the answer says and the rule of
-:mod:`prefcert.bench.answers` that read it); the metrics are the suite's, every proportion with its 95 % Wilson interval.
+:mod:`prefcert.bench.answers` that read it; a timeout's is ``{"kind": "timeout", "rule":
+"no_answer"}``); the metrics are the suite's, every proportion with its 95 % Wilson interval.
 """
 from __future__ import annotations
 
@@ -58,9 +59,12 @@ def score_prompt(prompt: Mapping[str, Any], answer: str | None, entry: Entry) ->
     try:
         v = suite.score(dict(prompt), answer, entry)
     except Exception as e:                        # pragma: no cover - a suite bug
-        v = Verdict("invalid", None, f"scorer error: {e.__class__.__name__}: {e}")
+        v = Verdict("invalid", {"kind": "invalid", "value": None, "rule": "scorer_error"},
+                    f"scorer error: {e.__class__.__name__}: {e}")
+    parsed = v.parsed if v.parsed is not None else \
+        {"kind": "timeout", "value": None, "rule": "no_answer"}
     return {"id": prompt["id"], "suite": prompt["suite"], "cell": prompt["cell"],
-            "verdict": v.verdict, "parsed": v.parsed, "reason": v.reason, **v.extra}
+            "verdict": v.verdict, "parsed": parsed, "reason": v.reason, **v.extra}
 
 
 def read_answers(path: str | Path) -> dict[str, str | None]:

@@ -169,25 +169,41 @@ def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: 
     return lab
 
 
-def parse_answer(text: str, reads_text: bool = False) -> Any:
-    """The answer an audit judges (:func:`prefcert.bench.answers.read_json`, the reader
-    ``prefcert score`` uses): the JSON value of the last ``<answer>…</answer>`` block (a
-    code fence inside it unwrapped), else of a fenced block, else of the whole text.
+def parse_answer(text: str, reads_text: bool = False, outcomes: bool = False
+                 ) -> tuple[Any, dict]:
+    """The answer an audit judges and how it was read (``{"kind", "value", "rule"}``, the
+    reading of :mod:`prefcert.bench.answers`, the reader ``prefcert score`` uses): the JSON
+    value of the last ``<answer>…</answer>`` block (a code fence inside it unwrapped), else
+    of a fenced block, else of the whole text. A text with no JSON value is read as text:
+    with ``reads_text`` (ballots, decision responses) the question's audit reads it; with
+    ``outcomes`` (a domain of matchings and allocations) by the benchmark's outcome reader
+    (pairs written in prose, "no stable matching exists" as ``{}``).
 
-    Raises ValueError when there is none, when an object repeats a key (``{"a1": "b1",
-    "a1": "b2"}`` is no matching) or when the value nests too deep; with ``reads_text``
-    (a question whose audit reads text answers: ballots, decision responses) a text that
-    holds no JSON answer is returned as it is.
+    Raises ValueError (with the reading as ``args[1]``) when there is no answer, when an
+    object repeats a key (``{"a1": "b1", "a1": "b2"}`` is no matching) or when the value
+    nests too deep.
     """
-    from ..bench.answers import DuplicateKey, read_json
+    from ..bench.answers import DuplicateKey, read, read_json, where_json
     try:
-        return read_json(text)
-    except DuplicateKey:
-        raise
-    except ValueError:
+        value = read_json(text)
+        empty = value == {} or value == []
+        return value, {"kind": "none" if empty else "value", "value": None if empty else value,
+                       "rule": where_json(text) + ("/empty_object" if empty else "/json")}
+    except DuplicateKey as e:
+        raise ValueError(str(e), {"kind": "invalid", "value": None,
+                                  "rule": where_json(text) + "/duplicate_key"}) from None
+    except ValueError as e:
         if reads_text:
-            return text
-        raise
+            return text, {"kind": "text", "value": None, "rule": "text/read_by_audit"}
+        if not outcomes:
+            raise ValueError(str(e), {"kind": "invalid", "value": None,
+                                      "rule": "no_json"}) from None
+        r = read("outcome", text)
+        if r.kind == "value":
+            return r.value, r.to_json()
+        if r.kind == "none":
+            return {}, r.to_json()
+        raise ValueError(r.reason or f"no outcome ({r.kind})", r.to_json()) from None
 
 
 def audit(job: Job, answer_text: str, *, time_limit: float = 10.0, seed: int = 0) -> dict:
@@ -203,14 +219,17 @@ def audit(job: Job, answer_text: str, *, time_limit: float = 10.0, seed: int = 0
     """
     if job.question.audit is None:
         raise InstanceError(f"question {job.question.name!r} has no audit")
+    outcomes = get_domain(job.instance.domain).classify is not None
     try:
-        answer = parse_answer(answer_text, job.question.reads_text)
+        answer, parsed = parse_answer(answer_text, job.question.reads_text, outcomes)
     except ValueError as e:        # json.JSONDecodeError is a ValueError
         return {"id": job.instance.id, "question": job.asked, "verdict": "unparseable",
-                "violations": [], "feedback": f"could not read a JSON answer: {e}",
-                "checked": True}
+                "violations": [], "feedback": f"could not read an answer: {e.args[0]}",
+                "checked": True, "parsed": e.args[1] if len(e.args) > 1 else
+                {"kind": "invalid", "value": None, "rule": "no_json"}}
     out = {"id": job.instance.id, "question": job.asked,
            **job.question.audit(job.model, job.params, answer)}
+    out.setdefault("parsed", parsed)
     if out["verdict"] not in ("correct", "incorrect"):
         out["checked"] = True        # nothing is claimed about the instance
         return out

@@ -647,7 +647,7 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
         opts = {L: json.dumps(o["outcome"], sort_keys=True) for L, o in prompt["options"].items()}
         r = read("letter", answer, mode=mode, options=opts,
                  nota_option=prompt.get("nota_option"), option_shape="outcome",
-                 agents=side_a(insts))
+                 agents=side_a(insts), partners=partners_of(insts))
         if r.kind == "value" and r.value == prompt.get("nota_option"):
             r = Reading("none", None, r.rule)
         sat = {L: (feasible and task["notion"] in o["satisfies"]) if hard else
@@ -662,7 +662,7 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
         return Verdict(verdict, r.to_json(), r.reason, extra)
     target = prompt["target"]
     insts, models = _insts(prompt, entry)
-    p = read("outcome", answer, mode=mode, agents=side_a(insts))
+    p = read("outcome", answer, mode=mode, agents=side_a(insts), partners=partners_of(insts))
     role = where(target, insts)[0]
     optima = dict(zip(task["notions"], (lab["solution"] for lab in entry.labels))) \
         if not hard else {}
