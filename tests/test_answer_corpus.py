@@ -184,8 +184,8 @@ def judged(e: dict) -> tuple[Reading, str | None]:
         return r, res["effect"]
     if s == "decision":
         j = prefcert.score_response(c["task"], e["answer"])
-        verdict = "correct" if j["fc"] else "invalid" if not j["parsed"] else \
-            "ambiguous" if j["ambiguous"] else \
+        verdict = "correct" if j["fc"] else "ambiguous" if j["ambiguous"] else \
+            "invalid" if not j["parsed"] else \
             "decision_only" if j["decision_correct"] else "incorrect"
         return r, verdict
     raise AssertionError(s)
@@ -263,8 +263,8 @@ def _bench_folder(tmp: Path) -> tuple[Path, dict[str, str], dict[str, str]]:
                                      "intervention", "pair": pid, "group": None,
                                      "cell": meta.get("group", "corpus")}})
             j = prefcert.score_response(task, e["answer"])
-            api[pid] = "correct" if j["fc"] else "invalid" if not j["parsed"] else \
-                "ambiguous" if j["ambiguous"] else "incorrect"
+            api[pid] = "correct" if j["fc"] else "ambiguous" if j["ambiguous"] else \
+                "invalid" if not j["parsed"] else "incorrect"
         else:
             continue
         insts[inst["id"]] = inst

@@ -169,3 +169,19 @@ def test_every_scored_record_names_its_rule_timeouts_too(alg_bench, tmp_path):
     assert all(s["parsed"] and s["parsed"]["rule"] for s in got), \
         [s for s in got if not (s["parsed"] and s["parsed"]["rule"])][:2]
     assert {"kind": "timeout", "value": None, "rule": "no_answer"} in [s["parsed"] for s in got]
+
+
+TASK = {"domain": "decision", "structure": "scheduling", "agents": ["P1", "P2"],
+        "items": ["T1", "T2"]}
+
+
+def test_two_different_unmarked_decision_objects_are_ambiguous():
+    """The policy's "two different unmarked answers" rule holds for decision objects too
+    (the last object used to win silently); a marked final one is read alone."""
+    act = '{"decision": "ACT", "action": "T1", "question": null, "repair": null}'
+    ask = '{"decision": "ASK-OBJECTIVE", "action": null, "question": null, "repair": null}'
+    r = read("decision", f"{act}\nOn second thought:\n{ask}")
+    assert r.kind == "ambiguous" and r.rule.endswith("several_answers"), r
+    r = read("decision", f"Draft: {act}\nFinal answer:\n{ask}")
+    assert r.kind == "value" and r.value["decision"] == "ASK-OBJECTIVE", r
+    assert read("decision", f"{act}\nSo: {act}").kind == "value"     # a repeat agrees

@@ -1053,6 +1053,11 @@ def read_decision(text: str, ctx: Mapping[str, Any]) -> Reading:
             obj = found[-1]
             where = "bare_json" if body.startswith("{") and body.endswith("}") else \
                 "embedded_json"
+            finals = [o for o in found if "decision" in o]
+            if len({json.dumps(o, sort_keys=True, default=str) for o in finals}) > 1 and \
+                    not _FINAL.search(body):
+                return ambiguous("several different decision objects, none marked final",
+                                 f"{where}/several_answers")
         else:
             m = re.fullmatch(r"```[A-Za-z0-9_-]*\s*\n?(.*?)\n?```", body, re.S)
             if m and jmode == "fenced":

@@ -79,7 +79,8 @@ class ParseOptions:
 @dataclass(frozen=True)
 class Response:
     """A parsed response: ``ok`` (parsed as an object with a known decision), the verdict
-    word, the fields, and ``reason`` when not ok."""
+    word, the fields, and ``reason`` when not ok; ``kind``: the reading's kind (``value``,
+    ``invalid``, or ``ambiguous`` for several different unmarked decision objects)."""
 
     ok: bool
     verdict: str | None = None
@@ -89,6 +90,7 @@ class Response:
     reason: str = ""
     raw: Mapping[str, Any] = field(default_factory=dict)
     rule: str = ""
+    kind: str = "value"
 
 
 def task_names(task: DecisionTask) -> list[str]:
@@ -113,7 +115,8 @@ def parse_response(text: Any, options: ParseOptions = ParseOptions(),
         ctx["json"] = options.json
     r = read("decision", text, mode=options.parse, **ctx)
     if r.kind != "value":
-        return Response(False, reason=r.reason or "no decision object", rule=r.rule)
+        return Response(False, reason=r.reason or "no decision object", rule=r.rule,
+                        kind=r.kind)
     v = r.value
     word = _DECISIONS[re.sub(r"[^a-z]", "", v["decision"].lower())]
     return Response(True, word, v["action"], v["question"], v["repair"], raw=v, rule=r.rule)
@@ -244,10 +247,12 @@ def judge_response(task: DecisionTask, label: Mapping[str, Any], response: Any,
         parse_response(response, options, task_names(task))
     out = {"parsed": r.ok, "decision": r.verdict, "gold": gold, "decision_correct": False,
            "fc": False, "error": None, "reason": r.reason, "ambiguous": None,
-           "reading": {"kind": "value" if r.ok else "invalid",
+           "reading": {"kind": "value" if r.ok else r.kind if r.kind != "value" else "invalid",
                        "value": dict(r.raw) if r.ok else None, "rule": r.rule}}
     if not r.ok:
         out["error"] = "unparsed"
+        if r.kind == "ambiguous":
+            out["ambiguous"] = r.rule
         return out
     if r.verdict != gold:
         out["error"] = ("unnecessary" if gold == "act" else

@@ -136,8 +136,8 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
                        ParseOptions(parse=getattr(entry, "parse", "lenient")))
     extra.update(decision=j["decision"], decision_correct=j["decision_correct"], fc=j["fc"],
                  parsed_ok=j["parsed"], error=j["error"])
-    verdict = "correct" if j["fc"] else ("invalid" if not j["parsed"] else
-                                         "ambiguous" if j["ambiguous"] else "incorrect")
+    verdict = "correct" if j["fc"] else "ambiguous" if j["ambiguous"] else \
+        "invalid" if not j["parsed"] else "incorrect"
     if j["ambiguous"]:
         extra["rule"] = j["ambiguous"]
     return Verdict(verdict, j["reading"], j["reason"], extra)
