@@ -185,3 +185,21 @@ def test_two_different_unmarked_decision_objects_are_ambiguous():
     r = read("decision", f"Draft: {act}\nFinal answer:\n{ask}")
     assert r.kind == "value" and r.value["decision"] == "ASK-OBJECTIVE", r
     assert read("decision", f"{act}\nSo: {act}").kind == "value"     # a repeat agrees
+
+
+@pytest.mark.parametrize("shape,text,value", [
+    ("item", "In A12's list C18 is at position 21 and C47 at 43.\n\nTherefore, the answer is "
+             "C18.", "C18"),
+    ("int", "Counting from the top: 1. C4, 2. C9, then C16 is 10th.\n\nThe position is 10.", 10),
+])
+def test_reasoning_naming_several_then_a_last_paragraph_that_answers(shape, text, value):
+    """Untagged prose is read from its last statement: reasoning that names several items
+    or numbers no longer makes a clear closing answer ambiguous."""
+    r = read(shape, text, vocab=["C4", "C9", "C16", "C18", "C47"])
+    assert (r.kind, r.value) == ("value", value), r
+    assert r.rule.startswith("last_statement")
+
+
+def test_a_last_paragraph_that_does_not_settle_it_stays_ambiguous():
+    r = read("item", "C18 or C47, hard to say.\n\nMaybe C18, maybe C47.", vocab=["C18", "C47"])
+    assert r.kind == "ambiguous"

@@ -325,11 +325,14 @@ class Shape:
 
     def _prose(self, text: str, ctx: dict) -> Reading:
         whole = self.body(text, ctx)
-        if whole.kind != "invalid" or not self.prose:
+        if whole.kind not in ("invalid", "ambiguous") or not self.prose:
             return whole.at("text")
         paras = paragraphs(text)
         for p in reversed(paras if len(paras) > 1 else []):
             r = self.body(p, ctx)
+            if whole.kind == "ambiguous":       # the reasoning names several; the last
+                return r.at("last_statement") if r.kind in ("value", "abstain", "none") \
+                    else whole.at("text")          # paragraph alone may settle it
             if r.kind != "invalid":
                 return r.at("last_statement")
         return whole.at("text")
