@@ -203,3 +203,11 @@ def test_reasoning_naming_several_then_a_last_paragraph_that_answers(shape, text
 def test_a_last_paragraph_that_does_not_settle_it_stays_ambiguous():
     r = read("item", "C18 or C47, hard to say.\n\nMaybe C18, maybe C47.", vocab=["C18", "C47"])
     assert r.kind == "ambiguous"
+
+
+def test_ranking_in_ordinal_words_and_an_inline_numbered_ballot():
+    r = read("ranking", "C2 first, then C1, then C4.", vocab=["C1", "C2", "C4"])
+    assert (r.kind, r.value) == ("value", ["C2", "C1", "C4"]), r
+    for text in ("Final ballot: 1. B 2. A 3. C", "Final ballot: 1) B, 2) A, 3) C"):
+        r = read("ballot", text, candidates=["A", "B", "C"], approval=False)
+        assert (r.kind, r.value) == ("value", ["B", "A", "C"]), (text, r)

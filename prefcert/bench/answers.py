@@ -558,6 +558,9 @@ def _int(body: str, ctx: Mapping[str, Any]) -> Reading:
 
 # ----------------------------------------------------------------------------- ranking
 
+_ORDINALS = re.compile(r"\b(?:first|second|third|fourth|fifth|next|last|finally)\b", re.I)
+
+
 def _ranking(body: str, ctx: Mapping[str, Any]) -> Reading:
     vocab = _vocab(ctx)
     b = body.strip()
@@ -565,10 +568,13 @@ def _ranking(body: str, ctx: Mapping[str, Any]) -> Reading:
     if n in ABSTAIN_EXACT:
         return Reading("abstain", None, f"abstain_word:{n}")
     clean, why = _clean_list(_strip_parens(b), vocab)
+    rule = "list"
+    if clean is None and vocab is not None:         # "C2 first, then C1, then C4"
+        clean, rule = _clean_list(_ORDINALS.sub(" ", _strip_parens(b)), vocab)[0], "ordered_words"
     if clean is not None:
         if len(set(clean)) != len(clean):
             return invalid("an alternative appears twice", "repeated_name")
-        return Reading("value", clean, "list")
+        return Reading("value", clean, rule)
     if vocab is not None and _short(b):
         bad = [t for t in re.findall(r"[A-Za-z]+\d+", b) if t.lower() not in vocab]
         if bad and _looks_like_name(bad[0], vocab):
@@ -951,6 +957,8 @@ def _ballot_text(body: str, ctx: Mapping[str, Any]) -> Reading:
     if approval and re.search(r">|≻|&gt;", b):
         return invalid("a ranking is not an approval ballot (name the approved set)",
                        "ranking_as_approval")
+    if re.fullmatch(r"\s*(?:\d+\s*[.)]\s*[^\s\d,;]+\s*[,;]?\s*){2,}", b):   # 1. B 2. A 3. C
+        b = "\n".join(re.findall(r"\d+\s*[.)]\s*([^\s,;]+)", b))
     lines = [re.sub(r"^\s*(?:\d+\s*[.):]|[-*•])\s*", "", ln) for ln in b.splitlines()]
     parts = re.split(r"\s*(?:>|≻|&gt;|,|;|\n)\s*", "\n".join(lines))
     toks = [p.strip(" \t\r\"'`*_[](){}.:") for p in parts]
