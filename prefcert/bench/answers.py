@@ -771,6 +771,10 @@ class DuplicateKey(ValueError):
         self.key = key
 
 
+class TooDeep(ValueError):
+    """A JSON answer nested deeper than :data:`MAX_DEPTH` levels."""
+
+
 MAX_DEPTH = 64          # nesting of a JSON answer; outcomes need 3
 
 
@@ -800,7 +804,7 @@ def loads(text: str) -> Any:
     """Strict JSON with duplicate keys refused (:class:`DuplicateKey`) and nesting bounded
     (ValueError beyond :data:`MAX_DEPTH` levels)."""
     if _depth(text) > MAX_DEPTH:
-        raise ValueError(f"the answer nests deeper than {MAX_DEPTH} levels")
+        raise TooDeep(f"the answer nests deeper than {MAX_DEPTH} levels")
     return json.loads(text, object_pairs_hook=_no_duplicates)
 
 

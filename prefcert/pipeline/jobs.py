@@ -183,7 +183,7 @@ def parse_answer(text: str, reads_text: bool = False, outcomes: bool = False
     object repeats a key (``{"a1": "b1", "a1": "b2"}`` is no matching) or when the value
     nests too deep.
     """
-    from ..bench.answers import DuplicateKey, read, read_json, where_json
+    from ..bench.answers import DuplicateKey, TooDeep, read, read_json, where_json
     try:
         value = read_json(text)
         empty = value == {} or value == []
@@ -192,6 +192,9 @@ def parse_answer(text: str, reads_text: bool = False, outcomes: bool = False
     except DuplicateKey as e:
         raise ValueError(str(e), {"kind": "invalid", "value": None,
                                   "rule": where_json(text) + "/duplicate_key"}) from None
+    except TooDeep as e:
+        raise ValueError(str(e), {"kind": "invalid", "value": None,
+                                  "rule": "too_deep"}) from None
     except ValueError as e:
         if reads_text:
             return text, {"kind": "text", "value": None, "rule": "text/read_by_audit"}
