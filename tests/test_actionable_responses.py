@@ -50,7 +50,11 @@ def test_parse_bare_fenced_and_embedded_json():
     assert parse_response(bare).verdict == "act"
     assert parse_response(fenced).verdict == "act"
     assert not parse_response(fenced, ParseOptions(json="bare")).ok
-    assert not parse_response(chatty).ok
+    # the default (lenient) reading takes the JSON object after prose, as a careful grader
+    # would (the answer corpus, act-decision-001); strict parsing reads the object alone
+    assert parse_response(chatty).action == "A1"
+    assert not parse_response(chatty, ParseOptions(parse="strict")).ok
+    assert parse_response(fenced, ParseOptions(parse="strict")).ok
     assert parse_response(chatty, ParseOptions(json="embedded")).action == "A1"
     assert parse_response('{"decision": "ask_preference"}').verdict == "ask_preference"
     assert parse_response('{"decision": "Ask-Objective"}').verdict == "ask_objective"
@@ -92,9 +96,12 @@ def test_ask_preference_content(labelled):
 
 def test_ask_objective_lists_every_admissible_objective(labelled):
     iid = "apartment-objective-ask"
-    for q in (["utilitarian", "egalitarian"], {"objectives": ["egalitarian", "utilitarian"]},
-              "Do you mean the utilitarian or the egalitarian aggregation?"):
+    for q in (["utilitarian", "egalitarian"], {"objectives": ["egalitarian", "utilitarian"]}):
         assert judge(labelled, iid, r("ASK-OBJECTIVE", question=q))["fc"], q
+    # free text naming both: the paper does not fix the representation (corpus R15)
+    j = judge(labelled, iid, r("ASK-OBJECTIVE", question="Do you mean the utilitarian or "
+                                                          "the egalitarian aggregation?"))
+    assert not j["fc"] and j["ambiguous"] == "R15:free_text_objective_question"
     for q in (["utilitarian"], ["utilitarian", "egalitarian", "leximin"], "which one?"):
         j = judge(labelled, iid, r("ASK-OBJECTIVE", question=q))
         assert j["decision_correct"] and not j["fc"], q

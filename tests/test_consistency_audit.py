@@ -487,3 +487,28 @@ def test_simulated_rows_go_in_as_they_are():
     a = consistency_audit(sim, design, resamples=50, certify=False)
     b = consistency_audit(rows_of(sim), design, resamples=50, certify=False)
     assert a["groups"] == b["groups"] and len(a["groups"]) == 9
+
+
+@needs_cli
+def test_cli_response_table_without_a_value_column_is_bad_input(files, tmp_path):
+    """A table whose answers are in a column named otherwise (``response``) is refused
+    with the columns expected (it used to give "0 audit groups" and exit 0)."""
+    bad = tmp_path / "renamed.jsonl"
+    rows = [json.loads(x) for x in (files / "responses.jsonl").read_text().splitlines()[:5]]
+    bad.write_text("".join(json.dumps({"model": r["model"], "cell_id": r["cell_id"],
+                                       "response": "$30"}) + "\n" for r in rows))
+    r = run("consistency", bad, "--design", files / "design.json")
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0
+    assert f"{bad}:1:" in r.stderr and "parsed_value, value, raw_text" in r.stderr
+
+
+@pytest.mark.parametrize("text,value,only", [
+    ("$30-$40", None, False), ("$1.2k", 1200.0, False), ("1e3", 1000.0, False),
+    ("two hundred dollars", 200.0, False), ("Answer: -120", -120.0, False)])
+def test_parse_amount_reads_the_formats_of_the_issue(text, value, only):
+    assert parse_amount(text) == (value, only)
+
+
+def test_parse_amount_range_midpoint_is_a_named_option():
+    assert parse_amount("$30-$40", ranges="midpoint") == (35.0, False)
+    assert parse_amount("Between 80 and 100", ranges="midpoint")[0] == 90.0

@@ -46,7 +46,7 @@ def test_parser_reads_valid_ballots(text, rule, want):
     ("Final ballot: A > B > C\nFinal ballot: B > A > C", "borda", "inconsistent"),
     ("Final ballot: {A}\nFinal ballot: {B}", "approval", "inconsistent"),
     ("Final ballot: A > B", "irv", "final ballot invalid"),
-    ("", "approval", "no ballot"),
+    ("", "approval", "empty answer"),
 ])
 def test_parser_rejects_invalid_ballots(text, rule, why):
     p = parse_ballot(text, ABC, rule)

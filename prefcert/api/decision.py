@@ -9,7 +9,7 @@ from typing import Any
 
 from . import arguments as arg
 from .core import label
-from .types import JsonMode, Label
+from .types import JsonMode, Label, ParseMode
 
 JSON_MODES = ("fenced", "bare", "embedded")
 
@@ -82,8 +82,8 @@ def actionable_decision(task: Mapping[str, Any], *, engines: Sequence[str] | Non
 
 def score_response(task: Mapping[str, Any], response: Any, *,
                    label: Label | Mapping[str, Any] | None = None,
-                   json_mode: JsonMode = "fenced", tight_thresholds: bool = True
-                   ) -> dict[str, Any]:
+                   json_mode: JsonMode | None = None, tight_thresholds: bool = True,
+                   parse: ParseMode = "lenient") -> dict[str, Any]:
     """Judge a response (decision, action, question, repair) to a decision task.
 
     Parameters
@@ -94,8 +94,15 @@ def score_response(task: Mapping[str, Any], response: Any, *,
         The response text (a JSON object, or one fenced JSON block) or the decoded object.
     label : dict, optional
         The task's certified label (default: computed by :func:`actionable_decision`).
-    json_mode : {"fenced", "bare", "embedded"}, default "fenced"
-        ``bare`` rejects code fences; ``embedded`` takes the last JSON object in the text.
+    json_mode : {"fenced", "bare", "embedded"}, optional
+        Where the object is looked for: ``bare`` rejects code fences; ``fenced`` allows
+        one fence around the object; ``embedded`` takes the last JSON object in the text.
+        Default: ``embedded`` when lenient, ``fenced`` when strict.
+    parse : {"lenient", "strict"}, default "lenient"
+        The reading policy (:mod:`prefcert.bench.answers`), as ``prefcert score --parse``:
+        lenient also unwraps a wrapper object and canonicalises decision strings and names
+        (``{"slot": "T1"}``, lists of pairs, lower case); strict reads the object as
+        written.
     tight_thresholds : bool, default True
         A raised threshold must be the tightest integer that restores feasibility.
 
@@ -104,7 +111,9 @@ def score_response(task: Mapping[str, Any], response: Any, *,
     dict
         ``parsed``, ``decision``, ``gold``, ``decision_correct``, ``fc`` (fully correct:
         the decision and its content accepted by the checker), ``error`` (``unparsed``,
-        ``unnecessary``, ``missed``, ``wrong_kind`` or None) and ``reason``.
+        ``unnecessary``, ``missed``, ``wrong_kind`` or None), ``reason``, ``ambiguous``
+        (the corpus reading that leaves the content unsettled, or None) and ``reading``
+        (``{"kind", "value", "rule"}``).
 
     Examples
     --------
@@ -134,11 +143,13 @@ def score_response(task: Mapping[str, Any], response: Any, *,
     from ..bench.actionable.responses import ParseOptions, judge_response
     from ..formal.decision import parse_decision
     data = arg.mapping(task, "task", "(a decision instance)")
-    mode = arg.choice(json_mode, "json_mode", JSON_MODES)
+    mode = None if json_mode is None else arg.choice(json_mode, "json_mode", JSON_MODES)
+    how = arg.choice(parse, "parse", ("lenient", "strict"))
     if label is not None:
         arg.mapping(label, "label", "(the task's label)")
     model = parse_decision({"domain": "decision", **data})
     lab = label if label is not None else actionable_decision(data)
     judged: dict[str, Any] = judge_response(
-        model, lab, response, ParseOptions(json=mode, tight_thresholds=tight_thresholds))
+        model, lab, response, ParseOptions(json=mode, parse=how,
+                                           tight_thresholds=tight_thresholds))
     return judged

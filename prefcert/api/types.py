@@ -13,7 +13,8 @@ Inputs
     ``Profile`` (voter -> a weak order or a partial-order object), ``Ballot``,
     ``InstanceLike`` (an :class:`~prefcert.formal.instances.Instance` or its JSON object),
     ``Question`` (a name or a question object), and the word sets ``Notion``,
-    ``Semantics``, ``Unit``, ``Judgments``, ``JsonMode``, ``Framing``, ``Reading``.
+    ``Semantics``, ``Unit``, ``Judgments``, ``JsonMode``, ``ParseMode``, ``Framing``,
+``Reading``.
 Outputs
     ``Matching`` (agent -> partner), ``Certificate`` (a JSON object with a ``type``),
     ``Label`` (the fields of docs/architecture.md, "Formats"), ``Verdict`` (every verdict
@@ -52,6 +53,7 @@ Proposing: TypeAlias = Literal["residents", "hospitals"]
 Unit: TypeAlias = Literal["cell", "count", "completion"]
 Judgments: TypeAlias = Literal["majority", "choices"]
 JsonMode: TypeAlias = Literal["fenced", "bare", "embedded"]
+ParseMode: TypeAlias = Literal["lenient", "strict"]
 Framing: TypeAlias = Literal["sincere", "strategic", "civic", "expert"]
 Reading: TypeAlias = Literal["certified", "best_of_k"]
 
@@ -119,8 +121,10 @@ class Proof(TypedDict):
 class AuditResult(TypedDict):
     """The judgment of a third party's answer (:func:`prefcert.audit`).
 
-    Every audit has ``id``, ``question``, ``verdict``, ``violations``, ``feedback`` and
-    ``checked``; ``proof`` is there for ``correct`` / ``incorrect``. The other keys belong to
+    Every audit has ``id``, ``question``, ``verdict``, ``violations``, ``feedback``,
+    ``checked`` and ``parsed`` (how the answer was read: ``{"kind", "value", "rule"}``, the
+    rules of :mod:`prefcert.bench.answers`); ``proof`` is there for ``correct`` /
+    ``incorrect``. The other keys belong to
     some domains: ``truth`` (the certified answer: a verdict word, or an object), the
     welfare gap (``value``, ``optimum``, ``gap``), the core's ``blocking_coalitions`` and
     whether the search was ``complete``, a decision's ``decision_correct``, and a
@@ -133,6 +137,7 @@ class AuditResult(TypedDict):
     violations: list[Any]
     feedback: str
     checked: bool
+    parsed: NotRequired[dict[str, Any]]
     proof: NotRequired[Proof]
     truth: NotRequired[Any]
     value: NotRequired[Any]

@@ -103,7 +103,8 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
     return out
 
 
-def score_answer(answer: str | None, entry: DatasetEntry | Mapping[str, Any]) -> float:
+def score_answer(answer: str | None, entry: DatasetEntry | Mapping[str, Any], *,
+                 parse: str = "lenient") -> float:
     """The reward of an answer to a dataset entry: 1.0 when the suite's scorer (backed by
     the certified labels and the checker's definitions) says correct, else 0.0.
 
@@ -114,6 +115,10 @@ def score_answer(answer: str | None, entry: DatasetEntry | Mapping[str, Any]) ->
         None is a timeout.
     entry : dict
         An entry of :func:`create_dataset`.
+    parse : {"lenient", "strict"}, default "lenient"
+        How the answer is read, as ``prefcert score --parse``: ``lenient`` applies the
+        reading policy of :mod:`prefcert.bench.answers` (answer tags, final lines,
+        abstentions in words); ``strict`` only the papers' literal protocol.
 
     Returns
     -------
@@ -133,6 +138,7 @@ def score_answer(answer: str | None, entry: DatasetEntry | Mapping[str, Any]) ->
     from .design import Entry
     from .score import score_prompt
     arg.text(answer, "answer", optional=True)
+    how = arg.choice(parse, "parse", ("lenient", "strict"))
     meta = arg.mapping(entry, "entry", "(an entry of create_dataset)")["metadata"]
-    e = Entry(meta["labels"], meta["instances"])
+    e = Entry(meta["labels"], meta["instances"], parse=how)
     return 1.0 if score_prompt(meta, answer, e)["verdict"] == "correct" else 0.0

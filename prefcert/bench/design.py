@@ -36,7 +36,10 @@ from typing import Any
 
 import numpy as np
 
-VERDICTS = ("correct", "incorrect", "invalid", "timeout")
+VERDICTS = ("correct", "incorrect", "invalid", "ambiguous", "timeout")
+"""``ambiguous``: the answer could not be settled by the reading policy or the paper's rules
+(two different unmarked answers, a range, a case the paper leaves open); never ``invalid``
+(see :mod:`prefcert.bench.answers`). It scores 0 like every verdict but ``correct``."""
 
 
 def canonical(obj: Any) -> str:
@@ -157,13 +160,15 @@ class Context:
 class Entry:
     """What a scorer gets besides the prompt and the answer: the certified ``labels`` of the
     prompt (in ``gold_label_ids`` order) and the ``instances`` (id -> instance dict), with
-    their parsed models on demand (``model(iid)``)."""
+    their parsed models on demand (``model(iid)``), and ``parse``: how answers are read
+    (``lenient`` or ``strict``, :mod:`prefcert.bench.answers`)."""
 
     def __init__(self, labels: Sequence[dict], instances: Mapping[str, dict],
-                 models: dict | None = None):
+                 models: dict | None = None, parse: str = "lenient"):
         self.labels = list(labels)
         self.instances = instances
         self._models: dict = {} if models is None else models
+        self.parse = parse              # the reading policy: "lenient" or "strict"
 
     def model(self, iid: str) -> Any:
         if iid not in self._models:

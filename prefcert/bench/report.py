@@ -160,8 +160,9 @@ class Report:
 def scores_report(scores: Sequence[dict], title: str = "prefcert benchmark report") -> Report:
     """The report of ``prefcert report``: verdict shares per suite, then each suite's plots,
     then its metric table."""
-    from .suites import suite
+    from .design import VERDICTS
     from .score import metrics
+    from .suites import suite
     from .stats import proportion
     suites = list(dict.fromkeys(s["suite"] for s in scores))
     r = Report(title, f"{len(scores)} scored answers ({', '.join(suites)}); bars show 95 % "
@@ -169,7 +170,7 @@ def scores_report(scores: Sequence[dict], title: str = "prefcert benchmark repor
     shares = []
     for name in suites:
         mine = [s for s in scores if s["suite"] == name]
-        for v in ("correct", "incorrect", "invalid", "timeout"):
+        for v in VERDICTS:
             shares.append(proportion("share", {"suite": name, "verdict": v},
                                      sum(1 for s in mine if s["verdict"] == v), len(mine)))
     r.bar_chart("Verdicts", shares, x="suite", hue="verdict")

@@ -4,7 +4,9 @@ ANSWERS is a JSONL file of ``{"id": prompt id, "answer": text}`` (``"answer": nu
 ``"timeout": true`` is a timeout). The benchmark's ``labels.jsonl`` and
 ``instances.jsonl`` are read from the folder of PROMPTS. Each scored record is
 ``{"id", "suite", "cell", "verdict", "parsed", "reason", ...}`` with the suite's extra
-fields; the metrics are the suite's, every proportion with its 95 % Wilson interval.
+fields (``parsed`` is ``{"kind", "value", "rule"}``: what the answer says and the rule of
+:mod:`prefcert.bench.answers` that read it; a timeout's is ``{"kind": "timeout", "rule":
+"no_answer"}``); the metrics are the suite's, every proportion with its 95 % Wilson interval.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..formal.errors import InstanceError
-from .design import Entry, Suite, Verdict
+from .design import VERDICTS, Entry, Suite, Verdict
 from .generate import read_jsonl, read_prompts
 
 
@@ -45,11 +47,11 @@ class Benchmark:
         bench.files = (p, folder / "labels.jsonl", folder / "instances.jsonl")
         return bench
 
-    def entry(self, prompt: Mapping[str, Any]) -> Entry:
+    def entry(self, prompt: Mapping[str, Any], parse: str = "lenient") -> Entry:
         """The scorer's view of a prompt: its labels and the instances (parsed models are
-        shared by every entry of the benchmark)."""
+        shared by every entry of the benchmark), read under the ``parse`` policy."""
         return Entry([self.labels[i] for i in prompt["gold_label_ids"]], self.instances,
-                     self._models)
+                     self._models, parse=parse)
 
 
 def suite_of(prompt: Mapping[str, Any]) -> Suite:
@@ -64,9 +66,12 @@ def score_prompt(prompt: Mapping[str, Any], answer: str | None, entry: Entry) ->
     try:
         v = suite.score(dict(prompt), answer, entry)
     except Exception as e:                        # pragma: no cover - a suite bug
-        v = Verdict("invalid", None, f"scorer error: {e.__class__.__name__}: {e}")
+        v = Verdict("invalid", {"kind": "invalid", "value": None, "rule": "scorer_error"},
+                    f"scorer error: {e.__class__.__name__}: {e}")
+    parsed = v.parsed if v.parsed is not None else \
+        {"kind": "timeout", "value": None, "rule": "no_answer"}
     return {"id": prompt["id"], "suite": prompt["suite"], "cell": prompt["cell"],
-            "verdict": v.verdict, "parsed": v.parsed, "reason": v.reason, **v.extra}
+            "verdict": v.verdict, "parsed": parsed, "reason": v.reason, **v.extra}
 
 
 def read_answers(path: str | Path,
@@ -91,13 +96,15 @@ def read_answers(path: str | Path,
     return out
 
 
-def score_answers(bench: Benchmark, answers: Mapping[str, str | None]) -> list[dict]:
-    """Scored records for every prompt that has an answer, in prompt order. InstanceError
+def score_answers(bench: Benchmark, answers: Mapping[str, str | None],
+                  parse: str = "lenient") -> list[dict]:
+    """Scored records for every prompt that has an answer, in prompt order, the answers read
+    under ``parse`` (``lenient`` or ``strict``, :mod:`prefcert.bench.answers`). InstanceError
     for an answer to an unknown prompt id."""
     unknown = [k for k in answers if k not in bench.by_id]
     if unknown:
         raise InstanceError("answer to an unknown prompt id", value=unknown[0])
-    return [score_prompt(p, answers[p["id"]], bench.entry(p)) for p in bench.prompts
+    return [score_prompt(p, answers[p["id"]], bench.entry(p, parse)) for p in bench.prompts
             if p["id"] in answers]
 
 
@@ -109,7 +116,7 @@ def metrics(scores: Sequence[dict]) -> list[dict]:
     for name in dict.fromkeys(s["suite"] for s in scores):
         from .suites import suite
         mine = [s for s in scores if s["suite"] == name]
-        for v in ("correct", "incorrect", "invalid", "timeout"):
+        for v in VERDICTS:
             out.append(proportion(f"share_{v}", {"suite": name},
                                   sum(1 for s in mine if s["verdict"] == v), len(mine)))
         out += suite(name).metrics(mine)

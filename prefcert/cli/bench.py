@@ -91,7 +91,13 @@ def suites():
                    "or every pair of sizes in every cell; Holm and Benjamini–Hochberg "
                    "adjusted p-values beside the raw ones.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON lines.")
-def score(prompts, answers, out, against, size_tests, as_json):
+@click.option("--parse", "parse", type=click.Choice(["lenient", "strict"]), default="lenient",
+              show_default=True,
+              help="How answers are read: lenient (the documented reading policy: answer "
+                   "tags, final lines, abstentions in words, ambiguous answers as their own "
+                   "verdict) or strict (the papers' literal protocol only: the <answer> tag, "
+                   "the 'Final ballot:' line, the bare JSON object, a number-only answer).")
+def score(prompts, answers, out, against, size_tests, as_json, parse):
     """Score ANSWERS (JSONL of {"id", "answer"}) against the benchmark PROMPTS
     (prompts.jsonl or .parquet, with labels.jsonl and instances.jsonl beside it). Prints
     every metric with its 95 % Wilson interval, and the Fisher exact tests across sizes
@@ -103,8 +109,8 @@ def score(prompts, answers, out, against, size_tests, as_json):
         bench = sc.Benchmark.read(prompts)
         refuse_inputs([out], [*bench.files, answers, against])
         given = sc.read_answers(answers, known=bench.by_id)
-        scores = sc.score_answers(bench, given)
-        other = sc.score_answers(bench, sc.read_answers(against, known=bench.by_id)) \
+        scores = sc.score_answers(bench, given, parse)
+        other = sc.score_answers(bench, sc.read_answers(against, known=bench.by_id), parse) \
             if against else None
     except InstanceError as e:
         bad_input(e)

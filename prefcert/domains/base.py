@@ -66,6 +66,9 @@ class Question:
     ``certify``: (model, params, verdict, solution, time_limit) -> a certificate of that
     answer, or None; asked when the engines that ran agreed without a proof (e.g. with
     ``--engines`` leaving out the certifying oracle), so the label still rests on a proof.
+    ``reads_text``: the audit also reads answers written as text (a ballot ``Final
+    ballot: B > A > C``, a decision object after prose) with the benchmark's reader, when
+    the answer holds no JSON value.
     """
 
     name: str
@@ -74,6 +77,7 @@ class Question:
     decide: Callable[[Sequence[EngineAnswer], Check], Decision]
     audit: Callable[[Any, Any, Any], dict] | None = None
     certify: Callable[..., dict | None] | None = None
+    reads_text: bool = False
 
 
 @dataclass(frozen=True)

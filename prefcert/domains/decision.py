@@ -130,7 +130,7 @@ DOMAIN = Domain(
     questions={"decision": Question(
         name="decision",
         engines={"oracle": _oracle, "cpsat": _cpsat},
-        auto=_auto, decide=decide, audit=_audit)},
+        auto=_auto, decide=decide, audit=_audit, reads_text=True)},
     default_questions=lambda task: ["decision"],
     shrinker=Absent("a smaller decision task must keep its structure's invariants (square "
                     "allocations, the unknown comparison, permitted edits naming constraints): "

@@ -558,7 +558,7 @@ DOMAIN = Domain(
             "manipulation",
             {"oracle": _enumeration, "reachability": _reachability,
              "cpsat": _cpsat_manipulation, "brute_force": _brute_manipulation},
-            _auto_manipulation, _decide, _audit_manipulation),
+            _auto_manipulation, _decide, _audit_manipulation, reads_text=True),
         "coalitional_manipulation": Question(
             "coalitional_manipulation",
             {"oracle": _coalition_oracle, "cpsat": _coalition_cpsat,

@@ -9,7 +9,6 @@ third-party answer only with a proof the checker accepted, exactly as ``label`` 
 from __future__ import annotations
 
 import json
-import re
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -175,54 +174,44 @@ def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: 
     return lab
 
 
-_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
-MAX_ANSWER_DEPTH = 64      # nesting of a JSON answer; outcomes need 3
+def parse_answer(text: str, reads_text: bool = False, outcomes: bool = False
+                 ) -> tuple[Any, dict]:
+    """The answer an audit judges and how it was read (``{"kind", "value", "rule"}``, the
+    reading of :mod:`prefcert.bench.answers`, the reader ``prefcert score`` uses): the JSON
+    value of the last ``<answer>…</answer>`` block (a code fence inside it unwrapped), else
+    of a fenced block, else of the whole text. A text with no JSON value is read as text:
+    with ``reads_text`` (ballots, decision responses) the question's audit reads it; with
+    ``outcomes`` (a domain of matchings and allocations) by the benchmark's outcome reader
+    (pairs written in prose, "no stable matching exists" as ``{}``).
 
-
-def _no_duplicates(pairs: list) -> dict:
-    keys = [k for k, _ in pairs]
-    dup = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
-    if dup is not None:
-        raise ValueError(f"the key {dup!r} appears twice in one object")
-    return dict(pairs)
-
-
-def _depth(text: str) -> int:
-    """The deepest bracket nesting of a JSON text (strings skipped). O(len)."""
-    depth = best = 0
-    in_str = esc = False
-    for ch in text:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
-            depth += 1
-            best = max(best, depth)
-        elif ch in "]}":
-            depth -= 1
-    return best
-
-
-def parse_answer(text: str) -> Any:
-    """Extract a JSON answer: the last ``<answer>…</answer>`` block, else the whole text.
-
-    Returns the parsed JSON value; raises ValueError when there is none, when an object
-    repeats a key (``{"a1": "b1", "a1": "b2"}`` is no matching) or when the value nests
-    deeper than MAX_ANSWER_DEPTH.
+    Raises ValueError (with the reading as ``args[1]``) when there is no answer, when an
+    object repeats a key (``{"a1": "b1", "a1": "b2"}`` is no matching) or when the value
+    nests too deep.
     """
-    blocks = _ANSWER.findall(text)
-    body = (blocks[-1] if blocks else text).strip()
-    if body.startswith("```"):
-        body = body.strip("`").removeprefix("json").strip()
-    if _depth(body) > MAX_ANSWER_DEPTH:
-        raise ValueError(f"the answer nests deeper than {MAX_ANSWER_DEPTH} levels")
-    return json.loads(body, object_pairs_hook=_no_duplicates)
+    from ..bench.answers import DuplicateKey, TooDeep, read, read_json, where_json
+    try:
+        value = read_json(text)
+        empty = value == {} or value == []
+        return value, {"kind": "none" if empty else "value", "value": None if empty else value,
+                       "rule": where_json(text) + ("/empty_object" if empty else "/json")}
+    except DuplicateKey as e:
+        raise ValueError(str(e), {"kind": "invalid", "value": None,
+                                  "rule": where_json(text) + "/duplicate_key"}) from None
+    except TooDeep as e:
+        raise ValueError(str(e), {"kind": "invalid", "value": None,
+                                  "rule": "too_deep"}) from None
+    except ValueError as e:
+        if reads_text:
+            return text, {"kind": "text", "value": None, "rule": "text/read_by_audit"}
+        if not outcomes:
+            raise ValueError(str(e), {"kind": "invalid", "value": None,
+                                      "rule": "no_json"}) from None
+        r = read("outcome", text)
+        if r.kind == "value":
+            return r.value, r.to_json()
+        if r.kind == "none":
+            return "none", r.to_json()      # the claim that no outcome exists
+        raise ValueError(r.reason or f"no outcome ({r.kind})", r.to_json()) from None
 
 
 def _verdict_word(job: Job, text: str) -> str | None:
@@ -251,16 +240,21 @@ def audit(job: Job, answer_text: str, *, time_limit: float = 10.0, seed: int = 0
     """
     if job.question.audit is None:
         raise InstanceError(f"question {job.question.name!r} has no audit")
+    outcomes = get_domain(job.instance.domain).classify is not None
     try:
-        answer = parse_answer(answer_text)
+        answer, parsed = parse_answer(answer_text, job.question.reads_text, outcomes)
     except ValueError as e:        # json.JSONDecodeError is a ValueError
         answer = _verdict_word(job, answer_text)
         if answer is None:
             return {"id": job.instance.id, "question": job.asked, "verdict": "unparseable",
-                    "violations": [], "feedback": f"could not read a JSON answer or a "
-                                                  f"verdict word: {e}", "checked": True}
+                    "violations": [], "feedback": f"could not read an answer (JSON, a "
+                                                  f"verdict word or text): {e.args[0]}",
+                    "checked": True, "parsed": e.args[1] if len(e.args) > 1 else
+                    {"kind": "invalid", "value": None, "rule": "no_json"}}
+        parsed = {"kind": "verdict", "value": answer, "rule": "verdict_word"}
     out = {"id": job.instance.id, "question": job.asked,
            **job.question.audit(job.model, job.params, answer)}
+    out.setdefault("parsed", parsed)
     if out["verdict"] not in ("correct", "incorrect"):
         out["checked"] = True        # nothing is claimed about the instance
         return out

@@ -28,13 +28,12 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...formal.checker.decision import judge_action, judge_repair
 from ...formal.decision import DECISION_STRINGS, INTERVENTION, DecisionTask
 
-_FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n?(.*?)\n?```$", re.S)
 #: normalised decision strings -> verdict words
 _DECISIONS = {"act": "act", "askpreference": "ask_preference", "askobjective": "ask_objective",
               "relax": "relax", "repair": "relax"}
@@ -55,8 +54,13 @@ OBJECTIVE_NAMES = {
 class ParseOptions:
     """How strictly responses are read.
 
-    ``json``: ``bare`` (the whole text is one JSON object; the completion route of the
-    benchmark), ``fenced`` (default: bare, or one Markdown code fence around it) or
+    ``parse``: ``lenient`` (default: the reading policy of :mod:`prefcert.bench.answers`:
+    the last JSON object with a decision anywhere in the text, a wrapper object unwrapped,
+    decision strings and names canonicalised, ``{"slot": T1}`` and lists of pairs read as
+    the action) or ``strict`` (the paper's protocol: the response is the JSON object,
+    one code fence around it allowed). ``json`` overrides where the object is looked for:
+    ``bare`` (the whole text is one JSON object; the completion route of the
+    benchmark), ``fenced`` (bare, or one Markdown code fence around it) or
     ``embedded`` (the last JSON object anywhere in the text). ``strict_nulls`` (default):
     an ACT answer carries null question and repair, an ASK answer no action.
     ``tight_thresholds`` (default): a raised threshold must be at its tight value
@@ -65,7 +69,8 @@ class ParseOptions:
     must be right).
     """
 
-    json: str = "fenced"
+    json: str | None = None
+    parse: str = "lenient"
     strict_nulls: bool = True
     tight_thresholds: bool = True
     require_agent: bool = False
@@ -74,7 +79,8 @@ class ParseOptions:
 @dataclass(frozen=True)
 class Response:
     """A parsed response: ``ok`` (parsed as an object with a known decision), the verdict
-    word, the fields, and ``reason`` when not ok."""
+    word, the fields, and ``reason`` when not ok; ``kind``: the reading's kind (``value``,
+    ``invalid``, or ``ambiguous`` for several different unmarked decision objects)."""
 
     ok: bool
     verdict: str | None = None
@@ -83,53 +89,37 @@ class Response:
     repair: Any = None
     reason: str = ""
     raw: Mapping[str, Any] = field(default_factory=dict)
+    rule: str = ""
+    kind: str = "value"
 
 
-def _last_object(text: str) -> Any:
-    dec = json.JSONDecoder()
-    found = None
-    for i, ch in enumerate(text):
-        if ch == "{":
-            try:
-                obj, _ = dec.raw_decode(text, i)
-            except ValueError:
-                continue
-            if isinstance(obj, dict):
-                found = obj
-    if found is None:
-        raise ValueError("no JSON object in the response")
-    return found
+def task_names(task: DecisionTask) -> list[str]:
+    """The names a response may use (agents, items, parties, constraint ids): matched
+    case-insensitively by the lenient reader."""
+    return list(dict.fromkeys([*task.agents, *task.items, *task.parties,
+                               *task.constraint_ids]))
 
 
-def parse_response(text: Any, options: ParseOptions = ParseOptions()) -> Response:
-    """Read a response text (or an already decoded object). Never raises: an unreadable
-    response is ``Response(ok=False, reason=…)``."""
+def parse_response(text: Any, options: ParseOptions = ParseOptions(),
+                   names: Sequence[str] = ()) -> Response:
+    """Read a response text (or an already decoded object) with the decision reader of
+    :mod:`prefcert.bench.answers`. Never raises: an unreadable response is
+    ``Response(ok=False, reason=…)``."""
+    from ..answers import read
     if isinstance(text, dict):
-        obj = text
+        text = json.dumps(text)
     elif not isinstance(text, str):
         return Response(False, reason="the response is not text")
-    else:
-        body = text.strip()
-        try:
-            if options.json == "embedded":
-                obj = _last_object(body)
-            else:
-                m = _FENCE.match(body)
-                if m and options.json == "fenced":
-                    body = m.group(1).strip()
-                elif m:
-                    return Response(False, reason="a fenced response; bare JSON is required")
-                obj = json.loads(body)
-        except ValueError as e:
-            return Response(False, reason=f"not JSON: {e}")
-    if not isinstance(obj, dict):
-        return Response(False, reason="the response is not a JSON object")
-    dec = obj.get("decision")
-    word = _DECISIONS.get(re.sub(r"[^a-z]", "", dec.lower())) if isinstance(dec, str) else None
-    if word is None:
-        return Response(False, reason=f"unknown decision {dec!r:.40}", raw=obj)
-    repair = obj.get("repair", obj.get("relax", obj.get("correction")))
-    return Response(True, word, obj.get("action"), obj.get("question"), repair, raw=obj)
+    ctx: dict[str, Any] = {"names": list(names)}
+    if options.json is not None:
+        ctx["json"] = options.json
+    r = read("decision", text, mode=options.parse, **ctx)
+    if r.kind != "value":
+        return Response(False, reason=r.reason or "no decision object", rule=r.rule,
+                        kind=r.kind)
+    v = r.value
+    word = _DECISIONS[re.sub(r"[^a-z]", "", v["decision"].lower())]
+    return Response(True, word, v["action"], v["question"], v["repair"], raw=v, rule=r.rule)
 
 
 def _mentions(text: str, names: Iterable[str]) -> set[str]:
@@ -244,14 +234,25 @@ def judge_response(task: DecisionTask, label: Mapping[str, Any], response: Any,
     """Judge one response against a certified label of ``task``.
 
     Returns ``{"parsed", "decision" (verdict word or None), "gold", "decision_correct",
-    "fc", "error" (None / "unparsed" / "unnecessary" / "missed" / "wrong_kind"), "reason"}``.
+    "fc", "error" (None / "unparsed" / "unnecessary" / "missed" / "wrong_kind"), "reason",
+    "ambiguous" (the reading of the answer corpus that leaves the content unsettled, or
+    None), "reading" ({"kind", "value", "rule"})}``. Ambiguous contents (Li et al. leave
+    them open): a RELAX repair of the minimum number of edits whose raised threshold is not
+    the tight one (R14: O.2 counts edits, N.1 asks for the minimum correction), and an
+    ASK-OBJECTIVE question written as free text that names every admissible objective
+    (R15: §3.3, the original wording does not fix the representation).
     """
     gold = label["verdict"]
-    r = response if isinstance(response, Response) else parse_response(response, options)
+    r = response if isinstance(response, Response) else \
+        parse_response(response, options, task_names(task))
     out = {"parsed": r.ok, "decision": r.verdict, "gold": gold, "decision_correct": False,
-           "fc": False, "error": None, "reason": r.reason}
+           "fc": False, "error": None, "reason": r.reason, "ambiguous": None,
+           "reading": {"kind": "value" if r.ok else r.kind if r.kind != "value" else "invalid",
+                       "value": dict(r.raw) if r.ok else None, "rule": r.rule}}
     if not r.ok:
         out["error"] = "unparsed"
+        if r.kind == "ambiguous":
+            out["ambiguous"] = r.rule
         return out
     if r.verdict != gold:
         out["error"] = ("unnecessary" if gold == "act" else
@@ -261,6 +262,11 @@ def judge_response(task: DecisionTask, label: Mapping[str, Any], response: Any,
     out["decision_correct"] = True
     ok, why = _content(task, label, r, options)
     out["fc"], out["reason"] = ok, why
+    if ok and r.verdict == "ask_objective" and isinstance(r.question, str):
+        out["fc"], out["ambiguous"] = False, "R15:free_text_objective_question"
+    if not ok and r.verdict == "relax" and options.tight_thresholds and \
+            _content(task, label, r, replace(options, tight_thresholds=False))[0]:
+        out["ambiguous"] = "R14:loose_threshold"
     return out
 
 

@@ -31,6 +31,8 @@ import json
 from collections.abc import Sequence
 from functools import lru_cache
 
+from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
+from ..stats import proportion
 from .responses import (
     GROUPS_PER_CELL,
     LOCAL_PAIRS_PER_SOURCE,
@@ -45,8 +47,6 @@ from .responses import (
     render_prompt,
     scores,
 )
-from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
-from ..stats import proportion
 
 SOURCES = ("preference", "objective", "constraint")
 ROLES = ("act", "intervention")
@@ -132,11 +132,15 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
         return Verdict("timeout", None, "no answer",
                        {**extra, "decision": None, "decision_correct": False, "fc": False,
                         "parsed_ok": False, "error": "timeout"})
-    j = judge_response(entry.model(prompt["instance_id"]), lab, answer, ParseOptions())
+    j = judge_response(entry.model(prompt["instance_id"]), lab, answer,
+                       ParseOptions(parse=getattr(entry, "parse", "lenient")))
     extra.update(decision=j["decision"], decision_correct=j["decision_correct"], fc=j["fc"],
                  parsed_ok=j["parsed"], error=j["error"])
-    verdict = "correct" if j["fc"] else ("invalid" if not j["parsed"] else "incorrect")
-    return Verdict(verdict, {"decision": j["decision"]}, j["reason"], extra)
+    verdict = "correct" if j["fc"] else "ambiguous" if j["ambiguous"] else \
+        "invalid" if not j["parsed"] else "incorrect"
+    if j["ambiguous"]:
+        extra["rule"] = j["ambiguous"]
+    return Verdict(verdict, j["reading"], j["reason"], extra)
 
 
 def _records(scored: Sequence[dict]) -> list[dict]:

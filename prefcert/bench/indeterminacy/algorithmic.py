@@ -47,8 +47,8 @@ from importlib import resources
 from typing import Any
 
 from ...generators import indeterminacy as gen
+from ..answers import Reading, read
 from ..design import Entry, RenderedPrompt, Row, SizeTests, Suite, Task, Verdict, canonical
-from ..parse import normalise, parse
 from ..stats import accuracy_rows, proportion
 
 SIZES = (10, 30)
@@ -512,9 +512,6 @@ def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPr
 
 # ----------------------------------------------------------------------------- scoring
 
-DECLINE = {"none", "none of the above", "nota", "{}", "no option", "no solution", "neither"}
-
-
 def _insts(prompt: dict, entry: Entry) -> tuple[dict, dict]:
     roles = prompt["task"]["roles"]
     insts = {r: entry.instances[i] for r, i in roles.items()}
@@ -542,68 +539,176 @@ def _short(cert: Any) -> Any:
     return cert
 
 
+def side_a(insts: dict) -> list[str]:
+    """The agents an outcome maps (side A of a matching market, the agents otherwise)."""
+    if "sm" in insts:
+        return list(insts["sm"]["preferences"]["A"])
+    return list(insts["ha"]["preferences"])
+
+
+def judge_selection(reading: Reading, satisfies: dict[str, bool], *, hard: bool,
+                    feasible: bool) -> tuple[str, dict]:
+    """The verdict of a selection answer (Khanna & Wang 2026, §4.2, I.4): an option is
+    correct iff it satisfies the notion (``satisfies``: letter -> bool); "none of the
+    above" — the NOTA letter, or said in words — is correct iff the instance is infeasible
+    (on a menu without NOTA too: no option applies, corpus reading R8)."""
+    extra: dict = {}
+    if reading.kind in ("invalid", "ambiguous"):
+        return reading.kind, extra
+    if reading.kind in ("none", "abstain"):
+        extra["declined"] = extra["nota"] = True
+        return ("correct" if hard and not feasible else "incorrect"), extra
+    extra["nota"] = False
+    return ("correct" if satisfies.get(reading.value) else "incorrect"), extra
+
+
+def partners_of(insts: dict) -> list[str]:
+    """The names an outcome assigns (side B of a matching market, the houses / objects)."""
+    if "sm" in insts:
+        return list(insts["sm"]["preferences"]["B"])
+    if "hm" in insts:
+        return list(insts["hm"]["endowment"].values())
+    return sorted({x for lst in insts["ha"]["preferences"].values() for t in lst
+                   for x in (t if isinstance(t, list) else [t])})
+
+
+def one_to_one(outcome: Any, agents: Sequence[str], partners: Sequence[str]) -> bool:
+    """Whether ``outcome`` maps known agents to distinct known partners (the structure of
+    a matching, whatever the preferences)."""
+    return isinstance(outcome, dict) and set(outcome) <= set(agents) and \
+        set(outcome.values()) <= set(partners) and \
+        len(set(outcome.values())) == len(outcome)
+
+
+def missing_agents(outcome: Any, agents: Sequence[str]) -> list[str]:
+    """The agents a housing allocation leaves out, when it is otherwise one-to-one."""
+    if not isinstance(outcome, dict) or not set(outcome) <= set(agents):
+        return []
+    if len(set(outcome.values())) != len(outcome):
+        return []
+    return [a for a in agents if a not in outcome]
+
+
+def judge_outcome(reading: Reading, *, feasible: bool, escape: bool, valid: bool = False,
+                  satisfies: bool = False, weak_core_only: bool = False,
+                  left_out: Sequence[str] = (), unacceptable: bool = False,
+                  empty_solves: bool = False) -> tuple[str, str | None]:
+    """The verdict of a generation answer (Khanna & Wang 2026, §4.2, Table 20, F.2.2):
+    (verdict, rule of the papers' reading that decided it, when one did).
+
+    ``valid`` / ``satisfies``: the read outcome is a valid outcome of the instance and
+    satisfies the notion (decided by the checker); ``weak_core_only``: "core" asked, the
+    outcome is in the weak core but a strict-core coalition blocks it (Table 25 and E.1
+    disagree: ``ambiguous``, corpus reading R12); ``left_out``: the housing agents a
+    one-to-one allocation leaves without a house (read as getting nothing: the singleton
+    keeping its endowment blocks, R13); ``unacceptable``: a one-to-one outcome the checker
+    rejects because it assigns a partner missing from an agent's list (an unranked partner
+    is unacceptable; assigning one is incorrect, F.2.1); ``empty_solves``: the empty
+    outcome satisfies the
+    notion, so a bare ``{}`` with the hatch cannot be told from "none exists" (R11).
+    On a feasible instance ``{}`` is wrong (Table 20 counts it in the invalid-solution
+    rate); on an infeasible one only ``{}`` / the claim in words is correct with the hatch,
+    and anything that is not a valid outcome without it."""
+    if reading.kind == "ambiguous":
+        return "ambiguous", None
+    if reading.kind == "value" and valid:
+        if satisfies:
+            return ("correct" if feasible else "incorrect"), None
+        if weak_core_only:
+            return "ambiguous", "R12:core_reading"
+        return "incorrect", None
+    if reading.kind == "value" and left_out:
+        return ("incorrect" if feasible or escape else "correct"), "R13:left_out_agent"
+    if reading.kind == "value" and unacceptable:
+        return ("incorrect" if feasible or escape else "correct"), \
+            "F.2.1:unacceptable_partner"
+    if reading.kind == "none":
+        if feasible:
+            return ("ambiguous", "R11:empty_outcome_solves") if escape and empty_solves \
+                else ("incorrect", "empty_on_feasible")
+        return "correct", None
+    # not a valid outcome: unreadable, or not one-to-one
+    if not feasible and not escape:
+        return "correct", "not_a_valid_outcome"
+    return "invalid", None
+
+
 def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     task, cell = prompt["task"], prompt["cell"]
     hard = cell["design"] == "hard"
     feasible = task["feasible"] if hard else True
     escape = cell.get("escape", True)
+    mode = getattr(entry, "parse", "lenient")
     extra: dict = {"feasible": feasible}
     if answer is None:
         return Verdict("timeout", None, None, extra)
+    insts = {r: entry.instances[i] for r, i in task["roles"].items()}
     if cell["task"] == "selection":
-        letters = list(prompt["options"]) + ([prompt["nota_option"]] if prompt.get("nota_option") else [])
-        p = parse("mcq", answer, letters=letters)
-        from ..parse import answer_body
-        body = normalise(answer_body(answer) or "")
-        if p.kind != "value":
-            if body in DECLINE or p.kind == "abstain":
-                extra["declined"] = True
-                ok = hard and not feasible and not escape
-                return Verdict("correct" if ok else "incorrect", {"kind": "decline"}, None, extra)
-            return Verdict("invalid", p.to_json(), p.value, extra)
-        if p.value == prompt.get("nota_option"):
-            extra["nota"] = True
-            ok = hard and not feasible
-            return Verdict("correct" if ok else "incorrect", p.to_json(), None, extra)
-        opt = prompt["options"][p.value]
-        extra["nota"] = False
-        extra["selected"] = opt["source"]
-        extra["selected_satisfies"] = opt["satisfies"]
-        if hard:
-            ok = feasible and task["notion"] in opt["satisfies"]
-        else:
-            ok = opt["source"] != "contaminated" and bool(opt["satisfies"])
-        return Verdict("correct" if ok else "incorrect", p.to_json(), None, extra)
+        opts = {L: json.dumps(o["outcome"], sort_keys=True) for L, o in prompt["options"].items()}
+        r = read("letter", answer, mode=mode, options=opts,
+                 nota_option=prompt.get("nota_option"), option_shape="outcome",
+                 agents=side_a(insts), partners=partners_of(insts))
+        if r.kind == "value" and r.value == prompt.get("nota_option"):
+            r = Reading("none", None, r.rule)
+        sat = {L: (feasible and task["notion"] in o["satisfies"]) if hard else
+               (o["source"] != "contaminated" and bool(o["satisfies"]))
+               for L, o in prompt["options"].items()}
+        verdict, more = judge_selection(r, sat, hard=hard, feasible=feasible)
+        extra.update(more)
+        if r.kind == "value":
+            opt = prompt["options"][r.value]
+            extra["selected"] = opt["source"]
+            extra["selected_satisfies"] = opt["satisfies"]
+        return Verdict(verdict, r.to_json(), r.reason, extra)
     target = prompt["target"]
-    p = parse("outcome", answer)
     insts, models = _insts(prompt, entry)
+    p = read("outcome", answer, mode=mode, agents=side_a(insts), partners=partners_of(insts))
+    role = where(target, insts)[0]
+    optima = dict(zip(task["notions"], (lab["solution"] for lab in entry.labels))) \
+        if not hard else {}
+    facts: dict = {}
     if p.kind == "value":
-        optima = dict(zip(task["notions"], (lab["solution"] for lab in entry.labels))) \
-            if not hard else {}
         mem = memberships(insts, models, p.value, optima)
-        valid = bool(mem.get(f"valid_{where(target, insts)[0]}"))
-        extra["outcome_valid"] = valid
+        valid = bool(mem.get(f"valid_{role}"))
+        facts = {"valid": valid, "satisfies": bool(mem.get(target))}
         if valid:
             extra["satisfies"] = [x for x in SETTINGS.get(task.get("setting", ""), {}).get(
                 "notions", [target]) if mem.get(x)] if not hard else \
                 [x for x in (target, *HARD[target]["related"]) if mem.get(x)]
-            if mem.get(target):
-                ok = feasible
-                return Verdict("correct" if ok else "incorrect", p.to_json(), None, extra)
-            return Verdict("incorrect", p.to_json(),
-                           _refutation(insts, models, p.value, target), extra)
-    else:
-        extra["outcome_valid"] = False
-    # not a valid outcome: {} , unparsable, or an invalid assignment
-    if feasible:
-        reason = "empty answer on a feasible instance" if p.kind == "none" else \
-            (p.value if p.kind == "invalid" else "not a valid one-to-one outcome")
-        return Verdict("invalid", p.to_json(), reason, extra)
-    if escape:
-        return Verdict("correct" if p.kind == "none" else "invalid", p.to_json(),
-                       None if p.kind == "none" else "only {} claims that no solution exists",
-                       extra)
-    return Verdict("correct", p.to_json(), None, extra)
+            facts["weak_core_only"] = target == "core" and not mem.get("core") and \
+                bool(mem.get("weak_core"))
+        elif role == "hm" and missing_agents(p.value, side_a(insts)):
+            facts["left_out"] = missing_agents(p.value, side_a(insts))
+        else:
+            facts["unacceptable"] = one_to_one(p.value, side_a(insts), partners_of(insts))
+    elif p.kind == "none" and feasible and escape:
+        facts["empty_solves"] = bool(memberships(insts, models, {}, optima).get(target))
+    extra["outcome_valid"] = bool(facts.get("valid"))
+    verdict, rule = judge_outcome(p, feasible=feasible, escape=escape, **facts)
+    if rule:
+        extra["rule"] = rule
+    if rule == "empty_on_feasible":
+        extra["invalid_solution"] = True
+    if rule == "R11:empty_outcome_solves":
+        p = Reading("ambiguous", None, f"{p.rule}/{rule}")
+    if p.kind == "value" and not (facts.get("valid") or facts.get("left_out")
+                                  or facts.get("unacceptable")):
+        p = Reading("invalid", p.value, f"{p.rule}/not_one_to_one",
+                    "not a valid one-to-one outcome")
+    reason: Any = p.reason
+    if verdict == "incorrect" and facts.get("valid"):
+        reason = _refutation(insts, models, p.value, target)
+    elif rule == "F.2.1:unacceptable_partner":
+        reason = "assigns a partner missing from an agent's list (unacceptable)"
+    elif rule == "R13:left_out_agent":
+        reason = f"{', '.join(facts['left_out'])} left without a house: keeping the " \
+                 f"endowment blocks (individual rationality)"
+    elif rule == "empty_on_feasible":
+        reason = "empty answer on a feasible instance"
+    elif verdict == "invalid" and not reason:
+        reason = "not a valid one-to-one outcome" if not escape or feasible else \
+            "only {} claims that no solution exists"
+    return Verdict(verdict, p.to_json(), reason, extra)
 
 
 def _valid_for(insts, models, role, outcome) -> bool:
@@ -649,7 +754,7 @@ def feedback(prompt: dict, answer: str, entry: Entry) -> str:
     parsed = v.parsed or {}
     if parsed.get("kind") == "none":
         return f"A valid {d['label']} {what} exists, but you returned an empty {what}."
-    if parsed.get("kind") != "value":
+    if parsed.get("kind") != "value" and parsed.get("value") is None:
         return f"Your answer could not be read. {fmt}"
     if not v.extra.get("outcome_valid"):
         r = v.reason if isinstance(v.reason, str) else "it does not assign each agent at " \
@@ -696,7 +801,8 @@ def metrics(scores: Sequence[dict]) -> list[dict]:
     rows += accuracy_rows(scores, ("notion", "size", "escape"), "invalid_solution_rate",
                           where=lambda s: hard(s) and s["cell"]["task"] == "generation"
                           and s.get("feasible") and s["verdict"] != "timeout",
-                          success=lambda s: s["verdict"] == "invalid")
+                          success=lambda s: s["verdict"] == "invalid"
+                          or bool(s.get("invalid_solution")))
     rows += accuracy_rows(scores, ("size", "escape", "feasible"), "selection_accuracy",
                           where=lambda s: hard(s) and s["cell"]["task"] == "selection")
     rows += accuracy_rows(scores, ("size", "feasible"), "nota_selection_rate",

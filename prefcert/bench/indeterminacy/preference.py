@@ -36,8 +36,8 @@ from functools import lru_cache
 from typing import Any
 
 from ...generators import indeterminacy as gen
+from ..answers import Reading, read
 from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
-from ..parse import Parsed, parse
 from ..stats import accuracy_rows, proportion
 
 SIZES = (50, 100, 200)
@@ -668,6 +668,78 @@ def _why(lab: dict, q: dict) -> dict:
     return out
 
 
+def reader_context(prompt: dict, inst: dict) -> dict:
+    """What the answer reader needs for a prompt: the item names, the two bundles of a
+    bundle question, the options of an MCQ (read in the question's own shape)."""
+    q = prompt["task"]["question"]
+    ctx: dict = {"vocab": inst["items"]}
+    if q["type"] == "rs":
+        ctx["bundles"] = q["bundles"]
+    if prompt["answer_shape"] == "mcq":
+        ctx.update(options=prompt["options"], abstain_option=prompt.get("abstain_option"),
+                   option_shape=_task_text(prompt["task"], prompt["cell"])[1])
+    return ctx
+
+
+def read_answer(prompt: dict, answer: str, inst: dict, mode: str = "lenient") -> Reading:
+    """The reading of an answer to a prompt (:func:`prefcert.bench.answers.read`); an MCQ
+    letter is read on to the value its option states."""
+    ctx = reader_context(prompt, inst)
+    shape = prompt["answer_shape"]
+    r = read(shape, answer, mode=mode, **ctx)
+    if shape == "mcq":
+        return option_reading(r, prompt["options"], prompt.get("abstain_option"),
+                              ctx["option_shape"], ctx)
+    return r
+
+
+def option_reading(r: Reading, options: dict, abstain_option: str | None, shape: str,
+                   ctx: dict) -> Reading:
+    """A letter reading read on to what its option states (the abstain option: an
+    abstention), so an MCQ answer is judged like a free-flow one."""
+    if r.kind != "value":
+        return r
+    if r.value == abstain_option:
+        return Reading("abstain", None, r.rule)
+    o = read(shape, options[r.value], **{k: v for k, v in ctx.items()
+                                          if k in ("vocab", "bundles")})
+    return Reading(o.kind, o.value, r.rule, o.reason)
+
+
+def judge(reading: Reading, truth: dict, question: dict, *, count_range: bool = False
+          ) -> tuple[str, dict]:
+    """The verdict of a reading against a query's truth (Khanna & Wang 2026, §2.2):
+    (verdict, extra fields). ``truth``: ``{"kind": "value", "value": v}`` or ``{"kind":
+    "abstain"}`` (top-k lists: with ``necessary`` / ``possible``). A determined query is
+    answered correctly by its value only, an undetermined one by an abstention only (a
+    committed answer is wrong even with its assumption named). ``count_range``: a count
+    whose agents do not all rank both items; an abstention there is ``ambiguous`` (the
+    paper calls such counts undetermined in Table 1 but scores the entailed count in
+    Table 8: corpus reading R6)."""
+    extra: dict = {}
+    if reading.kind in ("invalid", "ambiguous"):
+        return reading.kind, extra
+    t = question["type"]
+    if t == "topk_list":
+        ok = reading.kind == "value" and reading.value == sorted(truth["possible"])
+        if reading.kind == "value" and not ok:
+            nec, pos = set(truth["necessary"]), set(truth["possible"])
+            if len(reading.value) == question["k"] and nec <= set(reading.value) <= pos:
+                extra["category"] = "breaks_tie"
+        elif ok:
+            extra["category"] = "keeps_tie"
+        return ("correct" if ok else "incorrect"), extra
+    if truth["kind"] == "abstain":
+        ok = reading.kind == "abstain"
+        if reading.kind == "value":
+            extra["committed"] = True          # a determined answer to an undetermined query
+        return ("correct" if ok else "incorrect"), extra
+    if reading.kind == "abstain" and count_range:
+        return "ambiguous", extra
+    ok = reading.kind == "value" and reading.value == truth["value"]
+    return ("correct" if ok else "incorrect"), extra
+
+
 def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     if answer is None:
         return Verdict("timeout")
@@ -675,17 +747,7 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     q = task["question"]
     tr = truth(task, entry.labels)
     inst = entry.instances[prompt["instance_id"]]
-    shape = prompt["answer_shape"]
-    if shape == "mcq":
-        p = parse("mcq", answer, letters=list(prompt["options"]))
-        if p.kind == "value":
-            if p.value == prompt["abstain_option"]:
-                p = Parsed("abstain")
-            else:
-                inner = _task_text(task, prompt["cell"])[1]
-                p = parse(inner, prompt["options"][p.value], vocab=inst["items"])
-    else:
-        p = parse(shape, answer, vocab=inst["items"])
+    p = read_answer(prompt, answer, inst, getattr(entry, "parse", "lenient"))
     extra: dict = {"determined": tr["kind"] == "value"}
     if q["type"] == "rs" and prompt["cell"]["case"] != "rs_comparable":
         lex = task.get("lexicographic")
@@ -696,35 +758,22 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
             extra["category"] = "flagged_lexicographic" if flagged else "silent_lexicographic"
         elif p.kind == "value":
             extra["category"] = "other"
-    if p.kind == "invalid":
-        return Verdict("invalid", p.to_json(), p.value, extra)
-    reason = _why(entry.labels[0], q)
-    if q["type"] == "topk_list":
-        ok = p.kind == "value" and p.value == sorted(tr["possible"])
-        if p.kind == "value" and not ok:
-            nec, pos = set(tr["necessary"]), set(tr["possible"])
-            if len(p.value) == q["k"] and nec <= set(p.value) <= pos:
-                extra["category"] = "breaks_tie"
-        elif ok:
-            extra["category"] = "keeps_tie"
-        return Verdict("correct" if ok else "incorrect", p.to_json(), None if ok else reason, extra)
+    count_range = q["type"] == "count" and entry.labels[0].get("verdict") == "undetermined"
+    verdict, more = judge(p, tr, q, count_range=count_range)
+    extra.update(more)
+    if verdict in ("invalid", "ambiguous"):
+        return Verdict(verdict, p.to_json(), p.reason, extra)
     if q["type"] == "topk" and prompt["cell"]["case"] == "p3_undetermined" and p.kind == "value":
         extra["category"] = p.value
-    if tr["kind"] == "abstain":
-        ok = p.kind == "abstain"
-        if p.kind == "value":
-            extra["committed"] = True          # a determined answer to an undetermined query
-    elif q["type"] == "rank_set" and tr["kind"] == "value":
-        ok = p.kind == "value" and p.value == tr["value"]
-    else:
-        ok = p.kind == "value" and p.value == tr["value"]
+    ok = verdict == "correct"
     if q["type"] == "count" and p.kind == "value" and not ok:
         extra["abs_error"] = abs(p.value - tr["value"])
         if p.value == task.get("c1_only") and task.get("c1_only") != tr["value"]:
             extra["category"] = "includes_c1_only"
     if q["type"] == "rs" and not ok and extra.get("category") == "flagged_lexicographic":
         extra["lenient_correct"] = True
-    return Verdict("correct" if ok else "incorrect", p.to_json(), None if ok else reason, extra)
+    reason = None if ok else _why(entry.labels[0], q)
+    return Verdict(verdict, p.to_json(), reason, extra)
 
 
 def metrics(scores: Sequence[dict]) -> list[dict]:

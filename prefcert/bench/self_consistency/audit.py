@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
@@ -104,26 +103,23 @@ def auto_resamples(groups: int, alpha: float) -> int:
 
 # --------------------------------------------------------------------------- the inputs
 
-_AMOUNT = re.compile(r"[-+−]?\s*\$?\s*[-+−]?\d[\d,]*(?:\.\d+)?|[-+−]?\s*\$?\s*\.\d+")
-_NUMBER_ONLY = re.compile(r"^\s*[-+−]?\s*\$?\s*[-+−]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?\s*$")
-
-
-def parse_amount(text: str | None) -> tuple[float | None, bool]:
-    """(value, number_only) of an answer text: the last signed, currency-formatted number
-    (``-$1,250.50`` is −1250.5), and whether the text is that number alone."""
+def parse_amount(text: str | None, *, ranges: str = "ambiguous",
+                 parse: str = "lenient") -> tuple[float | None, bool]:
+    """(value, number_only) of an answer text, read by the number reader of
+    :mod:`prefcert.bench.answers` (Ford et al. 2026, Table 6): ``-$1,250.50`` is −1250.5,
+    ``$1.2k`` 1200, ``1e3`` 1000, ``two hundred dollars`` 200; a marked final line wins over
+    the numbers of the reasoning; a range (``$30-$40``) or two different numbers are
+    ambiguous and give None, unless ``ranges="midpoint"`` (then ``$30-$40`` is 35).
+    ``number_only``: the whole text is a signed, optionally currency-formatted number.
+    ``parse="strict"`` reads number-only answers alone."""
+    from ..answers import read
     if text is None:
         return None, False
-    found = _AMOUNT.findall(str(text))
-    if not found:
+    r = read("number", str(text), mode=parse, ranges=ranges)
+    if r.kind != "value":
         return None, False
-    tok = found[-1].replace("−", "-").replace("$", "").replace(",", "").replace(" ", "")
-    sign = -1.0 if tok.count("-") % 2 else 1.0
-    tok = tok.replace("-", "").replace("+", "")
-    try:
-        v = sign * float(tok)
-    except ValueError:
-        return None, False
-    return (v if math.isfinite(v) else None), bool(_NUMBER_ONLY.match(str(text)))
+    v = r.value["value"]
+    return (v if math.isfinite(v) else None), bool(r.value["number_only"])
 
 
 def _float(v: Any) -> float | None:
@@ -144,12 +140,16 @@ def _bool(v: Any) -> bool | None:
     return str(v).strip().lower() in ("1", "true", "yes", "t")
 
 
-def read_responses(path: str | Path) -> list[dict]:
+VALUE_COLUMNS = ("parsed_value", "value", "raw_text")
+
+
+def read_responses(path: str | Path, *, ranges: str = "ambiguous") -> list[dict]:
     """Response rows from a CSV or JSONL file: ``model``, ``cell_id``, and
     ``parsed_value`` (or ``value``; empty = a failed parse) or ``raw_text`` (parsed with
-    :func:`parse_amount`); optional ``number_only``. Returns ``{"model", "cell_id",
-    "value", "number_only", "line"}`` dicts. InstanceError naming the line of a row
-    without ``model`` or ``cell_id``."""
+    :func:`parse_amount`, ``ranges`` as there); optional ``number_only``. Returns
+    ``{"model", "cell_id", "value", "number_only", "line"}`` dicts. InstanceError naming
+    the line of a row without ``model`` or ``cell_id``, or with none of the value columns
+    (:data:`VALUE_COLUMNS`)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -176,6 +176,10 @@ def read_responses(path: str | Path) -> list[dict]:
         for key in ("model", "cell_id"):
             if rec.get(key) in (None, ""):
                 raise InstanceError(f"response without {key!r}", file=str(p), line=i)
+        if not any(k in rec for k in VALUE_COLUMNS):
+            raise InstanceError(f"a response needs one of the columns "
+                                f"{', '.join(VALUE_COLUMNS)}; this one has "
+                                f"{', '.join(map(str, rec)) or 'none'}", file=str(p), line=i)
         has_value = any(k in rec for k in ("parsed_value", "value"))
         if has_value:
             value = _float(rec.get("parsed_value", rec.get("value")))
@@ -183,7 +187,7 @@ def read_responses(path: str | Path) -> list[dict]:
             if number_only is None and rec.get("raw_text") is not None:
                 number_only = parse_amount(rec["raw_text"])[1]
         else:
-            value, number_only = parse_amount(rec.get("raw_text"))
+            value, number_only = parse_amount(rec.get("raw_text"), ranges=ranges)
         out.append({"model": str(rec["model"]), "cell_id": str(rec["cell_id"]), "value": value,
                     "number_only": bool(number_only) if number_only is not None else value is not None,
                     "line": i})

@@ -8,7 +8,6 @@ The source's parser rules (§6.3) leave gaps; the choices made here are listed i
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,53 +15,20 @@ from typing import Any
 from ...api import arguments as arg
 from ...api.types import Framing
 
-#: the final-ballot markers (case-insensitive, at the start of a line, then ':')
-MARKER = re.compile(r"^[ \t>*_#-]*(?:final\s+(?:ballot|answer|vote)|ballot)[ \t*_]*[:：][ \t]*(.*)$",
-                    re.IGNORECASE | re.MULTILINE)
-#: what an explicit empty approval ballot may be written as
-EMPTY = {"none", "{}", "[]", "∅", "empty", "empty set", "nobody", "no one", "()"}
-_NUMBERED = re.compile(r"^\s*(?:\d+\s*[.):]|[-*•])\s*")
-_SEPARATORS = re.compile(r"[>,;\n]")
-_TRIM = " \t\r\"'`*_[](){}.:"
-
 
 @dataclass(frozen=True)
 class ParsedBallot:
     """``valid``: a ballot of the rule's space; ``ballot``: the ranking (best first) or the
-    approved candidates (in the order written); ``reason`` why not; ``marked``: read
-    from a final-ballot marker."""
+    approved candidates (in candidate order); ``reason`` why not; ``marked``: read from a
+    final-ballot marker; ``rule``: the reading rule (:mod:`prefcert.bench.answers`);
+    ``ambiguous``: several unmarked ballots that disagree (neither valid nor invalid)."""
 
     valid: bool
     ballot: tuple[str, ...] | None
     reason: str = ""
     marked: bool = False
-
-
-def _blocks(text: str) -> list[str] | None:
-    """The marked final ballots (a marker's rest of line, else the lines below it up to a
-    blank line), or None without a marker."""
-    found = list(MARKER.finditer(text))
-    if not found:
-        return None
-    out = []
-    for mt in found:
-        rest = mt.group(1).strip()
-        if rest:
-            out.append(rest)
-            continue
-        lines = []
-        for line in text[mt.end():].lstrip("\n").splitlines():
-            if not line.strip() or MARKER.match(line):
-                break
-            lines.append(line)
-        out.append("\n".join(lines))
-    return out
-
-
-def _tokens(body: str) -> list[str]:
-    lines = [_NUMBERED.sub("", ln) for ln in body.splitlines()]
-    parts = _SEPARATORS.split("\n".join(lines))
-    return [p.strip(_TRIM) for p in parts if p.strip(_TRIM)]
+    rule: str = ""
+    ambiguous: bool = False
 
 
 def _approval(rule: str) -> bool:
@@ -71,29 +37,8 @@ def _approval(rule: str) -> bool:
     return rule_named(rule).approval
 
 
-def _read(body: str, candidates: Sequence[str], approval: bool) -> ParsedBallot:
-    names = {c.lower(): c for c in candidates}
-    raw = body.strip().lower()
-    if approval and raw and (raw in EMPTY or raw.strip(_TRIM) in EMPTY):
-        return ParsedBallot(True, ())
-    toks = _tokens(body)
-    if not toks:
-        return ParsedBallot(False, None, "no ballot")
-    unknown = [t for t in toks if t.lower() not in names]
-    if unknown:
-        return ParsedBallot(False, None, f"not a candidate: {unknown[0]!r}")
-    got = tuple(names[t.lower()] for t in toks)
-    if len(set(got)) != len(got):
-        dup = next(x for x in got if got.count(x) > 1)
-        return ParsedBallot(False, None, f"{dup!r} appears twice")
-    if not approval and len(got) != len(candidates):
-        missing = [c for c in candidates if c not in got]
-        return ParsedBallot(False, None, f"a ranking names every candidate; missing "
-                                         f"{missing[0]!r}")
-    return ParsedBallot(True, got)
-
-
-def parse_ballot(text: str, candidates: Sequence[str], rule: str) -> ParsedBallot:
+def parse_ballot(text: str, candidates: Sequence[str], rule: str, *,
+                 parse: str = "lenient") -> ParsedBallot:
     """Read a model's ballot from its response (Amiri-Margavi et al. 2026, §6.3).
 
     Parameters
@@ -106,6 +51,8 @@ def parse_ballot(text: str, candidates: Sequence[str], rule: str) -> ParsedBallo
     rule : str
         A registered rule: approval rules read a subset, ranking rules a full strict
         ranking (InstanceError for an unknown rule).
+    parse : {"lenient", "strict"}
+        ``strict``: only a ``Final ballot:`` line (or an ``<answer>`` tag) is read.
 
     Returns
     -------
@@ -121,34 +68,35 @@ def parse_ballot(text: str, candidates: Sequence[str], rule: str) -> ParsedBallo
     "final ballot invalid: a ranking names every candidate; missing 'B'"
     >>> parse_ballot("Final ballot: none", "ABC", "approval").ballot
     ()
+    >>> parse_ballot("Ballot: A > B > C\\nBallot: B > C > A", "ABC", "borda").ambiguous
+    True
 
     Notes
     -----
-    From the benchmark (§6.3): separators ``>``, commas, semicolons, line breaks and
+    From the benchmark (§6.3): separators ``>``, ``≻``, commas, semicolons, line breaks and
     numbered lists; every candidate exactly once for ranking rules (plurality too);
-    approval: a subset, the explicit empty set allowed; a marked final ballot is read
-    alone; inconsistent final ballots are invalid (consistent repeats are read once).
-    Choices where the source is silent: markers are ``Final ballot:``, ``Final answer:``,
-    ``Final vote:`` or ``Ballot:`` at the start of a line (case-insensitive); without a
-    marker the whole response must be the ballot (the named alternative: read the last
-    ballot-like line); the empty approval is written ``none``, ``{}``, ``[]``, ``∅`` or
-    ``empty``; ``=`` or any other token is invalid. O(len(text)).
+    approval: a subset, the explicit empty set allowed, a ranking invalid (it names no
+    subset); a marked final ballot is read alone, drafts before it ignored; inconsistent
+    final ballots are invalid (consistent repeats are read once). Choices where the source
+    is silent (the reading policy of :mod:`prefcert.bench.answers`): the last ``<answer>``
+    block wins; final markers are ``Final ballot:``, ``Final answer:``, ``Final vote:``,
+    ``My final ballot:`` and a ``### Final ballot`` heading with the ballot below it;
+    ``Ballot:`` lines are drafts (several that disagree, with no final marker, are
+    *ambiguous*); a trailing comment in parentheses is dropped; without a marker the
+    whole response, else its last line, must be the ballot; the empty approval is written
+    ``none``, ``{}``, ``[]``, ``∅`` or ``empty``. O(len(text)).
     """
+    from ..answers import read
     arg.text(text, "text")
     if not isinstance(candidates, str):          # (a string is a sequence of one-letter names)
         arg.sequence(candidates, "candidates", "names")
-    approval = _approval(rule)
-    blocks = _blocks(text)
-    if blocks is None:
-        return _read(text, candidates, approval)
-    parsed = [_read(b, candidates, approval) for b in blocks]
-    bad = next((p for p in parsed if not p.valid), None)
-    if bad is not None:
-        return ParsedBallot(False, None, f"final ballot invalid: {bad.reason}", True)
-    norm = {(p.ballot if not approval else tuple(sorted(p.ballot))) for p in parsed}
-    if len(norm) > 1:
-        return ParsedBallot(False, None, "inconsistent final ballots", True)
-    return ParsedBallot(True, parsed[-1].ballot, "", True)
+    r = read("ballot", text, mode=parse, candidates=list(candidates),
+             approval=_approval(rule))
+    marked = r.rule.startswith("final_line")
+    if r.kind == "value":
+        return ParsedBallot(True, tuple(r.value), "", marked, r.rule)
+    return ParsedBallot(False, None, r.reason or "no ballot", marked, r.rule,
+                        r.kind == "ambiguous")
 
 
 # --------------------------------------------------------------------------- prompts
@@ -262,8 +210,8 @@ def render_prompt(instance: Mapping[str, Any], framing: Framing) -> str:
 
 # --------------------------------------------------------------------------- scoring
 
-def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text: str | None
-                 ) -> dict[str, Any]:
+def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text: str | None,
+                 *, parse: str = "lenient") -> dict[str, Any]:
     """Score one response against the instance's certified manipulation label.
 
     Parameters
@@ -274,6 +222,8 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
         The label's solution (``sincere_winner``, ``best_winner``).
     text : str or None
         The response; None is a timeout (invalid).
+    parse : {"lenient", "strict"}
+        The reading policy (:func:`parse_ballot`).
 
     Returns
     -------
@@ -289,7 +239,11 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
         ``category``: ``invalid``, ``sincere``, ``optimal``, ``profitable_suboptimal``,
         ``tie_breaking_error`` (profitable had ties been broken by τ reversed),
         ``rule_error`` (profitable under another of the five rules) or
-        ``non_profitable``.
+        ``non_profitable``; ``effect``: the ballot's effect measured by the true ranking
+        (§4.5, §5): ``optimal`` (strictly better than sincere and the best achievable),
+        ``profitable`` (strictly better, not the best), ``sincere_equivalent`` (the
+        sincere winner), ``harmful`` (a worse winner), or ``invalid`` / ``ambiguous``;
+        ``parsed``: the reading (``{"kind", "value", "rule"}``).
 
     Examples
     --------
@@ -324,12 +278,15 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
     approval = RULES[rule].approval
     pos = e.true_pos
     w0, best = solution["sincere_winner"], solution["best_winner"]
-    parsed = parse_ballot(text or "", e.candidates, rule) if text is not None else \
-        ParsedBallot(False, None, "timeout")
+    parsed = parse_ballot(text or "", e.candidates, rule, parse=parse) if text is not None \
+        else ParsedBallot(False, None, "timeout")
+    kind = "value" if parsed.valid else ("ambiguous" if parsed.ambiguous else "invalid")
     out = {"valid": parsed.valid, "ballot": list(parsed.ballot) if parsed.valid else None,
            "reason": parsed.reason, "S": 0, "O": 0, "sincere": False,
            "outcome": None, "outcome_changed": False, "delta": None, "gap": None,
-           "welfare_change": None, "category": "invalid"}
+           "welfare_change": None, "category": "invalid",
+           "effect": "invalid" if kind == "invalid" else kind,
+           "parsed": {"kind": kind, "value": out_value(parsed), "rule": parsed.rule}}
     if not parsed.valid:
         return out
     q = list(parsed.ballot)
@@ -340,6 +297,8 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
     out.update(S=int(S), O=int(O), sincere=sincere, outcome=got, outcome_changed=got != w0,
                delta=pos(w0) - pos(got), gap=pos(got) - pos(best),
                welfare_change=_borda_welfare(e, got) - _borda_welfare(e, w0))
+    out["effect"] = ("optimal" if O else "profitable") if S else \
+        ("sincere_equivalent" if got == w0 else "harmful")
     if sincere:
         out["category"] = "sincere"
     elif S:
@@ -356,6 +315,10 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
         else:
             out["category"] = "non_profitable"
     return out
+
+
+def out_value(parsed: ParsedBallot) -> list[str] | None:
+    return list(parsed.ballot) if parsed.valid and parsed.ballot is not None else None
 
 
 def _borda_welfare(e, x: str) -> int:

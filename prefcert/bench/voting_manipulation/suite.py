@@ -123,13 +123,6 @@ def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPr
     return "Final ballot: " + " > ".join(ballot)
 
 
-def _body(answer: str) -> str:
-    """The body of an answer: the last <answer>…</answer> block when there is one."""
-    import re
-    blocks = re.findall(r"<answer>(.*?)</answer>", answer, re.S | re.I)
-    return blocks[-1] if blocks else answer
-
-
 def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     """``correct`` when the ballot reaches the best achievable outcome (O = 1),
     ``incorrect`` for another valid ballot, ``invalid`` when the parser rejects it. The
@@ -138,12 +131,13 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     (lab,) = entry.labels
     inst = entry.instances[lab["id"]]
     sol = lab["solution"]
-    r = score_ballot(inst, sol, None if answer is None else _body(answer))
+    r = score_ballot(inst, sol, answer, parse=getattr(entry, "parse", "lenient"))
     e = entry.model(lab["id"])
     pos = e.true_pos
     cell = prompt["cell"]
     extra = {**{k: r[k] for k in ("valid", "S", "O", "sincere", "outcome", "outcome_changed",
-                                  "delta", "gap", "welfare_change", "category")},
+                                  "delta", "gap", "welfare_change", "category",
+                                  "effect")},
              "instance_id": lab["id"], "rule": cell["rule"], "m": cell["size"],
              "stratum": cell["stratum"], "framing": cell["format"],
              "oracle": {"reports": sol["reports"], "profitable": sol["profitable"],
@@ -154,11 +148,11 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     if answer is None:
         return Verdict("timeout", None, "no answer", extra)
     if not r["valid"]:
-        return Verdict("invalid", None, r["reason"], extra)
+        return Verdict(r["parsed"]["kind"], r["parsed"], r["reason"], extra)
     why = (f"the ballot elects {r['outcome']} (true rank {pos(r['outcome'])}); sincere "
            f"voting elects {sol['sincere_winner']} (rank {pos(sol['sincere_winner'])}); the "
            f"best achievable is {sol['best_winner']} (rank {pos(sol['best_winner'])})")
-    return Verdict("correct" if r["O"] else "incorrect", r["ballot"], why, extra)
+    return Verdict("correct" if r["O"] else "incorrect", r["parsed"], why, extra)
 
 
 def feedback(prompt: dict, answer: str, entry: Entry) -> str:
