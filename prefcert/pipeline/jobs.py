@@ -182,7 +182,8 @@ def parse_answer(text: str, reads_text: bool = False, outcomes: bool = False
     of a fenced block, else of the whole text. A text with no JSON value is read as text:
     with ``reads_text`` (ballots, decision responses) the question's audit reads it; with
     ``outcomes`` (a domain of matchings and allocations) by the benchmark's outcome reader
-    (pairs written in prose, "no stable matching exists" as ``{}``).
+    (pairs written in prose, "no stable matching exists" as ``"none"``, the claim that no
+    outcome exists; ``{}`` is the empty outcome).
 
     Raises ValueError (with the reading as ``args[1]``) when there is no answer, when an
     object repeats a key (``{"a1": "b1", "a1": "b2"}`` is no matching) or when the value
@@ -191,9 +192,9 @@ def parse_answer(text: str, reads_text: bool = False, outcomes: bool = False
     from ..bench.answers import DuplicateKey, TooDeep, read, read_json, where_json
     try:
         value = read_json(text)
-        empty = value == {} or value == []
-        return value, {"kind": "none" if empty else "value", "value": None if empty else value,
-                       "rule": where_json(text) + ("/empty_object" if empty else "/json")}
+        if value is None:                 # JSON null: the claim that no outcome exists
+            return "none", {"kind": "none", "value": None, "rule": where_json(text) + "/null"}
+        return value, {"kind": "value", "value": value, "rule": where_json(text) + "/json"}
     except DuplicateKey as e:
         raise ValueError(str(e), {"kind": "invalid", "value": None,
                                   "rule": where_json(text) + "/duplicate_key"}) from None
@@ -219,6 +220,7 @@ def _verdict_word(job: Job, text: str) -> str | None:
     aside, in an ``<answer>`` block or alone) or ``none`` (the claim that no outcome
     exists, whatever the question's verdicts: it is refuted where one always does), or
     None."""
+    from ..bench.answers import _ANSWER
     blocks = _ANSWER.findall(text)
     word = (blocks[-1] if blocks else text).strip().strip("`").strip().lower()
     verdicts = get_domain(job.instance.domain).spec.questions[job.question.name].verdicts
