@@ -184,7 +184,8 @@ class Suite:
     (checked against the full-size design); ``calibration(stats)``: optional rows of the
     table ``prefcert generate`` prints under ``calibration_title``; ``engines``:
     the engines that certify the labels (default: the oracle alone; a suite may ask for
-    several, which must then agree).
+    several, which must then agree); ``citation``: the paper the design comes from (for
+    dataset cards).
     """
 
     name: str
@@ -204,6 +205,7 @@ class Suite:
     expected_total: int | None = None
     engines: Sequence[str] | None = None
     calibration_title: str = "calibration"
+    citation: str | None = None
 
     def composition(self, sizes: Sequence[Any] | None = None,
                     per_cell: int | None = None) -> dict[str, int]:

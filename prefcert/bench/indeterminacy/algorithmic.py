@@ -785,4 +785,8 @@ SUITE = Suite(
     sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
     score=score, metrics=metrics, feedback=feedback, plots=plots, calibration=calibration,
     calibration_title="calibration: raw draws without a solution",
-    expected_total=3660)
+    expected_total=3660,
+    citation=('Khanna, S. and Wang, X. (2026). '
+             '"Preference reasoning under indeterminacy in large language models".'
+             ' arXiv:2608.18631.'),
+)
