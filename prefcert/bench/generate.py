@@ -245,11 +245,17 @@ def build_task(suite: Suite, row: Any, index: int, number: int, *, seed: int,
                encoding: str = "json") -> dict:
     """One task of the design, sampled and certified on its own: ``{"prompts",
     "labels", "instances"}`` for the task ``index`` of ``row`` (the same draw as in
-    :func:`build`; prompt ids from ``number``; label ids ``<instance id>#<k>`` numbered
-    within the task). Cost: one task's sampling and certification."""
+    :func:`build`; prompt ids from ``number``; label ids ``<instance id>#<number>.<k>``,
+    unique across the design). Cost: one task's sampling and certification."""
     stats: dict = {}
     task, _ = _sample_one((suite.name, seed, row, index))
     instances, labels, ids = certify([(row, index, task)], engines=suite.engines or ENGINES)
+    # label ids unique across the design: an instance shared by several tasks (a pooled
+    # profile) has other questions in each
+    rename = {lab["label_id"]: f"{lab['label_id'].rsplit('#', 1)[0]}#{number:05d}."
+                               f"{lab['label_id'].rsplit('#', 1)[1]}" for lab in labels}
+    labels = [{**lab, "label_id": rename[lab["label_id"]]} for lab in labels]
+    ids = {k: rename[v] for k, v in ids.items()}
     prompts = render_tasks(suite, [(row, index, task)], labels, ids, seed=seed, stats=stats,
                            encoding=encoding, first_ids=[number])
     return {"prompts": prompts, "labels": labels, "instances": instances}

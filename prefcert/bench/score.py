@@ -30,8 +30,14 @@ class Benchmark:
 
     @classmethod
     def read(cls, prompts_path: str | Path) -> Benchmark:
-        p = Path(prompts_path)
-        folder = p.parent
+        """The benchmark of a prompts file (``prompts.jsonl``, a Parquet split), of its
+        ``data`` folder of splits, or of the benchmark folder itself."""
+        from .generate import prompts_path as locate
+        p = locate(prompts_path)
+        folder = p.parent if (p.parent / "labels.jsonl").exists() or \
+            not (p.parent.parent / "labels.jsonl").exists() else p.parent.parent
+        if not p.exists():
+            raise InstanceError("no such prompts file or folder", file=str(p))
         for name in ("labels.jsonl", "instances.jsonl"):
             if not (folder / name).is_file():
                 raise InstanceError(f"{name} is missing beside the prompts", file=str(p))

@@ -82,26 +82,43 @@ def _write_jsonl(path: Path, rows) -> None:
 
 
 @click.command()
-@click.argument("prompts", type=click.Path(path_type=Path))
-@click.argument("answers", type=click.Path(path_type=Path))
+@click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path),
+                metavar="PROMPTS ANSWERS | LOG...")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write one scored record per prompt to this JSONL file.")
+              help="Write one scored record per answer to this JSONL file.")
 @click.option("--against", type=click.Path(path_type=Path),
               help="A second answers file: exact McNemar test on the common prompts.")
+@click.option("--model", help="The model that wrote ANSWERS (a field of every scored "
+                              "record; Inspect logs name their own).")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON lines.")
-def score(prompts, answers, out, against, as_json):
-    """Score ANSWERS (JSONL of {"id", "answer"}) against the benchmark PROMPTS
-    (prompts.jsonl or .parquet, with labels.jsonl and instances.jsonl beside it). Prints
-    every metric with its 95 % Wilson interval, and Fisher's exact test across sizes."""
+def score(sources, out, against, model, as_json):
+    """Score model answers: ANSWERS (JSONL of {"id", "answer"}) against the benchmark
+    PROMPTS (prompts.jsonl, a Parquet split or the benchmark folder, with labels.jsonl and
+    instances.jsonl), or every sample (and epoch) of one or more Inspect logs (.eval
+    files or folders of them) of a prefcert task. Prints every metric with its 95 % Wilson
+    interval, and Fisher's exact test across sizes."""
     from ..bench import score as sc
+    logs = bool(sources) and all(_is_log(x) for x in sources)
     try:
-        bench = sc.Benchmark.read(prompts)
-        given = sc.read_answers(answers)
-        scores = sc.score_answers(bench, given)
-        other = sc.score_answers(bench, sc.read_answers(against)) if against else None
+        if logs:
+            if against or model:
+                raise InstanceError("--against and --model are for answers files (a log "
+                                    "names its model)")
+            from ..bench.inspect.logs import log_samples, score_samples
+            scores = score_samples(log_samples(sources))
+            other = None
+        else:
+            if len(sources) != 2:
+                raise InstanceError("give PROMPTS and ANSWERS, or Inspect logs (.eval)",
+                                    value=" ".join(map(str, sources)))
+            prompts, answers = sources
+            bench = sc.Benchmark.read(prompts)
+            given = sc.read_answers(answers)
+            scores = [{**r, "model": model} for r in sc.score_answers(bench, given)]
+            other = sc.score_answers(bench, sc.read_answers(against)) if against else None
     except InstanceError as e:
         bad_input(e)
-    if len(given) < len(bench.prompts):
+    if not logs and len(given) < len(bench.prompts):
         click.echo(f"prefcert: {len(bench.prompts) - len(given)} of {len(bench.prompts)} "
                    f"prompts have no answer in {answers}: they are left out of every metric "
                    f"(write {{\"id\": ..., \"timeout\": true}} to count one as a timeout).",
@@ -120,6 +137,11 @@ def score(prompts, answers, out, against, as_json):
             click.echo(json.dumps({"test": "mcnemar_exact", **mc}, sort_keys=True))
         return
     _print_metrics(rows, tests, mc)
+
+
+def _is_log(path: Path) -> bool:
+    from ..bench.inspect.logs import is_log
+    return is_log(path)
 
 
 def _print_metrics(rows, tests, mc) -> None:
@@ -219,17 +241,25 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
 
 
 @click.command()
-@click.argument("scores", type=click.Path(path_type=Path))
+@click.argument("scores", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The HTML page to write.")
 @click.option("--title", default="prefcert benchmark report", show_default=True)
 def report(scores, out, title):
-    """Write one self-contained HTML page of plots for SCORES.jsonl (from prefcert score -o)."""
+    """Write one self-contained HTML page of plots for SCORES: files of scored records
+    (from prefcert score -o) or Inspect logs (.eval files or folders), scored here."""
     from ..bench.report import load_scores, scores_report
     try:
-        rows = load_scores(scores)
+        rows: list = []
+        logs = [x for x in scores if _is_log(x)]
+        for x in scores:
+            if not _is_log(x):
+                rows += load_scores(x)
+        if logs:
+            from ..bench.inspect.logs import log_samples, score_samples
+            rows += score_samples(log_samples(logs))
         if not rows:
-            raise InstanceError("holds no scored records", file=str(scores))
+            raise InstanceError("holds no scored records", file=str(scores[0]))
     except InstanceError as e:
         bad_input(e)
     scores_report(rows, title).write(out)

@@ -205,7 +205,8 @@ def _print_audit(a: dict) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
 def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, as_json):
     """Rational value risk of sampled model ANSWERS (JSONL: one {"id", "answer"} per
-    sample, or {"id", "answers": [...]}) to a generated benchmark PROMPTS, with prefcert as
+    sample, or {"id", "answers": [...]}) to a generated benchmark PROMPTS — or an Inspect
+    log of a prefcert task (PROMPTS alone: its epochs are the K samples) — with prefcert as
     the deterministic verifier: the M × K utility matrix, DEU, REU under both readings
     (certified 1; best-of-K), RVR with 95 % prompt-bootstrap intervals, the three error
     bounds at δ, and the parse-failure rate."""
@@ -225,11 +226,16 @@ def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, a
                        parse_failure_rate=None, timeout_rate=None, suites=["external"],
                        uncertified_prompts=sum(s.get("reu_certified", 1) is None for s in scored))
         else:
-            if prompts is None or answers is None:
-                raise InstanceError("give PROMPTS and ANSWERS (or --utilities)")
-            from ..bench.score import Benchmark
-            bench = Benchmark.read(prompts)
-            scored = rk.score_samples(bench, rk.read_samples(answers))
+            from ..bench.inspect.logs import is_log
+            if prompts is not None and answers is None and is_log(prompts):
+                from ..bench.inspect.logs import log_samples, risk_samples
+                scored = risk_samples(log_samples([prompts]))    # the epochs are the K samples
+            elif prompts is None or answers is None:
+                raise InstanceError("give PROMPTS and ANSWERS, an Inspect log, or --utilities")
+            else:
+                from ..bench.score import Benchmark
+                bench = Benchmark.read(prompts)
+                scored = rk.score_samples(bench, rk.read_samples(answers))
             res = rk.risk_table(scored, delta=delta, resamples=resamples, seed=seed, by=by)
     except InstanceError as e:
         bad_input(e)
