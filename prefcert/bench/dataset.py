@@ -4,6 +4,7 @@ reward function backed by the checker."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..api import arguments as arg
@@ -116,6 +117,14 @@ def entry_from(prompt: Mapping[str, Any], labels, instances, seed: int | None = 
     meta["labels"] = labs
     meta["instances"] = {i: instances[i] for i in ids}
     return {"question": prompt["prompt"], "answer": prompt["answer"], "metadata": meta}
+
+
+def benchmark_entries(folder: str | Path) -> list[DatasetEntry]:
+    """The entries of a benchmark made by ``prefcert generate`` (its prompts with their
+    labels and instances), in prompt order."""
+    from .score import Benchmark
+    b = Benchmark.read(folder)
+    return [entry_from(p, b.labels, b.instances) for p in b.prompts]
 
 
 def create_dataset(suite: str, size: int | None = None, seed: int | None = None, *,

@@ -106,7 +106,12 @@ def metrics(scores: Sequence[dict]) -> list[dict]:
         for v in ("correct", "incorrect", "invalid", "timeout"):
             out.append(proportion(f"share_{v}", {"suite": name},
                                   sum(1 for s in mine if s["verdict"] == v), len(mine)))
-        out += suite(name).metrics(mine)
+        try:
+            out += suite(name).metrics(mine)
+        except ValueError as e:        # e.g. paired metrics over a partial run (--limit)
+            out.append({"metric": "suite_metrics_unavailable",
+                        "group": {"suite": name, "reason": str(e)}, "k": None,
+                        "n": len(mine), "value": None, "low": None, "high": None})
     return out
 
 

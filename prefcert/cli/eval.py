@@ -39,6 +39,10 @@ def _task_arg(value: str) -> tuple[str, object]:
 @click.option("--max-tokens", type=click.IntRange(min=1), default=8192, show_default=True)
 @click.option("--max-connections", type=click.IntRange(min=1), default=8, show_default=True,
               help="Concurrent requests per model.")
+@click.option("--max-retries", type=click.IntRange(min=0),
+              help="Retries of a failed model request (default: Inspect's).")
+@click.option("--retry-attempts", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Whole-run retries of a failed log, within this command.")
 @click.option("--seed", type=int, help="Suite seed (default: the suite's).")
 @click.option("--sizes", help="Keep these sizes (comma-separated).")
 @click.option("--per-cell", type=click.IntRange(min=1), help="Instances per cell.")
@@ -47,7 +51,8 @@ def _task_arg(value: str) -> tuple[str, object]:
 @click.option("-T", "task_args", multiple=True, metavar="NAME=VALUE",
               help="A task parameter, e.g. -T format=mcq (a cell factor's level).")
 def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature, max_tokens,
-                 max_connections, seed, sizes, per_cell, benchmark, task_args):
+                 max_connections, max_retries, retry_attempts, seed, sizes, per_cell,
+                 benchmark, task_args):
     """Run SUITE on one or more models through Inspect AI (progress, retries and
     concurrency are Inspect's); score and report the logs with 'prefcert score LOG_DIR'
     and 'prefcert report LOG_DIR -o report.html'."""
@@ -68,7 +73,8 @@ def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature
                                 "'prefcert[inspect]')") from None
         ok, logs = evaluate(suite_name, models, log_dir=log_dir, limit=limit, epochs=epochs,
                             task_args=args, temperature=temperature, max_tokens=max_tokens,
-                            max_connections=max_connections)
+                            max_connections=max_connections, max_retries=max_retries,
+                            retry_attempts=retry_attempts, retry_wait=1.0)
     except InstanceError as e:
         bad_input(e)
     for log in logs:

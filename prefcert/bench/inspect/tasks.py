@@ -24,8 +24,10 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset, Sample
 from inspect_ai.solver import generate
+from inspect_ai.util import registry_info
 
 from ...formal.errors import InstanceError
+from ..dataset import benchmark_entries
 from ..suites import SUITES
 from .scorer import prefcert_scorer
 from .solver import refinement
@@ -104,15 +106,6 @@ def _levels(value: Any, what: str) -> list | None:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def benchmark_entries(folder: str | Path) -> list[dict]:
-    """The entries of a generated benchmark (its prompts with their labels and
-    instances)."""
-    from ..dataset import entry_from
-    from ..score import Benchmark
-    b = Benchmark.read(folder)
-    return [entry_from(p, b.labels, b.instances) for p in b.prompts]
-
-
 def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
                per_cell: int | None = None, encoding: str = "json",
                benchmark: str | None = None, rounds: int = 1, **cells: Any) -> Task:
@@ -142,6 +135,9 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
                           "benchmark": benchmark, "rounds": rounds, "cells": cells})
 
 
+NAMESPACE = "prefcert"
+
+
 def _register(name: str):
     def factory(seed: int | None = None, sizes: Any = None, per_cell: int | None = None,
                 encoding: str = "json", benchmark: str | None = None, rounds: int = 1,
@@ -150,7 +146,13 @@ def _register(name: str):
                           encoding=encoding, benchmark=benchmark, rounds=rounds, **cells)
     factory.__name__ = name.replace("-", "_")
     factory.__doc__ = f"The prefcert suite {name} (see prefcert.bench.inspect.tasks)."
-    return task(name=name)(factory)
+    registered = task(name=name)(factory)
+    if registry_info(registered).name != f"{NAMESPACE}/{name}":
+        # Inspect namespaces a task by the installed package it comes from; run from a
+        # source checkout (whose prefcert.egg-info hides the install record) it sees
+        # none, so the namespace is given here
+        registered = task(name=f"{NAMESPACE}/{name}")(factory)
+    return registered
 
 
 #: suite name -> its registered Inspect task factory
