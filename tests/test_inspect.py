@@ -170,6 +170,28 @@ def test_logs_flow_into_score_report_and_risk_with_epochs(tmp_path):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
+def test_a_failed_run_is_scored_with_its_unanswered_samples_as_timeouts(tmp_path):
+    suite = "voting-manipulation"
+    es = entries(suite, 2)
+    gold = {e["question"]: e["answer"] for e in es}
+
+    def script(messages, tools, tool_choice, config):
+        if messages[0].text == es[1]["question"]:
+            raise RuntimeError("the provider broke")
+        return output(gold[messages[0].text])
+
+    model = get_model("mockllm/model", custom_outputs=script)
+    (log,) = inspect_eval(f"prefcert/{suite}", model=model, log_dir=str(tmp_path),
+                          display="none", task_args=SMALL[suite], limit=2, max_samples=1)
+    assert log.status == "error"
+    out = tmp_path / "s.jsonl"
+    r = run("score", log.location, "-o", str(out))
+    assert "status error" in r.stderr and "score as timeouts" in r.stderr
+    recs = {x["id"]: x for x in map(json.loads, out.read_text().splitlines())}
+    assert recs[es[1]["metadata"]["id"]]["verdict"] == "timeout"
+    assert all(x["verdict"] in ("correct", "timeout") for x in recs.values())
+
+
 def test_openai_compatible_provider_over_http_with_a_retry_and_a_resumed_run(tmp_path):
     suite = "voting-manipulation"
     es = entries(suite, 4)

@@ -42,7 +42,8 @@ def _sizes(value: str | None, suite) -> tuple | None:
 @click.option("--overwrite", is_flag=True, help="Replace a benchmark already in OUT.")
 def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, overwrite):
     """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),
-    prompts.jsonl (or .parquet) and manifest.json. Same seed, same bytes."""
+    prompts.jsonl (or data/<split>.parquet and a datasets card README.md) and
+    manifest.json. Same seed, same bytes."""
     from ..bench.generate import generate as run
     from ..bench.generate import print_summary
     from ..bench.suites import suite as get_suite
@@ -104,8 +105,11 @@ def score(sources, out, against, model, as_json):
             if against or model:
                 raise InstanceError("--against and --model are for answers files (a log "
                                     "names its model)")
-            from ..bench.inspect.logs import log_samples, score_samples
-            scores = score_samples(log_samples(sources))
+            from ..bench.inspect.logs import log_samples, score_samples, unfinished
+            samples = log_samples(sources)
+            for line in unfinished(samples):
+                click.echo(f"prefcert: {line}", err=True)
+            scores = score_samples(samples)
             other = None
         else:
             if len(sources) != 2:

@@ -52,7 +52,8 @@ def _tokens(sample: Any) -> dict[str, int]:
 def log_samples(paths: Iterable[str | Path]) -> list[dict]:
     """One record per (sample, epoch) of the logs: ``record`` (the prompt record with its
     ``labels`` and ``instances``), ``answer`` (None: a timeout), ``model``, ``epoch``,
-    ``sample_id``, ``log``, ``timing`` (total and working seconds), ``tokens`` and the
+    ``sample_id``, ``log`` (its file) and ``log_status`` (Inspect's: ``success``,
+    ``error``, ``cancelled`` …), ``timing`` (total and working seconds), ``tokens`` and the
     refinement ``rounds`` when there were several. InstanceError naming the file for a
     file that is no Inspect log, a log without samples, or a sample of a task that is not
     prefcert's."""
@@ -78,13 +79,26 @@ def log_samples(paths: Iterable[str | Path]) -> list[dict]:
                 raise InstanceError("a sample without prefcert's metadata (not a prefcert "
                                     "task)", file=str(f), value=s.id)
             rec = {"record": meta, "answer": _answer(s), "model": log.eval.model,
-                   "epoch": s.epoch, "sample_id": s.id, "log": f.name,
+                   "epoch": s.epoch, "sample_id": s.id, "log": str(f),
+                   "log_status": log.status,
                    "timing": {"total_time": s.total_time, "working_time": s.working_time},
                    "tokens": _tokens(s)}
             if (s.store or {}).get(ROUNDS):
                 rec["rounds"] = s.store[ROUNDS]
             out.append(rec)
     return out
+
+
+def unfinished(samples: Sequence[dict]) -> list[str]:
+    """One line per log of ``samples`` that did not end in success: its file, its status
+    and how many of its samples have no answer (they score as timeouts)."""
+    by: dict[str, list[dict]] = {}
+    for s in samples:
+        if s.get("log_status", "success") != "success":
+            by.setdefault(s["log"], []).append(s)
+    return [f"{log}: the run ended with status {group[0]['log_status']}; "
+            f"{sum(s['answer'] is None for s in group)} of its {len(group)} samples have no "
+            f"answer and score as timeouts" for log, group in by.items()]
 
 
 def score_samples(samples: Sequence[dict]) -> list[dict]:
