@@ -1,8 +1,8 @@
 """The refinement protocol of Khanna & Wang (2026, §5) as a multi-turn Inspect solver:
 the model answers; prefcert scores the answer; a wrong answer gets the suite's verifier
 feedback (:func:`prefcert.bench.refine.feedback`: capped blocking pairs or coalitions,
-never the solution, never whether a solution exists) as a user message with the attempts
-left; up to ``rounds`` answers, stopping at the first correct one. Every round's verdict is
+never the solution; ``{}`` on a feasible instance is told that a solution exists, as in
+the paper's protocol) as a user message with the attempts left; up to ``rounds`` answers, stopping at the first correct one. Every round's verdict is
 kept in the sample's store (``prefcert_rounds``: round, answer, verdict, feedback), logged
 as an info event, and copied into the score's metadata.
 
