@@ -78,6 +78,9 @@ def test_score_answer_and_reward_read_a_loaded_row(benches, tmp_path):
     completions = [[{"role": "assistant", "content": a if k % 2 else WRONG}]
                    for k, a in enumerate(batch["answer"])]
     assert prefcert.reward(prompts, completions, **batch) == [0.0, 1.0] * 3
+    # what GRPO adds beside the columns is not read
+    assert prefcert.reward(prompts, completions, completion_ids=[[1]] * 6,
+                           trainer_state=object(), **batch) == [0.0, 1.0] * 3
     texts = [a if k < 2 else None for k, a in enumerate(batch["answer"])]
     assert prefcert.reward(prompts, texts, **batch) == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
 

@@ -98,30 +98,15 @@ def entry_of(built: Mapping[str, Any], variant: int, seed: int | None = None) ->
     """The dataset entry of one prompt of a built task (``{"prompts", "labels",
     "instances"}``): the prompt record less its text, with the labels it is scored on
     (without the file position, which means nothing here) and the instances they read."""
+    from .design import entry_from
     p = built["prompts"][variant]
     return entry_from(p, built["labels"], built["instances"], seed)
-
-
-def entry_from(prompt: Mapping[str, Any], labels, instances, seed: int | None = None
-               ) -> DatasetEntry:
-    """The entry of one prompt record given the benchmark's labels and instances (lists
-    or id -> record maps)."""
-    labels = labels if isinstance(labels, Mapping) else {lab["label_id"]: lab for lab in labels}
-    instances = instances if isinstance(instances, Mapping) else {i["id"]: i for i in instances}
-    labs = [{k: v for k, v in labels[i].items() if k != "source"}
-            for i in prompt["gold_label_ids"]]
-    ids = list(dict.fromkeys([*prompt["instance_ids"], *(lab["id"] for lab in labs)]))
-    meta = {k: v for k, v in prompt.items() if k != "prompt"}
-    if seed is not None:
-        meta["seed"] = seed
-    meta["labels"] = labs
-    meta["instances"] = {i: instances[i] for i in ids}
-    return {"question": prompt["prompt"], "answer": prompt["answer"], "metadata": meta}
 
 
 def benchmark_entries(folder: str | Path) -> list[DatasetEntry]:
     """The entries of a benchmark made by ``prefcert generate`` (its prompts with their
     labels and instances), in prompt order."""
+    from .design import entry_from
     from .score import Benchmark
     b = Benchmark.read(folder)
     return [entry_from(p, b.labels, b.instances) for p in b.prompts]
@@ -265,7 +250,8 @@ def reward(prompts: Sequence[Any] | None, completions: Sequence[Any], **columns:
         One completion per prompt: a text, or a conversation (a list of ``{"role",
         "content"}`` messages; the last one is the answer).
     **columns
-        The dataset's columns, one value per completion, as the trainer passes them:
+        The dataset's columns, one value per completion, as the trainer passes them
+        (other keyword arguments, such as a trainer's state, are not read):
         ``metadata`` (entries of :func:`create_dataset`), or the columns of the Parquet
         prompts table (``labels``, ``instances``, ``task``, ``cell`` …).
 
@@ -278,7 +264,7 @@ def reward(prompts: Sequence[Any] | None, completions: Sequence[Any], **columns:
     ------
     InstanceError
         Columns that hold no prompt record (neither ``metadata`` nor ``labels`` and
-        ``instances``).
+        ``instances``), or a column without one value per completion.
 
     Examples
     --------
@@ -290,7 +276,13 @@ def reward(prompts: Sequence[Any] | None, completions: Sequence[Any], **columns:
     -----
     One scoring per completion (the same verdict as ``prefcert score``).
     """
-    arg.sequence(completions, "completions", "completions")
+    completions = list(arg.sequence(completions, "completions", "completions"))
+    if "metadata" in columns:
+        columns = {"metadata": columns["metadata"]}
+    else:                    # the row columns; a trainer's other arguments (its state …) left
+        columns = {k: v for k, v in columns.items()
+                   if isinstance(v, Sequence) and not isinstance(v, (str, bytes))}
+    columns = {k: arg.parallel(v, k, len(completions), "values") for k, v in columns.items()}
     out = []
     for i, c in enumerate(completions):
         if isinstance(c, (list, tuple)):

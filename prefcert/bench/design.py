@@ -216,3 +216,21 @@ class Suite:
             for cell in row.cells():
                 out[canonical(cell)] = out.get(canonical(cell), 0) + k
         return out
+
+
+def entry_from(prompt: Mapping[str, Any], labels, instances, seed: int | None = None
+               ) -> dict:
+    """The dataset entry (``{"question", "answer", "metadata"}``, see
+    :func:`prefcert.create_dataset`) of one prompt record given the benchmark's labels and
+    instances (lists or id -> record maps)."""
+    labels = labels if isinstance(labels, Mapping) else {lab["label_id"]: lab for lab in labels}
+    instances = instances if isinstance(instances, Mapping) else {i["id"]: i for i in instances}
+    labs = [{k: v for k, v in labels[i].items() if k != "source"}
+            for i in prompt["gold_label_ids"]]
+    ids = list(dict.fromkeys([*prompt["instance_ids"], *(lab["id"] for lab in labs)]))
+    meta = {k: v for k, v in prompt.items() if k != "prompt"}
+    if seed is not None:
+        meta["seed"] = seed
+    meta["labels"] = labs
+    meta["instances"] = {i: instances[i] for i in ids}
+    return {"question": prompt["prompt"], "answer": prompt["answer"], "metadata": meta}

@@ -341,7 +341,7 @@ def parquet_rows(prompts: Sequence[dict], labels: Sequence[dict], instances: Seq
     """One self-contained row per prompt: the prompt record with the ``labels`` it is
     scored on and the ``instances`` they read (a list of instance records), so that
     ``prefcert.score_answer(row["answer"], row)`` works on a row alone."""
-    from .dataset import entry_from
+    from .design import entry_from
     out = []
     for p in prompts:
         meta = entry_from(p, labels, instances)["metadata"]
