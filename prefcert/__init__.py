@@ -76,7 +76,7 @@ if TYPE_CHECKING:
         Manipulation,
         Repair,
     )
-    from .bench.dataset import create_dataset, score_answer
+    from .bench.dataset import create_dataset, reward, score_answer
     from .bench.rational_value_risk.risk import (
         error_bounds,
         pass_at_k,
@@ -116,7 +116,7 @@ _EXPORTS: dict[str, str] = {
     "consistency_audit": "prefcert.bench.self_consistency.audit",
     **dict.fromkeys(["parse_ballot", "render_prompt", "score_ballot", "baselines"],
                     "prefcert.bench.voting_manipulation.ballots"),
-    **dict.fromkeys(["create_dataset", "score_answer"], "prefcert.bench.dataset"),
+    **dict.fromkeys(["create_dataset", "score_answer", "reward"], "prefcert.bench.dataset"),
     **dict.fromkeys(["rational_value_risk", "error_bounds", "pass_at_k"],
                     "prefcert.bench.rational_value_risk.risk"),
     "minimal_counterexample": "prefcert.api.counterexample",
@@ -140,7 +140,7 @@ __all__ = [
     "intransitive_cycle", "label", "max_cardinality_pareto_optimal", "min_l1_repair",
     "min_l2_repair", "minimal_counterexample", "minimum_feedback_arc_set", "necessary_winner",
     "parse_ballot", "pass_at_k", "possible_winner", "rank_maximal", "rational_value_risk",
-    "read", "render_prompt", "score_answer", "score_ballot", "score_response",
+    "read", "render_prompt", "reward", "score_answer", "score_ballot", "score_response",
     "serial_dictatorship", "single_voter_manipulation", "smallest_coalitions", "strict_core",
     "strongly_stable_matching", "super_stable_matching", "top_trading_cycles",
     "utilitarian_matching", "weakly_stable_matching",

@@ -439,14 +439,14 @@ def test_dataset_api_doctests_and_parquet(tmp_path):
     run("generate", "indeterminacy-algorithmic", "-o", str(out), "--per-cell", "1",
         "--sizes", "10", "--format", "parquet")
     import pyarrow.parquet as pq
-    t = pq.read_table(out / "prompts.parquet")
+    t = pq.read_table(out / "data" / "size_10.parquet")      # one split per size
     assert t.num_rows == 61 and {"id", "prompt", "answer", "cell"} <= set(t.column_names)
     from prefcert.bench.generate import read_prompts
-    rows = read_prompts(out / "prompts.parquet")
+    rows = read_prompts(out / "data")
     assert isinstance(rows[0]["cell"], dict)
     a = tmp_path / "a.jsonl"
     a.write_text("".join(json.dumps({"id": r["id"], "answer": r["answer"]}) + "\n" for r in rows))
-    r = run("score", str(out / "prompts.parquet"), str(a), "--json")
+    r = run("score", str(out), str(a), "--json")
     share = [json.loads(x) for x in r.stdout.splitlines() if '"share_correct"' in x]
     assert share[0]["k"] == share[0]["n"] == 61
 

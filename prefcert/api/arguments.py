@@ -130,6 +130,14 @@ def sequence(value: object, name: str, what: str) -> Iterable[Any]:
     return value
 
 
+def parallel(value: object, name: str, n: int, what: str) -> list[Any]:
+    """A sequence of exactly ``n`` items (one column value per row, per completion …)."""
+    items = list(sequence(value, name, what))
+    if len(items) != n:
+        _fail(name, f"{len(items)} {what} for {n}", len(items))
+    return items
+
+
 def optional_sequence(value: object, name: str, what: str) -> Iterable[Any] | None:
     """None, or a sequence as for :func:`sequence`."""
     return None if value is None else sequence(value, name, what)

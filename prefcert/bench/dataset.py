@@ -3,12 +3,113 @@ Hugging Face ``datasets``): entries with ``question``, ``answer`` and ``metadata
 reward function backed by the checker."""
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..api import arguments as arg
 from ..api.types import DatasetEntry
+
+
+class SuiteDataset(Sequence):
+    """A suite's design as a lazy sequence of dataset entries: entry ``i`` is sampled,
+    certified and rendered when it is first read, from the seed and ``i`` alone.
+
+    The order is a permutation of the design's tasks drawn from the seed (the variants of
+    one task stay adjacent, so paired formats stay paired under any prefix); each task is
+    the draw :func:`prefcert.bench.generate.build` makes at the same design position, so
+    an entry's prompt ``id`` is the one ``prefcert generate`` gives it with the same seed,
+    sizes and per-cell count. ``cells`` keeps the cells whose factors have the given levels
+    (factor -> level or list of levels). Reading entry ``i`` costs one task's sampling and
+    certification (cached: the other variants of the task are then free).
+    """
+
+    def __init__(self, suite: str, *, seed: int | None = None,
+                 sizes: Sequence[int] | None = None, per_cell: int | None = None,
+                 encoding: str = "json", cells: Mapping[str, Any] | None = None):
+        import numpy as np
+
+        from ..formal.errors import InstanceError
+        from .design import derive_seed
+        from .generate import ENCODINGS, design_tasks
+        from .suites import suite as get_suite
+        self.suite = get_suite(suite)
+        self.seed = self.suite.seed if seed is None else seed
+        self.sizes = tuple(self.suite.sizes if sizes is None else sizes)
+        bad = [x for x in self.sizes if x not in self.suite.sizes]
+        if bad or not self.sizes:
+            raise InstanceError(f"suite {suite} has sizes "
+                                f"{', '.join(map(str, self.suite.sizes))}",
+                                value=bad[0] if bad else "")
+        if encoding not in ENCODINGS:
+            raise InstanceError(f"encoding must be one of {', '.join(ENCODINGS)}",
+                                value=encoding)
+        self.per_cell, self.encoding = per_cell, encoding
+        tasks = design_tasks(self.suite, sizes=self.sizes, per_cell=per_cell)
+        wanted = _cell_filter(self.suite, cells or {}, tasks)
+        order = np.random.default_rng(derive_seed(self.seed, "dataset")).permutation(len(tasks))
+        self._tasks = tasks
+        self._items = [(int(t), j) for t in order for j, v in enumerate(tasks[int(t)][0].variants)
+                       if wanted({**tasks[int(t)][0].factors, **v})]
+        self._built: dict[int, dict] = {}
+        self.tasks_built = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i):                  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        t, j = self._items[i]
+        return entry_of(self._task(t), j, self.seed)
+
+    def id_of(self, i: int) -> str:
+        """The prompt id of entry ``i``, without building it."""
+        t, j = self._items[i]
+        return f"{self._tasks[t][2] + j:05d}"
+
+    def _task(self, t: int) -> dict:
+        if t not in self._built:
+            from .generate import build_task
+            row, index, number = self._tasks[t]
+            if len(self._built) >= 64:          # bounded: a long run keeps few tasks
+                self._built.pop(next(iter(self._built)))
+            self._built[t] = build_task(self.suite, row, index, number, seed=self.seed,
+                                        encoding=self.encoding)
+            self.tasks_built += 1
+        return self._built[t]
+
+
+def _cell_filter(suite, cells: Mapping[str, Any], tasks):
+    """A predicate on cells: every factor of ``cells`` has one of the given levels.
+    InstanceError for a factor no cell has."""
+    from ..formal.errors import InstanceError
+    known = {k for row, _, _ in tasks for c in row.cells() for k in c}
+    for k in cells:
+        if k not in known:
+            raise InstanceError(f"suite {suite.name} has no factor {k!r} (factors: "
+                                f"{', '.join(sorted(known))})", value=k)
+    want = {k: {str(x).lower() for x in (v if isinstance(v, (list, tuple)) else [v])}
+            for k, v in cells.items()}
+    return lambda cell: all(str(cell.get(k)).lower() in vs for k, vs in want.items())
+
+
+def entry_of(built: Mapping[str, Any], variant: int, seed: int | None = None) -> DatasetEntry:
+    """The dataset entry of one prompt of a built task (``{"prompts", "labels",
+    "instances"}``): the prompt record less its text, with the labels it is scored on
+    (without the file position, which means nothing here) and the instances they read."""
+    from .design import entry_from
+    p = built["prompts"][variant]
+    return entry_from(p, built["labels"], built["instances"], seed)
+
+
+def benchmark_entries(folder: str | Path) -> list[DatasetEntry]:
+    """The entries of a benchmark made by ``prefcert generate`` (its prompts with their
+    labels and instances), in prompt order."""
+    from .design import entry_from
+    from .score import Benchmark
+    b = Benchmark.read(folder)
+    return [entry_from(p, b.labels, b.instances) for p in b.prompts]
 
 
 def create_dataset(suite: str, size: int | None = None, seed: int | None = None, *,
@@ -22,15 +123,17 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
         A registered suite, e.g. ``"indeterminacy-preference"`` or
         ``"indeterminacy-algorithmic"`` (``prefcert suites`` lists them).
     size : int, optional
-        Number of entries. The design is generated with just enough instances per cell
-        (``ceil(size / cells)``) and ``size`` prompts are kept, spread over the cells by a
-        permutation drawn from ``seed``. Default: the whole design.
+        Number of entries: the first ``size`` entries of the design in a task order drawn
+        from ``seed`` (spread over the cells; the variants of a task adjacent). Only
+        the tasks of those entries are sampled and certified. Default: the whole design.
     seed : int, optional
-        Suite seed (default: the suite's); the same seed gives the same entries.
+        Suite seed (default: the suite's); entry ``i`` depends on the seed and ``i`` only
+        (not on ``size``).
     sizes : sequence of int, optional
         Keep only these instance sizes (levels of the suite's ``size`` factor).
     per_cell : int, optional
-        Instances per cell (overrides the choice made from ``size``).
+        Instances per cell of the design the entries are drawn from (default: the
+        suite's).
 
     Returns
     -------
@@ -56,19 +159,15 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
 
     Notes
     -----
-    Cost: the suite's sampling and certification for the cells generated (see
-    ``docs/suites.md``); every label is verified by the checker before it is returned.
+    Cost: the sampling and certification of the tasks behind the ``size`` entries (one
+    task per prompt variant group; :class:`SuiteDataset` reads them lazily); every label
+    is verified by the checker before it is returned.
 
     References
     ----------
     Khanna & Wang, "Preference reasoning under indeterminacy in large language models",
     2026 (the two shipped designs).
     """
-    import numpy as np
-
-    from .design import derive_seed
-    from .generate import build
-    from .suites import suite as get_suite
     arg.text(suite, "suite")
     if size is not None:
         arg.integer(size, "size", minimum=0)
@@ -80,27 +179,10 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
             arg.integer(x, "sizes")
     if per_cell is not None:
         arg.integer(per_cell, "per_cell", minimum=1)
-    s = get_suite(suite)
-    if per_cell is None and size is not None:
-        cells = len(s.composition(sizes, per_cell=1))
-        per_cell = max(1, math.ceil(size / max(1, cells)))
-    b = build(s, seed=seed, sizes=sizes, per_cell=per_cell)
-    prompts = b["prompts"]
-    if size is not None and size < len(prompts):
-        rng = np.random.default_rng(derive_seed(b["manifest"]["seed"], "dataset", size))
-        keep = sorted(int(i) for i in rng.permutation(len(prompts))[:size])
-        prompts = [prompts[i] for i in keep]
-    labels = {lab["label_id"]: lab for lab in b["labels"]}
-    insts = {i["id"]: i for i in b["instances"]}
-    out: list[DatasetEntry] = []
-    for p in prompts:
-        labs = [labels[i] for i in p["gold_label_ids"]]
-        ids = list(dict.fromkeys([*p["instance_ids"], *(lab["id"] for lab in labs)]))
-        meta = {k: v for k, v in p.items() if k != "prompt"}
-        meta["labels"] = labs
-        meta["instances"] = {i: insts[i] for i in ids}
-        out.append({"question": p["prompt"], "answer": p["answer"], "metadata": meta})
-    return out
+    ds = SuiteDataset(suite, seed=seed, sizes=None if sizes is None else list(sizes),
+                      per_cell=per_cell)
+    n = len(ds) if size is None else min(size, len(ds))
+    return [ds[i] for i in range(n)]
 
 
 def score_answer(answer: str | None, entry: DatasetEntry | Mapping[str, Any], *,
@@ -114,7 +196,8 @@ def score_answer(answer: str | None, entry: DatasetEntry | Mapping[str, Any], *,
         The model's text (an ``<answer>…</answer>`` block, a code fence or a bare answer);
         None is a timeout.
     entry : dict
-        An entry of :func:`create_dataset`.
+        An entry of :func:`create_dataset`, or a row of a ``prefcert generate --format
+        parquet`` table loaded with ``datasets`` or pyarrow.
     parse : {"lenient", "strict"}, default "lenient"
         How the answer is read, as ``prefcert score --parse``: ``lenient`` applies the
         reading policy of :mod:`prefcert.bench.answers` (answer tags, final lines,
@@ -139,6 +222,78 @@ def score_answer(answer: str | None, entry: DatasetEntry | Mapping[str, Any], *,
     from .score import score_prompt
     arg.text(answer, "answer", optional=True)
     how = arg.choice(parse, "parse", ("lenient", "strict"))
-    meta = arg.mapping(entry, "entry", "(an entry of create_dataset)")["metadata"]
+    meta = record_of(arg.mapping(entry, "entry", "(an entry of create_dataset)"))
     e = Entry(meta["labels"], meta["instances"], parse=how)
     return 1.0 if score_prompt(meta, answer, e)["verdict"] == "correct" else 0.0
+
+
+def record_of(entry: Mapping[str, Any]) -> dict:
+    """The scorer's prompt record (with ``labels`` and ``instances``) of a dataset entry
+    (``{"question", "answer", "metadata"}``) or of a row of the Parquet prompts table as
+    ``datasets`` or pyarrow load it (its JSON text columns decoded, the nulls that Arrow
+    structs add for keys a row does not have dropped)."""
+    from .generate import decode_row
+    if "metadata" in entry:
+        return dict(entry["metadata"])
+    row = decode_row(dict(entry))
+    if "labels" not in row or "instances" not in row:
+        from ..formal.errors import InstanceError
+        raise InstanceError("the row has no labels or instances (a prompts table from "
+                            "prefcert generate --format parquet has both)")
+    return row
+
+
+def reward(prompts: Sequence[Any] | None, completions: Sequence[Any], **columns: Any
+           ) -> list[float]:
+    """Rewards for an RL trainer: one float per completion, from :func:`score_answer`
+    (TRL's and ``verifiers``' reward-function shape).
+
+    Parameters
+    ----------
+    prompts : sequence or None
+        The prompts (not read: the dataset columns say which prompt was answered).
+    completions : sequence of str or of message lists
+        One completion per prompt: a text, or a conversation (a list of ``{"role",
+        "content"}`` messages; the last one is the answer).
+    **columns
+        The dataset's columns, one value per completion, as the trainer passes them
+        (other keyword arguments, such as a trainer's state, are not read):
+        ``metadata`` (entries of :func:`create_dataset`), or the columns of the Parquet
+        prompts table (``labels``, ``instances``, ``task``, ``cell`` …).
+
+    Returns
+    -------
+    list of float
+        1.0 for a correct completion, else 0.0.
+
+    Raises
+    ------
+    InstanceError
+        Columns that hold no prompt record (neither ``metadata`` nor ``labels`` and
+        ``instances``), or a column without one value per completion.
+
+    Examples
+    --------
+    >>> ds = create_dataset("indeterminacy-algorithmic", size=2, seed=1, sizes=[10])
+    >>> reward(None, [ds[0]["answer"], "no idea"], metadata=[e["metadata"] for e in ds])
+    [1.0, 0.0]
+
+    Notes
+    -----
+    One scoring per completion (the same verdict as ``prefcert score``).
+    """
+    completions = list(arg.sequence(completions, "completions", "completions"))
+    if "metadata" in columns:
+        columns = {"metadata": columns["metadata"]}
+    else:                    # the row columns; a trainer's other arguments (its state …) left
+        columns = {k: v for k, v in columns.items()
+                   if isinstance(v, Sequence) and not isinstance(v, (str, bytes))}
+    columns = {k: arg.parallel(v, k, len(completions), "values") for k, v in columns.items()}
+    out = []
+    for i, c in enumerate(completions):
+        if isinstance(c, (list, tuple)):
+            c = c[-1]["content"] if c else None
+        row = {"metadata": columns["metadata"][i]} if "metadata" in columns else \
+            {k: v[i] for k, v in columns.items()}
+        out.append(score_answer(None if c is None else str(c), row))
+    return out

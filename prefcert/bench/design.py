@@ -201,7 +201,8 @@ class Suite:
     the engines that certify the labels (default: the oracle alone; a suite may ask for
     several, which must then agree); ``size_tests``: the tests across sizes its paper
     reports (:class:`SizeTests`; None when the paper reports none — ``prefcert score``
-    then shows none unless asked for every pair of sizes with ``--size-tests all``).
+    then shows none unless asked for every pair of sizes with ``--size-tests all``);
+    ``citation``: the paper the design comes from (for dataset cards).
     """
 
     name: str
@@ -222,6 +223,7 @@ class Suite:
     engines: Sequence[str] | None = None
     calibration_title: str = "calibration"
     size_tests: SizeTests | None = None
+    citation: str | None = None
 
     def composition(self, sizes: Sequence[Any] | None = None,
                     per_cell: int | None = None) -> dict[str, int]:
@@ -232,3 +234,21 @@ class Suite:
             for cell in row.cells():
                 out[canonical(cell)] = out.get(canonical(cell), 0) + k
         return out
+
+
+def entry_from(prompt: Mapping[str, Any], labels, instances, seed: int | None = None
+               ) -> dict:
+    """The dataset entry (``{"question", "answer", "metadata"}``, see
+    :func:`prefcert.create_dataset`) of one prompt record given the benchmark's labels and
+    instances (lists or id -> record maps)."""
+    labels = labels if isinstance(labels, Mapping) else {lab["label_id"]: lab for lab in labels}
+    instances = instances if isinstance(instances, Mapping) else {i["id"]: i for i in instances}
+    labs = [{k: v for k, v in labels[i].items() if k != "source"}
+            for i in prompt["gold_label_ids"]]
+    ids = list(dict.fromkeys([*prompt["instance_ids"], *(lab["id"] for lab in labs)]))
+    meta = {k: v for k, v in prompt.items() if k != "prompt"}
+    if seed is not None:
+        meta["seed"] = seed
+    meta["labels"] = labs
+    meta["instances"] = {i: instances[i] for i in ids}
+    return {"question": prompt["prompt"], "answer": prompt["answer"], "metadata": meta}

@@ -172,26 +172,9 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     instances, labels, ids = certify(tasks, engines=suite.engines or ENGINES,
                                      progress=progress, jobs=jobs)
     t2 = time.perf_counter()
-    by_id = {lab["label_id"]: lab for lab in labels}
-    prompts = []
-    composition: Counter = Counter()
-    for row, index, task in tasks:
-        gold_ids = [ids[(iid, canonical(q))] for iid, q in task.questions]
-        labs = [by_id[i] for i in gold_ids]
-        for variant in row.variants:
-            cell = {**row.factors, **variant}
-            r = suite.render(task, variant, Context(seed, row, index, stats, variant, encoding))
-            rec = {"id": f"{len(prompts) + 1:05d}", "suite": suite.name,
-                   "instance_id": task.instances[0]["id"] if task.instances else None,
-                   "instance_ids": [i["id"] for i in task.instances],
-                   "question": task.payload.get("question"),
-                   "format": variant.get("format", canonical(dict(variant))),
-                   "cell": cell, "prompt": r.text, "answer_shape": r.answer_shape,
-                   "gold_label_ids": gold_ids,
-                   "answer": suite.gold(task, variant, labs, r), "task": task.payload,
-                   **r.extra}
-            prompts.append(rec)
-            composition[canonical(cell)] += 1
+    prompts = render_tasks(suite, tasks, labels, ids, seed=seed, stats=stats,
+                           encoding=encoding)
+    composition: Counter = Counter(canonical(p["cell"]) for p in prompts)
     from .. import __version__
     verdicts = Counter(f"{_qname(lab['question'])}:{lab['verdict']}" for lab in labels)
     manifest = {
@@ -212,6 +195,69 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     seconds = {"sample": t1 - t0, "certify": t2 - t1, "total": time.perf_counter() - t0}
     return {"instances": instances, "labels": labels, "prompts": prompts,
             "manifest": manifest, "seconds": seconds}
+
+
+def render_tasks(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: Sequence[dict],
+                 ids: dict, *, seed: int, stats: dict, encoding: str = "json",
+                 first_ids: Sequence[int] | None = None) -> list[dict]:
+    """The prompt records of ``tasks`` (every variant of each), numbered from 1 in order,
+    or from ``first_ids[k]`` for the k-th task (its design position, see
+    :func:`design_tasks`)."""
+    by_id = {lab["label_id"]: lab for lab in labels}
+    prompts: list[dict] = []
+    for k, (row, index, task) in enumerate(tasks):
+        gold_ids = [ids[(iid, canonical(q))] for iid, q in task.questions]
+        labs = [by_id[i] for i in gold_ids]
+        number = len(prompts) + 1 if first_ids is None else first_ids[k]
+        for j, variant in enumerate(row.variants):
+            cell = {**row.factors, **variant}
+            r = suite.render(task, variant, Context(seed, row, index, stats, variant, encoding))
+            prompts.append({
+                "id": f"{number + j:05d}", "suite": suite.name,
+                "instance_id": task.instances[0]["id"] if task.instances else None,
+                "instance_ids": [i["id"] for i in task.instances],
+                "question": task.payload.get("question"),
+                "format": variant.get("format", canonical(dict(variant))),
+                "cell": cell, "prompt": r.text, "answer_shape": r.answer_shape,
+                "gold_label_ids": gold_ids,
+                "answer": suite.gold(task, variant, labs, r), "task": task.payload,
+                **r.extra})
+    return prompts
+
+
+def design_tasks(suite: Suite, *, sizes: Sequence[Any], per_cell: int | None
+                 ) -> list[tuple[Any, int, int]]:
+    """Every (row, index, first prompt number) of the design, in design order, without
+    sampling anything: the prompt numbers are those :func:`build` gives the task's
+    variants. O(prompts)."""
+    out = []
+    number = 1
+    for row in suite.rows(tuple(sizes)):
+        k = per_cell if per_cell is not None else (row.per_cell or suite.per_cell)
+        for i in range(k):
+            out.append((row, i, number))
+            number += len(row.variants)
+    return out
+
+
+def build_task(suite: Suite, row: Any, index: int, number: int, *, seed: int,
+               encoding: str = "json") -> dict:
+    """One task of the design, sampled and certified on its own: ``{"prompts",
+    "labels", "instances"}`` for the task ``index`` of ``row`` (the same draw as in
+    :func:`build`; prompt ids from ``number``; label ids ``<instance id>#<number>.<k>``,
+    unique across the design). Cost: one task's sampling and certification."""
+    stats: dict = {}
+    task, _ = _sample_one((suite.name, seed, row, index))
+    instances, labels, ids = certify([(row, index, task)], engines=suite.engines or ENGINES)
+    # label ids unique across the design: an instance shared by several tasks (a pooled
+    # profile) has other questions in each
+    rename = {lab["label_id"]: f"{lab['label_id'].rsplit('#', 1)[0]}#{number:05d}."
+                               f"{lab['label_id'].rsplit('#', 1)[1]}" for lab in labels}
+    labels = [{**lab, "label_id": rename[lab["label_id"]]} for lab in labels]
+    ids = {k: rename[v] for k, v in ids.items()}
+    prompts = render_tasks(suite, [(row, index, task)], labels, ids, seed=seed, stats=stats,
+                           encoding=encoding, first_ids=[number])
+    return {"prompts": prompts, "labels": labels, "instances": instances}
 
 
 ENCODINGS = ("json", "sentences", "narrative")
@@ -243,7 +289,8 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
         raise InstanceError(f"encoding must be one of {', '.join(ENCODINGS)}", value=encoding)
     from ..output import OutputFolder
     with OutputFolder(out, "'prefcert generate'") as folder:   # locked from here to the end
-        held = [f for f in OUTPUT_FILES if (folder.path / f).exists()]
+        held = [f for f in OUTPUT_FILES + (("README.md",) if fmt == "parquet" else ())
+                if (folder.path / f).exists()]
         if held and not overwrite:
             raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
                                 "replace it)", file=str(folder.path / held[0]))
@@ -258,9 +305,21 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
             with folder.file("prompts.jsonl") as f:
                 _write_rows(f, b["prompts"])
         else:
-            manifest["prompts_file"] = "prompts.parquet"
-            with folder.file("prompts.parquet", binary=True) as f:
-                write_parquet(f, b["prompts"])
+            from .card import card, split_of
+            manifest["prompts_file"] = "data"
+            rows = parquet_rows(b["prompts"], b["labels"], b["instances"])
+            splits: dict[str, list[dict]] = {}
+            for r in rows:
+                splits.setdefault(split_of(suite, r["cell"]), []).append(r)
+            (folder.path / "data").mkdir(exist_ok=True)
+            as_json: list[str] = []
+            staged: dict[str, Path] = {}
+            for name, part in sorted(splits.items()):
+                with folder.file(f"data/{name}.parquet", binary=True) as f:
+                    as_json += write_parquet(f, part)
+                staged[name] = folder.staged[-1][0]
+            manifest["splits"] = {name: len(part) for name, part in splits.items()}
+            folder.write("README.md", card(suite, manifest, staged, sorted(set(as_json))))
         folder.write("manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
         folder.commit()
     manifest = dict(manifest)
@@ -269,8 +328,7 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     return manifest
 
 
-OUTPUT_FILES = ("instances.jsonl", "labels.jsonl", "prompts.jsonl", "prompts.parquet",
-                "manifest.json")
+OUTPUT_FILES = ("instances.jsonl", "labels.jsonl", "prompts.jsonl", "data", "manifest.json")
 
 
 def _write_rows(f, rows: list) -> None:
@@ -285,42 +343,142 @@ def write_jsonl(path: str | Path, rows) -> None:
     write(path, rows, _dumps)
 
 
-PARQUET_JSON = ("question", "cell", "gold_label_ids", "task", "options", "answer")
+def parquet_rows(prompts: Sequence[dict], labels: Sequence[dict], instances: Sequence[dict]
+                 ) -> list[dict]:
+    """One self-contained row per prompt: the prompt record with the ``labels`` it is
+    scored on and the ``instances`` they read (a list of instance records), so that
+    ``prefcert.score_answer(row["answer"], row)`` works on a row alone."""
+    from .design import entry_from
+    out = []
+    for p in prompts:
+        meta = entry_from(p, labels, instances)["metadata"]
+        out.append({**p, "labels": meta["labels"], "instances": list(meta["instances"].values())})
+    return out
 
 
-def write_parquet(sink, prompts: list[dict]) -> None:
-    """The prompts as one Parquet table written to ``sink`` (a binary file): scalar
-    fields as columns, nested ones (and the gold answer) as JSON text, so
-    ``datasets.load_dataset("parquet", …)`` reads it as is."""
+def _has_none(v: Any) -> bool:
+    if v is None:
+        return True
+    if isinstance(v, dict):
+        return any(_has_none(x) for x in v.values())
+    if isinstance(v, list):
+        return any(_has_none(x) for x in v)
+    return False
+
+
+def strip_nulls(v: Any) -> Any:
+    """A nested value read from an Arrow struct column without the null fields Arrow adds
+    for the keys a row does not have (a typed column never holds a real null)."""
+    if isinstance(v, dict):
+        return {k: strip_nulls(x) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        return [strip_nulls(x) for x in v]
+    return v
+
+
+def arrow_columns(rows: Sequence[dict]) -> tuple[dict, list[str]]:
+    """Arrow arrays for the rows' fields: each field with the nested type Arrow infers
+    (structs, lists) when that type holds every value exactly (read back with
+    :func:`strip_nulls`); otherwise — a list mixing items and tie groups, a certificate
+    whose fields change type — the field as JSON text in a column ``<field>_json``.
+    Returns (column name -> array, the fields stored as JSON)."""
+    import pyarrow as pa
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    cols: dict = {}
+    as_json = []
+    for k in keys:
+        vals = [r.get(k) for r in rows]
+        nested = any(isinstance(v, (dict, list)) for v in vals)
+        if nested and not any(_has_none(v) for v in vals if v is not None):
+            try:
+                arr = pa.array(vals)
+                if not pa.types.is_null(arr.type) and \
+                        [strip_nulls(x) for x in arr.to_pylist()] == vals:
+                    cols[k] = arr
+                    continue
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+                pass
+        elif not nested:
+            try:
+                arr = pa.array(vals)
+                if arr.to_pylist() == vals:
+                    cols[k] = arr
+                    continue
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+                pass
+        cols[f"{k}_json"] = pa.array([None if v is None else _dumps(v) for v in vals],
+                                     pa.string())
+        as_json.append(k)
+    return cols, as_json
+
+
+def write_parquet(sink: Any, rows: list[dict]) -> list[str]:
+    """The rows as one Parquet table with nested types (:func:`arrow_columns`) written to
+    ``sink`` (a binary file; the caller makes it atomic), read as is by
+    ``datasets.load_dataset("parquet", …)``; returns the fields stored as JSON text."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:                      # pragma: no cover - depends on the install
         raise InstanceError("--format parquet needs pyarrow (pip install pyarrow)") from None
-    keys = list(dict.fromkeys(k for p in prompts for k in p))
-    cols = {}
-    for k in keys:
-        vals = [p.get(k) for p in prompts]
-        if k in PARQUET_JSON or any(isinstance(v, (dict, list)) for v in vals):
-            vals = [None if v is None else _dumps(v) for v in vals]
-        cols[k] = vals
-    pq.write_table(pa.table(cols), sink, compression="zstd")
+    cols, as_json = arrow_columns(rows)
+    table = pa.table(cols)
+    pq.write_table(table, sink, compression="zstd")
+    return as_json
+
+
+def decode_row(row: dict) -> dict:
+    """A Parquet row as a prompt record: ``<field>_json`` columns decoded into
+    ``<field>``, the nulls of typed struct columns and absent fields dropped, and the
+    ``instances`` list (when there) keyed by instance id."""
+    out: dict = {}
+    for k, v in row.items():
+        if v is None:
+            continue
+        if k.endswith("_json") and isinstance(v, str):
+            out[k[:-5]] = json.loads(v)
+        else:
+            out[k] = strip_nulls(v)
+    if isinstance(out.get("instances"), list):
+        out["instances"] = {i["id"]: i for i in out["instances"]}
+    return out
+
+
+def prompts_path(path: str | Path) -> Path:
+    """The prompts of a benchmark given as its prompts file, its folder or its ``data``
+    folder of Parquet splits."""
+    path = Path(path)
+    if path.is_dir() and (path / "manifest.json").is_file():
+        try:
+            name = json.loads((path / "manifest.json").read_text(encoding="utf-8"))["prompts_file"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise InstanceError("unreadable manifest", file=str(path / "manifest.json")) from None
+        return path / name
+    return path
 
 
 def read_prompts(path: str | Path) -> list[dict]:
-    """Prompt records from ``prompts.jsonl`` or ``prompts.parquet`` (JSON columns decoded)."""
-    path = Path(path)
-    if path.suffix == ".parquet":
+    """Prompt records from ``prompts.jsonl``, a Parquet file or a folder of Parquet splits
+    (rows decoded by :func:`decode_row`, in id order; the labels and instances each row
+    carries are left to the benchmark's own files)."""
+    path = prompts_path(path)
+    files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
+    if path.is_dir() or path.suffix == ".parquet":
         import pyarrow.parquet as pq
-        rows = pq.read_table(path).to_pylist()
+        rows = []
+        for f in files:
+            try:
+                rows += pq.read_table(f).to_pylist()
+            except (OSError, ValueError) as e:
+                raise InstanceError(f"not a Parquet table ({e.__class__.__name__})",
+                                    file=str(f)) from None
+        out = []
         for r in rows:
-            for k in PARQUET_JSON:
-                if isinstance(r.get(k), str):
-                    r[k] = json.loads(r[k])
-            for k in list(r):
-                if r[k] is None:
-                    del r[k]
-        return rows
+            rec = decode_row(r)
+            rec.pop("labels", None)
+            rec.pop("instances", None)
+            out.append(rec)
+        return sorted(out, key=lambda r: r["id"])
     return read_jsonl(path)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .design import Entry
@@ -32,6 +32,17 @@ def feedback(prompt: Mapping[str, Any], answer: str | None, entry: Entry) -> str
     if suite.feedback is not None and answer is not None:
         return suite.feedback(dict(prompt), answer, entry)
     return GENERIC[score_prompt(prompt, answer, entry)["verdict"]]
+
+
+def round_feedback(prompt: Mapping[str, Any], answer: str, entry: Entry, left: int,
+                   fn: Callable | None = None) -> str | None:
+    """The message after a wrong answer: ``fn(prompt, answer, entry)`` (default
+    :func:`feedback`) and the attempts left; None when ``fn`` has nothing to say (the
+    conversation ends). Shared by :func:`refine` and the Inspect solver."""
+    fb = (fn or feedback)(prompt, answer, entry)
+    if fb is not None and left:
+        fb += f" {left} attempt{'s' if left > 1 else ''} remaining."
+    return fb
 
 
 def transcript(prompt_text: str, turns: Sequence[tuple[str, str]]) -> str:
@@ -69,10 +80,7 @@ def refine(bench, prompt: Mapping[str, Any], command: str | Sequence[str], *, ro
         if answer is None or final == "correct":
             out.append(rec)
             break
-        left = rounds - r
-        fb = feedback(prompt, answer, entry)
-        if left:
-            fb += f" {left} attempt{'s' if left > 1 else ''} remaining."
+        fb = round_feedback(prompt, answer, entry, rounds - r)
         rec["feedback"] = fb
         out.append(rec)
         turns.append((answer, fb))

@@ -33,12 +33,14 @@ class Benchmark:
 
     @classmethod
     def read(cls, prompts_path: str | Path) -> Benchmark:
-        """The benchmark of a prompts file and the ``labels.jsonl`` and
-        ``instances.jsonl`` beside it; InstanceError naming the first that is missing."""
-        p = Path(prompts_path)
-        folder = p.parent
-        if not p.is_file():
-            raise InstanceError("no such prompts file", file=str(p))
+        """The benchmark of a prompts file (``prompts.jsonl``, a Parquet split), of its
+        ``data`` folder of splits, or of the benchmark folder itself."""
+        from .generate import prompts_path as locate
+        p = locate(prompts_path)
+        folder = p.parent if (p.parent / "labels.jsonl").exists() or \
+            not (p.parent.parent / "labels.jsonl").exists() else p.parent.parent
+        if not p.exists():
+            raise InstanceError("no such prompts file or folder", file=str(p))
         for name in ("labels.jsonl", "instances.jsonl"):
             if not (folder / name).is_file():
                 raise InstanceError(f"{name} is missing beside the prompts", file=str(p))
@@ -119,7 +121,12 @@ def metrics(scores: Sequence[dict]) -> list[dict]:
         for v in VERDICTS:
             out.append(proportion(f"share_{v}", {"suite": name},
                                   sum(1 for s in mine if s["verdict"] == v), len(mine)))
-        out += suite(name).metrics(mine)
+        try:
+            out += suite(name).metrics(mine)
+        except ValueError as e:        # e.g. paired metrics over a partial run (--limit)
+            out.append({"metric": "suite_metrics_unavailable",
+                        "group": {"suite": name, "reason": str(e)}, "k": None,
+                        "n": len(mine), "value": None, "low": None, "high": None})
     return out
 
 

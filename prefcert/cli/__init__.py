@@ -37,6 +37,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "feedback": ("prefcert.cli.bench:feedback", "Verifier feedback on one answer (never the solution)."),
     "refine": ("prefcert.cli.bench:refine", "Up to three rounds of answer and feedback against a command."),
     "report": ("prefcert.cli.bench:report", "One self-contained HTML page of plots for scored answers."),
+    "eval": ("prefcert.cli.eval:eval_command", "Run a suite on models through Inspect AI (resumable)."),
+    "export": ("prefcert.cli.export:export", "Export a suite for another evaluation tool (lm-eval)."),
     "counterexample": ("prefcert.cli.counterexample:counterexample",
                        "A smallest instance on which a property fails, with a certificate."),
     "audit-library": ("prefcert.cli.audit_library:audit_library",

@@ -43,7 +43,8 @@ def _sizes(value: str | None, suite) -> tuple | None:
 @click.option("--overwrite", is_flag=True, help="Replace a benchmark already in OUT.")
 def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, overwrite):
     """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),
-    prompts.jsonl (or .parquet) and manifest.json. Same seed, same bytes."""
+    prompts.jsonl (or data/<split>.parquet and a datasets card README.md) and
+    manifest.json. Same seed, same bytes."""
     from ..bench.generate import generate as run
     from ..bench.generate import print_summary
     from ..bench.suites import suite as get_suite
@@ -79,12 +80,14 @@ def suites():
 
 
 @click.command()
-@click.argument("prompts", type=click.Path(path_type=Path))
-@click.argument("answers", type=click.Path(path_type=Path))
+@click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path),
+                metavar="PROMPTS ANSWERS | LOG...")
 @click.option("-o", "--out", type=OutputPath(),
-              help="Write one scored record per prompt to this JSONL file.")
+              help="Write one scored record per answer to this JSONL file.")
 @click.option("--against", type=click.Path(path_type=Path),
               help="A second answers file: exact McNemar test on the common prompts.")
+@click.option("--model", help="The model that wrote ANSWERS (a field of every scored "
+                              "record; Inspect logs name their own).")
 @click.option("--size-tests", type=click.Choice(["paper", "all"]), default="paper",
               show_default=True,
               help="Fisher's exact tests across sizes: the ones the suite's paper reports, "
@@ -97,24 +100,44 @@ def suites():
                    "tags, final lines, abstentions in words, ambiguous answers as their own "
                    "verdict) or strict (the papers' literal protocol only: the <answer> tag, "
                    "the 'Final ballot:' line, the bare JSON object, a number-only answer).")
-def score(prompts, answers, out, against, size_tests, as_json, parse):
-    """Score ANSWERS (JSONL of {"id", "answer"}) against the benchmark PROMPTS
-    (prompts.jsonl or .parquet, with labels.jsonl and instances.jsonl beside it). Prints
-    every metric with its 95 % Wilson interval, and the Fisher exact tests across sizes
-    that the suite's paper reports (with multiplicity adjustments)."""
+def score(sources, out, against, model, size_tests, as_json, parse):
+    """Score model answers: ANSWERS (JSONL of {"id", "answer"}) against the benchmark
+    PROMPTS (prompts.jsonl, a Parquet split or the benchmark folder, with labels.jsonl and
+    instances.jsonl), or every sample (and epoch) of one or more Inspect logs (.eval
+    files or folders of them) of a prefcert task. Prints every metric with its 95 % Wilson
+    interval, and the Fisher exact tests across sizes that the suite's paper reports (with
+    multiplicity adjustments)."""
     from ..bench import score as sc
+    logs = bool(sources) and all(_is_log(x) for x in sources)
     try:
         if out is not None:
             check_output(out)
-        bench = sc.Benchmark.read(prompts)
-        refuse_inputs([out], [*bench.files, answers, against])
-        given = sc.read_answers(answers, known=bench.by_id)
-        scores = sc.score_answers(bench, given, parse)
-        other = sc.score_answers(bench, sc.read_answers(against, known=bench.by_id), parse) \
-            if against else None
+        if logs:
+            if against or model:
+                raise InstanceError("--against and --model are for answers files (a log "
+                                    "names its model)")
+            from ..bench.inspect.logs import log_samples, score_samples, unfinished
+            refuse_inputs([out], list(sources))
+            samples = log_samples(sources)
+            for line in unfinished(samples):
+                click.echo(f"prefcert: {line}", err=True)
+            scores = score_samples(samples)
+            other = None
+        else:
+            if len(sources) != 2:
+                raise InstanceError("give PROMPTS and ANSWERS, or Inspect logs (.eval)",
+                                    value=" ".join(map(str, sources)))
+            prompts, answers = sources
+            bench = sc.Benchmark.read(prompts)
+            refuse_inputs([out], [*bench.files, answers, against])
+            given = sc.read_answers(answers, known=bench.by_id)
+            scores = [{**r, "model": model}
+                      for r in sc.score_answers(bench, given, parse)]
+            other = sc.score_answers(bench, sc.read_answers(against, known=bench.by_id),
+                                     parse) if against else None
     except InstanceError as e:
         bad_input(e)
-    if len(given) < len(bench.prompts):
+    if not logs and len(given) < len(bench.prompts):
         click.echo(f"prefcert: {len(bench.prompts) - len(given)} of {len(bench.prompts)} "
                    f"prompts have no answer in {answers}: they are left out of every metric, "
                    f"and metrics over pairs or groups of prompts use complete ones only "
@@ -138,6 +161,11 @@ def score(prompts, answers, out, against, size_tests, as_json, parse):
             click.echo(json.dumps({"test": "mcnemar_exact", **mc}, sort_keys=True))
         return
     _print_metrics(rows, tests, mc, size_tests, sorted({s["suite"] for s in scores}))
+
+
+def _is_log(path: Path) -> bool:
+    from ..bench.inspect.logs import is_log
+    return is_log(path)
 
 
 def _print_metrics(rows, tests, mc, family="paper", suites=()) -> None:
@@ -274,18 +302,26 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
 
 
 @click.command()
-@click.argument("scores", type=click.Path(path_type=Path))
+@click.argument("scores", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--out", required=True, type=OutputPath(), help="The HTML page to write.")
 @click.option("--title", default="prefcert benchmark report", show_default=True)
 def report(scores, out, title):
-    """Write one self-contained HTML page of plots for SCORES.jsonl (from prefcert score -o)."""
+    """Write one self-contained HTML page of plots for SCORES: files of scored records
+    (from prefcert score -o) or Inspect logs (.eval files or folders), scored here."""
     from ..bench.report import load_scores, scores_report
     try:
         check_output(out)
-        refuse_inputs([out], [scores])
-        rows = load_scores(scores)
+        refuse_inputs([out], list(scores))
+        rows: list = []
+        logs = [x for x in scores if _is_log(x)]
+        for x in scores:
+            if not _is_log(x):
+                rows += load_scores(x)
+        if logs:
+            from ..bench.inspect.logs import log_samples, score_samples
+            rows += score_samples(log_samples(logs))
         if not rows:
-            raise InstanceError("holds no scored records", file=str(scores))
+            raise InstanceError("holds no scored records", file=str(scores[0]))
         scores_report(rows, title).write(out)
     except InstanceError as e:
         bad_input(e)

@@ -224,7 +224,8 @@ def _print_audit(a: dict) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
 def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, as_json):
     """Rational value risk of sampled model ANSWERS (JSONL: one {"id", "answer"} per
-    sample, or {"id", "answers": [...]}) to a generated benchmark PROMPTS, with prefcert as
+    sample, or {"id", "answers": [...]}) to a generated benchmark PROMPTS — or an Inspect
+    log of a prefcert task (PROMPTS alone: its epochs are the K samples) — with prefcert as
     the deterministic verifier: the M × K utility matrix, DEU, REU under both readings
     (certified 1; best-of-K), RVR with 95 % prompt-bootstrap intervals, the three error
     bounds at δ, and the parse-failure rate."""
@@ -244,12 +245,18 @@ def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, a
                        parse_failure_rate=None, timeout_rate=None, suites=["external"],
                        uncertified_prompts=sum(s["reu_certified"] is None for s in scored))
         else:
-            if prompts is None or answers is None:
-                raise InstanceError("give PROMPTS and ANSWERS (or --utilities)")
-            from ..bench.score import Benchmark
-            bench = Benchmark.read(prompts)
-            refuse_inputs([out, report], bench.files)
-            scored = rk.score_samples(bench, rk.read_samples(answers, known=bench.by_id))
+            from ..bench.inspect.logs import is_log
+            if prompts is not None and answers is None and is_log(prompts):
+                from ..bench.inspect.logs import log_samples, risk_samples
+                refuse_inputs([out, report], [prompts])
+                scored = risk_samples(log_samples([prompts]))    # the epochs are the K samples
+            elif prompts is None or answers is None:
+                raise InstanceError("give PROMPTS and ANSWERS, an Inspect log, or --utilities")
+            else:
+                from ..bench.score import Benchmark
+                bench = Benchmark.read(prompts)
+                refuse_inputs([out, report], bench.files)
+                scored = rk.score_samples(bench, rk.read_samples(answers, known=bench.by_id))
             factors = set().union(*(set(x["cell"]) for x in scored))
             if by is not None and by not in factors:
                 raise InstanceError(f"--by takes a cell factor of the prompts answered "

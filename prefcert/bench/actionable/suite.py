@@ -208,4 +208,7 @@ SUITE = Suite(
     metrics=metrics,
     expected_total=4 * 3 * 3 * (20 * 6 + 5 * 3 * 2 * 2),
     engines=("oracle", "cpsat"),
+    citation=('Li, A. et al. (2026). '
+             '"Ask, relax, or act? Evaluating actionable indeterminacy in LLM preference reasoning".'
+             ' arXiv:2610.03102.'),
 )

@@ -902,4 +902,8 @@ SUITE = Suite(
     expected_total=3660, size_tests=SizeTests(
         "Khanna & Wang (2026), App. J.3: small vs modest markets (n = 10 vs 30), the "
         "generation task of every notion under strict complete preferences (Fig. 4a)",
-        _scaling_cell))
+        _scaling_cell),
+    citation=('Khanna, S. and Wang, X. (2026). '
+              '"Preference reasoning under indeterminacy in large language models".'
+              ' arXiv:2608.18631.'),
+)

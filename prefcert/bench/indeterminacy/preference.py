@@ -841,4 +841,8 @@ SUITE = Suite(
                 "partial-order queries on strict, truncated and tied profiles, in free-flow, "
                 "free-flow-if-known and multiple-choice formats (Khanna & Wang 2026, §3).",
     sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
-    score=score, metrics=metrics, plots=plots, expected_total=3360)
+    score=score, metrics=metrics, plots=plots, expected_total=3360,
+    citation=('Khanna, S. and Wang, X. (2026). '
+             '"Preference reasoning under indeterminacy in large language models".'
+             ' arXiv:2608.18631.'),
+)

@@ -379,23 +379,22 @@ def score_samples(bench, samples: Mapping[str, Sequence[str | None]]) -> list[di
     record per prompt with ``utilities`` (1 correct, else 0), ``verdicts``, and
     ``reu_certified`` (1 when the prompt's gold answer scores correct and every gold label
     is checked; None otherwise). InstanceError for an answer to an unknown prompt."""
-    from ..score import score_prompt
     unknown = [k for k in samples if k not in bench.by_id]
     if unknown:
         raise InstanceError("answer to an unknown prompt id", value=unknown[0])
-    out = []
-    for p in bench.prompts:
-        if p["id"] not in samples:
-            continue
-        entry = bench.entry(p)
-        verdicts = [score_prompt(p, a, entry)["verdict"] for a in samples[p["id"]]]
-        gold_ok = all(lab.get("checked") is True for lab in entry.labels) and \
-            score_prompt(p, p.get("answer"), entry)["verdict"] == "correct"
-        out.append({"id": p["id"], "suite": p["suite"], "cell": p["cell"],
-                    "verdicts": verdicts,
-                    "utilities": [1 if v == "correct" else 0 for v in verdicts],
-                    "reu_certified": 1 if gold_ok else None})
-    return out
+    return [prompt_samples(p, bench.entry(p), samples[p["id"]]) for p in bench.prompts
+            if p["id"] in samples]
+
+
+def prompt_samples(prompt: Mapping[str, Any], entry, answers: Sequence[str | None]) -> dict:
+    """The record of one prompt's sampled answers (see :func:`score_samples`)."""
+    from ..score import score_prompt
+    verdicts = [score_prompt(prompt, a, entry)["verdict"] for a in answers]
+    gold_ok = all(lab.get("checked") is True for lab in entry.labels) and \
+        score_prompt(prompt, prompt.get("answer"), entry)["verdict"] == "correct"
+    return {"id": prompt["id"], "suite": prompt["suite"], "cell": prompt["cell"],
+            "verdicts": verdicts, "utilities": [1 if v == "correct" else 0 for v in verdicts],
+            "reu_certified": 1 if gold_ok else None}
 
 
 def risk_table(scored: Sequence[dict], *, delta: float = 0.05, resamples: int = 1000,

@@ -318,4 +318,7 @@ SUITE = Suite(
     gold=gold, score=score, metrics=metrics, feedback=feedback, plots=plots,
     calibration=calibration, expected_total=2400, engines=("oracle", "reachability"),
     calibration_title="baselines: naive impartial-culture manipulable share, exact "
-                      "random-ballot rates")
+                      "random-ballot rates",
+    citation=('Amiri-Margavi, A. et al. (2026). '
+             '"Do large language model voters strategize? An oracle-based benchmark for manipulation under voting rules".'),
+)

@@ -1,0 +1,160 @@
+"""The dataset card of a Parquet benchmark: a ``README.md`` whose YAML header is what the
+Hugging Face ``datasets`` library reads (``configs`` with one split per level of the
+suite's ``size`` factor, ``dataset_info`` with the features of the Parquet schema), then
+the suite's description, the fields, the composition, the licence and the citation.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+#: the factor whose levels are the splits (a suite without it has one split, "test")
+SPLIT_FACTOR = "size"
+
+FIELDS = {
+    "id": "prompt id (the same as in prompts.jsonl for the same seed)",
+    "suite": "the benchmark suite",
+    "cell": "the design cell: the row's factors and the variant",
+    "prompt": "the text shown to the model",
+    "answer": "a gold answer the scorer accepts (plain text)",
+    "answer_shape": "what the reader expects (item, ranking, outcome, mcq, ballot, …)",
+    "gold_label_ids": "the certified labels the gold comes from",
+    "labels": "those labels, each with its certificate (re-verified by `prefcert check`)",
+    "instances": "the instances the labels are about",
+    "task": "the suite's payload (what the renderer and scorer read)",
+}
+
+
+def split_of(suite: Any, cell: Mapping[str, Any]) -> str:
+    """The split of a prompt: ``size_<level>`` by the suite's size factor, else
+    ``test``."""
+    return f"{SPLIT_FACTOR}_{cell[SPLIT_FACTOR]}" if SPLIT_FACTOR in cell else "test"
+
+
+def _feature(t: Any) -> dict:
+    """The ``dataset_info`` feature of an Arrow type (the YAML form ``datasets`` writes)."""
+    import pyarrow as pa
+    if pa.types.is_struct(t):
+        return {"struct": [{"name": f.name, **_feature(f.type)} for f in t]}
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return {"list": _feature(t.value_type).get("dtype") or _feature(t.value_type)}
+    name = {"int64": "int64", "double": "float64", "bool": "bool", "string": "string",
+            "large_string": "large_string", "null": "null"}.get(str(t), str(t))
+    return {"dtype": name}
+
+
+def _yaml(obj: Any, indent: int = 0) -> str:
+    """Block YAML of plain data (JSON scalars quoted as JSON, which YAML reads)."""
+    pad = " " * indent
+    if isinstance(obj, dict):
+        out = ""
+        for k, v in obj.items():
+            if isinstance(v, (dict, list)) and v:
+                out += f"{pad}{k}:\n{_yaml(v, indent + 2)}"
+            else:
+                out += f"{pad}{k}: {json.dumps(v)}\n"
+        return out
+    out = ""
+    for v in obj:
+        if isinstance(v, dict) and v:
+            body = _yaml(v, indent + 2)
+            out += f"{pad}- {body.lstrip()}"
+        else:
+            out += f"{pad}- {json.dumps(v)}\n"
+    return out
+
+
+def _bytes(f: Path) -> int:
+    import pyarrow.parquet as pq
+    m = pq.read_metadata(f)
+    return sum(m.row_group(i).total_byte_size for i in range(m.num_row_groups))
+
+
+def card(suite: Any, manifest: Mapping[str, Any], splits: Mapping[str, Path],
+         as_json: Sequence[str]) -> str:
+    """The README.md text for a benchmark whose Parquet splits are ``splits`` (split name
+    -> a Parquet file holding it, written as ``data/<name>.parquet``)."""
+    import pyarrow.parquet as pq
+    names = sorted(splits)
+    files = [splits[n] for n in names]
+    schema = pq.read_schema(files[0])
+    for f in files[1:]:
+        other = pq.read_schema(f)
+        if other != schema:             # splits may differ in optional fields: the union
+            names = set(schema.names)
+            for fld in other:
+                if fld.name not in names:
+                    schema = schema.append(fld)
+    total = manifest["total"]
+    size_cat = ("n<1K" if total < 1000 else "1K<n<10K" if total < 10000 else "10K<n<100K")
+    header = {
+        "license": "mit",
+        "pretty_name": f"prefcert {suite.name}",
+        "language": ["en"],
+        "task_categories": ["question-answering"],
+        "tags": ["preference-reasoning", "certified-labels", "prefcert"],
+        "size_categories": [size_cat],
+        "configs": [{"config_name": "default",
+                     "data_files": [{"split": n, "path": f"data/{n}.parquet"} for n in names]}],
+        "dataset_info": {
+            "features": [{"name": f.name, **_feature(f.type)} for f in schema],
+            "splits": [{"name": n, "num_bytes": _bytes(f),
+                        "num_examples": pq.read_metadata(f).num_rows}
+                       for n, f in zip(names, files)]},
+    }
+    rows = "\n".join(f"| `{k}` | {v} |" for k, v in FIELDS.items())
+    js = ", ".join(f"`{k}_json`" for k in as_json) or "none"
+    comp = "\n".join(f"| {', '.join(f'{k}={v}' for k, v in c['cell'].items())} | {c['prompts']} |"
+                     for c in manifest["composition"])
+    cite = suite.citation or "(see the suite's documentation)"
+    return f"""---
+{_yaml(header)}---
+
+# prefcert {suite.name}
+
+{suite.description}
+
+Generated by prefcert {manifest['prefcert']} (`prefcert generate {suite.name} --seed \
+{manifest['seed']} --per-cell {manifest['per_cell']} --sizes \
+{','.join(map(str, manifest['sizes']))} --format parquet`): {total} prompts, \
+{manifest['labels']} labels, every one verified by prefcert's checker. Same command, same \
+bytes.
+
+## Use
+
+```python
+from datasets import load_dataset
+import prefcert
+ds = load_dataset("<this folder>")        # the splits below; or load_dataset("parquet", data_dir=...)
+row = ds["{names[0]}"][0]
+prefcert.score_answer(row["answer"], row)        # 1.0: the gold answer is correct
+```
+
+## Fields
+
+| field | meaning |
+|---|---|
+{rows}
+
+Fields stored as JSON text because their values have no single Arrow type (a list
+mixing items and tie groups, certificates whose fields vary): {js}. Every other field is
+a typed column (structs and lists); `prefcert.score_answer` reads a row either way.
+
+## Splits
+
+One split per level of the `{SPLIT_FACTOR}` factor. Composition (prompts per cell):
+
+| cell | prompts |
+|---|---|
+{comp}
+
+## Licence
+
+MIT (the generated data and the generator, prefcert).
+
+## Citation
+
+{cite}
+"""

@@ -1,0 +1,32 @@
+"""The run behind ``prefcert eval``: one suite on one or more models through Inspect's
+:func:`inspect_ai.eval_set`, which writes one log per (task, model) into a folder and,
+run again on the same folder, resumes what is unfinished (completed samples are kept) and
+skips what is done. Progress, retries and concurrency are Inspect's.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+#: the defaults of ``prefcert eval`` (Inspect's names)
+DEFAULTS = {"temperature": 0.0, "max_tokens": 8192, "max_connections": 8,
+            "retry_on_error": 3, "fail_on_error": 0.05}
+
+
+def evaluate(suite: str, models: Sequence[str], *, log_dir: str | Path,
+             limit: int | None = None, epochs: int = 1,
+             task_args: Mapping[str, Any] | None = None, display: str | None = None,
+             **config: Any) -> tuple[bool, list]:
+    """Run ``prefcert/<suite>`` on ``models`` into ``log_dir``: returns (every log
+    complete, the logs). ``config``: Inspect's generation and run options (over
+    :data:`DEFAULTS`), e.g. ``temperature``, ``max_tokens``, ``max_connections``,
+    ``retry_attempts``."""
+    from inspect_ai import eval_set
+
+    from .tasks import TASKS
+    opts = {**DEFAULTS, **{k: v for k, v in config.items() if v is not None}}
+    ok, logs = eval_set(TASKS[suite](**dict(task_args or {})), log_dir=str(log_dir),
+                        model=list(models), limit=limit, epochs=epochs, display=display,
+                        **opts)
+    return ok, logs

@@ -1,0 +1,159 @@
+"""One Inspect task per registered suite (:data:`prefcert.bench.suites.SUITES`): adding a
+suite there adds its task here, ``prefcert/<suite>``.
+
+Task parameters (``-T name=value``): ``seed``, ``sizes`` (a level or a list of levels of
+the suite's ``size`` factor), ``per_cell``, ``encoding`` (``json``, ``sentences``,
+``narrative``), ``benchmark`` (a folder made by ``prefcert generate``, read instead of
+generating), ``rounds`` (refinement rounds; 1 = a single answer) and any factor of the
+suite's cells with the level(s) to keep, e.g. ``-T format=mcq`` or ``-T rule=[borda,irv]``.
+
+Each sample's ``input`` is the prompt, its ``target`` the gold answer, its ``id`` the
+prompt id, and its ``metadata`` the prompt record with the certified ``labels`` (each
+with its certificate) and the ``instances`` they are about: what the scorer reads, and
+what ``prefcert check`` re-verifies, so a log is self-contained. Without ``benchmark`` the
+samples are built lazily from the design, in a task order drawn from the seed (the
+variants of one task adjacent): ``--limit 20`` samples and certifies only the tasks of
+those 20 prompts.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import Dataset, Sample
+from inspect_ai.solver import generate
+from inspect_ai.util import registry_info
+
+from ...formal.errors import InstanceError
+from ..dataset import benchmark_entries
+from ..suites import SUITES
+from .scorer import prefcert_scorer
+from .solver import refinement
+
+
+def sample_of(entry: dict) -> Sample:
+    """The Inspect sample of a dataset entry (:func:`prefcert.create_dataset`)."""
+    meta = entry["metadata"]
+    return Sample(input=entry["question"], target=entry["answer"], id=meta["id"],
+                  metadata=meta)
+
+
+class LazySamples(Dataset):
+    """An Inspect dataset over a sequence of entries, built when a sample is read by
+    position. Slices, ``--limit`` and shuffles select positions without building
+    anything; iterating yields id-only samples (Inspect walks the whole dataset for its
+    ids before it applies ``--limit``; it reads the samples it runs by position)."""
+
+    def __init__(self, entries: Sequence[dict], name: str, positions: list[int] | None = None,
+                 shuffled: bool = False):
+        self._entries = entries
+        self._id = getattr(entries, "id_of", None) or (lambda i: entries[i]["metadata"]["id"])
+        self._positions = list(range(len(entries))) if positions is None else positions
+        self._name = name
+        self._shuffled = shuffled
+
+    @property
+    def name(self) -> str | None:
+        return self._name
+
+    @property
+    def location(self) -> str | None:
+        return None
+
+    @property
+    def shuffled(self) -> bool:
+        return self._shuffled
+
+    def __getitem__(self, index):                       # type: ignore[override]
+        if isinstance(index, slice):
+            return LazySamples(self._entries, self._name, self._positions[index], self._shuffled)
+        return sample_of(self._entries[self._positions[index]])
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def __iter__(self):
+        for p in self._positions:
+            yield Sample(input="", id=self._id(p))
+
+    def sort(self, reverse: bool = False, key: Callable | None = None) -> None:
+        from inspect_ai.dataset._dataset import sample_input_len
+        key = key or sample_input_len
+        self._positions.sort(key=lambda p: key(sample_of(self._entries[p])), reverse=reverse)
+
+    def filter(self, predicate: Callable[[Sample], bool], name: str | None = None) -> LazySamples:
+        keep = [p for p in self._positions if predicate(sample_of(self._entries[p]))]
+        return LazySamples(self._entries, name or self._name, keep, self._shuffled)
+
+    def shuffle(self, seed: int | None = None) -> None:
+        import random
+        random.Random(seed).shuffle(self._positions)
+        self._shuffled = True
+
+    def shuffle_choices(self, seed: int | None = None) -> None:
+        """prefcert's options are part of the prompt text (and of the gold): not shuffled."""
+
+
+def _levels(value: Any, what: str) -> list | None:
+    """A level or a list of levels, as ``-T`` gives them (YAML: ``10``, ``[10, 30]``, or
+    the text ``10,30``)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [v.strip() for v in value.replace(",", " ").split()]
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
+               per_cell: int | None = None, encoding: str = "json",
+               benchmark: str | None = None, rounds: int = 1, **cells: Any) -> Task:
+    """The Inspect task of ``suite`` (see the module docstring for the parameters)."""
+    from ..dataset import SuiteDataset, _cell_filter
+    from ..suites import suite as get_suite
+    cells.pop("model", None)                    # Inspect passes the model to every task
+    if rounds < 1:
+        raise InstanceError("rounds must be at least 1", value=rounds)
+    s = get_suite(suite)
+    size_levels = None if sizes is None else [int(x) for x in _levels(sizes, "sizes")]
+    if benchmark is not None:
+        entries: Sequence[dict] = benchmark_entries(benchmark)
+        if any(e["metadata"]["suite"] != suite for e in entries):
+            raise InstanceError(f"the benchmark is not of suite {suite}", file=str(benchmark))
+        wanted = _cell_filter(s, {**cells, **({"size": size_levels} if size_levels else {})},
+                              [(r, 0, 0) for r in s.rows(s.sizes)])
+        entries = [e for e in entries if wanted(e["metadata"]["cell"])]
+    else:
+        entries = SuiteDataset(suite, seed=seed, sizes=size_levels, per_cell=per_cell,
+                               encoding=encoding, cells=cells)
+    return Task(dataset=LazySamples(entries, suite),
+                solver=refinement(rounds) if rounds > 1 else generate(),
+                scorer=prefcert_scorer(), name=suite,
+                metadata={"suite": suite, "seed": s.seed if seed is None else seed,
+                          "sizes": size_levels, "per_cell": per_cell, "encoding": encoding,
+                          "benchmark": benchmark, "rounds": rounds, "cells": cells})
+
+
+NAMESPACE = "prefcert"
+
+
+def _register(name: str):
+    def factory(seed: int | None = None, sizes: Any = None, per_cell: int | None = None,
+                encoding: str = "json", benchmark: str | None = None, rounds: int = 1,
+                **cells: Any) -> Task:
+        return suite_task(name, seed=seed, sizes=sizes, per_cell=per_cell,
+                          encoding=encoding, benchmark=benchmark, rounds=rounds, **cells)
+    factory.__name__ = name.replace("-", "_")
+    factory.__doc__ = f"The prefcert suite {name} (see prefcert.bench.inspect.tasks)."
+    registered = task(name=name)(factory)
+    if registry_info(registered).name != f"{NAMESPACE}/{name}":
+        # Inspect namespaces a task by the installed package it comes from; run from a
+        # source checkout (whose prefcert.egg-info hides the install record) it sees
+        # none, so the namespace is given here
+        registered = task(name=f"{NAMESPACE}/{name}")(factory)
+    return registered
+
+
+#: suite name -> its registered Inspect task factory
+TASKS: dict[str, Callable[..., Task]] = {name: _register(name) for name in SUITES}

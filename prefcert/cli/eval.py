@@ -1,0 +1,85 @@
+"""``prefcert eval``: run a suite on models through Inspect AI. Registered lazily in
+:data:`prefcert.cli.COMMANDS`; Inspect is imported only when the command runs."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..formal.errors import InstanceError
+from .common import bad_input
+
+
+def _task_arg(value: str) -> tuple[str, object]:
+    if "=" not in value:
+        raise InstanceError("-T takes NAME=VALUE", value=value)
+    k, v = value.split("=", 1)
+    import yaml                                     # Inspect's own reading of -T values
+    return k.strip(), yaml.safe_load(v)
+
+
+@click.command(name="eval")
+@click.argument("suite_name", metavar="SUITE")
+@click.option("--model", "models", multiple=True, required=True,
+              help="An Inspect model (repeatable), e.g. openai/gpt-4o-mini, "
+                   "anthropic/claude-3-5-haiku-latest, ollama/llama3.1, "
+                   "openai-api/<service>/<model> with <SERVICE>_BASE_URL.")
+@click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("logs"), show_default=True,
+              help="One log per model; running again on the folder resumes what is "
+                   "unfinished.")
+@click.option("--limit", type=click.IntRange(min=1), help="Prompts to run (spread over the "
+                                                            "cells; paired formats kept).")
+@click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Samples per prompt (prefcert risk reads them as K).")
+@click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Refinement rounds with verifier feedback (Khanna & Wang §5 use 3).")
+@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--max-tokens", type=click.IntRange(min=1), default=8192, show_default=True)
+@click.option("--max-connections", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Concurrent requests per model.")
+@click.option("--max-retries", type=click.IntRange(min=0),
+              help="Retries of a failed model request (default: Inspect's).")
+@click.option("--retry-attempts", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Whole-run retries of a failed log, within this command.")
+@click.option("--seed", type=int, help="Suite seed (default: the suite's).")
+@click.option("--sizes", help="Keep these sizes (comma-separated).")
+@click.option("--per-cell", type=click.IntRange(min=1), help="Instances per cell.")
+@click.option("--benchmark", type=click.Path(path_type=Path),
+              help="A folder made by prefcert generate, read instead of generating.")
+@click.option("-T", "task_args", multiple=True, metavar="NAME=VALUE",
+              help="A task parameter, e.g. -T format=mcq (a cell factor's level).")
+def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature, max_tokens,
+                 max_connections, max_retries, retry_attempts, seed, sizes, per_cell,
+                 benchmark, task_args):
+    """Run SUITE on one or more models through Inspect AI (progress, retries and
+    concurrency are Inspect's); score and report the logs with 'prefcert score LOG_DIR'
+    and 'prefcert report LOG_DIR -o report.html'."""
+    from ..bench.suites import suite as get_suite
+    try:
+        get_suite(suite_name)
+        args = dict(_task_arg(t) for t in task_args)
+        for k, v in (("seed", seed), ("sizes", sizes), ("per_cell", per_cell),
+                     ("benchmark", None if benchmark is None else str(benchmark))):
+            if v is not None:
+                args[k] = v
+        if rounds > 1:
+            args["rounds"] = rounds
+        try:
+            from ..bench.inspect.run import evaluate
+        except ImportError:
+            raise InstanceError("prefcert eval needs Inspect AI (pip install "
+                                "'prefcert[inspect]')") from None
+        ok, logs = evaluate(suite_name, models, log_dir=log_dir, limit=limit, epochs=epochs,
+                            task_args=args, temperature=temperature, max_tokens=max_tokens,
+                            max_connections=max_connections, max_retries=max_retries,
+                            retry_attempts=retry_attempts, retry_wait=1.0)
+    except InstanceError as e:
+        bad_input(e)
+    for log in logs:
+        click.echo(f"{log.eval.model}: {log.status} -> {log.location}", err=True)
+    if not ok:
+        click.echo(f"prefcert: the run is incomplete; run the same command again to resume "
+                   f"(completed samples in {log_dir} are kept).", err=True)
+        sys.exit(1)

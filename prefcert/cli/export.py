@@ -1,0 +1,49 @@
+"""``prefcert export``: a suite for another evaluation tool. Registered lazily in
+:data:`prefcert.cli.COMMANDS`."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..formal.errors import InstanceError
+from .common import bad_input
+
+TOOLS = ("lm-eval",)
+
+
+@click.command()
+@click.argument("tool", type=click.Choice(TOOLS))
+@click.argument("suite_name", metavar="SUITE")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--benchmark", type=click.Path(path_type=Path),
+              help="A folder made by prefcert generate (default: generate the entries).")
+@click.option("--size", type=click.IntRange(min=1),
+              help="Entries to generate (default: the whole design).")
+@click.option("--seed", type=int, help="Suite seed (default: the suite's).")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=4096, show_default=True)
+def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
+    """Write SUITE for TOOL into the folder OUT. lm-eval: a task folder (YAML, the
+    documents and a process_results hook calling prefcert) that 'lm_eval --tasks
+    prefcert_<suite> --include_path OUT' runs."""
+    from ..bench.lm_eval import export as write
+    from ..bench.lm_eval import task_name
+    try:
+        if benchmark is not None:
+            from ..bench.dataset import benchmark_entries
+            entries = [e for e in benchmark_entries(benchmark)
+                       if e["metadata"]["suite"] == suite_name]
+            if not entries:
+                raise InstanceError(f"holds no prompt of suite {suite_name}",
+                                    file=str(benchmark))
+            entries = entries[:size] if size else entries
+        else:
+            from ..bench.dataset import create_dataset
+            entries = create_dataset(suite_name, size=size, seed=seed)
+        if out.exists() and any(out.iterdir()):
+            raise InstanceError("the folder is not empty", file=str(out))
+    except InstanceError as e:
+        bad_input(e)
+    write(entries, suite_name, out, max_tokens=max_tokens)
+    click.echo(f"{len(entries)} prompts -> {out} (lm_eval --tasks {task_name(suite_name)} "
+               f"--include_path {out})", err=True)

@@ -1,0 +1,245 @@
+"""Inspect AI end to end, without a network: every suite as an Inspect task on
+``mockllm/model`` (scripted outputs), the scorer's verdicts against ``prefcert score``'s,
+the refinement solver over three rounds, the logs read back by the console scripts, and
+Inspect's OpenAI-compatible provider against a small OpenAI-protocol server on 127.0.0.1
+(HTTP, a retry after a 500, and the resume of an interrupted run)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("inspect_ai")
+
+from inspect_ai import eval as inspect_eval                          # noqa: E402
+from inspect_ai.log import read_eval_log                            # noqa: E402
+from inspect_ai.model import ModelOutput, ModelUsage, get_model     # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+from openai_server import OpenAIServer                              # noqa: E402
+
+from prefcert.bench.dataset import SuiteDataset                     # noqa: E402
+from prefcert.bench.design import Entry                             # noqa: E402
+from prefcert.bench.score import score_prompt                       # noqa: E402
+
+#: per suite: small task parameters (the smallest size, one instance per cell)
+SMALL = {"indeterminacy-preference": {"sizes": 50, "per_cell": 1},
+         "indeterminacy-algorithmic": {"sizes": 10, "per_cell": 1},
+         "voting-manipulation": {"sizes": 3, "per_cell": 1},
+         "actionable-indeterminacy": {"sizes": 4, "per_cell": 1}}
+LIMIT = 4
+WRONG = "<answer>zzz</answer>"
+
+
+def output(text: str) -> ModelOutput:
+    """A scripted output with its token counts (mockllm would otherwise count tokens with
+    a tokenizer file fetched from the network)."""
+    o = ModelOutput.from_content(model="mockllm", content=text)
+    o.usage = ModelUsage(input_tokens=10, output_tokens=len(text), total_tokens=10 + len(text))
+    return o
+
+
+def entries(suite: str, n: int) -> list[dict]:
+    p = SMALL[suite]
+    ds = SuiteDataset(suite, sizes=[p["sizes"]], per_cell=p["per_cell"])
+    return [ds[i] for i in range(n)]
+
+
+def run(*args, env=None, check=True):
+    r = subprocess.run(["prefcert", *args], capture_output=True, text=True, env=env)
+    if check:
+        assert r.returncode == 0, r.stderr[-3000:]
+    return r
+
+
+def test_every_suite_runs_as_an_inspect_task_and_its_verdicts_are_prefcert_scores(tmp_path):
+    from prefcert.bench.suites import SUITES
+    assert set(SMALL) == set(SUITES)
+    wanted = {}
+    for suite in SUITES:
+        for k, e in enumerate(entries(suite, LIMIT)):      # gold, wrong, gold, wrong
+            wanted[e["question"]] = (e, e["answer"] if k % 2 == 0 else WRONG)
+
+    def script(messages, tools, tool_choice, config):
+        return output(wanted[messages[-1].text][1])
+
+    model = get_model("mockllm/model", custom_outputs=script)
+    logs = [inspect_eval(f"prefcert/{s}", model=model, limit=LIMIT, log_dir=str(tmp_path),
+                         display="none", task_args=SMALL[s])[0] for s in SUITES]
+    for suite, log in zip(SUITES, logs):
+        assert log.status == "success", (suite, log.error)
+        assert len(log.samples) == LIMIT
+        for s in log.samples:
+            e, answer = wanted[s.input]
+            meta = s.metadata
+            assert s.id == e["metadata"]["id"] and s.target == e["answer"]
+            assert {"labels", "instances", "gold_label_ids", "instance_ids"} <= set(meta)
+            assert all(lab["checked"] is True for lab in meta["labels"])
+            got = s.scores["prefcert_scorer"]
+            expect = score_prompt(meta, answer, Entry(meta["labels"], meta["instances"]))
+            assert got.metadata["verdict"] == expect["verdict"]
+            assert got.value == ("C" if expect["verdict"] == "correct" else "I")
+            if answer == e["answer"]:
+                assert got.metadata["verdict"] == "correct"
+        names = set(log.results.scores[0].metrics)
+        assert {"accuracy", "share_correct"} <= names
+    voting = dict(zip(SUITES, logs))["voting-manipulation"].results.scores[0].metrics
+    assert any(k.startswith(("MDR", "FMR_ballot")) for k in voting)
+
+
+def test_refinement_repairs_on_round_two_and_every_round_is_in_the_log(tmp_path):
+    suite = "indeterminacy-algorithmic"
+    args = {"sizes": 10, "per_cell": 1, "design": "standard", "setting": "SM-SO",
+            "task": "stable", "rounds": 3}
+    ds = SuiteDataset(suite, sizes=[10], per_cell=1,
+                      cells={"design": "standard", "setting": "SM-SO", "task": "stable"})
+    gold = {ds[i]["question"]: ds[i]["answer"] for i in range(len(ds))}
+    seen: list[int] = []
+
+    def script(messages, tools, tool_choice, config):
+        seen.append(len(messages))
+        if len(messages) == 1:                           # round 1: an empty matching
+            return output("<answer>{}</answer>")
+        return output(f"<answer>{gold[messages[0].text]}</answer>")   # round 2: repaired
+
+    model = get_model("mockllm/model", custom_outputs=script)
+    (log,) = inspect_eval(f"prefcert/{suite}", model=model, log_dir=str(tmp_path),
+                          display="none", task_args=args, limit=1)
+    assert log.status == "success", log.error
+    (s,) = log.samples
+    rounds = s.store["prefcert_rounds"]
+    assert [r["verdict"] for r in rounds] == ["invalid", "correct"]
+    fb = rounds[0]["feedback"]
+    assert "exists" in fb and "2 attempts remaining" in fb
+    assert gold[s.input] not in fb                         # never the solution
+    assert seen == [1, 3]                                   # feedback went back as a user turn
+    assert s.messages[2].role == "user" and s.messages[2].text == fb
+    info = [ev for ev in s.events if ev.event == "info" and ev.source == "prefcert"]
+    assert [ev.data["verdict"] for ev in info] == ["invalid", "correct"]
+    score = s.scores["prefcert_scorer"]
+    assert score.value == "C" and score.metadata["rounds"] == rounds
+    # the log read back by the console script: the final answer, and its rounds
+    out = tmp_path / "scores.jsonl"
+    run("score", log.location, "-o", str(out))
+    (rec,) = [json.loads(x) for x in out.read_text().splitlines()]
+    assert rec["verdict"] == "correct" and rec["model"] == "mockllm/model"
+    assert rec["epoch"] == 1 and [r["verdict"] for r in rec["rounds"]] == ["invalid", "correct"]
+    assert rec["tokens"]["total_tokens"] > 0 and rec["timing"]["total_time"] is not None
+
+
+def test_logs_flow_into_score_report_and_risk_with_epochs(tmp_path):
+    suite = "voting-manipulation"
+    es = entries(suite, 2)
+    gold = {e["question"]: e["answer"] for e in es}
+    calls = {"n": 0}
+
+    def script(messages, tools, tool_choice, config):
+        calls["n"] += 1                                     # epochs: gold, then wrong
+        return output(gold[messages[0].text] if calls["n"] <= 2 else WRONG)
+
+    model = get_model("mockllm/model", custom_outputs=script)
+    (log,) = inspect_eval(f"prefcert/{suite}", model=model, log_dir=str(tmp_path / "logs"),
+                          display="none", task_args=SMALL[suite], limit=2, epochs=2,
+                          max_connections=1, max_samples=1)
+    assert log.status == "success"
+    out = tmp_path / "s.jsonl"
+    r = run("score", str(tmp_path / "logs"), "-o", str(out), "--json")
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(recs) == 4 and sorted(x["epoch"] for x in recs) == [1, 1, 2, 2]
+    assert {x["model"] for x in recs} == {"mockllm/model"}
+    share = [json.loads(x) for x in r.stdout.splitlines() if '"share_correct"' in x][0]
+    assert (share["k"], share["n"]) == (2, 4)
+    run("report", str(tmp_path / "logs"), "-o", str(tmp_path / "r.html"))
+    assert "<svg" in (tmp_path / "r.html").read_text()
+    risk = json.loads(run("risk", log.location, "--json").stdout)
+    assert (risk["M"], risk["K"]) == (2, 2)               # the epochs are the K samples
+    assert risk["deu"] == pytest.approx(0.5)
+    # answers files get the model named on the command line
+    bench = tmp_path / "bench"
+    run("generate", suite, "-o", str(bench), "--per-cell", "1", "--sizes", "3")
+    a = tmp_path / "a.jsonl"
+    first = json.loads((bench / "prompts.jsonl").read_text().splitlines()[0])
+    a.write_text(json.dumps({"id": first["id"], "answer": first["answer"]}) + "\n")
+    run("score", str(bench / "prompts.jsonl"), str(a), "--model", "my-model", "-o", str(out))
+    assert json.loads(out.read_text())["model"] == "my-model"
+    bad = run("score", str(tmp_path / "s.jsonl"), check=False)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_a_failed_run_is_scored_with_its_unanswered_samples_as_timeouts(tmp_path):
+    suite = "voting-manipulation"
+    es = entries(suite, 2)
+    gold = {e["question"]: e["answer"] for e in es}
+
+    def script(messages, tools, tool_choice, config):
+        if messages[0].text == es[1]["question"]:
+            raise RuntimeError("the provider broke")
+        return output(gold[messages[0].text])
+
+    model = get_model("mockllm/model", custom_outputs=script)
+    (log,) = inspect_eval(f"prefcert/{suite}", model=model, log_dir=str(tmp_path),
+                          display="none", task_args=SMALL[suite], limit=2, max_samples=1)
+    assert log.status == "error"
+    out = tmp_path / "s.jsonl"
+    r = run("score", log.location, "-o", str(out))
+    assert "status error" in r.stderr and "score as timeouts" in r.stderr
+    recs = {x["id"]: x for x in map(json.loads, out.read_text().splitlines())}
+    assert recs[es[1]["metadata"]["id"]]["verdict"] == "timeout"
+    assert all(x["verdict"] in ("correct", "timeout") for x in recs.values())
+
+
+def test_openai_compatible_provider_over_http_with_a_retry_and_a_resumed_run(tmp_path):
+    suite = "voting-manipulation"
+    es = entries(suite, 4)
+    gold = {e["question"]: e["answer"] for e in es}
+    state = {"fail_after": None, "failed_once": False}
+
+    def reply(messages, n):
+        if not state["failed_once"]:
+            state["failed_once"] = True
+            return 500                                      # retried by Inspect
+        if state["fail_after"] is not None and n > state["fail_after"]:
+            return 500                                      # the server goes down
+        return gold[messages[-1]["content"]]
+
+    env = dict(os.environ, LOCAL_API_KEY="test-key")
+    with OpenAIServer(reply, deadline=400) as srv:
+        env["LOCAL_BASE_URL"] = srv.url
+        r = subprocess.run(["inspect", "eval", f"prefcert/{suite}", "--model",
+                            "openai-api/local/fake", "--limit", "2", "-T", "sizes=3",
+                            "-T", "per_cell=1", "--max-connections", "1", "--log-dir",
+                            str(tmp_path / "plain"), "--display", "none"],
+                           capture_output=True, text=True, env=env, timeout=300)
+        assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+        assert len(srv.requests) == 3                       # one 500, then two answers
+        (f,) = (tmp_path / "plain").glob("*.eval")
+        log = read_eval_log(str(f))
+        assert log.eval.model == "openai-api/local/fake"
+        assert [s.scores["prefcert_scorer"].value for s in log.samples] == ["C", "C"]
+
+        # an interrupted run: the server answers two prompts, then fails
+        srv.requests.clear()
+        state["fail_after"] = 2
+        cmd = ["eval", suite, "--model", "openai-api/local/fake", "--limit", "4",
+               "--sizes", "3", "--per-cell", "1", "--max-connections", "1",
+               "--max-retries", "1", "--retry-attempts", "0", "--log-dir",
+               str(tmp_path / "logs")]
+        r1 = run(*cmd, env=env, check=False)
+        assert r1.returncode == 1 and "resume" in r1.stderr, r1.stderr[-2000:]
+        answered = {m[-1]["content"] for m in srv.requests[:2]}
+        assert len(srv.requests) > 2 and len(answered) == 2
+        state["fail_after"] = None
+        srv.requests.clear()
+        run(*cmd, env=env)
+        resumed = [m[-1]["content"] for m in srv.requests]
+    # only the two unfinished prompts are asked again, once each
+    assert len(resumed) == 2 and not answered & set(resumed)
+    logs = list((tmp_path / "logs").glob("*.eval"))
+    final = [read_eval_log(str(x)) for x in logs]
+    ok = [x for x in final if x.status == "success"]
+    assert ok and len(ok[-1].samples) == 4
+    assert all(s.scores["prefcert_scorer"].value == "C" for s in ok[-1].samples)
