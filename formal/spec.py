@@ -86,11 +86,15 @@ class Convention:
     """A reading of a definition where the literature uses more than one. ``choices``:
     the readings, the first being the default; ``doc``: one line per choice. An instance
     picks one in ``"conventions": {name: choice}`` (the CLI's ``--convention``
-    overrides it); every label whose question depends on it records the choice."""
+    overrides it); every label whose question depends on it records the choice.
+    ``record_default=False`` (conventions added after labels were published): a label
+    records the choice only when it is not the default, so labels made before the
+    convention existed keep their bytes."""
 
     name: str
     choices: tuple[str, ...]
     doc: Mapping[str, str]
+    record_default: bool = True
 
     @property
     def default(self) -> str:
@@ -238,9 +242,15 @@ class DomainSpec:
         return name, params
 
     def readings(self, model: Any, question: str) -> dict[str, str]:
-        """The conventions ``question``'s answer depends on, as ``model`` chose them."""
+        """The conventions ``question``'s answer depends on, as ``model`` chose them (a
+        convention with ``record_default=False`` only when not at its default)."""
         chosen = getattr(model, "conventions", None) or {}
-        return {k: chosen[k] for k in self.questions[question].conventions if k in chosen}
+        out = {}
+        for k in self.questions[question].conventions:
+            c = self.conventions.get(k)
+            if k in chosen and (c is None or c.record_default or chosen[k] != c.default):
+                out[k] = chosen[k]
+        return out
 
 
 # ---------------------------------------------------------------- JSON Schema building blocks

@@ -11,7 +11,8 @@ count):
   ``instance_id`` (and ``instance_ids``, every instance of the task), ``question``, ``format``, ``cell``, ``prompt``, ``answer_shape``,
   ``gold_label_ids``, ``answer`` (a gold answer the scorer accepts) and ``task``;
 - ``manifest.json``: suite, seed, sizes, per-cell count, prefcert version, the composition
-  per cell with its total, the rejection-sampling acceptance rates and label counts.
+  per cell with its total, the rejection-sampling acceptance rates and label counts, the
+  readings and the template set chosen, and the instances drawn more than once.
 """
 from __future__ import annotations
 
@@ -35,22 +36,25 @@ def _dumps(obj: Any) -> str:
 
 
 def _sample_one(args):
-    name, seed, row, i = args
+    name, seed, row, i, readings = args
     from .suites import suite as get_suite
     stats: dict = {}
-    task = get_suite(name).sample(row, i, Context(seed, row, i, stats))
+    task = get_suite(name).sample(row, i, Context(seed, row, i, stats, readings=readings))
     return task, stats
 
 
 def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int | None,
-                 stats: dict, jobs: int = 1) -> list[tuple[Any, int, Task]]:
+                 stats: dict, jobs: int = 1, readings: dict | None = None
+                 ) -> list[tuple[Any, int, Task]]:
     """Every (row, index, task) of the design, in design order. With ``jobs`` > 1 the
     draws run in that many processes; each (row, index) has its own seed, so the tasks and
-    the merged counters are the same."""
+    the merged counters are the same. ``readings``: the suite's readings (defaults
+    filled)."""
+    readings = suite.chosen_readings(readings)
     work = []
     for row in suite.rows(tuple(sizes)):
         k = per_cell if per_cell is not None else (row.per_cell or suite.per_cell)
-        work += [(suite.name, seed, row, i) for i in range(k)]
+        work += [(suite.name, seed, row, i, readings) for i in range(k)]
     if jobs > 1 and len(work) > 1:
         import multiprocessing as mp
         with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
@@ -58,7 +62,7 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
     else:
         results = [_sample_one(w) for w in work]
     out = []
-    for (_, _, row, i), (task, st) in zip(work, results):
+    for (_, _, row, i, _), (task, st) in zip(work, results):
         for tag, c in st.items():
             stats.setdefault(tag, Counter()).update(c)
         out.append((row, i, task))
@@ -156,9 +160,12 @@ def _label_all(items: list, engines, progress: bool, jobs: int) -> list[dict]:
 
 def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None = None,
           per_cell: int | None = None, progress: bool = False, jobs: int = 1,
-          encoding: str = "json") -> dict:
+          encoding: str = "json", readings: dict | None = None,
+          templates: str | None = None) -> dict:
     """Sample and certify ``suite`` in memory: ``{"instances", "labels", "prompts",
     "manifest"}`` (see :func:`generate` for the parameters)."""
+    readings = suite.chosen_readings(readings)
+    tpl = _templates(suite, templates)
     seed = suite.seed if seed is None else seed
     sizes = tuple(suite.sizes if sizes is None else sizes)
     bad = [s for s in sizes if s not in suite.sizes]
@@ -168,7 +175,7 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     t0 = time.perf_counter()
     stats: dict = {}
     tasks = sample_tasks(suite, seed=seed, sizes=sizes, per_cell=per_cell, stats=stats,
-                         jobs=jobs)
+                         jobs=jobs, readings=readings)
     t1 = time.perf_counter()
     instances, labels, ids = certify(tasks, engines=suite.engines or ENGINES,
                                      progress=progress, jobs=jobs)
@@ -176,12 +183,14 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     by_id = {lab["label_id"]: lab for lab in labels}
     prompts = []
     composition: Counter = Counter()
+    repeats, duplicates = _duplicates(suite, tasks)
     for row, index, task in tasks:
         gold_ids = [ids[(iid, canonical(q))] for iid, q in task.questions]
         labs = [by_id[i] for i in gold_ids]
         for variant in row.variants:
             cell = {**row.factors, **variant}
-            r = suite.render(task, variant, Context(seed, row, index, stats, variant, encoding))
+            r = suite.render(task, variant, Context(seed, row, index, stats, variant, encoding,
+                                                    readings, tpl))
             rec = {"id": f"{len(prompts) + 1:05d}", "suite": suite.name,
                    "instance_id": task.instances[0]["id"] if task.instances else None,
                    "instance_ids": [i["id"] for i in task.instances],
@@ -190,14 +199,14 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
                    "cell": cell, "prompt": r.text, "answer_shape": r.answer_shape,
                    "gold_label_ids": gold_ids,
                    "answer": suite.gold(task, variant, labs, r), "task": task.payload,
-                   **r.extra}
+                   **repeats.get(id(task), {}), **r.extra}
             prompts.append(rec)
             composition[canonical(cell)] += 1
     from .. import __version__
     verdicts = Counter(f"{_qname(lab['question'])}:{lab['verdict']}" for lab in labels)
     manifest = {
         "suite": suite.name, "description": suite.description, "prefcert": __version__,
-        "seed": seed, "sizes": list(sizes), "encoding": encoding,
+        "seed": seed, "sizes": list(sizes), "encoding": encoding, "readings": readings,
         "per_cell": per_cell if per_cell is not None else suite.per_cell,
         "prompts_file": "prompts.jsonl",
         "total": len(prompts), "instances": len(instances), "labels": len(labels),
@@ -208,6 +217,10 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
                         "rate": round(c["accepted"] / c["draws"], 6) if c.get("draws") else None}
                        for k, c in sorted(stats.items())],
     }
+    if tpl is not None:
+        manifest["templates"] = dict(tpl.origin)
+    if suite.duplicate_key is not None:
+        manifest["duplicates"] = duplicates
     if suite.calibration is not None:
         manifest["calibration"] = suite.calibration(stats)
     seconds = {"sample": t1 - t0, "certify": t2 - t1, "total": time.perf_counter() - t0}
@@ -218,6 +231,57 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
 ENCODINGS = ("json", "sentences", "narrative")
 
 
+def _templates(suite: Suite, choice: str | None):
+    """The suite's resolved template set (None for a suite without templates); InstanceError
+    when templates are asked of a suite that has none."""
+    if suite.templates is None:
+        if choice is not None:
+            raise InstanceError(f"suite {suite.name} has no prompt templates", value=choice)
+        return None
+    from .templates import load
+    return load(suite.templates, choice)
+
+
+def _duplicates(suite: Suite, tasks: list) -> tuple[dict, list[dict]]:
+    """Tasks drawn more than once (same ``duplicate_key``): per task (by ``id``) the
+    record fields ``duplicate_of`` (the first copy's instance id; on the later copies) and
+    ``cluster`` (that id; on every copy of a repeated instance), and the manifest's list:
+    per row, its distinct and drawn instances and the groups of ids that are one
+    instance."""
+    if suite.duplicate_key is None:
+        return {}, []
+    first: dict[str, str] = {}
+    groups: dict[str, list[str]] = {}
+    for _, _, task in tasks:
+        k = suite.duplicate_key(task)
+        if k is None:
+            continue
+        iid = task.instances[0]["id"]
+        first.setdefault(k, iid)
+        groups.setdefault(k, []).append(iid)
+    fields: dict[int, dict] = {}
+    rows: dict[str, dict] = {}
+    for row, _, task in tasks:
+        k = suite.duplicate_key(task)
+        r = rows.setdefault(canonical(dict(row.factors)), {"row": dict(row.factors),
+                                                           "instances": 0, "keys": []})
+        r["instances"] += 1
+        if k is None:
+            continue
+        r["keys"].append(k)
+        if len(groups[k]) > 1:
+            iid = task.instances[0]["id"]
+            fields[id(task)] = {"cluster": first[k], **({"duplicate_of": first[k]}
+                                                        if iid != first[k] else {})}
+    out = []
+    for r in rows.values():
+        distinct = list(dict.fromkeys(r["keys"]))
+        if len(distinct) < len(r["keys"]):
+            out.append({"row": r["row"], "instances": r["instances"], "distinct": len(distinct),
+                        "groups": [groups[k] for k in distinct if len(groups[k]) > 1]})
+    return fields, out
+
+
 def _qname(q: Any) -> str:
     return q if isinstance(q, str) else str(q.get("type"))
 
@@ -225,7 +289,8 @@ def _qname(q: Any) -> str:
 def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
              sizes: Sequence[Any] | None = None, per_cell: int | None = None,
              fmt: str = "jsonl", progress: bool = False, jobs: int = 1,
-             encoding: str = "json", overwrite: bool = False) -> dict:
+             encoding: str = "json", overwrite: bool = False,
+             readings: dict | None = None, templates: str | None = None) -> dict:
     """Generate ``suite`` into the folder ``out``; returns the manifest (also written) with
     the wall-clock ``_seconds`` of each phase (not written: it is not reproducible).
 
@@ -233,8 +298,11 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     cell; ``fmt``: ``jsonl`` or ``parquet`` (the prompts table; needs pyarrow); ``jobs``:
     processes for the draws (the output does not depend on it); ``encoding``: how prompts
     show preferences — ``json`` (the instance format, default), ``sentences`` (one sentence
-    per agent) or ``narrative`` (a short story), for suites that render profiles. Raises
-    InstanceError for a size the suite does not have, an unknown format or encoding, or an
+    per agent) or ``narrative`` (a short story), for suites that render profiles;
+    ``readings``: name -> choice of the suite's named readings; ``templates``: a shipped
+    template set's name or a template file (suites with templates; see
+    :mod:`prefcert.bench.templates`). Raises InstanceError for a size the suite does not
+    have, an unknown format, encoding, reading or template set, a bad template file, or an
     ``out`` that already holds a benchmark (unless ``overwrite``: existing output is never
     replaced silently).
     """
@@ -248,7 +316,7 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
         raise InstanceError("the folder already holds a benchmark (pass --overwrite to replace "
                             "it)", file=str(out / held[0]))
     b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress, jobs=jobs,
-              encoding=encoding)
+              encoding=encoding, readings=readings, templates=templates)
     t0 = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     _write_jsonl(out / "instances.jsonl", b["instances"])
