@@ -108,7 +108,8 @@ KINDS = ("housing", "allocation", "matching")
 _F = frozenset
 TEMPLATES = TemplateSpec(
     "algorithmic",
-    {"instance": (_F({"problem", "preferences", "endowment"}), _F({"preferences", "endowment"})),
+    {"instance": (_F({"problem", "lists", "preferences", "endowment"}),
+                  _F({"preferences", "endowment"})),
      "endowment": (_F({"endowment"}), _F({"endowment"})),
      "generation": (_F({"instance", "notion", "outcome", "definition", "format", "hatch",
                         "scratchpad"}), _F({"instance", "format", "hatch"})),
@@ -122,6 +123,7 @@ TEMPLATES = TemplateSpec(
                            _F({"instance", "options"})),
      "nota": (_F(), _F()),
      **{f"problem.{k}": (_F({"n"}), _F()) for k in KINDS},
+     **{f"lists.{x}": (_F(), _F()) for x in ("SO", "SI", "TO")},
      **{f"{w}.{k}": (_F(), _F()) for w in ("outcome", "an_outcome", "format") for k in KINDS},
      **{f"{w}.{x}": (_F(), _F()) for w in ("label", "definition") for x in NOTIONS}},
     {"khanna-wang": ("prefcert.bench.indeterminacy", "templates-khanna-wang.toml"),
@@ -283,6 +285,11 @@ def where(notion: str, insts: dict) -> tuple[str, str]:
     """(instance role, pipeline question) of a notion; welfare notions of a matching market
     are asked of the market itself."""
     role, q = QUESTION[notion]
+    if notion == "core" and insts.get("hm", {}).get("conventions", {}).get(
+            "unlisted_own_house") == "unacceptable":
+        # agents may stay unmatched: indifferent between nothing and an unlisted house, so
+        # the strict core can be empty; the core of K&W Table 25 is the weak core
+        return "hm", "weak_core"
     return ("sm", q) if role == "ha" and "sm" in insts else (role, q)
 
 
@@ -490,15 +497,16 @@ def _sat(mem: dict, notions: Sequence[str]) -> list[str]:
 OUTCOME = {"housing": "allocation", "allocation": "allocation", "matching": "matching"}
 
 
-def _instance_text(insts: dict, kind: str, n: int, t) -> str:
-    """The instance block of the template set ``t``: the problem, the preferences (the
-    instance format) and, for a housing market, the endowment."""
+def _instance_text(insts: dict, kind: str, n: int, pref: str, t) -> str:
+    """The instance block of the template set ``t``: the problem, how the lists of the
+    preference type ``pref`` read (``lists.SI``: unranked alternatives are unacceptable),
+    the preferences (the instance format) and, for a housing market, the endowment."""
     src = insts["sm"] if kind == "matching" else insts["ha"]
     prefs = json.dumps(src["preferences"], ensure_ascii=False)
     endow = t.render("endowment", endowment=json.dumps(insts["hm"]["endowment"])) \
         if kind == "housing" else ""
-    return t.render("instance", problem=t.render(f"problem.{kind}", n=n), preferences=prefs,
-                    endowment=endow)
+    return t.render("instance", problem=t.render(f"problem.{kind}", n=n),
+                    lists=t[f"lists.{pref}"], preferences=prefs, endowment=endow)
 
 
 def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
@@ -507,7 +515,7 @@ def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
     insts = {r: next(i for i in task.instances if i["id"] == iid) for r, iid in p["roles"].items()}
     kind, n = p["kind"], ctx.row.factors["size"]
     words = {"outcome": t[f"outcome.{kind}"], "scratchpad": t["scratchpad"]}
-    instance = _instance_text(insts, kind, n, t)
+    instance = _instance_text(insts, kind, n, p.get("pref", "TO"), t)
     task_type = variant["task"]
     hard = ctx.row.factors["design"] == "hard"
     escape = variant.get("escape", True)

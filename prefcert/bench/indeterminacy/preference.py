@@ -49,7 +49,13 @@ READINGS = {"si_counts": Convention("si_counts", ("entailed", "undetermined"), {
     "entailed": "a count on truncated lists asks for the agents whose lists entail c1 ≻ c2, "
                 "a determined number (K&W 2026, Table 8; labels under pair_count = stated)",
     "undetermined": "a count on truncated lists is undetermined: only an abstention is "
-                    "correct (K&W 2026, Table 1; labels under pair_count = completions)"})}
+                    "correct (K&W 2026, Table 1; labels under pair_count = completions)"}),
+    "topk_ties": Convention("topk_ties", ("keeps_tie", "abstain"), {
+        "keeps_tie": "top-k prompt 3 (list, then yes / no only) on an item of the tie at "
+                     "position k: 'yes' (the item is in the top k once the tie is kept, as "
+                     "prompt 2's gold keeps it) is scored correct (K&W H.3 takes no position)",
+        "abstain": "top-k prompt 3 is undetermined: only an abstention is correct, although "
+                   "the prompt offers yes and no only (prefcert 0.2)"})}
 
 
 # ----------------------------------------------------------------------------- design
@@ -186,13 +192,15 @@ def sample(row: Row, index: int, ctx) -> Task:
     qs = [question] if question["type"] != "rs" else [
         question, {"type": "rs", "agent": agent, "bundles": question["bundles"][::-1]}]
     payload = {"question": question, "agent": agent if "agent" in question else None,
-               "expected": expected(question, f, inst)}
+               "expected": expected(question, f, inst, ctx.readings)}
     if f["family"] == "aggregative":
         a, b = question["items"]
         payload["c1_only"] = _count_c1_only(inst, a, b)
         payload["entailed"] = _count_entailed(inst, a, b)
     if f["family"] == "bundle":
         payload["lexicographic"] = _lexicographic(order, *question["bundles"])
+    if case == "p3_undetermined":
+        payload["topk_ties"] = ctx.readings.get("topk_ties", "keeps_tie")
     return Task([inst], [(inst["id"], x) for x in qs], payload)
 
 
@@ -375,7 +383,7 @@ def _distance(succ, a, b) -> int | None:
     return None
 
 
-def expected(question: dict, f: dict, inst: dict) -> dict:
+def expected(question: dict, f: dict, inst: dict, readings: dict | None = None) -> dict:
     """What the sampler expects the certified label to say, from the data directly (a
     cross-check of the labels, never the gold itself)."""
     t = question["type"]
@@ -417,6 +425,9 @@ def expected(question: dict, f: dict, inst: dict) -> dict:
         if f["case"] == "p1_determined":
             lst = flat(order)
             return {"kind": "value", "value": "yes" if lst.index(x) < k else "no"}
+        if f["case"] == "p3_undetermined" and (readings or {}).get("topk_ties",
+                                                                   "keeps_tie") == "keeps_tie":
+            return {"kind": "keeps_tie", "value": "yes"}
         return {"kind": "abstain"}
     if t == "topk_list":        # every item of the tie holding position k may be in the top k
         lst = flat(order)
@@ -433,7 +444,8 @@ def truth(task: dict, labels: Sequence[dict]) -> dict:
     v}``, ``{"kind": "abstain"}``, or for a top-k list on an undetermined k ``{"kind":
     "keeps_tie", "value": the possible top-k set, "possible", "necessary"}`` (K&W H.3
     reports keeping vs breaking the tie and takes no position; keeping it is scored
-    correct). Raises RuntimeError when it contradicts the sampler's expectation."""
+    correct), and for top-k prompt 3 under ``topk_ties = keeps_tie`` ``{"kind": "keeps_tie",
+    "value": "yes"}``. Raises RuntimeError when it contradicts the sampler's expectation."""
     q = task["question"]
     lab = labels[0]
     v, sol = lab["verdict"], lab.get("solution") or {}
@@ -470,9 +482,10 @@ def truth(task: dict, labels: Sequence[dict]) -> dict:
             out = {"kind": "abstain"}
         else:
             raise RuntimeError(f"bundles equivalent: {q}")
-    elif t == "topk":
-        out = {"kind": "abstain"} if v == "undetermined" else \
-            {"kind": "value", "value": "yes" if v == "true" else "no"}
+    elif t == "topk":           # prompt 3 under topk_ties = keeps_tie: the tie kept, "yes"
+        keep = task.get("topk_ties") == "keeps_tie"
+        out = ({"kind": "keeps_tie", "value": "yes"} if keep else {"kind": "abstain"}) \
+            if v == "undetermined" else {"kind": "value", "value": "yes" if v == "true" else "no"}
     elif t == "topk_list":
         out = {"kind": "keeps_tie", "value": sorted(sol["possible"]),
                "necessary": sol["necessary"], "possible": sol["possible"]}
@@ -686,7 +699,8 @@ def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPr
                 return letter
         raise RuntimeError(f"gold answer {want!r} missing from the options")
     if tr["kind"] == "keeps_tie":
-        return ", ".join(name.get(x, x) for x in tr["value"])
+        v = tr["value"]
+        return v if isinstance(v, str) else ", ".join(name.get(x, x) for x in v)
     if tr["kind"] == "abstain":
         return ABSTAIN_WORD.get(shape, "unknown")
     out = _show(tr["value"], shape, name)

@@ -173,7 +173,7 @@ _RULES = {
     "approval": "Every voter submits the set of alternatives they approve of (any subset, "
                 "the empty set included). Each approved alternative receives 1 point. The "
                 "alternative with the most points wins. A sincere approval ballot approves "
-                "the top {k} alternative(s) of one's ranking.",
+                "{sincere}.",
     "irv": "Every voter submits a full ranking of all alternatives. In each round, every "
            "ballot counts for its highest-ranked alternative still in the race, and the "
            "alternative with the fewest such votes is eliminated; this repeats until one "
@@ -235,7 +235,10 @@ def render_prompt(instance: Mapping[str, Any], framing: Framing) -> str:
     rule = instance["rule"]
     r = rule_named(rule)
     m = e.m
-    rule_text = _RULES[rule].format(m=m, top=m - 1, k=e.approval_top)
+    k = e.approval_top             # prefcert's reading (the paper leaves it open): top ⌊m/2⌋
+    sincere = "no alternative" if k == 0 else "only the top alternative of one's ranking" \
+        if k == 1 else f"the top {k} alternatives of one's ranking"
+    rule_text = _RULES[rule].format(m=m, top=m - 1, sincere=sincere)
     if not r.rounds:                   # score ties; IRV's elimination ties are in its text
         rule_text += _TIES
     others = []
@@ -379,8 +382,8 @@ METRICS = {
     "NMR_suboptimal": ("manipulable", lambda r: int(bool(r["S"]) and not r["O"])),
     "FMR_ballot": ("non_manipulable", lambda r: int(r["valid"] and not r["sincere"])),
     "FMR_outcome": ("non_manipulable", lambda r: int(r["valid"] and r["outcome_changed"])),
-    "IGR": ("all", lambda r: None if r["category"] == "timeout" else int(not r["valid"])),
-    "timeout_rate": ("all", lambda r: int(r["category"] == "timeout")),
+    "IGR": ("all", lambda r: None if r.get("category") == "timeout" else int(not r["valid"])),
+    "timeout_rate": ("all", lambda r: int(r.get("category") == "timeout")),
     "delta": ("manipulable", lambda r: r["delta"] if r["valid"] else None),
     "gap": ("manipulable", lambda r: r["gap"] if r["valid"] else None),
     "welfare_change": ("all", lambda r: r.get("welfare_change") if r["valid"] else None),
