@@ -347,3 +347,47 @@ def test_constrained_matching_prompt_follows_the_task_reading():
     assert "stable matchings that meet every hard constraint" in render_prompt(task)
     da = render_prompt({**task, "reading": {"matching_constraints": "da_only"}})
     assert "meet every hard constraint" not in da and "computed without the hard" in da
+
+
+# -------------------------------------------------------------------- formal conventions
+
+HM = {"id": "t", "domain": "housing_market",
+      "preferences": {"A1": ["H2"], "A2": ["H2"], "A3": ["H1", "H3"]},
+      "endowment": {"A1": "H1", "A2": "H2", "A3": "H3"}}
+
+
+def test_housing_market_with_unacceptable_own_houses_leaves_agents_unmatched():
+    """unlisted_own_house = unacceptable (K&W F.2.1): A1 ranks only H2 (held by A2, who keeps
+    it), so A1 stays unmatched; A3 may then take A1's H1 in the strict core ({A1, A3}
+    weakly blocks: A1 is indifferent between nothing and H1, A3 gains)."""
+    import prefcert
+    m = {**HM, "conventions": {"unlisted_own_house": "unacceptable"}}
+    weak = prefcert.label(m, "weak_core", engines=["oracle", "brute_force"])
+    strict = prefcert.label(m, "strict_core", engines=["oracle", "brute_force"])
+    assert weak["solution"] == {"A2": "H2", "A3": "H3"}
+    assert strict["solution"] == {"A2": "H2", "A3": "H1"}
+    assert weak["conventions"] == {"unlisted_own_house": "unacceptable"}
+    assert prefcert.check(weak, m) and prefcert.check(strict, m)
+    for bad in ({"A1": "H1", "A2": "H2", "A3": "H3"},    # an unranked house given
+                {"A2": "H2", "A3": "H3"}):               # blocked by {A1, A3}
+        with pytest.raises(prefcert.CertificateError):
+            prefcert.check({**strict, "solution": bad}, m)
+    # the default reading keeps the own house acceptable
+    assert prefcert.label(HM, "weak_core", engines=["oracle", "brute_force"])["solution"] == \
+        {"A1": "H1", "A2": "H2", "A3": "H3"}
+
+
+def test_pair_count_stated_counts_the_voters_whose_lists_entail_the_pair():
+    import prefcert
+    m = {"id": "p", "domain": "preference", "items": ["a", "b", "c"], "semantics": "unknown",
+         "profile": {"X": ["a", "b"], "Y": ["a"], "Z": ["b", "a"]}}
+    q = {"type": "count", "items": ["a", "b"]}
+    lab = prefcert.label(m, q)
+    assert (lab["verdict"], lab["solution"]) == ("undetermined", {"min": 1, "max": 2})
+    assert "conventions" not in lab               # the default is not recorded: old bytes
+    m2 = {**m, "conventions": {"pair_count": "stated"}}
+    lab = prefcert.label(m2, q)
+    assert (lab["verdict"], lab["solution"]) == ("determined", {"value": 1})
+    assert lab["conventions"] == {"pair_count": "stated"} and prefcert.check(lab, m2)
+    with pytest.raises(prefcert.CertificateError):
+        prefcert.check({**lab, "solution": {"value": 2}}, m2)
