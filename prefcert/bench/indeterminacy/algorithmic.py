@@ -37,7 +37,9 @@ decided by :func:`prefcert.pipeline.classify.classify` (checker-verified certifi
   checked against that one; the gold, the top-trading-cycles allocation, satisfies both;
 - *HA-SI*: the housing market reads unlisted houses as unacceptable, the own one included
   (``unlisted_own_house = unacceptable``, K&W F.2.1): an agent is never given a house it
-  did not rank and stays unmatched instead;
+  did not rank and stays unmatched instead; the prompt says so (template key
+  ``lists.SI``), and the core is labelled as the weak core (the strict core can be empty
+  once agents are indifferent between nothing and an unranked house);
 - *menus* (hard notions): 4 options at n = 10 and 5 at n = 30 before NOTA (the paper's
   "five in general, four for smaller instances"): the target's witness when feasible, the
   related notions' outcomes, then one or two contaminated candidates (the canonical
