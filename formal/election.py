@@ -26,26 +26,36 @@ manipulator (or a coalition) with true preferences. The model and its parsing.
   real data is allowed: unranked candidates tie at the bottom). Its sincere ballot is
   that ranking (ranking rules) or ``approve`` / the convention (approval).
 - **Approval convention** (the benchmark leaves it open): a ballot without an explicit
-  ``approve`` approves the candidates with fewer than ``k`` candidates ranked strictly
-  above them, ``k = approval_top``; the default ``k = ⌊m/2⌋`` approves exactly the
+  ``approve`` approves the *ranked* candidates with fewer than ``k`` candidates ranked
+  strictly above them, ``k = approval_top`` (a tie group straddling ``k`` is approved
+  whole); a candidate the ballot leaves unranked is never approved, however few it
+  ranks. The default ``k = ⌊m/2⌋`` approves, on a full strict ranking, exactly the
   candidates whose rank utility m − pos exceeds the mean (m − 1)/2 (Brams & Fishburn's
   mean-utility threshold). Another ``k`` is the named alternative (``approval_top: 1`` is
-  plurality-like).
+  plurality-like; ``0`` approves nobody). An explicit ``approve`` set is used as given.
+- **Overvote convention** (``"conventions": {"overvote": ...}``, IRV only): ``round``
+  (default) exhausts a ballot whose highest-ranked continuing group holds two or more
+  continuing candidates for that round only — it counts again once eliminations leave one
+  of them; ``exhaust`` exhausts it for good, as official counts do (it reproduces the
+  published Burlington 2009 rounds, which ``round`` misses by 1–4 votes). The ``exhaust``
+  reading is defined for ``winner`` questions (manipulation under it is refused).
 
-**Rules** (:mod:`formal.rules`, the one table of rules; scores on a ballot b; unranked
-candidates count as tied at the bottom):
+**Rules** (:mod:`formal.rules`, the one table of rules; scores on a ballot b; for the
+ranking rules, unranked candidates count as tied at the bottom):
 
 - ``plurality``: 1 point to b's top if the top group is one candidate (a tied top — an
   overvote — counts for nobody).
 - ``borda``: x gets |{y : x ≻_b y}| points (m − r for rank r of a full strict ranking).
-- ``approval``: 1 point per approved candidate.
-- ``copeland``: pairwise majorities over the ballots; a win scores 1, a tie ½. Stored
-  doubled (2·wins + ties) so every score is an integer.
+- ``approval``: 1 point per approved candidate (the ``approve`` set, or the convention
+  above).
+- ``copeland``: pairwise majorities over the ballots; a win scores 1, a tie ½. The
+  checker and the engines tally 2·wins + ties so that every score is an integer; the
+  ``score_table`` certificate and the audits show wins + ½ ties.
 - ``irv``: rounds over the active candidates; a ballot counts for its highest-ranked active
   candidate when that candidate is alone among the active members of its group (else it
-  is exhausted for the round); the active candidate with the fewest votes is eliminated
-  (ties: the τ-lowest of them) until one remains. With complete ballots this gives the
-  winner of the majority-stop variant.
+  is exhausted: for the round, or for good under the ``exhaust`` reading); the active
+  candidate with the fewest votes is eliminated (ties: the τ-lowest of them) until one
+  remains. With complete ballots this gives the winner of the majority-stop variant.
 
 The winner of a score rule is the highest score, ties to the τ-highest; the non-resolute
 winner set is every top scorer (IRV: every candidate that wins under some resolution of
@@ -62,12 +72,13 @@ The trusted definitions and certificate checks are in :mod:`formal.checker.elect
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import InstanceError
 from .preference import MAX_COUNT
 from .rules import rule_named
+from .spec import Convention, read_conventions
 
 # Manipulators in one coalition question (each is a ballot in the model and the proof).
 MAX_COALITION = 20_000
@@ -79,6 +90,26 @@ PARAMS: dict[str, dict[str, str]] = {
     "manipulation": {"rule": "rule?"},
     "coalitional_manipulation": {"rule": "rule?", "candidate": "item", "k": "int?",
                                  "weights": "ints?"},
+}
+
+
+def _eliminates(model: Any, params: Any) -> bool:
+    """The question is asked under an elimination rule (IRV)."""
+    try:
+        return rule_named(rule_of(model, params)).rounds
+    except InstanceError:
+        return False
+
+
+#: Readings where the literature uses two (the first is the default; see the README).
+CONVENTIONS: dict[str, Convention] = {
+    "overvote": Convention("overvote", ("round", "exhaust"), {
+        "round": "IRV: a ballot whose highest-ranked continuing group holds two or more "
+                 "continuing candidates (an overvote) counts for nobody in that round, and "
+                 "counts again once eliminations leave one of them",
+        "exhaust": "IRV: an overvote exhausts the ballot for good, as official counts do "
+                   "(it reproduces the published Burlington 2009 rounds); winner questions "
+                   "only"}, applies=_eliminates),
 }
 
 
@@ -108,6 +139,8 @@ class Election:
     rule: str | None
     manipulator: Ballot | None
     approval_top: int
+    conventions: dict = field(default_factory=lambda: {k: c.default for k, c in
+                                                       CONVENTIONS.items()}, compare=False)
 
     @property
     def m(self) -> int:
@@ -252,10 +285,11 @@ def parse_election(data: dict) -> Election:
         manipulator = _ballot(man, known, k, agent="manipulator", manipulator=True)
     extra = set(data) - {"id", "domain", "questions", "candidates", "tie_break", "rule",
                          "approval_top", "ballots", "manipulator", "source", "preflib",
-                         "design"}
+                         "design", "conventions"}
     if extra:
         raise InstanceError("unknown election field", value=sorted(extra)[0])
-    return Election(tuple(cands), tuple(tau), ballots, rule, manipulator, k)
+    return Election(tuple(cands), tuple(tau), ballots, rule, manipulator, k,
+                    read_conventions(data, CONVENTIONS))
 
 
 # --------------------------------------------------------------------------- questions
@@ -330,6 +364,11 @@ def validate(model: Election, name: str, params: dict) -> None:
     if name == "coalitional_manipulation" and params["candidate"] not in model.candidates:
         raise InstanceError("coalitional_manipulation names an unknown candidate",
                             value=params["candidate"])
+    if name != "winner" and rule_named(rule).rounds and \
+            model.conventions.get("overvote") == "exhaust":
+        raise InstanceError(f"{name} under IRV is defined for the round reading of "
+                            f"overvotes only (the exhaust reading: winner questions)",
+                            value="exhaust")
 
 
 # --------------------------------------------------------------------------- PrefLib

@@ -50,7 +50,7 @@ from typing import Any
 
 from .errors import CertificateError, InstanceError
 from .rules import rule_named
-from .spec import Convention, check_params, read_conventions
+from .spec import NULL, Convention, Solution, check_params, fields, read_conventions
 from .weak_order import WeakOrder, parse_weak_order
 
 SEMANTICS = ("unknown", "truncated")
@@ -514,7 +514,9 @@ class Query:
     single-agent question, ``value(model, params, profile)`` of a completed profile
     ``[(order, voters)]`` otherwise; ``check(name, params)``: the checks of its fields
     beyond their type words (InstanceError; it may normalise them); ``conventions``: the
-    readings (:data:`CONVENTIONS`) its answer depends on."""
+    readings (:data:`CONVENTIONS`) its answer depends on; ``solutions``: verdict -> the
+    exact :class:`~prefcert.formal.spec.Solution` of its labels (null for every verdict
+    unless given)."""
 
     name: str
     params: Mapping[str, str]
@@ -524,6 +526,7 @@ class Query:
     value: Callable[..., Any]
     check: Callable[[str, dict], None] | None = None
     conventions: tuple[str, ...] = ()
+    solutions: Mapping[str, Solution] = field(default_factory=dict)
 
 
 #: question type -> its :class:`Query`, in the order of registration.
@@ -532,17 +535,24 @@ QUERIES: dict[str, Query] = {}
 
 def query(name: str, params: Mapping[str, str], *, verdicts: tuple[str, ...], doc: str,
           profile: bool = False, check: Callable[[str, dict], None] | None = None,
-          conventions: tuple[str, ...] = ()):
+          conventions: tuple[str, ...] = (), solutions: Mapping[str, Solution] | None = None):
     """Register the decorated function as the value of question type ``name`` in one
     completion (see :class:`Query` for the parameters; ``profile``: a question about
-    completed profiles)."""
+    completed profiles; ``solutions``: the verdicts whose solution is not null)."""
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         if name in QUERIES:
             raise ValueError(f"preference question {name!r} registered twice")
+        shapes = {v: (solutions or {}).get(v, NULL) for v in verdicts}
         QUERIES[name] = Query(name, dict(params), tuple(verdicts), doc, not profile, fn,
-                              check, tuple(conventions))
+                              check, tuple(conventions), shapes)
         return fn
     return register
+
+
+#: the solution of a ``determined`` verdict: the value the query takes in every completion
+_VALUE = fields("value")
+#: the solution of a count range: its two ends
+_RANGE = fields("min", "max")
 
 
 def _positions(order: Sequence[str]) -> dict:
@@ -574,14 +584,17 @@ def _winner_rule(name: str, p: dict) -> None:
 
 @query("position", {"agent": "agent", "item": "item", "position": "int?"},
        verdicts=("true", "false") + _DU,
-       doc="an item's position (or whether it is the given one)")
+       doc="an item's position (or whether it is the given one)",
+       solutions={"determined": _VALUE,
+                  "undetermined": fields("min", "max", given={"position": NULL})})
 def _position(params: dict, order: Sequence[str], conventions: dict | None) -> Any:
     """The item's 1-based position (or whether it is ``position``)."""
     p = _positions(order)[params["item"]]
     return p if params.get("position") is None else p == params["position"]
 
 
-@query("kth", {"agent": "agent", "k": "int"}, verdicts=_DU, doc="the item at position k")
+@query("kth", {"agent": "agent", "k": "int"}, verdicts=_DU, doc="the item at position k",
+       solutions={"determined": _VALUE})
 def _kth(params: dict, order: Sequence[str], conventions: dict | None) -> str:
     """The item at position k."""
     return order[params["k"] - 1]
@@ -597,7 +610,8 @@ def _compare(params: dict, order: Sequence[str], conventions: dict | None) -> bo
 
 
 @query("rank_set", {"agent": "agent", "items": "items"}, verdicts=_DU,
-       doc="the order of a set", check=_item_set)
+       doc="the order of a set", check=_item_set,
+       solutions={"determined": _VALUE, "undetermined": fields("pairs")})
 def _rank_set(params: dict, order: Sequence[str], conventions: dict | None) -> list:
     """The asked items in their order."""
     return sorted(params["items"], key=_positions(order).__getitem__)
@@ -618,7 +632,8 @@ def _topk(params: dict, order: Sequence[str], conventions: dict | None) -> bool:
     return _positions(order)[params["item"]] <= params["k"]
 
 
-@query("topk_list", {"agent": "agent", "k": "int"}, verdicts=_DU, doc="the top-k set")
+@query("topk_list", {"agent": "agent", "k": "int"}, verdicts=_DU, doc="the top-k set",
+       solutions={"determined": _VALUE, "undetermined": fields("necessary", "possible")})
 def _topk_list(params: dict, order: Sequence[str], conventions: dict | None) -> list:
     """The first k items, sorted."""
     return sorted(order[:params["k"]])
@@ -630,7 +645,8 @@ def _pair_count(params: dict, profile: Sequence[tuple[Sequence[str], int]]) -> i
 
 
 @query("count", {"items": "item_pair"}, verdicts=_DU, doc="voters with a ≻ b",
-       profile=True, check=_two_distinct, conventions=("pair_count",))
+       profile=True, check=_two_distinct, conventions=("pair_count",),
+       solutions={"determined": _VALUE, "undetermined": _RANGE})
 def _count(model: PreferenceModel, params: dict, profile) -> int:
     """The voters with a ≻ b."""
     return _pair_count(params, profile)
@@ -638,7 +654,7 @@ def _count(model: PreferenceModel, params: dict, profile) -> int:
 
 @query("majority", {"items": "item_pair"}, verdicts=_TF,
        doc="whether a strict majority has a ≻ b", profile=True, check=_two_distinct,
-       conventions=("majority",))
+       conventions=("majority",), solutions=dict.fromkeys(_TF, _RANGE))
 def _majority(model: PreferenceModel, params: dict, profile) -> bool:
     """A strict majority of the voters has a ≻ b (2·count > voters)."""
     return 2 * _pair_count(params, profile) > model.voters

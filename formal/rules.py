@@ -297,7 +297,8 @@ class Borda(Rule):
 @rule("approval", ballot="approval", proofs=("greedy", "dominant"))
 class Approval(Rule):
     """Approval: one point per approved candidate (an explicit approval set, or the
-    instance's ``approval_top`` convention)."""
+    instance's ``approval_top`` convention: the ranked candidates with fewer than k ranked
+    above them; an unranked candidate is never approved)."""
 
     def points(self, b: Any, candidates: Sequence[str]) -> dict[str, int]:
         return dict.fromkeys(b.approved, b.count)
@@ -307,7 +308,8 @@ class Approval(Rule):
 class InstantRunoff(Rule):
     """IRV (instant runoff): rounds over the active candidates; a ballot counts for its
     highest-ranked active candidate when that candidate is alone among the active members
-    of its group (else it is exhausted for the round); the fewest votes are eliminated."""
+    of its group (else it is exhausted for the round, or for good under the election's
+    ``overvote`` = ``exhaust`` reading); the fewest votes are eliminated."""
 
     rounds = True
 
@@ -321,8 +323,9 @@ class InstantRunoff(Rule):
 
 @rule("copeland", proofs=("greedy", "pairwise_bound"))
 class Copeland(Rule):
-    """Copeland: pairwise majorities; a win scores 1, a tie ½ (stored doubled, 2·wins +
-    ties); in a completed profile wins − losses (the same order of the items)."""
+    """Copeland: pairwise majorities; a win scores 1, a tie ½ (tallied as 2·wins + ties,
+    ``score_unit`` 2; certificates show wins + ½ ties); in a completed profile wins −
+    losses (the same order of the items)."""
 
     score_unit = 2
 

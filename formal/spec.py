@@ -8,9 +8,10 @@ Schema of the formats, the docs and the tests enumerate the same specs.
 
 A check function has the signature ``check(model, question, params, verdict, solution,
 certificate) -> None`` and raises :class:`~prefcert.formal.errors.CertificateError` naming
-the failing step. Each certificate type declares the fields it knows (``keys``: read by its
-check; ``meta``: carried for the reader, never needed), so the checker refuses a field it
-does not know; a check whose logic depends on the question registers it per question
+the failing step. Each certificate type declares the fields its check reads (``keys``), so
+the checker refuses a field it does not know; each (question, verdict) declares the exact
+shape of a label's solution (:class:`Solution`), so the checker refuses a solution key it
+does not verify. A check whose logic depends on the question registers it per question
 (:class:`ByQuestion`).
 """
 from __future__ import annotations
@@ -23,6 +24,95 @@ from .errors import CertificateError, InstanceError
 
 Check = Callable[[Any, str, Any, str, Any, dict], None]
 
+#: The verdict of a refutation of a candidate outcome (audits, classification); its
+#: solution is the refuted candidate, judged whole by the refutation's check.
+INCORRECT = "incorrect"
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The exact shape of a label's ``solution`` for one (question, verdict), declared
+    beside the question (:attr:`QuestionSpec.solutions`) and enforced by the checker
+    before any certificate check runs (:meth:`check_shape`). ``kind``:
+
+    - ``"null"`` (:data:`NULL`): no solution — the verdict says all;
+    - ``"outcome"`` (:func:`outcome`): the outcome itself (a matching, an allocation, an
+      order), which every certificate proving the verdict validates whole, every key and
+      value;
+    - ``"object"`` (:func:`fields`): an object with exactly ``keys``, plus those of
+      ``optional`` that the certificate type verifies (:attr:`CertificateType.verifies`),
+      each value verified by the certificate's check: an optional key is required under a
+      certificate type that verifies it and refused under any other;
+    - ``"candidate"``: the refuted candidate of an ``incorrect`` verdict, any JSON value,
+      judged whole by the refutation.
+
+    ``given``: parameter -> the shape when the question gives that parameter (a value other
+    than null). ``doc``: what the outcome is (for ``"outcome"``)."""
+
+    kind: str
+    keys: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    given: Mapping[str, Solution] = field(default_factory=dict)
+    doc: str = ""
+
+    def check_shape(self, solution: Any, verifies: frozenset = frozenset()) -> None:
+        """Refuse a solution of another shape: not null for ``"null"``; for ``"object"``
+        not an object, a key missing (an optional one the certificate verifies,
+        ``verifies``, included), a key not declared, or an optional key the certificate
+        does not verify. CertificateError naming the key."""
+        if self.kind == "null" and solution is not None:
+            raise CertificateError(f"this verdict has no solution (null), got {solution!r:.60}")
+        if self.kind != "object":
+            return
+        if not isinstance(solution, dict):
+            raise CertificateError(f"the solution must be an object with "
+                                   f"{', '.join(self.keys)}, got {solution!r:.60}")
+        missing = [k for k in (*self.keys, *(k for k in self.optional if k in verifies))
+                   if k not in solution]
+        if missing:
+            raise CertificateError(f"the solution has no {missing[0]!r}")
+        for k in solution:
+            if k in self.keys:
+                continue
+            if k not in self.optional:
+                raise CertificateError(f"the solution has an unknown key {k!r:.40} (its keys: "
+                                       f"{', '.join(self.keys + self.optional)})")
+            if k not in verifies:
+                raise CertificateError(f"the solution's {k!r} is not verified by this "
+                                       f"certificate type: refused")
+
+    def describe(self) -> str:
+        """One line for the docs: ``null``, the outcome, or the keys."""
+        if self.kind == "null":
+            text = "null"
+        elif self.kind == "object":
+            text = "{" + ", ".join(f"`{k}`" for k in self.keys) + "}"
+            if self.optional:
+                text += " + {" + ", ".join(f"`{k}`" for k in self.optional) + \
+                    "} under a certificate that verifies them"
+        else:
+            text = self.doc or self.kind
+        for p, s in self.given.items():
+            text += f" (with `{p}`: {s.describe()})"
+        return text
+
+
+NULL = Solution("null")
+CANDIDATE = Solution("candidate", doc="the refuted candidate")
+
+
+def outcome(doc: str) -> Solution:
+    """A solution that is the outcome itself (``doc``: what it is), validated whole by every
+    certificate proving the verdict."""
+    return Solution("outcome", doc=doc)
+
+
+def fields(*keys: str, optional: tuple[str, ...] = (),
+           given: Mapping[str, Solution] | None = None) -> Solution:
+    """A solution object with exactly ``keys`` (and those of ``optional`` the certificate
+    verifies); ``given``: the shape when the question gives a parameter."""
+    return Solution("object", tuple(keys), tuple(optional), dict(given or {}))
+
 
 @dataclass(frozen=True)
 class QuestionSpec:
@@ -31,13 +121,33 @@ class QuestionSpec:
     ``item``, ``items``, ``item_pair``, ``bundles``, ``int``, ``rule``, …; see
     :data:`PARAM_TYPES`), each optional when the word ends with ``?``. ``conventions``:
     the names of the domain's :class:`Convention` s its answer depends on (each label
-    records their values)."""
+    records their values). ``solutions``: verdict -> the exact :class:`Solution` of a
+    label with that verdict, one per verdict. ``partial``: the verdicts that only bound
+    the answer (``bounded``): an engine may give one beside a label of another verdict
+    (its engines record does not contradict the label)."""
 
     name: str
     verdicts: tuple[str, ...]
     doc: str
     params: Mapping[str, str] = field(default_factory=dict)
     conventions: tuple[str, ...] = ()
+    solutions: Mapping[str, Solution] = field(default_factory=dict)
+    partial: tuple[str, ...] = ()
+
+    def solution(self, verdict: str, params: Any = None) -> Solution:
+        """The solution shape of ``verdict`` (``incorrect``: the refuted candidate), as the
+        question's ``params`` select it. CertificateError for a verdict it lacks."""
+        if verdict == INCORRECT:
+            return CANDIDATE
+        shape = self.solutions.get(verdict) if isinstance(verdict, str) else None
+        if shape is None:
+            raise CertificateError(f"{verdict!r:.40} is not a verdict of {self.name} "
+                                   f"(its verdicts: {', '.join(self.verdicts)})")
+        given = params if isinstance(params, dict) else {}
+        for p, alt in shape.given.items():
+            if given.get(p) is not None:
+                return alt
+        return shape
 
 
 def _is_str(v: Any) -> bool:
@@ -89,12 +199,15 @@ class Convention:
     overrides it); every label whose question depends on it records the choice.
     ``record_default=False`` (conventions added after labels were published): a label
     records the choice only when it is not the default, so labels made before the
-    convention existed keep their bytes."""
+    convention existed keep their bytes.
+    ``applies(model, params)``: when given, the question depends on the convention only
+    where it holds (``overvote``: under IRV only)."""
 
     name: str
     choices: tuple[str, ...]
     doc: Mapping[str, str]
     record_default: bool = True
+    applies: Callable[[Any, Any], bool] | None = None
 
     @property
     def default(self) -> str:
@@ -127,24 +240,19 @@ def conventions_schema(table: Mapping[str, Convention]) -> dict:
 class CertificateType:
     """A certificate type: its ``check`` function, ``proves``: question -> the verdicts it
     can prove (or, for a refutation of a candidate outcome, ``("incorrect",)``), ``keys``:
-    the fields its check reads, and ``meta``: fields engines may add for the reader
-    (statistics, reasons) that the check never needs. The checker refuses any other field
-    (``type`` aside)."""
+    the fields its check reads and verifies (the checker refuses any other, ``type``
+    aside), and ``verifies``: the optional solution keys (:attr:`Solution.optional`) its
+    check verifies."""
 
     name: str
     check: Check
     proves: Mapping[str, tuple[str, ...]]
     keys: frozenset = frozenset()
-    meta: frozenset = frozenset()
+    verifies: frozenset = frozenset()
 
     @property
     def doc(self) -> str:
         return (self.check.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
-
-    @property
-    def fields(self) -> frozenset:
-        """Every field a certificate of this type may carry besides ``type``."""
-        return self.keys | self.meta
 
 
 class ByQuestion:
@@ -200,27 +308,34 @@ class DomainSpec:
     conventions: Mapping[str, Convention] = field(default_factory=dict)
     rules: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        for q in self.questions.values():
+            if set(q.solutions) != set(q.verdicts):
+                raise ValueError(f"{self.name}: question {q.name!r} must declare one solution "
+                                 f"shape per verdict ({', '.join(q.verdicts)}), not "
+                                 f"{', '.join(q.solutions) or 'none'}")
+
     def certificate(self, name: str, proves: Mapping[str, tuple[str, ...] | str], *,
-                    keys: tuple[str, ...] | frozenset, meta: tuple[str, ...] = ()):
+                    keys: tuple[str, ...] | frozenset, verifies: tuple[str, ...] = ()):
         """Register the decorated function as the one check of certificate type ``name``.
 
         ``proves``: question -> verdict word(s) the type can prove; ``keys``: the
-        certificate fields the check reads; ``meta``: fields engines may add that the check
-        does not need. The checker refuses a certificate with any other field."""
+        certificate fields the check reads and verifies (the checker refuses a certificate
+        with any other field); ``verifies``: the optional solution keys its check
+        verifies (any other optional key is refused under this type)."""
         table = {q: (v,) if isinstance(v, str) else tuple(v) for q, v in proves.items()}
         unknown = set(table) - set(self.questions)
         if unknown:
             raise ValueError(f"{self.name}: certificate {name!r} proves unknown questions "
                              f"{sorted(unknown)}")
-        if "type" in keys or "type" in meta or set(keys) & set(meta):
-            raise ValueError(f"{self.name}: certificate {name!r}: 'type' is not a field, and "
-                             f"a field is read (keys) or metadata (meta), not both")
+        if "type" in keys:
+            raise ValueError(f"{self.name}: certificate {name!r}: 'type' is not a field")
 
         def register(fn: Check) -> Check:
             if name in self.certificates:
                 raise ValueError(f"{self.name}: certificate type {name!r} registered twice")
             self.certificates[name] = CertificateType(name, fn, table, frozenset(keys),
-                                                      frozenset(meta))
+                                                      frozenset(verifies))
             return fn
         return register
 
@@ -251,6 +366,13 @@ class DomainSpec:
             if k in chosen and (c is None or c.record_default or chosen[k] != c.default):
                 out[k] = chosen[k]
         return out
+    def readings(self, model: Any, question: str, params: Any = None) -> dict[str, str]:
+        """The conventions ``question``'s answer (asked with ``params``) depends on, as
+        ``model`` chose them."""
+        chosen = getattr(model, "conventions", None) or {}
+        return {k: chosen[k] for k in self.questions[question].conventions if k in chosen
+                and (self.conventions[k].applies is None
+                     or self.conventions[k].applies(model, params))}
 
 
 # ---------------------------------------------------------------- JSON Schema building blocks
@@ -262,13 +384,17 @@ PREFERENCE_LIST: dict = {"type": "array", "items": {"anyOf": [
 PREFERENCE_SIDE: dict = {"type": "object", "additionalProperties": PREFERENCE_LIST}
 
 # The three stability questions of a two-sided market with ties (one-to-one or many-to-one).
+_MATCHING = outcome("the matching")
 STABILITY_QUESTIONS: dict[str, QuestionSpec] = {
     "super_stable": QuestionSpec("super_stable", ("exists", "none"),
-                                 "a super-stable matching, or none exists"),
+                                 "a super-stable matching, or none exists",
+                                 solutions={"exists": _MATCHING, "none": NULL}),
     "strongly_stable": QuestionSpec("strongly_stable", ("exists", "none"),
-                                    "a strongly stable matching, or none exists"),
+                                    "a strongly stable matching, or none exists",
+                                    solutions={"exists": _MATCHING, "none": NULL}),
     "weakly_stable": QuestionSpec("weakly_stable", ("exists",),
-                                  "a weakly stable matching (one always exists)"),
+                                  "a weakly stable matching (one always exists)",
+                                  solutions={"exists": _MATCHING}),
 }
 
 

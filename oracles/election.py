@@ -75,6 +75,7 @@ class Tally:
         self.counts = np.array(counts, dtype=np.int64)
         self.approved = np.array(approved, dtype=np.int64).reshape(-1, m)
         self._irv: dict[int, np.ndarray] = {}
+        self.exhaust = e.conventions.get("overvote") == "exhaust"
         if not self.engine.rounds:
             self.base = self.engine.tally(self)
 
@@ -124,16 +125,25 @@ class Tally:
         whose highest active group holds two active candidates is exhausted)."""
         t = self._irv.get(mask)
         if t is None:
-            m = self.m
-            act = np.array([(mask >> i) & 1 for i in range(m)], dtype=bool)
-            r = np.where(act[None, :], self.ranks, m + 1)
-            best = r.min(axis=1)
-            hit = (r == best[:, None]) & (best[:, None] < m)
-            ok = hit.sum(axis=1) == 1
-            t = np.zeros(m, dtype=np.int64)
-            np.add.at(t, hit[ok].argmax(axis=1), self.counts[ok])
+            t = self._irv_votes(mask, None)[0]
             self._irv[mask] = t
         return t
+
+    def _irv_votes(self, mask: int, alive: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """(votes over the active bitmask of the ``alive`` fixed ballots — every one when
+        None —, the ballots that counted). Under the ``exhaust`` reading of overvotes the
+        ones that did not count stay exhausted."""
+        m = self.m
+        act = np.array([(mask >> i) & 1 for i in range(m)], dtype=bool)
+        r = np.where(act[None, :], self.ranks, m + 1)
+        best = r.min(axis=1)
+        hit = (r == best[:, None]) & (best[:, None] < m)
+        ok = hit.sum(axis=1) == 1
+        if alive is not None:
+            ok &= alive
+        t = np.zeros(m, dtype=np.int64)
+        np.add.at(t, hit[ok].argmax(axis=1), self.counts[ok])
+        return t, ok
 
     def irv_out(self, mask: int, votes: np.ndarray) -> int:
         """The active candidate with the fewest votes; ties eliminate the τ-lowest."""
@@ -143,8 +153,12 @@ class Tally:
     def irv_winner(self, reports: Sequence[Sequence[int]] = (), weights: Sequence[int] = (),
                    trace: list | None = None) -> int:
         mask = (1 << self.m) - 1
+        alive = np.ones(len(self.counts), dtype=bool) if self.exhaust else None
         while mask & (mask - 1):
-            votes = self.irv_base(mask).copy()
+            if alive is None:
+                votes = self.irv_base(mask).copy()
+            else:
+                votes, alive = self._irv_votes(mask, alive)
             for q, w in zip(reports, weights):
                 votes[next(i for i in q if (mask >> i) & 1)] += w
             out = self.irv_out(mask, votes)
@@ -155,6 +169,8 @@ class Tally:
 
     def irv_put(self) -> set[int]:
         """Winners under every resolution of the elimination ties."""
+        if self.exhaust:
+            return self._irv_put_exhaust()
         seen: dict[int, set[int]] = {}
         stack = [(1 << self.m) - 1]
         order = []
@@ -178,6 +194,31 @@ class Tally:
                 low = min(int(v[i]) for i in act)
                 seen[mask] = set().union(*(seen[mask & ~(1 << i)] for i in act if v[i] == low))
         return seen[(1 << self.m) - 1]
+
+    def _irv_put_exhaust(self) -> set[int]:
+        """:meth:`irv_put` under the ``exhaust`` reading: a state is the active bitmask and
+        the ballots still alive (explicit stack, memoised)."""
+        memo: dict[tuple[int, bytes], set[int]] = {}
+        start = ((1 << self.m) - 1, np.ones(len(self.counts), dtype=bool))
+        stack: list[tuple[int, np.ndarray, bool]] = [(*start, False)]
+        while stack:
+            mask, alive, expanded = stack.pop()
+            key = (mask, alive.tobytes())
+            if key in memo and not expanded:
+                continue
+            if not mask & (mask - 1):
+                memo[key] = {mask.bit_length() - 1}
+                continue
+            v, after = self._irv_votes(mask, alive)
+            act = [i for i in range(self.m) if (mask >> i) & 1]
+            low = min(int(v[i]) for i in act)
+            nxt = [(mask & ~(1 << i), after) for i in act if v[i] == low]
+            if expanded:
+                memo[key] = set().union(*(memo[(k, a.tobytes())] for k, a in nxt))
+            else:
+                stack.append((mask, alive, True))
+                stack.extend((k, a, False) for k, a in nxt if (k, a.tobytes()) not in memo)
+        return memo[(start[0], start[1].tobytes())]
 
 
 def winner(e: Election, rule: str) -> dict:

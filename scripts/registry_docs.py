@@ -63,11 +63,13 @@ def section() -> str:
     out = []
     for name in DOMAINS:
         d = domain(name)
-        out += [f"### `{name}`", "", "| question | verdicts | engines | certificates |",
-                "|---|---|---|---|"]
+        out += [f"### `{name}`", "",
+                "| question | verdicts | solution (per verdict) | engines | certificates |",
+                "|---|---|---|---|---|"]
         for q in d.spec.questions.values():
             certs = sorted(t for t, c in d.spec.certificates.items() if q.name in c.proves)
-            out.append(f"| `{q.name}` | {' / '.join(q.verdicts)} | "
+            shapes = "; ".join(f"{v}: {q.solutions[v].describe()}" for v in q.verdicts)
+            out.append(f"| `{q.name}` | {' / '.join(q.verdicts)} | {shapes} | "
                        f"{', '.join(d.questions[q.name].engines)} | "
                        f"{', '.join(f'`{t}`' for t in certs)} |")
         out += ["", "| certificate | proves |", "|---|---|"]

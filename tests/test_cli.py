@@ -159,7 +159,7 @@ def test_audit_exit_codes(tmp_path):
     out = json.loads(r.stdout)
     assert out["verdict"] == "incorrect" and len(out["violations"]) == 2
     assert "2 super-blocking pairs" in out["feedback"]
-    none = write(tmp_path, "none.txt", "<answer>{}</answer>")
+    none = write(tmp_path, "none.txt", "<answer>none</answer>")
     assert run("audit", inst, "--question", "super_stable", none).returncode == 0
     r = run("audit", inst, "--question", "strongly_stable", none)
     assert r.returncode == 1 and "witness" in r.stdout

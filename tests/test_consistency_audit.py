@@ -12,6 +12,7 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 from prefcert.formal.errors import InstanceError
 from prefcert.generators.consistency import paper_design, simulate_responses
@@ -23,6 +24,7 @@ from prefcert.bench.self_consistency.audit import (
     parse_amount,
     parse_design,
     read_responses,
+    resample_means,
 )
 
 EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
@@ -202,6 +204,122 @@ def test_p1_p2_residuals_reversals_and_magnitude_bounds():
         assert lo < 45 < hi and hi - lo < 6
 
 
+def test_resampled_means_have_the_variance_of_the_observed_mean():
+    """Regression: the residuals were resampled as they are, so the resampled mean of n
+    completions had variance (1/n)·(1/n)Σ(y − ȳ)² = (n − 1)/n · s²/n. Modified residuals
+    (scaled by √(n/(n − 1))) give s²/n, the unbiased variance of the observed mean."""
+    y = np.array([3.0, 7, 8, 12, 15, 20, 21, 30, 31, 40, 41, 45, 60, 61, 90])
+    n, s2 = len(y), float(np.var(y, ddof=1))
+    b = 400_000
+    mod, _ = resample_means(y, b, np.random.default_rng(1))
+    plain, _ = resample_means(y, b, np.random.default_rng(1), residuals="centred")
+    assert np.var(mod) == pytest.approx(s2 / n, rel=0.02)
+    assert np.var(plain) == pytest.approx((n - 1) / n * s2 / n, rel=0.02)
+    assert np.mean(mod) == pytest.approx(0, abs=0.05)
+    _, ss = resample_means(y, 1000, np.random.default_rng(2), want_ss=True)
+    _, ss_plain = resample_means(y, 1000, np.random.default_rng(2), want_ss=True,
+                                 residuals="centred")
+    assert ss == pytest.approx(n / (n - 1) * ss_plain)       # the same draws, rescaled
+
+
+@pytest.mark.heavy
+def test_tests_hold_their_level_on_a_consistent_model(design):
+    """A consistent model (the design's true utilities plus $20 of noise, rounded to whole
+    dollars, 15 completions a cell): every null holds. The group test rejects at most at
+    its level and its p-values are uniform (the plain bootstrap rejected 8.1 % at
+    α = 0.05 over 200 datasets, KS p ≈ 2·10⁻¹³); the default P1 / P2 intervals exclude 0 at most 5 % of the
+    time (the percentile intervals of the plain bootstrap: 6.7 %); Holm keeps each
+    model's family below α. The full run is ``benchmarks/bench_consistency_size.py``."""
+    from conftest import heavy_examples
+    from scipy import stats
+    plain = {k: v for k, v in design.items() if k != "truth"}
+    datasets = heavy_examples(110, 35)
+    ps, local, fwer = [], {"P1": [], "P2": []}, 0
+    for s in range(datasets):
+        sim = simulate_responses(design, {"m": {"noise": 20}}, completions=15, seed=1000 + s)
+        a = consistency_audit(rows_of(sim), plain, resamples=999, certify=False, seed=s)
+        ps += [g["pvalue"] for g in a["groups"]]
+        for kind in local:
+            local[kind] += [c["reject"] for c in a["comparisons"] if c["kind"] == kind]
+        fwer += any(c["reject_holm"] for c in a["comparisons"] if c["kind"] == "P1")
+
+    def within(rate, n):
+        return abs(rate - 0.05) <= max(0.015, 3 * math.sqrt(0.05 * 0.95 / n))
+    size = float(np.mean(np.array(ps) <= 0.05))
+    assert within(size, len(ps)), size
+    assert stats.kstest(ps, "uniform").pvalue > 1e-3
+    for kind, rejects in local.items():
+        rate = float(np.mean(rejects))
+        assert rate <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / len(rejects)), (kind, rate)
+    assert fwer / datasets <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / datasets)
+
+
+def test_local_p_values_and_holm_by_hand():
+    """One pair, two paths and the item cells. P1 via path k: R = Ȳ(ab) − Ȳ(step 1) −
+    Ȳ(step 2), its Welch variance Σ s²/n with Satterthwaite df, p = 2·P(T_df > |R|/se);
+    the percentile p-value is 2·min(1 + #{R* ≤ 0}, 1 + #{R* ≥ 0})/(B + 1). Holm over the
+    two P1 comparisons: the smaller p doubled, the larger kept (if not below it)."""
+    from scipy import stats
+    off = lambda i: {"item": i, "price": 100}
+    base = {"domain": "d", "utterance_id": "1"}
+    design = {"cells": {
+        "ab": dict(base, type="pair", a=off("x"), b=off("y")),
+        "am": dict(base, type="pair", a=off("x"), b=off("z")),
+        "mb": dict(base, type="pair", a=off("z"), b=off("y")),
+        "aw": dict(base, type="pair", a=off("x"), b=off("w")),
+        "wb": dict(base, type="pair", a=off("w"), b=off("y")),
+        "ix": dict(base, type="item", item="x"), "iy": dict(base, type="item", item="y")},
+        "pairs": [{"id": "p", "direct": "ab", "paths": [["am", "mb"], ["aw", "wb"]],
+                   "items": ["ix", "iy"]}]}
+    vals = {"ab": [10, 14, 9, 12, 15], "am": [3, 5, 4, 8], "mb": [2, 1, 4, 3, 0, 2],
+            "aw": [7, 1, 4, 6], "wb": [1, 6, 2, 3], "ix": [50, 55, 52], "iy": [58, 60, 57, 61]}
+    rows = [{"model": "m", "cell_id": c, "value": v} for c, vs in vals.items() for v in vs]
+    a = consistency_audit(rows, design, resamples=2000, certify=False)
+    p1 = [c for c in a["comparisons"] if c["kind"] == "P1"]
+    assert len(p1) == 2
+    want = []
+    for c, (s1, s2) in zip(p1, (("am", "mb"), ("aw", "wb"))):
+        parts = [np.var(vals[k], ddof=1) / len(vals[k]) for k in ("ab", s1, s2)]
+        dfs = [len(vals[k]) - 1 for k in ("ab", s1, s2)]
+        var = sum(parts)
+        df = var ** 2 / sum(p * p / d for p, d in zip(parts, dfs))
+        r = np.mean(vals["ab"]) - np.mean(vals[s1]) - np.mean(vals[s2])
+        assert c["residual"] == pytest.approx(r)
+        want.append(2 * stats.t.sf(abs(r) / math.sqrt(var), df))
+        assert c["pvalue"] == pytest.approx(want[-1])
+        h = stats.t.ppf(0.975, df) * math.sqrt(var)
+        assert c["residual_ci"] == pytest.approx([r - h, r + h])
+    lo, hi = sorted(want)
+    holm = {lo: min(1, 2 * lo), hi: max(min(1, 2 * lo), hi)}
+    assert [c["pvalue_holm"] for c in p1] == pytest.approx([holm[p] for p in want])
+    row = next(x for x in a["local"] if x["kind"] == "P1" and x["domain"] is None)
+    assert row["rejects_holm"] == sum(holm[p] <= 0.05 for p in want)
+    pct = consistency_audit(rows, design, resamples=2000, certify=False, interval="percentile")
+    for c in pct["comparisons"]:
+        lo_, hi_ = c["residual_ci"]
+        # dual to the interval: p < 0.05 exactly when the 95 % interval excludes 0 (up to
+        # the resolution 2/(B + 1) of the bootstrap p-value)
+        if c["pvalue"] < 0.045 or c["pvalue"] > 0.055:
+            assert (c["pvalue"] < 0.05) == (not lo_ <= 0 <= hi_)
+
+
+def test_warns_when_holm_cannot_reject_a_percentile_p_value(design):
+    """A percentile p-value is at least 2/(B + 1); Holm's first step needs p ≤ α/m. The
+    paper's design gives one model 96 P1 comparisons, so B = 999 (2/1000 > 0.05/96) can
+    reject none and B = 3839 (= 2·96/0.05 − 1) is the least that can."""
+    sim = simulate_responses(design, {"m": {"noise": 20}}, completions=3, seed=3)
+    plain = {k: v for k, v in design.items() if k != "truth"}
+    for b, warned in ((999, True), (3839, False)):
+        a = consistency_audit(rows_of(sim), plain, resamples=b, certify=False,
+                              interval="percentile")
+        assert ("Holm cannot reject any of 96 comparisons; use at least 3839 resamples"
+                in a["settings"].get("warning", "")) == warned
+        if warned:
+            assert not any(c["reject_holm"] for c in a["comparisons"])
+    a = consistency_audit(rows_of(sim), plain, resamples=999, certify=False)   # t intervals
+    assert "Holm" not in a["settings"].get("warning", "")
+
+
 def test_stress_residuals_accumulate_the_per_answer_bias(design):
     """Every offer-pair answer exceeds the truth by b: R₁,ₖ = (truth + b) − (truth + k b)
     = −(k − 1) b, so the mean of 100 |R| / ((p + q) / 2) over the paths is known exactly."""
@@ -318,7 +436,11 @@ def test_cli_audit_writes_labels_the_checker_accepts(files, tmp_path):
             "--resamples", "2000", "-o", out, "--labels", labels, "--report", page)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "lack of fit per group" in r.stdout and "stress test" in r.stdout
+    text = " ".join(r.stdout.split())
+    assert "reject (Holm)" in text and "modified residuals" in text and "t intervals" in text
     audit = json.loads(out.read_text())
+    assert audit["settings"]["residuals"] == "modified" and audit["settings"]["interval"] == "t"
+    assert all("pvalue_holm" in c for c in audit["comparisons"])
     assert len(audit["groups"]) == 18 and audit["settings"]["bonferroni_reachable"]
     assert all(v["checked"] for g in audit["groups"] for v in g["certified"].values())
     code = ("import sys\nfrom prefcert.cli import main\n"

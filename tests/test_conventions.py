@@ -38,7 +38,7 @@ def labelled(data: dict, question, **conventions):
 
 def test_conventions_are_declared_documented_and_validated():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    for d in ("preference", "stable_matching", "house_allocation"):
+    for d in ("preference", "stable_matching", "house_allocation", "election"):
         for name, c in spec(d).conventions.items():
             assert f"`{name}`" in readme and all(f"`{x}`" in readme for x in c.choices)
     bad = {"domain": "preference", "profile": {"V1": ["a", "b"]}}
@@ -240,3 +240,55 @@ def test_convention_option_is_recorded_checked_and_resumed_exactly(tmp_path):
     assert subprocess.run([EXE, "check", out], capture_output=True).returncode == 0
     r = subprocess.run(run, capture_output=True, text=True)
     assert r.returncode == 0 and "2 label(s) already" in r.stderr.replace("\n", " ")
+
+
+# ----------------------------------------------------------------- overvote: IRV's ballots
+
+#: The official count of the 2009 Burlington mayoral election (the City of Burlington's
+#: published IRV results, as tabulated in Wikipedia, "2009 Burlington mayoral election",
+#: results table, and electowiki, "2009 Burlington mayoral election"): round 1 the first
+#: choices (4 ballots exhausted); round 2 after eliminating Smith, Simpson and the write-ins
+#: together (151 exhausted); round 3 after eliminating Montroll (606 exhausted, so 8,374
+#: ballots in the final round). Typed from the published tables, not computed.
+BURLINGTON_2009_OFFICIAL = [
+    {"Kurt Wright": 2951, "Bob Kiss": 2585, "Andy Montroll": 2063, "Dan Smith": 1306,
+     "Write-In": 36, "James Simpson": 35},
+    {"Kurt Wright": 3294, "Bob Kiss": 2981, "Andy Montroll": 2554},
+    {"Bob Kiss": 4313, "Kurt Wright": 4061},
+]
+
+
+def test_overvote_exhaust_reproduces_the_official_burlington_2009_rounds():
+    """PrefLib 00005-00000002 (instances/election/). prefcert eliminates one candidate per
+    round; the official count eliminated the three last together, whose combined vote is
+    below the next candidate's, so the official rounds are prefcert's rounds 1, 4 and 5.
+    Under ``exhaust`` (an overvote exhausts the ballot for good) they match exactly; under
+    the default ``round`` (exhausted for that round only) rounds 3–5 count 1–4 ballots
+    more (final 4,314–4,064)."""
+    root = Path(__file__).resolve().parents[1]
+    (inst,) = read_paths([str(root / "instances" / "election" / "preflib-00005-00000002.json")])
+    q = {"type": "winner", "rule": "irv"}
+    lab, _ = labelled(inst.data, q, overvote="exhaust")
+    rounds = lab["certificate"]["rounds"]
+    assert [rounds[0], rounds[3], rounds[4]] == BURLINGTON_2009_OFFICIAL
+    assert lab["conventions"] == {"overvote": "exhaust"}
+    assert lab["solution"] == {"winner": "Bob Kiss", "winners": ["Bob Kiss"]}
+    default, _ = labelled(inst.data, q)
+    assert default["conventions"] == {"overvote": "round"}
+    assert default["certificate"]["rounds"][4] == {"Bob Kiss": 4314, "Kurt Wright": 4064}
+    # the rounds of one reading do not certify the other
+    with pytest.raises(CertificateError, match="round tallies"):
+        checker.check(spec("election"), labelled(inst.data, q, overvote="exhaust")[1].model,
+                      "winner", {"rule": "irv"}, "determined", default["solution"],
+                      default["certificate"])
+    # a borda label does not depend on the reading: it records none
+    assert "conventions" not in labelled(inst.data, {"type": "winner", "rule": "borda"})[0]
+
+
+def test_overvote_exhaust_is_refused_for_manipulation():
+    data = {"domain": "election", "candidates": ["a", "b", "c"], "tie_break": ["a", "b", "c"],
+            "ballots": [["a", ["b", "c"]], ["b", "c", "a"]],
+            "manipulator": {"ranking": ["c", "b", "a"]}, "conventions": {"overvote": "exhaust"}}
+    with pytest.raises(InstanceError, match="round reading"):
+        plan([from_object(data, "<t>", None, "x")], [{"type": "manipulation", "rule": "irv"}])
+    plan([from_object(data, "<t>", None, "x")], [{"type": "manipulation", "rule": "borda"}])

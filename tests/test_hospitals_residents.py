@@ -352,7 +352,7 @@ def test_audit_reads_both_views_and_reports_blocking_pairs():
     assert audit(job, json.dumps(by_h))["verdict"] == "correct"
     bad = audit(job, json.dumps({"r2": "h1", "r1": "h2"}))
     assert bad["verdict"] == "incorrect" and {"blocking_pair": ["r3", "h1"]} in bad["violations"]
-    assert audit(job, "{}")["verdict"] == "incorrect"          # one exists
+    assert audit(job, "none")["verdict"] == "incorrect"         # one exists
     assert audit(job, '"h1"')["verdict"] == "unparseable"
 
 

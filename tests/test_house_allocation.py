@@ -150,7 +150,7 @@ def test_pareto_digraph_test_equals_brute_force(model):
         for x in (imp, imp2):
             if x is not None:
                 cert = {"type": "pareto_improvement", "allocation": m, "improvement": x}
-                checker.check(spec("house_allocation"), model, "pareto_optimal", None, "incorrect", None, cert)
+                checker.check(spec("house_allocation"), model, "pareto_optimal", None, "incorrect", m, cert)
                 with pytest.raises(CertificateError):    # reversed: someone is worse off
                     checker.check(spec("house_allocation"), model, "pareto_optimal", None,
                                   "incorrect", None, {**cert, "allocation": x, "improvement": m})

@@ -635,9 +635,9 @@ def test_audit_refutes_allocation_outside_strict_core():
     assert out["feedback"].count(" trading ") <= 3
     assert str(out["blocking_coalitions"]) in out["feedback"]
     res = strict_core(m)
-    claim = res.allocation or {}
+    claim = res.allocation or "none"
     assert audit(jobs["strict_core"], json.dumps(claim))["verdict"] == "correct"
-    assert audit(jobs["weak_core"], "{}")["verdict"] == "incorrect"
+    assert audit(jobs["weak_core"], "none")["verdict"] == "incorrect"
     assert audit(jobs["weak_core"], json.dumps(top_trading_cycles(m)))["verdict"] == "correct"
     assert audit(jobs["strict_core"], "[1, 2]")["verdict"] == "unparseable"
     bad = audit(jobs["strict_core"], json.dumps({**x, "a0": x["a1"]}))
@@ -688,7 +688,7 @@ def test_cli_label_audit_classify(tmp_path):
     m = parse_housing_market(ref["design_md_instance"])
     for v in out["violations"]:
         checker.check(spec("housing_market"), m, "strict_core", None, "incorrect", ref["endowment"], v)
-    answer.write_text("{}")
+    answer.write_text("none")
     run = subprocess.run([EXE, "audit", str(inst), "-q", "strict_core", str(answer)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and json.loads(run.stdout)["verdict"] == "correct"

@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,18 +84,117 @@ def test_pass_at_k_is_the_share_of_k_subsets_with_a_success(n, k):
 def test_error_bounds_shrink_with_the_right_budgets():
     b = error_bounds(100, 8, 0.05, verifier_calls=3, deterministic=False, reading="best_of_k")
     assert b["prompt_sampling"] == pytest.approx(math.sqrt(2 * math.log(120) / 100))
-    assert b["reasoning_sampling"] == pytest.approx(math.sqrt(2 * math.log(120) / 800))
-    assert b["verification"] == pytest.approx(2 * math.sqrt(math.log(240) / (2 * 2400)))
+    # best-of-K: Hoeffding over the M per-prompt gaps, each in [0, 1 − 1/K]
+    assert b["reasoning_sampling"] == pytest.approx(7 / 8 * math.sqrt(math.log(120) / 200))
+    # the maximal inequality over 2K means of L calls, plus the two Hoeffding terms
+    assert b["verification"] == pytest.approx(
+        math.sqrt(math.log(16) / 6) + math.sqrt(math.log(120) / 200)
+        + math.sqrt(math.log(240) / (2 * 2400)))
     more_l = error_bounds(100, 8, 0.05, verifier_calls=30, deterministic=False, reading="best_of_k")
     assert more_l["prompt_sampling"] == b["prompt_sampling"]
     assert more_l["reasoning_sampling"] == b["reasoning_sampling"]
     assert more_l["verification"] < b["verification"]
-    more_k = error_bounds(100, 64, 0.05, verifier_calls=3, deterministic=False, reading="best_of_k")
-    assert more_k["prompt_sampling"] == b["prompt_sampling"]
-    assert more_k["reasoning_sampling"] < b["reasoning_sampling"]
+    more_m = error_bounds(400, 8, 0.05, verifier_calls=3, deterministic=False, reading="best_of_k")
+    assert more_m["reasoning_sampling"] < b["reasoning_sampling"]
+    assert error_bounds(100, 1, reading="best_of_k")["reasoning_sampling"] == 0   # no gap at K = 1
+    assert error_bounds(100, 1, deterministic=False, verifier_calls=3,
+                        reading="best_of_k")["verification"] == 0
+    # the verification term never exceeds the range of the gap, 1 − 1/K
+    assert error_bounds(10, 4, deterministic=False, reading="best_of_k")["verification"] == 0.75
+    assert error_bounds(100, 2, reading="best_of_k", k_max=8)["reasoning_sampling"] == \
+        pytest.approx(7 / 8 * math.sqrt(math.log(120) / 200))
     assert error_bounds(100, 8)["verification"] == 0
     assert error_bounds(100, 8)["total"] == pytest.approx(
         math.sqrt(2 * math.log(120) / 100) + math.sqrt(math.log(120) / 1600))
+
+
+def _best_of_k_deviation(p: np.ndarray, k: int, reps: int, rng) -> np.ndarray:
+    """|estimate − target| of the best-of-K gap over ``reps`` redraws of the responses to
+    fixed prompts with success probabilities ``p``: U_ik ~ Bernoulli(p_i), so with c_i
+    successes the prompt's gap is 1[c_i > 0] − c_i/K, whose mean is 1 − (1 − p_i)^K − p_i."""
+    c = rng.binomial(k, p, size=(reps, len(p)))
+    return np.abs(((c > 0) - c / k).mean(1) - np.mean(1 - (1 - p) ** k - p))
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("k", [16, 64])
+def test_best_of_k_reasoning_bound_holds_its_level(k):
+    """Term (II) of the best-of-K reading holds with probability ≥ 1 − δ/3 given the
+    prompts, on the hardest success probabilities: p* = 1 − 2^(−1/K), where the best-of-K
+    indicator is a fair coin, p = 1/K, and half p*, half 0. (The former √(2 ln(6/δ)/(MK))
+    is exceeded 45 % of the time at p*, M = 100, K = 64.)"""
+    from conftest import heavy_examples
+    rng = np.random.default_rng(5)
+    reps, m, delta = heavy_examples(4000, 1000), 100, 0.05
+    bound = error_bounds(m, k, delta, reading="best_of_k")["reasoning_sampling"]
+    star = 1 - 0.5 ** (1 / k)
+    for p in (np.full(m, star), np.full(m, 1 / k), np.where(np.arange(m) % 2, star, 0.0)):
+        exceed = float(np.mean(_best_of_k_deviation(p, k, reps, rng) > bound))
+        assert exceed <= delta / 3, (k, p[:2], exceed)
+
+
+@pytest.mark.heavy
+def test_best_of_k_verification_bound_holds_its_level():
+    """Term (III) of the best-of-K reading with a stochastic verifier: responses fixed,
+    every verifier mean 1/2 (the maximum of K noisy means is then biased up the most),
+    each utility the mean of L = 5 calls. The former 2·√(ln(12/δ)/(2MKL)) is exceeded on
+    every draw."""
+    from conftest import heavy_examples
+    rng = np.random.default_rng(6)
+    reps, m, k, calls, delta = heavy_examples(400, 100), 100, 16, 5, 0.05
+    bound = error_bounds(m, k, delta, verifier_calls=calls, deterministic=False,
+                         reading="best_of_k")["verification"]
+    v = np.full((m, k), 0.5)
+    target = 0.0                                   # max_k v − mean_k v = 0 on every prompt
+    exceed = 0
+    for _ in range(reps):
+        u = rng.binomial(calls, v) / calls
+        exceed += abs(np.mean(u.max(1) - u.mean(1)) - target) > bound
+    assert exceed / reps <= delta / 3
+
+
+def test_risk_per_budget_k():
+    """Hand-computed: the first k samples of every row give DEU_k and best-of-k; pass@k is
+    1 − C(n − c, k)/C(n, k) (row 1: n = 4, c = 2, so pass@2 = 5/6)."""
+    u = [[1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 1]]
+    r = rational_value_risk(u, resamples=50)
+    got = {c["k"]: c for c in r["k_curve"]}
+    assert list(got) == [1, 2, 4]
+    assert got[1]["rvr_certified"] == pytest.approx(1 / 3)
+    assert got[1]["rvr_best_of_k"] == pytest.approx(0)
+    assert got[2]["rvr_certified"] == pytest.approx(1 / 2)
+    assert got[2]["rvr_best_of_k"] == pytest.approx(2 / 3 - 1 / 2)
+    assert got[2]["pass_at_k"] == pytest.approx((5 / 6 + 0 + 1) / 3)
+    assert got[2]["rvr_pass_at_k"] == pytest.approx((5 / 6 + 0 + 1) / 3 - 1 / 2)
+    assert got[4]["rvr_best_of_k"] == pytest.approx(r["readings"]["best_of_k"]["rvr"])
+    assert [c["k"] for c in rational_value_risk([[0] * 6], resamples=5)["k_curve"]] == [1, 2, 4, 6]
+    cert = rational_value_risk(u, reu=[1, None, 0.5], resamples=50)
+    assert {c["k"]: c["rvr_certified"] for c in cert["k_curve"]}[1] == pytest.approx(
+        ((1 - 1) + (0.5 - 1)) / 2)
+
+
+def test_point_estimate_beside_the_bootstrap_mean():
+    rng = np.random.default_rng(3)
+    u = (rng.random((60, 8)) < rng.beta(2, 2, size=60)[:, None]).astype(int).tolist()
+    r = rational_value_risk(u, resamples=2000, seed=4)
+    for name in ("certified", "best_of_k"):
+        x = r["readings"][name]
+        g = np.array([max(row) if name == "best_of_k" else 1.0 for row in u]) - \
+            np.array([np.mean(row) for row in u])
+        assert x["rvr"] == pytest.approx(g.mean())               # the plug-in estimate
+        se = g.std() / math.sqrt(len(g))
+        assert x["rvr_bootstrap_mean"] != x["rvr"]
+        assert abs(x["rvr_bootstrap_mean"] - x["rvr"]) <= 4 * se / math.sqrt(2000)
+    flat = rational_value_risk([[1, 0]] * 5, resamples=100)     # equal gaps: no spread
+    assert flat["readings"]["certified"]["rvr_bootstrap_mean"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("bad", [1.5, -0.1, "1", True, float("nan")])
+def test_reu_outside_the_unit_interval_is_refused(bad):
+    with pytest.raises(InstanceError, match="reu"):
+        rational_value_risk([[1, 0], [0, 1]], reu=[1, bad])
+    with pytest.raises(InstanceError, match="reu"):
+        rational_value_risk([[1, 0], [0, 1]], reu=[1])
 
 
 # ------------------------------------------------------------------ prefcert as verifier
@@ -184,6 +284,35 @@ def test_risk_from_an_external_verifier(tmp_path):
     assert res["L"] == 2 and not res["deterministic_verifier"]
     assert res["deu"] == pytest.approx((1 + 0.5 + 0 + 0) / 4)
     assert res["readings"]["certified"]["rvr"] == pytest.approx(((1 - 0.75) + (0.5 - 0)) / 2)
+
+
+@needs_cli
+@pytest.mark.parametrize("record", ['{"id": "b", "utilities": [0, 1], "reu": 1.5}',
+                                    '{"id": "b", "utilities": [0, 1.5]}',
+                                    '{"id": "b", "utilities": [0, []]}'])
+def test_risk_bad_utilities_are_one_line_and_exit_2(tmp_path, record):
+    p = tmp_path / "u.jsonl"
+    p.write_text('{"id": "a", "utilities": [1, 0]}\n' + record + "\n")
+    out = tmp_path / "m.jsonl"
+    r = run("risk", "--utilities", p, "-o", out, check=False)
+    assert r.returncode == 2 and r.stdout == "" and not out.exists()
+    assert len(r.stderr.strip().splitlines()) == 1 and f"{p}:2:" in r.stderr
+
+
+@needs_cli
+def test_risk_prints_rvr_per_budget_and_the_bootstrap_mean(tmp_path):
+    p = tmp_path / "u.jsonl"
+    p.write_text("".join(json.dumps({"id": str(i), "utilities": row}) + "\n" for i, row in
+                         enumerate([[1, 0, 0, 1, 1, 0], [0, 0, 0, 0, 0, 1], [1, 1, 1, 1, 1, 1]])))
+    text = " ".join(run("risk", "--utilities", p).stdout.split())
+    assert "RVR per budget k" in text and "bootstrap mean" in text
+    res = json.loads(run("risk", "--utilities", p, "--json").stdout)
+    assert [c["k"] for c in res["k_curve"]] == [1, 2, 4, 6]
+    # k = 2: first two samples (1, 0), (0, 0), (1, 1): DEU_2 = 1/2, best-of-2 = 2/3
+    assert res["k_curve"][1]["rvr_best_of_k"] == pytest.approx(2 / 3 - 1 / 2)
+    table = run("risk", "--utilities", p).stdout
+    for k, best in ((1, "0.667"), (2, "0.667"), (4, "0.667"), (6, "1.000")):
+        assert re.search(rf"│\s*{k}\s*│\s*{best}\s*│", table), k
 
 
 @needs_cli

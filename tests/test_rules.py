@@ -108,7 +108,7 @@ def test_preference_question_types_are_registered_once():
 def test_every_certificate_type_declares_its_fields():
     for d in DOMAINS:
         for name, ctype in spec(d).certificates.items():
-            assert isinstance(ctype.keys, frozenset) and "type" not in ctype.fields, (d, name)
+            assert isinstance(ctype.keys, frozenset) and "type" not in ctype.keys, (d, name)
 
 
 # --------------------------------------------------------------------------- the checker
@@ -120,7 +120,7 @@ def test_checker_refuses_an_unknown_certificate_field_and_question(domain):
     s, model = spec(domain), MODELS[domain]
     for name, ctype in s.certificates.items():
         question, verdict = _a_question(ctype)
-        cert = {"type": name, **{k: None for k in ctype.fields}, "zz": 1}
+        cert = {"type": name, **{k: None for k in ctype.keys}, "zz": 1}
         with pytest.raises(CertificateError, match="unknown field 'zz'"):
             checker.check(s, model, question, None, verdict, None, cert)
         with pytest.raises(CertificateError, match="unknown question 'xyz'"):
@@ -171,9 +171,13 @@ def test_election_checker_refuses_an_unknown_rule_in_every_certificate_type():
     model = ce.SPEC.parse(ELECTION)
     for name, ctype in ce.SPEC.certificates.items():
         for question, verdicts in ctype.proves.items():
+            params = _election_params(question, "xyz")
+            shape = ce.SPEC.questions[question].solution(verdicts[0], params)
+            solution = None if shape.kind == "null" else dict.fromkeys(
+                shape.keys + tuple(k for k in shape.optional if k in ctype.verifies), "a")
             with pytest.raises(CertificateError, match=UNKNOWN_RULE):
-                checker.check(ce.SPEC, model, question, _election_params(question, "xyz"),
-                              verdicts[0], {}, {"type": name})
+                checker.check(ce.SPEC, model, question, params, verdicts[0], solution,
+                              {"type": name})
 
 
 def test_preference_checker_refuses_an_unknown_rule_in_every_winner_certificate():
@@ -189,7 +193,7 @@ def test_preference_checker_refuses_an_unknown_rule_in_every_winner_certificate(
                                   *((r, f"{r}'") for r in RULES
                                     if not RULES[r].supports_incomplete)]:
                 cert = {"type": name, **{k: v for k, v in (("by", "b"), ("set", ["b"]))
-                                         if k in ctype.fields}}
+                                         if k in ctype.keys}}
                 with pytest.raises(CertificateError, match=message):
                     checker.check(cp.SPEC, model, "winner", {"rule": rule, "item": "a"},
                                   verdict, None, cert)

@@ -152,13 +152,13 @@ def test_label_none_carries_checked_refutation():
 
 def test_audit_verdicts():
     job = _job(INDIFFERENT, "super_stable")
-    assert audit(job, "<answer>{}</answer>")["verdict"] == "correct"
+    assert audit(job, "<answer>none</answer>")["verdict"] == "correct"
     out = audit(job, '{"m1": "w1", "m2": "w2"}')
     assert out["verdict"] == "incorrect"
     assert {tuple(v["blocking_pair"]) for v in out["violations"]} == {("m1", "w2"), ("m2", "w1")}
     assert "2 super-blocking pairs" in out["feedback"]
     job = _job(INDIFFERENT, "strongly_stable")
-    out = audit(job, "I think <answer>{}</answer>")
+    out = audit(job, "I think <answer>none</answer>")
     assert out["verdict"] == "incorrect" and "witness" in out["violations"][0]
     assert audit(job, "no answer here")["verdict"] == "unparseable"
     assert audit(job, '[["w1", "m2"], ["m1", "w2"]]')["verdict"] == "correct"

@@ -105,7 +105,7 @@ def test_audit_verdicts_rest_on_checked_proofs(monkeypatch):
     from prefcert.oracles import stable_matching as orc
 
     from prefcert.pipeline.jobs import audit
-    out = audit(job(INDIFFERENT, "super_stable"), "{}")
+    out = audit(job(INDIFFERENT, "super_stable"), "none")
     assert out["verdict"] == "correct" and out["checked"]
     assert out["proof"]["certificate"]["type"] == "deletion_log"
     out = audit(job(INDIFFERENT, "super_stable"), '{"m1": "w1", "m2": "w2"}')
@@ -114,20 +114,20 @@ def test_audit_verdicts_rest_on_checked_proofs(monkeypatch):
     monkeypatch.setattr(orc, "super_stable_search",
                         lambda market: (None, {"type": "deletion_log", "steps": []}))
     with pytest.raises(Disagreement, match="proof is rejected"):
-        audit(job(ONE, "super_stable"), "{}")
+        audit(job(ONE, "super_stable"), "none")
 
 
 def test_every_domains_audit_verdict_is_checked():
     from prefcert.pipeline.jobs import audit
     cases = [
-        (INDIFFERENT, "strongly_stable", ["{}", '{"m1": "w1", "m2": "w2"}', '{"m1": "m9"}']),
+        (INDIFFERENT, "strongly_stable", ["none", '{"m1": "w1", "m2": "w2"}', '{"m1": "m9"}']),
         ({"domain": "hospitals_residents", "capacities": {"h1": 1},
           "preferences": {"residents": {"r1": ["h1"], "r2": ["h1"]},
                           "hospitals": {"h1": [["r1", "r2"]]}}},
-         "super_stable", ["{}", '{"r1": "h1"}', '{"r1": "h1", "r2": "h1"}']),
+         "super_stable", ["none", '{"r1": "h1"}', '{"r1": "h1", "r2": "h1"}']),
         ({"domain": "housing_market", "preferences": {"a": ["h2", "h1"], "b": ["h1", "h2"]},
           "endowment": {"a": "h1", "b": "h2"}}, "strict_core",
-         ["{}", '{"a": "h1", "b": "h2"}', '{"a": "h2", "b": "h1"}']),
+         ["none", '{"a": "h1", "b": "h2"}', '{"a": "h2", "b": "h1"}']),
         ({"domain": "house_allocation", "preferences": {"a1": ["o1", "o2"], "a2": ["o1"]}},
          "max_cardinality_pareto_optimal", ['{"a1": "o1"}', '{"a1": "o2", "a2": "o1"}']),
         ({"domain": "house_allocation", "preferences": {"a1": ["o1", "o2"], "a2": ["o1"]}},

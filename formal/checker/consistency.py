@@ -47,7 +47,7 @@ from ..consistency import (
     validate,
 )
 from ..errors import CertificateError
-from ..spec import DomainSpec, QuestionSpec, instance_schema
+from ..spec import NULL, DomainSpec, QuestionSpec, fields, instance_schema, outcome
 from .graphs import strongly_connected_components
 
 #: components of at most this many nodes are solved exactly by the checker
@@ -65,22 +65,33 @@ _QUESTION = {"anyOf": [{"enum": list(QUESTIONS)}] + [
      "properties": {"type": {"const": q}, key: {"enum": list(allowed)}}}
     for q, (key, allowed) in PARAMS.items()]}
 
+#: a repair's solution: the adjusted utilities (every item, exact rationals) and the cost
+#: (``optimal``) or its verified bounds (``bounded``)
+_REPAIR = {"optimal": fields("utilities", "cost"),
+           "bounded": fields("utilities", "lower", "upper")}
+
 SPEC = DomainSpec(
     name="consistency",
     parse=parse_consistency,
     questions={
         "l1_repair": QuestionSpec("l1_repair", ("optimal", "bounded"),
                                   "the minimum weighted L1 adjustment of the answers that "
-                                  "makes them exactly consistent", {"unit": "unit?"}),
+                                  "makes them exactly consistent", {"unit": "unit?"},
+                                  solutions=_REPAIR, partial=("bounded",)),
         "l2_repair": QuestionSpec("l2_repair", ("optimal", "bounded"),
                                   "the minimum weighted L2 (squared) adjustment: the "
-                                  "least-squares lack of fit", {"unit": "unit?"}),
+                                  "least-squares lack of fit", {"unit": "unit?"},
+                                  solutions=_REPAIR, partial=("bounded",)),
         "transitive": QuestionSpec("transitive", ("true", "false"),
                                    "whether the judgments are acyclic (some order agrees "
-                                   "with all of them)", {"judgments": "judgments?"}),
+                                   "with all of them)", {"judgments": "judgments?"},
+                                   solutions={"true": outcome("an order of every alternative, "
+                                                              "best first"),
+                                              "false": NULL}),
         "feedback_arc_set": QuestionSpec("feedback_arc_set", ("optimal",),
                                          "the fewest (weighted) judgments to reverse for an "
-                                         "acyclic order", {"judgments": "judgments?"}),
+                                         "acyclic order", {"judgments": "judgments?"},
+                                         solutions={"optimal": fields("order", "reversed")}),
     },
     schema=instance_schema("consistency", {
         "cells": {"type": "array", "items": _CELL},
@@ -112,6 +123,10 @@ def _utilities(model: ConsistencyData, solution: object) -> dict[str, Fraction]:
     missing = [x for x in model.items if x not in given]
     if missing:
         raise CertificateError(f"no utility for item {missing[0]!r}")
+    items = set(model.items)
+    extra = [x for x in given if x not in items]
+    if extra:
+        raise CertificateError(f"a utility for {extra[0]!r:.40}, not an item")
     return {x: _rational(given[x], f"utility of {x!r}") for x in model.items}
 
 

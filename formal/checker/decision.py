@@ -65,7 +65,7 @@ from ..decision import (
     stated,
 )
 from ..errors import CertificateError, InstanceError
-from ..spec import DomainSpec, QuestionSpec, instance_schema
+from ..spec import DomainSpec, QuestionSpec, fields, instance_schema
 
 #: stable-matching worlds with more agents a side are refused (the checker enumerates)
 MAX_MATCHING_SIDE = 12
@@ -88,7 +88,11 @@ SPEC = DomainSpec(
         "decision", VERDICTS,
         "act (an action accepted in every admissible world), ask (every world feasible, no "
         "shared action: the pivotal comparison or the objective menu) or relax (infeasible "
-        "constraints: every minimum-edit permitted repair with an action accepted after it)")},
+        "constraints: every minimum-edit permitted repair with an action accepted after it)",
+        solutions={"act": fields("action", "worlds", "shared"),
+                   "ask_preference": fields("agent", "items", "worlds"),
+                   "ask_objective": fields("objectives", "worlds"),
+                   "relax": fields("edits", "repairs")})},
     schema=instance_schema(
         "decision",
         {"structure": {"enum": list(STRUCTURES)},

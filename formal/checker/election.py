@@ -40,6 +40,7 @@ from math import comb, factorial
 from typing import Any
 
 from ..election import (
+    CONVENTIONS,
     PARAMS,
     QUESTIONS,
     Ballot,
@@ -51,7 +52,7 @@ from ..election import (
 )
 from ..errors import CertificateError
 from ..rules import RULES, Rule, rule_named, rule_names
-from ..spec import DomainSpec, QuestionSpec, instance_schema
+from ..spec import NULL, DomainSpec, QuestionSpec, fields, instance_schema
 
 ENUMERATION_LIMIT = 5040         # reports the checker replays (7! rankings, 2^12 subsets)
 COALITION_LIMIT = 200_000        # report multisets the checker replays
@@ -76,22 +77,31 @@ _QUESTION = {"anyOf": [{"enum": ["winner", "manipulation"]}] + [
      "properties": {"type": {"const": q}, **{k: _WORDS[w.rstrip("?")] for k, w in ps.items()}}}
     for q, ps in PARAMS.items()]}
 
+#: a manipulation label's solution: the sincere winner w₀, the best reachable winner w*, an
+#: optimal report (null when none is profitable) and the gain in true rank; and, when every
+#: report is replayed (``enumeration``), the counts of the ballot space
+MANIPULATION = ("sincere_winner", "best_winner", "ballot", "gain")
+COUNTS = ("reports", "profitable", "optimal", "outcomes")
+
 SPEC = DomainSpec(
     name="election",
     parse=parse_election,
     questions={
         "winner": QuestionSpec("winner", ("determined",),
                                "the resolute winner (τ breaks ties) and the winner set",
-                               PARAMS["winner"]),
+                               PARAMS["winner"], ("overvote",),
+                               solutions={"determined": fields("winner", "winners")}),
         "manipulation": QuestionSpec(
             "manipulation", ("manipulable", "not_manipulable"),
             "can the manipulator get a winner it strictly prefers by another report? "
             "(w₀, w*, an optimal report; |M| and |B*| when enumerable)",
-            PARAMS["manipulation"]),
+            PARAMS["manipulation"], ("overvote",), solutions=dict.fromkeys(
+                ("manipulable", "not_manipulable"), fields(*MANIPULATION, optional=COUNTS))),
         "coalitional_manipulation": QuestionSpec(
             "coalitional_manipulation", ("exists", "none"),
             "can k (weighted) manipulators, added to the ballots, make the candidate win?",
-            PARAMS["coalitional_manipulation"]),
+            PARAMS["coalitional_manipulation"], ("overvote",),
+            solutions={"exists": fields("ballots"), "none": NULL}),
     },
     schema=instance_schema("election", {
         "candidates": {"type": "array", "minItems": 1, "uniqueItems": True, "items": _STR},
@@ -103,9 +113,10 @@ SPEC = DomainSpec(
                         "properties": {"ranking": _RANKING,
                                        "approve": {"type": "array", "items": _STR}}},
         "source": {"type": "object"}, "design": {"type": "object"},
-    }, ["candidates", "tie_break", "ballots"], _QUESTION),
+    }, ["candidates", "tie_break", "ballots"], _QUESTION, CONVENTIONS),
     resolve=resolve,
     validate=validate,
+    conventions=CONVENTIONS,
     rules=rule_names(),
 )
 
@@ -157,14 +168,18 @@ class Count:
     is the τ-resolved winner. The fixed ballots are tallied once, so each evaluation costs
     O(m) (O(m²) pairwise, O(m · rounds) elimination with the per-active-set tallies of the
     fixed ballots cached). ``rule``: a registered rule's name (:mod:`formal.rules`);
-    CertificateError for any other."""
+    CertificateError for any other. Under the ``exhaust`` reading of overvotes (the
+    election's ``overvote`` convention) a ballot that counts for nobody in a round stays
+    exhausted: a round's tally then depends on the exhausted ballots too (:meth:`tally`)."""
 
     def __init__(self, e: Election, rule: str, ballots: Iterable[Ballot] | None = None):
         self.definition = r = known_rule(rule)
         self.e, self.rule = e, rule
         self.tau = {x: i for i, x in enumerate(e.tie_break)}
         self.fixed = tuple(e.ballots if ballots is None else ballots)
+        self.exhaust = e.conventions.get("overvote") == "exhaust"
         self._cache: dict[frozenset, dict[str, int]] = {}
+        self._rounds: dict[tuple[frozenset, frozenset], tuple[dict, frozenset]] = {}
         if r.pairwise:
             self.margin = {(x, y): 0 for x in e.candidates for y in e.candidates if x != y}
             for b in self.fixed:
@@ -240,6 +255,36 @@ class Count:
                 t[x] += b.count
         return t
 
+    def tally(self, active: frozenset, dead: frozenset = frozenset(),
+              extra: Sequence[Ballot] = ()) -> tuple[dict[str, int], frozenset]:
+        """A round's votes among ``active`` and the fixed ballots exhausted after it
+        (indices): ``dead`` those exhausted before. Under the ``round`` reading no ballot
+        stays exhausted (:meth:`irv_tally`); under ``exhaust`` a ballot that counts for
+        nobody — an overvote, or nothing left ranked — is exhausted for good."""
+        if not self.exhaust:
+            return self.irv_tally(active, extra), dead
+        key = (active, dead)
+        if key not in self._rounds:
+            vote = self.definition.round_vote
+            t = {x: 0 for x in self.e.candidates if x in active}
+            out = set(dead)
+            for i, b in enumerate(self.fixed):
+                if i in dead:
+                    continue
+                x = vote(b, active)
+                if x is None:
+                    out.add(i)
+                else:
+                    t[x] += b.count
+            self._rounds[key] = t, frozenset(out)
+        t, out = self._rounds[key]
+        t = dict(t)
+        for b in extra:
+            x = self.definition.round_vote(b, active)
+            if x is not None:
+                t[x] += b.count
+        return t, out
+
     def eliminated(self, tally: dict[str, int]) -> str:
         """The active candidate with the fewest votes, ties against the τ-lowest."""
         low = min(tally.values())
@@ -247,10 +292,10 @@ class Count:
 
     def rounds(self, extra: Sequence[Ballot] = ()) -> tuple[str, list[dict], list[str]]:
         """(winner, the tally of every round, the eliminated candidates in order)."""
-        active = frozenset(self.e.candidates)
+        active, dead = frozenset(self.e.candidates), frozenset()
         rounds, out = [], []
         while len(active) > 1:
-            t = self.irv_tally(active, extra)
+            t, dead = self.tally(active, dead, extra)
             rounds.append(t)
             x = self.eliminated(t)
             out.append(x)
@@ -269,22 +314,23 @@ class Count:
             s = self.scores()
             best = max(s.values())
             return [x for x in self.e.tie_break if s[x] == best]
-        memo: dict[frozenset, frozenset] = {}
+        memo: dict[tuple[frozenset, frozenset], frozenset] = {}
 
-        def put(active: frozenset) -> frozenset:
-            if active not in memo:
+        def put(active: frozenset, dead: frozenset) -> frozenset:
+            key = (active, dead)
+            if key not in memo:
                 if len(memo) > PUT_LIMIT:
                     raise CertificateError("IRV winner set: too many tied eliminations to "
                                            "replay")
                 if len(active) == 1:
-                    memo[active] = active
+                    memo[key] = active
                 else:
-                    t = self.irv_tally(active)
+                    t, after = self.tally(active, dead)
                     low = min(t.values())
-                    memo[active] = frozenset().union(
-                        *(put(active - {x}) for x, v in t.items() if v == low))
-            return memo[active]
-        won = put(frozenset(self.e.candidates))
+                    memo[key] = frozenset().union(
+                        *(put(active - {x}, after) for x, v in t.items() if v == low))
+            return memo[key]
+        won = put(frozenset(self.e.candidates), frozenset())
         return [x for x in self.e.tie_break if x in won]
 
 
@@ -454,7 +500,7 @@ def _check_common(e: Election, rule: str, verdict: str, solution: Any,
 
 
 @SPEC.certificate("enumeration", proves={"manipulation": ("manipulable", "not_manipulable")},
-                  keys=())
+                  keys=(), verifies=COUNTS)
 def check_enumeration(e: Election, question: str, params: Any, verdict: str,
                       solution: Any, cert: dict) -> None:
     """Every report of the ballot space (m! rankings or 2^m subsets, at most
@@ -479,7 +525,7 @@ def check_enumeration(e: Election, question: str, params: Any, verdict: str,
             "optimal": sum(k for x, k in outcomes.items() if e.true_pos(x) == ustar),
             "outcomes": {x: k for x, k in outcomes.items() if k}}
     for key, v in want.items():
-        if solution.get(key) != v:
+        if key in solution and solution[key] != v:
             raise CertificateError(f"{key} is {v}, not {solution.get(key)!r:.80}")
 
 

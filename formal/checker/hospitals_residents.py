@@ -294,19 +294,20 @@ def check_blocking_pair(market: HRMarket, question: str, params, verdict: str, s
         raise CertificateError(f"{pair} does not {QUESTIONS[question]}-block the matching")
 
 
-@SPEC.certificate("not_a_matching", proves={q: "incorrect" for q in QUESTIONS},
-                  keys=("pairs",))
+@SPEC.certificate("not_a_matching", proves={q: "incorrect" for q in QUESTIONS}, keys=())
 def check_not_a_matching(market: HRMarket, question: str, params, verdict: str, solution,
                          certificate: dict) -> None:
-    """The audited answer (the solution, resident -> hospital, or its ``pairs``) is no
-    matching: an unknown agent, an unacceptable pair, a resident assigned twice or a
-    hospital over its capacity."""
-    pairs = certificate.get("pairs")
-    if isinstance(pairs, list):
-        residents = [p[0] for p in pairs if isinstance(p, list) and len(p) == 2]
+    """The audited answer (the solution: resident -> hospital, or its list of [resident,
+    hospital] pairs) is no matching: an unknown agent, an unacceptable pair, a resident
+    assigned twice or a hospital over its capacity."""
+    if isinstance(solution, list):
+        if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
+                   for p in solution):
+            return                               # not a list of pairs naming residents
+        residents = [r for r, _ in solution]
         if len(residents) != len(set(residents)):
             return                               # a resident assigned twice
-        solution = {p[0]: p[1] for p in pairs if isinstance(p, list) and len(p) == 2}
+        solution = dict(solution)
     try:
         validate_matching(market, solution)
     except CertificateError:

@@ -16,7 +16,7 @@ from ..house_allocation import (
     HouseAllocation,
     parse_house_allocation,
 )
-from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
+from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema, outcome
 from ..welfare import welfare_graph
 from . import welfare
 from .graphs import reachable, strongly_connected_components
@@ -26,10 +26,12 @@ SPEC = DomainSpec(
     parse=parse_house_allocation,
     questions={
         "pareto_optimal": QuestionSpec("pareto_optimal", ("exists",),
-                                       "a Pareto-optimal allocation"),
+                                       "a Pareto-optimal allocation",
+                                       solutions={"exists": outcome("the allocation")}),
         "max_cardinality_pareto_optimal": QuestionSpec(
             "max_cardinality_pareto_optimal", ("exists",),
-            "a Pareto-optimal allocation of maximum cardinality"),
+            "a Pareto-optimal allocation of maximum cardinality",
+            solutions={"exists": outcome("the allocation")}),
         **welfare.questions(two_sided=False),
     },
     schema=instance_schema(
@@ -146,10 +148,11 @@ def check_mcpo(model: HouseAllocation, question: str, params, verdict: str, solu
                                                 keys=("allocation", "improvement"))
 def check_pareto_improvement(model: HouseAllocation, question: str, params, verdict: str,
                              solution, certificate: dict) -> None:
-    """The certificate's ``allocation`` is not Pareto optimal: its ``improvement`` leaves
-    every agent weakly better off and one strictly. O(n)."""
+    """The audited allocation (the solution, repeated as the certificate's ``allocation``)
+    is not Pareto optimal: the ``improvement`` leaves every agent weakly better off and one
+    strictly. O(n)."""
     old = validate_allocation(model, certificate.get("allocation"))
-    if solution is not None and validate_allocation(model, solution) != old:
+    if validate_allocation(model, solution) != old:
         raise CertificateError("the improved allocation is not the audited one")
     new = validate_allocation(model, certificate.get("improvement"))
     strict = False

@@ -39,19 +39,22 @@ from ..housing_market import (
     completed_allocation,
     parse_housing_market,
 )
-from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema
+from ..spec import NULL, PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema, outcome
 from .graphs import strongly_connected_components
 
+_ALLOCATION = outcome("the allocation (agent -> house)")
 SPEC = DomainSpec(
     name="housing_market",
     parse=parse_housing_market,
     questions={
         "strict_core": QuestionSpec("strict_core", ("exists", "none"),
                                     "an allocation no coalition weakly blocks, or none exists",
+                                    solutions={"exists": _ALLOCATION, "none": NULL},
                                     conventions=("unlisted_own_house",)),
         "weak_core": QuestionSpec("weak_core", ("exists",),
                                   "an allocation no coalition strictly blocks (one always "
-                                  "exists)", conventions=("unlisted_own_house",)),
+                                  "exists)", solutions={"exists": _ALLOCATION},
+                                  conventions=("unlisted_own_house",)),
     },
     schema=instance_schema(
         "housing_market",
@@ -368,11 +371,15 @@ def check_top_trading_segmentation(market: HousingMarket, question: str, params,
 
 @SPEC.certificate("blocking_coalition",
                   proves={"strict_core": "incorrect", "weak_core": "incorrect"},
-                  keys=("coalition", "reallocation"), meta=("notion",))
+                  keys=("coalition", "reallocation", "notion"))
 def check_blocking_coalition_certificate(market: HousingMarket, question: str, params,
                                          verdict: str, solution, certificate: dict) -> None:
     """The audited allocation is blocked by ``coalition`` re-trading its own houses as in
-    ``reallocation`` under the question's notion (see :func:`check_blocking_coalition`)."""
+    ``reallocation`` under the question's notion (see :func:`check_blocking_coalition`;
+    an optional ``notion`` must name it)."""
+    if "notion" in certificate and certificate["notion"] != CORE_NOTION[question]:
+        raise CertificateError(f"notion {certificate['notion']!r:.20} is not the question's "
+                               f"{CORE_NOTION[question]!r}")
     check_blocking_coalition(market, solution, CORE_NOTION[question],
                              certificate.get("coalition"), certificate.get("reallocation"))
 

@@ -97,8 +97,8 @@ _QUESTION = {"anyOf": [{"type": "object", "required": ["type"] + [k for k, w in 
 SPEC = DomainSpec(
     name="preference",
     parse=parse_preference_data,
-    questions={q.name: QuestionSpec(q.name, q.verdicts, q.doc, q.params, q.conventions)
-               for q in QUERIES.values()},
+    questions={q.name: QuestionSpec(q.name, q.verdicts, q.doc, q.params, q.conventions,
+                                    q.solutions) for q in QUERIES.values()},
     schema=instance_schema("preference", {
         "items": dict(_STRS, minItems=1, uniqueItems=True),
         "semantics": {"enum": list(SEMANTICS)},
@@ -254,9 +254,12 @@ def _proven(agent: Agent, chains: Any, x: str) -> tuple[set, set]:
 
 
 def _chained_pairs(agent: Agent, S: list, pairs: Any, chains: Any) -> None:
-    """One verified chain per claimed pair x ≻ y of the asked set S."""
-    if not isinstance(pairs, list) or not isinstance(chains, list) or len(chains) != len(pairs):
-        raise CertificateError("rank_set needs one chain per claimed pair")
+    """One verified chain per claimed pair x ≻ y of the asked set S, no pair twice."""
+    if not isinstance(pairs, list) or not isinstance(chains, list) or len(chains) != len(pairs) \
+            or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+        raise CertificateError("rank_set needs one chain per claimed pair [x, y]")
+    if len({tuple(p) for p in pairs}) != len(pairs):
+        raise CertificateError("a pair is claimed twice")
     for (x, y), ch in zip(pairs, chains):
         if x not in S or y not in S:
             raise CertificateError(f"pair {x!r}, {y!r} is outside the asked set")
@@ -327,7 +330,7 @@ def _kth_chains(model, ag, params, verdict, solution, chains) -> None:
 @CHAINS.on("rank_set", "determined")
 def _rank_set_chains(model, ag, params, verdict, solution, chains) -> None:
     seq = _value(solution)
-    if sorted(seq) != sorted(params["items"]):
+    if not isinstance(seq, list) or sorted(seq) != sorted(params["items"]):
         raise CertificateError("solution is not an ordering of the asked items")
     _chained_pairs(ag, params["items"], [[x, y] for x, y in zip(seq, seq[1:])], chains)
 
@@ -408,7 +411,7 @@ def _compare_completions(model, params, verdict, solution, cert) -> None:
 def _rank_set_completions(model, params, verdict, solution, cert) -> None:
     ag, _ = _two_values(model, "rank_set", params, cert)
     S = params["items"]
-    pairs = (solution or {}).get("pairs")
+    pairs = solution["pairs"]
     _chained_pairs(ag, S, pairs, cert.get("chains", []))
     claimed = {tuple(p) for p in pairs}
     for x, y in itertools.permutations(S, 2):
@@ -534,15 +537,19 @@ def check_injection(model, question, params, verdict, solution, cert) -> None:
             check_chain(ag, chains.get(y), x, y)
 
 
-@SPEC.certificate("size", proves={"rs": "false"}, keys=(), meta=("reason",))
+@SPEC.certificate("size", proves={"rs": "false"}, keys=("reason",))
 def check_size(model, question, params, verdict, solution, cert) -> None:
-    """|A \\ B| < |B \\ A|: the prefix of all items already fails A ⪰_RS B (or, under the
-    ``equal_size`` reading, |A| ≠ |B|)."""
+    """|A \\ B| < |B \\ A|: the prefix of all items already fails A ⪰_RS B (``reason``
+    ``size``; or, under the ``equal_size`` reading, |A| ≠ |B|: ``sizes differ``)."""
     A, B = (set(b) for b in params["bundles"])
     if not rs_sizes_allowed(params, model.conventions):
-        return
-    if len(A - B) >= len(B - A):
+        reason = "sizes differ"
+    elif len(A - B) >= len(B - A):
         raise CertificateError(f"|A \\ B| = {len(A - B)} is not below |B \\ A| = {len(B - A)}")
+    else:
+        reason = "size"
+    if cert.get("reason") != reason:
+        raise CertificateError(f"the reason is {reason!r}, not {cert.get('reason')!r:.40}")
 
 
 @SPEC.certificate("rs_search", proves={"rs": "false"}, keys=())

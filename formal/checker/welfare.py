@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ..errors import CertificateError
-from ..spec import DomainSpec, QuestionSpec
+from ..spec import DomainSpec, QuestionSpec, outcome
 from ..welfare import (
     WELFARE,
     WelfareGraph,
@@ -44,8 +44,10 @@ def questions(two_sided: bool) -> dict[str, QuestionSpec]:
     ranks count."""
     who = " (ranks of both sides count)" if two_sided else ""
     ranks = ("welfare_ranks",) if two_sided else ()
+    shape = outcome("the matching" if two_sided else "the allocation")
     return {n: QuestionSpec(n, ("optimal",), _DOC[n] + who, conventions=ranks + (
-        ("welfare_scope",) if n == "rank_maximal" else ())) for n in WELFARE}
+        ("welfare_scope",) if n == "rank_maximal" else ()), solutions={"optimal": shape})
+        for n in WELFARE}
 
 
 def register(spec: DomainSpec) -> None:
@@ -53,8 +55,7 @@ def register(spec: DomainSpec) -> None:
     spec.certificate("lp_duals", proves={"utilitarian": "optimal", "rank_maximal": "optimal"},
                      keys=("value", "base", "cutoff", "duals"))(check_lp_duals)
     spec.certificate("hall_bottleneck", proves={"egalitarian": "optimal"},
-                     keys=("value", "hall_full", "hall_below"),
-                     meta=("size",))(check_hall_bottleneck)           # size: |M|, for the reader
+                     keys=("value", "size", "hall_full", "hall_below"))(check_hall_bottleneck)
     spec.certificate("better_allocation", proves=dict.fromkeys(WELFARE, "incorrect"),
                      keys=("allocation", "value"))(check_better_allocation)
 
@@ -65,7 +66,10 @@ def validate_matching(g: WelfareGraph, matching: object) -> dict[str, str]:
     if not isinstance(matching, dict):
         raise CertificateError(f"a matching must be an object, got {matching!r:.60}")
     out, seen = {}, {}
+    left = set(g.left)
     for x, y in matching.items():
+        if x not in left:
+            raise CertificateError(f"{x!r:.40} is not an agent of the matching's side")
         if y is None:
             continue
         if (x, y) not in g.ranks:
@@ -171,8 +175,11 @@ def check_lp_duals(model, question: str, params, verdict: str, solution, certifi
 def check_hall_bottleneck(model, question: str, params, verdict: str, solution,
                           certificate: dict) -> None:
     """The solution has maximum cardinality (a Hall set) and no maximum-cardinality
-    matching stays below its worst rank (a second Hall set) (egalitarian)."""
+    matching stays below its worst rank (a second Hall set) (egalitarian); ``size`` is
+    |M|."""
     g, m, value = _solution(model, question, solution, certificate)
+    if certificate.get("size") != len(m):
+        raise CertificateError(f"size {certificate.get('size')!r:.20} is not |M| = {len(m)}")
     check_maximum(g, m, certificate.get("hall_full"))
     if value > 1 and m:
         below = certificate.get("hall_below")

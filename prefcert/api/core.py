@@ -117,7 +117,8 @@ def label(instance: InstanceLike, question: Question, *,
 
 
 def check(lab: Label | Mapping[str, Any], instance: InstanceLike) -> bool:
-    """Verify a label's certificate against an instance with the trusted checker alone.
+    """Verify a label against an instance with the trusted checker alone: its certificate
+    and every other field, as ``prefcert check`` does.
 
     Parameters
     ----------
@@ -134,8 +135,9 @@ def check(lab: Label | Mapping[str, Any], instance: InstanceLike) -> bool:
     Raises
     ------
     CertificateError
-        The instance changed since labelling, or the certificate does not prove the
-        verdict (the message names the failing step).
+        The instance changed since labelling, the certificate does not prove the verdict,
+        or a field does not describe the instance (the message names the failing step or
+        field). A label resting on engine agreement (no proof) is refused too.
 
     Examples
     --------
@@ -149,15 +151,21 @@ def check(lab: Label | Mapping[str, Any], instance: InstanceLike) -> bool:
     Imports no solver and no engine.
     """
     from ..formal import checker
-    from ..pipeline.registry import spec
-    lab = arg.mapping(lab, "lab", "(a label)")
+    from ..pipeline.registry import reread, spec
+    record: dict[str, Any] = dict(arg.mapping(lab, "lab", "(a label)"))
     inst = _instance(instance)
-    if lab.get("instance_sha256") != inst.sha256:
+    conv = record.get("conventions", {})
+    if not isinstance(conv, dict):
+        raise CertificateError("the label's conventions are not an object")
+    inst = reread(inst, record.get("semantics"), conv)
+    if record.get("instance_sha256") != inst.sha256:
         raise CertificateError(f"instance {inst.id} is not the one labelled")
     dspec = spec(inst.domain)
-    data = dict(inst.data, semantics=lab["semantics"]) if lab.get("semantics") else inst.data
-    name, params = dspec.question(lab["question"])
-    checker.check_label(dspec, dict(lab), dspec.parse(data), name, params)
+    model = dspec.parse(inst.data)
+    name, params = dspec.question(record.get("question"))
+    checker.check_readings(dspec, record, model, name, params, inst.overridden)
+    if not checker.check_record(dspec, record, model, name, params):
+        raise CertificateError("engine agreement is a record, not a proof: nothing to verify")
     return True
 
 
@@ -172,8 +180,9 @@ def audit(instance: InstanceLike, question: Question, answer: Any, *,
     question : str or dict
         The question answered.
     answer : str or JSON-able object
-        The answer: an outcome (``{"m1": "w2"}``), ``{}`` for "none exists", a verdict
-        word, or text holding an ``<answer>…</answer>`` block.
+        The answer: an outcome (``{"m1": "w2"}``; ``{}`` is the empty outcome), a verdict
+        word of the question (``"undetermined"``; ``"none"`` claims that no outcome
+        exists), or text holding an ``<answer>…</answer>`` block with either.
     time_limit : float, default 10.0
         Seconds per solver call.
 

@@ -187,6 +187,16 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class SizeTests:
+    """The tests across sizes a suite's paper reports: Fisher's exact test of accuracy
+    between every two sizes of each cell that ``cells`` accepts (``cells`` sees the cell
+    key without ``size``); ``source`` says where the paper reports them."""
+
+    source: str
+    cells: Callable[[Mapping[str, Any]], bool]
+
+
+@dataclass(frozen=True)
 class Suite:
     """A benchmark suite: the design table and its hooks (see the module docstring).
 
@@ -198,7 +208,9 @@ class Suite:
     table ``prefcert generate`` prints under ``calibration_title``; ``engines``:
     the engines that certify the labels (default: the oracle alone; a suite may ask for
     several, which must then agree); ``readings``, ``templates``, ``duplicate_key``: see
-    the module docstring.
+    the module docstring; ``size_tests``: the tests across sizes its paper
+    reports (:class:`SizeTests`; None when the paper reports none — ``prefcert score``
+    then shows none unless asked for every pair of sizes with ``--size-tests all``).
     """
 
     name: str
@@ -218,6 +230,7 @@ class Suite:
     expected_total: int | None = None
     engines: Sequence[str] | None = None
     calibration_title: str = "calibration"
+    size_tests: SizeTests | None = None
     readings: Mapping[str, Any] = field(default_factory=dict)
     templates: Any = None
     duplicate_key: Callable[[Task], str | None] | None = None

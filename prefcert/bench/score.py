@@ -113,9 +113,43 @@ def compare(first: Sequence[dict], second: Sequence[dict]) -> dict:
     return mcnemar_exact([a[k] for k in common], [b[k] for k in common])
 
 
+SIZE_TEST_FAMILIES = ("paper", "all")
+
+
+def size_tests(scores: Sequence[dict], family: str = "paper") -> list[dict]:
+    """Fisher's exact tests of accuracy across sizes, with the Holm and the
+    Benjamini–Hochberg adjusted p-values over every test returned.
+
+    ``paper`` (default): per suite only the tests its paper reports (the suite's
+    :class:`~prefcert.bench.design.SizeTests`; none for a suite whose paper reports
+    none); ``all``: every pair of sizes in every cell (648 for the full
+    actionable-indeterminacy suite). Holm bounds the chance of any false rejection
+    whatever the dependence; Benjamini–Hochberg the expected share of false rejections
+    among the rejections, valid here because the cells hold disjoint prompts, so the
+    tests are independent. Each test carries ``suite``, ``pvalue_holm`` and
+    ``pvalue_bh``. O(T log T) for T tests, after the tests.
+    """
+    if family not in SIZE_TEST_FAMILIES:
+        raise InstanceError(f"size tests are one of {', '.join(SIZE_TEST_FAMILIES)}",
+                            value=family)
+    from .stats import adjusted_pvalues
+    from .suites import suite
+    out = []
+    for name in dict.fromkeys(s["suite"] for s in scores):
+        spec = suite(name).size_tests
+        if family == "paper" and spec is None:
+            continue
+        tests = across_sizes([s for s in scores if s["suite"] == name])
+        out += [{"suite": name, **t} for t in tests if family == "all" or spec.cells(t["cell"])]
+    for method in ("holm", "bh"):
+        for t, p in zip(out, adjusted_pvalues([t["pvalue"] for t in out], method)):
+            t[f"pvalue_{method}"] = p
+    return out
+
+
 def across_sizes(scores: Sequence[dict], factor: str = "size") -> list[dict]:
     """Fisher's exact test of accuracy between every pair of levels of ``factor`` within
-    each cell that has them (the cell key less ``factor``)."""
+    each cell that has them (the cell key less ``factor``), uncorrected."""
     import itertools
     import json
 

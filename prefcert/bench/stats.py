@@ -1,4 +1,5 @@
-"""Statistics of benchmark scores, all from scipy: Wilson intervals, exact McNemar, Fisher.
+"""Statistics of benchmark scores, from scipy and statsmodels: Wilson intervals, exact
+McNemar, Fisher, and the Holm and Benjamini–Hochberg adjustments of a family of tests.
 
 One draw per prompt, so intervals describe uncertainty over instances (Khanna & Wang 2026,
 App. J).
@@ -48,6 +49,24 @@ def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> dict:
     sided (:func:`scipy.stats.fisher_exact`). Returns ``{"odds_ratio", "pvalue"}``."""
     res = _st.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])
     return {"odds_ratio": float(res.statistic), "pvalue": float(res.pvalue)}
+
+
+#: adjustment name -> statsmodels ``multipletests`` method
+ADJUSTMENTS = {"holm": "holm", "bh": "fdr_bh"}
+
+
+def adjusted_pvalues(pvalues: Sequence[float], method: str) -> list[float]:
+    """The adjusted p-values of a family of tests (statsmodels' ``multipletests``):
+    ``holm`` controls the family-wise error rate under any dependence between the tests
+    (Holm 1979); ``bh`` the false discovery rate when the tests are independent or
+    positively dependent (Benjamini & Hochberg 1995; Benjamini & Yekutieli 2001). A test
+    is rejected at level α when its adjusted p-value is ≤ α. O(n log n)."""
+    if method not in ADJUSTMENTS:
+        raise ValueError(f"unknown adjustment {method!r} (known: {', '.join(ADJUSTMENTS)})")
+    if not len(pvalues):
+        return []
+    from statsmodels.stats.multitest import multipletests
+    return [float(x) for x in multipletests(list(pvalues), method=ADJUSTMENTS[method])[1]]
 
 
 def accuracy_rows(scores: Sequence[dict], by: Sequence[str], metric: str = "accuracy",

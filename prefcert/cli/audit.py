@@ -24,9 +24,10 @@ from .common import Seconds, bad_input, json_option, report_disagreement
               help="Exit 0 for a correct answer even when the truth rests on engine "
                    "agreement only (\"checked\": false).")
 def audit(instance, question, answer, iid, time_limit, allow_unverified):
-    """Judge ANSWER (a JSON outcome, or text with an <answer>…</answer> block; {} means
-    "none exists") to QUESTION on INSTANCE. Prints a JSON verdict resting on a proof the
-    checker verified; exit 0 correct, 1 not (or unverified, or engines disagree)."""
+    """Judge ANSWER (a JSON outcome or a verdict word of QUESTION, alone or in an
+    <answer>…</answer> block; "none" claims that no outcome exists, {} is the empty
+    outcome) to QUESTION on INSTANCE. Prints a JSON verdict resting on a proof the checker
+    verified; exit 0 correct, 1 not (or unverified, or engines disagree)."""
     from ..pipeline.jobs import audit as run_audit
     from ..pipeline.jobs import plan
     try:

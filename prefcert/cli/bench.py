@@ -100,11 +100,17 @@ def _write_jsonl(path: Path, rows) -> None:
               help="Write one scored record per prompt to this JSONL file.")
 @click.option("--against", type=click.Path(path_type=Path),
               help="A second answers file: exact McNemar test on the common prompts.")
+@click.option("--size-tests", type=click.Choice(["paper", "all"]), default="paper",
+              show_default=True,
+              help="Fisher's exact tests across sizes: the ones the suite's paper reports, "
+                   "or every pair of sizes in every cell; Holm and Benjamini–Hochberg "
+                   "adjusted p-values beside the raw ones.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON lines.")
-def score(prompts, answers, out, against, as_json):
+def score(prompts, answers, out, against, size_tests, as_json):
     """Score ANSWERS (JSONL of {"id", "answer"}) against the benchmark PROMPTS
     (prompts.jsonl or .parquet, with labels.jsonl and instances.jsonl beside it). Prints
-    every metric with its 95 % Wilson interval, and Fisher's exact test across sizes."""
+    every metric with its 95 % Wilson interval, and the Fisher exact tests across sizes
+    that the suite's paper reports (with multiplicity adjustments)."""
     from ..bench import score as sc
     try:
         bench = sc.Benchmark.read(prompts)
@@ -121,7 +127,7 @@ def score(prompts, answers, out, against, as_json):
     if out:
         _write_jsonl(out, scores)
     rows = sc.metrics(scores)
-    tests = sc.across_sizes(scores)
+    tests = sc.size_tests(scores, size_tests)
     mc = sc.compare(scores, other) if other is not None else None
     if as_json:
         for r in rows:
@@ -131,10 +137,10 @@ def score(prompts, answers, out, against, as_json):
         if mc:
             click.echo(json.dumps({"test": "mcnemar_exact", **mc}, sort_keys=True))
         return
-    _print_metrics(rows, tests, mc)
+    _print_metrics(rows, tests, mc, size_tests, sorted({s["suite"] for s in scores}))
 
 
-def _print_metrics(rows, tests, mc) -> None:
+def _print_metrics(rows, tests, mc, family="paper", suites=()) -> None:
     from rich.console import Console
     from rich.table import Table
     console = Console(width=None if sys.stdout.isatty() else 200)
@@ -149,13 +155,44 @@ def _print_metrics(rows, tests, mc) -> None:
         kn = f"{r['k']}/{r['n']}" if r.get("k") is not None else f"n={r['n']}"
         t.add_row(r["metric"], g, kn, val, ci)
     console.print(t)
-    sig = [x for x in tests if x["pvalue"] < 0.05]
-    console.print(f"Fisher exact across sizes: {len(sig)} of {len(tests)} comparisons with "
-                  f"p < 0.05")
+    _print_size_tests(console, tests, family, suites)
     if mc:
         console.print(f"McNemar (exact) on {mc['n']} paired prompts: only first correct "
                       f"{mc['only_first']}, only second {mc['only_second']}, "
                       f"p = {mc['pvalue']:.4g}")
+
+
+def _print_size_tests(console, tests, family, suites) -> None:
+    from rich.table import Table
+
+    from ..bench.suites import suite
+    if family == "paper":
+        for name in suites:
+            spec = suite(name).size_tests
+            console.print(f"{name}: Fisher's exact tests across sizes as the paper reports "
+                          f"them — {spec.source}" if spec else
+                          f"{name}: the paper reports no test across sizes (--size-tests "
+                          f"all: every pair of sizes in every cell, with Holm and "
+                          f"Benjamini–Hochberg adjustments)")
+    if not tests:
+        return
+    sig = {k: sum(t[k] < 0.05 if k == "pvalue" else t[k] <= 0.05 for t in tests)
+           for k in ("pvalue", "pvalue_holm", "pvalue_bh")}
+    console.print(f"Fisher exact across sizes: {len(tests)} tests; p < 0.05 in "
+                  f"{sig['pvalue']} (uncorrected), {sig['pvalue_holm']} after Holm "
+                  f"(family-wise error ≤ 0.05), {sig['pvalue_bh']} after Benjamini–Hochberg "
+                  f"(false discovery rate ≤ 0.05)")
+    if family != "paper":
+        return
+    t = Table(title="Fisher's exact test across sizes (two-sided)", title_justify="left")
+    for c in ("cell", "sizes", "correct", "p", "p Holm", "p BH"):
+        t.add_column(c)
+    for x in tests:
+        t.add_row(", ".join(f"{k}={v}" for k, v in x["cell"].items()),
+                  " vs ".join(map(str, x["size"])),
+                  " vs ".join(f"{k}/{n}" for k, n in zip(x["k"], x["n"])),
+                  f"{x['pvalue']:.3g}", f"{x['pvalue_holm']:.3g}", f"{x['pvalue_bh']:.3g}")
+    console.print(t)
 
 
 @click.command()

@@ -11,8 +11,8 @@ import click
 
 from ..formal import checker
 from ..formal.errors import CertificateError, InstanceError
-from ..pipeline.registry import spec
-from .common import UNVERIFIED, bad_input, bulk_build, reread, summary, unfreeze
+from ..pipeline.registry import reread, spec
+from .common import UNVERIFIED, bad_input, bulk_build, summary, unfreeze
 
 
 def _source(labels: Path, file: str, root: Path | None) -> Path:
@@ -28,26 +28,78 @@ def _source(labels: Path, file: str, root: Path | None) -> Path:
     return beside if beside.exists() or not path.exists() else path
 
 
+class Verifier:
+    """The labels of one labels file verified one at a time, as ``prefcert check`` does:
+    the instance re-read from the label's ``source`` (cached per file), its hash under the
+    readings the label records, those readings exactly the ones the question depends on,
+    then every other field by :func:`~prefcert.formal.checker.check_record` — a
+    certificate that is a proof is always verified, whatever ``checked`` says."""
+
+    def __init__(self, labels: Path, root: Path | None = None):
+        self.labels, self.root = labels, root
+        self.cache: dict[str, dict] = {}
+        self.models: dict[tuple, object] = {}    # the last instance's model (labels come
+                                                 # grouped)
+
+    def verify(self, lab: dict, lineno: int) -> tuple[str, bool]:
+        """(the question's name, True when verified / False when it rests on engine
+        agreement). Raises CertificateError (rejected), InstanceError (bad input) or
+        KeyError / TypeError / AttributeError (not a label)."""
+        from ..formal.files import read_file, readers
+        src = lab["source"]
+        path = _source(self.labels, src["file"], self.root)
+        if str(path) not in self.cache:
+            if not path.is_file() or path.suffix not in readers():
+                raise InstanceError("the label's instance file is missing or not an "
+                                    "instance file (labels moved? see --root)",
+                                    file=str(self.labels), line=lineno, value=src["file"])
+            with bulk_build():
+                self.cache[str(path)] = {(i.id, i.line): i for i in read_file(path)}
+        inst = self.cache[str(path)].get((lab["id"], src.get("line")))
+        if inst is None:
+            raise InstanceError("instance not found in its source", file=str(self.labels),
+                                line=lineno, value=lab["id"])
+        dspec = spec(inst.domain)
+        mkey = (str(path), inst.line, inst.sha256)
+        if mkey not in self.models:
+            self.models = {}
+            with bulk_build():
+                self.models[mkey] = dspec.parse(inst.data)
+        model = self.models[mkey]
+        sem, conv = lab.get("semantics"), lab.get("conventions", {})
+        if not isinstance(conv, dict) or sem is not None and not isinstance(sem, str):
+            raise CertificateError("the label's semantics must be a name and its "
+                                   "conventions an object")
+        again = reread(inst, sem, conv, model)     # labelled under other readings
+        if again is not inst:
+            inst, model = again, dspec.parse(again.data)
+        if inst.sha256 != lab.get("instance_sha256"):
+            raise CertificateError(f"instance {lab['id']} changed since it was labelled")
+        qname, params = dspec.question(lab["question"])
+        checker.check_readings(dspec, lab, model, qname, params, inst.overridden)
+        return qname, checker.check_record(dspec, lab, model, qname, params)
+
+
 @click.command()
 @click.argument("labels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--allow-unverified", is_flag=True,
-              help="Exit 0 even when some labels rest on engine agreement only "
-                   "(\"checked\": false); they are still reported.")
+              help="Exit 0 even when some labels rest on engine agreement only (an "
+                   "engine_agreement record, no certificate to check); they are still "
+                   "reported. A certificate present is always checked.")
 @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder that each label's source.file is relative to (for labels moved "
                    "away from their instances; default: the labels file's folder).")
 def check(labels, allow_unverified, root):
-    """Re-verify every certificate in LABELS with the checker alone (no solver, no oracle).
+    """Re-verify every label in LABELS with the checker alone (no solver, no oracle).
 
     Instances are re-read from each label's source (relative to the labels file's folder,
-    or to --root) and must match the recorded hash. Exit 1 on the first failure, on a
-    label listed twice, and, unless --allow-unverified, when a label rests on engine
-    agreement only.
+    or to --root) and must match the recorded hash; every field is checked (the domain,
+    the question against the instance, the readings, the engines record, the solution's
+    shape) and every certificate verified. Exit 1 on the first failure, on a label listed
+    twice, and, unless --allow-unverified, when a label rests on engine agreement only.
     """
     from ..formal.instances import label_key
-    from ..formal.files import read_file, readers
-    cache: dict[str, dict] = {}
-    models: dict[tuple, object] = {}   # the last instance's model (labels come grouped)
+    verifier = Verifier(labels, root)
     seen: dict[tuple, int] = {}
     counts: Counter = Counter()
     n = 0
@@ -63,44 +115,14 @@ def check(labels, allow_unverified, root):
             lab: dict = {}
             try:
                 lab = json.loads(line)
-                src = lab["source"]
                 key = label_key(lab["id"], lab["question"])
                 if key in seen:
                     raise CertificateError(f"listed twice (also on line {seen[key]}): a label "
                                            f"is made once per instance and question")
                 seen[key] = lineno
-                path = _source(labels, src["file"], root)
-                if str(path) not in cache:
-                    if not path.is_file() or path.suffix not in readers():
-                        raise InstanceError("the label's instance file is missing or not an "
-                                            "instance file (labels moved? see --root)",
-                                            file=str(labels), line=lineno, value=src["file"])
-                    with bulk_build():
-                        cache[str(path)] = {(i.id, i.line): i for i in read_file(path)}
-                inst = cache[str(path)].get((lab["id"], src.get("line")))
-                if inst is None:
-                    raise InstanceError("instance not found in its source", file=str(labels),
-                                        line=lineno, value=lab["id"])
-                dspec = spec(inst.domain)
-                mkey = (str(path), inst.line, inst.sha256)
-                if mkey not in models:
-                    models = {}
-                    with bulk_build():
-                        models[mkey] = dspec.parse(inst.data)
-                model = models[mkey]
-                sem, conv = lab.get("semantics"), lab.get("conventions") or {}
-                if not isinstance(conv, dict):
-                    raise CertificateError("the label's conventions are not an object")
-                again = reread(inst, sem, conv, model)     # labelled under other readings
-                if again is not inst:
-                    inst, model = again, dspec.parse(again.data)
-                if inst.sha256 != lab.get("instance_sha256"):
-                    raise CertificateError(f"instance {lab['id']} changed since it was labelled")
-                qname, params = dspec.question(lab["question"])
-                if lab.get("checked") is not True:
+                qname, verified = verifier.verify(lab, lineno)
+                if not verified:
                     counts[(qname, UNVERIFIED)] += 1
-                else:
-                    checker.check_label(dspec, lab, model, qname, params)
                 counts[(qname, str(lab.get("verdict")))] += 1
             except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
                 bad_input(InstanceError(f"not a label ({e.__class__.__name__}: {e})",

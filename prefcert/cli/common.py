@@ -13,6 +13,7 @@ import click
 
 from ..api import arguments
 from ..formal.errors import InstanceError
+from ..pipeline.registry import reread
 
 
 @contextmanager
@@ -56,31 +57,6 @@ def override_readings(instances, semantics=None, conventions=None):
     # a domain whose model has no ``semantics`` (only preference data have one) keeps its
     # reading: reread() changes only what the model knows and differs
     return [reread(inst, semantics, conventions or {}) for inst in instances]
-
-
-def reread(inst, semantics, conventions, model=None):
-    """``inst`` with the readings among ``semantics`` / ``conventions`` that its domain
-    knows and that differ from its own (unchanged when none does, or when it does not
-    parse: the plan reports that with its location). ``model``: ``inst`` already parsed."""
-    from ..formal.instances import with_readings
-    from ..pipeline.registry import DOMAINS
-    from ..pipeline.registry import spec as domain_spec
-    if inst.domain not in DOMAINS:
-        return inst
-    dspec = domain_spec(inst.domain)
-    if not semantics and not conventions:
-        return inst
-    try:
-        model = dspec.parse(inst.data) if model is None else model
-    except InstanceError:
-        return inst
-    own = getattr(model, "conventions", None) or {}
-    conv = {k: v for k, v in conventions.items() if k in dspec.conventions and own.get(k) != v}
-    sem = semantics if semantics and getattr(model, "semantics", semantics) != semantics \
-        else None
-    if sem is None and not conv:
-        return inst
-    return with_readings(inst, semantics=sem, conventions=conv)
 
 
 def parse_conventions(pairs: tuple[str, ...], domains: set[str]) -> dict[str, str]:

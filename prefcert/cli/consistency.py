@@ -45,9 +45,16 @@ def _check_out(*paths) -> None:
 @click.option("--resamples", type=click.IntRange(min=1),
               help="Bootstrap resamples (default: max(10000, 10·⌈groups/α⌉)).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.05, show_default=True, help="Family-wise level (Bonferroni).")
-@click.option("--interval", type=click.Choice(["percentile", "t"]), default="percentile",
-              show_default=True)
+              default=0.05, show_default=True,
+              help="Family-wise level (Bonferroni over the groups, Holm over each model's "
+                   "P1 and P2 comparisons).")
+@click.option("--residuals", type=click.Choice(["modified", "centred"]), default="modified",
+              show_default=True,
+              help="Bootstrap residuals: centred completions scaled by √(n/(n−1)) "
+                   "(modified), or as they are (centred; too narrow, rejects too often).")
+@click.option("--interval", type=click.Choice(["t", "percentile"]), default="t",
+              show_default=True,
+              help="P1 / P2 intervals: Welch–Satterthwaite t, or bootstrap percentile.")
 @click.option("--values", "values", type=click.Choice(["finite", "number_only"]),
               default="finite", show_default=True, help="Which parsed answers enter.")
 @click.option("--threshold", type=click.FloatRange(min=0), default=0.25, show_default=True,
@@ -66,8 +73,8 @@ def _check_out(*paths) -> None:
               help="Write an HTML report of plots and tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
 def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation, resamples,
-                alpha, interval, values, threshold, unit, judgments, seed, no_certify, out,
-                labels_dir, report, as_json):
+                alpha, residuals, interval, values, threshold, unit, judgments, seed, no_certify,
+                out, labels_dir, report, as_json):
     """Audit the self-consistency of the willingness-to-pay answers in RESPONSES (CSV or
     JSONL, one row per completion: model, cell_id, parsed_value or raw_text) against the
     DESIGN: least-squares utility fit per (model, domain, utterance) with RMSE in $ and %,
@@ -77,8 +84,8 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
     try:
         opts = cs.AuditOptions(fit=fit, rmse_divisor=rmse_divisor, price_scale=price_scale,
                                normalisation=normalisation, resamples=resamples, alpha=alpha,
-                               interval=interval, values=values, threshold=threshold,
-                               unit=unit, judgments=judgments, seed=seed,
+                               residuals=residuals, interval=interval, values=values,
+                               threshold=threshold, unit=unit, judgments=judgments, seed=seed,
                                certify=not no_certify)
         des = cs.read_design(design)
         rows = cs.read_responses(responses)
@@ -119,7 +126,8 @@ def _print_audit(a: dict) -> None:
     s = a["settings"]
     con.print(f"{s['groups']} audit groups; fit {s['fit']} (RMSE divisor {s['rmse_divisor']}, "
               f"price scale {s['price_scale']}, normalisation {s['normalisation']}); "
-              f"{s['resamples']} bootstrap resamples, seed {s['seed']}")
+              f"{s['resamples']} bootstrap resamples of {s['residuals']} residuals, seed "
+              f"{s['seed']}; {s['interval']} intervals for P1 / P2")
     con.print(f"Bonferroni threshold {s['alpha']}/{s['groups']} = {s['bonferroni_threshold']:.3g}, "
               f"smallest attainable p = {s['min_attainable_p']:.3g} "
               f"({'reachable' if s['bonferroni_reachable'] else 'NOT reachable'})")
@@ -161,14 +169,17 @@ def _print_audit(a: dict) -> None:
                        if d in cells else "—" for d in doms])
     con.print(t)
     if a["local"]:
-        t = Table(title="local audit (uncorrected, correlated comparisons)", title_justify="left")
+        t = Table(title=f"local audit: 95% residual intervals excluding 0 (uncorrected, as "
+                        f"the paper counts them) and Holm at α = {s['alpha']} over each "
+                        f"model's P1 or P2 comparisons", title_justify="left")
         for c in ("model", "kind", "domain", "n", "supported reversals", "reject",
-                  f"LB ≥ {s['threshold']:.0%} price"):
+                  "reject (Holm)", f"LB ≥ {s['threshold']:.0%} price"):
             t.add_column(c)
         for x in a["local"]:
             t.add_row(x["model"], x["kind"], x["domain"] or "all", str(x["n"]),
                       f"{x['reversals']} ({x['reversals'] / x['n']:.1%})",
                       f"{x['rejects']} ({x['rejects'] / x['n']:.1%})",
+                      f"{x['rejects_holm']} ({x['rejects_holm'] / x['n']:.1%})",
                       f"{x['exceeds_threshold']} ({x['exceeds_threshold'] / x['n']:.1%})")
         con.print(t)
     if a["stress"]:
@@ -219,11 +230,11 @@ def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, a
             if not scored:
                 raise InstanceError("holds no utilities", file=str(utilities))
             res = rk.rational_value_risk([s["utilities"] for s in scored],
-                                         reu=[s.get("reu_certified", 1) for s in scored],
+                                         reu=[s["reu_certified"] for s in scored],
                                          delta=delta, resamples=resamples, seed=seed)
             res.update(samples=sum(len(s["utilities"]) for s in scored),
                        parse_failure_rate=None, timeout_rate=None, suites=["external"],
-                       uncertified_prompts=sum(s.get("reu_certified", 1) is None for s in scored))
+                       uncertified_prompts=sum(s["reu_certified"] is None for s in scored))
         else:
             if prompts is None or answers is None:
                 raise InstanceError("give PROMPTS and ANSWERS (or --utilities)")
@@ -246,13 +257,26 @@ def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, a
 
 
 def _read_utilities(path: Path) -> list[dict]:
+    import numbers
+
     from ..bench.generate import read_jsonl
+
+    def unit(x) -> bool:
+        return not isinstance(x, bool) and isinstance(x, numbers.Real) and 0 <= x <= 1
     out = []
     for i, rec in enumerate(read_jsonl(path), 1):
         if not isinstance(rec, dict) or "id" not in rec or not isinstance(rec.get("utilities"), list):
             raise InstanceError("a record is {\"id\", \"utilities\": [...]}", file=str(path), line=i)
+        reu = rec.get("reu", 1)
+        if reu is not None and not unit(reu):
+            raise InstanceError("'reu' must be a number in [0, 1] or null", file=str(path),
+                                line=i, value=reu)
+        for u in rec["utilities"]:
+            if not (unit(u) or (isinstance(u, list) and u and all(unit(x) for x in u))):
+                raise InstanceError("a utility is a number in [0, 1] or a non-empty list of "
+                                    "them", file=str(path), line=i, value=u)
         out.append({"id": rec["id"], "utilities": rec["utilities"],
-                    "reu_certified": rec.get("reu", 1), "cell": rec.get("cell", {}),
+                    "reu_certified": reu, "cell": rec.get("cell", {}),
                     "verdicts": []})
     return out
 
@@ -264,17 +288,18 @@ def _print_risk(r: dict) -> None:
     t = Table(title=f"rational value risk: M = {r['M']} prompts, K = {r['K']} samples, "
                     f"L = {r['L']} ({'deterministic verifier' if r['deterministic_verifier'] else 'stochastic verifier'})",
               title_justify="left")
-    for c in ("reading", "prompts", "DEU", "REU", "RVR", "95% CI", "(I) prompts",
-              "(II) reasoning", "(III) verification", "total bound"):
+    for c in ("reading", "prompts", "DEU", "REU", "RVR", "bootstrap mean", "95% CI",
+              "(I) prompts", "(II) reasoning", "(III) verification", "total bound"):
         t.add_column(c, justify="left" if c == "reading" else "right")
     for name, label in (("certified", "REU = 1 (certified)"), ("best_of_k", "REU = best-of-K")):
         x = rd.get(name, {})
         if not x.get("prompts"):
-            t.add_row(label, "0", *["—"] * 8)
+            t.add_row(label, "0", *["—"] * 9)
             continue
         b = x["bounds"]
         t.add_row(label, str(x["prompts"]), f"{r['deu']:.3f}", f"{x['reu']:.3f}",
-                  f"{x['rvr']:.3f}", f"[{x['rvr_ci'][0]:.3f}, {x['rvr_ci'][1]:.3f}]",
+                  f"{x['rvr']:.3f}", f"{x['rvr_bootstrap_mean']:.3f}",
+                  f"[{x['rvr_ci'][0]:.3f}, {x['rvr_ci'][1]:.3f}]",
                   f"{b['prompt_sampling']:.3f}", f"{b['reasoning_sampling']:.3f}",
                   f"{b['verification']:.3f}", f"{b['total']:.3f}")
     con.print(t)
@@ -285,15 +310,30 @@ def _print_risk(r: dict) -> None:
                   f"{rd['certified']['bounds']['formulas']['reasoning_sampling'] if rd['certified'].get('prompts') else '—'}, "
                   f"best-of-K {rd['best_of_k']['bounds']['formulas']['reasoning_sampling']}; "
                   f"(III) {any_b['formulas']['verification']}")
-    con.print(f"95% intervals: prompt bootstrap, {r['resamples']} resamples, seed {r['seed']}. "
-              f"DEU 95% CI [{r['deu_ci'][0]:.3f}, {r['deu_ci'][1]:.3f}].")
+    con.print(f"RVR is the point estimate; the bootstrap mean (the released code's reported "
+              f"value) is the mean of {r['resamples']} prompt-bootstrap resamples, seed "
+              f"{r['seed']}, which also give the 95% intervals. DEU 95% CI "
+              f"[{r['deu_ci'][0]:.3f}, {r['deu_ci'][1]:.3f}].")
     if r.get("parse_failure_rate") is not None:
         con.print(f"samples {r['samples']}: parse-failure rate {r['parse_failure_rate']:.3f} "
                   f"(scored U = 0), timeout rate {r['timeout_rate']:.3f}; prompts without a "
                   f"certified REU: {r['uncertified_prompts']}")
-    con.print("k-curve: " + ", ".join(
-        f"k={c['k']}: best-of-k {c['best_of_k']:.3f}" +
-        (f", pass@k {c['pass_at_k']:.3f}" if "pass_at_k" in c else "") for c in r["k_curve"]))
+    binary = all("pass_at_k" in c for c in r["k_curve"])
+    t = Table(title="RVR per budget k (the first k samples of every prompt)",
+              title_justify="left")
+    cols = ["k", "best-of-k", "RVR certified", "RVR best-of-k"]
+    if binary:
+        cols += ["pass@k", "RVR pass@k"]
+    for c in cols:
+        t.add_column(c, justify="right")
+    def f3(v):
+        return "—" if v is None else f"{v:.3f}".replace("-0.000", "0.000")
+    for c in r["k_curve"]:
+        cells = [str(c["k"]), f3(c["best_of_k"]), f3(c["rvr_certified"]), f3(c["rvr_best_of_k"])]
+        if binary:
+            cells += [f3(c["pass_at_k"]), f3(c["rvr_pass_at_k"])]
+        t.add_row(*cells)
+    con.print(t)
     if r.get("strata"):
         t = Table(title=f"by {r['by']}", title_justify="left")
         for c in (r["by"], "M", "DEU", "RVR certified [95% CI]", "RVR best-of-K [95% CI]"):

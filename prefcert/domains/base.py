@@ -308,6 +308,13 @@ def decide_existence(answers: Sequence[EngineAnswer], check: Check, *,
     return Decision(verdict, None, agreement(verdict, names), weak)
 
 
+def claims_none(answer: Any) -> bool:
+    """Does an audited answer claim that no outcome exists? The verdict word ``none`` (as
+    a JSON string or bare, case aside) or JSON ``null``; ``{}`` is the empty outcome, never
+    this claim."""
+    return answer is None or isinstance(answer, str) and answer.strip().lower() == "none"
+
+
 def agreement(verdict: str, engines: Sequence[str], **extra: Any) -> dict:
     """The record of engines that agreed on ``verdict`` without a proof (never a
     certificate: the checker refuses it)."""

@@ -45,6 +45,7 @@ from .base import (
     Shrinker,
     Space,
     agreement,
+    claims_none,
     disagreement,
     run_engine,
 )
@@ -383,7 +384,7 @@ def _audit_coalition(model: Election, params: dict, answer: Any) -> dict:
     rule, c = rule_of(model, params), params["candidate"]
     truth = certified(model, "coalitional_manipulation", params)
     proof = _proof(truth)
-    if answer in ({}, None, "none", []):
+    if claims_none(answer):
         ok = truth.verdict == "none"
         return {"verdict": "correct" if ok else "incorrect", "truth": truth.verdict,
                 "proof": proof,

@@ -10,7 +10,16 @@ from ..formal.errors import CertificateError
 from ..formal.hospitals_residents import QUESTIONS, HRMarket
 from ..oracles import hospitals_residents as orc
 from ..pipeline.minimize import two_sided_shrinker
-from .base import Domain, Outcome, PeerAdapter, Property, Question, Space, decide_existence
+from .base import (
+    Domain,
+    Outcome,
+    PeerAdapter,
+    Property,
+    Question,
+    Space,
+    claims_none,
+    decide_existence,
+)
 from .stable_matching import judge_matching, judge_none, one_sided_notes, two_sided_in_space
 
 MAX_ENCODING_RESIDENTS = 150    # larger markets use the oracle and the checker alone
@@ -90,7 +99,8 @@ def read_matching(market: HRMarket, answer: Any) -> dict[str, str]:
 
 
 def _pairs(market: HRMarket, answer: Any) -> list[list[str]]:
-    """The claimed pairs as [resident, hospital], for a not_a_matching proof."""
+    """The claimed pairs as [resident, hospital]: the solution of a not_a_matching proof
+    (a list, so that a resident given two hospitals is kept as claimed)."""
     raw = [(k, x) for k, v in answer.items() for x in (v if isinstance(v, list) else [v])] \
         if isinstance(answer, dict) else [tuple(p) for p in answer]
     return [[b, a] if a in market.hospitals or b in market.residents else [a, b]
@@ -102,7 +112,7 @@ def _audit(notion: str):
     word = question.replace("_", "-")
 
     def audit(market: HRMarket, params: Any, answer: Any) -> dict:
-        if answer == {} or answer is None:          # the claim "none exists"
+        if claims_none(answer):
             return judge_none(word, *SEARCH[notion](market))
         try:
             matching = read_matching(market, answer)
@@ -112,8 +122,8 @@ def _audit(notion: str):
                     "feedback": f"Unreadable matching: {e}"}
         except CertificateError as e:
             return {"verdict": "incorrect", "violations": [{"invalid_matching": str(e)}],
-                    "proof": {"verdict": "incorrect", "solution": None, "certificate": {
-                        "type": "not_a_matching", "pairs": _pairs(market, answer)}},
+                    "proof": {"verdict": "incorrect", "solution": _pairs(market, answer),
+                              "certificate": {"type": "not_a_matching"}},
                     "feedback": f"Incorrect: not a valid matching: {e}."}
         return judge_matching(notion, word, matching, found)
     return audit

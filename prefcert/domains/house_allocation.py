@@ -410,7 +410,7 @@ def classify(model: Any, candidate: Any) -> dict[str, dict]:
             check("pareto_optimal", None, "exists", m, cert)
         else:
             cert = {"type": "pareto_improvement", "allocation": m, "improvement": imp}
-            check("pareto_optimal", None, "incorrect", None, cert)
+            check("pareto_optimal", None, "incorrect", m, cert)
         out["pareto_optimal"] = {"holds": imp is None, "certificate": cert}
     s, bigger = orc.hall_or_augment(g, m)
     if bigger is None:

@@ -33,7 +33,7 @@ from ..formal.housing_market import (
 from ..oracles import housing_market as orc
 from ..pipeline.minimize import one_sided_lists, without_items
 from .base import (Absent, Domain, Outcome, Property, Question, Shrinker, Space,
-                   decide_existence)
+                   claims_none, decide_existence)
 
 MAX_ENCODING_AGENTS = 100     # larger markets use the oracle and the checker alone
 MAX_MILP_AGENTS = 30          # the big-M MILP's relaxation is weak beyond this
@@ -149,7 +149,7 @@ def _audit(question: str):
     words = question.replace("_", " ")
 
     def audit(market: HousingMarket, params: Any, answer: Any) -> dict:
-        if answer == {} or answer is None:
+        if claims_none(answer):
             return _audit_empty(market, question)
         try:
             x = read_allocation(answer)

@@ -9,7 +9,16 @@ from ..formal.errors import CertificateError
 from ..formal.stable_matching import QUESTIONS, Market
 from ..oracles import stable_matching as orc
 from ..pipeline.minimize import two_sided_shrinker
-from .base import Domain, Outcome, PeerAdapter, Property, Question, Space, decide_existence
+from .base import (
+    Domain,
+    Outcome,
+    PeerAdapter,
+    Property,
+    Question,
+    Space,
+    claims_none,
+    decide_existence,
+)
 from .house_allocation import TWO_SIDED_QUESTIONS
 from .house_allocation import classify as classify_welfare
 
@@ -105,7 +114,7 @@ def _audit(notion: str):
     words = question.replace("_", "-")
 
     def audit(market: Market, params: Any, answer: Any) -> dict:
-        if answer == {} or answer is None:          # the claim "none exists"
+        if claims_none(answer):
             return judge_none(words, *SEARCH[notion](market))
         try:
             matching = read_matching(market, answer)
@@ -153,6 +162,8 @@ def judge_matching(notion: str, words: str, matching: dict, found: list) -> dict
 
 
 def _show(matching: dict) -> str:
+    if not matching:
+        return "the empty matching {}"
     return "{" + ", ".join(f"{x}-{y}" for x, y in matching.items()) + "}"
 
 

@@ -152,9 +152,9 @@ def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: 
            "checked": False, "source": inst.where, "instance_sha256": inst.sha256}
     if getattr(job.model, "semantics", None):     # the reading of incomplete lists
         lab["semantics"] = job.model.semantics
-    readings = spec.readings(job.model, q.name)   # the conventions the answer depends on,
-    readings.update({k: job.model.conventions[k]   # and those the instance was re-read
-                     for k in inst.overridden})    # under (its hash covers them)
+    readings = spec.readings(job.model, q.name, job.params)   # the conventions the answer
+    readings.update({k: job.model.conventions[k]   # depends on, and those the instance was
+                     for k in inst.overridden})    # re-read under (its hash covers them)
     if readings:
         lab["conventions"] = readings
     if is_agreement(certificate):
@@ -220,8 +220,21 @@ def parse_answer(text: str) -> Any:
     return json.loads(body, object_pairs_hook=_no_duplicates)
 
 
+def _verdict_word(job: Job, text: str) -> str | None:
+    """The answer as a bare verdict word of the job's question (``undetermined``…, case
+    aside, in an ``<answer>`` block or alone) or ``none`` (the claim that no outcome
+    exists, whatever the question's verdicts: it is refuted where one always does), or
+    None."""
+    blocks = _ANSWER.findall(text)
+    word = (blocks[-1] if blocks else text).strip().strip("`").strip().lower()
+    verdicts = get_domain(job.instance.domain).spec.questions[job.question.name].verdicts
+    return word if word in verdicts or word == "none" else None
+
+
 def audit(job: Job, answer_text: str, *, time_limit: float = 10.0, seed: int = 0) -> dict:
-    """Judge a third-party answer to a job's question.
+    """Judge a third-party answer to a job's question: a JSON value, or a bare verdict
+    word of the question (``undetermined``; ``none`` claims that no outcome exists —
+    ``{}`` is the empty outcome).
 
     Returns ``{"verdict": "correct"|"incorrect"|"unparseable", "violations": [...],
     "feedback": str, "proof": {...}, "checked": bool, ...}``. A ``correct`` or
@@ -236,9 +249,11 @@ def audit(job: Job, answer_text: str, *, time_limit: float = 10.0, seed: int = 0
     try:
         answer = parse_answer(answer_text)
     except ValueError as e:        # json.JSONDecodeError is a ValueError
-        return {"id": job.instance.id, "question": job.asked, "verdict": "unparseable",
-                "violations": [], "feedback": f"could not read a JSON answer: {e}",
-                "checked": True}
+        answer = _verdict_word(job, answer_text)
+        if answer is None:
+            return {"id": job.instance.id, "question": job.asked, "verdict": "unparseable",
+                    "violations": [], "feedback": f"could not read a JSON answer or a "
+                                                  f"verdict word: {e}", "checked": True}
     out = {"id": job.instance.id, "question": job.asked,
            **job.question.audit(job.model, job.params, answer)}
     if out["verdict"] not in ("correct", "incorrect"):

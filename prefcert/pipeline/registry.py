@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..formal.errors import InstanceError
 
 if TYPE_CHECKING:
     from ..domains.base import Domain
+    from ..formal.instances import Instance
     from ..formal.spec import DomainSpec
 
 #: The registered domains. A domain's name is its module stem in every layer:
@@ -55,3 +56,27 @@ def spec(name: str) -> DomainSpec:
 def domain(name: str) -> Domain:
     """The application :class:`~prefcert.domains.base.Domain` (engines) of a domain."""
     return importlib.import_module(f"prefcert.domains.{_known(name)}").DOMAIN
+
+
+def reread(inst: Instance, semantics: str | None, conventions: dict,
+           model: Any = None) -> Instance:
+    """``inst`` with the readings among ``semantics`` / ``conventions`` that its domain
+    knows and that differ from its own (unchanged when none does, or when it does not
+    parse: the plan reports that with its location). ``model``: ``inst`` already parsed."""
+    from ..formal.instances import with_readings
+    if inst.domain not in DOMAINS:
+        return inst
+    dspec = spec(inst.domain)
+    if not semantics and not conventions:
+        return inst
+    try:
+        model = dspec.parse(inst.data) if model is None else model
+    except InstanceError:
+        return inst
+    own = getattr(model, "conventions", None) or {}
+    conv = {k: v for k, v in conventions.items() if k in dspec.conventions and own.get(k) != v}
+    sem = semantics if semantics and getattr(model, "semantics", semantics) != semantics \
+        else None
+    if sem is None and not conv:
+        return inst
+    return with_readings(inst, semantics=sem, conventions=conv)

@@ -55,13 +55,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 from ...generators import indeterminacy as gen
 from ...formal.spec import Convention
-from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict, canonical
+from ..design import Entry, RenderedPrompt, Row, SizeTests, Suite, Task, Verdict, canonical
 from ..parse import normalise, parse
 from ..stats import accuracy_rows, proportion
 from ..templates import TemplateSpec, load
@@ -855,6 +855,14 @@ def calibration(stats: dict) -> list[dict]:
     return out
 
 
+def _scaling_cell(cell: Mapping[str, Any]) -> bool:
+    """The cells of the paper's size comparison (App. J.3, Fig. 4a): standard tasks under
+    strict complete preferences (HA-SO, OA-SO, SM-SO), one per notion — 13 per answers
+    file, i.e. per model (the paper counts 53 over four models)."""
+    return (cell.get("design") == "standard" and SETTINGS[cell["setting"]]["pref"] == "SO"
+            and cell.get("task") in SETTINGS[cell["setting"]]["notions"])
+
+
 SUITE = Suite(
     name="indeterminacy-algorithmic",
     description="Structural indeterminacy: standard allocation and matching tasks, and the "
@@ -864,4 +872,7 @@ SUITE = Suite(
     sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
     score=score, metrics=metrics, feedback=feedback, plots=plots, calibration=calibration,
     calibration_title="calibration: raw draws without a solution",
-    expected_total=3660, readings=READINGS, templates=TEMPLATES)
+    expected_total=3660, readings=READINGS, templates=TEMPLATES, size_tests=SizeTests(
+        "Khanna & Wang (2026), App. J.3: small vs modest markets (n = 10 vs 30), the "
+        "generation task of every notion under strict complete preferences (Fig. 4a)",
+        _scaling_cell))

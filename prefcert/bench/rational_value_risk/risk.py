@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,8 @@ READINGS = ("certified", "best_of_k")
 
 
 def error_bounds(m: int, k: int, delta: float = 0.05, *, verifier_calls: int = 1,
-                 deterministic: bool = True, reading: Reading = "certified") -> dict[str, Any]:
+                 deterministic: bool = True, reading: Reading = "certified",
+                 k_max: int | None = None) -> dict[str, Any]:
     """The half-widths of the three error terms of |RVR_hat − RVR|, with their formulas.
 
     Parameters
@@ -43,7 +45,7 @@ def error_bounds(m: int, k: int, delta: float = 0.05, *, verifier_calls: int = 1
     m : int
         Prompts M.
     k : int
-        Sampled responses per prompt K.
+        Sampled responses per prompt K (the fewest, when prompts differ).
     delta : float, default 0.05
         Failure probability of the sum; each term holds with probability ≥ 1 − δ/3.
     verifier_calls : int, default 1
@@ -52,6 +54,8 @@ def error_bounds(m: int, k: int, delta: float = 0.05, *, verifier_calls: int = 1
         A deterministic verifier (prefcert's) has no verification error.
     reading : {"certified", "best_of_k"}, default "certified"
         With REU fixed at 1 only the deployed side is random; best-of-K has two.
+    k_max : int, optional
+        The most responses of any prompt (default ``k``); the best-of-K terms use it.
 
     Returns
     -------
@@ -62,51 +66,77 @@ def error_bounds(m: int, k: int, delta: float = 0.05, *, verifier_calls: int = 1
     Raises
     ------
     ValueError
-        M, K or L below 1, δ outside (0, 1) or an unknown reading (the message names the
-        argument and its value).
+        M, K or L below 1, ``k_max`` below K, δ outside (0, 1) or an unknown reading
+        (the message names the argument and its value).
 
     Examples
     --------
     >>> b = error_bounds(100, 8)
     >>> round(b["prompt_sampling"], 4), round(b["reasoning_sampling"], 4), b["verification"]
     (0.3094, 0.0547, 0.0)
+    >>> round(error_bounds(100, 8, reading="best_of_k")["reasoning_sampling"], 4)
+    0.1354
 
     Notes
     -----
-    Hoeffding's inequality: n bounded terms in a range of width c give a two-sided
-    half-width c·√(ln(2/δ') / (2n)). (I): G_i ∈ [−1, 1] over M prompts, √(2 ln(6/δ)/M).
-    (II): certified, MK utilities in [0, 1], √(ln(6/δ)/(2MK)); best-of-K, MK paired
-    differences in [−1, 1], √(2 ln(6/δ)/(MK)). (III): 0 for a deterministic verifier;
-    else √(ln(12/δ)/(2MKL)) per random strategy. Verifier bias is bounded by no term.
-    O(1).
+    Hoeffding's inequality: n independent terms in ranges of width c give a two-sided
+    half-width c·√(ln(2/δ') / (2n)) for their mean, δ' = δ/3 per term.
+
+    (I), the prompts: the M per-prompt gaps G_i ∈ [−1, 1] are iid, √(2 ln(6/δ)/M).
+
+    (II), the responses given the prompts. ``certified``: the MK utilities are
+    independent in [0, 1], √(ln(6/δ)/(2MK)). ``best_of_k``: the per-prompt gap
+    Ĝ_i = max_k U_ik − (1/K) Σ_k U_ik is *not* an average of K independent terms (the
+    maximum couples them), so the MK differences do not enter Hoeffding's inequality
+    separately; only the M gaps are independent. Each lies in [0, 1 − 1/K_i] (the term
+    of the maximising response is 0), so (II) = (1 − 1/K_max)·√(ln(6/δ)/(2M)); it is 0
+    at K = 1, where the best-of-1 gap is 0. (The earlier √(2 ln(6/δ)/(MK)) treated the
+    MK paired differences as independent and is exceeded far more often than δ/3:
+    ``benchmarks/bench_risk_bounds.py``.)
+
+    (III), the verifier given the responses (0 for a deterministic verifier). Let v_ik
+    be the verifier's expected outcome of response k and Ū_ik the mean of its L calls.
+    ``certified``: MKL outcomes in [0, 1], √(ln(12/δ)/(2MKL)). ``best_of_k``: the
+    maximum of noisy means is biased upwards, and this bias does not shrink with M.
+    |max_k Ū_ik − max_k v_ik| ≤ max_k |Ū_ik − v_ik|, a maximum of 2K sub-Gaussian
+    variables of variance proxy 1/(4L), whose expectation is at most √(ln(2K)/(2L))
+    (the maximal inequality); its mean over the M independent prompts exceeds that by
+    at most √(ln(6/δ)/(2M)) with probability 1 − δ/6 (Hoeffding, one-sided), and the
+    mean side adds √(ln(12/δ)/(2MKL)) at δ/6. Both gaps lie in [0, 1 − 1/K], so the
+    term is capped there (it is 0 at K = 1).
+
+    Verifier bias is bounded by no term. O(1).
 
     References
     ----------
     Hoeffding (1963), "Probability inequalities for sums of bounded random variables",
-    JASA 58. Qian & He (2026), "In LLM reasoning, there is irrationality on top of value
-    misalignment" (the decomposition; constants reconstructed).
+    JASA 58. Boucheron, Lugosi & Massart (2013), *Concentration Inequalities*, §2.5
+    (the maximal inequality). Qian & He (2026), "In LLM reasoning, there is irrationality
+    on top of value misalignment" (the decomposition; their constants are not in the
+    text we have).
     """
     arg.integer(m, "m", minimum=1)
     arg.integer(k, "k", minimum=1)
     arg.integer(verifier_calls, "verifier_calls", minimum=1)
     arg.number(delta, "delta", minimum=0, maximum=1, min_open=True, max_open=True)
     arg.choice(reading, "reading", READINGS)
+    kx = k if k_max is None else arg.integer(k_max, "k_max", minimum=k)
     lg = math.log(6 / delta)
     one = math.sqrt(2 * lg / m)
+    calls = 1 if deterministic else verifier_calls
     if reading == "certified":
-        two = math.sqrt(lg / (2 * m * k))
-        f2 = "√(ln(6/δ) / (2MK))"
-        sides = 1
+        two, f2 = math.sqrt(lg / (2 * m * k)), "√(ln(6/δ) / (2MK))"
+        three = math.sqrt(math.log(12 / delta) / (2 * m * k * calls))
+        f3 = "√(ln(12/δ) / (2MKL))"
     else:
-        two = math.sqrt(2 * lg / (m * k))
-        f2 = "√(2 ln(6/δ) / (MK))"
-        sides = 2
+        two, f2 = (1 - 1 / kx) * math.sqrt(lg / (2 * m)), "(1 − 1/K) √(ln(6/δ) / (2M))"
+        three = min(1 - 1 / kx, math.sqrt(math.log(2 * kx) / (2 * calls))
+                    + math.sqrt(lg / (2 * m))
+                    + math.sqrt(math.log(12 / delta) / (2 * m * k * calls)))
+        f3 = "min(1 − 1/K, √(ln(2K) / (2L)) + √(ln(6/δ) / (2M)) + √(ln(12/δ) / (2MKL)))"
     if deterministic:
         three, f3 = 0.0, "0 (deterministic verifier, L = 1)"
-    else:
-        three = sides * math.sqrt(math.log(12 / delta) / (2 * m * k * verifier_calls))
-        f3 = ("" if sides == 1 else "2·") + "√(ln(12/δ) / (2MKL))"
-    return {"delta": delta, "M": m, "K": k, "L": 1 if deterministic else verifier_calls,
+    return {"delta": delta, "M": m, "K": k, "L": calls,
             "prompt_sampling": one, "reasoning_sampling": two, "verification": three,
             "total": one + two + three,
             "formulas": {"prompt_sampling": "√(2 ln(6/δ) / M)", "reasoning_sampling": f2,
@@ -158,12 +188,20 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 def _bootstrap(g: np.ndarray, resamples: int, seed: int, confidence: float
-               ) -> tuple[float, float]:
+               ) -> tuple[float, float, float]:
+    """(low, high, mean) of the prompt bootstrap: percentile interval and the mean of
+    the resampled means (the released code's reported value)."""
     rng = np.random.default_rng(seed)
     m = len(g)
     means = g[rng.integers(0, m, size=(resamples, m))].mean(1)
     lo, hi = np.percentile(means, [50 * (1 - confidence), 50 * (1 + confidence)])
-    return float(lo), float(hi)
+    return float(lo), float(hi), float(means.mean())
+
+
+def k_budgets(k: int) -> list[int]:
+    """The budgets of the k-curve: 1, 2, 4, … below ``k``, then ``k`` itself."""
+    out = [1 << j for j in range(k.bit_length()) if 1 << j < k]
+    return out + [k]
 
 
 def rational_value_risk(utilities: Sequence[Sequence[Any]], *,
@@ -179,8 +217,8 @@ def rational_value_risk(utilities: Sequence[Sequence[Any]], *,
         The M × K utility matrix in [0, 1] (rows may differ in K); an entry may be a list
         of L verifier outcomes, averaged.
     reu : sequence of float or None, optional
-        The certified REU of each prompt (default 1 for every prompt; None leaves a
-        prompt out of the certified reading).
+        The certified REU of each prompt, in [0, 1] (default 1 for every prompt; None
+        leaves a prompt out of the certified reading).
     delta : float, default 0.05
         Failure probability of the error bounds.
     resamples : int, default 1000
@@ -195,14 +233,21 @@ def rational_value_risk(utilities: Sequence[Sequence[Any]], *,
     Returns
     -------
     dict
-        ``M``, ``K``, ``L``, ``deu`` with ``deu_ci``, ``readings`` (``certified`` and
-        ``best_of_k``: ``reu``, ``rvr``, ``rvr_ci``, ``bounds``) and ``k_curve`` (best-of-k
-        by truncation and, for binary utilities, unbiased pass@k at k = 1, 2, 4, …).
+        ``M``, ``K`` (the fewest samples of a prompt), ``K_max``, ``L``, ``deu`` with
+        ``deu_ci`` and ``deu_bootstrap_mean``, ``readings`` (``certified`` and
+        ``best_of_k``: ``reu``, ``rvr`` — the point estimate —, ``rvr_ci``,
+        ``rvr_bootstrap_mean`` — the mean of the resampled means, which the released code
+        reports —, ``bounds``) and ``k_curve``: per budget k = 1, 2, 4, …, K, best-of-k
+        by truncation (the first k samples of every prompt), ``rvr_certified`` and
+        ``rvr_best_of_k`` (REU − mean utility of the first k samples under each
+        reading) and, for binary utilities, the unbiased ``pass_at_k`` with
+        ``rvr_pass_at_k`` (pass@k − DEU over all samples).
 
     Raises
     ------
     InstanceError
-        No prompts, an empty row or a utility outside [0, 1].
+        No prompts, an empty row, a utility outside [0, 1], or an REU that is not a
+        number in [0, 1] (or None), or a list of REUs of another length than the rows.
 
     Examples
     --------
@@ -211,11 +256,15 @@ def rational_value_risk(utilities: Sequence[Sequence[Any]], *,
     (0.5, 0.5)
     >>> round(r["readings"]["best_of_k"]["reu"], 3), round(r["readings"]["best_of_k"]["rvr"], 3)
     (0.667, 0.167)
+    >>> [(c["k"], round(c["rvr_best_of_k"], 3)) for c in r["k_curve"]]
+    [(1, 0.0), (2, 0.167)]
 
     Notes
     -----
     RVR_hat = (1/M) Σ_i (REU_i − (1/K) Σ_k U_ik); the interval resamples the M
-    per-prompt gaps with replacement and takes percentiles. O(B·M + M·K).
+    per-prompt gaps with replacement and takes percentiles. The bootstrap mean differs
+    from the point estimate only by resampling noise; the point estimate is the
+    estimator the error bounds are about. O(B·M + M·K).
 
     References
     ----------
@@ -238,20 +287,28 @@ def rational_value_risk(utilities: Sequence[Sequence[Any]], *,
         rows.append(vals)
     if not rows:
         raise InstanceError("no prompts to estimate from")
+    m = len(rows)
+    reus = [1.0] * m if reu is None else list(reu)
+    if len(reus) != m:
+        raise InstanceError(f"reu has {len(reus)} values for {m} prompts")
+    for i, x in enumerate(reus):
+        if x is not None and (isinstance(x, bool) or not isinstance(x, numbers.Real)
+                              or not 0 <= x <= 1):
+            raise InstanceError(f"reu[{i}] must be a number in [0, 1] or None", value=x)
     calls = [len(x) if isinstance(x, (list, tuple)) else 1 for row in utilities for x in row]
     if deterministic is None:
         deterministic = not any(isinstance(x, (list, tuple)) for row in utilities for x in row)
-    m = len(rows)
     k = min(len(r) for r in rows)
+    k_max = max(len(r) for r in rows)
     deu_i = np.array([np.mean(r) for r in rows])
     best_i = np.array([max(r) for r in rows])
-    cert = np.array([1.0 if reu is None else (np.nan if reu[i] is None else float(reu[i]))
-                     for i in range(m)])
-    out: dict[str, Any] = {"M": m, "K": k, "K_max": max(len(r) for r in rows),
+    cert = np.array([np.nan if x is None else float(x) for x in reus])
+    lo, hi, mean = _bootstrap(deu_i, resamples, seed, confidence)
+    out: dict[str, Any] = {"M": m, "K": k, "K_max": k_max,
                            "L": min(calls), "resamples": resamples, "seed": seed,
                            "confidence": confidence, "deterministic_verifier": deterministic,
-                           "deu": float(deu_i.mean()),
-                           "deu_ci": list(_bootstrap(deu_i, resamples, seed, confidence))}
+                           "deu": float(deu_i.mean()), "deu_ci": [lo, hi],
+                           "deu_bootstrap_mean": mean}
     readings = {}
     for name, reu_i in (("certified", cert), ("best_of_k", best_i)):
         keep = ~np.isnan(reu_i)
@@ -259,21 +316,28 @@ def rational_value_risk(utilities: Sequence[Sequence[Any]], *,
         if not len(g):
             readings[name] = {"prompts": 0}
             continue
+        lo, hi, mean = _bootstrap(g, resamples, seed, confidence)
         readings[name] = {
             "prompts": int(keep.sum()), "reu": float(reu_i[keep].mean()),
-            "rvr": float(g.mean()), "rvr_ci": list(_bootstrap(g, resamples, seed, confidence)),
+            "rvr": float(g.mean()), "rvr_ci": [lo, hi], "rvr_bootstrap_mean": mean,
             "bounds": error_bounds(int(keep.sum()), k, delta, verifier_calls=min(calls),
-                                   deterministic=deterministic, reading=name)}
+                                   deterministic=deterministic, reading=name, k_max=k_max)}
     out["readings"] = readings
     binary = all(v in (0.0, 1.0) for r in rows for v in r)
+    certified = ~np.isnan(cert)
     curve = []
-    kk = 1
-    while kk <= k:
-        row = {"k": kk, "best_of_k": float(np.mean([max(r[:kk]) for r in rows]))}
+    for kk in k_budgets(k):
+        first = np.array([np.mean(r[:kk]) for r in rows])
+        best = np.array([max(r[:kk]) for r in rows])
+        row: dict[str, Any] = {
+            "k": kk, "best_of_k": float(best.mean()),
+            "rvr_certified": (float((cert[certified] - first[certified]).mean())
+                              if certified.any() else None),
+            "rvr_best_of_k": float((best - first).mean())}
         if binary:
             row["pass_at_k"] = float(np.mean([pass_at_k(len(r), int(sum(r)), kk) for r in rows]))
+            row["rvr_pass_at_k"] = row["pass_at_k"] - out["deu"]
         curve.append(row)
-        kk *= 2
     out["k_curve"] = curve
     return out
 

@@ -34,7 +34,8 @@ FITS = ("ols", "completions", "wls")
 DIVISORS = ("n", "dof")
 PRICE_SCALES = ("queries", "pairs")
 NORMALISATIONS = ("min_norm", "first_zero")
-INTERVALS = ("percentile", "t")
+INTERVALS = ("t", "percentile")
+RESIDUALS = ("modified", "centred")
 VALUE_SOURCES = ("finite", "number_only")
 
 
@@ -50,8 +51,13 @@ class AuditOptions:
     (default: the minimum-norm solution, i.e. utilities of a component without an item
     query average 0) or ``first_zero`` (its first item is 0); ``resamples``: bootstrap B
     (None: ``max(10000, 10·⌈G/α⌉)`` for G groups, so p = 1/(B+1) can pass α/G);
-    ``alpha``: family-wise level of the Bonferroni test; ``interval``: ``percentile``
-    (default) or ``t`` (Welch–Satterthwaite); ``values``: ``finite`` (every finite parse;
+    ``alpha``: family-wise level of the Bonferroni group test and of the Holm-adjusted
+    local comparisons; ``residuals``: ``modified`` (default: each cell's centred
+    completions scaled by √(n/(n − 1)), so a resampled mean has the variance s²/n of
+    the observed one) or ``centred`` (the plain bootstrap, whose resampled means have
+    (n − 1)/n of it and so reject too often); ``interval``: the P1 / P2 intervals,
+    ``t`` (Welch–Satterthwaite; default) or ``percentile`` (of the resampled means);
+    ``values``: ``finite`` (every finite parse;
     default) or ``number_only``; ``threshold``: the magnitude bound as a share of the
     endpoint mean price (0.25); ``unit``: the repair unit (``cell``, ``count``,
     ``completion``); ``judgments``: ``majority`` or ``choices``; ``certify``: label the
@@ -64,7 +70,8 @@ class AuditOptions:
     normalisation: str = "min_norm"
     resamples: int | None = None
     alpha: float = 0.05
-    interval: str = "percentile"
+    residuals: str = "modified"
+    interval: str = "t"
     values: str = "finite"
     threshold: float = 0.25
     unit: str = "cell"
@@ -76,6 +83,7 @@ class AuditOptions:
         for name, allowed in (("fit", FITS), ("rmse_divisor", DIVISORS),
                               ("price_scale", PRICE_SCALES),
                               ("normalisation", NORMALISATIONS), ("interval", INTERVALS),
+                              ("residuals", RESIDUALS),
                               ("values", VALUE_SOURCES),
                               ("unit", ("cell", "count", "completion")),
                               ("judgments", ("majority", "choices"))):
@@ -447,16 +455,30 @@ def _cell_seed(seed: int, model: str, cell: str) -> int:
 
 
 def resample_means(values: np.ndarray, b: int, rng: np.random.Generator,
-                   want_ss: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
-    """B bootstrap means of one cell's completions minus the observed mean (and, if
-    asked, the within-resample sums of squares)."""
+                   want_ss: bool = False, residuals: str = "modified"
+                   ) -> tuple[np.ndarray, np.ndarray | None]:
+    """B bootstrap means of one cell's residuals e_j = y_j − ȳ, resampled with
+    replacement (and, if asked, the within-resample sums of squares).
+
+    ``modified`` (default) scales the residuals by √(n/(n − 1)), the leverage correction
+    of a cell-means model (every completion has leverage 1/n): the resampled mean then
+    has expected variance s²/n, the unbiased variance of the observed mean. ``centred``
+    resamples e_j as they are, whose mean has (n − 1)/n of it — too narrow, so a test
+    built on it rejects too often (8.1 % at α = 0.05 for the group test on the paper's
+    design with 15 completions; ``benchmarks/bench_consistency_size.py``). O(B·n).
+
+    References: Davison & Hinkley (1997), *Bootstrap Methods and their Application*,
+    §6.2.3 (modified residuals); Efron & Tibshirani (1993), §5.2 (the bootstrap
+    variance of a mean).
+    """
     n = len(values)
     if n == 1:
         return np.zeros(b), (np.zeros(b) if want_ss else None)
     draws = values[rng.integers(0, n, size=(b, n))]
     m = draws.mean(1)
     ss = ((draws - m[:, None]) ** 2).sum(1) if want_ss else None
-    return m - values.mean(), ss
+    f = n / (n - 1) if residuals == "modified" else 1.0
+    return math.sqrt(f) * (m - values.mean()), (None if ss is None else f * ss)
 
 
 def _interval(est: float, boot: np.ndarray, var: float, df: float, options: AuditOptions,
@@ -464,13 +486,33 @@ def _interval(est: float, boot: np.ndarray, var: float, df: float, options: Audi
     if options.interval == "percentile":
         lo, hi = np.percentile(boot, [50 * (1 - level), 50 * (1 + level)])
         return float(lo), float(hi)
-    from scipy import stats
     if var <= 0:
         return est, est
-    t = stats.t.ppf(0.5 + level / 2, df) if df > 0 and math.isfinite(df) else \
-        stats.norm.ppf(0.5 + level / 2)
-    h = float(t * math.sqrt(var))
+    h = float(_t_cdf_inverse(df, 0.5 + level / 2) * math.sqrt(var))
     return est - h, est + h
+
+
+def _t_cdf_inverse(df: float, q: float) -> float:
+    from scipy import special
+    return float(special.stdtrit(df, q) if df > 0 and math.isfinite(df) else special.ndtri(q))
+
+
+def _t_cdf(df: float, x: float) -> float:
+    from scipy import special
+    return float(special.stdtr(df, x) if df > 0 and math.isfinite(df) else special.ndtr(x))
+
+
+def _pvalue(est: float, boot: np.ndarray, var: float, df: float,
+            options: AuditOptions) -> float:
+    """The two-sided p-value of R = 0 dual to the interval: the smallest α at which the
+    equal-tailed interval of level 1 − α excludes 0 (percentile:
+    2·min(1 + #{R* ≤ 0}, 1 + #{R* ≥ 0}) / (B + 1), capped at 1; t: Welch's test)."""
+    if options.interval == "percentile":
+        below, above = int(np.sum(boot <= 0)), int(np.sum(boot >= 0))
+        return min(1.0, 2 * (1 + min(below, above)) / (len(boot) + 1))
+    if var <= 0:
+        return 1.0 if est == 0 else 0.0
+    return min(1.0, 2 * _t_cdf(df, -abs(est) / math.sqrt(var)))
 
 
 def _welch(coef: Mapping[int, float], values: Sequence[np.ndarray]) -> tuple[float, float]:
@@ -701,7 +743,8 @@ def consistency_audit(responses: Sequence[Mapping[str, Any]], design: Design | M
             vals = [md.values[c.id] for c in cells]
             boot = {c.id: resample_means(md.values[c.id], b,
                                          np.random.default_rng(_cell_seed(options.seed, model, c.id)),
-                                         want_ss=options.fit == "completions")
+                                         want_ss=options.fit == "completions",
+                                         residuals=options.residuals)
                     for c in cells}
             grec, fit = _group(model, g, cells, vals, boot, design, options, b)
             grec["reject_bonferroni"] = grec["pvalue"] <= threshold
@@ -713,6 +756,13 @@ def consistency_audit(responses: Sequence[Mapping[str, Any]], design: Design | M
             groups.append(grec)
             comparisons += _local(model, g, md, boot, design, options)
             bar.advance(task)
+    largest = max(_holm(comparisons, options.alpha), default=0)
+    if options.interval == "percentile" and largest and 2 / (b + 1) > options.alpha / largest:
+        note = (f"with {b} resamples a percentile p-value is at least 2/(B+1) = "
+                f"{2 / (b + 1):.3g}, above {options.alpha}/{largest}: Holm cannot reject any "
+                f"of {largest} comparisons; use at least "
+                f"{math.ceil(2 * largest / options.alpha) - 1} resamples")
+        settings["warning"] = " ".join(filter(None, [settings.get("warning"), note]))
     stress = _stress(models, design, options, b)
     return {"settings": settings,
             "parse": [{"model": m, "calls": d.calls, "finite": d.finite,
@@ -813,6 +863,7 @@ def _local(model: str, g, md: _ModelData, boot, design: Design, options: AuditOp
         ci_d = _interval(yd, bd, var_d, df_d, options)
         ci_c = _interval(yc, bc, var_c, df_c, options)
         ci_r = _interval(yd - yc, br, var_r, df_r, options)
+        pval = _pvalue(yd - yc, br, var_r, df_r, options)
         scale = (d.a[1] + d.b[1]) / 2
         resid = yd - yc
         lb = abs_lower_bound(*ci_r)
@@ -821,6 +872,7 @@ def _local(model: str, g, md: _ModelData, boot, design: Design, options: AuditOp
             "path": k, "direct_cell": d.id, "direct": yd, "direct_ci": list(ci_d),
             "constructed": yc, "constructed_ci": list(ci_c), "residual": resid,
             "residual_ci": list(ci_r), "reject": not (ci_r[0] <= 0 <= ci_r[1]),
+            "pvalue": pval,
             "reversal": (ci_d[0] > 0 and ci_c[1] < 0) or (ci_d[1] < 0 and ci_c[0] > 0),
             "scale": scale, "normalised": abs(resid) / scale if scale else None,
             "lower_bound": lb, "lower_bound_normalised": lb / scale if scale else None,
@@ -828,18 +880,37 @@ def _local(model: str, g, md: _ModelData, boot, design: Design, options: AuditOp
     return out
 
 
+def _holm(comparisons: list[dict], alpha: float) -> list[int]:
+    """Add ``pvalue_holm`` and ``reject_holm`` to every comparison: Holm's adjustment
+    over the family of one model's comparisons of one kind (P1 or P2), valid whatever
+    their dependence (the two P1 paths of a pair share the direct cell; P2 comparisons
+    share item cells). Returns the family sizes."""
+    from ..stats import adjusted_pvalues
+    families: dict[tuple, list[dict]] = {}
+    for c in comparisons:
+        families.setdefault((c["model"], c["kind"]), []).append(c)
+    for fam in families.values():
+        for c, p in zip(fam, adjusted_pvalues([c["pvalue"] for c in fam], "holm")):
+            c["pvalue_holm"] = p
+            c["reject_holm"] = p <= alpha
+    return [len(fam) for fam in families.values()]
+
+
 def local_summary(comparisons: Sequence[dict]) -> list[dict]:
     """Counts per (model, kind) and per (model, kind, domain): n, supported reversals,
-    residual intervals excluding 0, and lower bounds above the threshold (Tables 3, 8)."""
+    residual intervals excluding 0 (uncorrected, as in the paper), Holm rejections (the
+    family is the model's comparisons of that kind), and lower bounds above the
+    threshold (Tables 3, 8)."""
     rows: dict[tuple, dict] = {}
     for c in comparisons:
         for key in ((c["model"], c["kind"], None), (c["model"], c["kind"], c["domain"])):
             r = rows.setdefault(key, {"model": key[0], "kind": key[1], "domain": key[2],
                                       "n": 0, "reversals": 0, "rejects": 0,
-                                      "exceeds_threshold": 0})
+                                      "rejects_holm": 0, "exceeds_threshold": 0})
             r["n"] += 1
             r["reversals"] += c["reversal"]
             r["rejects"] += c["reject"]
+            r["rejects_holm"] += c.get("reject_holm", False)
             r["exceeds_threshold"] += c["exceeds_threshold"]
     return list(rows.values())
 
