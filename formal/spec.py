@@ -356,16 +356,6 @@ class DomainSpec:
             check_params(name, words, params)
         return name, params
 
-    def readings(self, model: Any, question: str) -> dict[str, str]:
-        """The conventions ``question``'s answer depends on, as ``model`` chose them (a
-        convention with ``record_default=False`` only when not at its default)."""
-        chosen = getattr(model, "conventions", None) or {}
-        out = {}
-        for k in self.questions[question].conventions:
-            c = self.conventions.get(k)
-            if k in chosen and (c is None or c.record_default or chosen[k] != c.default):
-                out[k] = chosen[k]
-        return out
     def readings(self, model: Any, question: str, params: Any = None) -> dict[str, str]:
         """The conventions ``question``'s answer (asked with ``params``) depends on, as
         ``model`` chose them."""
