@@ -237,7 +237,7 @@ def _profile(run: _Run, question: str, params: dict) -> Outcome:
         lo, hi = rmin[1], rmax[1]
         wit = {"min": _spec(model, voters, rmin[0]), "max": _spec(model, voters, rmax[0])}
         if question == "count":
-            if lo == hi:
+            if lo == hi or model.conventions.get("pair_count") == "stated":
                 return Outcome("determined", {"value": lo}, None)
             return Outcome("undetermined", {"min": lo, "max": hi},
                            {"type": "bounds", "witnesses": wit})

@@ -2,11 +2,27 @@
 
 Each agent ``i`` owns one house ``ω_i`` (the endowment is a bijection agents -> houses) and
 has a weak order over houses, best tie first. A house the agent does not list is
-*unacceptable*: worse than its own house. The agent's own house is always acceptable: when it
-is not listed, it ranks just below every listed house. Unlisted houses are tied with one
-another at the bottom (this only matters for allocations that are not individually
-rational, which are outside every core anyway). An allocation is a dict agent -> house that
-is a permutation of the houses (Shapley & Scarf 1974; Quint & Wako 2004 for ties).
+*unacceptable*. What an unlisted *own* house means is the convention
+``unlisted_own_house`` (an instance's ``"conventions"``):
+
+- ``acceptable`` (default): the agent's own house is always acceptable: when it is not
+  listed, it ranks just below every listed house; the other unlisted houses are tied with
+  one another below it (this only matters for allocations that are not individually
+  rational, which are outside every core anyway). An allocation is a dict agent -> house
+  that is a permutation of the houses (Shapley & Scarf 1974; Quint & Wako 2004 for ties).
+- ``unacceptable`` (Khanna & Wang 2026, App. F.2.1): every unlisted house is unacceptable,
+  the agent's own included, and an agent may stay *unmatched* (worse than any house it
+  lists, as good as any it does not). An allocation is a dict agent -> house over listed
+  pairs, each house at most once (``None`` or a missing agent: unmatched). A coalition
+  blocks by re-trading its own houses among its members, who may take nothing.
+
+Under ``unacceptable`` every question reduces exactly to the standard market in which such
+an agent lists every house it does not list as one last tie (its own included; ``order``):
+an allocation there, with the agents holding an unlisted house reported unmatched
+(:func:`reported_allocation`), is in the weak / strict core, or Pareto optimal, iff the
+reported one is (an agent indifferent between nothing and an unlisted house; see
+docs/architecture.md). The checker's definitions read an unmatched agent at
+:meth:`HousingMarket.rank` ``(agent, None)``, the rank of that last tie.
 
 This module is the model; the core definitions that certificates are checked against
 (improvement digraph, blocking coalitions, the strict-core emptiness proof) are in
@@ -18,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .errors import CertificateError, InstanceError
+from .spec import Convention, read_conventions
 from .weak_order import WeakOrder, parse_weak_order
 
 QUESTIONS = ("strict_core", "weak_core")
@@ -26,6 +43,15 @@ NOTIONS = ("individually_rational", "weak_core", "strict_core", "pareto_optimal"
 #: question -> core notion: "strict" (no weakly blocking coalition), "weak" (no strictly
 #: blocking coalition)
 CORE_NOTION = {"strict_core": "strict", "weak_core": "weak"}
+#: What an agent's own house means when its list leaves it out (recorded by a label only
+#: when not the default: housing labels made before it existed keep their bytes).
+UNLISTED_OWN_HOUSE = Convention("unlisted_own_house", ("acceptable", "unacceptable"), {
+    "acceptable": "the own house is always acceptable: unlisted, it ranks just below every "
+                  "listed house, and every agent receives a house (Shapley & Scarf 1974)",
+    "unacceptable": "every unlisted house is unacceptable, the own one included: an agent "
+                    "may stay unmatched and is never given a house it does not list "
+                    "(Khanna & Wang 2026, App. F.2.1)"}, record_default=False)
+CONVENTIONS: dict[str, Convention] = {"unlisted_own_house": UNLISTED_OWN_HOUSE}
 
 
 @dataclass(frozen=True)
@@ -33,13 +59,17 @@ class HousingMarket:
     """A Shapley–Scarf housing market.
 
     ``preferences``: agent -> WeakOrder over houses, as given. ``endowment``: agent -> house
-    (a bijection). Derived: ``owner`` house -> agent; ``order`` agent -> the effective weak
-    order (the given one, plus the own house as a last singleton tie when unlisted);
-    ``agents`` in input order.
+    (a bijection). ``conventions``: name -> choice (:data:`CONVENTIONS`). Derived:
+    ``owner`` house -> agent; ``order`` agent -> the effective weak order (the given one,
+    plus, when the own house is unlisted, a last tie: the own house alone, or under
+    ``unlisted_own_house = unacceptable`` every unlisted house); ``agents`` in input order.
     """
 
     preferences: Mapping[str, WeakOrder]
     endowment: Mapping[str, str]
+    conventions: Mapping[str, str] = field(
+        default_factory=lambda: {k: c.default for k, c in CONVENTIONS.items()},
+        compare=False, repr=False)
     owner: Mapping[str, str] = field(init=False, repr=False, compare=False)
     order: Mapping[str, WeakOrder] = field(init=False, repr=False, compare=False)
     agents: tuple[str, ...] = field(init=False, repr=False, compare=False)
@@ -47,12 +77,17 @@ class HousingMarket:
     def __post_init__(self):
         object.__setattr__(self, "owner", {h: a for a, h in self.endowment.items()})
         order = {}
+        unmatched = self.unmatched_allowed
         for a, o in self.preferences.items():
             own = self.endowment[a]
-            # unlisted own house: a last singleton tie (same order as
-            # WeakOrder(o.ties + ((own,),)), without building the ties)
-            order[a] = o if own in o else WeakOrder.from_ranked(
-                o.items + (own,), {**o.rank, own: o.nties + 1}, o.nties + 1)
+            if own in o.rank:
+                order[a] = o
+                continue
+            # unlisted own house: a last tie (same order as WeakOrder(o.ties + (last,)),
+            # without building the ties): the own house, or every unlisted house
+            last = tuple(h for h in self.owner if h not in o.rank) if unmatched else (own,)
+            order[a] = WeakOrder.from_ranked(o.items + last, {**o.rank, **dict.fromkeys(
+                last, o.nties + 1)}, o.nties + 1)
         object.__setattr__(self, "order", order)
         object.__setattr__(self, "agents", tuple(self.endowment))
 
@@ -61,18 +96,33 @@ class HousingMarket:
         """The number of agents n."""
         return len(self.agents)
 
-    def rank(self, agent: str, house: str) -> int:
-        """1-based rank of ``house`` for ``agent``; unacceptable houses share the last rank."""
+    @property
+    def unmatched_allowed(self) -> bool:
+        """Agents may stay unmatched (``unlisted_own_house = unacceptable``)."""
+        return self.conventions.get("unlisted_own_house") == "unacceptable"
+
+    def rank(self, agent: str, house: str | None) -> int:
+        """1-based rank of ``house`` for ``agent``; unacceptable houses share the last rank.
+        ``None`` (unmatched) ranks just below every listed house, with the unlisted ones."""
+        if house is None:
+            return self.preferences[agent].nties + 1
         o = self.order[agent]
         return o.rank.get(house, o.nties + 1)
+
+    def listed(self, agent: str, house: str) -> bool:
+        """``agent`` lists ``house``."""
+        return house in self.preferences[agent].rank
 
     def is_strict(self) -> bool:
         """True when every listed tie is a singleton."""
         return all(o.is_strict() for o in self.order.values())
 
     def to_json(self) -> dict:
-        return {"preferences": {a: o.to_json() for a, o in self.preferences.items()},
-                "endowment": dict(self.endowment)}
+        out = {"preferences": {a: o.to_json() for a, o in self.preferences.items()},
+               "endowment": dict(self.endowment)}
+        if self.unmatched_allowed:
+            out["conventions"] = {"unlisted_own_house": "unacceptable"}
+        return out
 
 
 def parse_housing_market(data: dict) -> HousingMarket:
@@ -110,17 +160,21 @@ def parse_housing_market(data: dict) -> HousingMarket:
             raise InstanceError("agent has a preference list but no endowment", agent=a,
                                 value=None)
     orders = {a: parse_weak_order(prefs[a], agent=a, known=owner) for a in endow}
-    return HousingMarket(orders, dict(endow))
+    return HousingMarket(orders, dict(endow), read_conventions(data, CONVENTIONS))
 
 
 # --------------------------------------------------------------------------- allocations
 
 def as_allocation(market: HousingMarket, x: object, what: str = "allocation") -> dict[str, str]:
     """Validate ``x`` as an allocation: a dict giving every agent exactly one house, each
-    house to one agent (a permutation of the houses). Returns a copy; raises
+    house to one agent (a permutation of the houses); under ``unlisted_own_house =
+    unacceptable``, a dict giving some agents one house each that they list, each house at
+    most once (a ``None`` value: unmatched, dropped). Returns a copy; raises
     CertificateError naming the first fault. O(n)."""
     if not isinstance(x, dict):
         raise CertificateError(f"{what} must be an object agent -> house, got {x!r:.60}")
+    if market.unmatched_allowed:
+        return _partial_allocation(market, x, what)
     missing = [a for a in market.agents if a not in x]
     if missing:
         raise CertificateError(f"{what} gives no house to agent {missing[0]!r}")
@@ -134,3 +188,41 @@ def as_allocation(market: HousingMarket, x: object, what: str = "allocation") ->
             raise CertificateError(f"{what} gives house {h!r} to both {taken[h]!r} and {a!r}")
         taken[h] = a
     return dict(x)
+
+
+def _partial_allocation(market: HousingMarket, x: dict, what: str) -> dict[str, str]:
+    taken: dict[str, str] = {}
+    out: dict[str, str] = {}
+    for a, h in x.items():
+        if a not in market.endowment:
+            raise CertificateError(f"{what} names {a!r}, not an agent")
+        if h is None:
+            continue
+        if not isinstance(h, str) or h not in market.owner:
+            raise CertificateError(f"{what} gives {a!r} the house {h!r}, which nobody owns")
+        if not market.listed(a, h):
+            raise CertificateError(f"{what} gives {a!r} the house {h!r}, which it does not "
+                                   "list (unacceptable: it stays unmatched instead)")
+        if h in taken:
+            raise CertificateError(f"{what} gives house {h!r} to both {taken[h]!r} and {a!r}")
+        taken[h] = a
+        out[a] = h
+    return out
+
+
+def reported_allocation(market: HousingMarket, x: Mapping[str, str]) -> dict[str, str]:
+    """An allocation of the effective market (a permutation, as the engines find it) as the
+    market's convention reports it: under ``unlisted_own_house = unacceptable`` the agents
+    holding a house they do not list are unmatched (left out); otherwise ``x`` itself. O(n)."""
+    if not market.unmatched_allowed:
+        return dict(x)
+    return {a: h for a, h in x.items() if market.listed(a, h)}
+
+
+def completed_allocation(market: HousingMarket, x: Mapping[str, str]) -> dict[str, str]:
+    """A permutation of the houses extending a partial allocation: the houses nobody holds
+    go to the unmatched agents, in input order (under ``unlisted_own_house = unacceptable``
+    an unmatched agent that lists none of them values each as being unmatched). O(n)."""
+    free = [h for h in market.owner if h not in set(x.values())]
+    rest = iter(free)
+    return {a: x[a] if a in x else next(rest) for a in market.agents}

@@ -23,7 +23,8 @@ it through the instance hash.
 (a tie-breaking). A profile completion picks one completion per *voter* (the ``count``
 voters of one agent may complete differently; under the ``counts = identical`` convention
 they are one weighted voter and complete alike). The readings of :data:`CONVENTIONS`
-(``counts``, ``majority``, ``rs``) are chosen per instance in ``"conventions"``.
+(``counts``, ``majority``, ``rs``, ``pair_count``) are chosen per instance in
+``"conventions"``.
 
 **Queries** (Konczak & Lang 2005; Xia & Conitzer 2011), written as objects ``{"type": name,
 params}``, each registered once with :func:`query` (:data:`QUERIES`: its fields, verdicts,
@@ -69,6 +70,13 @@ CONVENTIONS: dict[str, Convention] = {
         "monotone": "A ⪰_RS B iff an injection maps B into A, each item to one at least as "
                     "good (adding a good never hurts; bundles of any sizes)",
         "equal_size": "as monotone, but bundles of different sizes are never related"}),
+    # added after count labels were published: recorded only when not the default
+    "pair_count": Convention("pair_count", ("completions", "stated"), {
+        "completions": "count counts the voters with a ≻ b in a completion: determined only "
+                       "when every voter orders the pair, else the range over completions",
+        "stated": "count counts the voters whose data entail a ≻ b (a voter leaving the "
+                  "pair unordered does not prefer a): always determined, the range's "
+                  "minimum (Khanna & Wang 2026, Table 8)"}, record_default=False),
 }
 
 # Voters per ballot line: beyond this, sums over a profile would overflow the engines'
@@ -637,7 +645,7 @@ def _pair_count(params: dict, profile: Sequence[tuple[Sequence[str], int]]) -> i
 
 
 @query("count", {"items": "item_pair"}, verdicts=_DU, doc="voters with a ≻ b",
-       profile=True, check=_two_distinct,
+       profile=True, check=_two_distinct, conventions=("pair_count",),
        solutions={"determined": _VALUE, "undetermined": _RANGE})
 def _count(model: PreferenceModel, params: dict, profile) -> int:
     """The voters with a ≻ b."""

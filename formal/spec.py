@@ -197,12 +197,16 @@ class Convention:
     the readings, the first being the default; ``doc``: one line per choice. An instance
     picks one in ``"conventions": {name: choice}`` (the CLI's ``--convention``
     overrides it); every label whose question depends on it records the choice.
+    ``record_default=False`` (conventions added after labels were published): a label
+    records the choice only when it is not the default, so labels made before the
+    convention existed keep their bytes.
     ``applies(model, params)``: when given, the question depends on the convention only
     where it holds (``overvote``: under IRV only)."""
 
     name: str
     choices: tuple[str, ...]
     doc: Mapping[str, str]
+    record_default: bool = True
     applies: Callable[[Any, Any], bool] | None = None
 
     @property

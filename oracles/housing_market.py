@@ -139,7 +139,7 @@ def improvement_arcs(market: HousingMarket, x: Mapping[str, str],
     strict: list[bool] = []
     for i in market.agents:
         o = market.order[i]
-        r = market.rank(i, x[i])
+        r = market.rank(i, x.get(i))           # an absent agent is unmatched
         ii = idx[i]
         for k, tie in enumerate(o.ties, 1):
             if k > r:
@@ -222,7 +222,16 @@ def blocking_cycle(market: HousingMarket, x: Mapping[str, str], notion: str,
     u, v = int(src[hits[0]]), int(dst[hits[0]])
     cycle = [u] if u == v else [u] + _path(n, src, dst, v, u)[:-1]
     agents = [names[k] for k in cycle]
-    return agents, {a: e[agents[(k + 1) % len(agents)]] for k, a in enumerate(agents)}
+    return agents, _trade(market, agents, e)
+
+
+def _trade(market: HousingMarket, cycle: list[str], e: Mapping[str, str]) -> dict[str, str]:
+    """Each agent of the cycle takes the next one's house; with unmatched agents allowed, an
+    agent whose next house is one it does not list takes nothing (that house stays unused)."""
+    trade = {a: e[cycle[(k + 1) % len(cycle)]] for k, a in enumerate(cycle)}
+    if market.unmatched_allowed:
+        trade = {a: h for a, h in trade.items() if market.listed(a, h)}
+    return trade
 
 
 # Twin of the checker's top_choices, kept separate so the segmentation that the engine
@@ -465,9 +474,7 @@ def blocking_coalitions(market: HousingMarket, allocation: Mapping[str, str], no
     out = []
     for cyc in found.values():
         agents = [names[k] for k in cyc]
-        out.append({"coalition": agents,
-                    "reallocation": {a: e[agents[(i + 1) % len(agents)]]
-                                     for i, a in enumerate(agents)}})
+        out.append({"coalition": agents, "reallocation": _trade(market, agents, e)})
     return BlockingCoalitions(out, complete)
 
 

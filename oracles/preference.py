@@ -421,7 +421,7 @@ def count(model: PreferenceModel, params: dict) -> Outcome:
         verdict = "true" if 2 * lo > v else "false" if 2 * hi <= v else "undetermined"
         return Outcome(verdict, {"min": lo, "max": hi},
                        {"type": "bounds", **({"witnesses": wit} if verdict == "undetermined" else {})})
-    if lo == hi:
+    if lo == hi or model.conventions.get("pair_count") == "stated":   # stated: voters forced
         return Outcome("determined", {"value": lo}, {"type": "bounds"})
     return Outcome("undetermined", {"min": lo, "max": hi}, {"type": "bounds", "witnesses": wit})
 

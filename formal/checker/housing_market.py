@@ -13,6 +13,14 @@ allocation ``x`` the improvement digraph ``D_x`` has an arc ``i -> j`` whenever
 - ``x`` is **Pareto optimal** ⇔ ``x`` is in the strict core of the market whose endowment is
   ``x`` itself (a Pareto improvement is a permutation of the current houses).
 
+Under ``unlisted_own_house = unacceptable`` an allocation may leave agents unmatched: an
+unmatched agent ``i`` is read at rank ``market.rank(i, None)`` (below every house it lists,
+level with every house it does not), so an arc ``i -> j`` to an unlisted ``ω_j`` stands for
+"``i`` takes nothing and ``ω_j`` stays unused"; the same tests decide the cores (see
+:mod:`prefcert.formal.housing_market`). A blocking reallocation may then give a member
+nothing; Pareto optimality is decided on :func:`completed_allocation` once no agent lists a
+house nobody holds above what it has.
+
 Certificate types: ``core_allocation`` (the label's allocation is in the core),
 ``top_trading_segmentation`` (the strict core is empty), and the refutations of an audited
 answer ``blocking_coalition`` and ``not_an_allocation``.
@@ -24,9 +32,11 @@ from collections.abc import Mapping
 
 from ..errors import CertificateError
 from ..housing_market import (
+    CONVENTIONS,
     CORE_NOTION,
     HousingMarket,
     as_allocation,
+    completed_allocation,
     parse_housing_market,
 )
 from ..spec import NULL, PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema, outcome
@@ -39,10 +49,12 @@ SPEC = DomainSpec(
     questions={
         "strict_core": QuestionSpec("strict_core", ("exists", "none"),
                                     "an allocation no coalition weakly blocks, or none exists",
-                                    solutions={"exists": _ALLOCATION, "none": NULL}),
+                                    solutions={"exists": _ALLOCATION, "none": NULL},
+                                    conventions=("unlisted_own_house",)),
         "weak_core": QuestionSpec("weak_core", ("exists",),
                                   "an allocation no coalition strictly blocks (one always "
-                                  "exists)", solutions={"exists": _ALLOCATION}),
+                                  "exists)", solutions={"exists": _ALLOCATION},
+                                  conventions=("unlisted_own_house",)),
     },
     schema=instance_schema(
         "housing_market",
@@ -50,7 +62,8 @@ SPEC = DomainSpec(
                          "additionalProperties": PREFERENCE_LIST},
          "endowment": {"type": "object", "minProperties": 1,
                        "additionalProperties": {"type": "string"}}},
-        ["preferences", "endowment"], {"enum": sorted(CORE_NOTION)}),
+        ["preferences", "endowment"], {"enum": sorted(CORE_NOTION)}, CONVENTIONS),
+    conventions=CONVENTIONS,
 )
 
 
@@ -60,7 +73,7 @@ def ir_violators(market: HousingMarket, x: Mapping[str, str]) -> list[str]:
     """Agents for which ``x`` is worse than their own house (empty list: x is individually
     rational). O(n)."""
     return [a for a in market.agents
-            if market.rank(a, x[a]) > market.rank(a, market.endowment[a])]
+            if market.rank(a, x.get(a)) > market.rank(a, market.endowment[a])]
 
 
 def is_individually_rational(market: HousingMarket, x: Mapping[str, str]) -> bool:
@@ -77,7 +90,8 @@ def improvement_digraph(market: HousingMarket, x: Mapping[str, str],
     ``e_j ≻_i x(i)``, where ``e`` is ``endowment`` (default: the market's; ``endowment=x``
     describes Pareto improvements). O(n + arcs + n log L): only houses at least as good as
     x(i) are read, the ends of their ties found by bisection on the ranks (every house when
-    x(i) is unacceptable, since all are then weakly better).
+    x(i) is unacceptable, since all are then weakly better). An agent absent from ``x``
+    is unmatched (rank ``market.rank(i, None)``).
     """
     owner = {h: a for a, h in (market.endowment if endowment is None else endowment).items()}
     arcs: dict[str, list[str]] = {}
@@ -85,7 +99,7 @@ def improvement_digraph(market: HousingMarket, x: Mapping[str, str],
     for i in market.agents:
         o = market.order[i]
         items, rank = o.items, o.rank           # items best first, ranks non-decreasing
-        r = market.rank(i, x[i])
+        r = market.rank(i, x.get(i))
         key = rank.__getitem__
         lo = bisect_left(items, r, key=key)     # items[:lo]: the houses ranked above x(i)
         better = [owner[h] for h in items[:lo]]
@@ -120,9 +134,29 @@ def in_strict_core(market: HousingMarket, x: Mapping[str, str]) -> bool:
 
 
 def is_pareto_optimal(market: HousingMarket, x: Mapping[str, str]) -> bool:
-    """x is Pareto optimal ⇔ no cycle of D_x (endowment x) has a strict arc. O(n + arcs)."""
+    """x is Pareto optimal ⇔ no cycle of D_x (endowment x) has a strict arc; with unmatched
+    agents, ⇔ no agent lists a house nobody holds above what it has and the completed
+    allocation passes that test. O(n + arcs)."""
     x = as_allocation(market, x)
+    if market.unmatched_allowed:
+        if free_improvement(market, x) is not None:
+            return False
+        x = completed_allocation(market, x)
     return blocked_arc(market, x, "strict", endowment=x) is None
+
+
+def free_improvement(market: HousingMarket, x: Mapping[str, str]) -> tuple[str, str] | None:
+    """(agent, house): a house nobody holds in ``x`` that the agent lists above what it
+    has (taking it is a Pareto improvement), or None. O(n + L)."""
+    held = set(x.values())
+    for a in market.agents:
+        r = market.rank(a, x.get(a))
+        for h in market.preferences[a].items:
+            if market.rank(a, h) >= r:
+                break
+            if h not in held:
+                return a, h
+    return None
 
 
 # --------------------------------------------------------------------------- refutations
@@ -133,9 +167,10 @@ def check_blocking_coalition(market: HousingMarket, x: object, notion: str,
 
     Checked against the definition: the coalition is a non-empty list of distinct agents;
     the reallocation gives each member one house and is a bijection onto the members' own
-    endowments; ``notion="weak"``: every member is strictly better off than under x;
-    ``"strict"``: every member weakly and at least one strictly. O(|coalition|).
-    Raises CertificateError naming the failing step.
+    endowments (with unmatched agents allowed: gives some members distinct houses of the
+    members' endowments that they list, the others nothing); ``notion="weak"``: every
+    member is strictly better off than under x; ``"strict"``: every member weakly and at
+    least one strictly. O(|coalition|). Raises CertificateError naming the failing step.
     """
     x = as_allocation(market, x)
     if notion not in ("weak", "strict"):
@@ -147,24 +182,38 @@ def check_blocking_coalition(market: HousingMarket, x: object, notion: str,
     for a in coalition:
         if a not in market.endowment:
             raise CertificateError(f"coalition names {a!r}, not an agent")
-    if not isinstance(reallocation, dict) or set(reallocation) != set(coalition):
-        raise CertificateError("the reallocation must give a house to exactly the coalition")
-    own = sorted(market.endowment[a] for a in coalition)
-    got = reallocation.values()
-    if not all(isinstance(h, str) for h in got) or sorted(got) != own:
-        raise CertificateError("the reallocation is not a permutation of the coalition's "
-                               "own endowments")
+    if market.unmatched_allowed:
+        if not isinstance(reallocation, dict) or not set(reallocation) <= set(coalition):
+            raise CertificateError("the reallocation must give houses to coalition members")
+        own = {market.endowment[a] for a in coalition}
+        got = list(reallocation.values())
+        if not all(isinstance(h, str) and h in own for h in got) or len(set(got)) != len(got):
+            raise CertificateError("the reallocation gives houses that are not distinct "
+                                   "endowments of the coalition")
+        for a, h in reallocation.items():
+            if not market.listed(a, h):
+                raise CertificateError(f"the reallocation gives {a!r} the house {h!r}, "
+                                       "which it does not list")
+    else:
+        if not isinstance(reallocation, dict) or set(reallocation) != set(coalition):
+            raise CertificateError("the reallocation must give a house to exactly the "
+                                   "coalition")
+        own_sorted = sorted(market.endowment[a] for a in coalition)
+        got = list(reallocation.values())
+        if not all(isinstance(h, str) for h in got) or sorted(got) != own_sorted:
+            raise CertificateError("the reallocation is not a permutation of the coalition's "
+                                   "own endowments")
     better = 0
     for a in coalition:
-        new, old = market.rank(a, reallocation[a]), market.rank(a, x[a])
+        new, old = market.rank(a, reallocation.get(a)), market.rank(a, x.get(a))
         if new < old:
             better += 1
         elif notion == "weak":
             raise CertificateError(f"agent {a!r} is not strictly better off with "
-                                   f"{reallocation[a]!r} than with {x[a]!r}")
+                                   f"{reallocation.get(a)!r} than with {x.get(a)!r}")
         elif new > old:
-            raise CertificateError(f"agent {a!r} is worse off with {reallocation[a]!r} "
-                                   f"than with {x[a]!r}")
+            raise CertificateError(f"agent {a!r} is worse off with {reallocation.get(a)!r} "
+                                   f"than with {x.get(a)!r}")
     if better == 0:
         raise CertificateError("no member of the coalition is strictly better off")
 
@@ -176,9 +225,10 @@ def check_pareto_improvement(market: HousingMarket, x: object, y: object) -> Non
     y = as_allocation(market, y, "improvement")
     better = 0
     for a in market.agents:
-        new, old = market.rank(a, y[a]), market.rank(a, x[a])
+        new, old = market.rank(a, y.get(a)), market.rank(a, x.get(a))
         if new > old:
-            raise CertificateError(f"agent {a!r} is worse off with {y[a]!r} than {x[a]!r}")
+            raise CertificateError(f"agent {a!r} is worse off with {y.get(a)!r} than "
+                                   f"{x.get(a)!r}")
         better += new < old
     if not better:
         raise CertificateError("nobody is strictly better off")

@@ -469,8 +469,9 @@ def _count_range(model, question, params, verdict, solution, cert) -> None:
     witnesses of both ends when it is not a point."""
     a, b = params["items"]
     lo, hi = count_bounds(model, a, b)
-    if question == "count":
-        want = ("determined", {"value": lo}) if lo == hi else \
+    if question == "count":           # pair_count = stated: the voters forced a ≻ b
+        want = ("determined", {"value": lo}) if lo == hi or \
+            model.conventions.get("pair_count") == "stated" else \
             ("undetermined", {"min": lo, "max": hi})
     elif model.conventions.get("majority") == "ranked":    # abstentions: lo for, v - hi against
         want = ("true" if lo > model.voters - hi else "false", {"min": lo, "max": hi})

@@ -20,6 +20,14 @@ A **suite** is data plus hooks:
   aggregates scored records into metric rows; ``feedback(prompt, answer_text, entry)``
   (optional) returns a refinement message; ``plots(scores, report)`` (optional) adds the
   suite's figures to a :class:`~prefcert.bench.report.Report`.
+- ``readings`` (optional): the suite's named readings where a source paper is ambiguous
+  (:class:`~prefcert.formal.spec.Convention`: choices, the first the default), chosen with
+  ``prefcert generate --reading NAME=CHOICE`` and passed to ``sample`` / ``render`` as
+  ``ctx.readings``; ``templates`` (optional): the suite's prompt template keys and shipped
+  sets (:class:`~prefcert.bench.templates.TemplateSpec`), chosen with ``--templates`` and
+  passed as ``ctx.templates``; ``duplicate_key(task)`` (optional): tasks with the same key
+  are the same instance drawn twice — the manifest lists them and their prompt records
+  carry ``duplicate_of`` and ``cluster``.
 
 Seeds: every (row, index) draws from its own generator, seeded from the suite seed and the
 canonical JSON of the row's factors and the index, so a task does not depend on which other
@@ -128,13 +136,18 @@ class Context:
     super-stable matching") for the calibration table. ``seed_for(*parts)`` derives a seed
     for shared objects (pools of profiles reused across rows) from the suite seed alone;
     ``encoding`` is the preference rendering asked for (``json``, ``sentences``,
-    ``narrative``), for suites that offer more than one.
+    ``narrative``), for suites that offer more than one; ``readings``: the suite's named
+    readings (name -> choice, defaults filled); ``templates``: the resolved prompt template
+    set (:class:`~prefcert.bench.templates.Templates`) of a suite that has templates.
     """
 
     def __init__(self, seed: int, row: Row, index: int, stats: dict,
-                 variant: Mapping[str, Any] | None = None, encoding: str = "json"):
+                 variant: Mapping[str, Any] | None = None, encoding: str = "json",
+                 readings: Mapping[str, str] | None = None, templates: Any = None):
         self.suite_seed = seed
         self.encoding = encoding          # how a renderer shows preferences (json/sentences/…)
+        self.readings = dict(readings or {})
+        self.templates = templates
         self.row = row
         self.index = index
         parts = [dict(row.factors), index] + ([dict(variant)] if variant is not None else [])
@@ -199,7 +212,8 @@ class Suite:
     (checked against the full-size design); ``calibration(stats)``: optional rows of the
     table ``prefcert generate`` prints under ``calibration_title``; ``engines``:
     the engines that certify the labels (default: the oracle alone; a suite may ask for
-    several, which must then agree); ``size_tests``: the tests across sizes its paper
+    several, which must then agree); ``readings``, ``templates``, ``duplicate_key``: see
+    the module docstring; ``size_tests``: the tests across sizes its paper
     reports (:class:`SizeTests`; None when the paper reports none — ``prefcert score``
     then shows none unless asked for every pair of sizes with ``--size-tests all``);
     ``citation``: the paper the design comes from (for dataset cards).
@@ -224,6 +238,23 @@ class Suite:
     calibration_title: str = "calibration"
     size_tests: SizeTests | None = None
     citation: str | None = None
+    readings: Mapping[str, Any] = field(default_factory=dict)
+    templates: Any = None
+    duplicate_key: Callable[[Task], str | None] | None = None
+
+    def chosen_readings(self, given: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The suite's readings with ``given`` (name -> choice) applied, defaults filled.
+        Raises InstanceError for an unknown name or choice."""
+        from ..formal.errors import InstanceError
+        given = dict(given or {})
+        for k, v in given.items():
+            if k not in self.readings:
+                raise InstanceError(f"suite {self.name} has no reading {k!r} (its readings: "
+                                    f"{', '.join(self.readings) or 'none'})", value=k)
+            if v not in self.readings[k].choices:
+                raise InstanceError(f"reading {k!r} must be one of "
+                                    f"{', '.join(self.readings[k].choices)}", value=v)
+        return {k: given.get(k, c.default) for k, c in self.readings.items()}
 
     def composition(self, sizes: Sequence[Any] | None = None,
                     per_cell: int | None = None) -> dict[str, int]:

@@ -11,7 +11,8 @@ count):
   ``instance_id`` (and ``instance_ids``, every instance of the task), ``question``, ``format``, ``cell``, ``prompt``, ``answer_shape``,
   ``gold_label_ids``, ``answer`` (a gold answer the scorer accepts) and ``task``;
 - ``manifest.json``: suite, seed, sizes, per-cell count, prefcert version, the composition
-  per cell with its total, the rejection-sampling acceptance rates and label counts.
+  per cell with its total, the rejection-sampling acceptance rates and label counts, the
+  readings and the template set chosen, and the instances drawn more than once.
 """
 from __future__ import annotations
 
@@ -34,22 +35,25 @@ def _dumps(obj: Any) -> str:
 
 
 def _sample_one(args):
-    name, seed, row, i = args
+    name, seed, row, i, readings = args
     from .suites import suite as get_suite
     stats: dict = {}
-    task = get_suite(name).sample(row, i, Context(seed, row, i, stats))
+    task = get_suite(name).sample(row, i, Context(seed, row, i, stats, readings=readings))
     return task, stats
 
 
 def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int | None,
-                 stats: dict, jobs: int = 1) -> list[tuple[Any, int, Task]]:
+                 stats: dict, jobs: int = 1, readings: dict | None = None
+                 ) -> list[tuple[Any, int, Task]]:
     """Every (row, index, task) of the design, in design order. With ``jobs`` > 1 the
     draws run in that many processes; each (row, index) has its own seed, so the tasks and
-    the merged counters are the same."""
+    the merged counters are the same. ``readings``: the suite's readings (defaults
+    filled)."""
+    readings = suite.chosen_readings(readings)
     work = []
     for row in suite.rows(tuple(sizes)):
         k = per_cell if per_cell is not None else (row.per_cell or suite.per_cell)
-        work += [(suite.name, seed, row, i) for i in range(k)]
+        work += [(suite.name, seed, row, i, readings) for i in range(k)]
     if jobs > 1 and len(work) > 1:
         import multiprocessing as mp
         with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
@@ -57,7 +61,7 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
     else:
         results = [_sample_one(w) for w in work]
     out = []
-    for (_, _, row, i), (task, st) in zip(work, results):
+    for (_, _, row, i, _), (task, st) in zip(work, results):
         for tag, c in st.items():
             stats.setdefault(tag, Counter()).update(c)
         out.append((row, i, task))
@@ -155,9 +159,12 @@ def _label_all(items: list, engines, progress: bool, jobs: int) -> list[dict]:
 
 def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None = None,
           per_cell: int | None = None, progress: bool = False, jobs: int = 1,
-          encoding: str = "json") -> dict:
+          encoding: str = "json", readings: dict | None = None,
+          templates: str | None = None) -> dict:
     """Sample and certify ``suite`` in memory: ``{"instances", "labels", "prompts",
     "manifest"}`` (see :func:`generate` for the parameters)."""
+    readings = suite.chosen_readings(readings)
+    tpl = _templates(suite, templates)
     seed = suite.seed if seed is None else seed
     sizes = tuple(suite.sizes if sizes is None else sizes)
     bad = [s for s in sizes if s not in suite.sizes]
@@ -167,19 +174,21 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     t0 = time.perf_counter()
     stats: dict = {}
     tasks = sample_tasks(suite, seed=seed, sizes=sizes, per_cell=per_cell, stats=stats,
-                         jobs=jobs)
+                         jobs=jobs, readings=readings)
     t1 = time.perf_counter()
     instances, labels, ids = certify(tasks, engines=suite.engines or ENGINES,
                                      progress=progress, jobs=jobs)
     t2 = time.perf_counter()
+    repeats, duplicates = _duplicates(suite, tasks)
     prompts = render_tasks(suite, tasks, labels, ids, seed=seed, stats=stats,
-                           encoding=encoding)
+                           encoding=encoding, readings=readings, templates=tpl,
+                           repeats=repeats)
     composition: Counter = Counter(canonical(p["cell"]) for p in prompts)
     from .. import __version__
     verdicts = Counter(f"{_qname(lab['question'])}:{lab['verdict']}" for lab in labels)
     manifest = {
         "suite": suite.name, "description": suite.description, "prefcert": __version__,
-        "seed": seed, "sizes": list(sizes), "encoding": encoding,
+        "seed": seed, "sizes": list(sizes), "encoding": encoding, "readings": readings,
         "per_cell": per_cell if per_cell is not None else suite.per_cell,
         "prompts_file": "prompts.jsonl",
         "total": len(prompts), "instances": len(instances), "labels": len(labels),
@@ -190,6 +199,10 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
                         "rate": round(c["accepted"] / c["draws"], 6) if c.get("draws") else None}
                        for k, c in sorted(stats.items())],
     }
+    if tpl is not None:
+        manifest["templates"] = dict(tpl.origin)
+    if suite.duplicate_key is not None:
+        manifest["duplicates"] = duplicates
     if suite.calibration is not None:
         manifest["calibration"] = suite.calibration(stats)
     seconds = {"sample": t1 - t0, "certify": t2 - t1, "total": time.perf_counter() - t0}
@@ -199,10 +212,15 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
 
 def render_tasks(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: Sequence[dict],
                  ids: dict, *, seed: int, stats: dict, encoding: str = "json",
+                 readings: dict | None = None, templates: Any = None,
+                 repeats: dict | None = None,
                  first_ids: Sequence[int] | None = None) -> list[dict]:
     """The prompt records of ``tasks`` (every variant of each), numbered from 1 in order,
     or from ``first_ids[k]`` for the k-th task (its design position, see
-    :func:`design_tasks`)."""
+    :func:`design_tasks`). ``readings``: the suite's readings (defaults filled);
+    ``templates``: its resolved template set; ``repeats``: id(task) -> the fields of a
+    repeated election (``cluster``, ``duplicate_of``)."""
+    repeats = repeats or {}
     by_id = {lab["label_id"]: lab for lab in labels}
     prompts: list[dict] = []
     for k, (row, index, task) in enumerate(tasks):
@@ -211,7 +229,8 @@ def render_tasks(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
         number = len(prompts) + 1 if first_ids is None else first_ids[k]
         for j, variant in enumerate(row.variants):
             cell = {**row.factors, **variant}
-            r = suite.render(task, variant, Context(seed, row, index, stats, variant, encoding))
+            r = suite.render(task, variant, Context(seed, row, index, stats, variant, encoding,
+                                                    readings, templates))
             prompts.append({
                 "id": f"{number + j:05d}", "suite": suite.name,
                 "instance_id": task.instances[0]["id"] if task.instances else None,
@@ -221,7 +240,7 @@ def render_tasks(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
                 "cell": cell, "prompt": r.text, "answer_shape": r.answer_shape,
                 "gold_label_ids": gold_ids,
                 "answer": suite.gold(task, variant, labs, r), "task": task.payload,
-                **r.extra})
+                **repeats.get(id(task), {}), **r.extra})
     return prompts
 
 
@@ -247,7 +266,8 @@ def build_task(suite: Suite, row: Any, index: int, number: int, *, seed: int,
     :func:`build`; prompt ids from ``number``; label ids ``<instance id>#<number>.<k>``,
     unique across the design). Cost: one task's sampling and certification."""
     stats: dict = {}
-    task, _ = _sample_one((suite.name, seed, row, index))
+    readings = suite.chosen_readings(None)
+    task, _ = _sample_one((suite.name, seed, row, index, readings))
     instances, labels, ids = certify([(row, index, task)], engines=suite.engines or ENGINES)
     # label ids unique across the design: an instance shared by several tasks (a pooled
     # profile) has other questions in each
@@ -256,11 +276,63 @@ def build_task(suite: Suite, row: Any, index: int, number: int, *, seed: int,
     labels = [{**lab, "label_id": rename[lab["label_id"]]} for lab in labels]
     ids = {k: rename[v] for k, v in ids.items()}
     prompts = render_tasks(suite, [(row, index, task)], labels, ids, seed=seed, stats=stats,
-                           encoding=encoding, first_ids=[number])
+                           encoding=encoding, readings=readings,
+                           templates=_templates(suite, None), first_ids=[number])
     return {"prompts": prompts, "labels": labels, "instances": instances}
 
 
 ENCODINGS = ("json", "sentences", "narrative")
+
+
+def _templates(suite: Suite, choice: str | None):
+    """The suite's resolved template set (None for a suite without templates); InstanceError
+    when templates are asked of a suite that has none."""
+    if suite.templates is None:
+        if choice is not None:
+            raise InstanceError(f"suite {suite.name} has no prompt templates", value=choice)
+        return None
+    from .templates import load
+    return load(suite.templates, choice)
+
+
+def _duplicates(suite: Suite, tasks: list) -> tuple[dict, list[dict]]:
+    """Tasks drawn more than once (same ``duplicate_key``): per task (by ``id``) the
+    record fields ``duplicate_of`` (the first copy's instance id; on the later copies) and
+    ``cluster`` (that id; on every copy of a repeated instance), and the manifest's list:
+    per row, its distinct and drawn instances and the groups of ids that are one
+    instance."""
+    if suite.duplicate_key is None:
+        return {}, []
+    first: dict[str, str] = {}
+    groups: dict[str, list[str]] = {}
+    for _, _, task in tasks:
+        k = suite.duplicate_key(task)
+        if k is None:
+            continue
+        iid = task.instances[0]["id"]
+        first.setdefault(k, iid)
+        groups.setdefault(k, []).append(iid)
+    fields: dict[int, dict] = {}
+    rows: dict[str, dict] = {}
+    for row, _, task in tasks:
+        k = suite.duplicate_key(task)
+        r = rows.setdefault(canonical(dict(row.factors)), {"row": dict(row.factors),
+                                                           "instances": 0, "keys": []})
+        r["instances"] += 1
+        if k is None:
+            continue
+        r["keys"].append(k)
+        if len(groups[k]) > 1:
+            iid = task.instances[0]["id"]
+            fields[id(task)] = {"cluster": first[k], **({"duplicate_of": first[k]}
+                                                        if iid != first[k] else {})}
+    out = []
+    for r in rows.values():
+        distinct = list(dict.fromkeys(r["keys"]))
+        if len(distinct) < len(r["keys"]):
+            out.append({"row": r["row"], "instances": r["instances"], "distinct": len(distinct),
+                        "groups": [groups[k] for k in distinct if len(groups[k]) > 1]})
+    return fields, out
 
 
 def _qname(q: Any) -> str:
@@ -270,7 +342,8 @@ def _qname(q: Any) -> str:
 def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
              sizes: Sequence[Any] | None = None, per_cell: int | None = None,
              fmt: str = "jsonl", progress: bool = False, jobs: int = 1,
-             encoding: str = "json", overwrite: bool = False) -> dict:
+             encoding: str = "json", overwrite: bool = False,
+             readings: dict | None = None, templates: str | None = None) -> dict:
     """Generate ``suite`` into the folder ``out``; returns the manifest (also written) with
     the wall-clock ``_seconds`` of each phase (not written: it is not reproducible).
 
@@ -278,8 +351,11 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     cell; ``fmt``: ``jsonl`` or ``parquet`` (the prompts table; needs pyarrow); ``jobs``:
     processes for the draws (the output does not depend on it); ``encoding``: how prompts
     show preferences — ``json`` (the instance format, default), ``sentences`` (one sentence
-    per agent) or ``narrative`` (a short story), for suites that render profiles. Raises
-    InstanceError for a size the suite does not have, an unknown format or encoding, or an
+    per agent) or ``narrative`` (a short story), for suites that render profiles;
+    ``readings``: name -> choice of the suite's named readings; ``templates``: a shipped
+    template set's name or a template file (suites with templates; see
+    :mod:`prefcert.bench.templates`). Raises InstanceError for a size the suite does not
+    have, an unknown format, encoding, reading or template set, a bad template file, or an
     ``out`` that already holds a benchmark (unless ``overwrite``: existing output is never
     replaced silently).
     """
@@ -295,7 +371,7 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
             raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
                                 "replace it)", file=str(folder.path / held[0]))
         b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress,
-                  jobs=jobs, encoding=encoding)
+                  jobs=jobs, encoding=encoding, readings=readings, templates=templates)
         t0 = time.perf_counter()
         manifest = b["manifest"]
         for name in ("instances", "labels"):

@@ -40,8 +40,14 @@ def _sizes(value: str | None, suite) -> tuple | None:
 @click.option("--encoding", type=click.Choice(["json", "sentences", "narrative"]),
               default="json", show_default=True,
               help="How prompts show preferences (suites that render profiles).")
+@click.option("--templates", metavar="NAME|FILE",
+              help="Prompt wording: a shipped template set (khanna-wang, the default, or "
+                   "prefcert-0.2) or a TOML template file (docs/suites.md).")
+@click.option("--reading", "readings", multiple=True, metavar="NAME=CHOICE",
+              help="A named reading of the suite (repeatable; docs/suites.md lists them).")
 @click.option("--overwrite", is_flag=True, help="Replace a benchmark already in OUT.")
-def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, overwrite):
+def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, templates, readings,
+             overwrite):
     """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),
     prompts.jsonl (or data/<split>.parquet and a datasets card README.md) and
     manifest.json. Same seed, same bytes."""
@@ -51,9 +57,15 @@ def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, overwr
     try:
         s = get_suite(suite_name)
         check_output(out, folder=True)
+        chosen = {}
+        for r in readings:
+            name, eq, choice = r.partition("=")
+            if not eq or not name or not choice:
+                raise InstanceError("--reading takes NAME=CHOICE", value=r)
+            chosen[name.strip()] = choice.strip()
         manifest = run(s, out, seed=seed, sizes=_sizes(sizes, s), per_cell=per_cell, fmt=fmt,
                        progress=sys.stderr.isatty(), jobs=jobs, encoding=encoding,
-                       overwrite=overwrite)
+                       overwrite=overwrite, readings=chosen, templates=templates)
     except InstanceError as e:
         bad_input(e)
     except KeyboardInterrupt:       # the files are written only at the end: nothing partial

@@ -8,6 +8,10 @@ Questions (existence; solution = an allocation agent -> house):
   replays (Quint & Wako 2004).
 - ``weak_core``: is there one that no coalition can strictly block? Always ``exists``
   (Shapley & Scarf 1974); TTC with tie-breaking gives one.
+
+Under ``unlisted_own_house = unacceptable`` the engines solve the effective market (an
+agent's unlisted houses form its last tie) and report its allocation with the agents that
+hold a house they do not list left unmatched (:func:`reported_allocation`).
 """
 from __future__ import annotations
 
@@ -19,7 +23,13 @@ from ..formal import checker
 from ..formal.checker import housing_market as chk
 from ..formal.checker.housing_market import SPEC
 from ..formal.errors import CertificateError, Disagreement
-from ..formal.housing_market import CORE_NOTION, HousingMarket, as_allocation
+from ..formal.housing_market import (
+    CORE_NOTION,
+    HousingMarket,
+    as_allocation,
+    completed_allocation,
+    reported_allocation,
+)
 from ..oracles import housing_market as orc
 from ..pipeline.minimize import one_sided_lists, without_items
 from .base import (Absent, Domain, Outcome, Property, Question, Shrinker, Space,
@@ -107,6 +117,18 @@ def _auto(question: str):
     return auto
 
 
+def _reported(engine):
+    """The engine's allocation as the market's convention reports it (unmatched agents
+    left out under ``unlisted_own_house = unacceptable``)."""
+    def run(market: HousingMarket, params: Any, *, time_limit: float, seed: int) -> Outcome:
+        out = engine(market, params, time_limit=time_limit, seed=seed)
+        if not market.unmatched_allowed or not isinstance(out.solution, dict):
+            return out
+        return Outcome(out.verdict, reported_allocation(market, out.solution), out.certificate,
+                       out.stats)
+    return run
+
+
 def _decide(answers, check):
     return decide_existence(answers, check, none_quorum=("oracle", "cpsat", "z3"))
 
@@ -187,6 +209,7 @@ def _audit_empty(market: HousingMarket, question: str) -> dict:
                     "proof": {"verdict": "none", "certificate": res.certificate},
                     "feedback": f"Correct: the {words} is empty."}
         witness = res.allocation
+    witness = reported_allocation(market, witness)
     return {"verdict": "incorrect",
             "violations": [{"type": "core_allocation", "allocation": witness}],
             "proof": {"verdict": "exists", "solution": witness,
@@ -241,8 +264,8 @@ def classify(market: HousingMarket, candidate: Any) -> dict[str, dict]:
                              "coalition": coalition, "reallocation": trade}
     certs["pareto_optimal"] = None
     if not chk.is_pareto_optimal(market, x):
-        certs["pareto_optimal"] = {"type": "pareto_improvement", "allocation": {
-            **x, **_blocking_cycle(market, x, "strict", endowment=x)[1]}}
+        certs["pareto_optimal"] = {"type": "pareto_improvement",
+                                   "allocation": _pareto_improvement(market, x)}
     for notion, cert in certs.items():
         if cert is not None:
             try:
@@ -254,12 +277,27 @@ def classify(market: HousingMarket, candidate: Any) -> dict[str, dict]:
             for notion, cert in certs.items()}
 
 
+def _pareto_improvement(market: HousingMarket, x: dict[str, str]) -> dict[str, str]:
+    """An allocation that Pareto-improves on ``x`` (which the checker found not Pareto
+    optimal): a house nobody holds taken by an agent that lists it higher, else the
+    engine's improving cycle (on the completed allocation when agents may be unmatched)."""
+    if not market.unmatched_allowed:
+        return {**x, **_blocking_cycle(market, x, "strict", endowment=x)[1]}
+    free = chk.free_improvement(market, x)
+    if free is not None:
+        return {**x, free[0]: free[1]}
+    full = completed_allocation(market, x)
+    return reported_allocation(market, {**full, **_blocking_cycle(market, full, "strict",
+                                                                  endowment=full)[1]})
+
+
 def _question(name: str) -> Question:
     engines = {"oracle": _oracle(name), "cpsat": _encoding("cpsat", name),
                "z3": _encoding("z3", name)}
     if name == "strict_core":
         engines["milp"] = _milp
     engines["brute_force"] = _brute_force(name)
+    engines = {k: _reported(fn) for k, fn in engines.items()}
     return Question(name=name, engines=engines, auto=_auto(name), decide=_decide,
                     audit=_audit(name), certify=_certify if name == "strict_core" else None)
 
@@ -315,7 +353,7 @@ def _properties() -> dict[str, Property]:
 
     def ttc(inst: dict) -> tuple[HousingMarket, dict]:
         m = parse(inst)
-        return m, orc.top_trading_cycles(m)
+        return m, reported_allocation(m, orc.top_trading_cycles(m))
 
     def ttc_holds(inst: dict) -> bool:
         m, x = ttc(inst)

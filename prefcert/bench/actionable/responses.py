@@ -566,9 +566,13 @@ def render_prompt(d: dict, condition: str = "original") -> str:
     if cons:
         lines.append("Hard constraints:")
         lines += [f"- {_constraint_text(d, c)}" for c in cons]
-        if s == "stable_matching":
-            lines.append("The rule chooses among the stable matchings that meet every hard "
-                         "constraint.")
+        if s == "stable_matching":      # the task's reading of constrained matchings
+            if d.get("reading", {}).get("matching_constraints", "sublattice") == "da_only":
+                lines.append("The rule's matching is computed without the hard constraints; "
+                             "they are met only if that matching meets them.")
+            else:
+                lines.append("The rule chooses among the stable matchings that meet every "
+                             "hard constraint.")
     if d.get("permitted_edits"):
         lines.append("If the constraints cannot all be met, you may change only these: "
                      + ", ".join(d["permitted_edits"]) + " (each change is one edit: a "

@@ -19,19 +19,34 @@ shown four ways: generation with and without the ``{}`` hatch, selection with an
 
 Every gold answer is a certified label (a witness, or a replayable refutation: a
 top-trading segmentation, a deletion log); menu options carry the notions they satisfy as
-decided by :func:`prefcert.pipeline.classify.classify` (checker-verified certificates). Readings:
+decided by :func:`prefcert.pipeline.classify.classify` (checker-verified certificates). Readings
+(named options: ``prefcert generate --reading``, ``--templates``; docs/suites.md):
 
-- *distinctness filter* (standard settings): the candidates (the oracle's outcome of each
-  notion) are pairwise distinct, and no candidate satisfies another *strong* notion of its
-  setting (core, weak core, stability, utilitarian, egalitarian, rank-maximal, MCPO);
-  Pareto optimality is implied by core, utilitarian and rank-maximal outcomes and is not
-  filtered on, except that the Pareto candidate must satisfy no strong notion;
+- *distinctness filter* (standard settings; reading ``distinctness``): ``strict`` (default,
+  the filter K&W F.2.1 describes): the candidates (the oracle's outcome of each notion) are
+  pairwise distinct and none satisfies a *strong* notion of its setting (core, weak core,
+  stability, utilitarian, egalitarian, rank-maximal, MCPO) other than its own; Pareto
+  optimality is implied by core, utilitarian and rank-maximal outcomes and is not filtered
+  on, except that the Pareto candidate must satisfy no strong notion. ``canonical`` (the
+  filter of prefcert 0.2): only the canonical notion's candidate is kept apart — it
+  satisfies no other strong notion and no other candidate satisfies it;
+- *core* (HA-SO, HA-SI): the notion is decided with the weak-core condition (no coalition
+  makes every member strictly better off: K&W E.1, Table 25), the candidates kept apart
+  from it too; the prompt's template set says which condition it states (``checks.core``:
+  the default set ``weak_core``, ``prefcert-0.2`` ``strict_core``) and the answer is
+  checked against that one; the gold, the top-trading-cycles allocation, satisfies both;
+- *HA-SI*: the housing market reads unlisted houses as unacceptable, the own one included
+  (``unlisted_own_house = unacceptable``, K&W F.2.1): an agent is never given a house it
+  did not rank and stays unmatched instead; the prompt says so (template key
+  ``lists.SI``), and the core is labelled as the weak core (the strict core can be empty
+  once agents are indifferent between nothing and an unranked house);
 - *menus* (hard notions): 4 options at n = 10 and 5 at n = 30 before NOTA (the paper's
   "five in general, four for smaller instances"): the target's witness when feasible, the
   related notions' outcomes, then one or two contaminated candidates (the canonical
   output with one or two swaps), deduplicated, shuffled;
 - *selection without NOTA on an infeasible instance*: no option is correct; declining
-  every option ("none", ``{}``) is scored correct, picking one incorrect;
+  every option ("none", ``{}``) is scored correct, picking one incorrect; the gold answer
+  is ``none`` (no option is offered for it);
 - *scoring "no solution"* (the paper's Table 20): with the hatch only ``{}`` is correct on
   an infeasible instance; without it, anything that is not a valid outcome is; ``{}`` on a
   feasible instance is an invalid solution.
@@ -39,17 +54,17 @@ decided by :func:`prefcert.pipeline.classify.classify` (checker-verified certifi
 from __future__ import annotations
 
 import json
-import tomllib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from ...generators import indeterminacy as gen
 from ..answers import Reading, read
+from ...formal.spec import Convention
 from ..design import Entry, RenderedPrompt, Row, SizeTests, Suite, Task, Verdict, canonical
 from ..stats import accuracy_rows, proportion
+from ..templates import TemplateSpec, load
 
 SIZES = (10, 30)
 SETTINGS: dict[str, dict] = {
@@ -88,13 +103,47 @@ GEN_VARIANTS = [{"task": "generation", "escape": True}, {"task": "generation", "
                 {"task": "selection", "escape": True}, {"task": "selection", "escape": False}]
 
 
+NOTIONS = ("core", "weak_core", "strict_core", "pareto_optimal",
+           "max_cardinality_pareto_optimal", "utilitarian", "egalitarian", "rank_maximal",
+           "stable", "weakly_stable", "strongly_stable", "super_stable")
+KINDS = ("housing", "allocation", "matching")
+_F = frozenset
+TEMPLATES = TemplateSpec(
+    "algorithmic",
+    {"instance": (_F({"problem", "lists", "preferences", "endowment"}),
+                  _F({"preferences", "endowment"})),
+     "endowment": (_F({"endowment"}), _F({"endowment"})),
+     "generation": (_F({"instance", "notion", "outcome", "definition", "format", "hatch",
+                        "scratchpad"}), _F({"instance", "format", "hatch"})),
+     "unspecified": (_F({"instance", "outcome", "an_outcome", "format", "scratchpad"}),
+                     _F({"instance", "format"})),
+     "hatch": (_F({"notion", "outcome"}), _F()),
+     "scratchpad": (_F(), _F()),
+     "selection": (_F({"instance", "notion", "outcome", "definition", "options", "scratchpad"}),
+                   _F({"instance", "options"})),
+     "selection_unnamed": (_F({"instance", "outcome", "options", "scratchpad"}),
+                           _F({"instance", "options"})),
+     "nota": (_F(), _F()),
+     **{f"problem.{k}": (_F({"n"}), _F()) for k in KINDS},
+     **{f"lists.{x}": (_F(), _F()) for x in ("SO", "SI", "TO")},
+     **{f"{w}.{k}": (_F(), _F()) for w in ("outcome", "an_outcome", "format") for k in KINDS},
+     **{f"{w}.{x}": (_F(), _F()) for w in ("label", "definition") for x in NOTIONS}},
+    {"khanna-wang": ("prefcert.bench.indeterminacy", "templates-khanna-wang.toml"),
+     "prefcert-0.2": ("prefcert.bench.indeterminacy", "templates-prefcert-0.2.toml")},
+    choices={"checks.core": ("weak_core", "strict_core")})
+READINGS = {"distinctness": Convention("distinctness", ("strict", "canonical"), {
+    "strict": "no candidate of a standard menu satisfies a strong notion of its setting "
+              "other than its own (K&W 2026, App. F.2.1)",
+    "canonical": "only the canonical notion's candidate is kept apart from the others "
+                 "(prefcert 0.2)"})}
+
+
 @lru_cache(maxsize=1)
 def definitions() -> dict[str, dict]:
-    """notion -> {"label", "text"}: the definitions shown to models (a TOML table in the
-    package; the egalitarian misprint of the paper corrected)."""
-    text = resources.files("prefcert.bench.indeterminacy").joinpath("definitions.toml").read_text(
-        encoding="utf-8")
-    return tomllib.loads(text)
+    """notion -> {"label", "text"}: the definitions of the default template set (K&W 2026,
+    Tables 25-26, restated; the egalitarian misprint of the paper corrected)."""
+    t = load(TEMPLATES, None)
+    return {x: {"label": t[f"label.{x}"], "text": t[f"definition.{x}"]} for x in NOTIONS}
 
 
 # ----------------------------------------------------------------------------- design
@@ -146,6 +195,8 @@ def draw_instances(kind: str, pref: str, n: int, rng, iid: str, p: float | None 
     if kind == "housing":
         out["hm"] = {"id": f"{iid}-hm", "domain": "housing_market", "preferences": prefs,
                      "endowment": dict(zip(agents, houses))}
+        if pref == "SI":          # K&W F.2.1: an unranked house, own or not, is unacceptable
+            out["hm"]["conventions"] = {"unlisted_own_house": "unacceptable"}
     return out
 
 
@@ -165,7 +216,8 @@ def memberships(insts: dict, models: dict, outcome: Any,
                 optima: dict | None = None) -> dict[str, bool]:
     """notion -> whether ``outcome`` satisfies it, decided with the checker's own
     definitions (:mod:`prefcert.formal.checker`: the improvement digraph for the cores and
-    Pareto optimality, the blocking-pair scan for stability) and, for the welfare notions,
+    Pareto optimality, the blocking-pair scan for stability; ``core`` is the weak core, the
+    condition K&W E.1 and Table 25 state) and, for the welfare notions,
     by comparing the outcome's value with that of the optimum in ``optima`` (notion ->
     outcome; certified by the notion's label). ``valid``: whether ``outcome`` is a valid
     outcome of the primary domain. An outcome that is not valid for a domain satisfies none
@@ -185,8 +237,8 @@ def memberships(insts: dict, models: dict, outcome: Any,
         try:
             x = as_allocation(models["hm"], outcome)
             out["valid"] = out["valid_hm"] = True
-            out["core"] = out["strict_core"] = ch.in_strict_core(models["hm"], x)
-            out["weak_core"] = ch.in_weak_core(models["hm"], x)
+            out["strict_core"] = ch.in_strict_core(models["hm"], x)
+            out["core"] = out["weak_core"] = ch.in_weak_core(models["hm"], x)
             out["individually_rational"] = ch.is_individually_rational(models["hm"], x)
         except CertificateError:
             out["valid"] = out["valid_hm"] = False
@@ -235,6 +287,11 @@ def where(notion: str, insts: dict) -> tuple[str, str]:
     """(instance role, pipeline question) of a notion; welfare notions of a matching market
     are asked of the market itself."""
     role, q = QUESTION[notion]
+    if notion == "core" and insts.get("hm", {}).get("conventions", {}).get(
+            "unlisted_own_house") == "unacceptable":
+        # agents may stay unmatched: indifferent between nothing and an unlisted house, so
+        # the strict core can be empty; the core of K&W Table 25 is the weak core
+        return "hm", "weak_core"
     return ("sm", q) if role == "ha" and "sm" in insts else (role, q)
 
 
@@ -296,6 +353,7 @@ def sample(row: Row, index: int, ctx) -> Task:
     n, rng = f["size"], ctx.rng
     if f["design"] == "standard":
         st = SETTINGS[f["setting"]]
+        reading = ctx.readings.get("distinctness", "strict")
         iid = f"{f['setting']}-n{n}-{index:02d}"
         while True:
             ctx.draw()
@@ -310,11 +368,9 @@ def sample(row: Row, index: int, ctx) -> Task:
                 cands["egalitarian"] = _egalitarian_variant(insts, cands, rng)
             if len({canonical(c) for c in cands.values()}) < len(cands):
                 continue
-            member = {k: memberships(insts, models, c, found) for k, c in cands.items()}
-            canon_n = st["canonical"]
-            others = [x for x in st["notions"] if x != canon_n]
-            if any(member[canon_n].get(y) for y in others if y not in WEAK_NOTIONS) or \
-                    (canon_n not in WEAK_NOTIONS and any(member[x].get(canon_n) for x in others)):
+            member = {k: _core_read(memberships(insts, models, c, found), reading)
+                      for k, c in cands.items()}
+            if not distinct(member, st, reading):
                 continue
             break
         ctx.accept()
@@ -324,7 +380,7 @@ def sample(row: Row, index: int, ctx) -> Task:
         for _ in range(1 + int(rng.random() < 0.5)):
             for _try in range(50):
                 c = _swap(canon, 1 + int(rng.random() < 0.5), rng)
-                mem = memberships(insts, models, c, found)
+                mem = _core_read(memberships(insts, models, c, found), reading)
                 if canonical(c) not in {canonical(o["outcome"]) for o in options} and \
                         not any(mem.get(x) for x in st["notions"] if x not in WEAK_NOTIONS):
                     options.append({"source": "contaminated", "outcome": c,
@@ -411,80 +467,101 @@ def sample(row: Row, index: int, ctx) -> Task:
     return Task(list(insts.values()), [(insts[r]["id"], q)], payload)
 
 
+def _core_read(mem: dict, reading: str) -> dict:
+    """The ``canonical`` filter of prefcert 0.2 read the core as the strict core (for the
+    filter, the contaminated candidates and the notions an option lists)."""
+    return {**mem, "core": mem.get("strict_core")} if reading == "canonical" else mem
+
+
+def distinct(member: dict[str, dict], setting: dict, reading: str = "strict") -> bool:
+    """The distinctness filter of a standard menu: ``member`` maps each notion to what its
+    candidate satisfies (:func:`memberships`). ``strict``: no candidate satisfies a strong
+    notion of the setting other than its own (Pareto optimality, implied by core,
+    utilitarian and rank-maximal outcomes, is weak: only its own candidate is tested);
+    ``canonical``: the canonical candidate satisfies no other strong notion and, when the
+    canonical notion is strong, no other candidate satisfies it."""
+    notions = setting["notions"]
+    if reading == "strict":
+        return not any(member[k].get(y) for k in notions for y in notions
+                       if y != k and y not in WEAK_NOTIONS)
+    canon = setting["canonical"]
+    others = [x for x in notions if x != canon]
+    return not (any(member[canon].get(y) for y in others if y not in WEAK_NOTIONS) or
+                (canon not in WEAK_NOTIONS and any(member[x].get(canon) for x in others)))
+
+
 def _sat(mem: dict, notions: Sequence[str]) -> list[str]:
     return [x for x in dict.fromkeys(notions) if mem.get(x)]
 
 
 # ----------------------------------------------------------------------------- prompts
 
-PROBLEM = {"housing": "a house allocation problem with endowments (a housing market): {n} agents, "
-                      "each of which owns one of {n} houses",
-           "allocation": "an object allocation problem: {n} objects to be allocated to {n} agents, "
-                         "at most one each",
-           "matching": "a two-sided matching market with {n} agents on side A and {n} on side B"}
 OUTCOME = {"housing": "allocation", "allocation": "allocation", "matching": "matching"}
-EXAMPLE = {"housing": '{"A1": "O3", "A2": "O1", ...}', "allocation": '{"A1": "O3", "A2": "O1", ...}',
-           "matching": '{"A1": "B3", "A2": "B1", ...}'}
-LISTS = ("Each list runs from most to least preferred; alternatives inside an inner list are "
-         "liked equally; an alternative missing from a list is unacceptable to that agent "
-         "(it would rather stay unassigned).")
 
 
-def _instance_text(insts: dict, kind: str, n: int) -> str:
-    head = ("You are an expert in algorithms. Consider " + PROBLEM[kind].format(n=n) + ". "
-            + LISTS + "\n")
-    if kind == "matching":
-        prefs = json.dumps(insts["sm"]["preferences"], ensure_ascii=False)
-        return head + f"<preferences>\n{prefs}\n</preferences>\n"
-    prefs = json.dumps(insts["ha"]["preferences"], ensure_ascii=False)
-    out = head + f"<preferences>\n{prefs}\n</preferences>\n"
-    if kind == "housing":
-        out += "<endowment>\n" + json.dumps(insts["hm"]["endowment"]) + "\n</endowment>\n"
-    return out
+def _instance_text(insts: dict, kind: str, n: int, pref: str, t) -> str:
+    """The instance block of the template set ``t``: the problem, how the lists of the
+    preference type ``pref`` read (``lists.SI``: unranked alternatives are unacceptable),
+    the preferences (the instance format) and, for a housing market, the endowment."""
+    src = insts["sm"] if kind == "matching" else insts["ha"]
+    prefs = json.dumps(src["preferences"], ensure_ascii=False)
+    endow = t.render("endowment", endowment=json.dumps(insts["hm"]["endowment"])) \
+        if kind == "housing" else ""
+    return t.render("instance", problem=t.render(f"problem.{kind}", n=n),
+                    lists=t[f"lists.{pref}"], preferences=prefs, endowment=endow)
 
 
 def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
     p = task.payload
+    t = ctx.templates or load(TEMPLATES, None)
     insts = {r: next(i for i in task.instances if i["id"] == iid) for r, iid in p["roles"].items()}
     kind, n = p["kind"], ctx.row.factors["size"]
-    what = OUTCOME[kind]
-    text = _instance_text(insts, kind, n)
-    t = variant["task"]
+    words = {"outcome": t[f"outcome.{kind}"], "scratchpad": t["scratchpad"]}
+    instance = _instance_text(insts, kind, n, p.get("pref", "TO"), t)
+    task_type = variant["task"]
     hard = ctx.row.factors["design"] == "hard"
     escape = variant.get("escape", True)
-    fmt = (f"Give the {what} as a JSON object inside answer tags, mapping each "
-           f"{'agent of side A to its partner' if kind == 'matching' else 'agent to its item'}"
-           f" (leave out unassigned agents), e.g. <answer>{EXAMPLE[kind]}</answer>.")
-    if t == "selection":
+    fmt = t[f"format.{kind}"]
+    if task_type == "selection":
         notion = p["notion"] if hard else None
         opts = [json.dumps(o["outcome"], sort_keys=True) for o in p["options"]]
         letters = [chr(ord("A") + i) for i in range(len(opts))]
-        nota = None
-        if hard and escape:
-            nota = chr(ord("A") + len(opts))
-        if notion:
-            d = definitions()[notion]
-            text += f"Select the {d['label']} {what} among the options below. {d['text']}\n"
-        else:
-            text += f"Which of the {what}s below do you prefer the most?\n"
-        text += "".join(f"{L}: {o}\n" for L, o in zip(letters, opts))
+        lines = [f"{L}: {o}" for L, o in zip(letters, opts)]
+        nota = chr(ord("A") + len(opts)) if hard and escape else None
         if nota:
-            text += f"{nota}: None of the above\n"
-        text += "Return only the letter of your chosen option inside answer tags, e.g. " \
-                "<answer>A</answer>."
+            lines.append(f"{nota}: {t['nota']}")
+        if notion:
+            text = t.render("selection", instance=instance, notion=t[f"label.{notion}"],
+                            definition=t[f"definition.{notion}"], options="\n".join(lines),
+                            **words)
+        else:
+            text = t.render("selection_unnamed", instance=instance, options="\n".join(lines),
+                            **words)
         extra = {"options": dict(zip(letters, p["options"]))}
         if nota:
             extra["nota_option"] = nota
-        return RenderedPrompt(text, "mcq", extra)
-    notion = p["notion"] if hard else (None if t == "unspecified" else t)
+        return RenderedPrompt(text.rstrip("\n"), "mcq", extra)
+    notion = p["notion"] if hard else (None if task_type == "unspecified" else task_type)
+    target = p["canonical"] if notion is None else notion
+    extra = {"target": target, "checked_notion": checked_notion(target, t)}
     if notion is None:
-        text += f"Find {'a matching' if kind == 'matching' else 'an allocation'}.\n"
-        return RenderedPrompt(text + fmt, "outcome", {"target": p["canonical"]})
-    d = definitions()[notion]
-    text += f"Find a {d['label']} {what}. {d['text']}\n"
-    if escape:
-        text += f"If there is no {d['label']} {what}, return <answer>{{}}</answer>.\n"
-    return RenderedPrompt(text + fmt, "outcome", {"target": notion})
+        text = t.render("unspecified", instance=instance, an_outcome=t[f"an_outcome.{kind}"],
+                        format=fmt, **words)
+        return RenderedPrompt(text.rstrip("\n"), "outcome", extra)
+    label = t[f"label.{notion}"]
+    hatch = t.render("hatch", notion=label, outcome=words["outcome"]) if escape else ""
+    text = t.render("generation", instance=instance, notion=label,
+                    definition=t[f"definition.{notion}"], format=fmt, hatch=hatch, **words)
+    return RenderedPrompt(text.rstrip("\n"), "outcome", extra)
+
+
+def checked_notion(target: str, templates=None) -> str:
+    """The notion an answer for ``target`` is checked against: the condition the template
+    set states for the core (``checks.core``), the target itself otherwise. A prompt record
+    without ``checked_notion`` (prefcert 0.2) stated the strict-core condition."""
+    if target != "core":
+        return target
+    return templates["checks.core"] if templates is not None else "strict_core"
 
 
 def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPrompt) -> str:
@@ -506,7 +583,7 @@ def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPr
         if p["feasible"]:
             return next(L for L, o in rendered.extra["options"].items()
                         if p["notion"] in o["satisfies"])
-        return rendered.extra.get("nota_option") or "none of the above"
+        return rendered.extra.get("nota_option") or "none"      # no option is correct
     return json.dumps(lab["solution"], sort_keys=True) if p["feasible"] else "{}"
 
 
@@ -522,7 +599,7 @@ def _refutation(insts, models, outcome, notion) -> dict | None:
     """Certificate-backed reason why ``outcome`` fails ``notion``."""
     from ...pipeline.classify import classify
     role, _ = where(notion, insts)
-    key = {"core": "strict_core", "stable": "weakly_stable",
+    key = {"core": "weak_core", "stable": "weakly_stable",
            "max_cardinality_pareto_optimal": "pareto_optimal"}.get(notion, notion)
     r = classify(insts[role]["domain"], models[role], [outcome])[0]
     if "invalid" in r:
@@ -661,6 +738,7 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
             extra["selected_satisfies"] = opt["satisfies"]
         return Verdict(verdict, r.to_json(), r.reason, extra)
     target = prompt["target"]
+    checked = prompt.get("checked_notion") or checked_notion(target)
     insts, models = _insts(prompt, entry)
     p = read("outcome", answer, mode=mode, agents=side_a(insts), partners=partners_of(insts))
     role = where(target, insts)[0]
@@ -670,13 +748,13 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     if p.kind == "value":
         mem = memberships(insts, models, p.value, optima)
         valid = bool(mem.get(f"valid_{role}"))
-        facts = {"valid": valid, "satisfies": bool(mem.get(target))}
+        facts = {"valid": valid, "satisfies": bool(mem.get(checked))}
         if valid:
             extra["satisfies"] = [x for x in SETTINGS.get(task.get("setting", ""), {}).get(
                 "notions", [target]) if mem.get(x)] if not hard else \
                 [x for x in (target, *HARD[target]["related"]) if mem.get(x)]
-            facts["weak_core_only"] = target == "core" and not mem.get("core") and \
-                bool(mem.get("weak_core"))
+            facts["weak_core_only"] = checked == "strict_core" and \
+                not mem.get("strict_core") and bool(mem.get("weak_core"))
         elif role == "hm" and missing_agents(p.value, side_a(insts)):
             facts["left_out"] = missing_agents(p.value, side_a(insts))
         else:
@@ -697,7 +775,7 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
                     "not a valid one-to-one outcome")
     reason: Any = p.reason
     if verdict == "incorrect" and facts.get("valid"):
-        reason = _refutation(insts, models, p.value, target)
+        reason = _refutation(insts, models, p.value, checked)
     elif rule == "F.2.1:unacceptable_partner":
         reason = "assigns a partner missing from an agent's list (unacceptable)"
     elif rule == "R13:left_out_agent":
@@ -747,6 +825,7 @@ def feedback(prompt: dict, answer: str, entry: Entry) -> str:
                    "answer tags, e.g. <answer>A</answer>."
         return "The option you chose is not correct."
     target = prompt["target"]
+    checked = prompt.get("checked_notion") or checked_notion(target)
     d = definitions()[target]
     fmt = (f"Give the {what} as a JSON object inside <answer></answer> tags, mapping each "
            + ("agent of side A to its partner on side B." if kind == "matching"
@@ -764,7 +843,7 @@ def feedback(prompt: dict, answer: str, entry: Entry) -> str:
     outcome = parsed["value"]
     if target in ("core", "strict_core", "weak_core"):
         from ...oracles.housing_market import blocking_coalitions
-        kind_ = "weak" if target == "weak_core" else "strict"
+        kind_ = "weak" if checked == "weak_core" else "strict"
         bc = blocking_coalitions(models["hm"], outcome, kind_, max_cycles=2000, time_limit=60.0)
         sets = ["{" + ", ".join(c["coalition"]) + "}" for c in bc.coalitions[:MAX_COALITIONS]]
         total = len(bc.coalitions)
@@ -899,7 +978,7 @@ SUITE = Suite(
     sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
     score=score, metrics=metrics, feedback=feedback, plots=plots, calibration=calibration,
     calibration_title="calibration: raw draws without a solution",
-    expected_total=3660, size_tests=SizeTests(
+    expected_total=3660, readings=READINGS, templates=TEMPLATES, size_tests=SizeTests(
         "Khanna & Wang (2026), App. J.3: small vs modest markets (n = 10 vs 30), the "
         "generation task of every notion under strict complete preferences (Fig. 4a)",
         _scaling_cell),

@@ -35,15 +35,27 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from ...formal.spec import Convention
 from ...generators import indeterminacy as gen
 from ..answers import Reading, read
 from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
 from ..stats import accuracy_rows, proportion
+from ..templates import TemplateSpec, load
 
 SIZES = (50, 100, 200)
 FF, FFK, MCQ = {"format": "ff"}, {"format": "ffk"}, {"format": "mcq"}
-INSUFFICIENT = "There is not enough information to decide."
 ABSTAIN_WORD = {"bundle": "Can't decide", "yesno": "uncertain"}
+READINGS = {"si_counts": Convention("si_counts", ("entailed", "undetermined"), {
+    "entailed": "a count on truncated lists asks for the agents whose lists entail c1 ≻ c2, "
+                "a determined number (K&W 2026, Table 8; labels under pair_count = stated)",
+    "undetermined": "a count on truncated lists is undetermined: only an abstention is "
+                    "correct (K&W 2026, Table 1; labels under pair_count = completions)"}),
+    "topk_ties": Convention("topk_ties", ("keeps_tie", "abstain"), {
+        "keeps_tie": "top-k prompt 3 (list, then yes / no only) on an item of the tie at "
+                     "position k: 'yes' (the item is in the top k once the tie is kept, as "
+                     "prompt 2's gold keeps it) is scored correct (K&W H.3 takes no position)",
+        "abstain": "top-k prompt 3 is undetermined: only an abstention is correct, although "
+                   "the prompt offers yes and no only (prefcert 0.2)"})}
 
 
 # ----------------------------------------------------------------------------- design
@@ -109,9 +121,12 @@ def names(prefix: str, n: int) -> list[str]:
 
 
 @lru_cache(maxsize=32)
-def pool_profile(seed: int, pref: str, n: int, i: int) -> dict:
+def pool_profile(seed: int, pref: str, n: int, i: int, si_counts: str = "entailed") -> dict:
     """Profile ``i`` of the (pref, n) pool: n agents A1.. over n items C1.. (impartial
-    culture; SI truncated to [⌊n/2⌋, n]; TO with two tie groups per list)."""
+    culture; SI truncated to [⌊n/2⌋, n]; TO with two tie groups per list). Counts on TO
+    lists, and on SI lists under the ``entailed`` reading, count the agents whose lists
+    state c1 ≻ c2 (the instance's ``pair_count = stated``; ties are indifference, K&W
+    Table 2)."""
     import numpy as np
 
     from ..design import derive_seed
@@ -122,8 +137,11 @@ def pool_profile(seed: int, pref: str, n: int, i: int) -> dict:
         orders = [gen.truncate(o, rng) for o in orders]
     elif pref == "TO":
         orders = [gen.two_tie_groups(o, rng) for o in orders]
-    return {"id": f"{pref}-n{n}-{i:02d}", "domain": "preference", "items": items,
-            "semantics": "unknown", "profile": dict(zip(names("A", n), orders))}
+    out = {"id": f"{pref}-n{n}-{i:02d}", "domain": "preference", "items": items,
+           "semantics": "unknown", "profile": dict(zip(names("A", n), orders))}
+    if pref == "TO" or (pref == "SI" and si_counts == "entailed"):
+        out["conventions"] = {"pair_count": "stated"}
+    return out
 
 
 def flat(order: list) -> list[str]:
@@ -147,7 +165,8 @@ def sample(row: Row, index: int, ctx) -> Task:
     f = row.factors
     if f["family"] == "partial_order":
         return _sample_partial(row, index, ctx)
-    inst = pool_profile(ctx.suite_seed, f["pref"], f["size"], index)
+    inst = pool_profile(ctx.suite_seed, f["pref"], f["size"], index,
+                        ctx.readings.get("si_counts", "entailed"))
     rng, items = ctx.rng, inst["items"]
     agents = list(inst["profile"])
     q, case = f["question"], f["case"]
@@ -173,12 +192,15 @@ def sample(row: Row, index: int, ctx) -> Task:
     qs = [question] if question["type"] != "rs" else [
         question, {"type": "rs", "agent": agent, "bundles": question["bundles"][::-1]}]
     payload = {"question": question, "agent": agent if "agent" in question else None,
-               "expected": expected(question, f, inst)}
+               "expected": expected(question, f, inst, ctx.readings)}
     if f["family"] == "aggregative":
         a, b = question["items"]
         payload["c1_only"] = _count_c1_only(inst, a, b)
+        payload["entailed"] = _count_entailed(inst, a, b)
     if f["family"] == "bundle":
         payload["lexicographic"] = _lexicographic(order, *question["bundles"])
+    if case == "p3_undetermined":
+        payload["topk_ties"] = ctx.readings.get("topk_ties", "keeps_tie")
     return Task([inst], [(inst["id"], x) for x in qs], payload)
 
 
@@ -282,6 +304,12 @@ def _count_c1_only(inst, a, b) -> int:
     return n
 
 
+def _count_entailed(inst, a, b) -> int:
+    """Agents whose list has a strictly above b (both listed, not tied)."""
+    return sum(1 for o in inst["profile"].values()
+               if a in tie_of(o) and b in tie_of(o) and tie_of(o)[a] < tie_of(o)[b])
+
+
 def _lexicographic(order, A, B) -> list | None:
     """The bundle a lexicographic comparison picks (best items first, then the next), or
     None when it cannot separate them."""
@@ -355,16 +383,18 @@ def _distance(succ, a, b) -> int | None:
     return None
 
 
-def expected(question: dict, f: dict, inst: dict) -> dict:
+def expected(question: dict, f: dict, inst: dict, readings: dict | None = None) -> dict:
     """What the sampler expects the certified label to say, from the data directly (a
     cross-check of the labels, never the gold itself)."""
     t = question["type"]
     order = inst["profile"].get(question.get("agent"))
-    if t == "count":
+    if t == "count":            # pair_count = stated, or every agent orders the pair
         a, b = question["items"]
-        n = sum(1 for o in inst["profile"].values()
-                if a in tie_of(o) and b in tie_of(o) and tie_of(o)[a] < tie_of(o)[b])
-        return {"kind": "value", "value": n}
+        n = _count_entailed(inst, a, b)
+        ordered = all(a in tie_of(o) and b in tie_of(o) and tie_of(o)[a] != tie_of(o)[b]
+                      for o in inst["profile"].values())
+        stated = inst.get("conventions", {}).get("pair_count") == "stated"
+        return {"kind": "value", "value": n} if stated or ordered else {"kind": "abstain"}
     r = tie_of(order)
     if t == "kth":
         lst = flat(order)
@@ -395,9 +425,15 @@ def expected(question: dict, f: dict, inst: dict) -> dict:
         if f["case"] == "p1_determined":
             lst = flat(order)
             return {"kind": "value", "value": "yes" if lst.index(x) < k else "no"}
+        if f["case"] == "p3_undetermined" and (readings or {}).get("topk_ties",
+                                                                   "keeps_tie") == "keeps_tie":
+            return {"kind": "keeps_tie", "value": "yes"}
         return {"kind": "abstain"}
-    if t == "topk_list":
-        return {"kind": "abstain"}
+    if t == "topk_list":        # every item of the tie holding position k may be in the top k
+        lst = flat(order)
+        group = tie_of(order)[lst[question["k"] - 1]]
+        end = max(j for j, x in enumerate(lst) if tie_of(order)[x] == group) + 1
+        return {"kind": "keeps_tie", "value": sorted(lst[:end])}
     raise ValueError(t)
 
 
@@ -405,14 +441,18 @@ def expected(question: dict, f: dict, inst: dict) -> dict:
 
 def truth(task: dict, labels: Sequence[dict]) -> dict:
     """The gold answer of a task from its certified labels: ``{"kind": "value", "value":
-    v}`` or ``{"kind": "abstain"}`` (plus ``possible`` / ``necessary`` for top-k lists).
-    Raises RuntimeError when it contradicts the sampler's expectation."""
+    v}``, ``{"kind": "abstain"}``, or for a top-k list on an undetermined k ``{"kind":
+    "keeps_tie", "value": the possible top-k set, "possible", "necessary"}`` (K&W H.3
+    reports keeping vs breaking the tie and takes no position; keeping it is scored
+    correct), and for top-k prompt 3 under ``topk_ties = keeps_tie`` ``{"kind": "keeps_tie",
+    "value": "yes"}``. Raises RuntimeError when it contradicts the sampler's expectation."""
     q = task["question"]
     lab = labels[0]
     v, sol = lab["verdict"], lab.get("solution") or {}
     t = q["type"]
     if t == "count":
-        out = {"kind": "value", "value": sol["value"] if v == "determined" else sol["min"]}
+        out = {"kind": "value", "value": sol["value"]} if v == "determined" else \
+            {"kind": "abstain"}
     elif t in ("kth", "position"):
         out = {"kind": "value", "value": sol["value"]} if v == "determined" else \
             {"kind": "abstain"}
@@ -442,11 +482,13 @@ def truth(task: dict, labels: Sequence[dict]) -> dict:
             out = {"kind": "abstain"}
         else:
             raise RuntimeError(f"bundles equivalent: {q}")
-    elif t == "topk":
-        out = {"kind": "abstain"} if v == "undetermined" else \
-            {"kind": "value", "value": "yes" if v == "true" else "no"}
+    elif t == "topk":           # prompt 3 under topk_ties = keeps_tie: the tie kept, "yes"
+        keep = task.get("topk_ties") == "keeps_tie"
+        out = ({"kind": "keeps_tie", "value": "yes"} if keep else {"kind": "abstain"}) \
+            if v == "undetermined" else {"kind": "value", "value": "yes" if v == "true" else "no"}
     elif t == "topk_list":
-        out = {"kind": "abstain", "necessary": sol["necessary"], "possible": sol["possible"]}
+        out = {"kind": "keeps_tie", "value": sorted(sol["possible"]),
+               "necessary": sol["necessary"], "possible": sol["possible"]}
     else:
         raise ValueError(t)
     exp = task.get("expected")
@@ -460,108 +502,109 @@ def truth(task: dict, labels: Sequence[dict]) -> dict:
 
 # ----------------------------------------------------------------------------- prompts
 
-INTRO = ("You are an expert in algorithms and in reasoning about preferences. The problem "
-         "below concerns {n} agents and {m} alternatives to be allocated among them. ")
-DATA = {
-    "SO": "Each agent lists every alternative, from the one it likes most to the one it "
-          "likes least.",
-    "SI": "Each agent lists some alternatives, from the one it likes most to the one it likes "
-          "least; an alternative missing from an agent's list is not ranked by that agent, "
-          "so nothing is known about where it stands for that agent.",
-    "TO": "Each agent lists every alternative from the one it likes most to the one it likes "
-          "least; alternatives grouped in an inner list are liked equally by that agent.",
-    "pairwise": "The agent's preferences are given as pairs [x, y], each meaning that the "
-                "agent prefers x to y; no other comparison was stated.",
-    "choices": "The agent's preferences are given as observed choices [offered, chosen]: "
-               "when offered the alternatives in the list, the agent chose the second "
-               "entry; no other comparison was stated.",
+_F = frozenset
+#: template key of a question -> (placeholders it offers, answer shape)
+QUESTION_KEYS: dict[str, tuple[frozenset, str]] = {
+    "kth": (_F({"agent", "k", "kth"}), "item"),
+    "position": (_F({"agent", "item"}), "int"),
+    "compare": (_F({"agent", "a", "b"}), "item"),
+    "rank_set": (_F({"agent", "items"}), "ranking"),
+    "count": (_F({"a", "b"}), "int"),
+    "rs": (_F({"agent", "bundle_a", "bundle_b"}), "bundle"),
+    "topk": (_F({"agent", "k", "item"}), "yesno"),
+    "topk_list": (_F({"agent", "k"}), "items"),
+    "topk_then": (_F({"agent", "k", "item"}), "yesno"),
+    "partial": (_F({"agent", "a", "b"}), "item"),
 }
+PREFS = ("SO", "SI", "TO", "pairwise", "choices")
+TEMPLATES = TemplateSpec(
+    "preference",
+    {"prompt": (_F({"n_items", "n_agents", "agents_word", "data", "preferences", "question"}),
+                _F({"preferences", "question"})),
+     "question": (_F({"task", "format"}), _F({"task", "format"})),
+     "question_mcq": (_F({"task", "options", "instruction"}), _F({"task", "options"})),
+     "mcq.instruction": (_F(), _F()), "mcq.abstain": (_F(), _F()),
+     **{f"data.{p}": (_F(), _F()) for p in PREFS},
+     **{f"{w}.{q}": (ph, _F()) for q, (ph, _) in QUESTION_KEYS.items()
+        for w in ("task", "task_ffk")},
+     **{f"{w}.{q}": (_F(), _F()) for q in QUESTION_KEYS for w in ("format", "format_ffk")},
+     **{f"{enc}.{k}": v for enc in ("sentences", "narrative") for k, v in (
+         ("list", (_F({"agent", "first", "rest", "items"}), _F({"first"}))),
+         ("then", (_F(), _F())), ("tie", (_F({"items"}), _F({"items"}))),
+         ("and", (_F(), _F())), ("item", (_F({"name", "number"}), _F())))}},
+    {"khanna-wang": ("prefcert.bench.indeterminacy", "templates-khanna-wang.toml"),
+     "prefcert-0.2": ("prefcert.bench.indeterminacy", "templates-prefcert-0.2.toml")})
 
 
-def encode_profile(inst: dict, encoding: str = "json", agent: str | None = None) -> str:
+def question_key(question: dict, factors: dict) -> str:
+    """The template key of a task's question (partial-order comparisons and top-k prompt 3
+    have their own wording)."""
+    t = question["type"]
+    if t == "compare" and factors.get("family") == "partial_order":
+        return "partial"
+    if t == "topk" and factors.get("case") == "p3_undetermined":
+        return "topk_then"
+    return t
+
+
+def vocabulary(inst: dict, encoding: str, t) -> dict[str, str]:
+    """item -> the name the prompt uses for it: the item itself, except under the
+    ``sentences`` / ``narrative`` encodings of list data (their ``item`` template, e.g.
+    ``dish 17`` for C17)."""
+    lists = all(isinstance(o, list) for o in inst["profile"].values())
+    if encoding == "json" or not lists:
+        return {x: x for x in inst["items"]}
+    key = f"{encoding}.item"
+    return {x: t.render(key, name=x, number=x.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ") or x)
+            for x in inst["items"]}
+
+
+def encode_profile(inst: dict, encoding: str = "json", agent: str | None = None,
+                   templates=None) -> str:
     """The preferences as shown to a model: ``json`` (the instance format), ``sentences``
-    (one sentence per agent) or ``narrative`` (items as dishes on a menu; one agent)."""
+    (one sentence per agent, K&W H.5 level 2) or ``narrative`` (a person choosing dishes,
+    level 3), in the wording of ``templates`` (default: the default set); ``agent``: show
+    that agent's list alone. Data that are not lists (partial orders) are shown as JSON."""
+    t = templates or load(TEMPLATES, None)
     prof = inst["profile"] if agent is None else {agent: inst["profile"][agent]}
-    if encoding == "json":
+    if encoding == "json" or not all(isinstance(o, list) for o in prof.values()):
         return json.dumps(prof, ensure_ascii=False)
+    name = vocabulary(inst, encoding, t)
     out = []
     for a, order in prof.items():
-        if not isinstance(order, list):
-            return json.dumps(prof, ensure_ascii=False)
-        words = [(" and ".join(t) + " (equally)") if isinstance(t, list) else t for t in order]
-        if encoding == "sentences":
-            out.append(f"{a} likes {words[0]} best" + "".join(f", then {w}" for w in words[1:])
-                       + ".")
-        else:
-            dish = {x: f"dish {x[1:]}" for x in inst["items"]}
-            w = [(" and ".join(dish[x] for x in t) + ", which they like equally")
-                 if isinstance(t, list) else dish[t] for t in order]
-            out.append(f"At the restaurant, {a} studies the menu. Their favourite is {w[0]}; "
-                       + "".join(f"after that comes {x}; " for x in w[1:]).rstrip("; ")
-                       + ". Any dish not mentioned is one they have no opinion about.")
+        words = [t.render(f"{encoding}.tie", items=t[f"{encoding}.and"].join(name[x] for x in g))
+                 if isinstance(g, list) else name[g] for g in order]
+        then = t[f"{encoding}.then"]
+        out.append(t.render(f"{encoding}.list", agent=a, first=words[0] if words else "",
+                            rest="".join(then + w for w in words[1:]),
+                            items=then.join(words)))
     return "\n".join(out)
 
 
-def _task_text(task: dict, f: dict) -> tuple[str, str]:
-    """(question sentence, answer shape)."""
-    q = task["question"]
-    t = q["type"]
-    ag = q.get("agent")
-    if t == "kth":
-        return f"Which alternative is {ag}'s choice number {q['k']} (counting from the most " \
-               f"preferred)?", "item"
-    if t == "position":
-        return f"At which position does {q['item']} appear in {ag}'s preference list " \
-               f"(1 = most preferred)?", "int"
-    if t == "compare":
-        a, b = q["items"]
-        if f["family"] == "partial_order":
-            return f"Of {a} and {b}, which one does the agent prefer?", "item"
-        return f"Which of {a} and {b} does {ag} prefer?", "item"
-    if t == "rank_set":
-        return f"Order the alternatives {', '.join(q['items'])} by {ag}'s preference.", "ranking"
-    if t == "rs":
-        A, B = q["bundles"]
-        return f"Which bundle does {ag} prefer: {{{', '.join(A)}}} or {{{', '.join(B)}}}?", \
-               "bundle"
-    if t == "topk":
-        if f["case"] == "p3_undetermined":
-            return f"Take {ag}'s {q['k']} most preferred alternatives. Is {q['item']} among " \
-                   f"them?", "yesno"
-        return f"Suppose {ag} picks its {q['k']} most preferred alternatives. Is {q['item']} " \
-               f"one of them?", "yesno"
-    if t == "topk_list":
-        return f"List {ag}'s {q['k']} most preferred alternatives.", "items"
-    if t == "count":
-        a, b = q["items"]
-        return f"How many agents prefer {a} to {b}?", "int"
-    raise ValueError(t)
+def _ordinal(k: int) -> str:
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
 
 
-FORMAT = {
-    "item": "Put the name of the alternative inside answer tags, e.g. <answer>X</answer>",
-    "int": "Put the number inside answer tags, e.g. <answer>7</answer>",
-    "ranking": "Put the alternatives inside answer tags, most preferred first, joined by '>', "
-               "e.g. <answer>X > Y > Z</answer>",
-    "bundle": "Put the preferred bundle inside answer tags, e.g. <answer>{X, Y}</answer>",
-    "yesno": "Answer yes or no inside answer tags, e.g. <answer>yes</answer>",
-    "items": "Put the alternatives inside answer tags, separated by commas, e.g. "
-             "<answer>X, Y, Z</answer>",
-}
-IF_KNOWN = {
-    "item": ", if it can be known; if the preferences do not settle it, answer "
-            "<answer>unknown</answer>",
-    "int": ", if it can be known; if the preferences do not settle it, answer "
-           "<answer>unknown</answer>",
-    "ranking": ". Include only the alternatives whose order is known from the preferences",
-    "bundle": ". If the preferences do not settle which bundle is preferred, answer "
-              "<answer>Can't decide</answer>",
-    "yesno": ", or answer <answer>uncertain</answer> if the preferences do not settle it",
-    "items": "",
-}
+def _task_values(q: dict, name: dict) -> dict:
+    """The placeholders of a question's task template, item names in the prompt's
+    vocabulary."""
+    v: dict = {"agent": q.get("agent", "")}
+    if "k" in q:
+        v.update(k=q["k"], kth=_ordinal(q["k"]))
+    if "item" in q:
+        v["item"] = name[q["item"]]
+    if q["type"] in ("compare", "count"):
+        v["a"], v["b"] = (name[x] for x in q["items"])
+    if q["type"] == "rank_set":
+        v["items"] = ", ".join(name[x] for x in q["items"])
+    if q["type"] == "rs":
+        v["bundle_a"], v["bundle_b"] = ("{" + ", ".join(name[x] for x in b) + "}"
+                                        for b in q["bundles"])
+    return v
 
 
-def _options(task: dict, f: dict, inst: dict, rng) -> list:
+def _options(task: dict, inst: dict, rng) -> list:
     """MCQ candidate values: the expected value (when determined) and distractors."""
     q, exp = task["question"], task["expected"]
     t = q["type"]
@@ -586,10 +629,10 @@ def _options(task: dict, f: dict, inst: dict, rng) -> list:
                 pool.append(perm)
     elif t == "rs":
         pool = [sorted(b) for b in q["bundles"] if sorted(b) not in cands]
-    elif t == "count":
-        v = exp["value"]
-        pool = [x for x in {v - 2, v - 1, v + 1, v + 2, task.get("c1_only", v)}
-                if x != v and x >= 0]
+    elif t == "count":             # around the entailed count (the value when determined)
+        v = task.get("entailed", exp.get("value"))
+        pool = [x for x in sorted({v - 2, v - 1, v, v + 1, v + 2, task.get("c1_only", v)})
+                if x not in cands and x >= 0]
     want = 4 if t not in ("compare", "rs") else 2
     picks = [pool[int(j)] for j in rng.permutation(len(pool))[:max(0, want - len(cands))]]
     cands += picks
@@ -597,55 +640,84 @@ def _options(task: dict, f: dict, inst: dict, rng) -> list:
     return cands
 
 
-def _show(value, shape: str) -> str:
+def _show(value, shape: str, name: dict | None = None) -> str:
+    """A value as an answer text, item names in the prompt's vocabulary ``name``."""
+    n = (lambda x: name.get(x, x)) if name else (lambda x: x)
     if shape == "ranking":
-        return " > ".join(value)
+        return " > ".join(map(n, value))
     if shape in ("bundle", "items"):
-        return "{" + ", ".join(value) + "}"
-    return str(value)
+        return "{" + ", ".join(map(n, value)) + "}"
+    return n(value) if isinstance(value, str) else str(value)
 
 
 def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
     f = ctx.row.factors
+    t = ctx.templates or load(TEMPLATES, None)
     inst = task.instances[0]
     p = task.payload
-    n_agents = len(inst["profile"])
-    head = INTRO.format(n=n_agents, m=len(inst["items"])) + DATA[f["pref"]]
-    prefs = encode_profile(inst, getattr(ctx, "encoding", "json"))
-    sentence, shape = _task_text(p, f)
-    body = f"{head}\n<preferences>\n{prefs}\n</preferences>\n{sentence}\n"
+    q = p["question"]
+    encoding = getattr(ctx, "encoding", "json")
+    single = q.get("agent") if encoding != "json" else None      # K&W H.5: that list alone
+    name = vocabulary(inst, encoding, t)
+    shown = 1 if single else len(inst["profile"])
+    key = question_key(q, f)
+    shape = QUESTION_KEYS[key][1]
+    fmt = variant["format"]
+    task_text = t.render(f"{'task_ffk' if fmt == 'ffk' else 'task'}.{key}",
+                         **_task_values(q, name))
     extra: dict = {}
-    if variant["format"] == "mcq":
-        opts = [_show(v, shape) for v in _options(p, f, inst, ctx.rng)] + [INSUFFICIENT]
+    if any(v != x for x, v in name.items()):
+        extra["vocabulary"] = {v: x for x, v in name.items()}
+    if fmt == "mcq":
+        opts = [_show(v, shape, name) for v in _options(p, inst, ctx.rng)] + [t["mcq.abstain"]]
         letters = [chr(ord("A") + i) for i in range(len(opts))]
-        body += "".join(f"{L}: {o}\n" for L, o in zip(letters, opts))
-        body += "Reply with the letter of your choice only, inside answer tags, e.g. " \
-                "<answer>A</answer>."
-        extra = {"options": dict(zip(letters, opts)), "abstain_option": letters[-1]}
-        return RenderedPrompt(body, "mcq", extra)
-    fmt = FORMAT[shape]
-    if variant["format"] == "ffk":
-        fmt += IF_KNOWN[shape]
-    return RenderedPrompt(body + fmt + ".", shape, extra)
+        question = t.render("question_mcq", task=task_text, instruction=t["mcq.instruction"],
+                            options="\n".join(f"{L}: {o}" for L, o in zip(letters, opts)))
+        extra.update(options=dict(zip(letters, opts)), abstain_option=letters[-1])
+    else:
+        question = t.render("question", task=task_text,
+                            format=t[f"{'format_ffk' if fmt == 'ffk' else 'format'}.{key}"])
+    text = t.render("prompt", n_items=len(inst["items"]), n_agents=shown,
+                    agents_word="agent" if shown == 1 else "agents",
+                    data=t[f"data.{f['pref']}"],
+                    preferences=encode_profile(inst, encoding, single, t), question=question)
+    return RenderedPrompt(text, "mcq" if fmt == "mcq" else shape, extra)
 
 
 def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPrompt) -> str:
+    """The gold answer text in the prompt's vocabulary (an option letter for MCQ)."""
     tr = truth(task.payload, labels)
     shape = rendered.answer_shape
+    name = {x: v for v, x in rendered.extra.get("vocabulary", {}).items()}
+    q = task.payload["question"]
     if shape == "mcq":
-        want = _show(tr["value"], _task_text(task.payload, {"family": "", "case": ""})[1]) \
-            if tr["kind"] == "value" else INSUFFICIENT
-        if task.payload["question"]["type"] == "compare" and tr["kind"] == "value":
-            want = str(tr["value"])
+        if tr["kind"] != "value":
+            return rendered.extra["abstain_option"]
+        want = _show(tr["value"], QUESTION_KEYS[q["type"]][1], name)
         for letter, text in rendered.extra["options"].items():
             if text == want:
                 return letter
         raise RuntimeError(f"gold answer {want!r} missing from the options")
+    if tr["kind"] == "keeps_tie":
+        v = tr["value"]
+        return v if isinstance(v, str) else ", ".join(name.get(x, x) for x in v)
     if tr["kind"] == "abstain":
-        if task.payload["question"]["type"] == "topk_list":
-            return ", ".join(tr["possible"])
         return ABSTAIN_WORD.get(shape, "unknown")
-    return _show(tr["value"], shape).strip("{}") if shape == "items" else _show(tr["value"], shape)
+    out = _show(tr["value"], shape, name)
+    return out.strip("{}") if shape == "items" else out
+
+
+def in_items(text: str, prompt: dict) -> str:
+    """An answer written in the prompt's vocabulary (``dish 17``) with the instance's item
+    names put back (``C17``), longest names first, whole words only, case-insensitive; the
+    text itself when the prompt used the item names."""
+    vocab = prompt.get("vocabulary")
+    if not vocab or not isinstance(text, str):
+        return text
+    for shown in sorted(vocab, key=len, reverse=True):
+        text = re.sub(r"(?<!\w)" + re.escape(shown) + r"(?!\w)", vocab[shown], text,
+                      flags=re.IGNORECASE)
+    return text
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -683,7 +755,13 @@ def reader_context(prompt: dict, inst: dict) -> dict:
 
 def read_answer(prompt: dict, answer: str, inst: dict, mode: str = "lenient") -> Reading:
     """The reading of an answer to a prompt (:func:`prefcert.bench.answers.read`); an MCQ
-    letter is read on to the value its option states."""
+    letter is read on to the value its option states. An answer and options written in the
+    prompt's own vocabulary (``--encoding narrative``) are read back in the item names
+    (:func:`in_items`)."""
+    answer = in_items(answer, prompt)
+    if prompt.get("vocabulary") and prompt.get("options"):
+        prompt = {**prompt, "options": {k: in_items(v, prompt)
+                                        for k, v in prompt["options"].items()}}
     ctx = reader_context(prompt, inst)
     shape = prompt["answer_shape"]
     r = read(shape, answer, mode=mode, **ctx)
@@ -766,7 +844,7 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     if q["type"] == "topk" and prompt["cell"]["case"] == "p3_undetermined" and p.kind == "value":
         extra["category"] = p.value
     ok = verdict == "correct"
-    if q["type"] == "count" and p.kind == "value" and not ok:
+    if q["type"] == "count" and p.kind == "value" and not ok and tr["kind"] == "value":
         extra["abs_error"] = abs(p.value - tr["value"])
         if p.value == task.get("c1_only") and task.get("c1_only") != tr["value"]:
             extra["category"] = "includes_c1_only"
@@ -841,8 +919,9 @@ SUITE = Suite(
                 "partial-order queries on strict, truncated and tied profiles, in free-flow, "
                 "free-flow-if-known and multiple-choice formats (Khanna & Wang 2026, §3).",
     sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
-    score=score, metrics=metrics, plots=plots, expected_total=3360,
+    score=score, metrics=metrics, plots=plots, expected_total=3360, readings=READINGS,
+    templates=TEMPLATES,
     citation=('Khanna, S. and Wang, X. (2026). '
-             '"Preference reasoning under indeterminacy in large language models".'
-             ' arXiv:2608.18631.'),
+              '"Preference reasoning under indeterminacy in large language models".'
+              ' arXiv:2608.18631.'),
 )

@@ -121,7 +121,7 @@ _RULES = {
     "approval": "Every voter submits the set of alternatives they approve of (any subset, "
                 "the empty set included). Each approved alternative receives 1 point. The "
                 "alternative with the most points wins. A sincere approval ballot approves "
-                "the top {k} alternative(s) of one's ranking.",
+                "{sincere}.",
     "irv": "Every voter submits a full ranking of all alternatives. In each round, every "
            "ballot counts for its highest-ranked alternative still in the race, and the "
            "alternative with the fewest such votes is eliminated; this repeats until one "
@@ -183,7 +183,10 @@ def render_prompt(instance: Mapping[str, Any], framing: Framing) -> str:
     rule = instance["rule"]
     r = rule_named(rule)
     m = e.m
-    rule_text = _RULES[rule].format(m=m, top=m - 1, k=e.approval_top)
+    k = e.approval_top             # prefcert's reading (the paper leaves it open): top ⌊m/2⌋
+    sincere = "no alternative" if k == 0 else "only the top alternative of one's ranking" \
+        if k == 1 else f"the top {k} alternatives of one's ranking"
+    rule_text = _RULES[rule].format(m=m, top=m - 1, sincere=sincere)
     if not r.rounds:                   # score ties; IRV's elimination ties are in its text
         rule_text += _TIES
     others = []
@@ -236,7 +239,8 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
         ``welfare_change``: the Borda social welfare of ŵ minus that of w₀ over every
         voter's true ranking (the benchmark names the metric without defining it: this is
         our reading); and
-        ``category``: ``invalid``, ``sincere``, ``optimal``, ``profitable_suboptimal``,
+        ``category``: ``timeout`` (no response: ``text`` None), ``invalid``, ``sincere``,
+        ``optimal``, ``profitable_suboptimal``,
         ``tie_breaking_error`` (profitable had ties been broken by τ reversed),
         ``rule_error`` (profitable under another of the five rules) or
         ``non_profitable``; ``effect``: the ballot's effect measured by the true ranking
@@ -284,9 +288,12 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
     out = {"valid": parsed.valid, "ballot": list(parsed.ballot) if parsed.valid else None,
            "reason": parsed.reason, "S": 0, "O": 0, "sincere": False,
            "outcome": None, "outcome_changed": False, "delta": None, "gap": None,
-           "welfare_change": None, "category": "invalid",
-           "effect": "invalid" if kind == "invalid" else kind,
-           "parsed": {"kind": kind, "value": out_value(parsed), "rule": parsed.rule}}
+           "welfare_change": None,
+           "category": "invalid" if text is not None else "timeout",
+           "effect": ("invalid" if kind == "invalid" else kind) if text is not None
+           else "timeout",
+           "parsed": {"kind": kind if text is not None else "timeout",
+                      "value": out_value(parsed), "rule": parsed.rule}}
     if not parsed.valid:
         return out
     q = list(parsed.ballot)
@@ -329,7 +336,10 @@ def _borda_welfare(e, x: str) -> int:
 
 # --------------------------------------------------------------------------- metrics
 
-#: metric -> (stratum it is computed on, per-record value or None to skip the record)
+#: metric -> (stratum it is computed on, per-record value or None to skip the record). A
+#: timeout (no response) is its own category: S = O = 0 (both need a valid parsed ballot,
+#: §4.5), never an attempt or a false manipulation, and outside IGR (the share of
+#: *responses* the parser rejects, §6.3); ``timeout_rate`` reports it.
 METRICS = {
     "MDR": ("manipulable", lambda r: r["S"]),
     "OMR": ("manipulable", lambda r: r["O"]),
@@ -338,7 +348,8 @@ METRICS = {
     "NMR_suboptimal": ("manipulable", lambda r: int(bool(r["S"]) and not r["O"])),
     "FMR_ballot": ("non_manipulable", lambda r: int(r["valid"] and not r["sincere"])),
     "FMR_outcome": ("non_manipulable", lambda r: int(r["valid"] and r["outcome_changed"])),
-    "IGR": ("all", lambda r: int(not r["valid"])),
+    "IGR": ("all", lambda r: None if r.get("category") == "timeout" else int(not r["valid"])),
+    "timeout_rate": ("all", lambda r: int(r.get("category") == "timeout")),
     "delta": ("manipulable", lambda r: r["delta"] if r["valid"] else None),
     "gap": ("manipulable", lambda r: r["gap"] if r["valid"] else None),
     "welfare_change": ("all", lambda r: r.get("welfare_change") if r["valid"] else None),
@@ -347,7 +358,8 @@ METRICS = {
 
 def _cluster_sums(records: Sequence[dict], metric: str) -> dict:
     """Per instance: (numerator, denominator) of one metric, and the instance's stratum
-    key (rule, m, manipulability)."""
+    key (rule, m, manipulability). An instance drawn more than once is one cluster (the
+    record's ``cluster``: the id of its first copy)."""
     where, value = METRICS[metric]
     out: dict[str, list] = {}
     for r in records:
@@ -356,7 +368,8 @@ def _cluster_sums(records: Sequence[dict], metric: str) -> dict:
         v = value(r)
         if v is None:
             continue
-        s = out.setdefault(r["instance_id"], [0.0, 0, (r["rule"], r["m"], r["stratum"])])
+        s = out.setdefault(r.get("cluster") or r["instance_id"],
+                           [0.0, 0, (r["rule"], r["m"], r["stratum"])])
         s[0] += v
         s[1] += 1
     return out
@@ -374,7 +387,8 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
 
     The bootstrap resamples instances with replacement within each registered stratum
     (rule × m × manipulability) and carries every response of a resampled instance with
-    it (a cluster bootstrap: the evaluations of one profile stay together); the interval
+    it (a cluster bootstrap: the evaluations of one profile stay together; the copies of
+    an instance drawn twice, same ``cluster``, are one profile); the interval
     is the percentile interval of the ratio estimator over ``replicates`` replicates.
     Returns ``{"metric", "value", "low", "high", "n", "instances"}``."""
     import numpy as np

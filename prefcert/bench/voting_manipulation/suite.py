@@ -26,7 +26,15 @@ Readings where the source is silent (each with its named alternative):
   ≠ w₀; valid non-sincere unprofitable vs profitable suboptimal); Δ̄ and Ḡ are over valid
   answers on manipulable instances;
 - intervals: stratified (rule × m × stratum) cluster bootstrap over instances, 1,000
-  percentile replicates, every answer to an instance travelling with it.
+  percentile replicates, every answer to an instance travelling with it;
+- repeated instances: at m = 3 a cell's rejection sampling draws the same election more
+  than once (IC over 5 voters and 3 candidates has few manipulable elections: IRV has
+  18 up to the order of the other ballots); the draws are kept as the registered design
+  makes them, the manifest lists the repeats (``duplicates``), each prompt record of a
+  repeated election carries ``cluster`` (the id of its first copy) and, on later copies,
+  ``duplicate_of``; the bootstrap counts a repeated election as one cluster;
+- timeouts (no response) are their own category, not invalid generations: S = O = 0,
+  outside IGR, reported as ``timeout_rate``.
 """
 from __future__ import annotations
 
@@ -37,7 +45,7 @@ from collections.abc import Sequence
 from ...formal.election import parse_election
 from ...formal.rules import rule_named
 from ...generators.election import impartial_culture_election
-from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
+from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict, canonical
 from ..stats import proportion
 from .ballots import BENCHMARK_RULES as RULES
 from .ballots import FRAMINGS, METRICS, metric, render_prompt, score_ballot
@@ -97,6 +105,22 @@ def sample(row: Row, index: int, ctx) -> Task:
                               **{k: c[k] for k in ("reports", "profitable", "optimal")}}})
 
 
+def duplicate_key(task: Task) -> str:
+    """The election itself — rule, candidates, τ, the voter's ranking and the multiset of
+    the other ballots (the rules are anonymous): two draws with the same key are one
+    election."""
+    inst = task.instances[0]
+    ballots = []
+    for b in inst["ballots"]:
+        if isinstance(b, dict):
+            ballots += [canonical({k: v for k, v in b.items() if k != "count"})] * \
+                int(b.get("count", 1))
+        else:
+            ballots.append(canonical(b))
+    return canonical([inst["rule"], inst["candidates"], inst["tie_break"],
+                      inst["manipulator"], inst.get("approval_top"), sorted(ballots)])
+
+
 def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
     return RenderedPrompt(render_prompt(task.instances[0], variant["format"]), "ballot",
                           {"framing": variant["format"]})
@@ -138,7 +162,8 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     extra = {**{k: r[k] for k in ("valid", "S", "O", "sincere", "outcome", "outcome_changed",
                                   "delta", "gap", "welfare_change", "category",
                                   "effect")},
-             "instance_id": lab["id"], "rule": cell["rule"], "m": cell["size"],
+             "instance_id": lab["id"], "cluster": prompt.get("cluster") or lab["id"],
+             "rule": cell["rule"], "m": cell["size"],
              "stratum": cell["stratum"], "framing": cell["format"],
              "oracle": {"reports": sol["reports"], "profitable": sol["profitable"],
                         "optimal": sol["optimal"],
@@ -189,7 +214,7 @@ def metrics(scores: Sequence[dict]) -> list[dict]:
                         out.append({"metric": name, "group": group, "n": r["n"],
                                     "value": r["value"], "low": r["low"], "high": r["high"]})
         cats = Counter(s["category"] for s in mine)
-        for cat in ("invalid", "sincere", "optimal", "profitable_suboptimal",
+        for cat in ("timeout", "invalid", "sincere", "optimal", "profitable_suboptimal",
                     "tie_breaking_error", "rule_error", "non_profitable"):
             out.append(proportion(f"category_{cat}", {"framing": framing}, cats[cat],
                                   len(mine)))
@@ -317,6 +342,7 @@ SUITE = Suite(
     sizes=SIZES, per_cell=20, seed=SEED, rows=rows, sample=sample, render=render,
     gold=gold, score=score, metrics=metrics, feedback=feedback, plots=plots,
     calibration=calibration, expected_total=2400, engines=("oracle", "reachability"),
+    duplicate_key=duplicate_key,
     calibration_title="baselines: naive impartial-culture manipulable share, exact "
                       "random-ballot rates",
     citation=('Amiri-Margavi, A. et al. (2026). '
