@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 import networkx as nx
@@ -75,19 +76,34 @@ def _min_cost_max_card(g: WelfareGraph, edges: Sequence[tuple[str, str]]) -> dic
     its own "unmatched" dummy column of cost 0, and non-edges are forbidden (inf). Exact:
     every entry is an integer below 2^53. O((|L|+|R|)³).
     """
-    nl, nr = len(g.left), len(g.right)
     if not edges:
         return {}
+    return _lsa_matching(g, *_edge_arrays(g, edges))
+
+
+def _edge_arrays(g: WelfareGraph, edges: Iterable[tuple[str, str]] | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(left index, right index, cost) of ``edges`` (default: every edge) as int64 arrays. O(L)."""
     li = {x: i for i, x in enumerate(g.left)}
     ri = {y: j for j, y in enumerate(g.right)}
-    c_max = max(g.cost(e) for e in edges)
-    big = min(nl, nr) * c_max + 1
-    cost = np.full((nl, nr + nl), np.inf)
-    for e in edges:
-        cost[li[e[0]], ri[e[1]]] = g.cost(e) - big
-    cost[np.arange(nl), nr + np.arange(nl)] = 0.0
-    rows, cols = linear_sum_assignment(cost)
-    return {g.left[i]: g.right[j] for i, j in zip(rows, cols) if j < nr}
+    keys = list(g.ranks if edges is None else edges)
+    n = len(keys)
+    rows = np.fromiter(map(li.__getitem__, map(itemgetter(0), keys)), np.int64, n)
+    cols = np.fromiter(map(ri.__getitem__, map(itemgetter(1), keys)), np.int64, n)
+    cost = np.fromiter(map(sum, map(g.ranks.__getitem__, keys)), np.int64, n)
+    return rows, cols, cost
+
+
+def _lsa_matching(g: WelfareGraph, rows: np.ndarray, cols: np.ndarray, cost: np.ndarray
+                  ) -> dict[str, str]:
+    """:func:`_min_cost_max_card` on edge arrays (left index, right index, integer cost)."""
+    nl, nr = len(g.left), len(g.right)
+    big = min(nl, nr) * int(cost.max()) + 1
+    matrix = np.full((nl, nr + nl), np.inf)
+    matrix[rows, cols] = (cost - big).astype(float)
+    matrix[np.arange(nl), nr + np.arange(nl)] = 0.0
+    r, c = linear_sum_assignment(matrix)
+    return {g.left[i]: g.right[j] for i, j in zip(r.tolist(), c.tolist()) if j < nr}
 
 
 def utilitarian_matching(g) -> tuple[dict[str, str], dict | None]:
@@ -99,9 +115,17 @@ def utilitarian_matching(g) -> tuple[dict[str, str], dict | None]:
     (the matching was not optimal — a bug the pipeline reports as a disagreement).
     """
     g = as_graph(g)
-    m = _min_cost_max_card(g, list(g.ranks))
-    cert, _ = welfare_certificate(g, "utilitarian", m)
-    return m, cert
+    if not g.ranks:
+        return {}, welfare_certificate(g, "utilitarian", {})[0]
+    rows, cols, cost = _edge_arrays(g)
+    m = _lsa_matching(g, rows, cols, cost)
+    base = min(len(g.left), len(g.right)) * int(cost.max()) + 1
+    duals = _duals_int64(g, rows, cols, base - cost, m)
+    if duals is None:                 # overflow risk or not optimal: the exact path decides
+        cert, _ = welfare_certificate(g, "utilitarian", m)
+        return m, cert
+    return m, {"type": "lp_duals", "value": welfare_value(g, "utilitarian", m), "base": base,
+               "duals": duals}
 
 
 def egalitarian_matching(g) -> tuple[dict[str, str], dict | None]:
@@ -328,7 +352,7 @@ def utilitarian_base(g: WelfareGraph) -> int:
     """Smallest base B for which max Σ(B − cost) is max cardinality then min total rank:
     B = min(|L|,|R|)·C + 1 with C the largest edge cost (a matching one edge larger gains
     at least B − C > (k)·C more than any cost saving)."""
-    c = max((g.cost(e) for e in g.ranks), default=0)
+    c = max((sum(rk) for rk in g.ranks.values()), default=0)
     return min(len(g.left), len(g.right)) * c + 1
 
 
@@ -343,7 +367,7 @@ def edge_weights(g: WelfareGraph, notion: str, base: int, cutoff: int | None = N
     (``cutoff``: rank-maximal only; ranks above it share the weight class of exponent 0,
     see :func:`prefcert.formal.checker.welfare.check_lp_duals`)."""
     if notion == "utilitarian":
-        return {e: base - g.cost(e) for e in g.ranks}
+        return {e: base - sum(rk) for e, rk in g.ranks.items()}
     if notion == "rank_maximal":
         top = (g.max_rank if cutoff is None else cutoff) + 1
         pw = [base ** (top - min(k, top)) for k in range(g.max_rank + 1)]
@@ -372,6 +396,7 @@ def duals_or_improvement(g: WelfareGraph, weights: Mapping[tuple[str, str], int]
     is an alternating cycle or path whose exchange increases the weight. Shortest paths by
     FIFO Bellman–Ford (:func:`_spfa`), O(n·L) worst case, exact in Python integers; the
     improving exchange is read off a negative cycle (:func:`_negative_cycle`).
+    :func:`_duals_int64` computes the same duals on arrays (the utilitarian oracle's path).
     """
     mate_r = {y: x for x, y in m.items()}
     nodes = [_Z, *g.left]
@@ -422,6 +447,69 @@ def duals_or_improvement(g: WelfareGraph, weights: Mapping[tuple[str, str], int]
     for y, x in mate_r.items():
         yr[y] = weights[(x, y)] - yl[x]
     return {"left": yl, "right": yr}, None
+
+
+_INT64_SAFE = 2 ** 60
+
+
+def _duals_int64(g: WelfareGraph, wl: np.ndarray, wr: np.ndarray, ww: np.ndarray,
+                 m: Mapping[str, str]) -> dict | None:
+    """The duals of :func:`duals_or_improvement` by vectorised Bellman–Ford in int64.
+
+    ``wl``, ``wr``, ``ww``: the edges as arrays (left index, right index, weight). The
+    difference constraints become arc arrays (source, target, length); each round relaxes
+    every arc at once (numpy: a gather, an add and a grouped minimum by target) until a
+    round changes nothing — at most |V| rounds, O(|V|·L) worst case, a few rounds on the
+    markets measured. Shortest distances are unique, so the duals equal those of the exact
+    path. Returns None (the caller takes the exact path) when some weight times |V| could
+    leave the safe int64 range, or when round |V| still relaxes (a negative cycle: ``m`` is
+    not optimal).
+    """
+    n_left = len(g.left)
+    if not len(ww) or (int(np.abs(ww).max()) + 1) * 2 * (n_left + 2) >= _INT64_SAFE:
+        return None
+    lidx = {x: i for i, x in enumerate(g.left)}
+    ridx = {y: j for j, y in enumerate(g.right)}
+    wl = wl + 1                                               # node 0 is Z
+    mate_of_right = np.zeros(len(g.right), np.int64)          # node of M(r); 0 = unmatched
+    w_mate = np.zeros(len(g.right), np.int64)                 # w(M(r), r)
+    matched_w = np.zeros(n_left + 1, np.int64)                # w(l, M(l)); 0 = unmatched
+    mi = np.fromiter((lidx[x] for x in m), np.int64, len(m))
+    mj = np.fromiter((ridx[y] for y in m.values()), np.int64, len(m))
+    mate_of_right[mj] = mi + 1
+    in_m = mate_of_right[wr] == wl
+    w_mate[wr[in_m]] = ww[in_m]
+    matched_w[wl[in_m]] = ww[in_m]
+    other = ~in_m
+    target = mate_of_right[wr[other]]                          # M(r), or Z when r is free
+    length = np.where(target > 0, w_mate[wr[other]] - ww[other], -ww[other])
+    nodes = np.arange(1, n_left + 1, dtype=np.int64)
+    src = np.concatenate([wl[other], nodes, np.zeros(n_left, np.int64)])
+    dst = np.concatenate([target, np.zeros(n_left, np.int64), nodes])
+    lens = np.concatenate([length, np.zeros(n_left, np.int64), matched_w[1:]])
+    order = np.argsort(dst, kind="stable")
+    src, dst, lens = src[order], dst[order], lens[order]
+    heads = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]])
+    groups = dst[heads]
+    inf = _INT64_SAFE
+    dist = np.full(n_left + 1, inf, np.int64)
+    dist[0] = 0
+    for _ in range(n_left + 2):
+        reach = dist[src]
+        cand = np.where(reach < inf, reach + lens, inf)
+        best = np.minimum.reduceat(cand, heads)
+        new = dist.copy()
+        new[groups] = np.minimum(dist[groups], best)
+        if np.array_equal(new, dist):
+            break
+        dist = new
+    else:
+        return None                                           # still relaxing: a negative cycle
+    if dist[0] < 0 or int(in_m.sum()) != len(m):
+        return None
+    yr = np.where(mate_of_right > 0, w_mate - dist[mate_of_right], 0)
+    return {"left": dict(zip(g.left, dist[1:].tolist())),
+            "right": dict(zip(g.right, yr.tolist()))}
 
 
 def _spfa(out_arcs: list, source: int) -> list | None:

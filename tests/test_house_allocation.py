@@ -545,3 +545,42 @@ def test_two_sided_rank_maximal_label_does_not_follow_the_hash_seed():
                            check=True, env={**os.environ, "PYTHONHASHSEED": h}).stdout
             for h in ("1", "2", "3")}
     assert len(outs) == 1 and outs.pop().count("\n") == 12
+
+
+# ------------------------------------------------------------------ vectorised duals
+
+def _exact_duals(g, m):
+    base = oa.utilitarian_base(g)
+    duals, better = oa.duals_or_improvement(g, oa.edge_weights(g, "utilitarian", base), m)
+    assert better is None
+    return duals
+
+
+@settings(max_examples=80, deadline=None)
+@given(ha_instances())
+def test_vectorised_duals_equal_the_exact_path_one_sided(model):
+    """The utilitarian oracle's int64 Bellman–Ford duals are the exact path's distances
+    (unique shortest distances), and the checker accepts them."""
+    g = fw.welfare_graph(fa.parse_house_allocation(model))
+    m, cert = oa.utilitarian_matching(g)
+    assert cert["duals"] == _exact_duals(g, m)
+
+
+@settings(max_examples=60, deadline=None)
+@given(smti_instances())
+def test_vectorised_duals_equal_the_exact_path_two_sided(market):
+    g = fw.welfare_graph(parse_market(market))
+    m, cert = oa.utilitarian_matching(g)
+    assert cert["duals"] == _exact_duals(g, m)
+
+
+def test_vectorised_duals_refuse_a_non_optimal_matching():
+    """A suboptimal matching has no duals: the int64 path reports it (None) rather than
+    returning distances, so the exact path finds the improvement."""
+    model = fa.parse_house_allocation({"agents": ["a1", "a2"], "objects": ["h1", "h2"],
+                                       "preferences": {"a1": ["h1", "h2"], "a2": ["h1"]}})
+    g = fw.welfare_graph(model)
+    rows, cols, cost = oa._edge_arrays(g)
+    base = oa.utilitarian_base(g)
+    assert oa._duals_int64(g, rows, cols, base - cost, {"a1": "h1"}) is None
+    assert oa._duals_int64(g, rows, cols, base - cost, {"a1": "h2", "a2": "h1"}) is not None
