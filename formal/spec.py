@@ -373,9 +373,14 @@ class DomainSpec:
         """The conventions ``question``'s answer (asked with ``params``) depends on, as
         ``model`` chose them."""
         chosen = getattr(model, "conventions", None) or {}
-        return {k: chosen[k] for k in self.questions[question].conventions if k in chosen
-                and (self.conventions[k].applies is None
-                     or self.conventions[k].applies(model, params))}
+        out = {}
+        for k in self.questions[question].conventions:
+            c = self.conventions[k]
+            if k not in chosen or (c.applies is not None and not c.applies(model, params)):
+                continue
+            if c.record_default or chosen[k] != c.default:
+                out[k] = chosen[k]
+        return out
 
 
 # ---------------------------------------------------------------- JSON Schema building blocks

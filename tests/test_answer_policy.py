@@ -59,11 +59,14 @@ def test_audit_manipulation_reads_plain_text_ballots(tmp_path):
         == "incorrect"
 
 
-def test_prefcert_abstain_option_text_is_an_abstention():
-    from prefcert.bench.indeterminacy.preference import INSUFFICIENT
-    r = read("letter", INSUFFICIENT, options={"A": "C4", "B": "C9", "C": INSUFFICIENT},
-             abstain_option="C")
+@pytest.mark.parametrize("text", ["The information given is insufficient to decide.",
+                                  "There is not enough information to decide."])
+def test_prefcert_abstain_option_text_is_an_abstention(text):
+    """The abstain option's text of both shipped template sets (khanna-wang,
+    prefcert-0.2), written out as the answer, with the options and in free flow."""
+    r = read("letter", text, options={"A": "C4", "B": "C9", "C": text}, abstain_option="C")
     assert r.kind == "abstain"
+    assert read("item", text, vocab=["C4", "C9"]).kind == "abstain"
 
 
 @pytest.fixture(scope="module")
@@ -97,17 +100,20 @@ def test_none_of_the_above_in_words_on_nota_prompts(alg_bench, tmp_path):
 
 # ----------------------------------------------------------------------------- audit = score
 
-@pytest.mark.parametrize("text,verdict,rule", [
+@pytest.mark.parametrize("text,verdict,rule,score_kind", [
     # pairs in prose and a non-existence claim: score's outcome reader reads them, so audit
     # must too (they were "unparseable" in audit and read in score)
-    ("Final matching as pairs: (A1, B1), (A2, B2)", "correct", "pairs_in_text"),
-    ("Here is my matching:\n{\"A1\": \"B1\", \"A2\": \"B2\"}", "correct", "json"),
-    ("No weakly stable matching exists.", "incorrect", "none_phrase"),
-    ('<answer>{"A1": "B1", "A2": "B2"}</answer>', "correct", "answer_tag/json"),
-    ("<answer>{}</answer>", "incorrect", "answer_tag/empty_object"),
-    ("I am not sure.", "unparseable", "no_outcome"),
+    ("Final matching as pairs: (A1, B1), (A2, B2)", "correct", "pairs_in_text", "value"),
+    ("Here is my matching:\n{\"A1\": \"B1\", \"A2\": \"B2\"}", "correct", "json", "value"),
+    ("No weakly stable matching exists.", "incorrect", "none_phrase", "none"),
+    ('<answer>{"A1": "B1", "A2": "B2"}</answer>', "correct", "answer_tag/json", "value"),
+    # {} is the empty matching in an audit (not stable here: incorrect), and the "no
+    # solution" hatch in the benchmarks' prompts, which score reads as such
+    ("<answer>{}</answer>", "incorrect", "answer_tag/empty_object", "none"),
+    ("I am not sure.", "unparseable", "no_outcome", "invalid"),
 ])
-def test_audit_reads_text_outcomes_as_score_does_and_says_how(text, verdict, rule, tmp_path):
+def test_audit_reads_text_outcomes_as_score_does_and_says_how(text, verdict, rule, score_kind,
+                                                               tmp_path):
     inst, ans = tmp_path / "i.json", tmp_path / "a.txt"
     inst.write_text(json.dumps(SM))
     ans.write_text(text)
@@ -115,8 +121,7 @@ def test_audit_reads_text_outcomes_as_score_does_and_says_how(text, verdict, rul
     assert out["verdict"] == verdict, out
     assert rule in out["parsed"]["rule"], out["parsed"]
     r = read("outcome", text, agents=["A1", "A2"])          # the reader prefcert score uses
-    assert r.kind == {"correct": "value", "unparseable": "invalid"}.get(
-        verdict, out["parsed"]["kind"]), r
+    assert r.kind == score_kind, r
 
 
 def test_audit_of_a_ballot_names_its_reading():

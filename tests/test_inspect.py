@@ -103,7 +103,7 @@ def test_refinement_repairs_on_round_two_and_every_round_is_in_the_log(tmp_path)
     def script(messages, tools, tool_choice, config):
         seen.append(len(messages))
         if len(messages) == 1:                           # round 1: an empty matching
-            return output("<answer>{}</answer>")
+            return output("<answer>{}</answer>")   # the empty matching: incorrect here
         return output(f"<answer>{gold[messages[0].text]}</answer>")   # round 2: repaired
 
     model = get_model("mockllm/model", custom_outputs=script)
@@ -112,14 +112,14 @@ def test_refinement_repairs_on_round_two_and_every_round_is_in_the_log(tmp_path)
     assert log.status == "success", log.error
     (s,) = log.samples
     rounds = s.store["prefcert_rounds"]
-    assert [r["verdict"] for r in rounds] == ["invalid", "correct"]
+    assert [r["verdict"] for r in rounds] == ["incorrect", "correct"]
     fb = rounds[0]["feedback"]
     assert "exists" in fb and "2 attempts remaining" in fb
     assert gold[s.input] not in fb                         # never the solution
     assert seen == [1, 3]                                   # feedback went back as a user turn
     assert s.messages[2].role == "user" and s.messages[2].text == fb
     info = [ev for ev in s.events if ev.event == "info" and ev.source == "prefcert"]
-    assert [ev.data["verdict"] for ev in info] == ["invalid", "correct"]
+    assert [ev.data["verdict"] for ev in info] == ["incorrect", "correct"]
     score = s.scores["prefcert_scorer"]
     assert score.value == "C" and score.metadata["rounds"] == rounds
     # the log read back by the console script: the final answer, and its rounds
@@ -127,7 +127,7 @@ def test_refinement_repairs_on_round_two_and_every_round_is_in_the_log(tmp_path)
     run("score", log.location, "-o", str(out))
     (rec,) = [json.loads(x) for x in out.read_text().splitlines()]
     assert rec["verdict"] == "correct" and rec["model"] == "mockllm/model"
-    assert rec["epoch"] == 1 and [r["verdict"] for r in rec["rounds"]] == ["invalid", "correct"]
+    assert rec["epoch"] == 1 and [r["verdict"] for r in rec["rounds"]] == ["incorrect", "correct"]
     assert rec["tokens"]["total_tokens"] > 0 and rec["timing"]["total_time"] is not None
 
 

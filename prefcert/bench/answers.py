@@ -53,6 +53,7 @@ ABSTAIN_PHRASES = (
     "cannot determine", "can't determine", "cannot be known", "can't be known",
     "cannot tell", "can't tell", "cannot be decided", "cannot decide", "can't decide",
     "can not decide", "cant decide", "not enough information", "insufficient information",
+    "insufficient to decide",
     "not enough info", "not determined", "undetermined", "indeterminate", "undecided",
     "uncertain", "unknowable", "unknown", "not known", "incomparable", "not comparable",
     "it depends", "depends on", "neither", "no preference", "not listed", "i don't know",

@@ -194,7 +194,8 @@ def parse_answer(text: str, reads_text: bool = False, outcomes: bool = False
         value = read_json(text)
         if value is None:                 # JSON null: the claim that no outcome exists
             return "none", {"kind": "none", "value": None, "rule": where_json(text) + "/null"}
-        return value, {"kind": "value", "value": value, "rule": where_json(text) + "/json"}
+        return value, {"kind": "value", "value": value,
+                       "rule": where_json(text) + ("/empty_object" if value == {} else "/json")}
     except DuplicateKey as e:
         raise ValueError(str(e), {"kind": "invalid", "value": None,
                                   "rule": where_json(text) + "/duplicate_key"}) from None

@@ -749,7 +749,7 @@ def reader_context(prompt: dict, inst: dict) -> dict:
         ctx["bundles"] = q["bundles"]
     if prompt["answer_shape"] == "mcq":
         ctx.update(options=prompt["options"], abstain_option=prompt.get("abstain_option"),
-                   option_shape=_task_text(prompt["task"], prompt["cell"])[1])
+                   option_shape=QUESTION_KEYS[q["type"]][1])
     return ctx
 
 
