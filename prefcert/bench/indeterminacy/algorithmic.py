@@ -753,7 +753,7 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
             extra["satisfies"] = [x for x in SETTINGS.get(task.get("setting", ""), {}).get(
                 "notions", [target]) if mem.get(x)] if not hard else \
                 [x for x in (target, *HARD[target]["related"]) if mem.get(x)]
-            facts["weak_core_only"] = checked == "strict_core" and \
+            facts["weak_core_only"] = target == "core" and checked == "strict_core" and \
                 not mem.get("strict_core") and bool(mem.get("weak_core"))
         elif role == "hm" and missing_agents(p.value, side_a(insts)):
             facts["left_out"] = missing_agents(p.value, side_a(insts))

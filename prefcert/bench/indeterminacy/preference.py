@@ -486,6 +486,9 @@ def truth(task: dict, labels: Sequence[dict]) -> dict:
         keep = task.get("topk_ties") == "keeps_tie"
         out = ({"kind": "keeps_tie", "value": "yes"} if keep else {"kind": "abstain"}) \
             if v == "undetermined" else {"kind": "value", "value": "yes" if v == "true" else "no"}
+    elif t == "topk_list" and v == "determined":    # k outside a tie: one top-k set
+        out = {"kind": "keeps_tie", "value": sorted(sol["value"]),
+               "necessary": sol["value"], "possible": sol["value"]}
     elif t == "topk_list":
         out = {"kind": "keeps_tie", "value": sorted(sol["possible"]),
                "necessary": sol["necessary"], "possible": sol["possible"]}
@@ -749,7 +752,7 @@ def reader_context(prompt: dict, inst: dict) -> dict:
         ctx["bundles"] = q["bundles"]
     if prompt["answer_shape"] == "mcq":
         ctx.update(options=prompt["options"], abstain_option=prompt.get("abstain_option"),
-                   option_shape=QUESTION_KEYS[q["type"]][1])
+                   option_shape=QUESTION_KEYS[question_key(q, prompt["cell"])][1])
     return ctx
 
 
@@ -836,7 +839,8 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
             extra["category"] = "flagged_lexicographic" if flagged else "silent_lexicographic"
         elif p.kind == "value":
             extra["category"] = "other"
-    count_range = q["type"] == "count" and entry.labels[0].get("verdict") == "undetermined"
+    count_range = q["type"] == "count" and tr["kind"] == "value" and any(
+        not set(q["items"]) <= set(tie_of(o)) for o in inst["profile"].values())
     verdict, more = judge(p, tr, q, count_range=count_range)
     extra.update(more)
     if verdict in ("invalid", "ambiguous"):
