@@ -127,8 +127,9 @@ def test_algorithmic_prompts_close_with_the_scratchpad_request(alg):
 
 def test_truncated_list_counts_label_gold_and_scoring_agree(pref, tmp_path):
     """Default reading si_counts = entailed (K&W Table 8): the count on truncated lists is
-    determined (label under pair_count = stated), the gold is that number, the abstain
-    option is wrong."""
+    determined (label under pair_count = stated) and the gold is that number; an
+    abstention is ambiguous (corpus reading R6: the paper does not settle whether
+    abstaining on an SI count is wrong), never correct."""
     prompts = [p for p in read_jsonl(pref / "prompts.jsonl")
                if p["cell"]["question"] == "count" and p["cell"]["pref"] == "SI"]
     labels = {x["label_id"]: x for x in read_jsonl(pref / "labels.jsonl")}
@@ -148,7 +149,7 @@ def test_truncated_list_counts_label_gold_and_scoring_agree(pref, tmp_path):
     assert {r["verdict"] for r in got.values()} == {"correct"}
     (tmp_path / "a").mkdir()
     got = score(pref, answers, tmp_path / "a")
-    assert {r["verdict"] for r in got.values()} == {"incorrect"}
+    assert {r["verdict"] for r in got.values()} == {"ambiguous"}
 
 
 def test_truncated_list_counts_undetermined_reading(tmp_path):
