@@ -183,21 +183,24 @@ class Segment:
     alternatives: tuple[str, ...] = ()
 
 
-def _marked(pattern: re.Pattern, text: str) -> list[str]:
+def _marked(pattern: re.Pattern, text: str, stops: tuple[re.Pattern, ...] | None = None,
+            keep_empty: bool = False) -> list[str]:
     """The bodies of the marked lines: the rest of the line, else the lines below it up to a
-    blank line or the next marker."""
+    blank line or a line matching one of ``stops`` (default: ``pattern`` and the final-answer
+    marker); ``keep_empty``: a marker with no body gives an empty body."""
+    stops = (pattern, _FINAL) if stops is None else stops
     out = []
     for mt in pattern.finditer(text):
-        rest = mt.group(1).strip()
+        rest = (mt.group(1) or "").strip()
         if rest:
             out.append(rest)
             continue
         lines = []
         for line in text[mt.end():].lstrip("\n").splitlines():
-            if not line.strip() or pattern.match(line) or _FINAL.match(line):
+            if not line.strip() or any(p.match(line) for p in stops):
                 break
             lines.append(line)
-        if lines:
+        if lines or keep_empty:
             out.append("\n".join(lines))
     return out
 
@@ -986,19 +989,7 @@ def _ballot_text(body: str, ctx: Mapping[str, Any]) -> Reading:
 
 
 def _ballot_blocks(pattern: re.Pattern, text: str) -> list[str]:
-    out = []
-    for mt in pattern.finditer(text):
-        rest = (mt.group(1) or "").strip()
-        if rest:
-            out.append(rest)
-            continue
-        lines = []
-        for line in text[mt.end():].lstrip("\n").splitlines():
-            if not line.strip() or _BALLOT_FINAL.match(line) or _BALLOT_MARK.match(line):
-                break
-            lines.append(line)
-        out.append("\n".join(lines))
-    return out
+    return _marked(pattern, text, (_BALLOT_FINAL, _BALLOT_MARK), keep_empty=True)
 
 
 def read_ballot(text: str, ctx: Mapping[str, Any]) -> Reading:
