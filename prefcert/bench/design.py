@@ -19,7 +19,9 @@ A **suite** is data plus hooks:
 - ``score(prompt, answer_text, entry) -> Verdict`` scores one answer; ``metrics(scores)``
   aggregates scored records into metric rows; ``feedback(prompt, answer_text, entry)``
   (optional) returns a refinement message; ``plots(scores, report)`` (optional) adds the
-  suite's figures to a :class:`~prefcert.bench.report.Report`.
+  suite's figures to a :class:`~prefcert.bench.report.Report`; ``results(scores)``
+  (optional) returns the paper's tables and figures computed from the scores of any
+  number of models (:class:`~prefcert.bench.results.ResultSet`).
 - ``readings`` (optional): the suite's named readings where a source paper is ambiguous
   (:class:`~prefcert.formal.spec.Convention`: choices, the first the default), chosen with
   ``prefcert generate --reading NAME=CHOICE`` and passed to ``sample`` / ``render`` as
@@ -232,6 +234,7 @@ class Suite:
     metrics: Callable[[Sequence[dict]], list[dict]]
     feedback: Callable[[dict, str, Entry], str] | None = None
     plots: Callable[[Sequence[dict], Any], None] | None = None
+    results: Callable[[Sequence[dict]], list] | None = None
     calibration: Callable[[Mapping[str, Counter]], list[dict]] | None = None
     expected_total: int | None = None
     engines: Sequence[str] | None = None
