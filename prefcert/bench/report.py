@@ -144,6 +144,21 @@ class Report:
         extra = f'<p class="note">{html.escape(note)}</p>' if note else ""
         self.parts.append(f"<h2>{html.escape(title)}</h2>{extra}<table><tr>{head}</tr>{body}</table>")
 
+    def result_set(self, rs) -> None:
+        """Add a :class:`~prefcert.bench.results.ResultSet`: its figure (when it has one),
+        titled with the paper's table or figure, then its pivoted table (models as
+        columns) with its test and note."""
+        from .results import pivot
+        title = f"{rs.source}: {rs.title}"
+        if rs.figure is not None:
+            plt = _plt()
+            fig, ax = plt.subplots(figsize=(7.0, 3.8))
+            rs.figure(rs, ax)
+            self.figure(title, fig)
+        cols, rows = pivot(rs)
+        self.grid(f"{title} ({rs.value})", cols, rows,
+                  note=" ".join(x for x in (rs.test, rs.note) if x))
+
     def html(self) -> str:
         return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
                 f"<title>{html.escape(self.title)}</title><style>{STYLE}</style></head><body>"

@@ -109,3 +109,28 @@ def by_model(scores: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str,
     for s in scores:
         out.setdefault(str(s.get(MODEL) or UNNAMED_MODEL), []).append(s)
     return out
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.3g}" if v and abs(v) < 1e-3 else f"{v:.3f}"
+    return str(v)
+
+
+def print_result_set(console: Any, rs: ResultSet) -> None:
+    """Print ``rs`` on a rich console: a title naming the paper's table or figure, one row
+    per factor combination, the models as columns, then its test and note. Every row is
+    printed (nothing is cut)."""
+    from rich.table import Table
+    cols, rows = pivot(rs)
+    t = Table(title=f"{rs.source} — {rs.title} ({rs.value})", title_justify="left")
+    for i, c in enumerate(cols):
+        t.add_column(c, justify="right" if i >= len(rs.factors) else "left")
+    for r in rows:
+        t.add_row(*(_cell(v) for v in r))
+    console.print(t)
+    for line in (rs.test, rs.note):
+        if line:
+            console.print(f"  {line}")
