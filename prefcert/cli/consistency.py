@@ -75,9 +75,12 @@ def _check_out(outputs, inputs, folder=None) -> None:
               help="Write instances.jsonl and labels.jsonl here (for prefcert check).")
 @click.option("--report", type=OutputPath(), help="Write an HTML report of plots and tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
+@click.option("--parsed", type=OutputPath(),
+              help="Write every response as read (JSONL: line, model, cell_id, value, "
+                   "number_only, reading {kind, rule}).")
 def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation, resamples,
                 alpha, residuals, interval, values, threshold, unit, judgments, seed, no_certify,
-                out, labels_dir, report, as_json):
+                out, labels_dir, report, as_json, parsed=None):
     """Audit the self-consistency of the willingness-to-pay answers in RESPONSES (CSV or
     JSONL, one row per completion: model, cell_id, parsed_value or raw_text) against the
     DESIGN: least-squares utility fit per (model, domain, utterance) with RMSE in $ and %,
@@ -92,7 +95,7 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
                                certify=not no_certify)
         labels_files = [labels_dir / n for n in ("instances.jsonl", "labels.jsonl")] \
             if labels_dir is not None else []
-        _check_out([out, report, *labels_files], [responses, design], labels_dir)
+        _check_out([out, report, parsed, *labels_files], [responses, design], labels_dir)
         des = cs.read_design(design)
         rows = cs.read_responses(responses)
         if not rows:
@@ -105,6 +108,10 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
         bad_input(e)
     instances, labels = audit.pop("instances"), audit.pop("labels")
     try:
+        if parsed:                               # the per-row reading, beside the audit
+            write_jsonl(parsed, ({k: r[k] for k in ("line", "model", "cell_id", "value",
+                                                    "number_only", "reading")}
+                                 for r in rows), _dumps)
         if labels_dir is not None:
             with OutputFolder(labels_dir, "'prefcert consistency --labels'") as folder:
                 folder.write("instances.jsonl", "".join(_dumps(r) + "\n" for r in instances))

@@ -16,6 +16,7 @@ the documented ones (``docs/consistency.md``).
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -112,14 +113,48 @@ def parse_amount(text: str | None, *, ranges: str = "ambiguous",
     ambiguous and give None, unless ``ranges="midpoint"`` (then ``$30-$40`` is 35).
     ``number_only``: the whole text is a signed, optionally currency-formatted number.
     ``parse="strict"`` reads number-only answers alone."""
+    value, only, _ = read_amount(text, ranges=ranges, parse=parse)
+    return value, only
+
+
+def read_amount(text: str | None, *, ranges: str = "ambiguous",
+                parse: str = "lenient") -> tuple[float | None, bool, dict[str, str]]:
+    """:func:`parse_amount` with the reading it rests on.
+
+    Parameters
+    ----------
+    text : str or None
+        The answer text (None: no text).
+    ranges, parse : str
+        As in :func:`parse_amount`.
+
+    Returns
+    -------
+    tuple
+        (value, number_only, ``{"kind", "rule"}``): ``kind`` one of ``value``,
+        ``ambiguous``, ``invalid`` (a non-finite amount is ``invalid``, rule
+        ``non_finite``), ``rule`` the number reader's rule (as ``parsed.rule`` of
+        ``prefcert score``); value None unless ``kind`` is ``value``.
+
+    Notes
+    -----
+    O(len(text)).
+
+    References
+    ----------
+    Ford et al. (2026), "LLM-derived preference judgments are not self-consistent",
+    Table 6 (finite and number-only parses).
+    """
     from ..answers import read
     if text is None:
-        return None, False
+        return None, False, {"kind": "invalid", "rule": "no_text"}
     r = read("number", str(text), mode=parse, ranges=ranges)
     if r.kind != "value":
-        return None, False
+        return None, False, {"kind": r.kind, "rule": r.rule}
     v = r.value["value"]
-    return (v if math.isfinite(v) else None), bool(r.value["number_only"])
+    if not math.isfinite(v):
+        return None, False, {"kind": "invalid", "rule": "non_finite"}
+    return v, bool(r.value["number_only"]), {"kind": "value", "rule": r.rule}
 
 
 def _float(v: Any) -> float | None:
@@ -147,9 +182,11 @@ def read_responses(path: str | Path, *, ranges: str = "ambiguous") -> list[dict]
     """Response rows from a CSV or JSONL file: ``model``, ``cell_id``, and
     ``parsed_value`` (or ``value``; empty = a failed parse) or ``raw_text`` (parsed with
     :func:`parse_amount`, ``ranges`` as there); optional ``number_only``. Returns
-    ``{"model", "cell_id", "value", "number_only", "line"}`` dicts. InstanceError naming
-    the line of a row without ``model`` or ``cell_id``, or with none of the value columns
-    (:data:`VALUE_COLUMNS`)."""
+    ``{"model", "cell_id", "value", "number_only", "reading", "line"}`` dicts, ``reading``
+    the ``{"kind", "rule"}`` of :func:`read_amount` (rule ``given`` for a value column) and
+    ``line`` the first line of the row in the file (a CSV field may span lines: its line
+    breaks are kept). InstanceError naming the line of a row without ``model`` or
+    ``cell_id``, or with none of the value columns (:data:`VALUE_COLUMNS`)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -158,8 +195,11 @@ def read_responses(path: str | Path, *, ranges: str = "ambiguous") -> list[dict]
                             file=str(p)) from None
     raw: list[tuple[int, dict]] = []
     if p.suffix == ".csv":
-        reader = csv.DictReader(text.splitlines())
-        raw = [(i, row) for i, row in enumerate(reader, 2)]
+        reader = csv.DictReader(io.StringIO(text, newline=""))   # quoted line breaks kept
+        start = reader.line_num + 1 if reader.fieldnames is not None else 1
+        for row in reader:
+            raw.append((start, row))
+            start = reader.line_num + 1
     else:
         for i, line in enumerate(text.splitlines(), 1):
             if line.strip():
@@ -186,11 +226,12 @@ def read_responses(path: str | Path, *, ranges: str = "ambiguous") -> list[dict]
             number_only = _bool(rec.get("number_only"))
             if number_only is None and rec.get("raw_text") is not None:
                 number_only = parse_amount(rec["raw_text"])[1]
+            reading = {"kind": "value" if value is not None else "invalid", "rule": "given"}
         else:
-            value, number_only = parse_amount(rec.get("raw_text"), ranges=ranges)
+            value, number_only, reading = read_amount(rec.get("raw_text"), ranges=ranges)
         out.append({"model": str(rec["model"]), "cell_id": str(rec["cell_id"]), "value": value,
                     "number_only": bool(number_only) if number_only is not None else value is not None,
-                    "line": i})
+                    "reading": reading, "line": i})
     return out
 
 
