@@ -33,6 +33,7 @@ from functools import lru_cache
 
 from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
 from ..stats import proportion
+from .results import results
 from .responses import (
     GROUPS_PER_CELL,
     LOCAL_PAIRS_PER_SOURCE,
@@ -208,6 +209,7 @@ SUITE = Suite(
     gold=gold,
     score=score,
     metrics=metrics,
+    results=results,
     expected_total=4 * 3 * 3 * (20 * 6 + 5 * 3 * 2 * 2),
     engines=("oracle", "cpsat"),
     citation=('Li, A. et al. (2026). '
