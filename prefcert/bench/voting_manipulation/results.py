@@ -293,7 +293,8 @@ def gee_fit(recs: Sequence[Mapping[str, Any]], outcome: str,
         ``{"terms": [{"term", "coef", "se", "low", "high", "pvalue", "odds_ratio"}],
         "n", "clusters", "warnings"}`` (terms named ``Intercept``, ``framing=<level>``,
         ``rule=<level>``, ``m=<level>``); ``{"skipped": reason}`` when the outcome is
-        constant, one framing only was answered, or no finite estimate exists.
+        constant, one framing only was answered, the design is rank-deficient, or the
+        data are separated (no finite estimate).
 
     Notes
     -----
@@ -312,6 +313,9 @@ def gee_fit(recs: Sequence[Mapping[str, Any]], outcome: str,
     names, X = _design(part)
     if len(names) < 2 or not any(n.startswith("framing=") for n in names):
         return {"skipped": "one framing only"}
+    if np.linalg.matrix_rank(np.array(X)) < len(names):
+        return {"skipped": "the design is rank-deficient (levels of framing, rule and m "
+                           "confounded in the answers): the coefficients are not identified"}
     groups = [str(r.get("cluster") or r["instance_id"]) for r in part]
     codes = {g: i for i, g in enumerate(dict.fromkeys(groups))}
     cs = {"exchangeable": sm.cov_struct.Exchangeable,
@@ -324,13 +328,17 @@ def gee_fit(recs: Sequence[Mapping[str, Any]], outcome: str,
                 cov_struct=cs).fit()
         except (ValueError, np.linalg.LinAlgError) as e:     # singular design
             return {"skipped": f"the fit failed: {e}"}
-    if not np.all(np.isfinite(res.params)) or not np.all(np.isfinite(res.bse)):
-        return {"skipped": "no finite estimate (separation: a framing, rule or m level "
-                           "whose outcome is constant)"}
-    ci = np.asarray(res.conf_int())
-    terms = [{"term": n, "coef": float(res.params[i]), "se": float(res.bse[i]),
+        params, bse = np.asarray(res.params), np.asarray(res.bse)     # (lazy: warnings here)
+        if not np.all(np.isfinite(params)) or not np.all(np.isfinite(bse)):
+            return {"skipped": "no finite estimate (separation: a framing, rule or m level "
+                               "whose outcome is constant)"}
+        ci, pv = np.asarray(res.conf_int()), np.asarray(res.pvalues)
+    if any("separation" in str(w.message).lower() for w in caught):
+        return {"skipped": "perfect separation (a level whose outcome is constant): no "
+                           "finite estimate"}
+    terms = [{"term": n, "coef": float(params[i]), "se": float(bse[i]),
               "low": float(ci[i][0]), "high": float(ci[i][1]),
-              "pvalue": float(res.pvalues[i]), "odds_ratio": float(np.exp(res.params[i]))}
+              "pvalue": float(pv[i]), "odds_ratio": float(np.exp(params[i]))}
              for i, n in enumerate(names)]
     return {"terms": terms, "n": len(part), "clusters": len(codes),
             "warnings": sorted({str(w.message).splitlines()[0] for w in caught})}
