@@ -436,10 +436,11 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
     with np.errstate(invalid="ignore", divide="ignore"):
         reps = (w * np.where(sd > 0, sn / np.where(sd > 0, sd, 1), 0)).sum(axis=0) / \
             w.sum(axis=0)
-    reps = reps[np.isfinite(reps)]
+    reps = reps[np.isfinite(reps)]          # a replicate whose strata all lack a denominator
     a = (1 - level) / 2
     return {"metric": name, "value": float(_stratified(num, den, idxs, ws)),
-            "low": float(np.quantile(reps, a)), "high": float(np.quantile(reps, 1 - a)),
+            "low": float(np.quantile(reps, a)) if reps.size else None,
+            "high": float(np.quantile(reps, 1 - a)) if reps.size else None,
             "n": int(den.sum()), "instances": sum(1 for s in sums.values() if s[1]),
             "pooled": float(num.sum() / den.sum())}
 
