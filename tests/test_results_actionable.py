@@ -196,6 +196,19 @@ def test_h5_transitions_counted_by_hand(sets):
                 )["unpaired"] == 0
 
 
+def test_h5_transitions_leave_unpaired_tasks_out():
+    """B's explicit answer to the preference ACT task is missing: that task and its pair
+    are unpaired, the rest as before (decisions 5 improve, pairs 2)."""
+    drop = [s for s in SCORES if not (s.get("model") == "B" and s["design"] == "h5" and
+                                      s["format"] == "explicit_json" and
+                                      s["source"] == P and s["role"] == A_)]
+    rs = {r.key: r for r in results(drop)}["li-h5-transitions"]
+    d = _row(rs, "B", unit="decisions", source="all", transition="incorrect → correct")
+    p = _row(rs, "B", unit="pairs", source="all", transition="incorrect → correct")
+    assert (d["value"], d["n"], d["unpaired"]) == (5, 5, 1)
+    assert (p["value"], p["n"], p["unpaired"]) == (2, 2, 1)
+
+
 def test_h5_mcnemar_with_holm(sets):
     rs = sets["li-h5-mcnemar"]
     assert "McNemar" in rs.test and "Holm" in rs.test and "same task" in rs.test

@@ -170,8 +170,8 @@ def _rule_figure(rs: ResultSet, ax) -> None:
             pts = [(framings.index(r["framing"]), r) for r in rs.rows
                    if r[MODEL] == model and r["metric"] == name]
             pos = [i - 0.4 + width * (2 * j + k + 0.5) for i, _ in pts]
-            err = [[r["value"] - r["low"] for _, r in pts],
-                   [r["high"] - r["value"] for _, r in pts]]
+            err = None if any(r.get("low") is None for _, r in pts) else \
+                [[r["value"] - r["low"] for _, r in pts], [r["high"] - r["value"] for _, r in pts]]
             ax.bar(pos, [r["value"] for _, r in pts], width, yerr=err, capsize=2,
                    color=colours[j], hatch=hatch, alpha=1.0 if hatch is None else 0.55,
                    label=f"{model} {name}")
@@ -187,18 +187,22 @@ def _rule_figure(rs: ResultSet, ax) -> None:
     ax.legend(fontsize=7, ncol=2)
 
 
-def rule_figures(scored: Sequence[Mapping[str, Any]]) -> list[ResultSet]:
+def rule_figures(scored: Sequence[Mapping[str, Any]], table: ResultSet | None = None
+                 ) -> list[ResultSet]:
     """One set per rule: MDR and OMR per framing and model (pooled over m) with the exact
-    random-ballot MDR and OMR as lines (Amiri-Margavi et al. 2026, §7.5, RQ4).
+    random-ballot MDR and OMR as lines (Amiri-Margavi et al. 2026, §7.5, RQ4), taken from
+    ``table`` (the :func:`table4` of ``scored``, computed when not given).
     O(records · replicates)."""
+    table = table if table is not None else table4(scored)
     out = []
     for rule in [r for r in BENCHMARK_RULES if any(s["rule"] == r for s in scored)]:
-        here = [s for s in scored if s["rule"] == rule]
-        rs = _table(here, f"vm-rule-{rule}", f"Amiri-Margavi et al. (2026), §7.5 ({rule})",
-                    f"{rule}: MDR and OMR by framing, random-ballot baseline lines", [],
-                    ("MDR", "OMR"), _NOTE, figure=_rule_figure)
-        rs.rows = [r for r in rs.rows if r[MODEL] != SINCERE]
-        out.append(rs)
+        rows = [{k: v for k, v in r.items() if k != "rule"} for r in table.rows
+                if r["rule"] == rule and r["metric"] in ("MDR", "OMR")
+                and r[MODEL] != SINCERE]
+        out.append(ResultSet(f"vm-rule-{rule}", f"Amiri-Margavi et al. (2026), §7.5 ({rule})",
+                             f"{rule}: MDR and OMR by framing, random-ballot baseline lines",
+                             ["framing", "metric"], rows, value="rate", note=_NOTE,
+                             figure=_rule_figure))
     return out
 
 
@@ -399,5 +403,6 @@ def results(scored: Sequence[Mapping[str, Any]]) -> list[ResultSet]:
     recs = _recs(scored)
     if not recs:
         return []
-    return [table3(recs), table4(recs), table4(recs, by_m=True), *rule_figures(recs),
+    t4 = table4(recs)
+    return [table3(recs), t4, table4(recs, by_m=True), *rule_figures(recs, t4),
             contrasts(recs), regression(recs)]
