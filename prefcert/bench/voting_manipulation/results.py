@@ -110,15 +110,21 @@ def _table(scored, key, source, title, by: Sequence[str], metrics: Sequence[str]
     levels = sorted({tuple(s[b] for b in by) for s in scored},
                     key=lambda t: tuple((BENCHMARK_RULES.index(v) if v in BENCHMARK_RULES
                                          else v) for v in t))
+    cells: dict[tuple, list] = {}                  # (model, framing, level) -> records
+    at: dict[tuple, list] = {}                     # level -> records
+    for s in scored:
+        lv = tuple(s[b] for b in by)
+        at.setdefault(lv, []).append(s)
+    for model, recs in models.items():
+        for s in recs:
+            cells.setdefault((model, s["framing"], tuple(s[b] for b in by)), []).append(s)
     for lv in levels:
-        here = [s for s in scored if tuple(s[b] for b in by) == lv]
-        base = baseline_values(here, metrics)
+        base = baseline_values(at[lv], metrics)
         for framing in framings:
             f = {"framing": framing, **dict(zip(by, lv))}
-            for i, (model, recs) in enumerate(models.items()):
-                part = [s for s in recs if s["framing"] == framing
-                        and tuple(s[b] for b in by) == lv]
-                rows += _model_rows({**f, MODEL: model}, part, metrics, seed=i)
+            for i, model in enumerate(models):
+                rows += _model_rows({**f, MODEL: model}, cells.get((model, framing, lv), []),
+                                    metrics, seed=i)
             for b, vals in base.items():
                 rows += [{**f, MODEL: b, "metric": k, "value": vals[k]}
                          for k in metrics if k in vals]
