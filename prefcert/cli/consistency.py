@@ -33,10 +33,29 @@ def _check_out(outputs, inputs, folder=None) -> None:
     refuse_inputs(outputs, inputs)
 
 
+def _file_models(files, models, what: str) -> list[str | None]:
+    """The ``--model`` of each input file, in order: none at all, or one per file."""
+    if models and len(models) != len(files):
+        raise InstanceError(f"give --model once per {what} file, in the same order "
+                            f"({len(files)} file(s), {len(models)} --model)",
+                            value=" ".join(models))
+    seen = set()
+    for f in files:
+        key = str(Path(f).resolve())
+        if key in seen:
+            raise InstanceError(f"the same {what} file is given twice", file=str(f))
+        seen.add(key)
+    return list(models) if models else [None] * len(files)
+
+
 @click.command()
-@click.argument("responses", type=click.Path(path_type=Path))
+@click.argument("responses", nargs=-1, required=True, type=click.Path(path_type=Path),
+                metavar="RESPONSES...")
 @click.option("--design", required=True, type=click.Path(path_type=Path),
               help="The design JSON: cells, endpoint pairs, stress paths.")
+@click.option("--model", "models", multiple=True, metavar="NAME",
+              help="The model of the rows of a RESPONSES file that name none; give it once "
+                   "per file, in the files' order (a row naming another model is an error).")
 @click.option("--fit", type=click.Choice(["ols", "completions", "wls"]), default="ols",
               show_default=True, help="Least squares on cell means, on every completion, "
                                       "or weighted by n/s² (with the χ² test).")
@@ -75,14 +94,16 @@ def _check_out(outputs, inputs, folder=None) -> None:
               help="Write instances.jsonl and labels.jsonl here (for prefcert check).")
 @click.option("--report", type=OutputPath(), help="Write an HTML report of plots and tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
-def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation, resamples,
+def consistency(responses, design, models, fit, rmse_divisor, price_scale, normalisation, resamples,
                 alpha, residuals, interval, values, threshold, unit, judgments, seed, no_certify,
                 out, labels_dir, report, as_json):
-    """Audit the self-consistency of the willingness-to-pay answers in RESPONSES (CSV or
-    JSONL, one row per completion: model, cell_id, parsed_value or raw_text) against the
+    """Audit the self-consistency of the willingness-to-pay answers in RESPONSES (one or
+    more CSV or JSONL files, one row per completion: model, cell_id, parsed_value or
+    raw_text; --model names the model of a file whose rows carry none) against the
     DESIGN: least-squares utility fit per (model, domain, utterance) with RMSE in $ and %,
     bootstrap p-values with Bonferroni, P1/P2 residuals, supported reversals, the k-step
-    stress test, and the certified minimum L1 / L2 repairs and feedback arc sets."""
+    stress test, and the certified minimum L1 / L2 repairs and feedback arc sets; then
+    Ford et al.'s tables with the models as columns."""
     from ..bench.self_consistency import audit as cs
     try:
         opts = cs.AuditOptions(fit=fit, rmse_divisor=rmse_divisor, price_scale=price_scale,
@@ -92,18 +113,26 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
                                certify=not no_certify)
         labels_files = [labels_dir / n for n in ("instances.jsonl", "labels.jsonl")] \
             if labels_dir is not None else []
-        _check_out([out, report, *labels_files], [responses, design], labels_dir)
+        _check_out([out, report, *labels_files], [*responses, design], labels_dir)
+        names = _file_models(responses, models, "RESPONSES")
         des = cs.read_design(design)
-        rows = cs.read_responses(responses)
-        if not rows:
-            raise InstanceError("holds no responses", file=str(responses))
+        rows = []
+        for path, name in zip(responses, names):
+            mine = cs.read_responses(path, model=name)
+            if not mine:
+                raise InstanceError("holds no responses", file=str(path))
+            rows += mine
         if labels_dir is not None and no_certify:
             raise InstanceError("--labels needs the certified labels (drop --no-certify)")
-        audit = cs.consistency_audit(rows, des, opts, file=str(responses),
+        audit = cs.consistency_audit(rows, des, opts,
+                                     file=str(responses[0]) if len(responses) == 1 else None,
                                      progress=sys.stderr.isatty())
     except InstanceError as e:
         bad_input(e)
     instances, labels = audit.pop("instances"), audit.pop("labels")
+    from ..bench.self_consistency.results import audit_results
+    result_sets = audit_results(audit)
+    audit["results"] = [rs.as_dict() for rs in result_sets]
     try:
         if labels_dir is not None:
             with OutputFolder(labels_dir, "'prefcert consistency --labels'") as folder:
@@ -114,14 +143,14 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
             write_text(out, json.dumps(audit, indent=1))
         if report:
             from ..bench.self_consistency.report import audit_report
-            audit_report(audit).write(report)
+            audit_report(audit, result_sets).write(report)
             click.echo(f"report written to {report}", err=True)
     except InstanceError as e:
         bad_input(e)
     if as_json:
         click.echo(json.dumps(audit))
         return
-    _print_audit(audit)
+    _print_audit(audit, result_sets)
     failed = [g["id"] for g in audit["groups"]
               for v in g.get("certified", {}).values() if v.get("verdict") is None]
     if failed:
@@ -129,8 +158,11 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
         sys.exit(1)
 
 
-def _print_audit(a: dict) -> None:
+def _print_audit(a: dict, result_sets=()) -> None:
     from rich.table import Table
+
+    from ..bench.results import print_result_set
+    from ..bench.self_consistency.results import pvalue_text
     con = _console()
     s = a["settings"]
     con.print(f"{s['groups']} audit groups; fit {s['fit']} (RMSE divisor {s['rmse_divisor']}, "
@@ -160,22 +192,12 @@ def _print_audit(a: dict) -> None:
         t.add_row(g["model"], g["domain"], g["utterance_id"], str(g["cells"]), str(g["items"]),
                   f"{g['rmse']:.2f}", "—" if g["rmse_pct"] is None else f"{g['rmse_pct']:.2f}",
                   "—" if g["price_scale"] is None else f"{g['price_scale']:.1f}",
-                  f"{g['pvalue']:.3g}", "reject" if g["reject_bonferroni"] else "—",
+                  _p(pvalue_text(g["pvalue"], s["resamples"])),
+                  "reject" if g["reject_bonferroni"] else "—",
                   val("l1_repair"), val("l2_repair"),
                   ("yes" if all(v.get("checked") for v in cert.values()) else "no") if cert else "—",
                   cert.get("transitive", {}).get("verdict", "—") or "—",
                   str(cert.get("feedback_arc_set", {}).get("value", "—")))
-    con.print(t)
-    t = Table(title="mean of the per-utterance RMSEs, $ (% of price scale)", title_justify="left")
-    doms = list(dict.fromkeys(x["domain"] for x in a["table2"]))
-    t.add_column("model")
-    for d in doms:
-        t.add_column(d, justify="right")
-    for m in dict.fromkeys(x["model"] for x in a["table2"]):
-        cells = {x["domain"]: x for x in a["table2"] if x["model"] == m}
-        t.add_row(m, *[(f"{cells[d]['rmse']:.1f} ({cells[d]['rmse_pct']:.1f}%)"
-                        if cells[d]["rmse_pct"] is not None else f"{cells[d]['rmse']:.1f}")
-                       if d in cells else "—" for d in doms])
     con.print(t)
     if a["local"]:
         t = Table(title=f"local audit: 95% residual intervals excluding 0 (uncorrected, as "
@@ -184,7 +206,9 @@ def _print_audit(a: dict) -> None:
         for c in ("model", "kind", "domain", "n", "supported reversals", "reject",
                   "reject (Holm)", f"LB ≥ {s['threshold']:.0%} price"):
             t.add_column(c)
-        for x in a["local"]:
+        models = list(dict.fromkeys(x["model"] for x in a["local"]))
+        for x in sorted(a["local"], key=lambda x: (models.index(x["model"]), x["kind"],
+                                                   x["domain"] is not None)):
             t.add_row(x["model"], x["kind"], x["domain"] or "all", str(x["n"]),
                       f"{x['reversals']} ({x['reversals'] / x['n']:.1%})",
                       f"{x['rejects']} ({x['rejects'] / x['n']:.1%})",
@@ -200,10 +224,17 @@ def _print_audit(a: dict) -> None:
             t.add_row(x["model"], x["domain"], str(x["k"]), str(x["paths"]),
                       f"{x['mean_pct']:.1f}", f"[{x['ci'][0]:.1f}, {x['ci'][1]:.1f}]")
         con.print(t)
-    con.print("parseability: " + "; ".join(
+    con.print("parseability of the elicitation calls (stress-only cells apart): " + "; ".join(
         f"{p['model']} {p['finite']}/{p['calls']} finite, {p['number_only']} number-only"
         for p in a["parse"]))
     con.print("Bonferroni rejections: " + ", ".join(f"{m} {k}" for m, k in a["bonferroni"].items()))
+    for rs in result_sets:
+        con.print()
+        print_result_set(con, rs)
+
+
+def _p(v) -> str:
+    return v if isinstance(v, str) else f"{v:.3g}"
 
 
 @click.command()
