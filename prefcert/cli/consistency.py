@@ -238,11 +238,15 @@ def _p(v) -> str:
 
 
 @click.command()
-@click.argument("prompts", type=click.Path(path_type=Path), required=False)
-@click.argument("answers", type=click.Path(path_type=Path), required=False)
-@click.option("--utilities", type=click.Path(path_type=Path),
+@click.argument("sources", nargs=-1, type=click.Path(path_type=Path),
+                metavar="PROMPTS ANSWERS... | LOG...")
+@click.option("--utilities", "utilities", multiple=True, type=click.Path(path_type=Path),
               help="Instead of PROMPTS and ANSWERS: JSONL {\"id\", \"utilities\": [u, ...] or "
-                   "[[L outcomes], ...], optional \"reu\"} from another verifier.")
+                   "[[L outcomes], ...], optional \"reu\"} from another verifier (repeat for "
+                   "several models).")
+@click.option("--model", "models", multiple=True, metavar="NAME",
+              help="The model of an ANSWERS (or --utilities) file whose records name none: "
+                   "once per file, in the files' order. Inspect logs name their own.")
 @click.option("--delta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True, help="Failure probability of the bounds.")
 @click.option("--resamples", type=click.IntRange(min=1), default=1000, show_default=True,
@@ -250,64 +254,143 @@ def _p(v) -> str:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--by", help="Also estimate per level of this cell factor (e.g. size).")
 @click.option("-o", "--out", type=OutputPath(),
-              help="Write the M × K utility matrix, one JSON line per prompt.")
+              help="Write the M × K utility matrix, one JSON line per (model, prompt).")
 @click.option("--report", type=OutputPath(), help="Write an HTML report.")
 @click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
-def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, as_json):
-    """Rational value risk of sampled model ANSWERS (JSONL: one {"id", "answer"} per
-    sample, or {"id", "answers": [...]}) to a generated benchmark PROMPTS — or an Inspect
-    log of a prefcert task (PROMPTS alone: its epochs are the K samples) — with prefcert as
-    the deterministic verifier: the M × K utility matrix, DEU, REU under both readings
-    (certified 1; best-of-K), RVR with 95 % prompt-bootstrap intervals, the three error
-    bounds at δ, and the parse-failure rate."""
+def risk(sources, utilities, models, delta, resamples, seed, by, out, report, as_json):
+    """Rational value risk of sampled model answers to a generated benchmark PROMPTS: one
+    or more ANSWERS files (JSONL: one {"id", "answer"} per sample, or {"id", "answers":
+    [...]}; one model a file, named by its records' "model" or by --model), or Inspect logs
+    of prefcert tasks (LOG...: the epochs are the K samples, grouped by the logs' models) —
+    with prefcert as the deterministic verifier: per model the M × K utility matrix, DEU,
+    REU under both readings (certified 1; best-of-K), RVR with 95 % prompt-bootstrap
+    intervals, the three error bounds at δ, the parse-failure rate, and Qian & He's
+    tables with the models as columns."""
     from ..bench.rational_value_risk import risk as rk
     try:
-        _check_out([out, report], [prompts, answers, utilities])
-        if utilities is not None:
-            if prompts is not None or answers is not None:
+        _check_out([out, report], [*sources, *utilities])
+        per_model: dict[str, list[dict]] = {}
+        if utilities:
+            if sources:
                 raise InstanceError("give PROMPTS and ANSWERS, or --utilities, not both")
-            scored = _read_utilities(utilities)
-            if not scored:
-                raise InstanceError("holds no utilities", file=str(utilities))
-            res = rk.rational_value_risk([s["utilities"] for s in scored],
-                                         reu=[s["reu_certified"] for s in scored],
-                                         delta=delta, resamples=resamples, seed=seed)
-            res.update(samples=sum(len(s["utilities"]) for s in scored),
-                       parse_failure_rate=None, timeout_rate=None, suites=["external"],
-                       uncertified_prompts=sum(s["reu_certified"] is None for s in scored))
+            names = _file_models(utilities, models, "--utilities")
+            for path, name in zip(utilities, names):
+                scored = _read_utilities(path)
+                if not scored:
+                    raise InstanceError("holds no utilities", file=str(path))
+                _add_model(per_model, _one_model(path, _answer_records(path), name,
+                                                 len(utilities)), scored, path)
         else:
             from ..bench.inspect.logs import is_log
-            if prompts is not None and answers is None and is_log(prompts):
+            if sources and all(is_log(x) for x in sources):
+                if models:
+                    raise InstanceError("--model is for answers files (a log names its model)")
                 from ..bench.inspect.logs import log_samples, risk_samples
-                refuse_inputs([out, report], [prompts])
-                scored = risk_samples(log_samples([prompts]))    # the epochs are the K samples
-            elif prompts is None or answers is None:
-                raise InstanceError("give PROMPTS and ANSWERS, an Inspect log, or --utilities")
+                refuse_inputs([out, report], list(sources))
+                samples = log_samples(sources)
+                for m in dict.fromkeys(s["model"] for s in samples):
+                    # the epochs of one model's logs are its K samples
+                    per_model[str(m)] = risk_samples([s for s in samples if s["model"] == m])
+            elif len(sources) < 2:
+                raise InstanceError("give PROMPTS and ANSWERS..., Inspect logs, or --utilities")
             else:
                 from ..bench.score import Benchmark
+                prompts, answers = sources[0], sources[1:]
                 bench = Benchmark.read(prompts)
                 refuse_inputs([out, report], bench.files)
-                scored = rk.score_samples(bench, rk.read_samples(answers, known=bench.by_id))
-            factors = set().union(*(set(x["cell"]) for x in scored))
-            if by is not None and by not in factors:
+                names = _file_models(answers, models, "ANSWERS")
+                for path, name in zip(answers, names):
+                    model = _one_model(path, _answer_records(path), name, len(answers))
+                    scored = rk.score_samples(bench, rk.read_samples(path, known=bench.by_id))
+                    if not scored:
+                        raise InstanceError("holds no answers", file=str(path))
+                    _add_model(per_model, model, scored, path)
+        if by is not None:
+            factors = set().union(*(set(x["cell"]) for sc in per_model.values() for x in sc))
+            if by not in factors:
                 raise InstanceError(f"--by takes a cell factor of the prompts answered "
                                     f"(here: {', '.join(sorted(factors)) or 'none'})", value=by)
-            res = rk.risk_table(scored, delta=delta, resamples=resamples, seed=seed, by=by)
+        results = {}
+        for m, scored in per_model.items():
+            if utilities:
+                res = rk.rational_value_risk([s["utilities"] for s in scored],
+                                             reu=[s["reu_certified"] for s in scored],
+                                             delta=delta, resamples=resamples, seed=seed)
+                res.update(samples=sum(len(s["utilities"]) for s in scored),
+                           parse_failure_rate=None, timeout_rate=None, suites=["external"],
+                           uncertified_prompts=sum(s["reu_certified"] is None for s in scored))
+            else:
+                res = rk.risk_table(scored, delta=delta, resamples=resamples, seed=seed, by=by)
+            results[m] = {"model": m, **res}
     except InstanceError as e:
         bad_input(e)
+    from ..bench.rational_value_risk.results import risk_results
+    result_sets = risk_results(results)
+    matrix = [{"model": m, **x} for m, scored in per_model.items() for x in scored]
     try:
         if out:
-            write_jsonl(out, scored, _dumps)
+            write_jsonl(out, matrix, _dumps)
         if report:
             from ..bench.rational_value_risk.report import risk_report
-            risk_report(res, scored).write(report)
+            risk_report(results, per_model, result_sets).write(report)
             click.echo(f"report written to {report}", err=True)
     except InstanceError as e:
         bad_input(e)
+    single = next(iter(results.values())) if len(results) == 1 else {}
     if as_json:
-        click.echo(json.dumps(res))
+        # one model: its estimate's fields also at the top level (the one-model format)
+        click.echo(json.dumps({**single, "models": list(results.values()),
+                               "results": [rs.as_dict() for rs in result_sets]}))
         return
-    _print_risk(res)
+    if single:
+        _print_risk(single)
+    else:
+        click.echo(f"{len(results)} models: {', '.join(results)} (the detail of one model: "
+                   f"run it alone or see --json)")
+    con = _console()
+    from ..bench.results import print_result_set
+    for rs in result_sets:
+        con.print()
+        print_result_set(con, rs)
+
+
+def _answer_records(path: Path) -> list:
+    from ..bench.generate import read_jsonl
+    return read_jsonl(path)
+
+
+def _one_model(path: Path, records, given: str | None, files: int) -> str:
+    """The model of one input file: ``--model`` (the records' ``model`` fields, where
+    present, must agree with it), else the one its records name, else — for a lone file —
+    :data:`~prefcert.bench.results.UNNAMED_MODEL`."""
+    from ..bench.results import UNNAMED_MODEL
+    named = {}
+    for i, rec in enumerate(records, 1):
+        if isinstance(rec, dict) and rec.get("model") not in (None, ""):
+            named.setdefault(str(rec["model"]), i)
+    if given is not None:
+        other = [(m, i) for m, i in named.items() if m != given]
+        if other:
+            raise InstanceError(f"the record names another model than --model {given}",
+                                file=str(path), line=other[0][1], value=other[0][0])
+        return given
+    if len(named) > 1:
+        (m, i) = list(named.items())[1]
+        raise InstanceError("a file holds one model's answers (split it, one file a model)",
+                            file=str(path), line=i, value=m)
+    if named:
+        return next(iter(named))
+    if files > 1:
+        raise InstanceError("with several files, name each file's model: a \"model\" field "
+                            "in its records or --model NAME once per file", file=str(path))
+    return UNNAMED_MODEL
+
+
+def _add_model(per_model: dict, model: str, scored: list, path: Path) -> None:
+    if model in per_model:
+        raise InstanceError(f"a second file of model {model!r} (one file a model; merge "
+                            f"the samples into one file)", file=str(path), value=model)
+    per_model[model] = scored
 
 
 def _read_utilities(path: Path) -> list[dict]:
