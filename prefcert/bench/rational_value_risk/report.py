@@ -39,8 +39,8 @@ def model_section(r: Report, model: str, result: dict, scored: Sequence[dict]) -
     fig, ax = plt.subplots(figsize=(5.5, 3.4))
     vals = [rd[n]["rvr"] for n in names]
     ax.bar(range(len(names)), vals,
-           yerr=[[v - rd[n]["rvr_ci"][0] for v, n in zip(vals, names)],
-                 [rd[n]["rvr_ci"][1] - v for v, n in zip(vals, names)]], capsize=4,
+           yerr=[[max(0.0, v - rd[n]["rvr_ci"][0]) for v, n in zip(vals, names)],
+                 [max(0.0, rd[n]["rvr_ci"][1] - v) for v, n in zip(vals, names)]], capsize=4,
            color=["C0", "C1"][:len(names)])
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(["REU = 1 (certified)", "REU = best-of-K"][:len(names)])
@@ -97,8 +97,8 @@ def model_section(r: Report, model: str, result: dict, scored: Sequence[dict]) -
                 continue
             xs = [i + (j - 0.5) * 0.3 for i in range(len(pts))]
             v = [p["rvr"] for _, p in pts]
-            ax.bar(xs, v, 0.3, yerr=[[a - p["rvr_ci"][0] for a, (_, p) in zip(v, pts)],
-                                     [p["rvr_ci"][1] - a for a, (_, p) in zip(v, pts)]],
+            ax.bar(xs, v, 0.3, yerr=[[max(0.0, a - p["rvr_ci"][0]) for a, (_, p) in zip(v, pts)],
+                                     [max(0.0, p["rvr_ci"][1] - a) for a, (_, p) in zip(v, pts)]],
                    capsize=3, label=n)
             ax.set_xticks(range(len(pts)))
             ax.set_xticklabels([str(k) for k, _ in pts])

@@ -34,8 +34,8 @@ def _fig_rvr(rs: ResultSet, ax) -> None:
         xs = [readings.index(r["reading"]) - 0.4 + w * (j + 0.5) for r in mine]
         v = [r["value"] for r in mine]
         ax.bar(xs, v, w * 0.9, color=f"C{j % 10}", label=m,
-               yerr=[[x - r["low"] for x, r in zip(v, mine)],
-                     [r["high"] - x for x, r in zip(v, mine)]], capsize=4)
+               yerr=[[max(0.0, x - r["low"]) for x, r in zip(v, mine)],
+                     [max(0.0, r["high"] - x) for x, r in zip(v, mine)]], capsize=4)
         ax.errorbar(xs, v, yerr=[[x - r["bound_low"] for x, r in zip(v, mine)],
                                  [r["bound_high"] - x for x, r in zip(v, mine)]],
                     fmt="none", ecolor="grey", elinewidth=0.8, capsize=7, alpha=0.8)
@@ -77,8 +77,8 @@ def _fig_strata(rs: ResultSet, ax) -> None:
         xs = [levels.index(r[by]) - 0.4 + w * (j + 0.5) for r in mine]
         v = [r["value"] for r in mine]
         ax.bar(xs, v, w * 0.9, color=f"C{j % 10}", label=m, capsize=3,
-               yerr=[[x - r["low"] for x, r in zip(v, mine)],
-                     [r["high"] - x for x, r in zip(v, mine)]])
+               yerr=[[max(0.0, x - r["low"]) for x, r in zip(v, mine)],
+                     [max(0.0, r["high"] - x) for x, r in zip(v, mine)]])
     ax.set_xticks(range(len(levels)))
     ax.set_xticklabels([str(x) for x in levels])
     ax.set_xlabel(by)

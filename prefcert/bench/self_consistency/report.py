@@ -120,8 +120,10 @@ def audit_report(audit: dict, result_sets=None,
         for ax, g in zip(axes.flat, mine):
             names = list(g["utilities"])
             u = [g["utilities"][x] for x in names]
-            lo = [u[i] - g["utility_ci"][x][0] for i, x in enumerate(names)]
-            hi = [g["utility_ci"][x][1] - u[i] for i, x in enumerate(names)]
+            # a percentile interval need not contain the estimate (and a zero-spread one
+            # is off by rounding): the bars are clipped at 0
+            lo = [max(0.0, u[i] - g["utility_ci"][x][0]) for i, x in enumerate(names)]
+            hi = [max(0.0, g["utility_ci"][x][1] - u[i]) for i, x in enumerate(names)]
             ax.errorbar(range(len(names)), u, yerr=[lo, hi], fmt="o", capsize=3, ms=4)
             ax.set_xticks(range(len(names)))
             ax.set_xticklabels(names, rotation=60, fontsize=6)

@@ -97,8 +97,8 @@ def _fig_stress(rs: ResultSet, ax) -> None:
                      key=lambda r: r["k"])
         v = [r["value"] for r in pts]
         ax.errorbar([r["k"] for r in pts], v,
-                    yerr=[[x - r["low"] for x, r in zip(v, pts)],
-                          [r["high"] - x for x, r in zip(v, pts)]],
+                    yerr=[[max(0.0, x - r["low"]) for x, r in zip(v, pts)],
+                          [max(0.0, r["high"] - x) for x, r in zip(v, pts)]],
                     marker="o", capsize=3, color=f"C{models.index(m) % 10}",
                     linestyle=styles[doms.index(d) % len(styles)], label=f"{m} · {d}")
     ax.set_xscale("log", base=2)
