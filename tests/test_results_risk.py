@@ -200,3 +200,43 @@ def test_cli_several_answers_files_of_a_generated_suite(tmp_path):
         assert res[m]["parse_failure_rate"] == pytest.approx(fail)
     keys = [x["key"] for x in json.loads(r.stdout)["results"]]
     assert keys == ["qh-table2", "qh-table13", "qh-table16", "qh-table12"]
+
+
+@needs_cli
+def test_cli_inspect_logs_of_two_models(tmp_path):
+    """Two mock models' logs of the same two prompts, two epochs each: ``mockllm/good``
+    answers gold every time (DEU 1, RVR 0), ``mockllm/bad`` a wrong answer every time
+    (DEU 0, RVR (REU = 1) 1, best-of-2 REU 0). The logs are grouped by their model."""
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    from prefcert.bench.dataset import SuiteDataset
+    suite = "voting-manipulation"
+    ds = SuiteDataset(suite, sizes=[3], per_cell=1)
+    gold = {ds[i]["question"]: ds[i]["answer"] for i in range(2)}
+
+    def output(text):
+        o = ModelOutput.from_content(model="mockllm", content=text)
+        o.usage = ModelUsage(input_tokens=10, output_tokens=len(text),
+                             total_tokens=10 + len(text))
+        return o
+    for name, right in (("good", True), ("bad", False)):
+        model = get_model(f"mockllm/{name}", custom_outputs=lambda messages, tools, tc, cfg,
+                          right=right: output(gold[messages[0].text] if right
+                                              else "<answer>zzz</answer>"))
+        (log,) = inspect_eval(f"prefcert/{suite}", model=model,
+                              log_dir=str(tmp_path / name), display="none",
+                              task_args={"sizes": 3, "per_cell": 1}, limit=2, epochs=2,
+                              max_connections=1, max_samples=1)
+        assert log.status == "success"
+    r = run("risk", tmp_path / "good", tmp_path / "bad", "--json")
+    assert r.returncode == 0, r.stderr[-2000:]
+    res = {m["model"]: m for m in json.loads(r.stdout)["models"]}
+    assert set(res) == {"mockllm/good", "mockllm/bad"}
+    assert (res["mockllm/good"]["M"], res["mockllm/good"]["K"]) == (2, 2)
+    assert res["mockllm/good"]["deu"] == 1 and res["mockllm/bad"]["deu"] == 0
+    assert res["mockllm/bad"]["readings"]["certified"]["rvr"] == 1
+    assert res["mockllm/bad"]["readings"]["best_of_k"]["reu"] == 0
+    r = run("risk", tmp_path / "good", "--model", "x")
+    assert r.returncode == 2 and "a log names its model" in r.stderr
