@@ -42,6 +42,8 @@ def _fig_rvr(rs: ResultSet, ax) -> None:
     ax.set_xticks(range(len(readings)))
     ax.set_xticklabels(readings)
     ax.set_ylabel("rational value risk")
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(max(lo, -1.05), min(hi, 1.05))     # RVR lies in [−1, 1]: a wider bound says no more
     ax.axhline(0, color="black", linewidth=0.6)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=7, title="bars: 95% bootstrap CI; grey: error bound at δ",
@@ -58,6 +60,9 @@ def _fig_k(rs: ResultSet, ax) -> None:
                 ax.plot([k for k, _ in pts], [v for _, v in pts], marker="o", ms=3,
                         linestyle=style, color=f"C{j % 10}", label=f"{m} · {reading}")
     ax.set_xscale("log", base=2)
+    ks = sorted({r["k"] for r in rs.rows})
+    ax.set_xticks(ks)
+    ax.set_xticklabels([str(k) for k in ks])
     ax.set_xlabel("budget k (the first k samples of every prompt)")
     ax.set_ylabel("rational value risk")
     ax.grid(alpha=0.3)

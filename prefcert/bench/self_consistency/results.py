@@ -102,6 +102,9 @@ def _fig_stress(rs: ResultSet, ax) -> None:
                     marker="o", capsize=3, color=f"C{models.index(m) % 10}",
                     linestyle=styles[doms.index(d) % len(styles)], label=f"{m} · {d}")
     ax.set_xscale("log", base=2)
+    ks = sorted({r["k"] for r in rs.rows})
+    ax.set_xticks(ks)
+    ax.set_xticklabels([str(k) for k in ks])
     ax.set_xlabel("path length k")
     ax.set_ylabel("mean |R₁,ₖ| (% of endpoint mean price)")
     ax.grid(alpha=0.3)
