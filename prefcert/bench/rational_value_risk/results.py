@@ -123,6 +123,15 @@ def rvr_table(results: Mapping[str, Mapping[str, Any]]) -> ResultSet:
     any_r = next(iter(results.values()), {})
     delta = next((x["bounds"]["delta"] for x in any_r.get("readings", {}).values()
                   if x.get("prompts")), None)
+    formulas = {n: x["bounds"]["formulas"] for r in results.values()
+                for n, x in r["readings"].items() if x.get("prompts")}
+    bounds_text = ""
+    if formulas:
+        f0 = next(iter(formulas.values()))
+        bounds_text = (" Bounds: (I) " + f0["prompt_sampling"] + "; (II) " + "; ".join(
+            f"{READING_LABELS[n]} {f['reasoning_sampling']}" for n, f in formulas.items())
+            + "; (III) " + "; ".join(dict.fromkeys(f["verification"]
+                                                  for f in formulas.values())) + ".")
     order = ["prompts M", "DEU", "REU", "RVR", "RVR bootstrap mean", "95% CI low",
              "95% CI high", *(b for b, _ in BOUND_ROWS), "RVR − bound", "RVR + bound"]
     rows.sort(key=lambda r: (list(READING_LABELS.values()).index(r["reading"]),
@@ -136,7 +145,7 @@ def rvr_table(results: Mapping[str, Mapping[str, Any]]) -> ResultSet:
              f"are not compared by a test",
         note="RVR = REU − DEU is the point estimate; the bootstrap mean is the mean of the "
              "resampled means (the released code's value). Rows keep the readings apart; "
-             "no. orders the rows of a reading.",
+             "no. orders the rows of a reading." + bounds_text,
         figure=_fig_rvr)
     for r in rs.rows:
         r["no."] = order.index(r["estimate"]) + 1
@@ -204,9 +213,25 @@ def parse_table(results: Mapping[str, Mapping[str, Any]]) -> ResultSet:
 
 
 def risk_results(results: Mapping[str, Mapping[str, Any]]) -> list[ResultSet]:
-    """Every result set of ``prefcert risk`` over ``{model: estimate}``: Tables 1–2 (RVR
-    with intervals and bounds), Table 13 (per k), Table 16 (per stratum, with ``--by``)
-    and Table 12 (parse failures). O(models · (readings + budgets + strata)).
+    """Every result set of ``prefcert risk``.
+
+    Parameters
+    ----------
+    results : mapping of str to dict
+        Model -> its estimate (:func:`~prefcert.bench.rational_value_risk.risk.risk_table`
+        or :func:`~prefcert.bench.rational_value_risk.risk.rational_value_risk` with the
+        answer counts added), in column order.
+
+    Returns
+    -------
+    list of ResultSet
+        Tables 1–2 (RVR with intervals and, beside them, the bounds), Table 13 (per
+        budget k), Table 16 (per stratum, when the estimates have ``by``) and Table 12
+        (parse failures).
+
+    Notes
+    -----
+    O(models · (readings + budgets + strata)).
 
     References
     ----------

@@ -270,9 +270,24 @@ def groups_rejected(audit: Mapping[str, Any]) -> ResultSet:
 
 
 def audit_results(audit: Mapping[str, Any]) -> list[ResultSet]:
-    """Every result set of an audit, in the paper's order: Table 2, Tables 9–10 with the
-    Bonferroni counts, Table 3, Table 8, Fig. 3 (P1, P2), Table 6, Table 7 / Fig. 4 (when
-    the design has stress paths). O(groups + comparisons · thresholds).
+    """Every result set of an audit, in the paper's order.
+
+    Parameters
+    ----------
+    audit : dict
+        A :func:`~prefcert.bench.self_consistency.audit.consistency_audit` result (any
+        number of models).
+
+    Returns
+    -------
+    list of ResultSet
+        Table 2, Tables 9–10 with the Bonferroni counts, Table 3 and Table 8 (when there
+        are P1 / P2 comparisons), Fig. 3 for P1 and P2, Table 6, and Table 7 / Fig. 4
+        (when the design has stress paths); models in the order they first answered.
+
+    Notes
+    -----
+    O(groups + comparisons · thresholds).
 
     References
     ----------
