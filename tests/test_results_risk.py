@@ -110,6 +110,34 @@ def test_k_curves_of_every_model_on_one_plot(sets):
         assert f"{m} · certified" in labels and f"{m} · best-of-k" in labels
 
 
+def test_paired_comparisons_against_scipy_and_statsmodels():
+    """Per-prompt certified gaps 1 − mean: m1 (1/4, 3/4, 0), m2 (3/4, 1, 1/4), m3 (0, 0, 1);
+    best-of-4 gaps max − mean: m1 (1/4, 3/4, 0), m2 (3/4, 0, 1/4), m3 (0, 0, 0).
+    RVR differences (certified): m1 − m2 = −1/3, m1 − m3 = 0, m2 − m3 = 1/3; (best-of-K):
+    0, 1/3, 1/3. Paired t tests by scipy and Holm by statsmodels, fitted here directly."""
+    from scipy import stats
+    from statsmodels.stats.multitest import multipletests
+
+    from prefcert.bench.rational_value_risk.results import paired_table
+    scored = {m: [{"id": pid, "utilities": u, "reu_certified": 1} for pid, u in zip("abc", rows)]
+              for m, rows in U.items()}
+    t = paired_table(scored, resamples=300, seed=1)
+    cert = {"m1": [0.25, 0.75, 0], "m2": [0.75, 1, 0.25], "m3": [0, 0, 1]}
+    best = {"m1": [0.25, 0.75, 0], "m2": [0.75, 0, 0.25], "m3": [0, 0, 0]}
+    hand = {"REU = 1 (certified)": (cert, {("m1", "m2"): -1 / 3, ("m1", "m3"): 0,
+                                           ("m2", "m3"): 1 / 3}),
+            "REU = best-of-K": (best, {("m1", "m2"): 0, ("m1", "m3"): 1 / 3,
+                                       ("m2", "m3"): 1 / 3})}
+    for reading, (gaps, diffs) in hand.items():
+        ps = [stats.ttest_rel(gaps[a], gaps[b]).pvalue for a, b in diffs]
+        holm = multipletests(ps, method="holm")[1]
+        for ((a, b), v), p, q in zip(diffs.items(), ps, holm):
+            row = _row(t, model=a, versus=b, reading=reading)
+            assert row["value"] == pytest.approx(v, abs=1e-12) and row["n"] == 3
+            assert row["pvalue"] == pytest.approx(p) and row["pvalue_holm"] == pytest.approx(q)
+            assert row["low"] <= v + 1e-12 <= row["high"] + 2e-12
+
+
 # ---------------------------------------------------------------------------------- CLI
 
 def _write_utilities(tmp_path, named: bool):
@@ -133,7 +161,8 @@ def test_cli_several_utilities_files(tmp_path):
     assert [m["readings"]["certified"]["rvr"] for m in res["models"]] == \
         pytest.approx([1 / 3, 2 / 3, 1 / 3])
     assert "deu" not in res                                # several models: no top-level one
-    assert [x["key"] for x in res["results"]] == ["qh-table2", "qh-table13", "qh-table12"]
+    assert [x["key"] for x in res["results"]] == ["qh-table2", "qh-table13", "qh-table12",
+                                                  "qh-paired"]
     page = tmp_path / "risk.html"
     r = run("risk", *args, "--report", page)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -199,7 +228,7 @@ def test_cli_several_answers_files_of_a_generated_suite(tmp_path):
         assert res[m]["readings"]["best_of_k"]["reu"] == pytest.approx(best)
         assert res[m]["parse_failure_rate"] == pytest.approx(fail)
     keys = [x["key"] for x in json.loads(r.stdout)["results"]]
-    assert keys == ["qh-table2", "qh-table13", "qh-table16", "qh-table12"]
+    assert keys == ["qh-table2", "qh-table13", "qh-table16", "qh-table12", "qh-paired"]
 
 
 @needs_cli

@@ -325,7 +325,7 @@ def risk(sources, utilities, models, delta, resamples, seed, by, out, report, as
     except InstanceError as e:
         bad_input(e)
     from ..bench.rational_value_risk.results import risk_results
-    result_sets = risk_results(results)
+    result_sets = risk_results(results, per_model)
     matrix = [{"model": m, **x} for m, scored in per_model.items() for x in scored]
     try:
         if out:

@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..results import MODEL, ResultSet
@@ -212,7 +212,9 @@ def parse_table(results: Mapping[str, Mapping[str, Any]]) -> ResultSet:
         "is counted here; an external verifier's utilities give no rates (—).")
 
 
-def risk_results(results: Mapping[str, Mapping[str, Any]]) -> list[ResultSet]:
+def risk_results(results: Mapping[str, Mapping[str, Any]],
+                 scored: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
+                 ) -> list[ResultSet]:
     """Every result set of ``prefcert risk``.
 
     Parameters
@@ -226,8 +228,9 @@ def risk_results(results: Mapping[str, Mapping[str, Any]]) -> list[ResultSet]:
     -------
     list of ResultSet
         Tables 1–2 (RVR with intervals and, beside them, the bounds), Table 13 (per
-        budget k), Table 16 (per stratum, when the estimates have ``by``) and Table 12
-        (parse failures).
+        budget k), Table 16 (per stratum, when the estimates have ``by``), Table 12
+        (parse failures) and, given the per-prompt records ``scored`` of two or more
+        models, their paired comparisons (:func:`paired_table`).
 
     Notes
     -----
@@ -243,4 +246,99 @@ def risk_results(results: Mapping[str, Mapping[str, Any]]) -> list[ResultSet]:
     if st is not None:
         out.append(st)
     out.append(parse_table(results))
+    if scored is not None:
+        first = next(iter(results.values()), {})
+        pt = paired_table(scored, resamples=first.get("resamples", 1000),
+                          seed=first.get("seed", 0))
+        if pt is not None:
+            out.append(pt)
     return out
+
+
+def paired_table(scored: Mapping[str, Sequence[Mapping[str, Any]]], *, resamples: int = 1000,
+                 seed: int = 0, alpha: float = 0.05) -> ResultSet | None:
+    """Paired comparisons of the models' RVR on the prompts they all answered.
+
+    Parameters
+    ----------
+    scored : mapping of str to sequence of dict
+        Model -> its per-prompt records (``id``, ``utilities``, ``reu_certified``), as
+        ``prefcert risk`` builds them.
+    resamples : int, default 1000
+        Paired prompt-bootstrap resamples (the same prompts drawn for both models).
+    seed : int, default 0
+        Bootstrap seed.
+    alpha : float, default 0.05
+        Family-wise level of the Holm adjustment over the model pairs of a reading.
+
+    Returns
+    -------
+    ResultSet or None
+        One row per (model A, model B after it, reading): ``value`` = RVR_A − RVR_B over
+        the prompts both answered (certified: those certified for both), ``low`` / ``high``
+        a 95 % paired percentile bootstrap interval, ``pvalue`` the paired t test of the
+        per-prompt gaps (:func:`scipy.stats.ttest_rel`), ``pvalue_holm``, ``n`` the common
+        prompts. None with fewer than two models.
+
+    Notes
+    -----
+    The per-prompt gap is REU_i − (1/K) Σ_k U_ik; the two models' gaps on one prompt are
+    paired (the same prompt), so the difference is tested within prompts. O(pairs · B · M).
+
+    References
+    ----------
+    Qian & He (2026) (RVR); Efron & Tibshirani (1993), §16 (paired bootstrap); Holm (1979).
+    """
+    import numpy as np
+    from scipy import stats
+
+    from ..stats import adjusted_pvalues
+    models = list(scored)
+    if len(models) < 2:
+        return None
+    gaps: dict[str, dict[str, dict[str, float]]] = {}
+    for m, recs in scored.items():
+        g: dict[str, dict[str, float]] = {"certified": {}, "best_of_k": {}}
+        for r in recs:
+            u = [float(np.mean(x)) if isinstance(x, (list, tuple)) else float(x)
+                 for x in r["utilities"]]
+            mean = sum(u) / len(u)
+            if r.get("reu_certified") is not None:
+                g["certified"][str(r["id"])] = float(r["reu_certified"]) - mean
+            g["best_of_k"][str(r["id"])] = max(u) - mean
+        gaps[m] = g
+    rows = []
+    for reading, label in READING_LABELS.items():
+        fam = []
+        for i, a in enumerate(models):
+            for b in models[i + 1:]:
+                common = [p for p in gaps[a][reading] if p in gaps[b][reading]]
+                row: dict[str, Any] = {"versus": b, "reading": label, MODEL: a,
+                                       "n": len(common), "value": None}
+                if common:
+                    x = np.array([gaps[a][reading][p] for p in common])
+                    y = np.array([gaps[b][reading][p] for p in common])
+                    d = x - y
+                    rng = np.random.default_rng(seed)
+                    means = d[rng.integers(0, len(d), size=(resamples, len(d)))].mean(1)
+                    lo, hi = np.percentile(means, [2.5, 97.5])
+                    if len(d) > 1 and np.any(d != d[0]):
+                        p = float(stats.ttest_rel(x, y).pvalue)
+                    else:
+                        p = 1.0 if not np.any(d) else 0.0
+                    row.update(value=float(d.mean()), low=float(lo), high=float(hi), pvalue=p)
+                    fam.append(row)
+                rows.append(row)
+        for row, q in zip(fam, adjusted_pvalues([r["pvalue"] for r in fam], "holm")):
+            row["pvalue_holm"] = q
+            row["reject_holm"] = q <= alpha
+    return ResultSet(
+        "qh-paired", f"{SOURCE}, model comparisons (paired)", "RVR of the column model "
+        "minus RVR of the row's 'versus' model, on the prompts both answered",
+        ["versus", "reading"], rows, value="RVR difference",
+        test=f"paired by prompt: paired t test of the per-prompt gaps (scipy ttest_rel) "
+             f"and a {resamples}-resample paired percentile bootstrap interval (seed "
+             f"{seed}); Holm over the {len(models) * (len(models) - 1) // 2} model pairs of "
+             f"each reading at α = {alpha}",
+        note="pvalue, pvalue_holm, reject_holm, low, high and n (the common prompts) are "
+             "in the JSON; a certified comparison uses the prompts certified for both.")
