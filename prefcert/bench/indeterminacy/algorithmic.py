@@ -902,36 +902,51 @@ def metrics(scores: Sequence[dict]) -> list[dict]:
     return rows
 
 
+def results(scores: Sequence[dict]) -> list:
+    """The suite's result sets: the paper's hard-notion, selection, refinement, per-notion
+    and model-comparison tables and figures from the scores of any number of models
+    (:mod:`prefcert.bench.indeterminacy.algorithmic_results`)."""
+    from .algorithmic_results import result_sets
+    return result_sets(scores)
+
+
+def _hard_rows(scores: Sequence[dict], task: str, hatch: str, where=None,
+               success=None) -> list[dict]:
+    """Accuracy rows of hard prompts of ``task`` by notion and size apart (x: ``notion,
+    n = size``), hue: E / NE and ``hatch`` offered or not."""
+    rows = accuracy_rows([s for s in scores if s["cell"]["task"] == task
+                          and (where is None or where(s))],
+                         ("notion", "size", "feasible", "escape"), success=success)
+    for r in rows:
+        g = r["group"]
+        g["notion"] = f"{g.pop('notion')}, n = {g.pop('size')}"
+        e = "E" if g.pop("feasible") else "NE"
+        g["condition"] = f"{e}, {'with' if g.pop('escape') else 'without'} {hatch}"
+    return rows
+
+
 def plots(scores: Sequence[dict], report) -> None:
+    """The suite's figures on one model's (or pooled) scores; n = 10 and 30 are always
+    separate bars (the paper's point is the drop between them)."""
     std = [s for s in scores if s["cell"]["design"] == "standard"]
     hard = [s for s in scores if s["cell"]["design"] == "hard"]
     if std:
         report.bar_chart("Standard tasks: accuracy by setting and size (95 % Wilson)",
                          accuracy_rows(std, ("setting", "size")), x="setting", hue="size")
     if hard:
-        gen_rows = accuracy_rows([s for s in hard if s["cell"]["task"] == "generation"],
-                                 ("notion", "feasible", "escape"))
-        for r in gen_rows:
-            g = r["group"]
-            g["condition"] = f"{'E' if g.pop('feasible') else 'NE'}, " \
-                             f"{'with' if g.pop('escape') else 'without'} {{}}"
-        report.bar_chart("Hard notions, generation: E / NE accuracy by hatch", gen_rows,
-                         x="notion", hue="condition")
-        sel_rows = accuracy_rows([s for s in hard if s["cell"]["task"] == "selection"],
-                                 ("notion", "feasible", "escape"))
-        for r in sel_rows:
-            g = r["group"]
-            g["condition"] = f"{'E' if g.pop('feasible') else 'NE'}, " \
-                             f"{'with' if g.pop('escape') else 'without'} NOTA"
-        report.bar_chart("Hard notions, selection accuracy", sel_rows, x="notion",
-                         hue="condition")
+        report.bar_chart("Hard notions, generation: E / NE accuracy by hatch and size",
+                         _hard_rows(hard, "generation", "{}"), x="notion", hue="condition")
+        report.bar_chart("Hard notions, selection accuracy by NOTA and size",
+                         _hard_rows(hard, "selection", "NOTA"), x="notion", hue="condition")
         nota = accuracy_rows([s for s in hard if s["cell"]["task"] == "selection"
-                              and s["cell"].get("escape")], ("notion", "feasible"),
+                              and s["cell"].get("escape")], ("notion", "size", "feasible"),
                              success=lambda s: bool(s.get("nota")))
         for r in nota:
-            r["group"]["instances"] = "feasible" if r["group"].pop("feasible") else "infeasible"
-        report.bar_chart("NOTA selection rate (wrong when feasible, right when infeasible)",
-                         nota, x="notion", hue="instances")
+            g = r["group"]
+            g["notion"] = f"{g.pop('notion')}, n = {g.pop('size')}"
+            g["instances"] = "feasible" if g.pop("feasible") else "infeasible"
+        report.bar_chart("NOTA selection rate by size (wrong when feasible, right when "
+                         "infeasible)", nota, x="notion", hue="instances")
     sel = [s for s in std if s["cell"]["task"] == "selection" and "selected" in s]
     if sel:
         settings = sorted({s["cell"]["setting"] for s in sel})
@@ -976,7 +991,8 @@ SUITE = Suite(
                 "infeasible; generation with and without the {} hatch, selection with and "
                 "without none-of-the-above), at n = 10 and 30 (Khanna & Wang 2026, §4).",
     sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
-    score=score, metrics=metrics, feedback=feedback, plots=plots, calibration=calibration,
+    score=score, metrics=metrics, feedback=feedback, plots=plots, results=results,
+    calibration=calibration,
     calibration_title="calibration: raw draws without a solution",
     expected_total=3660, readings=READINGS, templates=TEMPLATES, size_tests=SizeTests(
         "Khanna & Wang (2026), App. J.3: small vs modest markets (n = 10 vs 30), the "
