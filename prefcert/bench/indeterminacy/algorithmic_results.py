@@ -369,11 +369,12 @@ def _fig6(rs: ResultSet, ax) -> None:
 # ----------------------------------------------------------------------------- Fig. 9
 
 def _standard_generation(s: Record, settings: Iterable[str] | None = None) -> bool:
-    from .algorithmic import SETTINGS
+    """A standard prompt naming a notion (its ``task``: neither ``selection`` nor
+    ``unspecified``), in one of ``settings`` (default: any)."""
     c = _cell(s)
-    st = c.get("setting")
-    return c.get("design") == "standard" and st in SETTINGS and \
-        (settings is None or st in settings) and c.get("task") in SETTINGS[st]["notions"]
+    return c.get("design") == "standard" and c.get("setting") is not None and \
+        (settings is None or c["setting"] in settings) and \
+        c.get("task") not in (None, "selection", "unspecified")
 
 
 STRICT_COMPLETE = ("HA-SO", "OA-SO", "SM-SO")
