@@ -424,11 +424,22 @@ def test_suite_results_hook_names_every_set_and_draws_it():
     unnamed = std(None, "OA-SO", "utilitarian", 10, "correct")
     del unnamed["model"]
     scores.append(unnamed)
+    assert [s.key for s in suite(SUITE).results(scores)] == [
+        "kw-table20", "kw-fig13", "kw-table23", "kw-fig5a", "kw-fig5b", "kw-fig9",
+        "kw-fig10", "kw-fig11", "kw-table21", "kw-alg-table22", "kw-alg-table22-cells"]
+    # a refined record (its verdict is the third attempt's) feeds Fig. 6 only
+    scores.append(hard("alpha", "strict_core", True, 10, "generation", True, "correct",
+                       rounds=[{"verdict": "incorrect"}, {"verdict": "incorrect"},
+                               {"verdict": "correct"}]))
     sets = suite(SUITE).results(scores)
     keys = [s.key for s in sets]
     assert keys == ["kw-table20", "kw-fig13", "kw-table23", "kw-fig5a", "kw-fig5b",
-                    "kw-fig9", "kw-fig10", "kw-fig11", "kw-table21", "kw-alg-table22",
-                    "kw-alg-table22-cells"]                  # no refined records: no Fig. 6
+                    "kw-fig6", "kw-fig9", "kw-fig10", "kw-fig11", "kw-table21",
+                    "kw-alg-table22", "kw-alg-table22-cells"]
+    t20 = sets[0]
+    assert one(t20, model="alpha", notion="strict_core", size=10, existence="E",
+               hatch="with {}", measure="accuracy")["n"] == 3 + 2  # Table 20 + p2, p4
+    assert [r["value"] for r in sets[5].rows] == [0.0, 0.0, 1.0]
     assert all(s.source.startswith("Khanna & Wang (2026), ") for s in sets)
     fig9 = next(s for s in sets if s.key == "kw-fig9")
     assert UNNAMED_MODEL in fig9.models() and "x" not in fig9.models()
@@ -439,3 +450,12 @@ def test_suite_results_hook_names_every_set_and_draws_it():
             s.figure(s, ax)
             assert ax.get_ylabel() or ax.get_yticklabels()
             plt.close(fig)
+    from prefcert.bench.report import Report
+    page = Report("three models")
+    for s in sets:
+        page.result_set(s)
+    text = page.html()
+    for s in sets:
+        assert s.source.replace("&", "&amp;") in text
+    # every set but the two count tables (Table 21, Table 22 summary) has a figure
+    assert len(page.plot_titles) == sum(s.figure is not None for s in sets) == 10

@@ -676,10 +676,13 @@ def table22(scores: Sequence[Record]) -> list[ResultSet]:
 
 def result_sets(scores: Sequence[Record]) -> list[ResultSet]:
     """Every result set of the suite that has rows for ``scores`` (the suite's
-    ``results`` hook), in the order of the module docstring. O(records × sets)."""
+    ``results`` hook), in the order of the module docstring. Records that carry
+    refinement ``rounds`` feed Fig. 6 only: their verdict is the last attempt's, not a
+    one-shot answer, so the one-shot tables leave them out. O(records × sets)."""
     mine = [s for s in scores if s.get("suite", "indeterminacy-algorithmic")
             == "indeterminacy-algorithmic"]
-    sets = [table20(mine), fig13(mine), table23(mine), fig5(mine, "generation"),
-            fig5(mine, "selection"), fig6(mine), fig9(mine), fig10(mine), fig11(mine),
-            table21(mine), *table22(mine)]
+    one = [s for s in mine if not _rounds(s)]
+    sets = [table20(one), fig13(one), table23(one), fig5(one, "generation"),
+            fig5(one, "selection"), fig6(mine), fig9(one), fig10(one), fig11(one),
+            table21(one), *table22(one)]
     return [rs for rs in sets if rs.rows]
