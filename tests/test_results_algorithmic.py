@@ -459,3 +459,19 @@ def test_suite_results_hook_names_every_set_and_draws_it():
         assert s.source.replace("&", "&amp;") in text
     # every set but the two count tables (Table 21, Table 22 summary) has a figure
     assert len(page.plot_titles) == sum(s.figure is not None for s in sets) == 10
+
+
+def test_an_unknown_house_is_an_invalid_solution_not_a_left_out_agent(alg_bench):
+    from prefcert.bench.score import Benchmark, score_prompt
+    bench = Benchmark.read(alg_bench / "prompts.jsonl")
+    p = next(x for x in bench.prompts if x["cell"]["design"] == "hard"
+             and x["cell"]["notion"] == "strict_core" and x["cell"]["task"] == "generation"
+             and x["cell"]["feasible"] and x["cell"]["escape"])
+    endow = bench.instances[p["task"]["roles"]["hm"]]["endowment"]
+    bad = score_prompt(p, '<answer>{"A1": "no such house"}</answer>', bench.entry(p))
+    assert bad["verdict"] == "invalid" and bad.get("rule") is None
+    # a partial allocation of real houses still reads as leaving the others out (R13)
+    part = score_prompt(p, json.dumps({"A1": endow["A1"]}), bench.entry(p))
+    assert (part["verdict"], part["rule"]) == ("incorrect", "R13:left_out_agent")
+    t20 = ar.table20([{**bad, "model": "m"}, {**part, "model": "m"}])
+    assert one(t20, measure="invalid solution")["k"] == 1

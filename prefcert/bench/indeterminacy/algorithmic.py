@@ -657,11 +657,17 @@ def one_to_one(outcome: Any, agents: Sequence[str], partners: Sequence[str]) -> 
         len(set(outcome.values())) == len(outcome)
 
 
-def missing_agents(outcome: Any, agents: Sequence[str]) -> list[str]:
-    """The agents a housing allocation leaves out, when it is otherwise one-to-one."""
+def missing_agents(outcome: Any, agents: Sequence[str],
+                   partners: Sequence[str] | None = None) -> list[str]:
+    """The agents a housing allocation leaves out, when it is otherwise one-to-one: known
+    agents, distinct houses and, given ``partners``, only known houses (an allocation of a
+    house the market does not have is no valid one-to-one outcome: Table 20 counts it
+    invalid, not as leaving agents out)."""
     if not isinstance(outcome, dict) or not set(outcome) <= set(agents):
         return []
     if len(set(outcome.values())) != len(outcome):
+        return []
+    if partners is not None and not set(outcome.values()) <= set(partners):
         return []
     return [a for a in agents if a not in outcome]
 
@@ -755,8 +761,8 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
                 [x for x in (target, *HARD[target]["related"]) if mem.get(x)]
             facts["weak_core_only"] = target == "core" and checked == "strict_core" and \
                 not mem.get("strict_core") and bool(mem.get("weak_core"))
-        elif role == "hm" and missing_agents(p.value, side_a(insts)):
-            facts["left_out"] = missing_agents(p.value, side_a(insts))
+        elif role == "hm" and missing_agents(p.value, side_a(insts), partners_of(insts)):
+            facts["left_out"] = missing_agents(p.value, side_a(insts), partners_of(insts))
         else:
             facts["unacceptable"] = one_to_one(p.value, side_a(insts), partners_of(insts))
     elif p.kind == "none" and feasible and escape:
