@@ -111,7 +111,18 @@ def table20(scores: Sequence[Record]) -> ResultSet:
     solution`` (the bracket: the share of responses that are neither a timeout nor a valid
     one-to-one outcome — verdict ``invalid`` or ``{}`` on a feasible instance) and
     ``timeouts`` (the count; the paper's ∗ marks a cell with at least one, counted
-    incorrect). O(records)."""
+    incorrect). O(records).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+
+    Returns
+    -------
+    ResultSet
+    """
     factors = ["notion", "size", "existence", "hatch", "measure"]
     rows: list[dict] = []
     for model, ss in by_model(scores).items():
@@ -201,7 +212,18 @@ def _fig_table20(rs: ResultSet, ax) -> None:
 def fig13(scores: Sequence[Record]) -> ResultSet:
     """Fig. 13 (Khanna & Wang 2026, App. I.4): hard-notion selection accuracy per model,
     notion, n, existence and menu (with / without NOTA). On an infeasible menu without
-    NOTA, declining every option is correct (the suite's reading). O(records)."""
+    NOTA, declining every option is correct (the suite's reading). O(records).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+
+    Returns
+    -------
+    ResultSet
+    """
     factors = ["notion", "size", "existence", "menu"]
     rows = _shares(scores, factors, lambda s: (_cell(s).get("notion"), _cell(s).get("size"),
                                                existence(s), hatch(s))
@@ -222,7 +244,18 @@ def table23(scores: Sequence[Record]) -> ResultSet:
     """Table 23 (Khanna & Wang 2026, App. J.5): the share of hard-notion selection answers
     with NOTA offered that pick it (the NOTA letter, or declining in words), on feasible
     instances (NOTA is wrong) and infeasible ones (NOTA is right), pooled over notions and
-    sizes as in the paper. O(records)."""
+    sizes as in the paper. O(records).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+
+    Returns
+    -------
+    ResultSet
+    """
     factors = ["existence"]
     rows = _shares(scores, factors,
                    lambda s: (existence(s),) if _hard(s, "selection")
@@ -256,7 +289,20 @@ def fig5(scores: Sequence[Record], task: str) -> ResultSet:
     (E) and on infeasible (NE) hard-notion instances per model, n and hatch / NOTA, pooled
     over the three notions (the design gives each notion the same number of prompts, so
     the pooled share is their average). The figure is the paper's scatter: E error on x,
-    NE error on y, one point per model, hatch and n. O(records)."""
+    NE error on y, one point per model, hatch and n. O(records).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+    task : {"generation", "selection"}
+        The panel: 5a or 5b.
+
+    Returns
+    -------
+    ResultSet
+    """
     factors = ["size", "hatch", "existence"]
     rows = _shares(scores, factors,
                    lambda s: (_cell(s).get("size"), hatch(s), existence(s))
@@ -319,7 +365,18 @@ def fig6(scores: Sequence[Record]) -> ResultSet:
     carry ``rounds`` (``prefcert refine`` output, or Inspect logs of the refinement
     solver); a prompt that stopped early stays correct (it was) or wrong (a timeout ends
     the loop) for the later rounds. The paper's bars are the last round's share and its
-    complement. O(records × R)."""
+    complement. O(records × R).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+
+    Returns
+    -------
+    ResultSet
+    """
     factors = ["problem", "size", "existence", "round"]
     rows: list[dict] = []
     for model, ss in by_model([s for s in scores if _rounds(s)]).items():
@@ -384,7 +441,18 @@ def fig9(scores: Sequence[Record]) -> ResultSet:
     """Fig. 9 (Khanna & Wang 2026, App. I.1): per-notion accuracy of the standard
     generation prompts under strict complete preferences (HA-SO, OA-SO, SM-SO) per model,
     setting, notion and n; the figure is a heatmap (rows: model and n; columns: setting and
-    notion). O(records)."""
+    notion). O(records).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+
+    Returns
+    -------
+    ResultSet
+    """
     factors = ["setting", "notion", "size"]
     rows = _shares(scores, factors,
                    lambda s: (_cell(s)["setting"], _cell(s)["task"], _cell(s).get("size"))
@@ -442,7 +510,23 @@ def accuracy_deltas(scores: Sequence[Record], pairs: Sequence[tuple], factors: S
     but the last, which is ``size``), model and size where both sides were answered,
     ``value`` = accuracy(b) − accuracy(a), with each side's ``k`` / ``n`` / share and
     Fisher's exact test (unpaired: the settings hold different instances), its p-value
-    Holm-adjusted over the model's rows. O(records + rows log rows)."""
+    Holm-adjusted over the model's rows. O(records + rows log rows).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+    pairs : sequence of tuple
+        ``(*labels, setting_a, task_a, setting_b, task_b)``.
+    factors : sequence of str
+        The row factors: one per label, then ``size``.
+
+    Returns
+    -------
+    list of dict
+        The rows.
+    """
     rows: list[dict] = []
     for model, ss in by_model(scores).items():
         tally: dict[tuple, list[int]] = {}
@@ -479,7 +563,18 @@ def fig10(scores: Sequence[Record]) -> ResultSet:
     """Fig. 10 (Khanna & Wang 2026, App. I.2): house allocation under strict complete (SO)
     vs strict incomplete (SI) preferences, for the notions asked under both (core,
     rank-maximal): ``value`` = accuracy(SI) − accuracy(SO) per model, notion and n
-    (:func:`accuracy_deltas`)."""
+    (:func:`accuracy_deltas`).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+
+    Returns
+    -------
+    ResultSet
+    """
     factors = ["notion", "size"]
     rows = accuracy_deltas(scores, SO_VS_SI, factors)
     for r in rows:
@@ -497,7 +592,18 @@ def fig11(scores: Sequence[Record]) -> ResultSet:
     """Fig. 11 (Khanna & Wang 2026, App. I.2): strict (S) vs tied (T) preferences, house
     allocation (HA-SO vs HA-TO; the core's counterpart under ties is the weak core) and
     matching (SM-SO vs SM-TO; stability vs weak stability): ``value`` = accuracy(T) −
-    accuracy(S) per model, domain, notion and n (:func:`accuracy_deltas`)."""
+    accuracy(S) per model, domain, notion and n (:func:`accuracy_deltas`).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+
+    Returns
+    -------
+    ResultSet
+    """
     factors = ["domain", "notion", "size"]
     rows = accuracy_deltas(scores, STRICT_VS_TIES, factors)
     for r in rows:
@@ -567,7 +673,20 @@ def table21(scores: Sequence[Record], subset: str = "hard-generation") -> Result
     per pair: ``model`` (the first, in first-seen order), ``versus``, ``value`` the Holm
     p-value, ``pvalue`` the raw one, ``n`` the paired prompts, ``only_first`` /
     ``only_second`` the discordant counts, ``accuracy_first`` / ``accuracy_second``.
-    ValueError for an unknown subset. O(records + pairs × prompts)."""
+    ValueError for an unknown subset. O(records + pairs × prompts).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+    subset : str
+        A key of :data:`SUBSETS` (default ``hard-generation``).
+
+    Returns
+    -------
+    ResultSet
+    """
     if subset not in SUBSETS:
         raise ValueError(f"unknown subset {subset!r} (known: {', '.join(SUBSETS)})")
     what, keep = SUBSETS[subset]
@@ -610,7 +729,19 @@ def format_cells(scores: Sequence[Record]) -> list[dict]:
     vs selection accuracy of the same instances, their Wilson intervals, ``value`` =
     selection − generation and ``separated`` = the 95 % intervals do not overlap (the
     criterion of Khanna & Wang 2026, Table 22). Cells where either format has no answer
-    are left out. O(records)."""
+    are left out. O(records).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+
+    Returns
+    -------
+    list of dict
+        The rows.
+    """
     factors = ["notion", "size", "existence", "escape"]
 
     def key(s: Record):
@@ -646,7 +777,19 @@ def table22(scores: Sequence[Record]) -> list[ResultSet]:
     """The interval-overlap criterion of Table 22 (Khanna & Wang 2026, App. J.4) on this
     suite's format contrast: per model, the hard cells where generation and selection of
     the same instances have non-overlapping 95 % Wilson intervals (``significant cells``
-    of ``cells compared``), and the cells themselves (:func:`format_cells`)."""
+    of ``cells compared``), and the cells themselves (:func:`format_cells`).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+
+    Returns
+    -------
+    list of ResultSet
+        The summary and the cells.
+    """
     cells = format_cells(scores)
     rows = []
     for model in dict.fromkeys(r[MODEL] for r in cells):
@@ -678,7 +821,19 @@ def result_sets(scores: Sequence[Record]) -> list[ResultSet]:
     """Every result set of the suite that has rows for ``scores`` (the suite's
     ``results`` hook), in the order of the module docstring. Records that carry
     refinement ``rounds`` feed Fig. 6 only: their verdict is the last attempt's, not a
-    one-shot answer, so the one-shot tables leave them out. O(records × sets)."""
+    one-shot answer, so the one-shot tables leave them out. O(records × sets).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records (``prefcert score`` / Inspect logs) of any number of models;
+        ``model`` names each (missing: :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+
+    Returns
+    -------
+    list of ResultSet
+        The sets with rows.
+    """
     mine = [s for s in scores if s.get("suite", "indeterminacy-algorithmic")
             == "indeterminacy-algorithmic"]
     one = [s for s in mine if not _rounds(s)]
