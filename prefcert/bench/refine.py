@@ -53,19 +53,23 @@ def transcript(prompt_text: str, turns: Sequence[tuple[str, str]]) -> str:
 
 
 def refine(bench, prompt: Mapping[str, Any], command: str | Sequence[str], *, rounds: int = 3,
-           timeout: float | None = None) -> dict:
+           timeout: float | None = None, model: str | None = None) -> dict:
     """Run ``command`` for up to ``rounds`` attempts on one prompt of ``bench`` (a
     :class:`~prefcert.bench.score.Benchmark`), stopping at the first correct answer.
 
-    Returns ``{"id", "cell", "attempts", "final", "rounds": [{"answer", "verdict",
-    "feedback"}]}``; ``final`` is the verdict of the last attempt.
+    Returns a scored record (``prefcert score``'s: ``id``, ``suite``, ``cell``,
+    ``verdict``, ``parsed``, ``reason`` and the suite's fields, all of the last attempt), so
+    that a refinement output is a scores file ``prefcert report`` reads, plus
+    ``attempts``, ``final`` (the last attempt's verdict), ``model`` when given, and
+    ``rounds``: ``[{"round", "answer", "verdict", "feedback"}]`` (1-based ``round``, the
+    shape the Inspect refinement solver logs). O(rounds) runs of ``command``.
     """
     from .score import score_prompt
     argv = shlex.split(command) if isinstance(command, str) else list(command)
     entry = bench.entry(prompt)
     turns: list[tuple[str, str]] = []
     out: list[dict] = []
-    final = "timeout"
+    last: dict = score_prompt(prompt, None, entry)
     for r in range(1, rounds + 1):
         env = dict(os.environ, PREFCERT_ROUND=str(r), PREFCERT_PROMPT_ID=str(prompt["id"]))
         try:
@@ -74,15 +78,14 @@ def refine(bench, prompt: Mapping[str, Any], command: str | Sequence[str], *, ro
             answer = run.stdout if run.returncode == 0 else None
         except subprocess.TimeoutExpired:
             answer = None
-        s = score_prompt(prompt, answer, entry)
-        final = s["verdict"]
-        rec = {"answer": answer, "verdict": final}
-        if answer is None or final == "correct":
+        last = score_prompt(prompt, answer, entry)
+        rec = {"round": r, "answer": answer, "verdict": last["verdict"]}
+        if answer is None or last["verdict"] == "correct":
             out.append(rec)
             break
         fb = round_feedback(prompt, answer, entry, rounds - r)
         rec["feedback"] = fb
         out.append(rec)
         turns.append((answer, fb))
-    return {"id": prompt["id"], "suite": prompt["suite"], "cell": prompt["cell"],
-            "attempts": len(out), "final": final, "rounds": out}
+    head = {"model": model} if model else {}
+    return {**head, **last, "attempts": len(out), "final": last["verdict"], "rounds": out}

@@ -657,11 +657,17 @@ def one_to_one(outcome: Any, agents: Sequence[str], partners: Sequence[str]) -> 
         len(set(outcome.values())) == len(outcome)
 
 
-def missing_agents(outcome: Any, agents: Sequence[str]) -> list[str]:
-    """The agents a housing allocation leaves out, when it is otherwise one-to-one."""
+def missing_agents(outcome: Any, agents: Sequence[str],
+                   partners: Sequence[str] | None = None) -> list[str]:
+    """The agents a housing allocation leaves out, when it is otherwise one-to-one: known
+    agents, distinct houses and, given ``partners``, only known houses (an allocation of a
+    house the market does not have is no valid one-to-one outcome: Table 20 counts it
+    invalid, not as leaving agents out)."""
     if not isinstance(outcome, dict) or not set(outcome) <= set(agents):
         return []
     if len(set(outcome.values())) != len(outcome):
+        return []
+    if partners is not None and not set(outcome.values()) <= set(partners):
         return []
     return [a for a in agents if a not in outcome]
 
@@ -755,8 +761,8 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
                 [x for x in (target, *HARD[target]["related"]) if mem.get(x)]
             facts["weak_core_only"] = target == "core" and checked == "strict_core" and \
                 not mem.get("strict_core") and bool(mem.get("weak_core"))
-        elif role == "hm" and missing_agents(p.value, side_a(insts)):
-            facts["left_out"] = missing_agents(p.value, side_a(insts))
+        elif role == "hm" and missing_agents(p.value, side_a(insts), partners_of(insts)):
+            facts["left_out"] = missing_agents(p.value, side_a(insts), partners_of(insts))
         else:
             facts["unacceptable"] = one_to_one(p.value, side_a(insts), partners_of(insts))
     elif p.kind == "none" and feasible and escape:
@@ -902,36 +908,51 @@ def metrics(scores: Sequence[dict]) -> list[dict]:
     return rows
 
 
+def results(scores: Sequence[dict]) -> list:
+    """The suite's result sets: the paper's hard-notion, selection, refinement, per-notion
+    and model-comparison tables and figures from the scores of any number of models
+    (:mod:`prefcert.bench.indeterminacy.algorithmic_results`)."""
+    from .algorithmic_results import result_sets
+    return result_sets(scores)
+
+
+def _hard_rows(scores: Sequence[dict], task: str, hatch: str, where=None,
+               success=None) -> list[dict]:
+    """Accuracy rows of hard prompts of ``task`` by notion and size apart (x: ``notion,
+    n = size``), hue: E / NE and ``hatch`` offered or not."""
+    rows = accuracy_rows([s for s in scores if s["cell"]["task"] == task
+                          and (where is None or where(s))],
+                         ("notion", "size", "feasible", "escape"), success=success)
+    for r in rows:
+        g = r["group"]
+        g["notion"] = f"{g.pop('notion')}, n = {g.pop('size')}"
+        e = "E" if g.pop("feasible") else "NE"
+        g["condition"] = f"{e}, {'with' if g.pop('escape') else 'without'} {hatch}"
+    return rows
+
+
 def plots(scores: Sequence[dict], report) -> None:
+    """The suite's figures on one model's (or pooled) scores; n = 10 and 30 are always
+    separate bars (the paper's point is the drop between them)."""
     std = [s for s in scores if s["cell"]["design"] == "standard"]
     hard = [s for s in scores if s["cell"]["design"] == "hard"]
     if std:
         report.bar_chart("Standard tasks: accuracy by setting and size (95 % Wilson)",
                          accuracy_rows(std, ("setting", "size")), x="setting", hue="size")
     if hard:
-        gen_rows = accuracy_rows([s for s in hard if s["cell"]["task"] == "generation"],
-                                 ("notion", "feasible", "escape"))
-        for r in gen_rows:
-            g = r["group"]
-            g["condition"] = f"{'E' if g.pop('feasible') else 'NE'}, " \
-                             f"{'with' if g.pop('escape') else 'without'} {{}}"
-        report.bar_chart("Hard notions, generation: E / NE accuracy by hatch", gen_rows,
-                         x="notion", hue="condition")
-        sel_rows = accuracy_rows([s for s in hard if s["cell"]["task"] == "selection"],
-                                 ("notion", "feasible", "escape"))
-        for r in sel_rows:
-            g = r["group"]
-            g["condition"] = f"{'E' if g.pop('feasible') else 'NE'}, " \
-                             f"{'with' if g.pop('escape') else 'without'} NOTA"
-        report.bar_chart("Hard notions, selection accuracy", sel_rows, x="notion",
-                         hue="condition")
+        report.bar_chart("Hard notions, generation: E / NE accuracy by hatch and size",
+                         _hard_rows(hard, "generation", "{}"), x="notion", hue="condition")
+        report.bar_chart("Hard notions, selection accuracy by NOTA and size",
+                         _hard_rows(hard, "selection", "NOTA"), x="notion", hue="condition")
         nota = accuracy_rows([s for s in hard if s["cell"]["task"] == "selection"
-                              and s["cell"].get("escape")], ("notion", "feasible"),
+                              and s["cell"].get("escape")], ("notion", "size", "feasible"),
                              success=lambda s: bool(s.get("nota")))
         for r in nota:
-            r["group"]["instances"] = "feasible" if r["group"].pop("feasible") else "infeasible"
-        report.bar_chart("NOTA selection rate (wrong when feasible, right when infeasible)",
-                         nota, x="notion", hue="instances")
+            g = r["group"]
+            g["notion"] = f"{g.pop('notion')}, n = {g.pop('size')}"
+            g["instances"] = "feasible" if g.pop("feasible") else "infeasible"
+        report.bar_chart("NOTA selection rate by size (wrong when feasible, right when "
+                         "infeasible)", nota, x="notion", hue="instances")
     sel = [s for s in std if s["cell"]["task"] == "selection" and "selected" in s]
     if sel:
         settings = sorted({s["cell"]["setting"] for s in sel})
@@ -976,7 +997,8 @@ SUITE = Suite(
                 "infeasible; generation with and without the {} hatch, selection with and "
                 "without none-of-the-above), at n = 10 and 30 (Khanna & Wang 2026, §4).",
     sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
-    score=score, metrics=metrics, feedback=feedback, plots=plots, calibration=calibration,
+    score=score, metrics=metrics, feedback=feedback, plots=plots, results=results,
+    calibration=calibration,
     calibration_title="calibration: raw draws without a solution",
     expected_total=3660, readings=READINGS, templates=TEMPLATES, size_tests=SizeTests(
         "Khanna & Wang (2026), App. J.3: small vs modest markets (n = 10 vs 30), the "
