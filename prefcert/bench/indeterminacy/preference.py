@@ -1006,8 +1006,10 @@ def results(scores: Sequence[dict]) -> list:
         value="accuracy", figure=model_bars,
         note="Free-flow prompts (no options) at n = 50, 100, 200; a determined query is "
              "correct with its certified value, an undetermined one with an abstention "
-             "only. Aggregative counts are determined under the default si_counts reading "
-             "(no undetermined row). 95 % Wilson intervals."))
+             "only — except top-k prompts 2 and 3 (the list, then yes / no only), scored "
+             "under the topk_ties reading: keeping the tie is correct. Aggregative counts "
+             "are determined under the default si_counts reading (no undetermined row). "
+             "95 % Wilson intervals."))
     out.append(ResultSet(
         "kw-fig2b", f"{PAPER}, Fig. 2b", "accuracy on undetermined queries by format",
         ["family", "format"],
