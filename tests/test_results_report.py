@@ -354,3 +354,30 @@ def test_report_page_in_headless_chromium_every_result_set_figure_with_text_axes
         assert "A" in texts and "B" in texts           # the legend names the models
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
+
+
+# ------------------------------------------------------------------ score: never pooled
+
+def test_metrics_and_size_tests_are_per_model():
+    from prefcert.bench.score import metrics_by_model, size_tests
+    rows = metrics_by_model(records())
+    share = {r["group"]["model"]: (r["k"], r["n"]) for r in rows
+             if r["metric"] == "share_correct"}
+    # A: 5 atomic + 1 bundle + 3 partial-order answers correct of 19; B: 2 of 6
+    assert share == {"A": (9, 19), "B": (2, 6), UNNAMED_MODEL: (1, 1)}
+    one = [r for r in records() if r.get("model") == "A"]
+    assert all("model" not in r["group"] for r in metrics_by_model(one))
+    # A: 2/2 at n=10, 0/2 at n=30; B the reverse. Pooled 2/4 vs 2/4 (p = 1); per model
+    # Fisher's exact test of [[2, 0], [0, 2]]: two-sided p = 1/6 + 1/6 = 1/3
+    cell = {"family": "atomic", "pref": "SO", "question": "kth", "case": "determined",
+            "format": "ff"}
+    recs = [{"id": f"{m}{i}", "suite": SUITE, "model": m, "verdict": v,
+             "cell": {**cell, "size": n}}
+            for m, outcome in (("A", {10: "correct", 30: "incorrect"}),
+                               ("B", {10: "incorrect", 30: "correct"}))
+            for n, v in outcome.items() for i in (n, n + 1)]
+    tests = size_tests(recs, "all")
+    assert [(t["model"], t["k"], t["n"]) for t in tests] == [("A", [2, 0], [2, 2]),
+                                                             ("B", [0, 2], [2, 2])]
+    assert [t["pvalue"] for t in tests] == pytest.approx([1 / 3, 1 / 3])
+    assert [t["pvalue_holm"] for t in tests] == pytest.approx([2 / 3, 2 / 3])

@@ -161,7 +161,7 @@ def score(sources, out, against, model, size_tests, as_json, parse):
             write_jsonl(out, scores)
         except InstanceError as e:
             bad_input(e)
-    rows = sc.metrics(scores)
+    rows = sc.metrics_by_model(scores)          # never pooled across models
     tests = sc.size_tests(scores, size_tests)
     mc = sc.compare(scores, other) if other is not None else None
     if as_json:
@@ -228,7 +228,8 @@ def _print_size_tests(console, tests, family, suites) -> None:
     for c in ("cell", "sizes", "correct", "p", "p Holm", "p BH"):
         t.add_column(c)
     for x in tests:
-        t.add_row(", ".join(f"{k}={v}" for k, v in x["cell"].items()),
+        t.add_row(", ".join(f"{k}={v}" for k, v in
+                            (({"model": x["model"]} if "model" in x else {}) | x["cell"]).items()),
                   " vs ".join(map(str, x["size"])),
                   " vs ".join(f"{k}/{n}" for k, n in zip(x["k"], x["n"])),
                   f"{x['pvalue']:.3g}", f"{x['pvalue_holm']:.3g}", f"{x['pvalue_bh']:.3g}")
