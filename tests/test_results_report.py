@@ -307,6 +307,12 @@ def test_report_cli_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path):
         assert len(lines) == 1 and where in lines[0] and what in lines[0], r.stderr
         assert "Traceback" not in r.stderr and r.stdout == ""
         assert not page.exists() and not figs.exists() and not js.exists()
+    figs.mkdir()                      # a figure that would be the --json output too
+    r = run("report", str(files[0]), "-o", str(page), "--figures", str(figs), "--json",
+            str(figs / "kw-fig7.svg"), check=False)
+    assert r.returncode == 2 and "kw-fig7.svg" in r.stderr and "two outputs are one file" \
+        in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not page.exists() and list(figs.iterdir()) == []
 
 
 # ------------------------------------------------------------------ the page in Chromium

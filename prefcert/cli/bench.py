@@ -361,7 +361,8 @@ def report(scores, out, json_out, figures, title):
             raise InstanceError("holds no scored records", file=str(scores[0]))
         sets = suite_results(rows)
         if figures is not None:
-            refuse_inputs([Path(figures) / f"{rs.key}.svg" for rs in sets], list(scores))
+            refuse_inputs([out, json_out, *(Path(figures) / f"{rs.key}.svg" for rs in sets)],
+                          list(scores))
         page = scores_report(rows, title, result_sets=sets)
     except InstanceError as e:
         bad_input(e)
