@@ -4,7 +4,11 @@ the reading and the verdict derived by hand from the papers' rules. Outcome verd
 prefcert's checker-backed audit of the entry's instance; ballots on the certified
 manipulation label; decisions on the certified decision label. Then a benchmark folder built
 from corpus entries is scored by ``prefcert score`` (the console script) and must give the
-verdicts of the API path."""
+verdicts of the API path; the entries no score suite holds go through the command that
+reads their shape: the willingness-to-pay numbers through ``prefcert consistency
+--parsed`` (JSONL and CSV response tables), the hospitals/residents outcomes through
+``prefcert audit``. Only the four bundles on a tied list (:data:`NOT_SCORED_IDS`) reach no
+command, with the reason."""
 from __future__ import annotations
 
 import json
@@ -227,29 +231,30 @@ def test_ambiguous_entries_name_their_rule():
 # ----------------------------------------------------------------------------- CLI vs API
 
 #: corpus entries that cannot be put into a prompt record of a ``prefcert score`` suite
-#: faithfully, with the reason
+#: faithfully, with the reason and the command that reads them instead
 NOT_SCORED = {
     "number": "self-consistency has no prefcert-score suite: its answers are read by "
-              "prefcert consistency / audit over response tables, and the corpus gives no "
-              "verdict (reading only)",
+              "prefcert consistency over a response table (raw_text column), compared with "
+              "the API in test_cli_and_api_agree_on_the_numbers",
     "hospitals_residents": "hospitals/residents is outside K&W (R13): the "
-                           "indeterminacy-algorithmic suite has no setting for it",
+                           "indeterminacy-algorithmic suite has no setting for it; judged by "
+                           "prefcert audit in test_cli_and_api_agree_on_the_hr_outcomes",
 }
-#: single entries whose query no indeterminacy-preference cell asks and whose label, under
-#: prefcert's formal reading of the data, differs from the paper's reading the corpus uses
-NOT_SCORED_IDS = {
-    **dict.fromkeys(("pref-bundle-033", "pref-bundle-034", "pref-bundle-035",
-                     "pref-bundle-036"),
-                    "bundles on a tied list: prefcert's preference model reads a tie as an "
-                    "unknown order (docs: formal/preference.py), so the label leaves the RS "
-                    "comparison undetermined, while the corpus reads the tie as indifference "
-                    "(a weak match); the suite asks bundles on strict lists only"),
-    **dict.fromkeys(("pref-int-022", "pref-int-023"),
-                    "the position of a listed item on a truncated list: under the suite's "
-                    "'unknown' semantics an unlisted item may rank above it (label "
-                    "undetermined), while K&W F.1.2 read it as determined; the suite asks "
-                    "determined positions on complete lists only"),
-}
+#: single entries whose query no indeterminacy-preference cell asks and that no command
+#: reads (``prefcert audit`` takes a verdict word for a preference question, not a bundle),
+#: with the reason; they stay checked against the API reader in test_corpus_entry
+NOT_SCORED_IDS = dict.fromkeys(
+    ("pref-bundle-033", "pref-bundle-034", "pref-bundle-035", "pref-bundle-036"),
+    "bundles on a tied list: prefcert's preference model reads a tie as an unknown order "
+    "(docs: formal/preference.py) and has no indifference convention, so the RS label is "
+    "undetermined in both directions, a gold the bundle scorer of the suite does not define "
+    "(it raises 'bundle comparison undetermined'), while the corpus reads the tie as "
+    "indifference (a weak match, K&W H.3); the suite asks bundles on strict lists only")
+#: entries whose instance is read under the ``truncated`` semantics (listed items above the
+#: unlisted ones): K&W F.1.2 read the position of a listed item on a truncated list as its
+#: place in the list, which is what that semantics entails (under the suite's ``unknown``
+#: semantics an unlisted item may rank above it and the label is undetermined)
+TRUNCATED = {"pref-int-022", "pref-int-023"}
 SUITE_FAMILY = {"kth": "atomic", "position": "atomic", "compare": "comparative",
                 "rank": "comparative", "bundle": "bundle", "topk": "topk",
                 "count": "aggregative", "partial_order": "partial_order"}
@@ -284,7 +289,8 @@ def _order(text: str) -> list:
     return out
 
 
-def preference_instance(pref: str, items: list[str], iid: str) -> tuple[dict, str]:
+def preference_instance(pref: str, items: list[str], iid: str,
+                        semantics: str = "unknown") -> tuple[dict, str]:
     """(``preference`` instance, preference type) of a corpus preference string."""
     if pref.startswith("pair"):                      # "pairwise comparisons …", "pairs …"
         edges = [list(m) for m in re.findall(r"\[(C\d+), (C\d+)\]", pref)]
@@ -301,7 +307,7 @@ def preference_instance(pref: str, items: list[str], iid: str) -> tuple[dict, st
         rest = re.sub(r"\s*\((strict|truncated|ties|all|[C\d, ]+unranked).*$", "", rest.strip())
         profile[agent.strip()] = _order(rest.split(";")[0])
     kind = "TO" if "~" in pref else "SI" if "unranked" in pref else "SO"
-    inst = {"id": iid, "domain": "preference", "items": items, "semantics": "unknown",
+    inst = {"id": iid, "domain": "preference", "items": items, "semantics": semantics,
             "profile": profile}
     if kind in ("SI", "TO"):          # the suite's default reading si_counts = entailed
         inst["conventions"] = {"pair_count": "stated"}
@@ -341,7 +347,8 @@ def preference_records(e: dict) -> tuple[dict, list[dict], list[dict]]:
     pref = c.get("preference") or c["question"].split(" (", 1)[1].rstrip(")")
     items = [x for x in vocab_of(c) if re.fullmatch(r"C\d+", x)] if "items" in c else \
         list(dict.fromkeys(re.findall(r"C\d+", c["question"] + " ".join(c["options"].values()))))
-    inst, kind = preference_instance(pref, items, f"inst-{pid}")
+    inst, kind = preference_instance(pref, items, f"inst-{pid}",
+                                     "truncated" if pid in TRUNCATED else "unknown")
     q = preference_question(c["family"], query)
     qs = [q] if q["type"] != "rs" else [q, {**q, "bundles": q["bundles"][::-1]}]
     labels = [{"label_id": f"{inst['id']}#{i}", **prefcert.label(inst, x)}
@@ -501,7 +508,7 @@ def test_cli_and_api_agree_on_the_corpus(tmp_path):
     from prefcert.bench.score import Benchmark, score_answers
     prompts, answers = _bench_folder(tmp_path / "bench")
     skipped = [e["id"] for e in ENTRIES if not_scored(e)]
-    assert len(skipped) == 57 + 5 + len(NOT_SCORED_IDS)   # numbers, HR, the listed ones
+    assert len(skipped) == 57 + 5 + len(NOT_SCORED_IDS)   # numbers, HR: other commands
     a = tmp_path / "answers.jsonl"
     a.write_text("".join(json.dumps({"id": k, "answer": v}) + "\n" for k, v in answers.items()),
                  encoding="utf-8")
@@ -535,3 +542,161 @@ def test_cli_and_api_agree_on_the_corpus(tmp_path):
     strict = {s["id"]: s["verdict"] for s in map(json.loads, out.read_text().splitlines())}
     assert strict["act-decision-001"] == "invalid" and got["act-decision-001"]["verdict"] == "correct"
     assert strict["vote-ballot-001"] == got["vote-ballot-001"]["verdict"] == "correct"
+
+
+# ------------------------------------------------------- numbers through prefcert consistency
+
+NUMBERS = [e for e in ENTRIES if e["shape"] == "number"]
+#: the smallest design the audit accepts: one item cell and one offer-pair cell of one
+#: group; each number entry is a completion of the cell of its query type
+NUMBER_DESIGN = {"cells": {
+    "item": {"domain": "corpus", "utterance_id": "1", "type": "item", "item": "x"},
+    "offer_pair": {"domain": "corpus", "utterance_id": "1", "type": "pair",
+                   "a": {"item": "x", "price": 10}, "b": {"item": "y", "price": 12}}}}
+
+
+def _write_responses(path: Path, rows: list[dict]) -> None:
+    if path.suffix == ".csv":
+        import csv
+        with path.open("w", encoding="utf-8", newline="") as f:
+            w = csv.DictWriter(f, ["model", "cell_id", "raw_text"])
+            w.writeheader()
+            w.writerows(rows)
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _cli_reading(row: dict) -> dict:
+    """A ``--parsed`` row in the corpus's reading vocabulary."""
+    out = {"kind": row["reading"]["kind"]}
+    if out["kind"] == "value":
+        out.update(value=row["value"], number_only=row["number_only"])
+    else:
+        assert row["value"] is None and row["number_only"] is False, row
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_cli_and_api_agree_on_the_numbers(tmp_path, fmt):
+    """Every number entry (Ford et al.) as a raw_text completion of a response table, read
+    by ``prefcert consistency`` (its ``--parsed`` rows), by the API (``read_responses``,
+    ``parse_amount``, the number reader) and by hand (the corpus reading)."""
+    from prefcert.bench.self_consistency.audit import (consistency_audit, parse_amount,
+                                                       read_responses)
+    assert len(NUMBERS) == 57
+    resp = tmp_path / f"responses.{fmt}"
+    _write_responses(resp, [{"model": "m", "cell_id": e["context"]["query_type"],
+                             "raw_text": e["answer"]} for e in NUMBERS])
+    design = tmp_path / "design.json"
+    design.write_text(json.dumps(NUMBER_DESIGN), encoding="utf-8")
+    parsed = tmp_path / "parsed.jsonl"
+    r = subprocess.run(["prefcert", "consistency", str(resp), "--design", str(design),
+                        "--no-certify", "--resamples", "50", "--parsed", str(parsed),
+                        "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    cli = [json.loads(x) for x in parsed.read_text(encoding="utf-8").splitlines()]
+    assert len(cli) == len(NUMBERS)
+    api = read_responses(resp)
+    assert [{k: x[k] for k in c} for x, c in zip(api, cli)] == cli      # CLI = API, rows
+    wrong = {}
+    for e, c in zip(NUMBERS, cli):
+        got = _cli_reading(c)
+        if got != e["reading"]:
+            wrong[e["id"]] = ("cli", got, e["reading"], c["reading"]["rule"])
+        if reading_json(read("number", e["answer"]), "number") != got:
+            wrong[e["id"]] = ("reader", got)
+        if parse_amount(e["answer"]) != (c["value"], c["number_only"]):
+            wrong[e["id"]] = ("parse_amount", got)
+        assert c["reading"]["rule"] and c["cell_id"] == e["context"]["query_type"]
+    assert not wrong
+    # the audit counts the readings it was given: 44 finite of 57, by hand from the corpus
+    audit = json.loads(r.stdout)
+    number_only = sum(bool(e["reading"].get("number_only")) for e in NUMBERS)
+    assert audit["parse"] == consistency_audit(api, NUMBER_DESIGN, resamples=50,
+                                               certify=False)["parse"]
+    assert [(p["calls"], p["finite"], p["number_only"]) for p in audit["parse"]] == \
+        [(57, 44, number_only)]
+
+
+def test_csv_answers_keep_their_line_breaks(tmp_path):
+    """Regression: the CSV reader split the file into lines before parsing, so a quoted
+    raw_text spanning paragraphs lost its line breaks (``prefcert consistency`` read
+    sc-number-052's two paragraphs as one, a range, where the API reads 2450) and a later
+    row's line number was off by the lines of that field."""
+    resp = tmp_path / "r.csv"
+    resp.write_text('model,cell_id,raw_text\n'
+                    'm,item,"Rents here run $2,300-$2,600.\n\nI estimate $2,450."\n'
+                    'm,item,$80\n', encoding="utf-8")
+    design = tmp_path / "design.json"
+    design.write_text(json.dumps(NUMBER_DESIGN), encoding="utf-8")
+    parsed = tmp_path / "parsed.jsonl"
+    r = subprocess.run(["prefcert", "consistency", str(resp), "--design", str(design),
+                        "--no-certify", "--resamples", "20", "--parsed", str(parsed), "--json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(x) for x in parsed.read_text().splitlines()]
+    assert [(x["line"], x["value"], x["reading"]["kind"]) for x in rows] == \
+        [(2, 2450.0, "value"), (5, 80.0, "value")]
+    resp.write_text(resp.read_text() + ",item,$90\n", encoding="utf-8")   # line 6: no model
+    r = subprocess.run(["prefcert", "consistency", str(resp), "--design", str(design),
+                        "--no-certify", "--parsed", str(tmp_path / "p2.jsonl")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == "" and not (tmp_path / "p2.jsonl").exists()
+    assert len(r.stderr.strip().splitlines()) == 1 and ":6" in r.stderr and "model" in r.stderr
+
+
+def test_parsed_is_not_an_input(tmp_path):
+    resp = tmp_path / "r.jsonl"
+    _write_responses(resp, [{"model": "m", "cell_id": "item", "raw_text": "$5"}])
+    design = tmp_path / "design.json"
+    design.write_text(json.dumps(NUMBER_DESIGN), encoding="utf-8")
+    before = resp.read_bytes()
+    r = subprocess.run(["prefcert", "consistency", str(resp), "--design", str(design),
+                        "--no-certify", "--parsed", str(resp)], capture_output=True, text=True)
+    assert r.returncode == 2 and resp.read_bytes() == before
+
+
+# ------------------------------------------------------ hospitals/residents through audit
+
+HR = [e for e in ENTRIES if e["shape"] == "outcome"
+      and e["context"]["instance"]["domain"] == "hospitals_residents"]
+
+
+def _resident_side(value: dict, residents: list[str]) -> dict:
+    """An HR outcome as resident -> hospital (a hospital -> [residents] answer inverted)."""
+    if set(value) <= set(residents):
+        return value
+    return {r: h for h, rs in value.items() for r in rs}
+
+
+def test_cli_and_api_agree_on_the_hr_outcomes(tmp_path):
+    """The 5 hospitals/residents outcomes (outside K&W, R13) through ``prefcert audit``
+    (the one command that reads an HR outcome), compared with ``prefcert.audit`` and with
+    the hand verdict: correct = correct; incorrect = incorrect on a blocking pair;
+    invalid (over capacity) = incorrect on a ``not_a_matching`` certificate."""
+    assert len(HR) == 5
+    wrong = {}
+    for e in HR:
+        inst, notion = e["context"]["instance"], e["context"]["notion"]
+        ip, ap = tmp_path / f"{e['id']}.json", tmp_path / f"{e['id']}.txt"
+        ip.write_text(json.dumps(inst), encoding="utf-8")
+        ap.write_text(e["answer"], encoding="utf-8")
+        r = subprocess.run(["prefcert", "audit", str(ip), "-q", notion, str(ap)],
+                           capture_output=True, text=True)
+        assert r.returncode in (0, 1), r.stderr
+        cli = json.loads(r.stdout)
+        api = prefcert.audit(inst, notion, e["answer"])
+        cert = ((cli.get("proof") or {}).get("certificate") or {}).get("type")
+        verdict = {"correct": "correct", "unparseable": "invalid"}.get(cli["verdict"]) or \
+            ("invalid" if cert in STRUCTURE else "incorrect")
+        got = {"kind": cli["parsed"]["kind"], "value": _resident_side(
+            cli["parsed"]["value"], side_a(inst))} if cli["parsed"]["kind"] == "value" else \
+            {"kind": cli["parsed"]["kind"]}
+        want = e["reading"] if e["verdict"] != "invalid" else \
+            {"kind": "value", "value": json.loads(re.search(r"<answer>(.*)</answer>",
+                                                            e["answer"]).group(1))}
+        if (cli["verdict"], cli["parsed"]) != (api["verdict"], api["parsed"]) or \
+                verdict != e["verdict"] or got != want or \
+                r.returncode != (0 if cli["verdict"] == "correct" else 1):
+            wrong[e["id"]] = (cli["verdict"], cert, api["verdict"], got, e["verdict"])
+    assert not wrong

@@ -33,10 +33,29 @@ def _check_out(outputs, inputs, folder=None) -> None:
     refuse_inputs(outputs, inputs)
 
 
+def _file_models(files, models, what: str) -> list[str | None]:
+    """The ``--model`` of each input file, in order: none at all, or one per file."""
+    if models and len(models) != len(files):
+        raise InstanceError(f"give --model once per {what} file, in the same order "
+                            f"({len(files)} file(s), {len(models)} --model)",
+                            value=" ".join(models))
+    seen = set()
+    for f in files:
+        key = str(Path(f).resolve())
+        if key in seen:
+            raise InstanceError(f"the same {what} file is given twice", file=str(f))
+        seen.add(key)
+    return list(models) if models else [None] * len(files)
+
+
 @click.command()
-@click.argument("responses", type=click.Path(path_type=Path))
+@click.argument("responses", nargs=-1, required=True, type=click.Path(path_type=Path),
+                metavar="RESPONSES...")
 @click.option("--design", required=True, type=click.Path(path_type=Path),
               help="The design JSON: cells, endpoint pairs, stress paths.")
+@click.option("--model", "models", multiple=True, metavar="NAME",
+              help="The model of the rows of a RESPONSES file that name none; give it once "
+                   "per file, in the files' order (a row naming another model is an error).")
 @click.option("--fit", type=click.Choice(["ols", "completions", "wls"]), default="ols",
               show_default=True, help="Least squares on cell means, on every completion, "
                                       "or weighted by n/s² (with the χ² test).")
@@ -75,14 +94,19 @@ def _check_out(outputs, inputs, folder=None) -> None:
               help="Write instances.jsonl and labels.jsonl here (for prefcert check).")
 @click.option("--report", type=OutputPath(), help="Write an HTML report of plots and tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
-def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation, resamples,
+@click.option("--parsed", type=OutputPath(),
+              help="Write every response as read (JSONL: line, model, cell_id, value, "
+                   "number_only, reading {kind, rule}).")
+def consistency(responses, design, models, fit, rmse_divisor, price_scale, normalisation, resamples,
                 alpha, residuals, interval, values, threshold, unit, judgments, seed, no_certify,
-                out, labels_dir, report, as_json):
-    """Audit the self-consistency of the willingness-to-pay answers in RESPONSES (CSV or
-    JSONL, one row per completion: model, cell_id, parsed_value or raw_text) against the
+                out, labels_dir, report, as_json, parsed=None):
+    """Audit the self-consistency of the willingness-to-pay answers in RESPONSES (one or
+    more CSV or JSONL files, one row per completion: model, cell_id, parsed_value or
+    raw_text; --model names the model of a file whose rows carry none) against the
     DESIGN: least-squares utility fit per (model, domain, utterance) with RMSE in $ and %,
     bootstrap p-values with Bonferroni, P1/P2 residuals, supported reversals, the k-step
-    stress test, and the certified minimum L1 / L2 repairs and feedback arc sets."""
+    stress test, and the certified minimum L1 / L2 repairs and feedback arc sets; then
+    Ford et al.'s tables with the models as columns."""
     from ..bench.self_consistency import audit as cs
     try:
         opts = cs.AuditOptions(fit=fit, rmse_divisor=rmse_divisor, price_scale=price_scale,
@@ -92,19 +116,31 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
                                certify=not no_certify)
         labels_files = [labels_dir / n for n in ("instances.jsonl", "labels.jsonl")] \
             if labels_dir is not None else []
-        _check_out([out, report, *labels_files], [responses, design], labels_dir)
+        _check_out([out, report, parsed, *labels_files], [*responses, design], labels_dir)
+        names = _file_models(responses, models, "RESPONSES")
         des = cs.read_design(design)
-        rows = cs.read_responses(responses)
-        if not rows:
-            raise InstanceError("holds no responses", file=str(responses))
+        rows = []
+        for path, name in zip(responses, names):
+            mine = cs.read_responses(path, model=name)
+            if not mine:
+                raise InstanceError("holds no responses", file=str(path))
+            rows += mine
         if labels_dir is not None and no_certify:
             raise InstanceError("--labels needs the certified labels (drop --no-certify)")
-        audit = cs.consistency_audit(rows, des, opts, file=str(responses),
+        audit = cs.consistency_audit(rows, des, opts,
+                                     file=str(responses[0]) if len(responses) == 1 else None,
                                      progress=sys.stderr.isatty())
     except InstanceError as e:
         bad_input(e)
     instances, labels = audit.pop("instances"), audit.pop("labels")
+    from ..bench.self_consistency.results import audit_results
+    result_sets = audit_results(audit)
+    audit["results"] = [rs.as_dict() for rs in result_sets]
     try:
+        if parsed:                               # the per-row reading, beside the audit
+            write_jsonl(parsed, ({k: r[k] for k in ("line", "model", "cell_id", "value",
+                                                    "number_only", "reading")}
+                                 for r in rows), _dumps)
         if labels_dir is not None:
             with OutputFolder(labels_dir, "'prefcert consistency --labels'") as folder:
                 folder.write("instances.jsonl", "".join(_dumps(r) + "\n" for r in instances))
@@ -114,14 +150,14 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
             write_text(out, json.dumps(audit, indent=1))
         if report:
             from ..bench.self_consistency.report import audit_report
-            audit_report(audit).write(report)
+            audit_report(audit, result_sets).write(report)
             click.echo(f"report written to {report}", err=True)
     except InstanceError as e:
         bad_input(e)
     if as_json:
         click.echo(json.dumps(audit))
         return
-    _print_audit(audit)
+    _print_audit(audit, result_sets)
     failed = [g["id"] for g in audit["groups"]
               for v in g.get("certified", {}).values() if v.get("verdict") is None]
     if failed:
@@ -129,8 +165,11 @@ def consistency(responses, design, fit, rmse_divisor, price_scale, normalisation
         sys.exit(1)
 
 
-def _print_audit(a: dict) -> None:
+def _print_audit(a: dict, result_sets=()) -> None:
     from rich.table import Table
+
+    from ..bench.results import print_result_set
+    from ..bench.self_consistency.results import pvalue_text
     con = _console()
     s = a["settings"]
     con.print(f"{s['groups']} audit groups; fit {s['fit']} (RMSE divisor {s['rmse_divisor']}, "
@@ -160,22 +199,12 @@ def _print_audit(a: dict) -> None:
         t.add_row(g["model"], g["domain"], g["utterance_id"], str(g["cells"]), str(g["items"]),
                   f"{g['rmse']:.2f}", "—" if g["rmse_pct"] is None else f"{g['rmse_pct']:.2f}",
                   "—" if g["price_scale"] is None else f"{g['price_scale']:.1f}",
-                  f"{g['pvalue']:.3g}", "reject" if g["reject_bonferroni"] else "—",
+                  _p(pvalue_text(g["pvalue"], s["resamples"])),
+                  "reject" if g["reject_bonferroni"] else "—",
                   val("l1_repair"), val("l2_repair"),
                   ("yes" if all(v.get("checked") for v in cert.values()) else "no") if cert else "—",
                   cert.get("transitive", {}).get("verdict", "—") or "—",
                   str(cert.get("feedback_arc_set", {}).get("value", "—")))
-    con.print(t)
-    t = Table(title="mean of the per-utterance RMSEs, $ (% of price scale)", title_justify="left")
-    doms = list(dict.fromkeys(x["domain"] for x in a["table2"]))
-    t.add_column("model")
-    for d in doms:
-        t.add_column(d, justify="right")
-    for m in dict.fromkeys(x["model"] for x in a["table2"]):
-        cells = {x["domain"]: x for x in a["table2"] if x["model"] == m}
-        t.add_row(m, *[(f"{cells[d]['rmse']:.1f} ({cells[d]['rmse_pct']:.1f}%)"
-                        if cells[d]["rmse_pct"] is not None else f"{cells[d]['rmse']:.1f}")
-                       if d in cells else "—" for d in doms])
     con.print(t)
     if a["local"]:
         t = Table(title=f"local audit: 95% residual intervals excluding 0 (uncorrected, as "
@@ -184,7 +213,9 @@ def _print_audit(a: dict) -> None:
         for c in ("model", "kind", "domain", "n", "supported reversals", "reject",
                   "reject (Holm)", f"LB ≥ {s['threshold']:.0%} price"):
             t.add_column(c)
-        for x in a["local"]:
+        models = list(dict.fromkeys(x["model"] for x in a["local"]))
+        for x in sorted(a["local"], key=lambda x: (models.index(x["model"]), x["kind"],
+                                                   x["domain"] is not None)):
             t.add_row(x["model"], x["kind"], x["domain"] or "all", str(x["n"]),
                       f"{x['reversals']} ({x['reversals'] / x['n']:.1%})",
                       f"{x['rejects']} ({x['rejects'] / x['n']:.1%})",
@@ -200,18 +231,29 @@ def _print_audit(a: dict) -> None:
             t.add_row(x["model"], x["domain"], str(x["k"]), str(x["paths"]),
                       f"{x['mean_pct']:.1f}", f"[{x['ci'][0]:.1f}, {x['ci'][1]:.1f}]")
         con.print(t)
-    con.print("parseability: " + "; ".join(
+    con.print("parseability of the elicitation calls (stress-only cells apart): " + "; ".join(
         f"{p['model']} {p['finite']}/{p['calls']} finite, {p['number_only']} number-only"
         for p in a["parse"]))
     con.print("Bonferroni rejections: " + ", ".join(f"{m} {k}" for m, k in a["bonferroni"].items()))
+    for rs in result_sets:
+        con.print()
+        print_result_set(con, rs)
+
+
+def _p(v) -> str:
+    return v if isinstance(v, str) else f"{v:.3g}"
 
 
 @click.command()
-@click.argument("prompts", type=click.Path(path_type=Path), required=False)
-@click.argument("answers", type=click.Path(path_type=Path), required=False)
-@click.option("--utilities", type=click.Path(path_type=Path),
+@click.argument("sources", nargs=-1, type=click.Path(path_type=Path),
+                metavar="PROMPTS ANSWERS... | LOG...")
+@click.option("--utilities", "utilities", multiple=True, type=click.Path(path_type=Path),
               help="Instead of PROMPTS and ANSWERS: JSONL {\"id\", \"utilities\": [u, ...] or "
-                   "[[L outcomes], ...], optional \"reu\"} from another verifier.")
+                   "[[L outcomes], ...], optional \"reu\"} from another verifier (repeat for "
+                   "several models).")
+@click.option("--model", "models", multiple=True, metavar="NAME",
+              help="The model of an ANSWERS (or --utilities) file whose records name none: "
+                   "once per file, in the files' order. Inspect logs name their own.")
 @click.option("--delta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True, help="Failure probability of the bounds.")
 @click.option("--resamples", type=click.IntRange(min=1), default=1000, show_default=True,
@@ -219,64 +261,143 @@ def _print_audit(a: dict) -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--by", help="Also estimate per level of this cell factor (e.g. size).")
 @click.option("-o", "--out", type=OutputPath(),
-              help="Write the M × K utility matrix, one JSON line per prompt.")
+              help="Write the M × K utility matrix, one JSON line per (model, prompt).")
 @click.option("--report", type=OutputPath(), help="Write an HTML report.")
 @click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
-def risk(prompts, answers, utilities, delta, resamples, seed, by, out, report, as_json):
-    """Rational value risk of sampled model ANSWERS (JSONL: one {"id", "answer"} per
-    sample, or {"id", "answers": [...]}) to a generated benchmark PROMPTS — or an Inspect
-    log of a prefcert task (PROMPTS alone: its epochs are the K samples) — with prefcert as
-    the deterministic verifier: the M × K utility matrix, DEU, REU under both readings
-    (certified 1; best-of-K), RVR with 95 % prompt-bootstrap intervals, the three error
-    bounds at δ, and the parse-failure rate."""
+def risk(sources, utilities, models, delta, resamples, seed, by, out, report, as_json):
+    """Rational value risk of sampled model answers to a generated benchmark PROMPTS: one
+    or more ANSWERS files (JSONL: one {"id", "answer"} per sample, or {"id", "answers":
+    [...]}; one model a file, named by its records' "model" or by --model), or Inspect logs
+    of prefcert tasks (LOG...: the epochs are the K samples, grouped by the logs' models) —
+    with prefcert as the deterministic verifier: per model the M × K utility matrix, DEU,
+    REU under both readings (certified 1; best-of-K), RVR with 95 % prompt-bootstrap
+    intervals, the three error bounds at δ, the parse-failure rate, and Qian & He's
+    tables with the models as columns."""
     from ..bench.rational_value_risk import risk as rk
     try:
-        _check_out([out, report], [prompts, answers, utilities])
-        if utilities is not None:
-            if prompts is not None or answers is not None:
+        _check_out([out, report], [*sources, *utilities])
+        per_model: dict[str, list[dict]] = {}
+        if utilities:
+            if sources:
                 raise InstanceError("give PROMPTS and ANSWERS, or --utilities, not both")
-            scored = _read_utilities(utilities)
-            if not scored:
-                raise InstanceError("holds no utilities", file=str(utilities))
-            res = rk.rational_value_risk([s["utilities"] for s in scored],
-                                         reu=[s["reu_certified"] for s in scored],
-                                         delta=delta, resamples=resamples, seed=seed)
-            res.update(samples=sum(len(s["utilities"]) for s in scored),
-                       parse_failure_rate=None, timeout_rate=None, suites=["external"],
-                       uncertified_prompts=sum(s["reu_certified"] is None for s in scored))
+            names = _file_models(utilities, models, "--utilities")
+            for path, name in zip(utilities, names):
+                scored = _read_utilities(path)
+                if not scored:
+                    raise InstanceError("holds no utilities", file=str(path))
+                _add_model(per_model, _one_model(path, _answer_records(path), name,
+                                                 len(utilities)), scored, path)
         else:
             from ..bench.inspect.logs import is_log
-            if prompts is not None and answers is None and is_log(prompts):
+            if sources and all(is_log(x) for x in sources):
+                if models:
+                    raise InstanceError("--model is for answers files (a log names its model)")
                 from ..bench.inspect.logs import log_samples, risk_samples
-                refuse_inputs([out, report], [prompts])
-                scored = risk_samples(log_samples([prompts]))    # the epochs are the K samples
-            elif prompts is None or answers is None:
-                raise InstanceError("give PROMPTS and ANSWERS, an Inspect log, or --utilities")
+                refuse_inputs([out, report], list(sources))
+                samples = log_samples(sources)
+                for m in dict.fromkeys(s["model"] for s in samples):
+                    # the epochs of one model's logs are its K samples
+                    per_model[str(m)] = risk_samples([s for s in samples if s["model"] == m])
+            elif len(sources) < 2:
+                raise InstanceError("give PROMPTS and ANSWERS..., Inspect logs, or --utilities")
             else:
                 from ..bench.score import Benchmark
+                prompts, answers = sources[0], sources[1:]
                 bench = Benchmark.read(prompts)
                 refuse_inputs([out, report], bench.files)
-                scored = rk.score_samples(bench, rk.read_samples(answers, known=bench.by_id))
-            factors = set().union(*(set(x["cell"]) for x in scored))
-            if by is not None and by not in factors:
+                names = _file_models(answers, models, "ANSWERS")
+                for path, name in zip(answers, names):
+                    model = _one_model(path, _answer_records(path), name, len(answers))
+                    scored = rk.score_samples(bench, rk.read_samples(path, known=bench.by_id))
+                    if not scored:
+                        raise InstanceError("holds no answers", file=str(path))
+                    _add_model(per_model, model, scored, path)
+        if by is not None:
+            factors = set().union(*(set(x["cell"]) for sc in per_model.values() for x in sc))
+            if by not in factors:
                 raise InstanceError(f"--by takes a cell factor of the prompts answered "
                                     f"(here: {', '.join(sorted(factors)) or 'none'})", value=by)
-            res = rk.risk_table(scored, delta=delta, resamples=resamples, seed=seed, by=by)
+        results = {}
+        for m, scored in per_model.items():
+            if utilities:
+                res = rk.rational_value_risk([s["utilities"] for s in scored],
+                                             reu=[s["reu_certified"] for s in scored],
+                                             delta=delta, resamples=resamples, seed=seed)
+                res.update(samples=sum(len(s["utilities"]) for s in scored),
+                           parse_failure_rate=None, timeout_rate=None, suites=["external"],
+                           uncertified_prompts=sum(s["reu_certified"] is None for s in scored))
+            else:
+                res = rk.risk_table(scored, delta=delta, resamples=resamples, seed=seed, by=by)
+            results[m] = {"model": m, **res}
     except InstanceError as e:
         bad_input(e)
+    from ..bench.rational_value_risk.results import risk_results
+    result_sets = risk_results(results, per_model)
+    matrix = [{"model": m, **x} for m, scored in per_model.items() for x in scored]
     try:
         if out:
-            write_jsonl(out, scored, _dumps)
+            write_jsonl(out, matrix, _dumps)
         if report:
             from ..bench.rational_value_risk.report import risk_report
-            risk_report(res, scored).write(report)
+            risk_report(results, per_model, result_sets).write(report)
             click.echo(f"report written to {report}", err=True)
     except InstanceError as e:
         bad_input(e)
+    single = next(iter(results.values())) if len(results) == 1 else {}
     if as_json:
-        click.echo(json.dumps(res))
+        # one model: its estimate's fields also at the top level (the one-model format)
+        click.echo(json.dumps({**single, "models": list(results.values()),
+                               "results": [rs.as_dict() for rs in result_sets]}))
         return
-    _print_risk(res)
+    if single:
+        _print_risk(single)
+    else:
+        click.echo(f"{len(results)} models: {', '.join(results)} (the detail of one model: "
+                   f"run it alone or see --json)")
+    con = _console()
+    from ..bench.results import print_result_set
+    for rs in result_sets:
+        con.print()
+        print_result_set(con, rs)
+
+
+def _answer_records(path: Path) -> list:
+    from ..bench.generate import read_jsonl
+    return read_jsonl(path)
+
+
+def _one_model(path: Path, records, given: str | None, files: int) -> str:
+    """The model of one input file: ``--model`` (the records' ``model`` fields, where
+    present, must agree with it), else the one its records name, else — for a lone file —
+    :data:`~prefcert.bench.results.UNNAMED_MODEL`."""
+    from ..bench.results import UNNAMED_MODEL
+    named = {}
+    for i, rec in enumerate(records, 1):
+        if isinstance(rec, dict) and rec.get("model") not in (None, ""):
+            named.setdefault(str(rec["model"]), i)
+    if given is not None:
+        other = [(m, i) for m, i in named.items() if m != given]
+        if other:
+            raise InstanceError(f"the record names another model than --model {given}",
+                                file=str(path), line=other[0][1], value=other[0][0])
+        return given
+    if len(named) > 1:
+        (m, i) = list(named.items())[1]
+        raise InstanceError("a file holds one model's answers (split it, one file a model)",
+                            file=str(path), line=i, value=m)
+    if named:
+        return next(iter(named))
+    if files > 1:
+        raise InstanceError("with several files, name each file's model: a \"model\" field "
+                            "in its records or --model NAME once per file", file=str(path))
+    return UNNAMED_MODEL
+
+
+def _add_model(per_model: dict, model: str, scored: list, path: Path) -> None:
+    if model in per_model:
+        raise InstanceError(f"a second file of model {model!r} (one file a model; merge "
+                            f"the samples into one file)", file=str(path), value=model)
+    per_model[model] = scored
 
 
 def _read_utilities(path: Path) -> list[dict]:

@@ -33,6 +33,7 @@ from functools import lru_cache
 
 from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
 from ..stats import proportion
+from .results import results
 from .responses import (
     GROUPS_PER_CELL,
     LOCAL_PAIRS_PER_SOURCE,
@@ -158,14 +159,16 @@ def _rows(group: dict, scored: Sequence[dict]) -> list[dict]:
            proportion("missed_intervention", group, s["missed"], s["intervention_gold"]),
            proportion("wrong_kind_intervention", group, s["wrong_kind"],
                       s["intervention_gold"])]
+    # rows that are not shares carry no ``k`` (a report prints ``k/n`` only for a share, and
+    # ``n=…`` otherwise: a ``k`` of None printed as "None/2160")
     for what in ("pairs", "groups"):            # left out of IFC / all-six: a member unanswered
         if s[f"incomplete_{what}"]:
-            out.append({"metric": f"incomplete_{what}", "group": dict(group), "k": None,
+            out.append({"metric": f"incomplete_{what}", "group": dict(group),
                         "n": s[f"incomplete_{what}"], "value": None, "low": None,
                         "high": None})
     if s["pairs"]:
         out.append(proportion("ifc", group, s["ifc_pairs"], s["pairs"]))
-        out.append({"metric": "ifc_reference", "group": dict(group), "k": None, "n": s["pairs"],
+        out.append({"metric": "ifc_reference", "group": dict(group), "n": s["pairs"],
                     "value": s["ifc_reference"], "low": None, "high": None})
     if s["groups"]:
         out.append(proportion("all_six", group, s["all_six_groups"], s["groups"]))
@@ -206,6 +209,7 @@ SUITE = Suite(
     gold=gold,
     score=score,
     metrics=metrics,
+    results=results,
     expected_total=4 * 3 * 3 * (20 * 6 + 5 * 3 * 2 * 2),
     engines=("oracle", "cpsat"),
     citation=('Li, A. et al. (2026). '

@@ -2,33 +2,52 @@
 (:class:`prefcert.bench.report.Report`: inline SVG, no script)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..report import Report, _plt
 
 
-def risk_report(result: dict, scored: Sequence[dict],
-                title: str = "prefcert rational value risk") -> Report:
-    """Plots and tables of a :func:`prefcert.bench.rational_value_risk.risk.risk_table` result."""
+def risk_report(results: Mapping[str, dict], scored: Mapping[str, Sequence[dict]],
+                result_sets=None, title: str = "prefcert rational value risk") -> Report:
+    """The page of ``prefcert risk`` over several models: ``results`` and ``scored`` map a
+    model to its :func:`~prefcert.bench.rational_value_risk.risk.risk_table` result and
+    its per-prompt records. First Qian & He's result sets (``result_sets``, default
+    :func:`~prefcert.bench.rational_value_risk.results.risk_results`; models as columns,
+    the k-curves of every model on one plot), then each model's detail."""
+    if result_sets is None:
+        from .results import risk_results
+        result_sets = risk_results(results)
+    first = next(iter(results.values()))
+    r = Report(title, f"{len(results)} model(s): {', '.join(results)}; "
+                      f"{', '.join(sorted({x for res in results.values() for x in res['suites']}))}"
+                      f"; {first['resamples']} prompt-bootstrap resamples, seed "
+                      f"{first['seed']}; prefcert is a deterministic verifier (L = 1, "
+                      f"verification error 0) unless utilities come from another one.")
+    for rs in result_sets:
+        r.result_set(rs)
+    for model, result in results.items():
+        model_section(r, model, result, scored[model])
+    return r
+
+
+def model_section(r: Report, model: str, result: dict, scored: Sequence[dict]) -> None:
+    """One model's figures and tables (the page of a one-model run), titled with its name."""
     plt = _plt()
     rd = result["readings"]
-    r = Report(title, f"M = {result['M']} prompts × K = {result['K']} samples "
-                      f"({', '.join(result['suites'])}); prefcert is the deterministic "
-                      f"verifier (L = 1, verification error 0); {result['resamples']} "
-                      f"prompt-bootstrap resamples, seed {result['seed']}.")
+    sfx = f" — {model}"
     names = [n for n in ("certified", "best_of_k") if rd.get(n, {}).get("prompts")]
     fig, ax = plt.subplots(figsize=(5.5, 3.4))
     vals = [rd[n]["rvr"] for n in names]
     ax.bar(range(len(names)), vals,
-           yerr=[[v - rd[n]["rvr_ci"][0] for v, n in zip(vals, names)],
-                 [rd[n]["rvr_ci"][1] - v for v, n in zip(vals, names)]], capsize=4,
+           yerr=[[max(0.0, v - rd[n]["rvr_ci"][0]) for v, n in zip(vals, names)],
+                 [max(0.0, rd[n]["rvr_ci"][1] - v) for v, n in zip(vals, names)]], capsize=4,
            color=["C0", "C1"][:len(names)])
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(["REU = 1 (certified)", "REU = best-of-K"][:len(names)])
     ax.set_ylabel("rational value risk")
     ax.grid(axis="y", alpha=0.3)
-    r.figure("Rational value risk under both readings (95 % prompt-bootstrap intervals)", fig)
-    r.grid("Estimates", ["reading", "prompts", "DEU", "REU", "RVR", "bootstrap mean", "95 % CI",
+    r.figure("Rational value risk under both readings (95 % prompt-bootstrap intervals)" + sfx, fig)
+    r.grid("Estimates" + sfx, ["reading", "prompts", "DEU", "REU", "RVR", "bootstrap mean", "95 % CI",
                          "(I) prompts", "(II) reasoning", "(III) verification",
                          f"total bound (δ = {rd[names[0]]['bounds']['delta']})" if names else "total"],
            [[n, rd[n]["prompts"], result["deu"], rd[n]["reu"], rd[n]["rvr"],
@@ -53,9 +72,9 @@ def risk_report(result: dict, scored: Sequence[dict],
     ax.set_ylabel("expected utility")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
-    r.figure("Best-of-k and pass@k against the deployed expected utility", fig)
+    r.figure("Best-of-k and pass@k against the deployed expected utility" + sfx, fig)
     binary = all("pass_at_k" in c for c in curve)
-    r.grid("RVR per budget k (the first k samples of every prompt)",
+    r.grid("RVR per budget k (the first k samples of every prompt)" + sfx,
            ["k", "best-of-k", "RVR certified", "RVR best-of-k"]
            + (["pass@k", "RVR pass@k"] if binary else []),
            [[c["k"], c["best_of_k"], c["rvr_certified"], c["rvr_best_of_k"]]
@@ -67,7 +86,7 @@ def risk_report(result: dict, scored: Sequence[dict],
     ax.set_xlabel("per-prompt share of correct samples")
     ax.set_ylabel("prompts")
     ax.grid(alpha=0.3)
-    r.figure("Per-prompt deployed utility", fig)
+    r.figure("Per-prompt deployed utility" + sfx, fig)
     if result.get("strata"):
         by = result["by"]
         fig, ax = plt.subplots(figsize=(6, 3.4))
@@ -78,8 +97,8 @@ def risk_report(result: dict, scored: Sequence[dict],
                 continue
             xs = [i + (j - 0.5) * 0.3 for i in range(len(pts))]
             v = [p["rvr"] for _, p in pts]
-            ax.bar(xs, v, 0.3, yerr=[[a - p["rvr_ci"][0] for a, (_, p) in zip(v, pts)],
-                                     [p["rvr_ci"][1] - a for a, (_, p) in zip(v, pts)]],
+            ax.bar(xs, v, 0.3, yerr=[[max(0.0, a - p["rvr_ci"][0]) for a, (_, p) in zip(v, pts)],
+                                     [max(0.0, p["rvr_ci"][1] - a) for a, (_, p) in zip(v, pts)]],
                    capsize=3, label=n)
             ax.set_xticks(range(len(pts)))
             ax.set_xticklabels([str(k) for k, _ in pts])
@@ -87,9 +106,8 @@ def risk_report(result: dict, scored: Sequence[dict],
         ax.set_ylabel("rational value risk")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=7)
-        r.figure(f"Rational value risk by {by}", fig)
-    r.grid("Answers", ["samples", "parse-failure rate", "timeout rate",
+        r.figure(f"Rational value risk by {by}{sfx}", fig)
+    r.grid("Answers" + sfx, ["samples", "parse-failure rate", "timeout rate",
                        "prompts without a certified REU"],
            [[result["samples"], result["parse_failure_rate"], result["timeout_rate"],
              result["uncertified_prompts"]]])
-    return r

@@ -16,6 +16,7 @@ the documented ones (``docs/consistency.md``).
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -112,14 +113,48 @@ def parse_amount(text: str | None, *, ranges: str = "ambiguous",
     ambiguous and give None, unless ``ranges="midpoint"`` (then ``$30-$40`` is 35).
     ``number_only``: the whole text is a signed, optionally currency-formatted number.
     ``parse="strict"`` reads number-only answers alone."""
+    value, only, _ = read_amount(text, ranges=ranges, parse=parse)
+    return value, only
+
+
+def read_amount(text: str | None, *, ranges: str = "ambiguous",
+                parse: str = "lenient") -> tuple[float | None, bool, dict[str, str]]:
+    """:func:`parse_amount` with the reading it rests on.
+
+    Parameters
+    ----------
+    text : str or None
+        The answer text (None: no text).
+    ranges, parse : str
+        As in :func:`parse_amount`.
+
+    Returns
+    -------
+    tuple
+        (value, number_only, ``{"kind", "rule"}``): ``kind`` one of ``value``,
+        ``ambiguous``, ``invalid`` (a non-finite amount is ``invalid``, rule
+        ``non_finite``), ``rule`` the number reader's rule (as ``parsed.rule`` of
+        ``prefcert score``); value None unless ``kind`` is ``value``.
+
+    Notes
+    -----
+    O(len(text)).
+
+    References
+    ----------
+    Ford et al. (2026), "LLM-derived preference judgments are not self-consistent",
+    Table 6 (finite and number-only parses).
+    """
     from ..answers import read
     if text is None:
-        return None, False
+        return None, False, {"kind": "invalid", "rule": "no_text"}
     r = read("number", str(text), mode=parse, ranges=ranges)
     if r.kind != "value":
-        return None, False
+        return None, False, {"kind": r.kind, "rule": r.rule}
     v = r.value["value"]
-    return (v if math.isfinite(v) else None), bool(r.value["number_only"])
+    if not math.isfinite(v):
+        return None, False, {"kind": "invalid", "rule": "non_finite"}
+    return v, bool(r.value["number_only"]), {"kind": "value", "rule": r.rule}
 
 
 def _float(v: Any) -> float | None:
@@ -143,13 +178,18 @@ def _bool(v: Any) -> bool | None:
 VALUE_COLUMNS = ("parsed_value", "value", "raw_text")
 
 
-def read_responses(path: str | Path, *, ranges: str = "ambiguous") -> list[dict]:
+def read_responses(path: str | Path, *, ranges: str = "ambiguous",
+                   model: str | None = None) -> list[dict]:
     """Response rows from a CSV or JSONL file: ``model``, ``cell_id``, and
     ``parsed_value`` (or ``value``; empty = a failed parse) or ``raw_text`` (parsed with
-    :func:`parse_amount`, ``ranges`` as there); optional ``number_only``. Returns
-    ``{"model", "cell_id", "value", "number_only", "line"}`` dicts. InstanceError naming
-    the line of a row without ``model`` or ``cell_id``, or with none of the value columns
-    (:data:`VALUE_COLUMNS`)."""
+    :func:`parse_amount`, ``ranges`` as there); optional ``number_only``. ``model``, when
+    given, names the model of the rows without one (a row naming another model is an
+    error: the file is that model's). Returns ``{"model", "cell_id", "value",
+    "number_only", "reading", "line", "file"}`` dicts, ``reading`` the ``{"kind", "rule"}``
+    of :func:`read_amount` (rule ``given`` for a value column) and ``line`` the first line
+    of the row in the file (a CSV field may span lines: its line breaks are kept).
+    InstanceError naming the line of a row without ``model`` (and no ``model`` given) or
+    ``cell_id``, or with none of the value columns (:data:`VALUE_COLUMNS`)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -158,8 +198,11 @@ def read_responses(path: str | Path, *, ranges: str = "ambiguous") -> list[dict]
                             file=str(p)) from None
     raw: list[tuple[int, dict]] = []
     if p.suffix == ".csv":
-        reader = csv.DictReader(text.splitlines())
-        raw = [(i, row) for i, row in enumerate(reader, 2)]
+        reader = csv.DictReader(io.StringIO(text, newline=""))   # quoted line breaks kept
+        start = reader.line_num + 1 if reader.fieldnames is not None else 1
+        for row in reader:
+            raw.append((start, row))
+            start = reader.line_num + 1
     else:
         for i, line in enumerate(text.splitlines(), 1):
             if line.strip():
@@ -173,9 +216,16 @@ def read_responses(path: str | Path, *, ranges: str = "ambiguous") -> list[dict]
                 raw.append((i, rec))
     out = []
     for i, rec in raw:
+        if model is not None:
+            if rec.get("model") in (None, ""):
+                rec = {**rec, "model": model}
+            elif str(rec["model"]) != model:
+                raise InstanceError(f"the row names another model than --model {model}",
+                                    file=str(p), line=i, value=rec["model"])
         for key in ("model", "cell_id"):
             if rec.get(key) in (None, ""):
-                raise InstanceError(f"response without {key!r}", file=str(p), line=i)
+                hint = " (or give --model NAME for the file)" if key == "model" else ""
+                raise InstanceError(f"response without {key!r}{hint}", file=str(p), line=i)
         if not any(k in rec for k in VALUE_COLUMNS):
             raise InstanceError(f"a response needs one of the columns "
                                 f"{', '.join(VALUE_COLUMNS)}; this one has "
@@ -186,11 +236,12 @@ def read_responses(path: str | Path, *, ranges: str = "ambiguous") -> list[dict]
             number_only = _bool(rec.get("number_only"))
             if number_only is None and rec.get("raw_text") is not None:
                 number_only = parse_amount(rec["raw_text"])[1]
+            reading = {"kind": "value" if value is not None else "invalid", "rule": "given"}
         else:
-            value, number_only = parse_amount(rec.get("raw_text"), ranges=ranges)
+            value, number_only, reading = read_amount(rec.get("raw_text"), ranges=ranges)
         out.append({"model": str(rec["model"]), "cell_id": str(rec["cell_id"]), "value": value,
                     "number_only": bool(number_only) if number_only is not None else value is not None,
-                    "line": i})
+                    "reading": reading, "line": i, "file": str(p)})
     return out
 
 
@@ -540,10 +591,17 @@ def abs_lower_bound(lo: float, hi: float) -> float:
 
 @dataclass
 class _ModelData:
+    """One model's cell values, and its parseability counted over the elicitation calls
+    (responses to the audit's cells; Ford et al. Table 6) and, apart, over the calls of
+    stress-only cells."""
+
     values: dict[str, np.ndarray] = field(default_factory=dict)
     calls: int = 0
     finite: int = 0
     number_only: int = 0
+    stress_calls: int = 0
+    stress_finite: int = 0
+    stress_number_only: int = 0
 
 
 def _collect(responses: Sequence[dict], design: Design, options: AuditOptions,
@@ -552,13 +610,22 @@ def _collect(responses: Sequence[dict], design: Design, options: AuditOptions,
     raw: dict[str, dict[str, list[float]]] = {}
     for row in responses:
         if row["cell_id"] not in design.cells:
-            raise InstanceError("response to a cell the design does not have", file=file,
-                                line=row.get("line"), value=row["cell_id"])
+            raise InstanceError("response to a cell the design does not have",
+                                file=row.get("file") or file, line=row.get("line"),
+                                value=row["cell_id"])
         m = models.setdefault(row["model"], _ModelData())
-        m.calls += 1
+        stress = design.cells[row["cell_id"]].stress
+        if stress:
+            m.stress_calls += 1
+        else:
+            m.calls += 1
         if row["value"] is not None:
-            m.finite += 1
-            m.number_only += bool(row["number_only"])
+            if stress:
+                m.stress_finite += 1
+                m.stress_number_only += bool(row["number_only"])
+            else:
+                m.finite += 1
+                m.number_only += bool(row["number_only"])
             if options.values == "finite" or row["number_only"]:
                 raw.setdefault(row["model"], {}).setdefault(row["cell_id"], []).append(row["value"])
     for name, m in models.items():
@@ -594,6 +661,27 @@ def group_instance(gid: str, cells: Sequence[DesignCell], values: Sequence[np.nd
     if choices:
         inst["choices"] = [[a, b, k] for (a, b), k in choices.items()]
     return inst
+
+
+def judgment_counts(inst: Mapping[str, Any], mode: str = "majority") -> dict[str, int]:
+    """The size of a group's judgment graph under ``mode``: ``judgments``, the total
+    weight a feedback arc set is counted out of (``majority``: the pairs of offers whose
+    choices have a strict majority, one judgment each — a pair chosen equally often both
+    ways gives none; ``choices``: every completion that chose a direction), and
+    ``judgment_arcs``, the number of arcs (equal to ``judgments`` under ``majority``;
+    under ``choices``, the directions chosen at least once). O(choices).
+
+    Examples
+    --------
+    >>> inst = {"choices": [["b", "a", 3], ["a", "b", 1], ["c", "a", 2], ["a", "c", 2]]}
+    >>> judgment_counts(inst), judgment_counts(inst, "choices")
+    ({'judgments': 1, 'judgment_arcs': 1}, {'judgments': 8, 'judgment_arcs': 4})
+    """
+    from ...formal.consistency import ConsistencyData, judgment_arcs
+    choices = tuple((str(a), str(b), int(k)) for a, b, k in inst.get("choices", []))
+    data = ConsistencyData(cells=(), choices=choices, nodes=())
+    arcs = judgment_arcs(data, mode)
+    return {"judgments": sum(arcs.values()), "judgment_arcs": len(arcs)}
 
 
 def _certify(inst: dict, options: AuditOptions, line: int | None = None
@@ -632,7 +720,7 @@ def _certify(inst: dict, options: AuditOptions, line: int | None = None
             rec["cycle"] = lab["certificate"].get("cycle")
         else:
             rec["value"] = sol["reversed"]
-            rec["judgments"] = len(inst.get("choices", []))
+            rec.update(judgment_counts(inst, options.judgments))
         out[name] = rec
     return out, labels
 
@@ -666,7 +754,10 @@ def consistency_audit(responses: Sequence[Mapping[str, Any]], design: Design | M
     -------
     dict
         JSON-able: ``settings`` (with the Bonferroni threshold and whether the smallest
-        attainable p-value reaches it), ``parse``, ``groups`` (utilities with intervals,
+        attainable p-value reaches it), ``parse`` (per model: ``calls``, ``finite``,
+        ``number_only`` over the elicitation calls, i.e. the responses to cells that are
+        not stress-only, as Ford et al. Table 6 counts them), ``parse_stress`` (the same
+        over the stress-only cells, for models that answered any), ``groups`` (utilities with intervals,
         RMSE in $ and %, price scale, p-value, Bonferroni decision, and the ``certified``
         L1 / L2 repairs, transitivity and minimum feedback arc set), ``comparisons`` (P1
         and P2), ``local`` (counts), ``table2``, ``stress``, ``bonferroni``, and
@@ -773,6 +864,9 @@ def consistency_audit(responses: Sequence[Mapping[str, Any]], design: Design | M
                        "number_only": d.number_only,
                        "finite_share": d.finite / d.calls if d.calls else None}
                       for m, d in models.items()],
+            "parse_stress": [{"model": m, "calls": d.stress_calls, "finite": d.stress_finite,
+                              "number_only": d.stress_number_only}
+                             for m, d in models.items() if d.stress_calls],
             "groups": groups, "comparisons": comparisons,
             "local": local_summary(comparisons),
             "table2": table2(groups), "stress": stress,

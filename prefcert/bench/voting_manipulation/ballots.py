@@ -365,14 +365,28 @@ def _cluster_sums(records: Sequence[dict], metric: str) -> dict:
     for r in records:
         if where != "all" and r["stratum"] != where:
             continue
+        s = out.setdefault(r.get("cluster") or r["instance_id"],
+                           [0.0, 0, (r["rule"], r["m"], r["stratum"]), set()])
+        s[3].add(r["instance_id"])           # the stratum's weight counts instances
         v = value(r)
         if v is None:
             continue
-        s = out.setdefault(r.get("cluster") or r["instance_id"],
-                           [0.0, 0, (r["rule"], r["m"], r["stratum"])])
         s[0] += v
         s[1] += 1
     return out
+
+
+def _stratified(num, den, strata: Sequence[Sequence[int]], weights) -> float:
+    """Σ_s w_s · (Σ num / Σ den over stratum s) / Σ w_s over the strata with a denominator
+    (a stratum without one, e.g. no valid answer for Δ̄, is left out and the weights of the
+    others renormalised). ``strata``: per stratum the positions of its clusters."""
+    tot, wsum = 0.0, 0.0
+    for idx, w in zip(strata, weights):
+        d = den[idx].sum()
+        if d > 0:
+            tot += w * num[idx].sum() / d
+            wsum += w
+    return tot / wsum if wsum else float("nan")
 
 
 def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: int = 0,
@@ -385,34 +399,50 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
     non-manipulable ones, IGR all responses; Δ̄ and Ḡ are over valid responses on
     manipulable instances (the named alternative counts invalid responses as Δ = 0).
 
-    The bootstrap resamples instances with replacement within each registered stratum
-    (rule × m × manipulability) and carries every response of a resampled instance with
-    it (a cluster bootstrap: the evaluations of one profile stay together; the copies of
-    an instance drawn twice, same ``cluster``, are one profile); the interval
-    is the percentile interval of the ratio estimator over ``replicates`` replicates.
-    Returns ``{"metric", "value", "low", "high", "n", "instances"}``."""
+    The value is the **stratified mean** (§6.5): the mean of the metric within each
+    registered stratum (rule × m × manipulability; within a stratum, over its responses),
+    averaged over the strata with weights proportional to their instances (equal in the
+    balanced design). It differs from the pooled ratio Σ num / Σ den when the strata hold
+    different numbers of responses, as Δ̄ and Ḡ (valid answers only) do; the pooled ratio
+    is returned as ``pooled``. (Up to prefcert 0.2.0 ``value`` was the pooled ratio.)
+
+    The bootstrap resamples instances with replacement within each stratum and carries
+    every response of a resampled instance with it (a cluster bootstrap: the evaluations
+    of one profile stay together; the copies of an instance drawn twice, same
+    ``cluster``, are one profile); each replicate is the stratified mean of its resample
+    (same weights), and the interval is the percentile interval over ``replicates``
+    replicates. Returns ``{"metric", "value", "low", "high", "n", "instances",
+    "pooled"}``. O(replicates · instances)."""
     import numpy as np
-    sums = _cluster_sums(records, name)
-    if not sums:
+    sums = {k: s for k, s in _cluster_sums(records, name).items()}
+    if not any(s[1] for s in sums.values()):
         return {"metric": name, "value": None, "low": None, "high": None, "n": 0,
-                "instances": 0}
+                "instances": 0, "pooled": None}
     num = np.array([s[0] for s in sums.values()])
     den = np.array([s[1] for s in sums.values()], dtype=float)
     strata: dict[tuple, list[int]] = {}
+    weight: dict[tuple, int] = {}
     for i, s in enumerate(sums.values()):
         strata.setdefault(s[2], []).append(i)
+        weight[s[2]] = weight.get(s[2], 0) + len(s[3])
+    keys = list(strata)
+    idxs = [np.array(strata[k]) for k in keys]
+    ws = [weight[k] for k in keys]
     rng = np.random.default_rng(seed)
-    tot_n, tot_d = np.zeros(replicates), np.zeros(replicates)
-    for idx in strata.values():
-        idx = np.array(idx)
-        pick = idx[rng.integers(0, len(idx), size=(replicates, len(idx)))]
-        tot_n += num[pick].sum(axis=1)
-        tot_d += den[pick].sum(axis=1)
-    reps = tot_n / tot_d
+    picks = [idx[rng.integers(0, len(idx), size=(replicates, len(idx)))] for idx in idxs]
+    sn = np.stack([num[p].sum(axis=1) for p in picks])          # strata × replicates
+    sd = np.stack([den[p].sum(axis=1) for p in picks])
+    w = np.array(ws, dtype=float)[:, None] * (sd > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        reps = (w * np.where(sd > 0, sn / np.where(sd > 0, sd, 1), 0)).sum(axis=0) / \
+            w.sum(axis=0)
+    reps = reps[np.isfinite(reps)]          # a replicate whose strata all lack a denominator
     a = (1 - level) / 2
-    return {"metric": name, "value": float(num.sum() / den.sum()),
-            "low": float(np.quantile(reps, a)), "high": float(np.quantile(reps, 1 - a)),
-            "n": int(den.sum()), "instances": len(sums)}
+    return {"metric": name, "value": float(_stratified(num, den, idxs, ws)),
+            "low": float(np.quantile(reps, a)) if reps.size else None,
+            "high": float(np.quantile(reps, 1 - a)) if reps.size else None,
+            "n": int(den.sum()), "instances": sum(1 for s in sums.values() if s[1]),
+            "pooled": float(num.sum() / den.sum())}
 
 
 # --------------------------------------------------------------------------- baselines

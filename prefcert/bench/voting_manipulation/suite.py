@@ -46,9 +46,10 @@ from ...formal.election import parse_election
 from ...formal.rules import rule_named
 from ...generators.election import impartial_culture_election
 from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict, canonical
-from ..stats import proportion
+from ..stats import proportion, wilson
 from .ballots import BENCHMARK_RULES as RULES
 from .ballots import FRAMINGS, METRICS, metric, render_prompt, score_ballot
+from .results import results
 
 SIZES = (3, 4, 5)
 N_VOTERS = 5
@@ -295,7 +296,9 @@ def _baselines(by: dict) -> dict:
 def calibration(stats: dict) -> list[dict]:
     """The baselines table printed by ``prefcert generate``: per rule and m (and over all
     cells), the naive impartial-culture manipulable share of the sampler's draws and the
-    exact random-ballot baselines and oracle gain of the design's instances (from the
+    95 % Wilson interval (``ic_manipulable_low`` / ``_high``: the draws are independent
+    IC profiles, so the share is a binomial proportion), and the exact random-ballot
+    baselines and oracle gain of the design's instances (from the
     oracle counts the sampler recorded; the certified labels agree, as ``gold`` checks).
     The sincere baseline is 0 on every rate; the oracle's MDR and OMR are 1."""
     draws, base = {}, {}
@@ -313,9 +316,12 @@ def calibration(stats: dict) -> list[dict]:
     out = []
     for (rule, m), b in _with_total(base).items():
         d = draws.get((rule, m), Counter())
+        ci = wilson(d["manipulable"], d["draws"])
         out.append({"rule": rule, "m": m, "draws": d["draws"],
                     "ic_manipulable": round(d["manipulable"] / d["draws"], 4) if d["draws"]
                     else 0.0,
+                    "ic_manipulable_low": round(ci[0], 4) if ci else None,
+                    "ic_manipulable_high": round(ci[1], 4) if ci else None,
                     **{k: round(b.get(k, 0.0), 4) for k in (
                         "random_MDR", "random_OMR", "random_NMR_attempt",
                         "random_NMR_suboptimal", "random_FMR_ballot", "random_FMR_outcome",
@@ -341,6 +347,7 @@ SUITE = Suite(
                 "four framings (Amiri-Margavi et al. 2026).",
     sizes=SIZES, per_cell=20, seed=SEED, rows=rows, sample=sample, render=render,
     gold=gold, score=score, metrics=metrics, feedback=feedback, plots=plots,
+    results=results,
     calibration=calibration, expected_total=2400, engines=("oracle", "reachability"),
     duplicate_key=duplicate_key,
     calibration_title="baselines: naive impartial-culture manipulable share, exact "
