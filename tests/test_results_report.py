@@ -103,12 +103,13 @@ def sets() -> dict[str, ResultSet]:
 
 
 def test_preference_result_sets_are_named_after_the_paper(sets):
-    assert list(sets) == ["kw-fig7", "kw-fig2a", "kw-fig2b", "kw-fig3a", "kw-table10-lex",
-                          "kw-fig3b"]
+    assert list(sets) == ["kw-fig7", "kw-fig2a", "kw-fig2a-test", "kw-fig2b", "kw-fig3a",
+                          "kw-table10-lex", "kw-fig3b"]
     src = {k: rs.source for k, rs in sets.items()}
     assert src["kw-fig2a"] == "Khanna & Wang (2026), Fig. 2a"
     assert src["kw-fig3b"] == "Khanna & Wang (2026), Fig. 3b"
-    assert all(rs.figure is not None and rs.note for rs in sets.values())
+    assert all(rs.figure is not None and rs.note for k, rs in sets.items()
+               if k != "kw-fig2a-test")
     assert sets["kw-fig7"].models() == ["A", "B", UNNAMED_MODEL]
 
 
@@ -133,6 +134,21 @@ def test_fig2a_free_flow_medium_and_large_only(sets):
     # (the ffk answer at n=100 is left out); B: 1/2 and the timeout 0/1
     assert table(sets["kw-fig2a"]) == {("atomic", "determined"): (0.6, 0.5, 1.0),
                                        ("atomic", "undetermined"): (0.5, 0.0, None)}
+
+
+def test_fig2a_tested_unpaired_fisher_with_holm(sets):
+    from scipy.stats import fisher_exact
+    rs = sets["kw-fig2a-test"]
+    assert "Fisher" in rs.test and "unpaired" in rs.test and "Holm" in rs.test
+    rows = {r["model"]: r for r in rs.rows}
+    assert set(rows) == {"A", "B"}                       # the unnamed model: determined only
+    # A: 3/5 vs 1/2. Margins N = 7, 5 determined, 4 correct: P(a) = C(4,a) C(3,5-a) / 21
+    # = 6/21, 12/21, 3/21 for a = 2, 3, 4; observed a = 3, every table as likely or less:
+    # p = 1. B: 1/2 vs 0/1: P(a=1) = 2/3, P(a=0) = 1/3: p = 1. Holm of (1, 1) = (1, 1).
+    assert (rows["A"]["k"], rows["A"]["n"]) == ([3, 1], [5, 2])
+    assert rows["A"]["pvalue"] == pytest.approx(1.0) and rows["B"]["pvalue"] == pytest.approx(1.0)
+    assert rows["A"]["pvalue"] == pytest.approx(fisher_exact([[3, 2], [1, 1]]).pvalue)
+    assert [rows[m]["pvalue_holm"] for m in "AB"] == pytest.approx([1.0, 1.0])
 
 
 def test_fig2b_undetermined_by_format(sets):
@@ -275,17 +291,20 @@ def test_report_cli_three_models_terminal_json_figures(tmp_path):
     data = json.loads(js.read_text())
     assert data["models"] == ["A", "B", "C"]
     keys = [s["key"] for s in data["result_sets"]]
-    assert keys == ["kw-fig7", "kw-fig2a", "kw-fig2b", "kw-fig3a", "kw-table10-lex", "kw-fig3b"]
+    assert keys == ["kw-fig7", "kw-fig2a", "kw-fig2a-test", "kw-fig2b", "kw-fig3a",
+                    "kw-table10-lex", "kw-fig3b"]
     fig2a = next(s for s in data["result_sets"] if s["key"] == "kw-fig2a")
     row = next(x for x in fig2a["rows"] if x["model"] == "A" and x["query"] == "determined")
     assert (row["k"], row["n"], row["value"]) == (3, 5, 0.6)
-    assert sorted(p.name for p in figs.iterdir()) == sorted(f"{k}.svg" for k in keys)
+    assert sorted(p.name for p in figs.iterdir()) == sorted(
+        f"{k}.svg" for k in keys if k != "kw-fig2a-test")          # a table only
     svg = (figs / "kw-fig7.svg").read_text()
     assert svg.startswith("<?xml") and re.search(r"<text[^>]*>family / size</text>", svg)
     assert re.search(r"<text[^>]*>accuracy</text>", svg) and 'id="DejaVuSans-' not in svg
     assert "Fig. 7" in svg                               # titled with the paper's figure
     html = page.read_text()
-    assert all(f'data-key="{k}"' in html for k in keys)
+    assert all(f'data-key="{k}"' in html for k in keys if k != "kw-fig2a-test")
+    assert "Fig. 2a, tested" in html
     assert "[A] Accuracy by format" in html and "[C] Accuracy by format" in html
 
 

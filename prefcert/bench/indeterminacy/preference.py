@@ -958,6 +958,33 @@ def _po_outcome(s: dict) -> str:
     return "commits_to_an_item"
 
 
+def _fig2a_tests(fig2a) -> Any:
+    """Fisher's exact test of determined vs undetermined accuracy per (model, family) of
+    the Fig. 2a rows, with Holm's adjustment over every test of the set."""
+    from ..results import ResultSet
+    from ..stats import adjusted_pvalues, fisher_exact
+    cells: dict = {}
+    for r in fig2a.rows:
+        cells.setdefault((r["model"], r["family"]), {})[r["query"]] = (r["k"], r["n"])
+    rows = []
+    for (model, family), q in cells.items():
+        if "determined" in q and "undetermined" in q:
+            (k1, n1), (k2, n2) = q["determined"], q["undetermined"]
+            rows.append({"family": family, "model": model, "k": [k1, k2], "n": [n1, n2],
+                         **fisher_exact(k1, n1, k2, n2)})
+    for r, p in zip(rows, adjusted_pvalues([r["pvalue"] for r in rows], "holm")):
+        r["pvalue_holm"] = r["value"] = p
+    return ResultSet(
+        "kw-fig2a-test", f"{PAPER}, Fig. 2a, tested",
+        "determined vs undetermined accuracy: Fisher's exact test per model and family",
+        ["family"], rows, value="p (Holm)",
+        test="Fisher's exact test (two-sided) of correct / not × determined / undetermined, "
+             "unpaired: the two are different prompts on different profiles (SO vs SI "
+             "lists, RS-comparable vs RS-incomparable pairs); Holm's adjustment over every "
+             "(model, family) test of this table. k and n: [determined, undetermined].",
+        note="Families without both kinds of query in free-flow at n ≥ 50 have no test.")
+
+
 def results(scores: Sequence[dict]) -> list:
     """The paper's preference-reasoning results over any number of models
     (:class:`~prefcert.bench.results.ResultSet`, models from the records' ``model``):
@@ -965,7 +992,8 @@ def results(scores: Sequence[dict]) -> list:
     - ``kw-fig7``: accuracy by task family × profile size (Fig. 7; partial orders have no
       profile size and are left to Fig. 3b);
     - ``kw-fig2a``: determined vs undetermined queries, free-flow format, Medium and Large
-      profiles (n = 50, 100, 200), by family (Fig. 2a);
+      profiles (n = 50, 100, 200), by family (Fig. 2a), and ``kw-fig2a-test``: Fisher's
+      exact test of the two per model and family, unpaired, Holm over the table;
     - ``kw-fig2b``: accuracy on undetermined queries by family × format (Fig. 2b);
     - ``kw-fig3a``: what the answers to RS-incomparable bundle pairs are — an abstention,
       a lexicographic completion flagged as an assumption or silent, another
@@ -1010,6 +1038,7 @@ def results(scores: Sequence[dict]) -> list:
              "under the topk_ties reading: keeping the tie is correct. Aggregative counts "
              "are determined under the default si_counts reading (no undetermined row). "
              "95 % Wilson intervals."))
+    out.append(_fig2a_tests(out[-1]))
     out.append(ResultSet(
         "kw-fig2b", f"{PAPER}, Fig. 2b", "accuracy on undetermined queries by format",
         ["family", "format"],
