@@ -9,8 +9,11 @@ Any command can build a :class:`Report`, add figures, and write it::
     r.table("Metrics", rows)
     r.write("report.html")
 
-Each figure is a ``<figure class="plot" data-title=…>`` holding one ``<svg>``; the page
-loads no script and no external resource.
+Each figure is a ``<figure class="plot" data-title=…>`` holding one ``<svg>`` whose text
+is SVG ``<text>`` (matplotlib's ``svg.fonttype = "none"``: searchable, selectable, a
+fraction of the size of glyph paths); the page loads no script and no external resource.
+Result sets (:mod:`prefcert.bench.results`) are added with :meth:`Report.result_set`; the
+same figure is written as a separate SVG file by :func:`result_set_svg`.
 """
 from __future__ import annotations
 
@@ -33,6 +36,16 @@ th{background:#f4f4f4}p.note{color:#555}
 """
 
 
+SVG_RC = {"svg.hashsalt": "prefcert", "svg.fonttype": "none"}
+"""matplotlib settings of every SVG written: fixed element ids (the same figure gives the
+same bytes) and text kept as text."""
+
+VERDICT_COLORS = {"correct": "#2e7d32", "incorrect": "#c62828", "invalid": "#ef6c00",
+                  "ambiguous": "#6a1b9a", "timeout": "#757575"}
+"""The fixed colour of each verdict in every plot: correct green, incorrect red, invalid
+orange, ambiguous purple, timeout grey."""
+
+
 def _plt():
     import matplotlib
     matplotlib.use("Agg", force=False)
@@ -44,6 +57,50 @@ def _label(v: Any) -> str:
     return "—" if v is None else str(v)
 
 
+def _levels(values, order: Sequence[Any] | None = None) -> list[str]:
+    """Distinct levels as labels: in ``order`` where given (others after), else numbers by
+    value (50 < 100 < 200), then text, None last (:func:`~prefcert.bench.results.sort_key`)."""
+    from .results import sort_key
+    raw = list(dict.fromkeys(values))
+    rank = {v: i for i, v in enumerate(order or ())}
+    raw.sort(key=lambda v: (rank.get(v, len(rank)), sort_key(v)))
+    return list(dict.fromkeys(_label(v) for v in raw))
+
+
+def svg_text(fig, *, prolog: bool = False) -> str:
+    """The SVG of a matplotlib figure (closed afterwards), text as ``<text>`` elements
+    (:data:`SVG_RC`), no date; without the XML prolog unless ``prolog`` (a file)."""
+    plt = _plt()
+    buf = io.StringIO()
+    with plt.rc_context(SVG_RC):
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    svg = buf.getvalue()
+    return svg if prolog else svg[svg.index("<svg"):]
+
+
+def result_set_figure(rs, titled: bool = False):
+    """The matplotlib figure of a result set (its ``figure`` function on a fresh axes,
+    wide enough for its groups of bars; ``titled``: with the paper's table or figure and
+    the set's title above the axes, for a standalone file), or None when it has none."""
+    if rs.figure is None:
+        return None
+    plt = _plt()
+    groups = len({tuple(r.get(f) for f in rs.factors) for r in rs.rows})
+    fig, ax = plt.subplots(figsize=(min(16.0, max(7.0, 0.45 * groups * max(1, len(rs.models())) ** 0.5 + 3)), 3.8))
+    rs.figure(rs, ax)
+    if titled:
+        ax.set_title(f"{rs.source}: {rs.title}", fontsize=9, loc="left")
+    return fig
+
+
+def result_set_svg(rs) -> str | None:
+    """A result set's figure as a standalone SVG file's text (real text, fixed ids), or
+    None when it has no figure."""
+    fig = result_set_figure(rs, titled=True)
+    return None if fig is None else svg_text(fig, prolog=True)
+
+
 class Report:
     """An HTML page of titled sections: figures (matplotlib) and tables."""
 
@@ -52,31 +109,33 @@ class Report:
         self.intro = intro
         self.parts: list[str] = []
         self.plot_titles: list[str] = []
+        self.prefix = ""                 # prepended to every title (e.g. a model's name)
 
-    def figure(self, title: str, fig) -> None:
+    def figure(self, title: str, fig, key: str | None = None) -> None:
         """Add a matplotlib figure (closed afterwards) under ``title``. The SVG carries no
-        date and fixed element ids (a set ``svg.hashsalt``): the same figure gives the
-        same bytes on every run."""
-        plt = _plt()
-        buf = io.StringIO()
-        with plt.rc_context({"svg.hashsalt": "prefcert"}):
-            fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
-        plt.close(fig)
-        svg = buf.getvalue()
-        svg = svg[svg.index("<svg"):]                        # drop the XML prolog
+        date, fixed element ids (a set ``svg.hashsalt``) and its text as ``<text>``
+        (:data:`SVG_RC`): the same figure gives the same bytes on every run."""
+        svg = svg_text(fig)
+        title = self.prefix + title
         self.plot_titles.append(title)
-        self.parts.append(f'<figure class="plot" data-title="{html.escape(title)}">'
+        data_key = f' data-key="{html.escape(key)}"' if key else ""
+        self.parts.append(f'<figure class="plot" data-title="{html.escape(title)}"{data_key}>'
                           f"<figcaption>{html.escape(title)}</figcaption>{svg}</figure>")
 
     def bar_chart(self, title: str, rows: Sequence[Mapping[str, Any]], *, x: str,
-                  hue: str | None = None, ylabel: str = "share") -> None:
+                  hue: str | None = None, ylabel: str = "share",
+                  colors: Mapping[str, str] | None = None) -> None:
         """Grouped bars of metric rows (``group`` dict, ``value``, ``low``, ``high``): one
         group of bars per level of ``x``, one colour per level of ``hue``, Wilson
-        intervals as error bars."""
+        intervals as error bars. Levels are in numeric order (50, 100, 200), text after;
+        ``colors`` (hue level -> colour) fixes the colours and the order of the hue levels
+        (``hue="verdict"`` takes :data:`VERDICT_COLORS` by default)."""
         plt = _plt()
+        if colors is None and hue == "verdict":
+            colors = VERDICT_COLORS
         rows = [r for r in rows if r.get("value") is not None]
-        xs = sorted({_label(r["group"].get(x)) for r in rows})
-        hs = sorted({_label(r["group"].get(hue)) for r in rows}) if hue else [""]
+        xs = _levels(r["group"].get(x) for r in rows)
+        hs = _levels((r["group"].get(hue) for r in rows), list(colors or ())) if hue else [""]
         fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(xs) * max(1, len(hs)) ** 0.5 + 3), 3.6))
         width = 0.8 / max(1, len(hs))
         for j, h in enumerate(hs):
@@ -89,20 +148,33 @@ class Report:
                 err_lo.append(max(0.0, r["value"] - (r.get("low") if r.get("low") is not None else r["value"])))
                 err_hi.append(max(0.0, (r.get("high") if r.get("high") is not None else r["value"]) - r["value"]))
             ax.bar(pos, val, width * 0.95, yerr=[err_lo, err_hi], capsize=2,
-                   label=f"{hue} = {h}" if hue else None)
+                   label=f"{hue} = {h}" if hue else None,
+                   color=(colors or {}).get(h))
         ax.set_xticks(range(len(xs)))
         ax.set_xticklabels(xs, rotation=20 if len(xs) > 4 else 0, ha="right" if len(xs) > 4 else "center")
         ax.set_ylim(0, 1.05)
         ax.set_ylabel(ylabel)
+        ax.set_xlabel(x)
         ax.grid(axis="y", alpha=0.3)
         if hue:
             ax.legend(fontsize=8, ncols=min(4, len(hs)), loc="upper left", bbox_to_anchor=(0, -0.18))
         self.figure(title, fig)
 
     def heatmap(self, title: str, matrix: Sequence[Sequence[float]], *, rows: Sequence[str],
-                cols: Sequence[str]) -> None:
-        """A shares matrix (rows × cols, values in [0, 1]) with the values printed."""
+                cols: Sequence[str], note: str = "") -> None:
+        """A shares matrix (rows × cols, values in [0, 1]) with the values printed, and a
+        note under it: ``note``, and, when a row sums above 1, that its columns are not
+        exclusive (one item counted under several columns: e.g. an option that satisfies
+        two notions at once) with the row sums — never an unexplained sum of 2.0."""
         plt = _plt()
+        sums = [sum(r) for r in matrix]
+        over = [(lab, t) for lab, t in zip(rows, sums) if t > 1 + 1e-9]
+        if over:
+            note = " ".join(x for x in (note, (
+                "Rows sum above 1 (" + ", ".join(f"{lab}: {t:.2f}" for lab, t in over)
+                + "): the columns are not exclusive — one item counts under every column "
+                  "it belongs to (e.g. an option that satisfies several notions at once), "
+                  "so each cell is a share of the row's items on its own.")) if x)
         fig, ax = plt.subplots(figsize=(1.1 * len(cols) + 2.5, 0.55 * len(rows) + 1.8))
         im = ax.imshow(matrix, vmin=0, vmax=1, cmap="viridis", aspect="auto")
         ax.set_xticks(range(len(cols)))
@@ -115,19 +187,33 @@ class Report:
                         color="white" if v < 0.6 else "black", fontsize=8)
         fig.colorbar(im, ax=ax, fraction=0.04)
         self.figure(title, fig)
+        if note:
+            self.parts.append(f'<p class="note">{html.escape(note)}</p>')
 
-    def table(self, title: str, rows: Sequence[Mapping[str, Any]], limit: int = 400) -> None:
-        """A table of metric rows (group flattened to text)."""
-        head = "<tr><th>metric</th><th>group</th><th>k/n</th><th>value</th><th>95 % CI</th></tr>"
+    def table(self, title: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """A table of metric rows (group flattened to text), every row (the heading says
+        how many: nothing is cut), each metric's rows in numeric order of their group
+        levels (sizes 50, 100, 200). ``k/n`` for a share, ``n=…`` for a value that is
+        not one (``k`` None)."""
+        from .results import sort_key
+        rows = list(rows)
+        first = {m: i for i, m in reversed(list(enumerate(r["metric"] for r in rows)))}
+        rows.sort(key=lambda r: (first[r["metric"]], tuple(
+            sort_key(v) for v in r.get("group", {}).values())))
+        head = ("<tr><th>metric</th><th>group</th><th>k/n</th><th>value</th>"
+                "<th>95 % CI</th></tr>")
         body = []
-        for r in list(rows)[:limit]:
+        for r in rows:
             g = ", ".join(f"{k}={v}" for k, v in r.get("group", {}).items() if v is not None)
             val = "" if r.get("value") is None else f"{r['value']:.3f}"
             ci = f"[{r['low']:.3f}, {r['high']:.3f}]" if r.get("low") is not None else ""
-            kn = f"{r['k']}/{r['n']}" if "k" in r else f"n={r.get('n', '')}"
+            kn = f"{r['k']}/{r['n']}" if r.get("k") is not None else \
+                (f"n={r['n']}" if r.get("n") is not None else "")
             body.append(f"<tr><td>{html.escape(r['metric'])}</td><td>{html.escape(g)}</td>"
                         f"<td>{kn}</td><td>{val}</td><td>{ci}</td></tr>")
-        self.parts.append(f"<h2>{html.escape(title)}</h2><table>{head}{''.join(body)}</table>")
+        count = f'<p class="note">All {len(rows):,} rows.</p>'
+        self.parts.append(f"<h2>{html.escape(self.prefix + title)}</h2>{count}<table>{head}"
+                          f"{''.join(body)}</table>")
 
     def grid(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
              note: str = "") -> None:
@@ -142,7 +228,7 @@ class Report:
         head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
         body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
         extra = f'<p class="note">{html.escape(note)}</p>' if note else ""
-        self.parts.append(f"<h2>{html.escape(title)}</h2>{extra}<table><tr>{head}</tr>{body}</table>")
+        self.parts.append(f"<h2>{html.escape(self.prefix + title)}</h2>{extra}<table><tr>{head}</tr>{body}</table>")
 
     def result_set(self, rs) -> None:
         """Add a :class:`~prefcert.bench.results.ResultSet`: its figure (when it has one),
@@ -150,11 +236,9 @@ class Report:
         columns) with its test and note."""
         from .results import pivot
         title = f"{rs.source}: {rs.title}"
-        if rs.figure is not None:
-            plt = _plt()
-            fig, ax = plt.subplots(figsize=(7.0, 3.8))
-            rs.figure(rs, ax)
-            self.figure(title, fig)
+        fig = result_set_figure(rs)
+        if fig is not None:
+            self.figure(title, fig, key=rs.key)
         cols, rows = pivot(rs)
         self.grid(f"{title} ({rs.value})", cols, rows,
                   note=" ".join(x for x in (rs.test, rs.note) if x))
@@ -172,29 +256,61 @@ class Report:
         write_text(path, self.html())
 
 
-def scores_report(scores: Sequence[dict], title: str = "prefcert benchmark report") -> Report:
-    """The report of ``prefcert report``: verdict shares per suite, then each suite's plots,
-    then its metric table."""
-    from .design import VERDICTS
-    from .score import metrics
+def suite_results(scores: Sequence[dict]) -> list:
+    """The result sets (:class:`~prefcert.bench.results.ResultSet`) of every suite present
+    in ``scores`` (scored records of any number of models), from each suite's ``results``
+    hook, suites in first-seen order; a suite without the hook gives none."""
     from .suites import suite
+    out: list = []
+    for name in dict.fromkeys(s["suite"] for s in scores):
+        hook = suite(name).results
+        if hook is not None:
+            out += hook([s for s in scores if s["suite"] == name])
+    return out
+
+
+def scores_report(scores: Sequence[dict], title: str = "prefcert benchmark report",
+                  result_sets: Sequence | None = None) -> Report:
+    """The report of ``prefcert report``: each suite's result sets (the papers' tables
+    and figures, models side by side; ``result_sets`` when already computed), the verdict
+    shares per suite and model, each suite's plots (once per model when there are
+    several: the plots hooks pool their records), then the metric table of every model
+    (all rows)."""
+    from .design import VERDICTS
+    from .results import by_model
+    from .score import metrics
     from .stats import proportion
+    from .suites import suite
     suites = list(dict.fromkeys(s["suite"] for s in scores))
-    r = Report(title, f"{len(scores)} scored answers ({', '.join(suites)}); bars show 95 % "
-                      f"Wilson intervals over instances (one draw per prompt).")
+    models = by_model(scores)
+    r = Report(title, f"{len(scores)} scored answers of {len(models)} model(s) "
+                      f"({', '.join(models)}) on {', '.join(suites)}; bars show 95 % Wilson "
+                      f"intervals over instances (one draw per prompt).")
+    for rs in (suite_results(scores) if result_sets is None else result_sets):
+        r.result_set(rs)
     shares = []
-    for name in suites:
-        mine = [s for s in scores if s["suite"] == name]
-        for v in VERDICTS:
-            shares.append(proportion("share", {"suite": name, "verdict": v},
-                                     sum(1 for s in mine if s["verdict"] == v), len(mine)))
-    r.bar_chart("Verdicts", shares, x="suite", hue="verdict")
-    for name in suites:
-        s = suite(name)
-        mine = [x for x in scores if x["suite"] == name]
-        if s.plots is not None:
-            s.plots(mine, r)
-    r.table("Metrics", metrics(scores))
+    for model, recs in models.items():
+        for name in suites:
+            mine = [s for s in recs if s["suite"] == name]
+            where = name if len(models) == 1 else f"{name} / {model}"
+            for v in VERDICTS:
+                shares.append(proportion("share", {"suite": where, "verdict": v},
+                                         sum(1 for s in mine if s["verdict"] == v), len(mine)))
+    r.bar_chart("Verdicts", shares, x="suite", hue="verdict", colors=VERDICT_COLORS)
+    for model, recs in models.items():
+        r.prefix = "" if len(models) == 1 else f"[{model}] "
+        for name in suites:
+            s = suite(name)
+            mine = [x for x in recs if x["suite"] == name]
+            if s.plots is not None and mine:
+                s.plots(mine, r)
+    r.prefix = ""
+    rows = []
+    for model, recs in models.items():
+        for m in metrics(recs):
+            rows.append(m if len(models) == 1 else
+                        {**m, "group": {"model": model, **m.get("group", {})}})
+    r.table("Metrics", rows)
     return r
 
 

@@ -125,7 +125,9 @@ def print_result_set(console: Any, rs: ResultSet) -> None:
     printed (nothing is cut)."""
     from rich.table import Table
     cols, rows = pivot(rs)
-    t = Table(title=f"{rs.source} — {rs.title} ({rs.value})", title_justify="left")
+    console.print(f"[bold]{rs.source}[/bold] — {rs.title} ({rs.value}) \\[{rs.key}]",
+                  highlight=False)
+    t = Table()
     for i, c in enumerate(cols):
         t.add_column(c, justify="right" if i >= len(rs.factors) else "left")
     for r in rows:
@@ -134,3 +136,137 @@ def print_result_set(console: Any, rs: ResultSet) -> None:
     for line in (rs.test, rs.note):
         if line:
             console.print(f"  {line}")
+
+
+def share_rows(scores: Sequence[Mapping[str, Any]], factors: Sequence[str],
+               levels: Callable[[Mapping[str, Any]], tuple | None],
+               success: Callable[[Mapping[str, Any]], bool]) -> list[dict]:
+    """Long-format share rows of a result set: for every model and every combination of
+    ``factors`` (``levels(record)``, a tuple of one level per factor; None leaves the record
+    out), ``k`` = the records for which ``success(record)`` holds, ``n`` = the records,
+    ``value`` = k / n and its 95 % Wilson interval ``low`` / ``high`` (Wilson 1927;
+    :func:`prefcert.bench.stats.wilson`).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records of any number of models (``model``; none: :data:`UNNAMED_MODEL`).
+    factors : sequence of str
+        The names of the levels ``levels`` returns, in order.
+    levels : callable
+        record -> tuple of levels (one per factor), or None to leave the record out.
+    success : callable
+        record -> whether it counts in ``k``.
+
+    Returns
+    -------
+    list of dict
+        One row per (model, levels) seen, models in first-seen order, levels sorted by
+        :func:`sort_key`. O(R log R) for R records.
+    """
+    from .stats import wilson
+    counts: dict[tuple, list[int]] = {}
+    for model, recs in by_model(scores).items():
+        for s in recs:
+            lv = levels(s)
+            if lv is None:
+                continue
+            c = counts.setdefault((model, tuple(lv)), [0, 0])
+            c[0] += 1 if success(s) else 0
+            c[1] += 1
+    order = {m: i for i, m in enumerate(by_model(scores))}
+    out = []
+    for (model, lv), (k, n) in sorted(counts.items(), key=lambda kv: (
+            order[kv[0][0]], tuple(sort_key(v) for v in kv[0][1]))):
+        ci = wilson(k, n)
+        out.append({**dict(zip(factors, lv)), MODEL: model, "value": k / n if n else None,
+                    "k": k, "n": n, "low": ci[0] if ci else None,
+                    "high": ci[1] if ci else None})
+    return out
+
+
+def level_label(rs: ResultSet, row: Mapping[str, Any], factors: Sequence[str] | None = None
+                ) -> str:
+    """The text naming a row's factor levels (``atomic / 50``; None shown as —)."""
+    fs = rs.factors if factors is None else factors
+    return " / ".join("—" if row.get(f) is None else str(row.get(f)) for f in fs)
+
+
+def model_bars(rs: ResultSet, ax: Any, *, ylabel: str | None = None,
+               ylim: tuple[float, float] | None = (0.0, 1.05)) -> None:
+    """The default figure of a result set: one group of bars per combination of its
+    factors (in :func:`pivot` order), one bar per model, the Wilson interval (``low`` /
+    ``high``) as an error bar where the row has one. Axis labels name the factors and
+    ``value``. O(rows)."""
+    models = rs.models()
+    keys = sorted({tuple(r.get(f) for f in rs.factors) for r in rs.rows},
+                  key=lambda t: tuple(sort_key(v) for v in t))
+    width = 0.8 / max(1, len(models))
+    for j, m in enumerate(models):
+        pos, val, lo, hi = [], [], [], []
+        for r in rs.rows:
+            if str(r[MODEL]) != m or r.get("value") is None:
+                continue
+            i = keys.index(tuple(r.get(f) for f in rs.factors))
+            v = float(r["value"])
+            pos.append(i - 0.4 + width * (j + 0.5))
+            val.append(v)
+            lo.append(max(0.0, v - r["low"]) if r.get("low") is not None else 0.0)
+            hi.append(max(0.0, r["high"] - v) if r.get("high") is not None else 0.0)
+        ax.bar(pos, val, width * 0.95, yerr=[lo, hi], capsize=2, label=m)
+    labels = [" / ".join("—" if v is None else str(v) for v in k) for k in keys]
+    ax.set_xticks(range(len(keys)))
+    tilt = len(keys) > 4 or max((len(x) for x in labels), default=0) > 12
+    ax.set_xticklabels(labels, rotation=30 if tilt else 0, ha="right" if tilt else "center",
+                       fontsize=8)
+    ax.set_xlabel(" / ".join(rs.factors))
+    ax.set_ylabel(ylabel or rs.value)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(title=MODEL, fontsize=8, title_fontsize=8, loc="upper left",
+              bbox_to_anchor=(1.01, 1.0))
+
+
+def category_rows(scores: Sequence[Mapping[str, Any]], factors: Sequence[str],
+                  levels: Callable[[Mapping[str, Any]], tuple | None],
+                  category: Callable[[Mapping[str, Any]], str], name: str = "category",
+                  categories: Sequence[str] | None = None) -> list[dict]:
+    """Long-format rows of a distribution: for every model and combination of ``factors``
+    (``levels(record)``; None leaves the record out), one row per category ``c`` with
+    ``k`` = the records whose ``category(record)`` is ``c``, ``n`` = all the records of
+    that (model, levels), ``value`` = k / n and its 95 % Wilson interval. The categories of
+    one (model, levels) are exclusive, so their shares sum to 1. ``categories`` lists the
+    categories shown with k = 0 when absent (and their order); others seen are added.
+
+    Returns
+    -------
+    list of dict
+        Rows with the factors, ``name`` (the category), ``model``, ``value``, ``k``,
+        ``n``, ``low``, ``high``. O(R log R) for R records (Wilson 1927).
+    """
+    from .stats import wilson
+    groups: dict[tuple, dict[str, int]] = {}
+    seen = list(categories or ())
+    for model, recs in by_model(scores).items():
+        for s in recs:
+            lv = levels(s)
+            if lv is None:
+                continue
+            c = category(s)
+            if c not in seen:
+                seen.append(c)
+            g = groups.setdefault((model, tuple(lv)), {})
+            g[c] = g.get(c, 0) + 1
+    order = {m: i for i, m in enumerate(by_model(scores))}
+    out = []
+    for (model, lv), g in sorted(groups.items(), key=lambda kv: (
+            order[kv[0][0]], tuple(sort_key(v) for v in kv[0][1]))):
+        n = sum(g.values())
+        for c in seen:
+            k = g.get(c, 0)
+            ci = wilson(k, n)
+            out.append({**dict(zip(factors, lv)), name: c, MODEL: model, "value": k / n,
+                        "k": k, "n": n, "low": ci[0] if ci else None,
+                        "high": ci[1] if ci else None})
+    return out

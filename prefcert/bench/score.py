@@ -130,6 +130,19 @@ def metrics(scores: Sequence[dict]) -> list[dict]:
     return out
 
 
+def metrics_by_model(scores: Sequence[dict]) -> list[dict]:
+    """:func:`metrics` of each model apart (records grouped by ``model``,
+    :func:`~prefcert.bench.results.by_model`), each row's group led by ``model`` when the
+    scores hold several models; the rows of :func:`metrics` unchanged for one. Metrics of
+    two models are never pooled. O(R) plus the suites' metrics."""
+    from .results import by_model
+    groups = by_model(scores)
+    if len(groups) <= 1:
+        return metrics(scores)
+    return [{**m, "group": {"model": name, **m.get("group", {})}}
+            for name, recs in groups.items() for m in metrics(recs)]
+
+
 def compare(first: Sequence[dict], second: Sequence[dict]) -> dict:
     """Exact McNemar test between two scored answer sets on their common prompts."""
     from .stats import mcnemar_exact
@@ -153,20 +166,25 @@ def size_tests(scores: Sequence[dict], family: str = "paper") -> list[dict]:
     whatever the dependence; Benjamini–Hochberg the expected share of false rejections
     among the rejections, valid here because the cells hold disjoint prompts, so the
     tests are independent. Each test carries ``suite``, ``pvalue_holm`` and
-    ``pvalue_bh``. O(T log T) for T tests, after the tests.
+    ``pvalue_bh``; with several models (``model``) the tests are made per model (each test
+    carries its ``model``) and adjusted together. O(T log T) for T tests, after the tests.
     """
     if family not in SIZE_TEST_FAMILIES:
         raise InstanceError(f"size tests are one of {', '.join(SIZE_TEST_FAMILIES)}",
                             value=family)
     from .stats import adjusted_pvalues
     from .suites import suite
+    from .results import by_model
+    models = by_model(scores)
     out = []
-    for name in dict.fromkeys(s["suite"] for s in scores):
-        spec = suite(name).size_tests
-        if family == "paper" and spec is None:
-            continue
-        tests = across_sizes([s for s in scores if s["suite"] == name])
-        out += [{"suite": name, **t} for t in tests if family == "all" or spec.cells(t["cell"])]
+    for model, recs in models.items():
+        for name in dict.fromkeys(s["suite"] for s in recs):
+            spec = suite(name).size_tests
+            if family == "paper" and spec is None:
+                continue
+            tests = across_sizes([s for s in recs if s["suite"] == name])
+            out += [{"suite": name, **({"model": model} if len(models) > 1 else {}), **t}
+                    for t in tests if family == "all" or spec.cells(t["cell"])]
     for method in ("holm", "bh"):
         for t, p in zip(out, adjusted_pvalues([t["pvalue"] for t in out], method)):
             t[f"pvalue_{method}"] = p

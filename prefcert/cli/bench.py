@@ -161,7 +161,7 @@ def score(sources, out, against, model, size_tests, as_json, parse):
             write_jsonl(out, scores)
         except InstanceError as e:
             bad_input(e)
-    rows = sc.metrics(scores)
+    rows = sc.metrics_by_model(scores)          # never pooled across models
     tests = sc.size_tests(scores, size_tests)
     mc = sc.compare(scores, other) if other is not None else None
     if as_json:
@@ -228,7 +228,8 @@ def _print_size_tests(console, tests, family, suites) -> None:
     for c in ("cell", "sizes", "correct", "p", "p Holm", "p BH"):
         t.add_column(c)
     for x in tests:
-        t.add_row(", ".join(f"{k}={v}" for k, v in x["cell"].items()),
+        t.add_row(", ".join(f"{k}={v}" for k, v in
+                            (({"model": x["model"]} if "model" in x else {}) | x["cell"]).items()),
                   " vs ".join(map(str, x["size"])),
                   " vs ".join(f"{k}/{n}" for k, n in zip(x["k"], x["n"])),
                   f"{x['pvalue']:.3g}", f"{x['pvalue_holm']:.3g}", f"{x['pvalue_bh']:.3g}")
@@ -316,25 +317,95 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
 @click.command()
 @click.argument("scores", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--out", required=True, type=OutputPath(), help="The HTML page to write.")
+@click.option("--json", "json_out", type=OutputPath(),
+              help="Also write every result set (the papers' tables, all rows) as JSON.")
+@click.option("--figures", type=OutputPath(folder=True),
+              help="Also write each result set's figure as DIR/<key>.svg (real text).")
 @click.option("--title", default="prefcert benchmark report", show_default=True)
-def report(scores, out, title):
-    """Write one self-contained HTML page of plots for SCORES: files of scored records
-    (from prefcert score -o) or Inspect logs (.eval files or folders), scored here."""
-    from ..bench.report import load_scores, scores_report
+def report(scores, out, json_out, figures, title):
+    """Report on SCORES of any number of models: files of scored records (from prefcert
+    score -o; a record's model is its "model" field, set by score --model) or Inspect logs
+    (.eval files or folders), scored here. For every suite present, prints each of its
+    paper's tables and figures (result sets) with the models as columns, and writes one
+    self-contained HTML page of them (figures and tables), the verdict shares, the suites'
+    plots and every metric row."""
+    from ..bench.report import load_scores, result_set_svg, scores_report, suite_results
+    from ..bench.results import MODEL, UNNAMED_MODEL
     try:
         check_output(out)
-        refuse_inputs([out], list(scores))
+        if json_out is not None:
+            check_output(json_out)
+        if figures is not None:
+            check_output(figures, folder=True)
+        refuse_inputs([out, json_out], list(scores))
         rows: list = []
+        seen: dict = {}
         logs = [x for x in scores if _is_log(x)]
         for x in scores:
-            if not _is_log(x):
-                rows += load_scores(x)
+            if _is_log(x):
+                continue
+            for n, r in enumerate(load_scores(x), 1):
+                key = (str(r.get(MODEL) or UNNAMED_MODEL), r["suite"], str(r.get("id")),
+                       r.get("epoch"))
+                if key in seen:
+                    raise InstanceError(
+                        f"prompt {key[2]} of model {key[0]} is scored twice (also in "
+                        f"{seen[key]}): give each model's scores once, or name the models "
+                        f"apart (prefcert score --model)", file=str(x), line=n)
+                seen[key] = f"{x}"
+                rows.append(r)
         if logs:
             from ..bench.inspect.logs import log_samples, score_samples
             rows += score_samples(log_samples(logs))
         if not rows:
             raise InstanceError("holds no scored records", file=str(scores[0]))
-        scores_report(rows, title).write(out)
+        sets = suite_results(rows)
+        if figures is not None:
+            refuse_inputs([out, json_out, *(Path(figures) / f"{rs.key}.svg" for rs in sets)],
+                          list(scores))
+        page = scores_report(rows, title, result_sets=sets)
     except InstanceError as e:
         bad_input(e)
-    click.echo(f"report written to {out}", err=True)
+    _print_result_sets(sets, rows)
+    try:
+        from ..output import OutputFolder, write_text
+        folder = OutputFolder(figures, "'prefcert report --figures'") if figures else None
+        try:
+            written = 0
+            for rs in sets:
+                svg = result_set_svg(rs) if folder is not None else None
+                if svg is not None:
+                    folder.write(f"{rs.key}.svg", svg)
+                    written += 1
+            if json_out is not None:
+                write_text(json_out, json.dumps(
+                    {"models": list(dict.fromkeys(str(r.get(MODEL) or UNNAMED_MODEL)
+                                                  for r in rows)),
+                     "result_sets": [rs.as_dict() for rs in sets]},
+                    indent=1, ensure_ascii=False, default=str) + "\n")
+            page.write(out)
+            if folder is not None:
+                folder.commit()
+        finally:
+            if folder is not None:
+                folder.close()
+    except InstanceError as e:
+        bad_input(e)
+    click.echo(f"report written to {out}" + (f", result sets to {json_out}" if json_out else "")
+               + (f", {written} figures to {figures}" if figures else ""), err=True)
+
+
+def _print_result_sets(sets, rows) -> None:
+    """Every result set on stdout (models as columns, every row), or a line saying the
+    suites present have none."""
+    from rich.console import Console
+
+    from ..bench.results import print_result_set
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    if not sets:
+        console.print("no result sets: the suites present ("
+                      + ", ".join(dict.fromkeys(r["suite"] for r in rows))
+                      + ") define no paper tables yet; the page has their plots and metrics")
+    for rs in sets:
+        print_result_set(console, rs)
+        console.print()

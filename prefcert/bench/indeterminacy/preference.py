@@ -822,11 +822,11 @@ def judge(reading: Reading, truth: dict, question: dict, *, count_range: bool = 
 
 
 def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
-    if answer is None:
-        return Verdict("timeout")
     task = prompt["task"]
     q = task["question"]
     tr = truth(task, entry.labels)
+    if answer is None:            # a timeout still says whether its query was determined
+        return Verdict("timeout", extra={"determined": tr["kind"] == "value"})
     inst = entry.instances[prompt["instance_id"]]
     p = read_answer(prompt, answer, inst, getattr(entry, "parse", "lenient"))
     extra: dict = {"determined": tr["kind"] == "value"}
@@ -917,13 +917,189 @@ def plots(scores: Sequence[dict], report) -> None:
                      x="family", hue="format")
 
 
+# ----------------------------------------------------------------------------- results
+
+PAPER = "Khanna & Wang (2026)"
+MEDIUM_LARGE = (50, 100, 200)
+"""The profile sizes the paper calls Medium (n = 50) and Large (n ≥ 100), §2.2."""
+RS_BEHAVIOURS = ("abstains", "lexicographic_flagged", "lexicographic_silent",
+                 "other_commitment", "no_answer_read")
+PO_OUTCOMES = {"comparable": ("correct", "wrong_item", "says_incomparable", "no_answer_read"),
+               "incomparable": ("correct", "commits_to_an_item", "no_answer_read")}
+"""The outcomes of a partial-order answer on each kind of pair (K&W Fig. 3b)."""
+_UNREAD = ("invalid", "ambiguous", "timeout")
+
+
+def _correct(s: dict) -> bool:
+    return s["verdict"] == "correct"
+
+
+def _rs_behaviour(s: dict) -> str:
+    """An RS-incomparable answer's kind (K&W H.3, Table 11's four kinds, plus no reading:
+    an invalid, ambiguous or timed-out answer)."""
+    if s["verdict"] in _UNREAD:
+        return "no_answer_read"
+    c = s.get("category")
+    return {"abstain": "abstains", "flagged_lexicographic": "lexicographic_flagged",
+            "silent_lexicographic": "lexicographic_silent"}.get(c, "other_commitment")
+
+
+def _po_outcome(s: dict) -> str:
+    """A partial-order answer's outcome (K&W Fig. 3b): on a comparable pair the chain's
+    item, the other item, or a claim of incomparability (premature termination); on an
+    incomparable pair an abstention or a commitment to one item."""
+    if s["verdict"] in _UNREAD:
+        return "no_answer_read"
+    if s["verdict"] == "correct":
+        return "correct"
+    kind = (s.get("parsed") or {}).get("kind")
+    if s["cell"]["case"] == "comparable":
+        return "says_incomparable" if kind == "abstain" else "wrong_item"
+    return "commits_to_an_item"
+
+
+def _fig2a_tests(fig2a) -> Any:
+    """Fisher's exact test of determined vs undetermined accuracy per (model, family) of
+    the Fig. 2a rows, with Holm's adjustment over every test of the set."""
+    from ..results import ResultSet
+    from ..stats import adjusted_pvalues, fisher_exact
+    cells: dict = {}
+    for r in fig2a.rows:
+        cells.setdefault((r["model"], r["family"]), {})[r["query"]] = (r["k"], r["n"])
+    rows = []
+    for (model, family), q in cells.items():
+        if "determined" in q and "undetermined" in q:
+            (k1, n1), (k2, n2) = q["determined"], q["undetermined"]
+            rows.append({"family": family, "model": model, "k": [k1, k2], "n": [n1, n2],
+                         **fisher_exact(k1, n1, k2, n2)})
+    for r, p in zip(rows, adjusted_pvalues([r["pvalue"] for r in rows], "holm")):
+        r["pvalue_holm"] = r["value"] = p
+    return ResultSet(
+        "kw-fig2a-test", f"{PAPER}, Fig. 2a, tested",
+        "determined vs undetermined accuracy: Fisher's exact test per model and family",
+        ["family"], rows, value="p (Holm)",
+        test="Fisher's exact test (two-sided) of correct / not × determined / undetermined, "
+             "unpaired: the two are different prompts on different profiles (SO vs SI "
+             "lists, RS-comparable vs RS-incomparable pairs); Holm's adjustment over every "
+             "(model, family) test of this table. k and n: [determined, undetermined].",
+        note="Families without both kinds of query in free-flow at n ≥ 50 have no test.")
+
+
+def results(scores: Sequence[dict]) -> list:
+    """The paper's preference-reasoning results over any number of models
+    (:class:`~prefcert.bench.results.ResultSet`, models from the records' ``model``):
+
+    - ``kw-fig7``: accuracy by task family × profile size (Fig. 7; partial orders have no
+      profile size and are left to Fig. 3b);
+    - ``kw-fig2a``: determined vs undetermined queries, free-flow format, Medium and Large
+      profiles (n = 50, 100, 200), by family (Fig. 2a), and ``kw-fig2a-test``: Fisher's
+      exact test of the two per model and family, unpaired, Holm over the table;
+    - ``kw-fig2b``: accuracy on undetermined queries by family × format (Fig. 2b);
+    - ``kw-fig3a``: what the answers to RS-incomparable bundle pairs are — an abstention,
+      a lexicographic completion flagged as an assumption or silent, another
+      commitment — pooled over preference types (Fig. 3a, Table 11's kinds), and
+      ``kw-table10-lex``: the lexicographic share by preference type (Table 10, the
+      values in parentheses);
+    - ``kw-fig3b``: partial-order failure modes on comparable and incomparable pairs
+      (Fig. 3b): premature "incomparable" where a chain exists, a commitment where none
+      does.
+
+    Every value is a share k / n of prompts with its 95 % Wilson interval (one draw per
+    prompt; Wilson 1927). O(R log R) for R records.
+
+    References
+    ----------
+    Khanna, S. and Wang, X. (2026). Preference reasoning under indeterminacy in large
+    language models. arXiv:2608.18631. §3, Figs. 2, 3 and 7, App. H.3–H.4.
+    """
+    from ..results import ResultSet, category_rows, model_bars, share_rows
+    fam = lambda s: s["cell"].get("family")
+    out = [ResultSet(
+        "kw-fig7", f"{PAPER}, Fig. 7", "accuracy by task family and profile size",
+        ["family", "size"],
+        share_rows(scores, ["family", "size"],
+                   lambda s: (fam(s), s["cell"]["size"]) if s["cell"].get("size") is not None
+                   else None, _correct),
+        value="accuracy", figure=model_bars,
+        note="All formats and cases of a family pooled; 95 % Wilson intervals over prompts. "
+             "Partial orders (one DAG over 100 or 30 items, no profile size) are in Fig. 3b.")]
+    out.append(ResultSet(
+        "kw-fig2a", f"{PAPER}, Fig. 2a",
+        "determined vs undetermined queries (free-flow, Medium and Large profiles)",
+        ["family", "query"],
+        share_rows(scores, ["family", "query"],
+                   lambda s: (fam(s), "determined" if s["determined"] else "undetermined")
+                   if s["cell"].get("format") == "ff" and s["cell"].get("size") in MEDIUM_LARGE
+                   and s.get("determined") is not None else None, _correct),
+        value="accuracy", figure=model_bars,
+        note="Free-flow prompts (no options) at n = 50, 100, 200; a determined query is "
+             "correct with its certified value, an undetermined one with an abstention "
+             "only — except top-k prompts 2 and 3 (the list, then yes / no only), scored "
+             "under the topk_ties reading: keeping the tie is correct. Aggregative counts "
+             "are determined under the default si_counts reading (no undetermined row). "
+             "95 % Wilson intervals."))
+    out.append(_fig2a_tests(out[-1]))
+    out.append(ResultSet(
+        "kw-fig2b", f"{PAPER}, Fig. 2b", "accuracy on undetermined queries by format",
+        ["family", "format"],
+        share_rows(scores, ["family", "format"],
+                   lambda s: (fam(s), s["cell"].get("format"))
+                   if s.get("determined") is False else None, _correct),
+        value="accuracy", figure=model_bars,
+        note="ff: free-flow; ffk: free-flow with 'if known'; mcq: options with an "
+             "'insufficient information' option. Every size and case of a family pooled, "
+             "partial orders included (both representations). 95 % Wilson intervals."))
+    rs_inc = lambda s: s["cell"].get("question") == "rs" and \
+        s["cell"].get("case") == "rs_incomparable" and s["cell"].get("format") == "ffk"
+    out.append(ResultSet(
+        "kw-fig3a", f"{PAPER}, Fig. 3a",
+        "answers to RS-incomparable bundle pairs, pooled over preference types",
+        ["behaviour"],
+        category_rows(scores, [], lambda s: () if rs_inc(s) else None, _rs_behaviour,
+                      "behaviour", RS_BEHAVIOURS),
+        value="share of answers", figure=model_bars,
+        note="RS-incomparable pairs in the ffk format (the one every preference type has: "
+             "SO at n = 50 and 100, SI and TO at n = 50), SO, SI and TO pooled. The kinds "
+             "are exclusive and sum to 1 per model: abstains (the only correct answer), "
+             "the lexicographically preferred bundle with the rule named as an assumption "
+             "('assum…' or 'lexicograph…' in the answer) or silently, another bundle, and "
+             "no answer read (invalid, ambiguous, timeout). 95 % Wilson intervals."))
+    out.append(ResultSet(
+        "kw-table10-lex", f"{PAPER}, Table 10 (parenthesised values)",
+        "lexicographic share on RS-incomparable bundle pairs by preference type", ["pref"],
+        share_rows(scores, ["pref"], lambda s: (s["cell"]["pref"],) if rs_inc(s) else None,
+                   lambda s: _rs_behaviour(s).startswith("lexicographic")),
+        value="lexicographic share", figure=model_bars,
+        note="Share of the RS-incomparable answers (ffk) that pick the lexicographically "
+             "preferred bundle, flagged or silent. 95 % Wilson intervals."))
+    po = lambda s: s["cell"].get("family") == "partial_order" and \
+        s["cell"].get("pref") == "pairwise" and s["cell"].get("format") == "ff"
+    out.append(ResultSet(
+        "kw-fig3b", f"{PAPER}, Fig. 3b",
+        "partial-order pairwise queries: outcomes on comparable and incomparable pairs",
+        ["pair", "outcome"],
+        [r for pair, kinds in PO_OUTCOMES.items() for r in category_rows(
+            scores, ["pair"], lambda s, pair=pair: (pair,) if po(s) and
+            s["cell"]["case"] == pair else None, _po_outcome, "outcome", kinds)],
+        value="share of answers", figure=model_bars,
+        note="Format 1 (pairwise comparisons, 100 items), free-flow, every density and "
+             "chain length pooled. On comparable pairs (a chain exists) 'says_incomparable' "
+             "is the premature termination of an incomplete search; on incomparable pairs "
+             "'commits_to_an_item' is a determined answer to an undetermined query (which "
+             "assumption led to it — a typo assumed, out-degree counts — needs a judge of "
+             "the reasoning, Table 16, and is not split here). Shares sum to 1 per model "
+             "and pair. 95 % Wilson intervals."))
+    return [rs for rs in out if rs.rows]
+
+
 SUITE = Suite(
     name="indeterminacy-preference",
     description="Epistemic indeterminacy: atomic, comparative, bundle, top-k, aggregative and "
                 "partial-order queries on strict, truncated and tied profiles, in free-flow, "
                 "free-flow-if-known and multiple-choice formats (Khanna & Wang 2026, §3).",
     sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
-    score=score, metrics=metrics, plots=plots, expected_total=3360, readings=READINGS,
+    score=score, metrics=metrics, plots=plots, results=results, expected_total=3360,
+    readings=READINGS,
     templates=TEMPLATES,
     citation=('Khanna, S. and Wang, X. (2026). '
               '"Preference reasoning under indeterminacy in large language models".'
