@@ -985,6 +985,55 @@ def _fig2a_tests(fig2a) -> Any:
         note="Families without both kinds of query in free-flow at n ≥ 50 have no test.")
 
 
+TABLE22_CELL = ("family", "pref", "question", "case", "size", "nodes", "edges", "chain")
+"""The factors of a Table 22 cell: a prompt's cell less its format."""
+
+
+def _table22(scores: Sequence[dict]) -> list:
+    """Khanna & Wang's Table 22 (App. J.4): per model, the cells of undetermined queries
+    where free-flow (``ff``) and multiple-choice (``mcq``) accuracy have non-overlapping
+    95 % Wilson intervals, as ``significant cells`` of ``cells compared``, and the cells."""
+    from ..results import ResultSet, share_rows
+    acc = share_rows(scores, [*TABLE22_CELL, "format"],
+                     lambda s: (*(s["cell"].get(f) for f in TABLE22_CELL), s["cell"]["format"])
+                     if s.get("determined") is False and s["cell"].get("format") in ("ff", "mcq")
+                     else None, _correct)
+    pairs: dict = {}
+    for r in acc:
+        key = (r["model"], *(r[f] for f in TABLE22_CELL))
+        pairs.setdefault(key, {})[r["format"]] = r
+    cells, summary = [], {}
+    for key, fm in pairs.items():
+        if "ff" not in fm or "mcq" not in fm:
+            continue
+        ff, mcq = fm["ff"], fm["mcq"]
+        apart = ff["high"] < mcq["low"] or mcq["high"] < ff["low"]
+        cells.append({**{f: v for f, v in zip(TABLE22_CELL, key[1:]) if v is not None},
+                      "model": key[0], "value": mcq["value"] - ff["value"],
+                      "ff": ff["value"], "ff_k": ff["k"], "ff_n": ff["n"],
+                      "mcq": mcq["value"], "mcq_k": mcq["k"], "mcq_n": mcq["n"],
+                      "separated": apart})
+        k, n = summary.get(key[0], (0, 0))
+        summary[key[0]] = (k + apart, n + 1)
+    rows = [{"measure": m, "model": model, "value": v}
+            for model, (k, n) in summary.items()
+            for m, v in (("significant cells", k), ("cells compared", n))]
+    factors = [f for f in TABLE22_CELL if any(f in c for c in cells)]
+    test = ("No test: the paper's descriptive criterion (the two formats' 95 % Wilson "
+            "intervals do not overlap), unpaired, no multiplicity adjustment.")
+    note = ("Undetermined queries only; a cell is a prompt cell less its format (family, "
+            "preference type, question, case, size or graph shape), kept where both ff and "
+            "mcq were answered. ffk is not part of the paper's contrast.")
+    return [ResultSet("kw-table22", f"{PAPER}, Table 22",
+                      "format effect (free-flow vs MCQ) on undetermined queries: cells with "
+                      "non-overlapping 95 % intervals", ["measure"], rows, value="cells",
+                      test=test, note=note),
+            ResultSet("kw-table22-cells", f"{PAPER}, Table 22 (cells)",
+                      "format effect per cell: MCQ − free-flow accuracy (separated: the "
+                      "intervals do not overlap)", factors, cells,
+                      value="accuracy difference (mcq − ff)", test=test, note=note)]
+
+
 def results(scores: Sequence[dict]) -> list:
     """The paper's preference-reasoning results over any number of models
     (:class:`~prefcert.bench.results.ResultSet`, models from the records' ``model``):
@@ -1002,7 +1051,9 @@ def results(scores: Sequence[dict]) -> list:
       values in parentheses);
     - ``kw-fig3b``: partial-order failure modes on comparable and incomparable pairs
       (Fig. 3b): premature "incomparable" where a chain exists, a commitment where none
-      does.
+      does;
+    - ``kw-table22`` / ``kw-table22-cells``: per model, the undetermined-query cells where
+      free-flow and MCQ accuracy have non-overlapping 95 % intervals (Table 22, App. J.4).
 
     Every value is a share k / n of prompts with its 95 % Wilson interval (one draw per
     prompt; Wilson 1927). O(R log R) for R records.
@@ -1089,6 +1140,7 @@ def results(scores: Sequence[dict]) -> list:
              "assumption led to it — a typo assumed, out-degree counts — needs a judge of "
              "the reasoning, Table 16, and is not split here). Shares sum to 1 per model "
              "and pair. 95 % Wilson intervals."))
+    out += _table22(scores)
     return [rs for rs in out if rs.rows]
 
 
