@@ -20,6 +20,8 @@ SUITES: dict[str, str] = {
     "indeterminacy-algorithmic": "prefcert.bench.indeterminacy.algorithmic",
     "voting-manipulation": "prefcert.bench.voting_manipulation.suite",
     "actionable-indeterminacy": "prefcert.bench.actionable.suite",
+    "actionable-indeterminacy-h2": "prefcert.bench.actionable.h2",
+    "actionable-indeterminacy-wording": "prefcert.bench.actionable.wording",
 }
 
 

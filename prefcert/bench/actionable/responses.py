@@ -435,20 +435,21 @@ def _finish(task: dict, iid: str, meta: dict) -> dict:
     return out
 
 
-def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: int = 0
-                 ) -> list[dict]:
+def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: int = 0,
+                 design: str = "v3") -> list[dict]:
     """The six instance dicts of one V3 group (Li et al. 2026, §2.2): per source an ACT
     member and an intervention member from one base, with ``meta`` giving the suite, design
-    ``v3``, cell, group, pair, source, role and the number of bases drawn."""
+    (``v3``; ``h2``: the groups of the response-requirement study, drawn apart), cell,
+    group, pair, source, role and the number of bases drawn."""
     from ...generators.decision import group
-    rng = derive_rng(seed, "v3", structure, n, cell_seed, index)
+    rng = derive_rng(seed, design, structure, n, cell_seed, index)
     cell = f"{structure}-n{n}-s{cell_seed}"
-    gid = f"ai-{cell}-g{index:02d}"
+    gid = f"ai-{cell}-g{index:02d}" if design == "v3" else f"ai-{design}-{cell}-g{index:02d}"
     out = []
     stats: dict = {}
     for source, pair in group(structure, n, oracle_judge, rng, stats=stats).items():
         for role, task in zip(("act", "intervention"), pair):
-            meta = {"suite": SUITE, "design": "v3", "cell": cell, "structure": structure,
+            meta = {"suite": SUITE, "design": design, "cell": cell, "structure": structure,
                     "size": n, "seed": cell_seed, "group": gid, "pair": f"{gid}-{source}",
                     "source": source, "role": role, "draws": stats["draws"]}
             out.append(_finish(task, f"{gid}-{source}-{role}", meta))
@@ -456,19 +457,20 @@ def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: in
 
 
 def design_local_pair(structure: str, n: int, cell_seed: int, source: str, index: int, *,
-                      seed: int = 0) -> list[dict]:
+                      seed: int = 0, design: str = "h5") -> list[dict]:
     """The two instance dicts of one H5 local-cue-matched pair (Li et al. 2026, §4.1):
     an ACT member and an intervention member agreeing on the source's surface cues (see
     :mod:`prefcert.generators.decision`)."""
     from ...generators.decision import local_cue_pair
-    rng = derive_rng(seed, "h5", structure, n, cell_seed, source, index)
+    rng = derive_rng(seed, design, structure, n, cell_seed, source, index)
     cell = f"{structure}-n{n}-s{cell_seed}"
-    pid = f"ai-local-{cell}-{source}-p{index}"
+    pid = f"ai-local-{cell}-{source}-p{index}" if design == "h5" else \
+        f"ai-{design}-{cell}-{source}-p{index}"
     out = []
     stats: dict = {}
     pair = local_cue_pair(structure, n, source, oracle_judge, rng, stats=stats)
     for role, task in zip(("act", "intervention"), pair):
-        meta = {"suite": SUITE, "design": "h5", "cell": cell, "structure": structure,
+        meta = {"suite": SUITE, "design": design, "cell": cell, "structure": structure,
                 "size": n, "seed": cell_seed, "group": None, "pair": pid, "source": source,
                 "role": role, "draws": stats["draws"]}
         out.append(_finish(task, f"{pid}-{role}", meta))
