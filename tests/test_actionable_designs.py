@@ -1,0 +1,261 @@
+"""The further designs of Li et al. (2026): H2 response requirements with the evidence
+condition, the K.2 wording contrast (and, below, K.1 selection and the I.2 global-
+intersection test): composition against the paper's counts, generation with every gold
+certified, and ``prefcert score`` on hand-made answers whose scores are derived by hand."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from prefcert.bench.actionable.evidence import judge_evidence
+from prefcert.bench.suites import suite
+from prefcert.formal.decision import parse_decision
+
+H2 = "actionable-indeterminacy-h2"
+WORDING = "actionable-indeterminacy-wording"
+
+
+def _by(comp: dict, key: str) -> dict:
+    out: dict = {}
+    for k, v in comp.items():
+        out[json.loads(k)[key]] = out.get(json.loads(k)[key], 0) + v
+    return out
+
+
+def test_h2_and_wording_compositions_match_the_paper():
+    # §5 / Table 1: 10 groups per cell × 36 cells × 6 tasks = 2,160 tasks, × 3 = 6,480
+    comp = suite(H2).composition()
+    assert sum(comp.values()) == suite(H2).expected_total == 6480
+    assert _by(comp, "format") == {"original": 2160, "explicit_json": 2160,
+                                   "explicit_json_evidence": 2160}
+    assert _by(comp, "role") == {"act": 3240, "intervention": 3240}
+    # App. K.2 / §M: 5 H2 groups per cell = 180 groups = 1,080 tasks per condition
+    comp = suite(WORDING).composition()
+    assert sum(comp.values()) == 2160
+    assert _by(comp, "format") == {"neutral": 1080, "reminder": 1080}
+
+
+def test_prefcert_suites_lists_each_design_with_its_prompt_count():
+    r = subprocess.run(["prefcert", "suites"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = {ln.split("\t")[0]: ln.split("\t")[2] for ln in r.stdout.splitlines()}
+    assert lines[H2] == "6480 prompts"
+    assert lines[WORDING] == "2160 prompts"
+
+
+# --------------------------------------------------------------------------- evidence
+
+_APT = {"domain": "decision", "structure": "apartment", "agents": ["R1", "R2"],
+        "items": ["A1", "A2", "A3"],
+        "attributes": {"A1": {"rent": 1000, "commute": 50}, "A2": {"rent": 2000, "commute": 10},
+                       "A3": {"rent": 3000, "commute": 30}}}
+
+
+def _task(**kw):
+    return parse_decision({**_APT, "id": "t", "questions": ["decision"], **kw})
+
+
+def test_evidence_objective_conflicts_derived_by_hand():
+    # R1: A1 > A2 > A3, R2: A3 > A2 > A1. Utilitarian (rank sums 4, 4, 4): all three;
+    # egalitarian (worst ranks 3, 2, 3): {A2}; rank-maximal (first choices 1, 0, 1, then
+    # seconds 0, -, 0): {A1, A3}. Egalitarian and rank-maximal share nothing; utilitarian
+    # and egalitarian share A2.
+    t = _task(preferences={"R1": ["A1", "A2", "A3"], "R2": ["A3", "A2", "A1"]},
+              source="objective", objectives=["utilitarian", "egalitarian", "rank_maximal"])
+    lab = {"verdict": "ask_objective"}
+    ev = lambda objs: {"conflicting_objectives": objs}
+    assert judge_evidence(t, lab, ev(["egalitarian", "rank_maximal"]))[0]
+    assert judge_evidence(t, lab, ev(["utilitarian", "egalitarian", "rank_maximal"]))[0]
+    assert not judge_evidence(t, lab, ev(["utilitarian", "egalitarian"]))[0]
+    assert not judge_evidence(t, lab, ev(["egalitarian"]))[0]
+    assert not judge_evidence(t, lab, ev(["leximin", "egalitarian"]))[0]
+    assert not judge_evidence(t, lab, {"conflicting_objectives": None})[0]   # required
+    assert not judge_evidence(t, lab, "egalitarian vs rank-maximal")[0]
+
+
+def test_evidence_infeasible_constraints_derived_by_hand():
+    # rent <= 1500 keeps A1 only, commute <= 20 keeps A2 only: each alone is feasible,
+    # together infeasible
+    cons = [{"id": "rent", "type": "max", "attribute": "rent", "value": 1500},
+            {"id": "commute", "type": "max", "attribute": "commute", "value": 20}]
+    t = _task(preferences={"R1": ["A1", "A2", "A3"], "R2": ["A3", "A2", "A1"]},
+              source="constraint", objectives=["utilitarian"], constraints=cons,
+              permitted_edits=["rent", "commute"])
+    lab = {"verdict": "relax"}
+    ev = lambda ids: {"infeasible_constraints": ids}
+    assert judge_evidence(t, lab, ev(["rent", "commute"]))[0]
+    assert judge_evidence(t, lab, ev(["rent", "commute"]), minimal=True)[0]
+    assert not judge_evidence(t, lab, ev(["rent"]))[0]
+    assert not judge_evidence(t, lab, ev(["rent", "budget"]))[0]
+    assert not judge_evidence(t, lab, {"unknown_comparison": None})[0]      # required
+    # an ACT task (commute <= 60: A1 meets both) claiming an infeasible subset is wrong
+    t2 = _task(preferences={"R1": ["A1", "A2", "A3"], "R2": ["A3", "A2", "A1"]},
+               source="constraint", objectives=["utilitarian"],
+               constraints=[cons[0], {**cons[1], "value": 60}],
+               permitted_edits=["rent", "commute"])
+    assert judge_evidence(t2, {"verdict": "act"}, {})[0]
+    assert not judge_evidence(t2, {"verdict": "act"}, ev(["rent", "commute"]))[0]
+
+
+def test_evidence_hidden_comparison_derived_by_hand():
+    t = _task(preferences={"R1": ["A1", {"unknown": ["A2", "A3"]}], "R2": ["A3", "A2", "A1"]},
+              source="preference", objectives=["utilitarian"])
+    for verdict in ("act", "ask_preference"):           # required in both roles
+        lab = {"verdict": verdict}
+        assert judge_evidence(t, lab, {"unknown_comparison": {"agent": "R1",
+                                                              "items": ["A3", "A2"]}})[0]
+        assert not judge_evidence(t, lab, {"unknown_comparison": {"agent": "R2",
+                                                                  "items": ["A2", "A3"]}})[0]
+        assert not judge_evidence(t, lab, {"unknown_comparison": {"agent": "R1",
+                                                                  "items": ["A1", "A2"]}})[0]
+        assert not judge_evidence(t, lab, {})[0]
+
+
+# --------------------------------------------------------------------------- generated
+
+def _generate(name: str, out: Path, *extra: str) -> dict:
+    r = subprocess.run(["prefcert", "generate", name, "-o", str(out), "--per-cell", "1",
+                        "--sizes", "4", *extra], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads((out / "manifest.json").read_text())
+
+
+def _score(out: Path, answers: dict, tmp_path: Path) -> tuple[dict, list[dict]]:
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps({"id": k, "answer": v}) + "\n"
+                            for k, v in answers.items()))
+    rec = tmp_path / "scored.jsonl"
+    r = subprocess.run(["prefcert", "score", str(out / "prompts.jsonl"), str(path), "--json",
+                        "-o", str(rec)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = [json.loads(t) for t in r.stdout.splitlines() if t.startswith("{")]
+    scored = [json.loads(t) for t in rec.read_text().splitlines()]
+    return {(m["metric"], json.dumps(m["group"], sort_keys=True)): m for m in rows}, scored
+
+
+def _kn(m, metric, **group):
+    r = m[(metric, json.dumps(group, sort_keys=True))]
+    return r["k"], r["n"]
+
+
+def _prompts(out: Path) -> list[dict]:
+    return [json.loads(t) for t in (out / "prompts.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def h2(tmp_path_factory):
+    out = tmp_path_factory.mktemp("h2")
+    return out, _generate(H2, out)
+
+
+def test_h2_generation_is_certified(h2):
+    out, man = h2
+    # 12 cells (4 structures × n = 4 × 3 seeds) × 1 group × 6 tasks, three wordings
+    assert man["total"] == 12 * 6 * 3
+    assert man["labels"] == man["labels_checked"] == 72
+    labels = [json.loads(t) for t in (out / "labels.jsonl").read_text().splitlines()]
+    assert all({e["engine"] for e in lab["engines"]} == {"oracle", "cpsat"} for lab in labels)
+    r = subprocess.run(["prefcert", "check", str(out / "labels.jsonl")], capture_output=True,
+                       text=True, cwd=out)
+    assert r.returncode == 0, r.stdout[-1000:] + r.stderr[-1000:]
+    ps = _prompts(out)
+    ev = [p for p in ps if p["format"] == "explicit_json_evidence"]
+    assert all("evidence" in p["prompt"] and "evidence" in json.loads(p["answer"]) for p in ev)
+    assert all("evidence" not in json.loads(p["answer"]) for p in ps if p not in ev)
+
+
+def test_h2_scores_hand_made_answers(h2, tmp_path):
+    """Original: gold (FC 72/72). Explicit JSON: gold but every RELAX without its action
+    (12 tasks: FC 60/72, Accuracy 72/72). Evidence: gold answers whose evidence names the
+    wrong agent on the 24 preference tasks and is missing on the 12 ASK-OBJECTIVE tasks:
+    FC 72/72 (evidence is not part of FC), evidence valid 36/72 (preference 0/24,
+    objective 12/24, constraint 24/24)."""
+    out, _ = h2
+    answers = {}
+    for p in _prompts(out):
+        t, fmt, g = p["task"], p["format"], json.loads(p["answer"])
+        if fmt == "explicit_json" and (t["source"], t["role"]) == ("constraint",
+                                                                  "intervention"):
+            g["action"] = None
+        if fmt == "explicit_json_evidence":
+            ev = g["evidence"]
+            if t["source"] == "preference":
+                ev["unknown_comparison"]["agent"] = "nobody"
+            if (t["source"], t["role"]) == ("objective", "intervention"):
+                ev["conflicting_objectives"] = None
+        answers[p["id"]] = json.dumps(g)
+    m, scored = _score(out, answers, tmp_path)
+    o = {"design": "h2", "format": "original"}
+    j = {"design": "h2", "format": "explicit_json"}
+    e = {"design": "h2", "format": "explicit_json_evidence"}
+    assert _kn(m, "fc", **o) == (72, 72)
+    assert _kn(m, "fc", **j) == (60, 72) and _kn(m, "accuracy", **j) == (72, 72)
+    assert _kn(m, "fc", **e) == (72, 72)
+    assert _kn(m, "evidence_valid", **e) == (36, 72)
+    assert _kn(m, "evidence_valid", **e, source="preference") == (0, 24)
+    assert _kn(m, "evidence_valid", **e, source="objective") == (12, 24)
+    assert _kn(m, "evidence_valid", **e, source="constraint") == (24, 24)
+    assert ("evidence_valid", json.dumps(j, sort_keys=True)) not in m
+    assert _kn(m, "all_six", **o) == (12, 12)
+    assert sum(s["verdict"] == "correct" for s in scored) == 72 + 60 + 72
+
+
+def test_wording_uses_the_first_h2_groups_and_scores(tmp_path, h2):
+    out = tmp_path / "k2"
+    man = _generate(WORDING, out)
+    assert man["total"] == 12 * 6 * 2
+    h2_inst = {json.loads(t)["id"]: t for t in (h2[0] / "instances.jsonl").read_text()
+               .splitlines()}
+    mine = [json.loads(t) for t in (out / "instances.jsonl").read_text().splitlines()]
+    assert all(h2_inst[i["id"]] == json.dumps(i) or json.loads(h2_inst[i["id"]]) == i
+               for i in mine)                           # the same instances as H2 group 0
+    ps = _prompts(out)
+    by = {}
+    for p in ps:
+        by.setdefault(p["task"]["pair"] + p["task"]["role"], {})[p["format"]] = p["prompt"]
+    for v in by.values():
+        assert v["neutral"] != v["reminder"]
+        assert v["neutral"].rsplit("\n", 1)[0] == v["reminder"].rsplit("\n", 1)[0]
+    # neutral: gold everywhere; reminder: ACT answered on every intervention task
+    # (36 missed interventions: Accuracy 36/72, missed 36/36, unnecessary 0/36)
+    answers = {}
+    for p in ps:
+        g = json.loads(p["answer"])
+        if p["format"] == "reminder" and p["task"]["role"] == "intervention":
+            g = {"decision": "ACT", "action": None, "question": None, "repair": None}
+        answers[p["id"]] = json.dumps(g)
+    m, _ = _score(out, answers, tmp_path)
+    n = {"design": "k2", "format": "neutral"}
+    r = {"design": "k2", "format": "reminder"}
+    assert _kn(m, "fc", **n) == (72, 72)
+    assert _kn(m, "accuracy", **r) == (36, 72)
+    assert _kn(m, "missed_intervention", **r) == (36, 36)
+    assert _kn(m, "unnecessary_intervention", **r) == (0, 36)
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("name,total,cells", [(H2, 6480, {"original": 2160,
+                                                          "explicit_json": 2160,
+                                                          "explicit_json_evidence": 2160}),
+                                              (WORDING, 2160, {"neutral": 1080,
+                                                               "reminder": 1080})])
+def test_full_design_counts_from_the_generated_files(tmp_path, name, total, cells):
+    out = tmp_path / "full"
+    r = subprocess.run(["prefcert", "generate", name, "-o", str(out), "--jobs", "2"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    ps = _prompts(out)
+    assert len(ps) == total
+    fmts: dict = {}
+    for p in ps:
+        fmts[p["format"]] = fmts.get(p["format"], 0) + 1
+    assert fmts == cells
+    labels = [json.loads(t) for t in (out / "labels.jsonl").read_text().splitlines()]
+    assert len(labels) == total // len(cells) and all(lab["checked"] is True for lab in labels)
+    verdicts = [lab["verdict"] for lab in labels]
+    k = len(labels) // 6
+    assert (verdicts.count("act"), verdicts.count("ask_preference"),
+            verdicts.count("ask_objective"), verdicts.count("relax")) == (3 * k, k, k, k)
