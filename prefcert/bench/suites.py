@@ -22,6 +22,7 @@ SUITES: dict[str, str] = {
     "actionable-indeterminacy": "prefcert.bench.actionable.suite",
     "actionable-indeterminacy-h2": "prefcert.bench.actionable.h2",
     "actionable-indeterminacy-wording": "prefcert.bench.actionable.wording",
+    "actionable-indeterminacy-selection": "prefcert.bench.actionable.selection",
 }
 
 
