@@ -259,3 +259,61 @@ def test_full_design_counts_from_the_generated_files(tmp_path, name, total, cell
     k = len(labels) // 6
     assert (verdicts.count("act"), verdicts.count("ask_preference"),
             verdicts.count("ask_objective"), verdicts.count("relax")) == (3 * k, k, k, k)
+
+
+# --------------------------------------------------------------------------- K.1 selection
+
+SELECTION = "actionable-indeterminacy-selection"
+
+
+def test_selection_composition_and_balance_of_the_full_design():
+    # App. K.1 / §M: 5 H2 groups per cell = 1,080 tasks, 540 ACT-gold
+    from prefcert.bench.actionable.selection import correct_position
+    comp = suite(SELECTION).composition()
+    assert sum(comp.values()) == 1080
+    assert _by(comp, "role") == {"act": 540, "intervention": 540}
+    pos: dict = {}
+    for k, v in comp.items():
+        f = json.loads(k)
+        for i in range(v):
+            key = (f["source"], f["role"], correct_position(f["structure"], f["size"],
+                                                             f["seed"], i))
+            pos[key] = pos.get(key, 0) + 1
+    # 36 cells × 5 groups = 180 tasks per (source, role) class: 45 per letter
+    assert set(pos.values()) == {45} and len(pos) == 3 * 2 * 4
+
+
+def test_selection_menus_and_hand_made_choices(tmp_path):
+    out = tmp_path / "k1"
+    man = _generate(SELECTION, out)
+    assert man["total"] == man["labels_checked"] == 72
+    ps = _prompts(out)
+    # cells 0, 1, 2, 9, 10, 11, 18, 19, 20, 27, 28, 29 at group 0: (cell · 5) mod 4 gives
+    # letters A, B, C, B, C, D, C, D, A, D, A, B — three cells per letter, six tasks each
+    letters = [p["answer"] for p in ps]
+    assert {x: letters.count(x) for x in "ABCD"} == {"A": 18, "B": 18, "C": 18, "D": 18}
+    for p in ps:
+        cands = p["task"]["candidates"]
+        assert [c["decision"] for c in cands].count("ACT") == 2
+        assert len({c["decision"] for c in cands}) == 2
+        assert all(f"{k}. {json.dumps(c)}" in p["prompt"] for k, c in zip("ABCD", cands))
+    # ACT gold: the right letter ("Option X." on objective tasks), except "the third one"
+    # on the 12 preference tasks (invalid); intervention gold: the first ACT candidate
+    # (missed). Accuracy = FC 24/72, missed 36/36, unnecessary 0/36, invalid 12/72.
+    answers = {}
+    for p in ps:
+        t = p["task"]
+        if t["role"] == "act":
+            answers[p["id"]] = ("the third one" if t["source"] == "preference" else
+                                f"Option {p['answer']}." if t["source"] == "objective"
+                                else p["answer"])
+        else:
+            k = [c["decision"] for c in t["candidates"]].index("ACT")
+            answers[p["id"]] = "ABCD"[k]
+    m, scored = _score(out, answers, tmp_path)
+    g = {"design": "k1", "format": "selection"}
+    assert _kn(m, "accuracy", **g) == (24, 72) and _kn(m, "fc", **g) == (24, 72)
+    assert _kn(m, "missed_intervention", **g) == (36, 36)
+    assert _kn(m, "unnecessary_intervention", **g) == (0, 36)
+    assert _kn(m, "share_invalid", suite=SELECTION) == (12, 72)
+    assert _kn(m, "ifc", **g) == (0, 36)
