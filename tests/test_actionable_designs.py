@@ -236,29 +236,36 @@ def test_wording_uses_the_first_h2_groups_and_scores(tmp_path, h2):
     assert _kn(m, "unnecessary_intervention", **r) == (0, 36)
 
 
+FULL = [
+    # suite, prompts per format, label verdicts (act, ask_preference, ask_objective, relax)
+    (H2, {"original": 2160, "explicit_json": 2160, "explicit_json_evidence": 2160},
+     (1080, 360, 360, 360)),
+    (WORDING, {"neutral": 1080, "reminder": 1080}, (540, 180, 180, 180)),
+    ("actionable-indeterminacy-selection", {"selection": 1080}, (540, 180, 180, 180)),
+    ("actionable-indeterminacy-intersection", {"sets": 480}, (240, 0, 240, 0)),
+]
+
+
 @pytest.mark.heavy
-@pytest.mark.parametrize("name,total,cells", [(H2, 6480, {"original": 2160,
-                                                          "explicit_json": 2160,
-                                                          "explicit_json_evidence": 2160}),
-                                              (WORDING, 2160, {"neutral": 1080,
-                                                               "reminder": 1080})])
-def test_full_design_counts_from_the_generated_files(tmp_path, name, total, cells):
+@pytest.mark.parametrize("name,cells,verdicts", FULL, ids=[f[0] for f in FULL])
+def test_full_design_counts_from_the_generated_files(tmp_path, name, cells, verdicts):
     out = tmp_path / "full"
     r = subprocess.run(["prefcert", "generate", name, "-o", str(out), "--jobs", "2"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     ps = _prompts(out)
-    assert len(ps) == total
     fmts: dict = {}
     for p in ps:
         fmts[p["format"]] = fmts.get(p["format"], 0) + 1
     assert fmts == cells
     labels = [json.loads(t) for t in (out / "labels.jsonl").read_text().splitlines()]
-    assert len(labels) == total // len(cells) and all(lab["checked"] is True for lab in labels)
-    verdicts = [lab["verdict"] for lab in labels]
-    k = len(labels) // 6
-    assert (verdicts.count("act"), verdicts.count("ask_preference"),
-            verdicts.count("ask_objective"), verdicts.count("relax")) == (3 * k, k, k, k)
+    assert all(lab["checked"] is True for lab in labels)
+    got = [lab["verdict"] for lab in labels]
+    assert tuple(got.count(v) for v in ("act", "ask_preference", "ask_objective",
+                                        "relax")) == verdicts
+    if name == "actionable-indeterminacy-selection":
+        letters = [p["answer"] for p in ps]
+        assert {x: letters.count(x) for x in "ABCD"} == {x: 270 for x in "ABCD"}
 
 
 # --------------------------------------------------------------------------- K.1 selection
@@ -317,3 +324,66 @@ def test_selection_menus_and_hand_made_choices(tmp_path):
     assert _kn(m, "unnecessary_intervention", **g) == (0, 36)
     assert _kn(m, "share_invalid", suite=SELECTION) == (12, 72)
     assert _kn(m, "ifc", **g) == (0, 36)
+
+
+# --------------------------------------------------------------------------- I.2 intersection
+
+INTERSECTION = "actionable-indeterminacy-intersection"
+
+
+def test_intersection_composition_matches_the_paper():
+    # §I.2: 480 tasks, 240 with an empty and 240 with a non-empty global intersection
+    comp = suite(INTERSECTION).composition()
+    assert sum(comp.values()) == 480
+    assert _by(comp, "role") == {"act": 240, "intervention": 240}
+
+
+def _listed_sets(prompt: str) -> dict:
+    out = {}
+    for ln in prompt.splitlines():
+        if ln.startswith("- ") and ": {" in ln:
+            name, rest = ln[2:].split(": {", 1)
+            out[name] = {x.strip() for x in rest.rstrip("}").split(",") if x.strip()}
+    return out
+
+
+def test_intersection_golds_and_hand_made_answers(tmp_path):
+    out = tmp_path / "i2"
+    man = _generate(INTERSECTION, out)
+    # 2 structures × n = 4 × 2 roles × 1 pair
+    assert man["total"] == man["labels_checked"] == 4
+    out2 = tmp_path / "i2b"
+    r = subprocess.run(["prefcert", "generate", INTERSECTION, "-o", str(out2), "--per-cell",
+                        "3", "--sizes", "6"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    ps = _prompts(out2)
+    assert len(ps) == 12
+    answers = {}
+    for p in ps:
+        sets = _listed_sets(p["prompt"])
+        assert len(sets) >= 2
+        common = set.intersection(*sets.values())
+        g = json.loads(p["answer"])
+        # the gold follows the rule, read off the prompt
+        assert (g["decision"] == "ACT") == bool(common) == (p["task"]["role"] == "act")
+        assert g["decision"] != "ACT" or g["action"] in common
+        first = p["task"]["pair"].endswith("p0")
+        if p["task"]["role"] == "act" and first:        # unnecessary ASK-PREFERENCE
+            answers[p["id"]] = json.dumps({"decision": "ASK-PREFERENCE", "action": None,
+                                           "question": None, "repair": None})
+        elif p["task"]["role"] != "act" and first:      # missed: act with some option
+            some = sorted(next(iter(sets.values())))[0]
+            answers[p["id"]] = json.dumps({"decision": "ACT", "action": some,
+                                           "question": None, "repair": None})
+        else:
+            answers[p["id"]] = json.dumps({"decision": g["decision"], "action": g["action"],
+                                           "question": None if g["decision"] == "ACT" else
+                                           {"objectives": sorted(sets)}, "repair": None})
+    # per structure 3 pairs; pair 0 wrong on both members: Accuracy 8/12, unnecessary 2/6,
+    # missed 2/6, IFC 4/6
+    m, _ = _score(out2, answers, tmp_path)
+    g = {"design": "i2", "format": "sets"}
+    assert _kn(m, "accuracy", **g) == (8, 12) and _kn(m, "fc", **g) == (8, 12)
+    assert _kn(m, "unnecessary_intervention", **g) == (2, 6)
+    assert _kn(m, "missed_intervention", **g) == (2, 6)
+    assert _kn(m, "ifc", **g) == (4, 6)
