@@ -387,3 +387,34 @@ def test_intersection_golds_and_hand_made_answers(tmp_path):
     assert _kn(m, "unnecessary_intervention", **g) == (2, 6)
     assert _kn(m, "missed_intervention", **g) == (2, 6)
     assert _kn(m, "ifc", **g) == (4, 6)
+
+
+# --------------------------------------------------------------------------- result set
+
+def _rec(model, source, fc, ev, role="act", i=0):
+    return {"model": model, "design": "h2", "format": "explicit_json_evidence",
+            "structure": "apartment", "size": 4, "source": source, "role": role,
+            "gold": "act" if role == "act" else "relax", "decision": "act",
+            "decision_correct": fc, "fc": fc, "parsed_ok": True, "evidence_valid": ev,
+            "pair": f"p{source}{i}/e", "group": None, "cell_id": "c", "verdict": "correct"
+            if fc else "incorrect"}
+
+
+def test_evidence_result_set_by_hand():
+    from prefcert.bench.actionable.results import results
+    # model M1: preference 2 records (FC 2, evidence 1), constraint 2 (FC 1, evidence 2);
+    # model M2: preference 1 record (FC 0, evidence 0)
+    recs = [_rec("M1", "preference", True, True), _rec("M1", "preference", True, False, i=1),
+            _rec("M1", "constraint", True, True), _rec("M1", "constraint", False, True, i=1),
+            _rec("M2", "preference", False, False)]
+    (rs,) = [r for r in results(recs) if r.key == "li-h2-evidence"]
+    got = {(r["model"], r["source"], r["metric"]): (r["k"], r["n"]) for r in rs.rows}
+    assert got[("M1", "preference", "evidence_valid")] == (1, 2)
+    assert got[("M1", "constraint", "evidence_valid")] == (2, 2)
+    assert got[("M1", "all", "evidence_valid")] == (3, 4)
+    assert got[("M1", "all", "fc")] == (3, 4)
+    assert got[("M2", "all", "evidence_valid")] == (0, 1)
+    assert not [r for r in results([{**s, "format": "original"} for s in recs
+                                    for s in [{k: v for k, v in s.items()
+                                               if k != "evidence_valid"}]])
+                if r.key == "li-h2-evidence"]

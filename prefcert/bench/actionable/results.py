@@ -311,6 +311,32 @@ def app_c(scored: Sequence[Mapping[str, Any]]) -> ResultSet:
                                     keep=lambda r: r["category"] != "fc"))
 
 
+def evidence_table(scored: Sequence[Mapping[str, Any]]) -> ResultSet:
+    """The evidence pass rate of the H2 evidence condition per model, design, wording and
+    source (and over all sources), beside FC on the same responses (Li et al. 2026, §5.1,
+    App. E: e.g. 2,094 of 2,160 Astra evidence responses pass). Evidence never enters FC.
+    O(records)."""
+    rows = []
+    for model, recs in by_model(scored).items():
+        ev = [s for s in recs if "evidence_valid" in s]
+        parts = list(_split(ev, ("design", "format", "source")).items()) + \
+            [((d, f, ALL), p) for (d, f), p in _split(ev, ("design", "format")).items()]
+        for (design, fmt, src), part in parts:
+            base = {"design": design, "format": fmt, "source": src, MODEL: model}
+            rows.append({**base, "metric": "evidence_valid",
+                         **_share(sum(bool(s["evidence_valid"]) for s in part), len(part))})
+            rows.append({**base, "metric": "fc",
+                         **_share(sum(bool(s.get("fc")) for s in part), len(part))})
+    return ResultSet(
+        "li-h2-evidence", "Li et al. (2026), §5.1 and App. E (evidence condition)",
+        "Evidence validity (judged apart from FC) and FC in the evidence condition",
+        ["design", "format", "source", "metric"], rows, value="share",
+        note="evidence_valid: every witness the response states is true of the instance and "
+             "the one its gold decision rests on is there (prefcert.bench.actionable."
+             "evidence); a response that does not parse fails. 95 % Wilson intervals.",
+        figure=lambda rs, ax: _bars(ax, rs, ["source"], [MODEL, "metric"]))
+
+
 def results(scored: Sequence[Mapping[str, Any]]) -> list[ResultSet]:
     """Every result set of the suite from the scored records of any number of models
     (records without ``model`` are one unnamed model).
@@ -325,7 +351,8 @@ def results(scored: Sequence[Mapping[str, Any]]) -> list[ResultSet]:
     list of ResultSet
         ``li-table5``, ``li-by-structure``, ``li-by-source``, ``li-by-size``, ``li-cells``
         (structure × size × source), ``li-fig4``, ``li-h5-transitions``,
-        ``li-h5-mcnemar``, ``li-appc``.
+        ``li-h5-mcnemar``, ``li-appc``; ``li-h2-evidence`` when records of the H2
+        evidence condition are present.
 
     Notes
     -----
@@ -341,4 +368,5 @@ def results(scored: Sequence[Mapping[str, Any]]) -> list[ResultSet]:
             by_factors(recs, ["source"], "li-by-source", src),
             by_factors(recs, ["size"], "li-by-size", src),
             by_factors(recs, ["structure", "size", "source"], "li-cells", src, figure=False),
-            fig4(recs), *h5_transitions(recs), app_c(recs)]
+            fig4(recs), *h5_transitions(recs), app_c(recs),
+            *([evidence_table(recs)] if any("evidence_valid" in s for s in recs) else [])]
