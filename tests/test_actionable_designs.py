@@ -418,3 +418,50 @@ def test_evidence_result_set_by_hand():
                                     for s in [{k: v for k, v in s.items()
                                                if k != "evidence_valid"}]])
                 if r.key == "li-h2-evidence"]
+
+
+def _trec(model, design, fmt, source, role, i, dec, fc):
+    return {"model": model, "design": design, "format": fmt, "structure": "scheduling",
+            "size": 4, "source": source, "role": role,
+            "gold": "act" if role == "act" else "relax", "decision": None,
+            "decision_correct": dec, "fc": fc, "parsed_ok": True,
+            "pair": f"ai-h2-x-{source}{i}/{fmt}", "group": None, "cell_id": "c",
+            "verdict": "correct" if fc else "incorrect"}
+
+
+def test_design_transitions_by_hand_and_mcnemar_against_statsmodels():
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    from prefcert.bench.actionable.results import results
+    # M1, four tasks, original -> explicit JSON: decisions T F F T -> T T T F
+    # (2 incorrect -> correct, 1 correct -> incorrect, 1 right in both); FC F F F F -> T T T F
+    tasks = [("preference", "act"), ("preference", "intervention"),
+             ("constraint", "act"), ("constraint", "intervention")]
+    d0, d1, f1 = [True, False, False, True], [True, True, True, False], [True, True, True, False]
+    recs = []
+    for (src, role), a, b, c in zip(tasks, d0, d1, f1):
+        recs.append(_trec("M1", "h2", "original", src, role, 0, a, False))
+        recs.append(_trec("M1", "h2", "explicit_json", src, role, 0, b, c))
+    # M2, one task, explicit JSON (wrong) -> selection (right); one task in selection only
+    recs.append(_trec("M2", "h2", "explicit_json", "objective", "act", 0, False, False))
+    recs.append(_trec("M2", "k1", "selection", "objective", "act", 0, True, True))
+    recs.append(_trec("M2", "k1", "selection", "objective", "act", 1, True, True))
+    sets = {r.key: r for r in results(recs)}
+    got = {(r["model"], r["from"], r["to"], r["unit"], r["source"], r["transition"]):
+           (r["value"], r["n"]) for r in sets["li-design-transitions"].rows}
+    c = ("M1", "h2/original", "h2/explicit_json")
+    assert got[(*c, "decisions", "all", "incorrect → correct")] == (2, 4)
+    assert got[(*c, "decisions", "all", "correct → incorrect")] == (1, 4)
+    assert got[(*c, "decisions", "all", "correct in both")] == (1, 4)
+    assert got[(*c, "FC", "all", "incorrect → correct")] == (3, 4)
+    assert got[(*c, "decisions", "preference", "incorrect → correct")] == (1, 2)
+    m2 = ("M2", "h2/explicit_json", "k1/selection")
+    assert got[(*m2, "decisions", "all", "incorrect → correct")] == (1, 1)   # unpaired out
+    tests = {(r["model"], r["from"], r["unit"], r["source"]): r
+             for r in sets["li-design-mcnemar"].rows}
+    t = tests[("M1", "h2/original", "FC", "all")]
+    assert (t["improved"], t["worsened"]) == (3, 0)
+    # statsmodels' exact McNemar on the 2 × 2 table [[both, worse], [better, neither]]
+    assert t["pvalue"] == pytest.approx(mcnemar([[0, 0], [3, 1]], exact=True).pvalue)
+    t = tests[("M1", "h2/original", "decisions", "all")]
+    assert t["pvalue"] == pytest.approx(mcnemar([[1, 1], [2, 0]], exact=True).pvalue)
