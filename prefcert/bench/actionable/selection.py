@@ -98,8 +98,9 @@ def menu(d: dict, lab: dict, rng) -> list[dict]:
     def inter(**kw: Any) -> dict:
         return {"decision": DECISION_STRINGS[kind], **null, **kw}
 
-    def random_act() -> dict:
-        c = _wrong(model, lab, lambda r: act(_random_action(d, r)), rng)
+    def random_act(avoid: Sequence[dict] = ()) -> dict:
+        c = _wrong(model, lab, lambda r: (lambda a: None if a in avoid else a)(
+            act(_random_action(d, r))), rng)
         return c if c is not None else act(None)
 
     hidden = [{"agent": p, "items": [a, b]} for p, a, b in model.hidden_pairs()]
@@ -139,7 +140,7 @@ def menu(d: dict, lab: dict, rng) -> list[dict]:
                     first = acc[0]                  # accepted in one world
                     break
         acts = [act(first) if first is not None else random_act()]
-        second = random_act()
+        second = random_act(acts)
         acts.append(second if second not in acts else act(None))
         if kind == "ask_preference":
             ints = [inter(question=rng.choice(others))]
