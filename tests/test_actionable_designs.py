@@ -465,3 +465,40 @@ def test_design_transitions_by_hand_and_mcnemar_against_statsmodels():
     assert t["pvalue"] == pytest.approx(mcnemar([[0, 0], [3, 1]], exact=True).pvalue)
     t = tests[("M1", "h2/original", "decisions", "all")]
     assert t["pvalue"] == pytest.approx(mcnemar([[1, 1], [2, 0]], exact=True).pvalue)
+
+
+# --------------------------------------------------------------------------- stored repair
+
+def test_stored_repair_reading_of_stable_matching_relax(tmp_path):
+    from prefcert.bench.actionable.responses import ParseOptions, judge_response
+    out = tmp_path / "sm"
+    r = subprocess.run(["prefcert", "generate", H2, "-o", str(out), "--per-cell", "1",
+                        "--sizes", "4", "--reading", "matching_repair=stored"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    ps = _prompts(out)
+    assert all(p["task"]["matching_repair"] == "stored" for p in ps)
+    # the gold answers (the stored pairs) stay fully correct under the paper's checker
+    m, _ = _score(out, {p["id"]: p["answer"] for p in ps}, tmp_path)
+    assert _kn(m, "fc", design="h2", format="original") == (72, 72)
+    # a label whose stored pair is another one: the right repair is then accepted by the
+    # default checker (any minimum repair, from the certificate) and refused by the stored one
+    labels = {json.loads(t)["id"]: json.loads(t) for t in
+              (out / "labels.jsonl").read_text().splitlines()}
+    insts = {json.loads(t)["id"]: json.loads(t) for t in
+             (out / "instances.jsonl").read_text().splitlines()}
+    iid = next(i for i, lab in labels.items()
+               if lab["verdict"] == "relax" and insts[i]["structure"] == "stable_matching")
+    lab, task = labels[iid], parse_decision(insts[iid])
+    rep = lab["solution"]["repairs"][0]
+    answer = json.dumps({"decision": "RELAX", "action": rep["action"], "question": None,
+                         "repair": {"edits": rep["edits"]}})
+    moved = {**lab, "solution": {**lab["solution"], "repairs": [
+        {"edits": [{"constraint": "elsewhere"}], "action": rep["action"]}]}}
+    assert judge_response(task, moved, answer)["fc"]
+    assert not judge_response(task, moved, answer, ParseOptions(stored_repair=True))["fc"]
+    assert judge_response(task, lab, answer, ParseOptions(stored_repair=True))["fc"]
+    other = {a: b for a, b in zip(rep["action"], reversed(list(rep["action"].values())))}
+    wrong = json.dumps({"decision": "RELAX", "action": other, "question": None,
+                        "repair": {"edits": rep["edits"]}})
+    assert not judge_response(task, lab, wrong, ParseOptions(stored_repair=True))["fc"]

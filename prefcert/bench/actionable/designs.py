@@ -96,7 +96,8 @@ def sample(row: Row, index: int, ctx) -> Task:
         ctx.draw(tag, d["meta"]["draws"])
         ctx.accept(tag)
     return Task([d], [(d["id"], "decision")],
-                {"question": "decision", **d["meta"], "design": f["design"]})
+                {"question": "decision", **d["meta"], "design": f["design"],
+                 **base.matching_repair(ctx)})
 
 
 def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
@@ -166,7 +167,7 @@ H2 = Suite(
     sizes=SIZES, per_cell=H2_GROUPS_PER_CELL, seed=0,
     rows=_rows("h2", H2_GROUPS_PER_CELL, H2_FORMATS),
     sample=sample, render=render, gold=gold, score=score, metrics=metrics,
-    results=base.results,
+    results=base.results, readings=base.READINGS,
     expected_total=36 * H2_GROUPS_PER_CELL * 6 * 3,
     engines=("oracle", "cpsat"), citation=CITATION,
 )
@@ -179,7 +180,7 @@ WORDING = Suite(
     sizes=SIZES, per_cell=K_GROUPS_PER_CELL, seed=0,
     rows=_rows("k2", K_GROUPS_PER_CELL, WORDING_FORMATS),
     sample=sample, render=render, gold=gold, score=score, metrics=metrics,
-    results=base.results,
+    results=base.results, readings=base.READINGS,
     expected_total=36 * K_GROUPS_PER_CELL * 6 * 2,
     engines=("oracle", "cpsat"), citation=CITATION,
 )

@@ -66,7 +66,10 @@ class ParseOptions:
     ``tight_thresholds`` (default): a raised threshold must be at its tight value
     (alternative: any value that restores feasibility). ``require_agent``: the pivotal
     question must name the agent (default: naming the two items suffices; a named agent
-    must be right).
+    must be right). ``stored_repair``: a stable-matching RELAX answer is accepted only
+    when its repair and action are the label's stored pair (the first repair of the
+    label: the gold answer's), the paper's checker (Li et al. 2026, §F) — default: any
+    minimum repair with an action accepted after it.
     """
 
     json: str | None = None
@@ -74,6 +77,7 @@ class ParseOptions:
     strict_nulls: bool = True
     tight_thresholds: bool = True
     require_agent: bool = False
+    stored_repair: bool = False
 
 
 @dataclass(frozen=True)
@@ -290,7 +294,29 @@ def _content(task: DecisionTask, label, r: Response, options: ParseOptions) -> t
         return False, "no readable repair"
     if r.action is None:
         return False, "a RELAX answer needs the action accepted after the repair"
+    if options.stored_repair and task.structure == "stable_matching":
+        return _stored_pair(task, label, edits, r.action)
     return judge_repair(task, label, edits, r.action, tight=options.tight_thresholds)
+
+
+def _stored_pair(task: DecisionTask, label, edits: list[dict], action: Any
+                 ) -> tuple[bool, str]:
+    """The paper's stable-matching RELAX check: the label's stored (first) repair and its
+    action, nothing else."""
+    from ...formal.decision import action_key
+    stored = (label.get("solution") or {}).get("repairs") or []
+    if not stored:
+        return False, "the label stores no repair"
+    rep = stored[0]
+    key = lambda es: sorted(json.dumps(e, sort_keys=True) for e in es)
+    if key(edits) != key(rep["edits"]):
+        return False, "not the stored repair (the paper's stable-matching checker)"
+    try:
+        same = action_key(task, action) == action_key(task, rep["action"])
+    except ValueError as e:
+        return False, f"the action is not an action: {e}"
+    return (same, "the stored repair and action" if same else
+            "not the stored action after the repair (the paper's stable-matching checker)")
 
 
 def gold_response(task: DecisionTask, label: Mapping[str, Any]) -> dict:

@@ -174,7 +174,7 @@ def sample(row: Row, index: int, ctx) -> Task:
     order = wrong[:pos] + [cands[0]] + wrong[pos:]
     return Task([d], [(d["id"], "decision")],
                 {"question": "decision", **d["meta"], "design": "k1", "candidates": order,
-                 "correct": LETTERS[pos]})
+                 "correct": LETTERS[pos], **base.matching_repair(ctx)})
 
 
 def render_text(d: dict, candidates: Sequence[dict]) -> str:
@@ -254,6 +254,7 @@ SUITE = Suite(
                  "interventions, exactly one fully correct, positions balanced)."),
     sizes=SIZES, per_cell=K_GROUPS_PER_CELL, seed=0, rows=rows, sample=sample,
     render=render, gold=gold, score=score, metrics=base.metrics, results=base.results,
-    expected_total=36 * K_GROUPS_PER_CELL * 6, engines=("oracle", "cpsat"),
+    readings=base.READINGS, expected_total=36 * K_GROUPS_PER_CELL * 6,
+    engines=("oracle", "cpsat"),
     citation=base.SUITE.citation,
 )
