@@ -243,6 +243,7 @@ FULL = [
     (WORDING, {"neutral": 1080, "reminder": 1080}, (540, 180, 180, 180)),
     ("actionable-indeterminacy-selection", {"selection": 1080}, (540, 180, 180, 180)),
     ("actionable-indeterminacy-intersection", {"sets": 480}, (240, 0, 240, 0)),
+    ("actionable-indeterminacy-balanced", {"original": 4320}, (2160, 720, 720, 720)),
 ]
 
 
@@ -263,6 +264,16 @@ def test_full_design_counts_from_the_generated_files(tmp_path, name, cells, verd
     got = [lab["verdict"] for lab in labels]
     assert tuple(got.count(v) for v in ("act", "ask_preference", "ask_objective",
                                         "relax")) == verdicts
+    if name == "actionable-indeterminacy-balanced":       # the cue counts, by gold
+        insts = [json.loads(t) for t in (out / "instances.jsonl").read_text().splitlines()]
+        rules = {(d["meta"]["role"], len(d["objectives"])) for d in insts
+                 if d["source"] == "objective"}
+        assert rules == {("act", 3), ("intervention", 3)}
+        for st in ("allocation", "scheduling", "apartment", "stable_matching"):
+            n = {r: sum(len(d.get("constraints", [])) for d in insts
+                        if d["source"] == "constraint" and d["structure"] == st
+                        and d["meta"]["role"] == r) for r in ("act", "intervention")}
+            assert n["act"] == n["intervention"], st
     if name == "actionable-indeterminacy-selection":
         letters = [p["answer"] for p in ps]
         assert {x: letters.count(x) for x in "ABCD"} == {x: 270 for x in "ABCD"}
@@ -502,3 +513,45 @@ def test_stored_repair_reading_of_stable_matching_relax(tmp_path):
     wrong = json.dumps({"decision": "RELAX", "action": other, "question": None,
                         "repair": {"edits": rep["edits"]}})
     assert not judge_response(task, lab, wrong, ParseOptions(stored_repair=True))["fc"]
+
+
+# --------------------------------------------------------------------------- cue-balanced
+
+BALANCED = "actionable-indeterminacy-balanced"
+
+
+def test_balanced_composition_and_cues(tmp_path):
+    assert sum(suite(BALANCED).composition().values()) == 4320
+    out = tmp_path / "b"
+    man = _generate(BALANCED, out)
+    assert man["total"] == man["labels_checked"] == 72
+    insts = [json.loads(t) for t in (out / "instances.jsonl").read_text().splitlines()]
+    pairs: dict = {}
+    for d in insts:
+        pairs.setdefault(d["meta"]["pair"], {})[d["meta"]["role"]] = d
+    assert len(pairs) == 36
+    for members in pairs.values():
+        a, b = members["act"], members["intervention"]
+        if a["source"] == "objective":                  # three rules on both sides
+            assert len(a["objectives"]) == len(b["objectives"]) == 3
+            assert len(set(a["objectives"]) ^ set(b["objectives"])) == 2     # one swapped
+        if a["source"] == "constraint":                 # as many constraints on both sides
+            assert len(a.get("constraints", [])) == len(b["constraints"])
+    # the surface rule "three rules shown -> ASK-OBJECTIVE" now fails on every objective
+    # ACT member: objective Accuracy 12/24; the other tasks answered by their gold
+    answers = {}
+    for p in _prompts(out):
+        t = p["task"]
+        if t["source"] == "objective":
+            objs = next(d for d in insts if d["id"] == p["instance_id"])["objectives"]
+            answers[p["id"]] = json.dumps({"decision": "ASK-OBJECTIVE", "action": None,
+                                           "question": {"objectives": objs}, "repair": None})
+        else:
+            answers[p["id"]] = p["answer"]
+    m, _ = _score(out, answers, tmp_path)
+    g = {"design": "v3b", "format": "original"}
+    assert _kn(m, "accuracy", **g) == (60, 72) and _kn(m, "fc", **g) == (60, 72)
+    assert _kn(m, "unnecessary_intervention", **g) == (12, 36)
+    assert _kn(m, "ifc", **g) == (24, 36)
+    assert _kn(m, "accuracy", **g, source="objective") == (12, 24)
+    assert _kn(m, "all_six", **g) == (0, 12)

@@ -24,6 +24,7 @@ SUITES: dict[str, str] = {
     "actionable-indeterminacy-wording": "prefcert.bench.actionable.wording",
     "actionable-indeterminacy-selection": "prefcert.bench.actionable.selection",
     "actionable-indeterminacy-intersection": "prefcert.bench.actionable.intersection",
+    "actionable-indeterminacy-balanced": "prefcert.bench.actionable.balanced",
 }
 
 

@@ -14,6 +14,13 @@ sharing the instances, checker and scores of ``actionable-indeterminacy``
   intervene only when no action is acceptable in every admissible case (``reminder``);
   2,160 prompts, 1,080 per condition.
 
+- ``actionable-indeterminacy-balanced`` — the V3 design (20 groups per cell, 4,320 prompts,
+  original wording) with its surface cues balanced across gold decisions (issue 23): the
+  objective pairs' members both show three rules, the constraint pairs' members the same
+  number of constraints (:func:`prefcert.generators.decision.objective_pair_balanced`,
+  :func:`~prefcert.generators.decision.constraint_pair_balanced`). Ties among optima are
+  not balanced.
+
 The H2 groups are drawn by the V3 generator from their own seeds (design tag ``h2``), so
 they are not V3 groups; the wording suite's tasks are H2 groups 0–4 of each cell (the same
 instances, ids and labels).
@@ -84,11 +91,20 @@ def h2_group(structure: str, size: int, seed: int, index: int, suite_seed: int) 
     return tuple(design_group(structure, size, seed, index, seed=suite_seed, design="h2"))
 
 
+@lru_cache(maxsize=4096)
+def balanced_group(structure: str, size: int, seed: int, index: int, suite_seed: int
+                   ) -> tuple:
+    """The six instance dicts of cue-balanced group ``index`` of a cell (cached)."""
+    return tuple(design_group(structure, size, seed, index, seed=suite_seed, design="v3b",
+                              balanced=True))
+
+
 def sample(row: Row, index: int, ctx) -> Task:
-    """One task of an H2 group (row design ``h2`` or ``k2``); the bases drawn are counted
-    once per group. O(one group)."""
+    """One task of an H2 group (row design ``h2`` or ``k2``) or of a cue-balanced group
+    (``v3b``); the bases drawn are counted once per group. O(one group)."""
     f = row.factors
-    members = h2_group(f["structure"], f["size"], f["seed"], index, ctx.suite_seed)
+    make = balanced_group if f["design"] == "v3b" else h2_group
+    members = make(f["structure"], f["size"], f["seed"], index, ctx.suite_seed)
     (d,) = [m for m in members if m["meta"]["source"] == f["source"]
             and m["meta"]["role"] == f["role"]]
     if f["role"] == "act" and f["source"] == "preference":
@@ -182,5 +198,18 @@ WORDING = Suite(
     sample=sample, render=render, gold=gold, score=score, metrics=metrics,
     results=base.results, readings=base.READINGS,
     expected_total=36 * K_GROUPS_PER_CELL * 6 * 2,
+    engines=("oracle", "cpsat"), citation=CITATION,
+)
+
+BALANCED = Suite(
+    name="actionable-indeterminacy-balanced",
+    description=("Li et al. 2026, V3 design with the surface cues balanced: ASK-OBJECTIVE "
+                 "and ACT members show three rules each, RELAX and ACT members the same "
+                 "number of constraints (20 groups per cell, original wording)."),
+    sizes=SIZES, per_cell=20, seed=0,
+    rows=_rows("v3b", 20, ("original",)),
+    sample=sample, render=render, gold=gold, score=score, metrics=metrics,
+    results=base.results, readings=base.READINGS,
+    expected_total=36 * 20 * 6,
     engines=("oracle", "cpsat"), citation=CITATION,
 )

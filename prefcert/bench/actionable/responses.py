@@ -462,18 +462,20 @@ def _finish(task: dict, iid: str, meta: dict) -> dict:
 
 
 def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: int = 0,
-                 design: str = "v3") -> list[dict]:
+                 design: str = "v3", balanced: bool = False) -> list[dict]:
     """The six instance dicts of one V3 group (Li et al. 2026, §2.2): per source an ACT
     member and an intervention member from one base, with ``meta`` giving the suite, design
-    (``v3``; ``h2``: the groups of the response-requirement study, drawn apart), cell,
-    group, pair, source, role and the number of bases drawn."""
+    (``v3``; ``h2``: the groups of the response-requirement study, drawn apart; ``v3b``:
+    cue-balanced groups, ``balanced=True``), cell, group, pair, source, role and the number
+    of bases drawn."""
     from ...generators.decision import group
     rng = derive_rng(seed, design, structure, n, cell_seed, index)
     cell = f"{structure}-n{n}-s{cell_seed}"
     gid = f"ai-{cell}-g{index:02d}" if design == "v3" else f"ai-{design}-{cell}-g{index:02d}"
     out = []
     stats: dict = {}
-    for source, pair in group(structure, n, oracle_judge, rng, stats=stats).items():
+    for source, pair in group(structure, n, oracle_judge, rng, stats=stats,
+                              balanced=balanced).items():
         for role, task in zip(("act", "intervention"), pair):
             meta = {"suite": SUITE, "design": design, "cell": cell, "structure": structure,
                     "size": n, "seed": cell_seed, "group": gid, "pair": f"{gid}-{source}",
