@@ -238,21 +238,88 @@ def constraint_pair(base: dict, judge: Judge, rng: random.Random, tries: int = 6
     return None
 
 
+# --------------------------------------------------------------------------- cue-balanced
+
+def objective_pair_balanced(base: dict, judge: Judge, rng: random.Random
+                            ) -> tuple[dict, dict] | None:
+    """Cue-balanced (ACT member, ASK-OBJECTIVE member): both show three admissible rules
+    (the paper's design shows two against three); the intervention member swaps one rule of
+    the ACT member's menu for another, emptying the intersection."""
+    objs = list(OBJECTIVES[base["structure"]])
+    menus = [list(m) for m in itertools.combinations(objs, 3)]
+    rng.shuffle(menus)
+    for menu in menus:
+        a = with_source(base, "objective", menu)
+        if judge(a)[0] != "act":
+            continue
+        swaps = [(i, o) for i in range(len(menu)) for o in objs if o not in menu]
+        rng.shuffle(swaps)
+        for i, o in swaps:
+            b = with_source(base, "objective", [*menu[:i], o, *menu[i + 1:]])
+            if judge(b)[0] == "ask_objective":
+                return a, b
+    return None
+
+
+def _like(c: dict, base: dict, rng: random.Random) -> dict:
+    """A random constraint of the same type as ``c`` (same id, except scheduling's ids,
+    which name their participant and slot)."""
+    agents, items = base["agents"], base["items"]
+    a, i = rng.choice(agents), rng.choice(items)
+    if c["type"] == "unavailable":
+        return {"id": f"u-{a}-{i}", "type": "unavailable", "agent": a, "item": i}
+    return {**c, "agent": a, "item": i}
+
+
+def constraint_pair_balanced(base: dict, judge: Judge, rng: random.Random, tries: int = 60
+                             ) -> tuple[dict, dict] | None:
+    """Cue-balanced (ACT member, RELAX member): the same number of stated constraints in
+    both. Where the paper's RELAX member adds a constraint (scheduling, allocation, stable
+    matching), the ACT member carries one more constraint of the same type that leaves the
+    task feasible, so the members differ in that one constraint; apartment pairs (one
+    tightened threshold) are as in :func:`constraint_pair`."""
+    obj = _objective(base["structure"], rng)
+    for act_c, relax_c in _constraint_candidates(base, rng, tries):
+        if len(relax_c) > len(act_c):
+            ids = {c["id"] for c in act_c}
+            extra = [x for x in (_like(relax_c[-1], base, rng) for _ in range(8))
+                     if x["id"] not in ids and x != relax_c[-1]]
+        else:
+            extra = [None]
+        b = with_source(base, "constraint", [obj], constraints=relax_c,
+                        permitted_edits=[c["id"] for c in relax_c])
+        v, stats = judge(b)
+        if v != "relax" or stats.get("edits") != 1:
+            continue
+        for x in extra:
+            cons = act_c if x is None else [*act_c, x]
+            a = with_source(base, "constraint", [obj], constraints=cons,
+                            permitted_edits=[c["id"] for c in cons])
+            if judge(a)[0] == "act":
+                return a, b
+    return None
+
+
 PAIRS = {"preference": preference_pair, "objective": objective_pair,
          "constraint": constraint_pair}
+PAIRS_BALANCED = {"preference": preference_pair, "objective": objective_pair_balanced,
+                  "constraint": constraint_pair_balanced}
 
 
 def group(structure: str, n: int, judge: Judge, rng: random.Random, attempts: int = 50,
-          stats: dict | None = None) -> dict[str, tuple[dict, dict]]:
+          stats: dict | None = None, balanced: bool = False
+          ) -> dict[str, tuple[dict, dict]]:
     """One six-task group: source -> (ACT member, intervention member), all from one
     base (redrawn until every pair exists). Raises Exhausted after ``attempts`` bases.
-    ``stats["draws"]`` counts the bases drawn."""
+    ``stats["draws"]`` counts the bases drawn. ``balanced``: the cue-balanced objective
+    and constraint pairs (:func:`objective_pair_balanced`, :func:`constraint_pair_balanced`)."""
+    pairs = PAIRS_BALANCED if balanced else PAIRS
     for _ in range(attempts):
         if stats is not None:
             stats["draws"] = stats.get("draws", 0) + 1
         base = base_content(structure, n, rng)
         out = {}
-        for source, make in PAIRS.items():
+        for source, make in pairs.items():
             pair = make(base, judge, rng)
             if pair is None:
                 break

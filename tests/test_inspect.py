@@ -30,7 +30,12 @@ from prefcert.bench.score import score_prompt                       # noqa: E402
 SMALL = {"indeterminacy-preference": {"sizes": 50, "per_cell": 1},
          "indeterminacy-algorithmic": {"sizes": 10, "per_cell": 1},
          "voting-manipulation": {"sizes": 3, "per_cell": 1},
-         "actionable-indeterminacy": {"sizes": 4, "per_cell": 1}}
+         "actionable-indeterminacy": {"sizes": 4, "per_cell": 1},
+         "actionable-indeterminacy-h2": {"sizes": 4, "per_cell": 1},
+         "actionable-indeterminacy-wording": {"sizes": 4, "per_cell": 1},
+         "actionable-indeterminacy-selection": {"sizes": 4, "per_cell": 1},
+         "actionable-indeterminacy-intersection": {"sizes": 4, "per_cell": 1},
+         "actionable-indeterminacy-balanced": {"sizes": 4, "per_cell": 1}}
 LIMIT = 4
 WRONG = "<answer>zzz</answer>"
 

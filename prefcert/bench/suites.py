@@ -20,6 +20,11 @@ SUITES: dict[str, str] = {
     "indeterminacy-algorithmic": "prefcert.bench.indeterminacy.algorithmic",
     "voting-manipulation": "prefcert.bench.voting_manipulation.suite",
     "actionable-indeterminacy": "prefcert.bench.actionable.suite",
+    "actionable-indeterminacy-h2": "prefcert.bench.actionable.h2",
+    "actionable-indeterminacy-wording": "prefcert.bench.actionable.wording",
+    "actionable-indeterminacy-selection": "prefcert.bench.actionable.selection",
+    "actionable-indeterminacy-intersection": "prefcert.bench.actionable.intersection",
+    "actionable-indeterminacy-balanced": "prefcert.bench.actionable.balanced",
 }
 
 

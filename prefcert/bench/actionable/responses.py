@@ -66,7 +66,10 @@ class ParseOptions:
     ``tight_thresholds`` (default): a raised threshold must be at its tight value
     (alternative: any value that restores feasibility). ``require_agent``: the pivotal
     question must name the agent (default: naming the two items suffices; a named agent
-    must be right).
+    must be right). ``stored_repair``: a stable-matching RELAX answer is accepted only
+    when its repair and action are the label's stored pair (the first repair of the
+    label: the gold answer's), the paper's checker (Li et al. 2026, §F) — default: any
+    minimum repair with an action accepted after it.
     """
 
     json: str | None = None
@@ -74,6 +77,7 @@ class ParseOptions:
     strict_nulls: bool = True
     tight_thresholds: bool = True
     require_agent: bool = False
+    stored_repair: bool = False
 
 
 @dataclass(frozen=True)
@@ -290,7 +294,29 @@ def _content(task: DecisionTask, label, r: Response, options: ParseOptions) -> t
         return False, "no readable repair"
     if r.action is None:
         return False, "a RELAX answer needs the action accepted after the repair"
+    if options.stored_repair and task.structure == "stable_matching":
+        return _stored_pair(task, label, edits, r.action)
     return judge_repair(task, label, edits, r.action, tight=options.tight_thresholds)
+
+
+def _stored_pair(task: DecisionTask, label, edits: list[dict], action: Any
+                 ) -> tuple[bool, str]:
+    """The paper's stable-matching RELAX check: the label's stored (first) repair and its
+    action, nothing else."""
+    from ...formal.decision import action_key
+    stored = (label.get("solution") or {}).get("repairs") or []
+    if not stored:
+        return False, "the label stores no repair"
+    rep = stored[0]
+    key = lambda es: sorted(json.dumps(e, sort_keys=True) for e in es)
+    if key(edits) != key(rep["edits"]):
+        return False, "not the stored repair (the paper's stable-matching checker)"
+    try:
+        same = action_key(task, action) == action_key(task, rep["action"])
+    except ValueError as e:
+        return False, f"the action is not an action: {e}"
+    return (same, "the stored repair and action" if same else
+            "not the stored action after the repair (the paper's stable-matching checker)")
 
 
 def gold_response(task: DecisionTask, label: Mapping[str, Any]) -> dict:
@@ -435,20 +461,23 @@ def _finish(task: dict, iid: str, meta: dict) -> dict:
     return out
 
 
-def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: int = 0
-                 ) -> list[dict]:
+def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: int = 0,
+                 design: str = "v3", balanced: bool = False) -> list[dict]:
     """The six instance dicts of one V3 group (Li et al. 2026, §2.2): per source an ACT
     member and an intervention member from one base, with ``meta`` giving the suite, design
-    ``v3``, cell, group, pair, source, role and the number of bases drawn."""
+    (``v3``; ``h2``: the groups of the response-requirement study, drawn apart; ``v3b``:
+    cue-balanced groups, ``balanced=True``), cell, group, pair, source, role and the number
+    of bases drawn."""
     from ...generators.decision import group
-    rng = derive_rng(seed, "v3", structure, n, cell_seed, index)
+    rng = derive_rng(seed, design, structure, n, cell_seed, index)
     cell = f"{structure}-n{n}-s{cell_seed}"
-    gid = f"ai-{cell}-g{index:02d}"
+    gid = f"ai-{cell}-g{index:02d}" if design == "v3" else f"ai-{design}-{cell}-g{index:02d}"
     out = []
     stats: dict = {}
-    for source, pair in group(structure, n, oracle_judge, rng, stats=stats).items():
+    for source, pair in group(structure, n, oracle_judge, rng, stats=stats,
+                              balanced=balanced).items():
         for role, task in zip(("act", "intervention"), pair):
-            meta = {"suite": SUITE, "design": "v3", "cell": cell, "structure": structure,
+            meta = {"suite": SUITE, "design": design, "cell": cell, "structure": structure,
                     "size": n, "seed": cell_seed, "group": gid, "pair": f"{gid}-{source}",
                     "source": source, "role": role, "draws": stats["draws"]}
             out.append(_finish(task, f"{gid}-{source}-{role}", meta))
@@ -456,19 +485,20 @@ def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: in
 
 
 def design_local_pair(structure: str, n: int, cell_seed: int, source: str, index: int, *,
-                      seed: int = 0) -> list[dict]:
+                      seed: int = 0, design: str = "h5") -> list[dict]:
     """The two instance dicts of one H5 local-cue-matched pair (Li et al. 2026, §4.1):
     an ACT member and an intervention member agreeing on the source's surface cues (see
     :mod:`prefcert.generators.decision`)."""
     from ...generators.decision import local_cue_pair
-    rng = derive_rng(seed, "h5", structure, n, cell_seed, source, index)
+    rng = derive_rng(seed, design, structure, n, cell_seed, source, index)
     cell = f"{structure}-n{n}-s{cell_seed}"
-    pid = f"ai-local-{cell}-{source}-p{index}"
+    pid = f"ai-local-{cell}-{source}-p{index}" if design == "h5" else \
+        f"ai-{design}-{cell}-{source}-p{index}"
     out = []
     stats: dict = {}
     pair = local_cue_pair(structure, n, source, oracle_judge, rng, stats=stats)
     for role, task in zip(("act", "intervention"), pair):
-        meta = {"suite": SUITE, "design": "h5", "cell": cell, "structure": structure,
+        meta = {"suite": SUITE, "design": design, "cell": cell, "structure": structure,
                 "size": n, "seed": cell_seed, "group": None, "pair": pid, "source": source,
                 "role": role, "draws": stats["draws"]}
         out.append(_finish(task, f"{pid}-{role}", meta))

@@ -311,6 +311,104 @@ def app_c(scored: Sequence[Mapping[str, Any]]) -> ResultSet:
                                     keep=lambda r: r["category"] != "fc"))
 
 
+def evidence_table(scored: Sequence[Mapping[str, Any]]) -> ResultSet:
+    """The evidence pass rate of the H2 evidence condition per model, design, wording and
+    source (and over all sources), beside FC on the same responses (Li et al. 2026, §5.1,
+    App. E: e.g. 2,094 of 2,160 Astra evidence responses pass). Evidence never enters FC.
+    O(records)."""
+    rows = []
+    for model, recs in by_model(scored).items():
+        ev = [s for s in recs if "evidence_valid" in s]
+        parts = list(_split(ev, ("design", "format", "source")).items()) + \
+            [((d, f, ALL), p) for (d, f), p in _split(ev, ("design", "format")).items()]
+        for (design, fmt, src), part in parts:
+            base = {"design": design, "format": fmt, "source": src, MODEL: model}
+            rows.append({**base, "metric": "evidence_valid",
+                         **_share(sum(bool(s["evidence_valid"]) for s in part), len(part))})
+            rows.append({**base, "metric": "fc",
+                         **_share(sum(bool(s.get("fc")) for s in part), len(part))})
+    return ResultSet(
+        "li-h2-evidence", "Li et al. (2026), §5.1 and App. E (evidence condition)",
+        "Evidence validity (judged apart from FC) and FC in the evidence condition",
+        ["design", "format", "source", "metric"], rows, value="share",
+        note="evidence_valid: every witness the response states is true of the instance and "
+             "the one its gold decision rests on is there (prefcert.bench.actionable."
+             "evidence); a response that does not parse fails. 95 % Wilson intervals.",
+        figure=lambda rs, ax: _bars(ax, rs, ["source"], [MODEL, "metric"]))
+
+
+#: the paired contrasts of the response-requirement and answer-construction designs
+#: (Li et al. 2026, §5.3, §5.4, App. K): (design, wording) from -> to, on the same tasks
+CONTRASTS = ((("h2", "original"), ("h2", "explicit_json")),
+             (("h2", "explicit_json"), ("h2", "explicit_json_evidence")),
+             (("h2", "original"), ("h2", "explicit_json_evidence")),
+             (("k2", "neutral"), ("k2", "reminder")),
+             (("h2", "explicit_json"), ("k1", "selection")),
+             (("k2", "neutral"), ("k1", "selection")))
+
+
+def design_transitions(scored: Sequence[Mapping[str, Any]]) -> list[ResultSet]:
+    """Paired transitions of decisions and FC between two conditions of the H2 / K designs
+    (:data:`CONTRASTS`: original → explicit JSON → evidence; neutral → reminder; generation
+    → selection), per model and source and overall, on the same tasks (H2 pair id and
+    role: the K.1 / K.2 tasks are H2 groups 0–4 with the H2 ids, so records of several
+    suites may be pooled); and the exact McNemar test of each, Holm over a model's tests.
+    Only contrasts whose two conditions are both present are computed. O(records)."""
+    counts, tests = [], []
+    for model, recs in by_model(scored).items():
+        tasks: dict[tuple, dict] = defaultdict(dict)
+        for s in recs:
+            if s.get("pair") is None:
+                continue
+            base = str(s["pair"]).rsplit("/", 1)[0]
+            tasks[(s["source"], base, s["role"])][(s["design"], s["format"])] = s
+        fam = []
+        for a, b in CONTRASTS:
+            both = {k: v for k, v in tasks.items() if a in v and b in v}
+            if not both:
+                continue
+            for unit, key in (("decisions", "decision_correct"), ("FC", "fc")):
+                for src in (*SOURCES, ALL):
+                    ks = [k for k in both if src == ALL or k[0] == src]
+                    if not ks:
+                        continue
+                    f = [bool(both[k][a].get(key)) for k in ks]
+                    g = [bool(both[k][b].get(key)) for k in ks]
+                    n = {"incorrect → correct": sum(not x and y for x, y in zip(f, g)),
+                         "correct → incorrect": sum(x and not y for x, y in zip(f, g)),
+                         "correct in both": sum(x and y for x, y in zip(f, g)),
+                         "incorrect in both": sum(not x and not y for x, y in zip(f, g))}
+                    lab = {"from": "/".join(a), "to": "/".join(b), "unit": unit,
+                           "source": src, MODEL: model}
+                    counts += [{**lab, "transition": t, "value": n[t], "n": len(f)}
+                               for t in TRANSITIONS]
+                    mc = mcnemar_exact(g, f)
+                    fam.append({**lab, "improved": mc["only_first"],
+                                "worsened": mc["only_second"], "n": mc["n"],
+                                "pvalue": mc["pvalue"]})
+        for r, p in zip(fam, adjusted_pvalues([r["pvalue"] for r in fam], "holm")):
+            r["value"] = p
+        tests += fam
+    if not counts:
+        return []
+    note = ("Paired on the same task (H2 pair id and role) in both conditions; tasks seen in "
+            "one condition only are left out. Descriptive counts, as in the paper.")
+    return [
+        ResultSet("li-design-transitions", "Li et al. (2026), §5.3, §5.4, App. K",
+                  "Paired transitions of decisions and FC between response requirements, "
+                  "wordings and answer construction", ["from", "to", "unit", "source",
+                                                       "transition"], counts,
+                  value="count", note=note),
+        ResultSet("li-design-mcnemar", "Li et al. (2026), §5.3, §5.4, App. K, tested",
+                  "Exact McNemar test of each paired contrast", ["from", "to", "unit",
+                                                                  "source"], tests,
+                  value="p (Holm)",
+                  test="Exact McNemar test (two-sided binomial on the discordant tasks, "
+                       "improved vs worsened), within model; Holm over all the contrasts of "
+                       "a model. `pvalue`: unadjusted.", note=note),
+    ]
+
+
 def results(scored: Sequence[Mapping[str, Any]]) -> list[ResultSet]:
     """Every result set of the suite from the scored records of any number of models
     (records without ``model`` are one unnamed model).
@@ -325,7 +423,9 @@ def results(scored: Sequence[Mapping[str, Any]]) -> list[ResultSet]:
     list of ResultSet
         ``li-table5``, ``li-by-structure``, ``li-by-source``, ``li-by-size``, ``li-cells``
         (structure × size × source), ``li-fig4``, ``li-h5-transitions``,
-        ``li-h5-mcnemar``, ``li-appc``.
+        ``li-h5-mcnemar``, ``li-appc``; ``li-h2-evidence`` when records of the H2
+        evidence condition are present; ``li-design-transitions`` and
+        ``li-design-mcnemar`` when two conditions of :data:`CONTRASTS` are.
 
     Notes
     -----
@@ -341,4 +441,6 @@ def results(scored: Sequence[Mapping[str, Any]]) -> list[ResultSet]:
             by_factors(recs, ["source"], "li-by-source", src),
             by_factors(recs, ["size"], "li-by-size", src),
             by_factors(recs, ["structure", "size", "source"], "li-cells", src, figure=False),
-            fig4(recs), *h5_transitions(recs), app_c(recs)]
+            fig4(recs), *h5_transitions(recs), app_c(recs),
+            *([evidence_table(recs)] if any("evidence_valid" in s for s in recs) else []),
+            *design_transitions(recs)]

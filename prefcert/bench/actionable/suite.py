@@ -31,6 +31,7 @@ import json
 from collections.abc import Sequence
 from functools import lru_cache
 
+from ...formal.spec import Convention
 from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
 from ..stats import proportion
 from .results import results
@@ -96,7 +97,16 @@ def sample(row: Row, index: int, ctx) -> Task:
             tag["source"] = f["source"]
         ctx.draw(tag, d["meta"]["draws"])
         ctx.accept(tag)
-    return Task([d], [(d["id"], "decision")], {"question": "decision", **d["meta"]})
+    return Task([d], [(d["id"], "decision")],
+                {"question": "decision", **d["meta"], **matching_repair(ctx)})
+
+
+def matching_repair(ctx) -> dict:
+    """The payload field of the ``matching_repair`` reading: ``{"matching_repair":
+    "stored"}`` under the paper's stable-matching RELAX checker, nothing under the default
+    (so default prompts keep their bytes)."""
+    choice = getattr(ctx, "readings", {}).get("matching_repair", "any_minimum")
+    return {"matching_repair": "stored"} if choice == "stored" else {}
 
 
 def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
@@ -134,7 +144,8 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
                        {**extra, "decision": None, "decision_correct": False, "fc": False,
                         "parsed_ok": False, "error": "timeout"})
     j = judge_response(entry.model(prompt["instance_id"]), lab, answer,
-                       ParseOptions(parse=getattr(entry, "parse", "lenient")))
+                       ParseOptions(parse=getattr(entry, "parse", "lenient"),
+                                    stored_repair=t.get("matching_repair") == "stored"))
     extra.update(decision=j["decision"], decision_correct=j["decision_correct"], fc=j["fc"],
                  parsed_ok=j["parsed"], error=j["error"])
     verdict = "correct" if j["fc"] else "ambiguous" if j["ambiguous"] else \
@@ -193,6 +204,13 @@ def metrics(scored: Sequence[dict]) -> list[dict]:
     return out
 
 
+READINGS = {"matching_repair": Convention("matching_repair", ("any_minimum", "stored"), {
+    "any_minimum": "a stable-matching RELAX answer is fully correct with any minimum "
+                   "repair (tight thresholds) and an action accepted after it",
+    "stored": "only the label's stored repair and action are accepted (the paper's "
+              "stable-matching checker, Li et al. 2026 §F), so FC is comparable with the "
+              "paper's"})}
+
 SUITE = Suite(
     name="actionable-indeterminacy",
     description=("Act, ask or relax (Li et al. 2026): object allocation, meeting scheduling, "
@@ -210,6 +228,7 @@ SUITE = Suite(
     score=score,
     metrics=metrics,
     results=results,
+    readings=READINGS,
     expected_total=4 * 3 * 3 * (20 * 6 + 5 * 3 * 2 * 2),
     engines=("oracle", "cpsat"),
     citation=('Li, A. et al. (2026). '
