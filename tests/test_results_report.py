@@ -104,12 +104,12 @@ def sets() -> dict[str, ResultSet]:
 
 def test_preference_result_sets_are_named_after_the_paper(sets):
     assert list(sets) == ["kw-fig7", "kw-fig2a", "kw-fig2a-test", "kw-fig2b", "kw-fig3a",
-                          "kw-table10-lex", "kw-fig3b"]
+                          "kw-table10-lex", "kw-fig3b", "kw-table22", "kw-table22-cells"]
     src = {k: rs.source for k, rs in sets.items()}
     assert src["kw-fig2a"] == "Khanna & Wang (2026), Fig. 2a"
     assert src["kw-fig3b"] == "Khanna & Wang (2026), Fig. 3b"
     assert all(rs.figure is not None and rs.note for k, rs in sets.items()
-               if k != "kw-fig2a-test")
+               if k not in ("kw-fig2a-test", "kw-table22", "kw-table22-cells"))   # tables
     assert sets["kw-fig7"].models() == ["A", "B", UNNAMED_MODEL]
 
 
@@ -292,18 +292,20 @@ def test_report_cli_three_models_terminal_json_figures(tmp_path):
     assert data["models"] == ["A", "B", "C"]
     keys = [s["key"] for s in data["result_sets"]]
     assert keys == ["kw-fig7", "kw-fig2a", "kw-fig2a-test", "kw-fig2b", "kw-fig3a",
-                    "kw-table10-lex", "kw-fig3b"]
+                    "kw-table10-lex", "kw-fig3b", "kw-table22", "kw-table22-cells"]
     fig2a = next(s for s in data["result_sets"] if s["key"] == "kw-fig2a")
     row = next(x for x in fig2a["rows"] if x["model"] == "A" and x["query"] == "determined")
     assert (row["k"], row["n"], row["value"]) == (3, 5, 0.6)
     assert sorted(p.name for p in figs.iterdir()) == sorted(
-        f"{k}.svg" for k in keys if k != "kw-fig2a-test")          # a table only
+        f"{k}.svg" for k in keys
+        if k not in ("kw-fig2a-test", "kw-table22", "kw-table22-cells"))   # tables only
     svg = (figs / "kw-fig7.svg").read_text()
     assert svg.startswith("<?xml") and re.search(r"<text[^>]*>family / size</text>", svg)
     assert re.search(r"<text[^>]*>accuracy</text>", svg) and 'id="DejaVuSans-' not in svg
     assert "Fig. 7" in svg                               # titled with the paper's figure
     html = page.read_text()
-    assert all(f'data-key="{k}"' in html for k in keys if k != "kw-fig2a-test")
+    assert all(f'data-key="{k}"' in html for k in keys
+               if k not in ("kw-fig2a-test", "kw-table22", "kw-table22-cells"))
     assert "Fig. 2a, tested" in html
     assert "[A] Accuracy by format" in html and "[C] Accuracy by format" in html
 
@@ -406,3 +408,27 @@ def test_metrics_and_size_tests_are_per_model():
                                                              ("B", [0, 2], [2, 2])]
     assert [t["pvalue"] for t in tests] == pytest.approx([1 / 3, 1 / 3])
     assert [t["pvalue_holm"] for t in tests] == pytest.approx([2 / 3, 2 / 3])
+
+
+def test_table22_counts_cells_whose_ff_and_mcq_intervals_do_not_overlap():
+    """Khanna & Wang Table 22 by hand. Model A, undetermined SI atomic n=50: ff 0/20, mcq
+    20/20 (Wilson 95 %: [0, 0.161] and [0.839, 1], apart); SI atomic n=100: ff 1/2, mcq 1/2
+    (overlap); an ffk-only cell and a determined cell are not compared. Model B: one cell,
+    ff 2/2 vs mcq 0/2 ([0.342, 1] vs [0, 0.658], overlap)."""
+    recs = []
+    recs += [atomic("A", "incorrect", "SI", 50, "ff", False) for _ in range(20)]
+    recs += [atomic("A", "correct", "SI", 50, "mcq", False) for _ in range(20)]
+    recs += [atomic("A", v, "SI", 100, f, False) for f in ("ff", "mcq")
+             for v in ("correct", "incorrect")]
+    recs += [atomic("A", "correct", "SI", 200, "ffk", False),
+             atomic("A", "correct", "SO", 50, "ff", True),
+             atomic("A", "incorrect", "SO", 50, "mcq", True)]
+    recs += [atomic("B", "correct", "SI", 50, "ff", False) for _ in range(2)]
+    recs += [atomic("B", "incorrect", "SI", 50, "mcq", False) for _ in range(2)]
+    got = {rs.key: rs for rs in results(recs)}
+    assert table(got["kw-table22"]) == {("cells compared",): (2, 1),
+                                        ("significant cells",): (1, 0)}
+    cells = {(r["model"], r["size"]): (r["separated"], round(r["value"], 3))
+             for r in got["kw-table22-cells"].rows}
+    assert cells == {("A", 50): (True, 1.0), ("A", 100): (False, 0.0),
+                     ("B", 50): (False, -1.0)}
