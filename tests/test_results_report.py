@@ -432,3 +432,41 @@ def test_table22_counts_cells_whose_ff_and_mcq_intervals_do_not_overlap():
              for r in got["kw-table22-cells"].rows}
     assert cells == {("A", 50): (True, 1.0), ("A", 100): (False, 0.0),
                      ("B", 50): (False, -1.0)}
+
+
+def test_score_several_answers_files_is_several_models_compared_pairwise(tmp_path):
+    """prefcert score PROMPTS A B C: one model per file (named by their stems), metrics per
+    model, and the exact McNemar test of every pair with Holm. By hand, on the 61 prompts
+    of the size-50 preference suite: A gives every gold answer, B junk everywhere, C the
+    gold on the first 30 prompts and junk after. Discordant pairs all go one way, so the
+    two-sided exact p is 2 · 0.5^d: A–B d = 61, A–C d = 31, B–C d = 30 (for C). Holm over
+    the three: 3 · 2 · 0.5^61, then max(that, 2 · 2 · 0.5^31) = 0.5^29, then 0.5^29."""
+    out = tmp_path / "b"
+    run("generate", SUITE, "-o", str(out), "--per-cell", "1", "--sizes", "50")
+    prompts = [json.loads(x) for x in (out / "prompts.jsonl").read_text().splitlines()]
+    assert len(prompts) == 61
+    files = []
+    for name, good in (("A", 61), ("B", 0), ("C", 30)):
+        f = tmp_path / f"{name}.answers.jsonl"
+        f.write_text("".join(json.dumps({"id": p["id"], "answer": p["answer"] if i < good
+                                         else "xyzzy plugh"}) + "\n"
+                             for i, p in enumerate(prompts)))
+        files.append(str(f))
+    sc = tmp_path / "s.jsonl"
+    r = run("score", str(out / "prompts.jsonl"), *files, "-o", str(sc), "--json")
+    recs = [json.loads(x) for x in sc.read_text().splitlines()]
+    right = {m: sum(x["verdict"] == "correct" for x in recs if x["model"] == m) for m in "ABC"}
+    assert right == {"A": 61, "B": 0, "C": 30}
+    tests = [json.loads(x) for x in r.stdout.splitlines()
+             if '"test": "mcnemar_exact"' in x]
+    got = {(t["first"], t["second"]): (t["n"], t["only_first"], t["only_second"]) for t in tests}
+    assert got == {("A", "B"): (61, 61, 0), ("A", "C"): (61, 31, 0), ("B", "C"): (61, 0, 30)}
+    p = {(t["first"], t["second"]): (t["pvalue"], t["pvalue_holm"]) for t in tests}
+    assert p[("A", "B")] == pytest.approx((2 * 0.5 ** 61, 6 * 0.5 ** 61))
+    assert p[("A", "C")] == pytest.approx((2 * 0.5 ** 31, 0.5 ** 29))
+    assert p[("B", "C")] == pytest.approx((2 * 0.5 ** 30, 0.5 ** 29))
+    table = run("score", str(out / "prompts.jsonl"), *files).stdout
+    assert "models compared: exact McNemar" in table and "model=C" in table
+    bad = run("score", str(out / "prompts.jsonl"), *files, "--model", "x", check=False)
+    assert bad.returncode == 2 and "once per ANSWERS file" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1

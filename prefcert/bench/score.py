@@ -152,6 +152,45 @@ def compare(first: Sequence[dict], second: Sequence[dict]) -> dict:
     return mcnemar_exact([a[k] for k in common], [b[k] for k in common])
 
 
+def compare_models(scores: Sequence[dict]) -> list[dict]:
+    """The exact McNemar test of every pair of models in ``scores`` on the prompts (and
+    epochs) both answered, with Holm's adjusted p-value over the pairs.
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records of any number of models (``model``; see
+        :func:`~prefcert.bench.results.by_model`), keyed by ``id`` and ``epoch``.
+
+    Returns
+    -------
+    list of dict
+        One per pair (first-seen order): ``first``, ``second``, ``n`` paired prompts,
+        ``only_first`` / ``only_second`` correct, ``pvalue`` and ``pvalue_holm``; empty for
+        fewer than two models. O(M² R) for M models and R records.
+
+    References
+    ----------
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2). Holm, S. (1979). A simple sequentially
+    rejective multiple test procedure. Scand. J. Statist. 6(2).
+    """
+    import itertools
+
+    from .results import by_model
+    from .stats import adjusted_pvalues, mcnemar_exact
+    right = {m: {(s["id"], s.get("epoch")): s["verdict"] == "correct" for s in recs}
+             for m, recs in by_model(scores).items()}
+    out = []
+    for a, b in itertools.combinations(right, 2):
+        common = [k for k in right[a] if k in right[b]]
+        out.append({"first": a, "second": b, **mcnemar_exact([right[a][k] for k in common],
+                                                              [right[b][k] for k in common])})
+    for t, p in zip(out, adjusted_pvalues([t["pvalue"] for t in out], "holm")):
+        t["pvalue_holm"] = p
+    return out
+
+
 SIZE_TEST_FAMILIES = ("paper", "all")
 
 

@@ -93,13 +93,15 @@ def suites():
 
 @click.command()
 @click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path),
-                metavar="PROMPTS ANSWERS | LOG...")
+                metavar="PROMPTS ANSWERS... | LOG...")
 @click.option("-o", "--out", type=OutputPath(),
               help="Write one scored record per answer to this JSONL file.")
 @click.option("--against", type=click.Path(path_type=Path),
               help="A second answers file: exact McNemar test on the common prompts.")
-@click.option("--model", help="The model that wrote ANSWERS (a field of every scored "
-                              "record; Inspect logs name their own).")
+@click.option("--model", "models", multiple=True, metavar="NAME",
+              help="The model that wrote an ANSWERS file (a field of every scored record), "
+                   "once per file in the files' order; several files without it are named "
+                   "by their file stems. Inspect logs name their own.")
 @click.option("--size-tests", type=click.Choice(["paper", "all"]), default="paper",
               show_default=True,
               help="Fisher's exact tests across sizes: the ones the suite's paper reports, "
@@ -112,20 +114,22 @@ def suites():
                    "tags, final lines, abstentions in words, ambiguous answers as their own "
                    "verdict) or strict (the papers' literal protocol only: the <answer> tag, "
                    "the 'Final ballot:' line, the bare JSON object, a number-only answer).")
-def score(sources, out, against, model, size_tests, as_json, parse):
+def score(sources, out, against, models, size_tests, as_json, parse):
     """Score model answers: ANSWERS (JSONL of {"id", "answer"}) against the benchmark
     PROMPTS (prompts.jsonl, a Parquet split or the benchmark folder, with labels.jsonl and
     instances.jsonl), or every sample (and epoch) of one or more Inspect logs (.eval
-    files or folders of them) of a prefcert task. Prints every metric with its 95 % Wilson
-    interval, and the Fisher exact tests across sizes that the suite's paper reports (with
-    multiplicity adjustments)."""
+    files or folders of them) of a prefcert task. Several ANSWERS files are several
+    models, scored on the same prompts. Prints every metric with its 95 % Wilson
+    interval per model, the Fisher exact tests across sizes that the suite's paper reports
+    (with multiplicity adjustments), and with several models the exact McNemar test of
+    every pair of them on their common prompts (Holm over the pairs)."""
     from ..bench import score as sc
     logs = bool(sources) and all(_is_log(x) for x in sources)
     try:
         if out is not None:
             check_output(out)
         if logs:
-            if against or model:
+            if against or models:
                 raise InstanceError("--against and --model are for answers files (a log "
                                     "names its model)")
             from ..bench.inspect.logs import log_samples, score_samples, unfinished
@@ -136,25 +140,31 @@ def score(sources, out, against, model, size_tests, as_json, parse):
             scores = score_samples(samples)
             other = None
         else:
-            if len(sources) != 2:
-                raise InstanceError("give PROMPTS and ANSWERS, or Inspect logs (.eval)",
+            if len(sources) < 2:
+                raise InstanceError("give PROMPTS and ANSWERS..., or Inspect logs (.eval)",
                                     value=" ".join(map(str, sources)))
-            prompts, answers = sources
+            prompts, files = sources[0], list(sources[1:])
+            if against and len(files) > 1:
+                raise InstanceError("--against compares one ANSWERS file with another; "
+                                    "several ANSWERS files are compared pairwise already")
+            names = _answer_models(files, models)
             bench = sc.Benchmark.read(prompts)
-            refuse_inputs([out], [*bench.files, answers, against])
-            given = sc.read_answers(answers, known=bench.by_id)
-            scores = [{**r, "model": model}
-                      for r in sc.score_answers(bench, given, parse)]
+            refuse_inputs([out], [*bench.files, *files, against])
+            scores = []
+            for answers, name in zip(files, names):
+                given = sc.read_answers(answers, known=bench.by_id)
+                scores += [{**r, "model": name} for r in sc.score_answers(bench, given, parse)]
+                if len(given) < len(bench.prompts):
+                    click.echo(f"prefcert: {len(bench.prompts) - len(given)} of "
+                               f"{len(bench.prompts)} prompts have no answer in {answers}: "
+                               f"they are left out of every metric, and metrics over pairs "
+                               f"or groups of prompts use complete ones only (write "
+                               f"{{\"id\": ..., \"timeout\": true}} to count one as a "
+                               f"timeout).", err=True)
             other = sc.score_answers(bench, sc.read_answers(against, known=bench.by_id),
                                      parse) if against else None
     except InstanceError as e:
         bad_input(e)
-    if not logs and len(given) < len(bench.prompts):
-        click.echo(f"prefcert: {len(bench.prompts) - len(given)} of {len(bench.prompts)} "
-                   f"prompts have no answer in {answers}: they are left out of every metric, "
-                   f"and metrics over pairs or groups of prompts use complete ones only "
-                   f"(write {{\"id\": ..., \"timeout\": true}} to count one as a timeout).",
-                   err=True)
     if out:
         try:
             from ..bench.generate import write_jsonl
@@ -164,6 +174,7 @@ def score(sources, out, against, model, size_tests, as_json, parse):
     rows = sc.metrics_by_model(scores)          # never pooled across models
     tests = sc.size_tests(scores, size_tests)
     mc = sc.compare(scores, other) if other is not None else None
+    pairs = sc.compare_models(scores)
     if as_json:
         for r in rows:
             click.echo(json.dumps(r, sort_keys=True))
@@ -171,8 +182,30 @@ def score(sources, out, against, model, size_tests, as_json, parse):
             click.echo(json.dumps({"test": "fisher_exact", **t}, sort_keys=True))
         if mc:
             click.echo(json.dumps({"test": "mcnemar_exact", **mc}, sort_keys=True))
+        for t in pairs:
+            click.echo(json.dumps({"test": "mcnemar_exact", **t}, sort_keys=True))
         return
-    _print_metrics(rows, tests, mc, size_tests, sorted({s["suite"] for s in scores}))
+    _print_metrics(rows, tests, mc, size_tests, sorted({s["suite"] for s in scores}), pairs)
+
+
+def _answer_models(files, models) -> list[str | None]:
+    """The model of each ANSWERS file: ``--model`` once per file, or for one file none
+    (records without a model), or for several the file stems, which must then differ."""
+    if models:
+        if len(models) != len(files):
+            raise InstanceError(f"give --model once per ANSWERS file, in the same order "
+                                f"({len(files)} file(s), {len(models)} --model)",
+                                value=" ".join(models))
+        names = list(models)
+    elif len(files) == 1:
+        return [None]
+    else:
+        names = [Path(f).name.split(".")[0] for f in files]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        raise InstanceError("two ANSWERS files would be the same model (name each with "
+                            "--model)", value=dup)
+    return names
 
 
 def _is_log(path: Path) -> bool:
@@ -180,7 +213,7 @@ def _is_log(path: Path) -> bool:
     return is_log(path)
 
 
-def _print_metrics(rows, tests, mc, family="paper", suites=()) -> None:
+def _print_metrics(rows, tests, mc, family="paper", suites=(), pairs=()) -> None:
     from rich.console import Console
     from rich.table import Table
     console = Console(width=None if sys.stdout.isatty() else 200)
@@ -200,6 +233,17 @@ def _print_metrics(rows, tests, mc, family="paper", suites=()) -> None:
         console.print(f"McNemar (exact) on {mc['n']} paired prompts: only first correct "
                       f"{mc['only_first']}, only second {mc['only_second']}, "
                       f"p = {mc['pvalue']:.4g}")
+    if pairs:
+        from rich.table import Table
+        t = Table(title="models compared: exact McNemar test on the prompts both answered "
+                        "(paired; Holm's adjustment over the pairs)", title_justify="left")
+        for c in ("first", "second", "paired prompts", "only first correct",
+                  "only second correct", "p", "p Holm"):
+            t.add_column(c)
+        for x in pairs:
+            t.add_row(x["first"], x["second"], str(x["n"]), str(x["only_first"]),
+                      str(x["only_second"]), f"{x['pvalue']:.4g}", f"{x['pvalue_holm']:.4g}")
+        console.print(t)
 
 
 def _print_size_tests(console, tests, family, suites) -> None:
