@@ -3,7 +3,7 @@
 The rule (docs/architecture.md, "Cross-checks within a budget"): once an engine has given
 a certificate, the engines after it only cross-check; under ``budget`` they run when the
 instance's canonical JSON has at most 1024 characters or the first 8 hex digits of its
-SHA-256 are divisible by 16. The expected sample membership below is computed in the test
+SHA-256 are divisible by 64. The expected sample membership below is computed in the test
 from that written rule with hashlib (not by prefcert), and the ``always`` labels are the
 ones main printed before the option existed (tests/data/cross_check/main-labels.jsonl).
 """
@@ -42,8 +42,8 @@ def canonical(data: dict) -> str:
 
 
 def sampled(data: dict) -> bool:
-    """The written rule, restated here: first 8 hex digits of the SHA-256, mod 16."""
-    return int(hashlib.sha256(canonical(data).encode()).hexdigest()[:8], 16) % 16 == 0
+    """The written rule, restated here: first 8 hex digits of the SHA-256, mod 64."""
+    return int(hashlib.sha256(canonical(data).encode()).hexdigest()[:8], 16) % 64 == 0
 
 
 def large_smti(want_sampled: bool) -> dict:
@@ -64,11 +64,13 @@ def drop_seconds(lab: dict) -> dict:
 
 # ------------------------------------------------------------------ the sample
 
-def test_sample_is_one_in_sixteen_by_the_first_hex_digits():
+def test_sample_is_one_in_sixty_four_by_the_first_hex_digits():
     zeros = "0" * 64
     assert budget.in_sample(zeros)
-    assert budget.in_sample("00000010" + "f" * 56)        # 16
-    assert budget.in_sample("000001f0" + "1" * 56)        # 496 = 31 * 16
+    assert budget.in_sample("00000040" + "f" * 56)        # 64
+    assert budget.in_sample("000001c0" + "1" * 56)        # 448 = 7 * 64
+    assert not budget.in_sample("00000010" + "0" * 56)    # 16
+    assert not budget.in_sample("00000020" + "0" * 56)    # 32
     assert not budget.in_sample("00000001" + "0" * 56)
     assert not budget.in_sample("0000000f" + "0" * 56)
     assert not budget.in_sample("ffffffff" + "0" * 56)    # 2**32 - 1 is odd

@@ -93,7 +93,7 @@ def label(instance: InstanceLike, question: Question, *,
         The engines that run after the label's proof is settled only cross-check its
         verdict (a record, never the proof). ``always`` runs them all; ``never`` none;
         ``budget`` runs them when the instance is small (canonical JSON of at most
-        1024 characters) or in the 1-in-16 sample chosen by its ``instance_sha256``,
+        1024 characters) or in the 1-in-64 sample chosen by its ``instance_sha256``,
         and always when ``engines`` names them (:mod:`prefcert.formal.budget`). The
         decision reads the instance alone, never the clock, so labels are reproducible.
 

@@ -97,7 +97,7 @@ def beside(file: str, out: Path) -> str:
 @click.option("--cross-check", "cross_check", default="budget", show_default=True,
               metavar="always|budget|never",
               help="Run the engines that only cross-check a verdict already proven: always, "
-                   "never, or within the budget (small instances and a 1-in-16 sample of "
+                   "never, or within the budget (small instances and a 1-in-64 sample of "
                    "instances by content hash). A label says which it skipped.")
 @click.option("--seed", type=SEED_RANGE, default=0, show_default=True, help="Solver seed.")
 @click.option("--semantics", type=click.Choice(["unknown", "truncated"]),
