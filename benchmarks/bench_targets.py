@@ -31,7 +31,13 @@ Rows:
   oracle's linear top-trading-cycles path against its round-by-round segmentation (the
   path markets with ties above the own house take), and the whole label and check
   processes;
-- ``jobs``: ``prefcert label instances/`` with ``--jobs 2`` against ``--jobs 1``.
+- ``jobs``: ``prefcert label instances/`` with ``--jobs 2`` against ``--jobs 1``;
+- ``irv-m20``: IRV manipulation at m = 20 (n = 50 impartial-culture voters, ``--irv-count``
+  instances), each labelled in this process under ``cross_check="budget"`` (the default)
+  and ``"always"``: seconds per instance (median and mean) and the ratio;
+- ``smti-5000``: ``prefcert label`` of 5,000 SMTI markets of n = 10 (ties p = 0.2, three
+  notions: 15,000 labels, to stdout) with the default engines and cross-check budget,
+  against ``--engines oracle`` (oracle only), and the ratio.
 
 Targets (issue "label at the speed of reading the input") are printed beside each row;
 nothing is asserted. A timing script, not a test.
@@ -237,6 +243,54 @@ def peers(work: Path) -> None:
          "scipy linear_sum_asgn", "")
 
 
+def irv_m20(count: int) -> None:
+    """IRV manipulation, m = 20: per-instance label seconds, cross-check budget vs always."""
+    from prefcert.encodings import set_cpsat_workers
+    from prefcert.formal import budget
+    from prefcert.formal.instances import from_object
+    from prefcert.generators.election import impartial_culture_election
+    from prefcert.pipeline.jobs import label, plan
+    set_cpsat_workers(max(1, os.cpu_count() or 1))      # as prefcert label --jobs 1
+    times: dict[str, list[float]] = {"budget": [], "always": []}
+    sampled = 0
+    for s in range(count):
+        data = impartial_culture_election(20, 50, seed=9000 + s, rule="irv")
+        inst = from_object(data, "<bench>", None, f"irv-m20-{s}")
+        sampled += budget.due(inst.sha256, inst.size)
+        (job,) = plan([inst], ["manipulation"])
+        labs = {}
+        for mode in ("budget", "always"):
+            t0 = time.perf_counter()
+            labs[mode] = label(job, time_limit=60.0, cross_check=mode)
+            times[mode].append(time.perf_counter() - t0)
+        assert labs["budget"]["verdict"] == labs["always"]["verdict"]
+    med = {k: statistics.median(v) for k, v in times.items()}
+    mean = {k: statistics.fmean(v) for k, v in times.items()}
+    line("irv-m20", f"median s/instance, budget ({count} inst.)", med["budget"],
+         med["always"], "always (median)", "<= 0.1 s")
+    line("irv-m20", f"mean s/instance, budget ({sampled} due)", mean["budget"],
+         mean["always"], "always (mean)", "")
+    line("irv-m20", "max s/instance, budget", max(times["budget"]), max(times["always"]),
+         "always (max)", "")
+
+
+def smti_5000(work: Path, exe: str, count: int = 5000) -> None:
+    """5,000 SMTI markets of n = 10, three notions: default (budget) vs oracle only."""
+    from prefcert.generators.stable_matching import sample_smti
+    path = work / f"smti-n10-{count}.jsonl"
+    if not path.exists():
+        path.write_text("".join(json.dumps(sample_smti(10, tie_prob=0.2, seed=s,
+                                                       id=f"smti-{s}")) + "\n"
+                                for s in range(count)))
+    t_default = run([exe, "label", str(path)])[0]
+    t_oracle = run([exe, "label", str(path), "--engines", "oracle"])[0]
+    t_never = run([exe, "label", str(path), "--cross-check", "never"])[0]
+    line("smti-5000", "label 15,000 (stdout), default = budget", t_default, t_oracle,
+         "--engines oracle", "<= 2x oracle only")
+    line("smti-5000", "label 15,000 (stdout), --cross-check never", t_never, t_oracle,
+         "--engines oracle", "")
+
+
 # ------------------------------------------------------------------ rows
 
 def main() -> None:
@@ -245,6 +299,7 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/prefcert-bench-targets"))
     ap.add_argument("--rows", default="all")
     ap.add_argument("--jobs-repeat", type=int, default=2)
+    ap.add_argument("--irv-count", type=int, default=12)
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     exe = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or "prefcert"
@@ -312,6 +367,10 @@ def main() -> None:
              "checker", "")
         line("strict-core", "  oracle alone: linear top trading cycles", t1 - tp, t3 - t2,
              "round-by-round segm.", "")
+    if want("irv-m20"):
+        irv_m20(args.irv_count)
+    if want("smti-5000"):
+        smti_5000(args.work, exe)
     if want("jobs"):
         times = {"1": [], "2": []}
         for _ in range(args.jobs_repeat):

@@ -26,7 +26,9 @@ class Instance:
     """One instance as read: its raw JSON object and where it came from.
 
     ``line`` is the 1-based line of a JSONL file (None for a whole-file JSON or PrefLib file).
-    ``sha256`` hashes the canonical JSON of ``data`` so labels can be tied to it.
+    ``sha256`` hashes the canonical JSON of ``data`` so labels can be tied to it;
+    ``size`` is that JSON's length (the size measure of the cross-check budget,
+    :mod:`prefcert.formal.budget`).
     """
 
     id: str
@@ -37,6 +39,7 @@ class Instance:
     sha256: str = field(default="", compare=False)
     overridden: tuple[str, ...] = field(default=(), compare=False)   # conventions set by
                                                                       # with_readings
+    size: int = field(default=0, compare=False)
 
     @property
     def questions(self) -> list[Any] | None:
@@ -55,8 +58,13 @@ def label_key(iid: str, asked: Any) -> tuple[str, str]:
 
 
 def canonical_sha256(data: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":"))
-                          .encode()).hexdigest()
+    return _canonical(data)[0]
+
+
+def _canonical(data: dict[str, Any]) -> tuple[str, int]:
+    """(SHA-256, length) of the canonical JSON of ``data``."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest(), len(text)
 
 
 def from_object(obj: Any, file: str, line: int | None, default_id: str) -> Instance:
@@ -72,7 +80,8 @@ def from_object(obj: Any, file: str, line: int | None, default_id: str) -> Insta
     q = obj.get("questions")
     if q is not None and not isinstance(q, list):
         raise InstanceError("'questions' must be a list", file=file, line=line, value=q)
-    return Instance(iid, domain, obj, file, line, canonical_sha256(obj))
+    sha, size = _canonical(obj)
+    return Instance(iid, domain, obj, file, line, sha, size=size)
 
 
 def with_readings(inst: Instance, *, semantics: str | None = None,

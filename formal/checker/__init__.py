@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from .. import budget
 from ..errors import CertificateError, InstanceError
 from ..outcome import UNKNOWN
 from ..spec import INCORRECT, DomainSpec
@@ -28,6 +29,9 @@ AGREEMENT = "engine_agreement"
 LABEL_FIELDS = ("id", "domain", "question", "verdict", "solution", "certificate", "engines",
                 "checked", "source", "instance_sha256")
 READING_FIELDS = ("semantics", "conventions")
+#: The field of a label that skipped cross-check engines (:mod:`prefcert.formal.budget`):
+#: ``{"skipped": [engine, ...], "reason": "budget" | "never"}``.
+CROSS_CHECK_FIELD = "cross_check"
 #: The field a benchmark's labels add (``prefcert generate``: ``labels.jsonl`` holds labels
 #: as ``prefcert label`` writes them plus ``label_id``, the engines' timings dropped).
 BENCHMARK_FIELD = "label_id"
@@ -107,8 +111,8 @@ def check_label(spec: DomainSpec, label: dict, model: Any, question: str, params
         verify(label["verdict"], label.get("solution"), cert)
 
 
-def check_record(spec: DomainSpec, label: Any, model: Any, question: str, params: Any
-                 ) -> bool:
+def check_record(spec: DomainSpec, label: Any, model: Any, question: str, params: Any,
+                 *, size: int | None = None) -> bool:
     """Verify every field of a label read back from a file, against its instance's model
     (``question``, ``params``: the label's question as resolved by ``spec``). The caller
     has matched ``id``, ``source``, ``instance_sha256`` and the readings (``semantics``,
@@ -124,6 +128,11 @@ def check_record(spec: DomainSpec, label: Any, model: Any, question: str, params
       "seconds"}``, whose every decided verdict is the label's (``unknown`` a timeout, a
       bound such as ``bounded`` beside an ``optimal`` label), at least one of them the
       label's (a refutation, ``incorrect``, may name none);
+    - ``cross_check``, where present, names the skipped engines (distinct, none of them
+      in ``engines``) and a reason of :data:`prefcert.formal.budget.REASONS`; ``budget``
+      only for an instance whose cross-check was not due: outside the sample (read from
+      ``instance_sha256``) and, when the caller gives the instance's ``size`` (the
+      length of its canonical JSON), larger than the budget;
     - a certificate that is a proof is always verified (:func:`check`), and the label
       must then say ``"checked": true``; an engine-agreement record (no proof) must say
       ``"checked": false``, carry the label's verdict and name exactly its decided
@@ -140,7 +149,7 @@ def check_record(spec: DomainSpec, label: Any, model: Any, question: str, params
     if bench and (not isinstance(label[BENCHMARK_FIELD], str) or not label[BENCHMARK_FIELD]):
         raise CertificateError(f"{BENCHMARK_FIELD!r} must be a non-empty string")
     unknown = [k for k in label if k not in LABEL_FIELDS and k not in READING_FIELDS
-               and k != BENCHMARK_FIELD]
+               and k != BENCHMARK_FIELD and k != CROSS_CHECK_FIELD]
     if unknown:
         raise CertificateError(f"the label has an unknown field {unknown[0]!r:.40}")
     if label["domain"] != spec.name:
@@ -155,6 +164,9 @@ def check_record(spec: DomainSpec, label: Any, model: Any, question: str, params
     verdict, cert, checked = label["verdict"], label["certificate"], label["checked"]
     decided = _engines(label["engines"], verdict, spec.questions[question].partial,
                        timed=not bench)
+    if CROSS_CHECK_FIELD in label:
+        _cross_check(label[CROSS_CHECK_FIELD], label["engines"], label["instance_sha256"],
+                     size)
     if not isinstance(checked, bool):
         raise CertificateError(f"'checked' must be true or false, not {checked!r:.20}")
     if isinstance(cert, dict) and cert.get("type") == AGREEMENT:
@@ -198,6 +210,40 @@ def check_readings(spec: DomainSpec, label: dict, model: Any, question: str, par
     if conv != want:
         raise CertificateError(f"the label records conventions {conv}, its question depends "
                                f"on {want}")
+
+
+def _cross_check(record: Any, engines: list, sha256: Any, size: int | None) -> None:
+    """A label's ``cross_check`` record: the engines it skipped and a documented reason,
+    true of the instance (:mod:`prefcert.formal.budget`)."""
+    form = "{\"skipped\": [engine, ...], \"reason\": " + \
+        " | ".join(f'"{r}"' for r in budget.REASONS) + "}"
+    if not isinstance(record, dict) or set(record) != {"skipped", "reason"}:
+        raise CertificateError(f"'cross_check' is {form}, not {record!r:.60}")
+    skipped, reason = record["skipped"], record["reason"]
+    if not isinstance(reason, str) or reason not in budget.REASONS:
+        raise CertificateError(f"'cross_check' gives the reason {reason!r:.40}; the reasons "
+                               f"are {', '.join(budget.REASONS)}")
+    ran = {e["engine"] for e in engines}
+    if not isinstance(skipped, list) or not skipped or \
+            not all(isinstance(n, str) and n for n in skipped) or \
+            len(set(skipped)) != len(skipped):
+        raise CertificateError(f"'cross_check' skipped must be a non-empty list of distinct "
+                               f"engine names, not {skipped!r:.60}")
+    both = [n for n in skipped if n in ran]
+    if both:
+        raise CertificateError(f"engine {both[0]!r:.40} is both in 'engines' and skipped")
+    if reason == "budget":
+        if not isinstance(sha256, str) or len(sha256) != 64 or \
+                any(c not in "0123456789abcdef" for c in sha256):
+            raise CertificateError("'instance_sha256' must be 64 hex digits")
+        if budget.in_sample(sha256):
+            raise CertificateError("the cross-check was skipped for the budget, but the "
+                                   "instance is in the sample, whose cross-check is always "
+                                   "run")
+        if size is not None and size <= budget.MAX_BYTES:
+            raise CertificateError(f"the cross-check was skipped for the budget, but the "
+                                   f"instance is within it ({size} <= {budget.MAX_BYTES} "
+                                   f"characters of canonical JSON)")
 
 
 def _engines(engines: Any, verdict: str, partial: tuple[str, ...], timed: bool = True

@@ -14,7 +14,7 @@ from ..formal.errors import CertificateError, InstanceError
 from ..formal.files import read_paths
 from ..formal.instances import Instance, from_object
 from . import arguments as arg
-from .types import AuditResult, Classification, InstanceLike, Label, Question
+from .types import AuditResult, Classification, CrossCheck, InstanceLike, Label, Question
 
 
 def read(path: str | os.PathLike[str]) -> list[Instance]:
@@ -73,7 +73,7 @@ def _instance(instance: object) -> Instance:
 
 def label(instance: InstanceLike, question: Question, *,
           engines: Sequence[str] | None = None, time_limit: float = 10.0,
-          seed: int = 0) -> Label:
+          seed: int = 0, cross_check: CrossCheck = "budget") -> Label:
     """Answer one question about an instance with a certified label.
 
     Parameters
@@ -89,19 +89,29 @@ def label(instance: InstanceLike, question: Question, *,
         Seconds per solver call; a timed-out engine answers ``unknown``.
     seed : int, default 0
         Solver seed.
+    cross_check : {"budget", "always", "never"}, default "budget"
+        The engines that run after the label's proof is settled only cross-check its
+        verdict (a record, never the proof). ``always`` runs them all; ``never`` none;
+        ``budget`` runs them when the instance is small (canonical JSON of at most
+        1024 characters) or in the 1-in-64 sample chosen by its ``instance_sha256``,
+        and always when ``engines`` names them (:mod:`prefcert.formal.budget`). The
+        decision reads the instance alone, never the clock, so labels are reproducible.
 
     Returns
     -------
     Label
         The label (a dict): ``id``, ``domain``, ``question``, ``verdict``, ``solution``,
         ``certificate``, ``engines``, ``checked``, ``source``, ``instance_sha256``, and
-        ``semantics`` / ``conventions`` where they apply.
+        ``semantics`` / ``conventions`` where they apply; ``cross_check``
+        (``{"skipped": [engine, ...], "reason": "budget" | "never"}``) when a
+        cross-check engine was skipped.
 
     Raises
     ------
     InstanceError
         Bad instance or question; a time limit that is not a positive, finite number, a
-        seed outside 0..2³¹−1 or an engine the question does not have.
+        seed outside 0..2³¹−1, an engine the question does not have or a ``cross_check``
+        other than the three words.
     Disagreement
         Engines disagree or a certificate is rejected (``.report`` holds the details).
     Undecided
@@ -119,15 +129,20 @@ def label(instance: InstanceLike, question: Question, *,
     Notes
     -----
     Runs the question's engines, requires them to agree, and emits the label only when
-    the trusted checker accepts its certificate.
+    the trusted checker accepts its certificate. Complexity: the engines' (an
+    ``always`` cross-check may cost far more than the proof, e.g. CP-SAT on IRV
+    manipulation at m = 20); the budget decision is O(1).
     """
+    from ..formal.budget import MODES
     from ..pipeline.jobs import label as run_label
     from ..pipeline.jobs import plan
     arg.seconds(time_limit)
     arg.seed(seed)
+    arg.choice(cross_check, "cross_check", MODES)
     job = plan([_instance(instance)], [question])[0]
     names = arg.engines(engines, [(job.question.name, job.question.engines, None, None)])
-    return cast(Label, run_label(job, engines=names, time_limit=time_limit, seed=seed))
+    return cast(Label, run_label(job, engines=names, time_limit=time_limit, seed=seed,
+                                 cross_check=cross_check))
 
 
 def check(lab: Label | Mapping[str, Any], instance: InstanceLike) -> bool:
@@ -178,7 +193,7 @@ def check(lab: Label | Mapping[str, Any], instance: InstanceLike) -> bool:
     model = dspec.parse(inst.data)
     name, params = dspec.question(record.get("question"))
     checker.check_readings(dspec, record, model, name, params, inst.overridden)
-    if not checker.check_record(dspec, record, model, name, params):
+    if not checker.check_record(dspec, record, model, name, params, size=inst.size):
         raise CertificateError("engine agreement is a record, not a proof: nothing to verify")
     return True
 

@@ -13,11 +13,12 @@ Inputs
     ``Profile`` (voter -> a weak order or a partial-order object), ``Ballot``,
     ``InstanceLike`` (an :class:`~prefcert.formal.instances.Instance` or its JSON object),
     ``Question`` (a name or a question object), and the word sets ``Notion``,
-    ``Semantics``, ``Unit``, ``Judgments``, ``JsonMode``, ``ParseMode``, ``Framing``,
+    ``Semantics``, ``CrossCheck``, ``Unit``, ``Judgments``, ``JsonMode``, ``ParseMode``, ``Framing``,
 ``Reading``.
 Outputs
     ``Matching`` (agent -> partner), ``Certificate`` (a JSON object with a ``type``),
-    ``Label`` (the fields of docs/architecture.md, "Formats"), ``Verdict`` (every verdict
+    ``Label`` (the fields of docs/architecture.md, "Formats"; ``CrossCheckRecord`` its
+    ``cross_check``), ``Verdict`` (every verdict
     word a label can carry), ``AuditResult``, ``Classification``, ``Manipulation``,
     ``CoalitionalManipulation``, ``Repair`` / ``CertifiedRepair``, ``DatasetEntry``.
 
@@ -56,6 +57,8 @@ JsonMode: TypeAlias = Literal["fenced", "bare", "embedded"]
 ParseMode: TypeAlias = Literal["lenient", "strict"]
 Framing: TypeAlias = Literal["sincere", "strategic", "civic", "expert"]
 Reading: TypeAlias = Literal["certified", "best_of_k"]
+#: When a label runs its cross-check engines (:mod:`prefcert.formal.budget`).
+CrossCheck: TypeAlias = Literal["always", "budget", "never"]
 
 # ----------------------------------------------------------------------------- outputs
 
@@ -79,6 +82,15 @@ class EngineRun(TypedDict):
     seconds: float
 
 
+class CrossCheckRecord(TypedDict):
+    """The cross-check engines a label did not run (present only when it skipped one):
+    their names, in order, and why — ``budget`` (a large instance outside the sample,
+    :mod:`prefcert.formal.budget`) or ``never`` (``cross_check="never"``)."""
+
+    skipped: list[str]
+    reason: Literal["budget", "never"]
+
+
 class Source(TypedDict):
     """Where a label's instance was read: its file and 1-based line (None for a whole file
     or an instance given in memory, whose file is ``<memory>``)."""
@@ -93,7 +105,8 @@ class Label(TypedDict):
     ``question`` is the question as asked; ``solution`` depends on it (a matching, a
     value, None …); ``certificate`` is the proof, typed by its ``type``; ``checked`` is
     False only for a label resting on engine agreement. ``semantics`` (preference data)
-    and ``conventions`` (the readings the answer depends on) are present when they apply.
+    and ``conventions`` (the readings the answer depends on) are present when they apply,
+    ``cross_check`` when a cross-check engine was skipped.
     """
 
     id: str
@@ -103,6 +116,7 @@ class Label(TypedDict):
     solution: Any
     certificate: Certificate
     engines: list[EngineRun]
+    cross_check: NotRequired[CrossCheckRecord]
     checked: bool
     source: Source
     instance_sha256: str

@@ -115,7 +115,7 @@ class Verifier:
             raise CertificateError(f"instance {lab['id']} changed since it was labelled")
         qname, params = dspec.question(lab["question"])
         checker.check_readings(dspec, lab, model, qname, params, inst.overridden)
-        return qname, checker.check_record(dspec, lab, model, qname, params)
+        return qname, checker.check_record(dspec, lab, model, qname, params, size=inst.size)
 
 
 @click.command()

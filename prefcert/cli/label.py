@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ..api.arguments import check_engines
+from ..api.arguments import check_engines, choice
 from ..formal.errors import InstanceError
 from ..formal.files import read_paths
 from ..output import AppendFile, check_output, refuse_inputs
@@ -94,6 +94,11 @@ def beside(file: str, out: Path) -> str:
                                 "e.g. oracle,cpsat,z3,brute_force.")
 @click.option("--time-limit", type=Seconds(), default=10.0, show_default=True,
               help="Seconds per solver call; a timed-out engine answers 'unknown'.")
+@click.option("--cross-check", "cross_check", default="budget", show_default=True,
+              metavar="always|budget|never",
+              help="Run the engines that only cross-check a verdict already proven: always, "
+                   "never, or within the budget (small instances and a 1-in-64 sample of "
+                   "instances by content hash). A label says which it skipped.")
 @click.option("--seed", type=SEED_RANGE, default=0, show_default=True, help="Solver seed.")
 @click.option("--semantics", type=click.Choice(["unknown", "truncated"]),
               help="Reading of incomplete lists in preference data (overrides the default).")
@@ -111,14 +116,16 @@ def beside(file: str, out: Path) -> str:
                    "process writes; the output is the same as a local run's.")
 @click.option("--verify-all", is_flag=True,
               help="With --dask: re-check every certificate here, not only a sample.")
-def label(paths, out, questions, engines, time_limit, seed, semantics, conventions, jobs,
-          disagreements, dask_address, verify_all):
+def label(paths, out, questions, engines, time_limit, cross_check, seed, semantics,
+          conventions, jobs, disagreements, dask_address, verify_all):
     """Label every instance in PATHS (files or folders of .json/.jsonl, PrefLib files).
 
     Prints one JSON label per (instance, question) on stdout, or appends them to OUT.
     """
+    from ..formal.budget import MODES
     from ..pipeline.jobs import plan
     try:
+        choice(cross_check, "--cross-check", MODES)    # before any file is read
         qs = [json_option("--question", q) for q in questions] or None
         if disagreements is None and out is not None:
             disagreements = out.with_name(out.name + ".disagreements.jsonl")
@@ -165,9 +172,11 @@ def label(paths, out, questions, engines, time_limit, seed, semantics, conventio
     from rich.progress import Progress
     if cluster is not None:
         from ..pipeline.dask_runner import DaskResults
-        results = DaskResults(cluster, todo, names, time_limit, seed, verify_all=verify_all)
+        results = DaskResults(cluster, todo, names, time_limit, seed, verify_all=verify_all,
+                              cross_check=cross_check)
     else:
-        results = LocalResults(todo, names, time_limit, seed, jobs or cores())
+        results = LocalResults(todo, names, time_limit, seed, jobs or cores(),
+                               cross_check=cross_check)
     progress = Progress(console=None, transient=True, disable=not sys.stderr.isatty())
     try:
         with progress:

@@ -64,8 +64,8 @@ def _probe() -> str:
     return prefcert.__version__
 
 
-def label_remote(instances, jobs, names, time_limit, seed, cpsat_workers
-                 ) -> list[tuple[str, Any]]:
+def label_remote(instances, jobs, names, time_limit, seed, cpsat_workers,
+                 cross_check: str = "always") -> list[tuple[str, Any]]:
     """A worker's task: a chunk of jobs, each (index into ``instances``, question as
     asked), re-planned and labelled (engines and checker); returns each job's ``(kind,
     payload)`` as a local worker does."""
@@ -80,7 +80,7 @@ def label_remote(instances, jobs, names, time_limit, seed, cpsat_workers
             except InstanceError as e:
                 out.append(("bad_input", str(e)))
                 continue
-            out.append(run_one(job, names, time_limit, seed))
+            out.append(run_one(job, names, time_limit, seed, cross_check))
     return out
 
 
@@ -188,9 +188,9 @@ class DaskResults:
     interface as the local ``_Results`` of :mod:`prefcert.cli`)."""
 
     def __init__(self, cluster: Cluster, todo: list, names, time_limit, seed, *,
-                 verify_all: bool = False):
+                 verify_all: bool = False, cross_check: str = "always"):
         self.cluster, self.todo = cluster, todo
-        self.args = (names, time_limit, seed, cluster.cpsat)
+        self.args = (names, time_limit, seed, cluster.cpsat, cross_check)
         self.seed, self.verify_all = seed, verify_all
         self.window = max(MIN_WINDOW, WINDOW_PER_WORKER * cluster.workers)
         self.verified = 0

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domains.base import Absent, Question, is_agreement, run_engine
-from ..encodings import cross_check
-from ..formal import checker
+from ..encodings import cross_check as all_workers
+from ..formal import budget, checker
 from ..formal.errors import CertificateError, Disagreement, InstanceError, Undecided
 from ..formal.instances import Instance, from_object, label_key, locate
 from ..formal.outcome import UNKNOWN
@@ -84,25 +84,51 @@ def disagreement_report(job: Job, reason: str, **details: Any) -> dict:
 
 
 def label(job: Job, *, engines: Iterable[str] | None = None, time_limit: float = 10.0,
-          seed: int = 0, minimize: bool = True) -> dict:
+          seed: int = 0, minimize: bool = True, cross_check: str = "always") -> dict:
     """Label one job: run the engines, combine, verify the certificate.
 
     ``engines``: names to run (default: the question's size-dependent choice).
     ``time_limit``: seconds per solver call. ``minimize``: a disagreement report of the
     engines also carries a minimised instance (:func:`attach_minimized`).
+    ``cross_check``: which engines run once the label's proof is settled (an engine has
+    answered with a certificate; the engines after it only cross-check the verdict):
+    ``always`` every one; ``never`` none; ``budget`` every one when the cross-check is
+    due (:func:`prefcert.formal.budget.due`: a small instance, or one of the sample) or
+    when ``engines`` names them, else none. The engines skipped are recorded in the
+    label's ``cross_check`` field (``{"skipped": [...], "reason": "budget"|"never"}``),
+    present only when one was skipped, so an ``always`` label is what it always was.
     Returns the label dict (the fields of docs/architecture.md). When the engines agree
     without a proof, the question's ``certify`` is asked for one; a label still without a
     proof the checker accepts says ``"checked": false``. Raises Disagreement or Undecided.
     """
     try:
-        return _label(job, engines=engines, time_limit=time_limit, seed=seed)
+        return _label(job, engines=engines, time_limit=time_limit, seed=seed,
+                      cross_check=cross_check)
     except Disagreement as d:     # every kind: engines disagree, crash, proof rejected
         if minimize:
-            attach_minimized(d.report, job, engines=engines, time_limit=time_limit, seed=seed)
+            attach_minimized(d.report, job, engines=engines, time_limit=time_limit, seed=seed,
+                             cross_check=cross_check)
         raise
 
 
-def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: int) -> dict:
+def skips_cross_check(job: Job, mode: str, chosen: bool) -> str | None:
+    """The reason the cross-check engines of ``job`` are not run under ``mode``
+    (``never``, ``budget``), or None when they run. ``chosen``: the engines are the
+    question's default choice (not named by the caller). Decided from the instance's
+    content alone (:mod:`prefcert.formal.budget`), before any engine runs. O(1)."""
+    if mode not in budget.MODES:
+        raise InstanceError(f"cross_check: {mode!r} is not one of "
+                            f"{', '.join(map(repr, budget.MODES))}", value=mode)
+    if mode == "never":
+        return "never"
+    if mode == "budget" and chosen and \
+            not budget.due(job.instance.sha256, job.instance.size):
+        return "budget"
+    return None
+
+
+def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: int,
+           cross_check: str = "always") -> dict:
     q, inst = job.question, job.instance
     spec = get_domain(inst.domain).spec
     names = list(job.question.auto(job.model)) if engines is None else \
@@ -110,6 +136,8 @@ def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: 
     if not names:
         raise InstanceError(f"none of the requested engines answers {q.name!r} "
                             f"(its engines: {', '.join(q.engines)})")
+    skip = skips_cross_check(job, cross_check, engines is None)
+    skipped: list[str] = []
     verified: set = set()
 
     def check(verdict, solution, certificate):     # each certificate is verified once
@@ -125,8 +153,11 @@ def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: 
         # its non-reproducible parallel search.
         settled = any(a.outcome.verdict != UNKNOWN and a.outcome.certificate
                       and a.outcome.certificate.get("type") != "value" for a in answers)
+        if settled and skip:         # decided before any engine ran (no wall clock)
+            skipped.append(n)
+            continue
         try:
-            with cross_check(settled):
+            with all_workers(settled):
                 answers.append(run_engine(n, q.engines[n], job.model, job.params,
                                           time_limit=time_limit, seed=seed))
         except Exception as e:       # an engine bug: report it loudly, never a label
@@ -152,8 +183,10 @@ def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: 
             certificate = proof
     lab = {"id": inst.id, "domain": inst.domain, "question": job.asked,
            "verdict": decision.verdict, "solution": decision.solution,
-           "certificate": certificate, "engines": [a.to_json() for a in answers],
-           "checked": False, "source": inst.where, "instance_sha256": inst.sha256}
+           "certificate": certificate, "engines": [a.to_json() for a in answers]}
+    if skipped:
+        lab["cross_check"] = {"skipped": skipped, "reason": skip}
+    lab.update(checked=False, source=inst.where, instance_sha256=inst.sha256)
     if getattr(job.model, "semantics", None):     # the reading of incomplete lists
         lab["semantics"] = job.model.semantics
     readings = spec.readings(job.model, q.name, job.params)   # the conventions the answer
@@ -278,7 +311,8 @@ def audit(job: Job, answer_text: str, *, time_limit: float = 10.0, seed: int = 0
 
 
 def attach_minimized(report: dict, job, *, engines=None, time_limit: float = 10.0,
-                     seed: int = 0, max_tests: int = 200, seconds: float = 20.0) -> dict:
+                     seed: int = 0, max_tests: int = 200, seconds: float = 20.0,
+                     cross_check: str = "always") -> dict:
     """Add ``report["minimized"]``: a smaller instance on which the same question and the
     same engines still disagree (or crash), with its size before and after and the search
     statistics. The engines are those of ``job.question`` (so a report about an engine
@@ -301,7 +335,7 @@ def attach_minimized(report: dict, job, *, engines=None, time_limit: float = 10.
             return False
         try:
             label(Job(i, model, job.question, job.params, job.asked), engines=engines,
-                  time_limit=time_limit, seed=seed, minimize=False)
+                  time_limit=time_limit, seed=seed, minimize=False, cross_check=cross_check)
         except Disagreement:
             return True
         return False

@@ -19,10 +19,12 @@ def cores() -> int:
 _RUN: dict = {}        # what the pool's workers inherit (fork): jobs and label options
 
 
-def run_one(job, names, time_limit, seed) -> tuple[str, object]:
+def run_one(job, names, time_limit, seed, cross_check: str = "always"
+            ) -> tuple[str, object]:
     from .jobs import label as run_label
     try:
-        return "label", run_label(job, engines=names, time_limit=time_limit, seed=seed)
+        return "label", run_label(job, engines=names, time_limit=time_limit, seed=seed,
+                                  cross_check=cross_check)
     except Disagreement as d:
         return "disagreement", d.report
     except Undecided as u:
@@ -32,7 +34,8 @@ def run_one(job, names, time_limit, seed) -> tuple[str, object]:
 
 
 def _work(i: int) -> tuple[str, object]:
-    return run_one(_RUN["jobs"][i], _RUN["names"], _RUN["time_limit"], _RUN["seed"])
+    return run_one(_RUN["jobs"][i], _RUN["names"], _RUN["time_limit"], _RUN["seed"],
+                   _RUN["cross_check"])
 
 
 def _init_worker(cpsat_workers: int) -> None:
@@ -51,18 +54,21 @@ class LocalResults:
     """Each job's result, in job order: computed here (``jobs`` 1) or by a pool of ``jobs``
     forked workers, created at once (before any progress thread starts); the pool's
     ordered ``imap`` buffers results, so the output order never depends on ``jobs``.
-    CP-SAT gets the cores a worker is allowed (cores // jobs, at least 1)."""
+    CP-SAT gets the cores a worker is allowed (cores // jobs, at least 1).
+    ``cross_check``: the mode of :func:`prefcert.pipeline.jobs.label`."""
 
-    def __init__(self, todo: list, names, time_limit, seed, jobs: int):
+    def __init__(self, todo: list, names, time_limit, seed, jobs: int,
+                 cross_check: str = "always"):
         import multiprocessing as mp
 
         from ..encodings import set_cpsat_workers
-        self.todo, self.args, self.pool = todo, (names, time_limit, seed), None
+        self.todo, self.args, self.pool = todo, (names, time_limit, seed, cross_check), None
         n_cores = cores()
         if jobs <= 1 or len(todo) <= 1 or "fork" not in mp.get_all_start_methods():
             set_cpsat_workers(max(1, n_cores))
             return
-        _RUN.update(jobs=todo, names=names, time_limit=time_limit, seed=seed)
+        _RUN.update(jobs=todo, names=names, time_limit=time_limit, seed=seed,
+                    cross_check=cross_check)
         self.pool = mp.get_context("fork").Pool(min(jobs, len(todo)), _init_worker,
                                                 (max(1, n_cores // jobs),))
 
