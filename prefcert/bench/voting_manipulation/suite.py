@@ -614,7 +614,7 @@ SUITE = Suite(
     gold=gold, score=score, metrics=metrics, feedback=feedback, plots=plots,
     results=results,
     calibration=calibration, expected_total=2400, engines=("oracle", "reachability"),
-    duplicate_key=duplicate_key,
+    duplicate_key=duplicate_key, parameters=PARAMETERS, configure=configure,
     calibration_title="baselines: naive impartial-culture manipulable share, exact "
                       "random-ballot rates",
     citation=('Amiri-Margavi, A. et al. (2026). '
