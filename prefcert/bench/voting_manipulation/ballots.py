@@ -201,8 +201,8 @@ def render_coalition_prompt(instance: Mapping[str, Any], framing: Framing, k: in
     >>> inst = {"candidates": ["A", "B", "C"], "tie_break": ["A", "B", "C"],
     ...         "rule": "borda", "ballots": [["B", "C", "A"]],
     ...         "manipulator": {"ranking": ["A", "B", "C"]}}
-    >>> print(render_coalition_prompt(inst, "strategic", 2).splitlines()[0])
-    You and 1 other voter form a coalition of 2 of the 3 voters in an election among the alternatives A, B, C.
+    >>> print(render_coalition_prompt(inst, "strategic", 2).splitlines()[0][:59])
+    You and 1 other voter form a coalition of 2 of the 3 voters
 
     Notes
     -----
@@ -406,7 +406,7 @@ def parse_coalition_ballots(text: str, candidates: Sequence[str], rule: str, k: 
 
     Examples
     --------
-    >>> parse_coalition_ballots("Final ballot 1: A > B > C\nFinal ballot 2: B > A > C",
+    >>> parse_coalition_ballots("Final ballot 1: A > B > C\\nFinal ballot 2: B > A > C",
     ...                         "ABC", "borda", 2)[0]
     [('A', 'B', 'C'), ('B', 'A', 'C')]
     >>> parse_coalition_ballots("Final ballot 1: A > B > C", "ABC", "borda", 2)[1]
@@ -484,10 +484,10 @@ def score_coalition(instance: Mapping[str, Any], solution: Mapping[str, Any],
     Examples
     --------
     >>> inst = {"candidates": ["A", "B", "C"], "tie_break": ["A", "B", "C"],
-    ...         "rule": "plurality", "ballots": [["B", "C", "A"]] * 3,
+    ...         "rule": "plurality", "ballots": [["B", "C", "A"]] * 2,
     ...         "manipulator": {"ranking": ["C", "A", "B"]}}
     >>> r = score_coalition(inst, {"sincere_winner": "B", "best_winner": "A"},
-    ...                     "Final ballot 1: A > C > B\nFinal ballot 2: A > B > C", 2)
+    ...                     "Final ballot 1: A > C > B\\nFinal ballot 2: A > B > C", 2)
     >>> r["outcome"], r["O"], r["category"]
     ('A', 1, 'optimal')
 
