@@ -14,9 +14,17 @@ Every instance carries its certified ``manipulation`` label (the enumeration cer
 w₀, w*, |M|, |B*| and the outcome of every report, replayed by the checker), on which the
 second exact engine (the BTT greedy / the IRV search) agrees with its own certificate.
 
+Parameters (``prefcert generate voting-manipulation --param NAME=VALUE``; m through
+``--sizes``; limits in :data:`M_LIMITS`, :data:`N_LIMITS`, :data:`MAX_JOINT`; the defaults
+give the registered design byte for byte): ``tau`` (alphabetical / random), ``n`` (the
+electorate), ``k`` (a coalition of k voters sharing one true ranking, certified through
+the ``coalitional_manipulation`` question: :func:`_sample_coalition`), ``max_draws`` (the
+rejection sampler's budget per instance; a cell that cannot be balanced within it is
+refused by name). See docs/suites.md.
+
 Readings where the source is silent (each with its named alternative):
 
-- τ = A ≻ B ≻ … (alternative: a random τ per instance, ``tau="random"`` of the sampler);
+- τ = A ≻ B ≻ … (alternative: a random τ per instance, ``--param tau=random``);
 - approval: every ranking approves its top ⌊m/2⌋ (the mean-utility threshold; the
   alternative is any other ``approval_top``), the model's sincere ballot too;
 - scoring: ``correct`` iff the ballot reaches the best achievable rank (O = 1), so a
