@@ -176,6 +176,16 @@ def test_coalition_prompts(tmp_path):
                 p["task"]["expected"]["sincere_winner"]
     recs = _gold_all_correct(out, tmp_path)
     assert {r["category"] for r in recs if r["stratum"] == "manipulable"} == {"optimal"}
+    # acceptance of the rejection sampler per rule × m, as for the default design:
+    # 2 manipulable + 2 non-manipulable accepted per rule
+    acc = {a["tag"]["rule"]: a for a in m["acceptance"] if set(a["tag"]) == {"rule", "size"}}
+    assert set(acc) == set(RULES)
+    for a in acc.values():
+        assert a["accepted"] == 4 and a["draws"] >= 4 and a["manipulable"] >= 2
+        assert a["rate"] == round(4 / a["draws"], 6)
+    cal = {r["rule"]: r for r in m["calibration"]}
+    assert cal["all"]["draws"] == sum(a["draws"] for a in acc.values())
+    assert cal["irv"]["random_MDR"] is None       # no exact baseline of joint reports
 
 
 def _hand_bench(tmp_path: Path) -> Path:

@@ -570,7 +570,9 @@ def calibration(stats: dict) -> list[dict]:
     IC profiles, so the share is a binomial proportion), and the exact random-ballot
     baselines and oracle gain of the design's instances (from the
     oracle counts the sampler recorded; the certified labels agree, as ``gold`` checks).
-    The sincere baseline is 0 on every rate; the oracle's MDR and OMR are 1."""
+    The sincere baseline is 0 on every rate; the oracle's MDR and OMR are 1. A coalition
+    design has no exact random-ballot values (its joint reports are not enumerated): they
+    are None beside the IC manipulable share of its draws."""
     draws, base = {}, {}
     for key, c in stats.items():
         tag = json.loads(key)
@@ -595,7 +597,7 @@ def calibration(stats: dict) -> list[dict]:
                     else 0.0,
                     "ic_manipulable_low": round(ci[0], 4) if ci else None,
                     "ic_manipulable_high": round(ci[1], 4) if ci else None,
-                    **{k: round(b.get(k, 0.0), 4) for k in (
+                    **{k: round(b.get(k, 0.0), 4) if base else None for k in (
                         "random_MDR", "random_OMR", "random_NMR_attempt",
                         "random_NMR_suboptimal", "random_FMR_ballot", "random_FMR_outcome",
                         "random_delta", "random_gap", "oracle_gain")}})
