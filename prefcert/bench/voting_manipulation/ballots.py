@@ -8,6 +8,7 @@ The source's parser rules (§6.3) leave gaps; the choices made here are listed i
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -380,7 +381,9 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
     return out
 
 
-_NUMBERED = None
+#: One numbered final line of a coalition answer: ``Final ballot j: <ballot>``.
+_NUMBERED = re.compile(r"^[\s*#>-]*final\s+ballot\s+(?:of\s+voter\s+)?(\d+)\s*:\s*(.*)$",
+                       re.IGNORECASE)
 
 
 def parse_coalition_ballots(text: str, candidates: Sequence[str], rule: str, k: int, *,
@@ -415,17 +418,13 @@ def parse_coalition_ballots(text: str, candidates: Sequence[str], rule: str, k: 
     Notes
     -----
     Our reading (the paper's coalitional appendix is not in the source): each line
-    ``Final ballot j: <ballot>`` (case-insensitive, j = 1..k) is read by
+    ``Final ballot j: <ballot>`` (or ``Final ballot of voter j:``; case-insensitive,
+    list markers and asterisks before it ignored; j = 1..k) is read by
     :func:`parse_ballot` as a marked final ballot; a voter's line repeated with another
     ballot is invalid, a number outside 1..k is invalid; lenient only: with no numbered
     line at all, one final ballot (``Final ballot: …``) is cast by every coalition voter.
     O(len(text)).
     """
-    import re
-    global _NUMBERED
-    if _NUMBERED is None:
-        _NUMBERED = re.compile(r"^[\s*#>-]*final\s+ballot\s+(?:of\s+voter\s+)?(\d+)\s*:"
-                               r"\s*(.*)$", re.IGNORECASE)
     arg.text(text, "text")
     got: dict[int, tuple[str, ...]] = {}
     for line in text.splitlines():
