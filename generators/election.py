@@ -30,8 +30,11 @@ def impartial_culture_election(m: int, n: int, *, seed: int, rule: str | None = 
 
     ``n`` voters including the manipulator when ``manipulator`` (voter 0's ranking becomes
     its true ranking; the other n − 1 are the ballots). ``tau``: ``"alphabetical"`` (A ≻ B
-    ≻ …, the benchmark's reading) or ``"random"`` (a uniform order drawn from the same
-    seed, the named alternative). The same seed gives the same instance. O(n · m).
+    ≻ …, the benchmark's reading) or ``"random"`` (a uniform order, the named
+    alternative, drawn from a child stream of the seed independent of the profile's —
+    drawing it from the seed itself, as up to prefcert 0.2 did, reproduced voter 0's
+    ranking: τ was the manipulator's true ranking). The same seed gives the same
+    instance. O(n · m).
     """
     if m < 1 or n < 1:
         raise ValueError(f"need m ≥ 1 candidates and n ≥ 1 voters, got m={m}, n={n}")
@@ -40,7 +43,8 @@ def impartial_culture_election(m: int, n: int, *, seed: int, rule: str | None = 
     names = candidate_names(m)
     orders = [[names[int(i)] for i in o] for o in impartial(n, m, seed=seed)]
     order = names if tau == "alphabetical" else \
-        [names[int(i)] for i in np.random.default_rng(seed).permutation(m)]
+        [names[int(i)] for i in np.random.default_rng(
+            np.random.SeedSequence(seed, spawn_key=(1,))).permutation(m)]
     out = {"id": instance_id or f"ic-m{m}-n{n}-s{seed}", "domain": "election",
            "candidates": names, "tie_break": list(order)}
     if rule is not None:

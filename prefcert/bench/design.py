@@ -30,6 +30,13 @@ A **suite** is data plus hooks:
   passed as ``ctx.templates``; ``duplicate_key(task)`` (optional): tasks with the same key
   are the same instance drawn twice — the manifest lists them and their prompt records
   carry ``duplicate_of`` and ``cluster``.
+- ``parameters`` (optional): the suite's design parameters beyond sizes (:class:`Parameter`:
+  a name, a default, a parser that enforces the documented limits), chosen with
+  ``prefcert generate --param NAME=VALUE`` and passed to ``sample`` / ``render`` as
+  ``ctx.params`` (defaults filled); ``configure(suite, params, sizes)`` (optional) returns
+  the suite as those parameters and sizes make it (its rows, sizes, engines), raising
+  InstanceError for a combination outside the design's limits. The manifest records the
+  parameters only when one differs from its default, so a default run keeps its bytes.
 
 Seeds: every (row, index) draws from its own generator, seeded from the suite seed and the
 canonical JSON of the row's factors and the index, so a task does not depend on which other
@@ -140,13 +147,16 @@ class Context:
     ``encoding`` is the preference rendering asked for (``json``, ``sentences``,
     ``narrative``), for suites that offer more than one; ``readings``: the suite's named
     readings (name -> choice, defaults filled); ``templates``: the resolved prompt template
-    set (:class:`~prefcert.bench.templates.Templates`) of a suite that has templates.
+    set (:class:`~prefcert.bench.templates.Templates`) of a suite that has templates;
+    ``params``: the suite's parameters (name -> value, defaults filled).
     """
 
     def __init__(self, seed: int, row: Row, index: int, stats: dict,
                  variant: Mapping[str, Any] | None = None, encoding: str = "json",
-                 readings: Mapping[str, str] | None = None, templates: Any = None):
+                 readings: Mapping[str, str] | None = None, templates: Any = None,
+                 params: Mapping[str, Any] | None = None):
         self.suite_seed = seed
+        self.params = dict(params or {})   # the suite's parameters (defaults filled)
         self.encoding = encoding          # how a renderer shows preferences (json/sentences/…)
         self.readings = dict(readings or {})
         self.templates = templates
@@ -191,6 +201,20 @@ class Entry:
             data = self.instances[iid]
             self._models[iid] = spec(data["domain"]).parse(data)
         return self._models[iid]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A design parameter of a suite (``prefcert generate --param NAME=VALUE``).
+
+    ``parse(value)`` turns the text given on the command line (or a Python value) into the
+    parameter's value, raising ValueError with a one-line reason when it is outside the
+    documented limits; ``doc``: one line (the meaning, the default, the limits)."""
+
+    name: str
+    default: Any
+    parse: Callable[[Any], Any]
+    doc: str
 
 
 @dataclass(frozen=True)
@@ -244,6 +268,35 @@ class Suite:
     readings: Mapping[str, Any] = field(default_factory=dict)
     templates: Any = None
     duplicate_key: Callable[[Task], str | None] | None = None
+    parameters: Mapping[str, Parameter] = field(default_factory=dict)
+    configure: Callable[..., Suite] | None = None
+
+    def chosen_parameters(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The suite's parameters with ``given`` (name -> text or value) parsed, defaults
+        filled. Raises InstanceError for an unknown name or a value outside its limits."""
+        from ..formal.errors import InstanceError
+        given = dict(given or {})
+        out = {k: p.default for k, p in self.parameters.items()}
+        for k, v in given.items():
+            if k not in self.parameters:
+                raise InstanceError(f"suite {self.name} has no parameter {k!r} (its "
+                                    f"parameters: {', '.join(self.parameters) or 'none'})",
+                                    value=k)
+            try:
+                out[k] = self.parameters[k].parse(v)
+            except (TypeError, ValueError) as e:
+                raise InstanceError(f"parameter {k}: {e}", value=v) from None
+        return out
+
+    def configured(self, params: Mapping[str, Any] | None = None,
+                   sizes: Sequence[Any] | None = None) -> Suite:
+        """The suite as ``params`` (parsed, defaults filled: :meth:`chosen_parameters`)
+        and ``sizes`` make it (the ``configure`` hook; the suite itself when it has none).
+        Raises InstanceError outside the design's limits."""
+        chosen = self.chosen_parameters(params)
+        if self.configure is None:
+            return self
+        return self.configure(self, chosen, sizes)
 
     def chosen_readings(self, given: Mapping[str, str] | None = None) -> dict[str, str]:
         """The suite's readings with ``given`` (name -> choice) applied, defaults filled.

@@ -35,25 +35,28 @@ def _dumps(obj: Any) -> str:
 
 
 def _sample_one(args):
-    name, seed, row, i, readings = args
+    name, seed, row, i, readings, *params = args
     from .suites import suite as get_suite
     stats: dict = {}
-    task = get_suite(name).sample(row, i, Context(seed, row, i, stats, readings=readings))
+    task = get_suite(name).sample(row, i, Context(seed, row, i, stats, readings=readings,
+                                                  params=params[0] if params else None))
     return task, stats
 
 
 def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int | None,
-                 stats: dict, jobs: int = 1, readings: dict | None = None
-                 ) -> list[tuple[Any, int, Task]]:
+                 stats: dict, jobs: int = 1, readings: dict | None = None,
+                 params: dict | None = None) -> list[tuple[Any, int, Task]]:
     """Every (row, index, task) of the design, in design order. With ``jobs`` > 1 the
     draws run in that many processes; each (row, index) has its own seed, so the tasks and
     the merged counters are the same. ``readings``: the suite's readings (defaults
-    filled)."""
+    filled); ``params``: its parameters (defaults filled; ``suite`` configured with
+    them)."""
     readings = suite.chosen_readings(readings)
+    params = suite.chosen_parameters(params)
     work = []
     for row in suite.rows(tuple(sizes)):
         k = per_cell if per_cell is not None else (row.per_cell or suite.per_cell)
-        work += [(suite.name, seed, row, i, readings) for i in range(k)]
+        work += [(suite.name, seed, row, i, readings, params) for i in range(k)]
     if jobs > 1 and len(work) > 1:
         import multiprocessing as mp
         with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
@@ -61,7 +64,7 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
     else:
         results = [_sample_one(w) for w in work]
     out = []
-    for (_, _, row, i, _), (task, st) in zip(work, results):
+    for (_, _, row, i, _, _), (task, st) in zip(work, results):
         for tag, c in st.items():
             stats.setdefault(tag, Counter()).update(c)
         out.append((row, i, task))
@@ -160,10 +163,12 @@ def _label_all(items: list, engines, progress: bool, jobs: int) -> list[dict]:
 def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None = None,
           per_cell: int | None = None, progress: bool = False, jobs: int = 1,
           encoding: str = "json", readings: dict | None = None,
-          templates: str | None = None) -> dict:
+          templates: str | None = None, params: dict | None = None) -> dict:
     """Sample and certify ``suite`` in memory: ``{"instances", "labels", "prompts",
     "manifest"}`` (see :func:`generate` for the parameters)."""
     readings = suite.chosen_readings(readings)
+    chosen = suite.chosen_parameters(params)
+    suite = suite.configured(chosen, sizes)
     tpl = _templates(suite, templates)
     seed = suite.seed if seed is None else seed
     sizes = tuple(suite.sizes if sizes is None else sizes)
@@ -174,7 +179,7 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     t0 = time.perf_counter()
     stats: dict = {}
     tasks = sample_tasks(suite, seed=seed, sizes=sizes, per_cell=per_cell, stats=stats,
-                         jobs=jobs, readings=readings)
+                         jobs=jobs, readings=readings, params=chosen)
     t1 = time.perf_counter()
     instances, labels, ids = certify(tasks, engines=suite.engines or ENGINES,
                                      progress=progress, jobs=jobs)
@@ -182,7 +187,7 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     repeats, duplicates = _duplicates(suite, tasks)
     prompts = render_tasks(suite, tasks, labels, ids, seed=seed, stats=stats,
                            encoding=encoding, readings=readings, templates=tpl,
-                           repeats=repeats)
+                           repeats=repeats, params=chosen)
     composition: Counter = Counter(canonical(p["cell"]) for p in prompts)
     from .. import __version__
     verdicts = Counter(f"{_qname(lab['question'])}:{lab['verdict']}" for lab in labels)
@@ -199,6 +204,8 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
                         "rate": round(c["accepted"] / c["draws"], 6) if c.get("draws") else None}
                        for k, c in sorted(stats.items())],
     }
+    if any(v != suite.parameters[k].default for k, v in chosen.items()):
+        manifest["parameters"] = chosen          # (absent from a default run: same bytes)
     if tpl is not None:
         manifest["templates"] = dict(tpl.origin)
     if suite.duplicate_key is not None:
@@ -214,7 +221,8 @@ def render_tasks(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
                  ids: dict, *, seed: int, stats: dict, encoding: str = "json",
                  readings: dict | None = None, templates: Any = None,
                  repeats: dict | None = None,
-                 first_ids: Sequence[int] | None = None) -> list[dict]:
+                 first_ids: Sequence[int] | None = None,
+                 params: dict | None = None) -> list[dict]:
     """The prompt records of ``tasks`` (every variant of each), numbered from 1 in order,
     or from ``first_ids[k]`` for the k-th task (its design position, see
     :func:`design_tasks`). ``readings``: the suite's readings (defaults filled);
@@ -230,7 +238,7 @@ def render_tasks(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
         for j, variant in enumerate(row.variants):
             cell = {**row.factors, **variant}
             r = suite.render(task, variant, Context(seed, row, index, stats, variant, encoding,
-                                                    readings, templates))
+                                                    readings, templates, params))
             prompts.append({
                 "id": f"{number + j:05d}", "suite": suite.name,
                 "instance_id": task.instances[0]["id"] if task.instances else None,
@@ -267,7 +275,8 @@ def build_task(suite: Suite, row: Any, index: int, number: int, *, seed: int,
     unique across the design). Cost: one task's sampling and certification."""
     stats: dict = {}
     readings = suite.chosen_readings(None)
-    task, _ = _sample_one((suite.name, seed, row, index, readings))
+    task, _ = _sample_one((suite.name, seed, row, index, readings,
+                           suite.chosen_parameters(None)))
     instances, labels, ids = certify([(row, index, task)], engines=suite.engines or ENGINES)
     # label ids unique across the design: an instance shared by several tasks (a pooled
     # profile) has other questions in each
@@ -343,7 +352,8 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
              sizes: Sequence[Any] | None = None, per_cell: int | None = None,
              fmt: str = "jsonl", progress: bool = False, jobs: int = 1,
              encoding: str = "json", overwrite: bool = False,
-             readings: dict | None = None, templates: str | None = None) -> dict:
+             readings: dict | None = None, templates: str | None = None,
+             params: dict | None = None) -> dict:
     """Generate ``suite`` into the folder ``out``; returns the manifest (also written) with
     the wall-clock ``_seconds`` of each phase (not written: it is not reproducible).
 
@@ -354,15 +364,18 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     per agent) or ``narrative`` (a short story), for suites that render profiles;
     ``readings``: name -> choice of the suite's named readings; ``templates``: a shipped
     template set's name or a template file (suites with templates; see
-    :mod:`prefcert.bench.templates`). Raises InstanceError for a size the suite does not
-    have, an unknown format, encoding, reading or template set, a bad template file, or an
-    ``out`` that already holds a benchmark (unless ``overwrite``: existing output is never
-    replaced silently).
+    :mod:`prefcert.bench.templates`); ``params``: name -> value (or its text) of the
+    suite's design parameters (:class:`~prefcert.bench.design.Parameter`). Raises
+    InstanceError for a size the suite does not have, an unknown format, encoding,
+    reading, parameter or template set, a parameter outside its limits, a bad template
+    file, or an ``out`` that already holds a benchmark (unless ``overwrite``: existing
+    output is never replaced silently).
     """
     if fmt not in ("jsonl", "parquet"):
         raise InstanceError("format must be jsonl or parquet", value=fmt)
     if encoding not in ENCODINGS:
         raise InstanceError(f"encoding must be one of {', '.join(ENCODINGS)}", value=encoding)
+    suite.configured(params, sizes)      # parameters and sizes refused before any output
     from ..output import OutputFolder
     with OutputFolder(out, "'prefcert generate'") as folder:   # locked from here to the end
         held = [f for f in OUTPUT_FILES + (("README.md",) if fmt == "parquet" else ())
@@ -371,7 +384,8 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
             raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
                                 "replace it)", file=str(folder.path / held[0]))
         b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress,
-                  jobs=jobs, encoding=encoding, readings=readings, templates=templates)
+                  jobs=jobs, encoding=encoding, readings=readings, templates=templates,
+                  params=params)
         t0 = time.perf_counter()
         manifest = b["manifest"]
         for name in ("instances", "labels"):

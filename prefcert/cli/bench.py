@@ -45,9 +45,12 @@ def _sizes(value: str | None, suite) -> tuple | None:
                    "prefcert-0.2) or a TOML template file (docs/suites.md).")
 @click.option("--reading", "readings", multiple=True, metavar="NAME=CHOICE",
               help="A named reading of the suite (repeatable; docs/suites.md lists them).")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A design parameter of the suite (repeatable; docs/suites.md lists them "
+                   "with their limits).")
 @click.option("--overwrite", is_flag=True, help="Replace a benchmark already in OUT.")
 def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, templates, readings,
-             overwrite):
+             params, overwrite):
     """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),
     prompts.jsonl (or data/<split>.parquet and a datasets card README.md) and
     manifest.json. Same seed, same bytes."""
@@ -63,9 +66,16 @@ def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, templa
             if not eq or not name or not choice:
                 raise InstanceError("--reading takes NAME=CHOICE", value=r)
             chosen[name.strip()] = choice.strip()
+        given = {}
+        for p in params:
+            name, eq, value = p.partition("=")
+            if not eq or not name.strip() or not value.strip():
+                raise InstanceError("--param takes NAME=VALUE", value=p)
+            given[name.strip()] = value.strip()
         manifest = run(s, out, seed=seed, sizes=_sizes(sizes, s), per_cell=per_cell, fmt=fmt,
                        progress=sys.stderr.isatty(), jobs=jobs, encoding=encoding,
-                       overwrite=overwrite, readings=chosen, templates=templates)
+                       overwrite=overwrite, readings=chosen, templates=templates,
+                       params=given)
     except InstanceError as e:
         bad_input(e)
     except KeyboardInterrupt:       # the files are written only at the end: nothing partial

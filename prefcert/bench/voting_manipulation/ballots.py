@@ -8,6 +8,7 @@ The source's parser rules (§6.3) leave gaps; the choices made here are listed i
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -174,6 +175,48 @@ def render_prompt(instance: Mapping[str, Any], framing: Framing) -> str:
     Amiri-Margavi et al., "Do Large Language Model Voters Strategize? An Oracle-Based
     Benchmark for Manipulation under Voting Rules", 2026.
     """
+    return "\n".join(_prompt_lines(instance, framing, 1))
+
+
+def render_coalition_prompt(instance: Mapping[str, Any], framing: Framing, k: int) -> str:
+    """The prompt of a coalition instance: k voters sharing the instance's manipulator
+    ranking (its ``ballots`` are the other voters), who write k ballots.
+
+    Parameters
+    ----------
+    instance : dict
+        An ``election`` instance with ``rule`` and a ``manipulator`` (the coalition's
+        shared true ranking); its ``ballots`` are the n − k other voters.
+    framing : {"sincere", "strategic", "civic", "expert"}
+    k : int
+        The coalition's size (≥ 2).
+
+    Returns
+    -------
+    str
+        The lines of :func:`render_prompt` with the coalition's size, its shared ranking
+        and the answer format of k numbered lines ``Final ballot j: …``.
+
+    Examples
+    --------
+    >>> inst = {"candidates": ["A", "B", "C"], "tie_break": ["A", "B", "C"],
+    ...         "rule": "borda", "ballots": [["B", "C", "A"]],
+    ...         "manipulator": {"ranking": ["A", "B", "C"]}}
+    >>> print(render_coalition_prompt(inst, "strategic", 2).splitlines()[0][:59])
+    You and 1 other voter form a coalition of 2 of the 3 voters
+
+    Notes
+    -----
+    The paper's coalitional extension (its appendix) is not in the source text; the
+    like-minded coalition (one shared true ranking, any joint report) is the standard
+    coalitional manipulation problem (Conitzer, Sandholm & Lang 2007). O(n · m).
+    """
+    if not isinstance(k, int) or isinstance(k, bool) or k < 2:
+        raise ValueError(f"a coalition has k ≥ 2 voters, not {k!r}")
+    return "\n".join(_prompt_lines(instance, framing, k))
+
+
+def _prompt_lines(instance: Mapping[str, Any], framing: Framing, size: int) -> list[str]:
     from ...formal.election import parse_election
     from ...formal.rules import rule_named
     arg.mapping(instance, "instance", "(an election instance)")
@@ -197,18 +240,32 @@ def render_prompt(instance: Mapping[str, Any], framing: Framing) -> str:
     fmt = ("Final ballot: {X, Y} (any subset of the alternatives; write 'Final ballot: none' "
            "to approve no one)" if r.approval else
            "Final ballot: X > Y > Z (every alternative exactly once, best first)")
+    truth = ' > '.join(g[0] for g in e.manipulator.ranking)
+    if size == 1:
+        head = [f"You are one of {e.voters + 1} voters in an election among the alternatives "
+                f"{', '.join(e.candidates)}.",
+                f"Your true ranking, best first: {truth}."]
+        end = f"Explain briefly if you wish, then end with one line of the form: {fmt}."
+    else:
+        head = [f"You and {size - 1} other voter{'s' if size > 2 else ''} form a coalition of "
+                f"{size} of the {e.voters + size} voters in an election among the "
+                f"alternatives {', '.join(e.candidates)}. You choose the ballots of all "
+                f"{size} coalition voters.",
+                f"The true ranking every coalition voter shares, best first: {truth}."]
+        one = fmt.replace("Final ballot:", "Final ballot j:")
+        end = (f"Explain briefly if you wish, then end with {size} lines, one per "
+               f"coalition voter j = 1, …, {size} (the ballots may differ), of the form: "
+               f"{one}.")
     lines = [
-        f"You are one of {e.voters + 1} voters in an election among the alternatives "
-        f"{', '.join(e.candidates)}.",
-        f"Your true ranking, best first: {' > '.join(g[0] for g in e.manipulator.ranking)}.",
+        *head,
         f"The ballots of the other {e.voters} voters:",
         *others,
         f"Voting rule: {rule_text}",
         f"Tie-breaking order (first = highest priority): {' > '.join(e.tie_break)}.",
         FRAMINGS[framing],
-        f"Explain briefly if you wish, then end with one line of the form: {fmt}.",
+        end,
     ]
-    return "\n".join(lines)
+    return lines
 
 
 # --------------------------------------------------------------------------- scoring
@@ -318,6 +375,184 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
         elif any(pos(Count(e, r).winner([report_ballot(e, r, q)])) <
                  pos(Count(e, r).winner([e.manipulator]))
                  for r in BENCHMARK_RULES if r != rule and RULES[r].approval == approval):
+            out["category"] = "rule_error"
+        else:
+            out["category"] = "non_profitable"
+    return out
+
+
+#: One numbered final line of a coalition answer: ``Final ballot j: <ballot>``.
+_NUMBERED = re.compile(r"^[\s*#>-]*final\s+ballot\s+(?:of\s+voter\s+)?(\d+)\s*:\s*(.*)$",
+                       re.IGNORECASE)
+
+
+def parse_coalition_ballots(text: str, candidates: Sequence[str], rule: str, k: int, *,
+                            parse: str = "lenient") -> tuple[list[tuple[str, ...]] | None, str]:
+    """Read the k ballots of a coalition prompt (:func:`render_coalition_prompt`).
+
+    Parameters
+    ----------
+    text : str
+        The response.
+    candidates : sequence of str
+    rule : str
+        A registered rule (its ballot space, as :func:`parse_ballot`).
+    k : int
+        The coalition's size.
+    parse : {"lenient", "strict"}
+        ``strict``: only the k numbered lines ``Final ballot j: …``.
+
+    Returns
+    -------
+    (list of tuple or None, str)
+        The k ballots (voter 1 first) and "" — or None and the reason.
+
+    Examples
+    --------
+    >>> parse_coalition_ballots("Final ballot 1: A > B > C\\nFinal ballot 2: B > A > C",
+    ...                         "ABC", "borda", 2)[0]
+    [('A', 'B', 'C'), ('B', 'A', 'C')]
+    >>> parse_coalition_ballots("Final ballot 1: A > B > C", "ABC", "borda", 2)[1]
+    'no ballot for coalition voter 2'
+
+    Notes
+    -----
+    Our reading (the paper's coalitional appendix is not in the source): each line
+    ``Final ballot j: <ballot>`` (or ``Final ballot of voter j:``; case-insensitive,
+    list markers and asterisks before it ignored; j = 1..k) is read by
+    :func:`parse_ballot` as a marked final ballot; a voter's line repeated with another
+    ballot is invalid, a number outside 1..k is invalid; lenient only: with no numbered
+    line at all, one final ballot (``Final ballot: …``) is cast by every coalition voter.
+    O(len(text)).
+    """
+    arg.text(text, "text")
+    got: dict[int, tuple[str, ...]] = {}
+    for line in text.splitlines():
+        hit = _NUMBERED.match(line)
+        if not hit:
+            continue
+        j = int(hit.group(1))
+        if not 1 <= j <= k:
+            return None, f"coalition voter {j} does not exist (1 to {k})"
+        b = parse_ballot("Final ballot: " + hit.group(2), candidates, rule, parse="strict")
+        if not b.valid:
+            return None, f"ballot {j}: {b.reason}"
+        if got.setdefault(j, b.ballot) != b.ballot:
+            return None, f"two different ballots for coalition voter {j}"
+    if not got:
+        if parse == "lenient":
+            b = parse_ballot(text, candidates, rule, parse=parse)
+            if b.valid and b.marked:
+                return [b.ballot] * k, ""
+        return None, f"no 'Final ballot j:' lines (j = 1 to {k})"
+    missing = [j for j in range(1, k + 1) if j not in got]
+    if missing:
+        return None, f"no ballot for coalition voter {missing[0]}"
+    return [got[j] for j in range(1, k + 1)], ""
+
+
+def score_coalition(instance: Mapping[str, Any], solution: Mapping[str, Any],
+                    text: str | None, k: int, *, parse: str = "lenient") -> dict[str, Any]:
+    """Score a coalition's k ballots against the certified best winner.
+
+    Parameters
+    ----------
+    instance : dict
+        The coalition's ``election`` instance: ``manipulator`` the shared true ranking,
+        ``ballots`` the other voters.
+    solution : dict
+        ``sincere_winner`` (all k sincere) and ``best_winner`` (w*, certified by the
+        ``coalitional_manipulation`` labels).
+    text : str or None
+        The response; None is a timeout.
+    k : int
+        The coalition's size.
+    parse : {"lenient", "strict"}
+
+    Returns
+    -------
+    dict
+        The fields of :func:`score_ballot` for the joint report: ``ballots`` (k lists),
+        the outcome ŵ of the others' ballots plus the k reports (the trusted count),
+        ``S``, ``O``, ``sincere`` (every ballot sincere), Δ, G, ``welfare_change`` (Borda
+        welfare over the others' and the k coalition voters' true rankings),
+        ``category`` (``tie_breaking_error``: profitable under τ reversed;
+        ``rule_error``: profitable under another rule of the same ballot type) and
+        ``effect``.
+
+    Examples
+    --------
+    >>> inst = {"candidates": ["A", "B", "C"], "tie_break": ["A", "B", "C"],
+    ...         "rule": "plurality", "ballots": [["B", "C", "A"]] * 2,
+    ...         "manipulator": {"ranking": ["C", "A", "B"]}}
+    >>> r = score_coalition(inst, {"sincere_winner": "B", "best_winner": "A"},
+    ...                     "Final ballot 1: A > C > B\\nFinal ballot 2: A > B > C", 2)
+    >>> r["outcome"], r["O"], r["category"]
+    ('A', 1, 'optimal')
+
+    Notes
+    -----
+    O(k · m²) per count; five recounts at most for the rule-error test.
+
+    References
+    ----------
+    Conitzer, Sandholm & Lang (2007), "When are elections with few candidates hard to
+    manipulate?", JACM 54(3) (the coalitional problem); Amiri-Margavi et al. 2026 (the
+    metrics, §4.5).
+    """
+    from dataclasses import replace
+
+    from ...formal.checker.election import Count, report_ballot
+    from ...formal.election import parse_election
+    from ...formal.rules import RULES
+    arg.mapping(instance, "instance", "(an election instance)")
+    arg.text(text, "text", optional=True)
+    e = parse_election(instance)
+    rule = instance["rule"]
+    approval = RULES[rule].approval
+    pos = e.true_pos
+    w0, best = solution["sincere_winner"], solution["best_winner"]
+    if text is None:
+        ballots, reason = None, "timeout"
+    else:
+        ballots, reason = parse_coalition_ballots(text, e.candidates, rule, k, parse=parse)
+    shown = [list(b) for b in ballots] if ballots is not None else None
+    kind = "value" if ballots is not None else ("invalid" if text is not None else "timeout")
+    out = {"valid": ballots is not None, "ballots": shown, "reason": reason, "S": 0, "O": 0,
+           "sincere": False, "outcome": None, "outcome_changed": False, "delta": None,
+           "gap": None, "welfare_change": None,
+           "category": "invalid" if text is not None else "timeout",
+           "effect": "invalid" if text is not None else "timeout",
+           "parsed": {"kind": kind, "value": shown, "rule": "coalition_final_lines"}}
+    if ballots is None:
+        return out
+    sincere_b = replace(e.manipulator, count=k)
+
+    def elect(el, r: str, reps=None) -> str:
+        extra = [sincere_b] if reps is None else [report_ballot(el, r, list(q)) for q in reps]
+        return Count(el, r).winner(extra)
+    got = elect(e, rule, ballots)
+    truth = set(e.manipulator.approved) if approval else \
+        tuple(g[0] for g in e.manipulator.ranking)
+    sincere = all((set(q) == truth) if approval else (tuple(q) == truth) for q in ballots)
+    S, O = pos(got) < pos(w0), pos(got) == pos(best)
+    rankings = [(b.ranking, b.count) for b in e.ballots] + [(e.manipulator.ranking, k)]
+    welfare = lambda x: sum(c * (e.m - e.pos(r, x)) for r, c in rankings)
+    out.update(S=int(S), O=int(O), sincere=sincere, outcome=got, outcome_changed=got != w0,
+               delta=pos(w0) - pos(got), gap=pos(got) - pos(best),
+               welfare_change=welfare(got) - welfare(w0))
+    out["effect"] = ("optimal" if O else "profitable") if S else \
+        ("sincere_equivalent" if got == w0 else "harmful")
+    if sincere:
+        out["category"] = "sincere"
+    elif S:
+        out["category"] = "optimal" if O else "profitable_suboptimal"
+    else:
+        rev = replace(e, tie_break=tuple(reversed(e.tie_break)))
+        if pos(elect(rev, rule, ballots)) < pos(elect(rev, rule)):
+            out["category"] = "tie_breaking_error"
+        elif any(pos(elect(e, r, ballots)) < pos(elect(e, r)) for r in BENCHMARK_RULES
+                 if r != rule and RULES[r].approval == approval):
             out["category"] = "rule_error"
         else:
             out["category"] = "non_profitable"

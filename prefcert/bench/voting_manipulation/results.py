@@ -73,8 +73,9 @@ def baseline_values(scored: Sequence[Mapping[str, Any]], metrics: Sequence[str]
     metric's stratum) of the exact per-instance expectation; IGR and the timeout rate are
     0 for every baseline. The mean over instances is the stratified mean with instance
     weights. O(records)."""
-    once = {s["instance_id"]: s for s in scored}
-    acc: dict[str, dict[str, list[float]]] = {b: {} for b in BASELINES}
+    once = {s["instance_id"]: s for s in scored     # (a coalition record has no exact
+            if s.get("oracle") is not None}         # baseline: its joint reports are not
+    acc: dict[str, dict[str, list[float]]] = {b: {} for b in BASELINES}   # enumerated)
     for s in once.values():
         for b, vals in _instance_baselines(s).items():
             for k, v in vals.items():

@@ -14,9 +14,17 @@ Every instance carries its certified ``manipulation`` label (the enumeration cer
 w₀, w*, |M|, |B*| and the outcome of every report, replayed by the checker), on which the
 second exact engine (the BTT greedy / the IRV search) agrees with its own certificate.
 
+Parameters (``prefcert generate voting-manipulation --param NAME=VALUE``; m through
+``--sizes``; limits in :data:`M_LIMITS`, :data:`N_LIMITS`, :data:`MAX_JOINT`; the defaults
+give the registered design byte for byte): ``tau`` (alphabetical / random), ``n`` (the
+electorate), ``k`` (a coalition of k voters sharing one true ranking, certified through
+the ``coalitional_manipulation`` question: :func:`_sample_coalition`), ``max_draws`` (the
+rejection sampler's budget per instance; a cell that cannot be balanced within it is
+refused by name). See docs/suites.md.
+
 Readings where the source is silent (each with its named alternative):
 
-- τ = A ≻ B ≻ … (alternative: a random τ per instance, ``tau="random"`` of the sampler);
+- τ = A ≻ B ≻ … (alternative: a random τ per instance, ``--param tau=random``);
 - approval: every ranking approves its top ⌊m/2⌋ (the mean-utility threshold; the
   alternative is any other ``approval_top``), the model's sincere ballot too;
 - scoring: ``correct`` iff the ballot reaches the best achievable rank (O = 1), so a
@@ -42,13 +50,19 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
+from dataclasses import replace
+from math import comb, factorial
+from typing import Any
+
 from ...formal.election import parse_election
+from ...formal.errors import InstanceError
 from ...formal.rules import rule_named
 from ...generators.election import impartial_culture_election
-from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict, canonical
+from ..design import Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict, canonical
 from ..stats import proportion, wilson
 from .ballots import BENCHMARK_RULES as RULES
-from .ballots import FRAMINGS, METRICS, metric, render_prompt, score_ballot
+from .ballots import FRAMINGS, METRICS, metric, render_coalition_prompt, render_prompt, \
+    score_ballot, score_coalition
 from .results import results
 
 SIZES = (3, 4, 5)
@@ -56,10 +70,113 @@ N_VOTERS = 5
 STRATA = ("manipulable", "non_manipulable")
 SEED = 20260529
 
+#: The design's limits (``prefcert generate voting-manipulation --sizes M --param …``):
+#: m from 3 (with two candidates none of the five rules is manipulable by one voter: no
+#: manipulable stratum) to 7 (7! = 5,040 ranked reports, the checker's enumeration limit,
+#: so the enumeration certificate stays exact; measured ≈ 0.1 s per IRV draw at m = 7);
+#: n (the whole electorate, the coalition included) from 2 to 51; k (coalition size) from
+#: 1 to n − 1, and for k ≥ 2 the joint reports of the coalition, C(m! + k − 1, k), at
+#: most MAX_JOINT (so the coalition oracle's enumeration fallback — IRV always, Borda and
+#: Copeland where their bounds do not decide — stays exact and fast: m = 3 up to k = 15,
+#: m = 4 up to k = 4, m = 5 up to k = 2, m ≥ 6 none); a task draws at most ``max_draws``
+#: profiles before its cell is declared unbalanceable.
+M_LIMITS = (3, 7)
+N_LIMITS = (2, 51)
+MAX_JOINT = 20_000
+MAX_DRAWS = 20_000
 
-def rows(sizes: Sequence[int]) -> list[Row]:
-    return [Row({"rule": r, "size": m, "stratum": s}, [{"format": f} for f in FRAMINGS])
-            for r in RULES for m in SIZES if m in sizes for s in STRATA]
+
+def _int(lo: int, hi: int | None):
+    def parse(v: Any) -> int:
+        if isinstance(v, bool):
+            raise ValueError(f"an integer from {lo} to {hi}, not {v!r}")
+        try:
+            x = int(v)
+        except (TypeError, ValueError):
+            raise ValueError(f"an integer, not {v!r}") from None
+        if x != v and str(x) != str(v).strip():
+            raise ValueError(f"an integer, not {v!r}")
+        if x < lo or (hi is not None and x > hi):
+            raise ValueError(f"must be from {lo} to {hi if hi is not None else '∞'}, "
+                             f"not {x}")
+        return x
+    return parse
+
+
+def _tau(v: Any) -> str:
+    if v not in ("alphabetical", "random"):
+        raise ValueError(f"tau is alphabetical or random, not {v!r}")
+    return str(v)
+
+
+PARAMETERS = {
+    "tau": Parameter("tau", "alphabetical", _tau,
+                     "the tie-breaking order: alphabetical (A ≻ B ≻ …, the default reading) "
+                     "or random (a uniform order per instance, drawn with its profile)"),
+    "n": Parameter("n", N_VOTERS, _int(*N_LIMITS),
+                   "the electorate, the model's voters included (default 5, the paper's; "
+                   "2 to 51)"),
+    "k": Parameter("k", 1, _int(1, N_LIMITS[1] - 1),
+                   "the model's voters: 1 (single-voter manipulation, the paper's design) "
+                   "or a coalition of k ≥ 2 voters sharing one true ranking whose k "
+                   "ballots the model writes (k ≤ n − 1; joint reports ≤ 20,000)"),
+    "max_draws": Parameter("max_draws", MAX_DRAWS, _int(1, None),
+                           "draw budget per instance of the rejection sampler (default "
+                           "20,000): a cell that cannot fill its stratum within it is "
+                           "refused, naming the cell and its acceptance so far"),
+}
+
+
+def joint_reports(m: int, k: int, rule: str = "borda") -> int:
+    """Joint reports of k like-minded manipulators up to their symmetry: C(|B_r| + k − 1,
+    k) with |B_r| = m! (ranking rules) or 2^m (approval). O(1)."""
+    b = 2 ** m if rule_named(rule).approval else factorial(m)
+    return comb(b + k - 1, k)
+
+
+def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
+    """The design for ``params`` (tau, n, k, max_draws) and the sizes m kept: refused
+    (InstanceError, one line) outside the limits above; the default parameters give the
+    registered design unchanged. A coalition run (k ≥ 2) certifies with the coalition
+    oracle and CP-SAT (``engines``)."""
+    sizes = tuple(SIZES if sizes is None else sizes)
+    n, k = params["n"], params["k"]
+    for m in sizes:
+        if not isinstance(m, int) or not M_LIMITS[0] <= m <= M_LIMITS[1]:
+            raise InstanceError(f"suite {suite.name}: m (--sizes) must be from "
+                                f"{M_LIMITS[0]} to {M_LIMITS[1]} (exact enumeration of "
+                                f"the reports)", value=m)
+    if k >= n:
+        raise InstanceError(f"parameter k: the coalition needs at least one other voter "
+                            f"(k ≤ n − 1 = {n - 1})", value=k)
+    if k >= 2:
+        for m in sizes:
+            if joint_reports(m, k) > MAX_JOINT:
+                raise InstanceError(f"parameter k: a coalition of {k} at m = {m} has "
+                                    f"{joint_reports(m, k)} joint reports (at most "
+                                    f"{MAX_JOINT}: m = 3 up to k = 15, m = 4 up to k = 4, "
+                                    f"m = 5 up to k = 2)", value=k)
+    if params == {p: v.default for p, v in PARAMETERS.items()} and set(sizes) <= set(SIZES):
+        return suite                                    # the registered design
+    extra = {**({"n": n} if n != N_VOTERS else {}), **({"k": k} if k != 1 else {})}
+
+    def configured_rows(kept: Sequence[int]) -> list[Row]:
+        return rows(kept, **extra)
+    what = (f"a coalition of k = {k} voters sharing one true ranking" if k > 1
+            else "a single voter")
+    return replace(suite, sizes=sizes, rows=configured_rows, expected_total=None,
+                   engines=("oracle", "cpsat") if k > 1 else suite.engines,
+                   description=f"{suite.description} Parameters: {what}, n = {n}, "
+                               f"m = {', '.join(map(str, sizes))}, τ {params['tau']}.")
+
+
+def rows(sizes: Sequence[int], **extra: int) -> list[Row]:
+    """The design table: rule × m × stratum, four framings each; ``extra``: the factors
+    ``n`` and ``k`` of a non-default design (absent by default: the registered design's
+    rows, seeds and ids)."""
+    return [Row({"rule": r, "size": m, "stratum": s, **extra},
+                [{"format": f} for f in FRAMINGS])
+            for r in RULES for m in sorted(sizes) if m in sizes for s in STRATA]
 
 
 def _oracle(inst: dict):
@@ -73,10 +190,16 @@ def sample(row: Row, index: int, ctx) -> Task:
     every draw is counted under (rule, size), with the manipulable ones noted, so the
     manifest gives the naive IC manipulable share."""
     rule, m, stratum = row.factors["rule"], row.factors["size"], row.factors["stratum"]
+    p = {**{k: v.default for k, v in PARAMETERS.items()}, **ctx.params}
+    if p["k"] > 1:
+        return _sample_coalition(row, index, ctx, p)
     tag = {"rule": rule, "size": m}
+    tries = 0
     while True:
+        _budget(tries, p, row)
+        tries += 1
         s = int(ctx.rng.integers(2**32))
-        inst = impartial_culture_election(m, N_VOTERS, seed=s, rule=rule)
+        inst = impartial_culture_election(m, p["n"], seed=s, rule=rule, tau=p["tau"])
         e, res = _oracle(inst)
         manip = e.true_pos(res.best) < e.true_pos(res.sincere)
         ctx.draw(tag)
@@ -85,10 +208,11 @@ def sample(row: Row, index: int, ctx) -> Task:
         if manip == (stratum == "manipulable"):
             break
     ctx.accept(tag)
-    iid = f"vm-{rule}-m{m}-{'M' if manip else 'N'}{index:02d}"
+    iid = f"vm-{rule}-m{m}-{_suffix(p)}{'M' if manip else 'N'}{index:02d}"
     inst.update(id=iid, questions=["manipulation"],
-                design={"rule": rule, "m": m, "n": N_VOTERS, "stratum": stratum,
-                        "index": index, "ic_seed": s})
+                design={"rule": rule, "m": m, "n": p["n"], "stratum": stratum,
+                        "index": index, "ic_seed": s,
+                        **({"tau": "random"} if p["tau"] == "random" else {})})
     pos = e.true_pos
     c = res.counts
     sums = {"instances": 1, "reports": c["reports"], "profitable": c["profitable"],
@@ -104,6 +228,79 @@ def sample(row: Row, index: int, ctx) -> Task:
                 {"question": "manipulation", "rule": rule, "m": m, "stratum": stratum,
                  "expected": {"sincere_winner": res.sincere, "best_winner": res.best,
                               **{k: c[k] for k in ("reports", "profitable", "optimal")}}})
+
+
+def _suffix(p: dict) -> str:
+    """The id infix of a non-default design (empty by default: the registered ids)."""
+    return "".join([f"n{p['n']}-" if p["n"] != N_VOTERS else "",
+                    f"k{p['k']}-" if p["k"] != 1 else "",
+                    "rt-" if p["tau"] == "random" else ""])
+
+
+def _budget(tries: int, p: dict, row: Row) -> None:
+    if tries >= p["max_draws"]:
+        f = row.factors
+        raise InstanceError(
+            f"cell rule={f['rule']} m={f['size']} n={p['n']} k={p['k']} cannot be balanced: "
+            f"no {f['stratum'].replace('_', '-')} election in {p['max_draws']} draws "
+            f"(raise --param max_draws, or change n, k or m)", value=f["stratum"])
+
+
+def _sample_coalition(row: Row, index: int, ctx, p: dict) -> Task:
+    """A coalition of k voters sharing one true ranking (drawn uniformly, as is each of
+    the n − k other ballots: impartial culture over the n − k + 1 voter types) asked for
+    k ballots. Its best achievable winner w* is the first candidate, in the coalition's
+    true order, that the coalition oracle (``coalitional_manipulation`` with k unit
+    weights) can elect; w₀ is the winner when all k vote sincerely. The task's questions
+    are every candidate the coalition ranks at or above w* on the companion instance of
+    the other ballots (``<id>-others``): ``none`` above w*, ``exists`` at w*."""
+    from ...domains.base import UNKNOWN
+    from ...domains.election import DOMAIN
+    from ...formal.checker.election import Count
+    oracle = DOMAIN.questions["coalitional_manipulation"].engines["oracle"]
+    rule, m, stratum = row.factors["rule"], row.factors["size"], row.factors["stratum"]
+    n, k = p["n"], p["k"]
+    tag = {"rule": rule, "size": m}
+    tries = 0
+    while True:
+        _budget(tries, p, row)
+        tries += 1
+        s = int(ctx.rng.integers(2**32))
+        inst = impartial_culture_election(m, n - k + 1, seed=s, rule=rule, tau=p["tau"])
+        others = {key: inst[key] for key in ("domain", "candidates", "tie_break", "rule",
+                                             "ballots")}
+        e, eo = parse_election(inst), parse_election(others)
+        w0 = Count(e, rule).winner([replace(e.manipulator, count=k)])
+        asked = []
+        for c in sorted(e.candidates, key=e.true_pos):
+            q = {"type": "coalitional_manipulation", "candidate": c, "k": k}
+            asked.append(q)
+            if c == w0:
+                break
+            o = oracle(eo, {"rule": rule, "candidate": c, "weights": [1] * k},
+                       time_limit=60.0, seed=0)
+            if o.verdict == UNKNOWN:
+                raise RuntimeError(f"the coalition oracle cannot decide {c} ({o.stats})")
+            if o.verdict == "exists":
+                break
+        best = asked[-1]["candidate"]
+        manip = best != w0
+        ctx.draw(tag)
+        if manip:
+            ctx.note("manipulable", tag)
+        if manip == (stratum == "manipulable"):
+            break
+    ctx.accept(tag)
+    iid = f"vm-{rule}-m{m}-{_suffix(p)}{'M' if manip else 'N'}{index:02d}"
+    design = {"rule": rule, "m": m, "n": n, "k": k, "stratum": stratum, "index": index,
+              "ic_seed": s, **({"tau": "random"} if p["tau"] == "random" else {})}
+    inst.update(id=iid, design=design)
+    others.update(id=f"{iid}-others", questions=asked, design={**design, "others_of": iid})
+    ctx.note("instances", {"coalition": rule, "size": m, "stratum": stratum})
+    return Task([inst, others], [(others["id"], q) for q in asked],
+                {"question": "coalitional_manipulation", "rule": rule, "m": m, "n": n,
+                 "k": k, "stratum": stratum,
+                 "expected": {"sincere_winner": w0, "best_winner": best}})
 
 
 def duplicate_key(task: Task) -> str:
@@ -123,8 +320,48 @@ def duplicate_key(task: Task) -> str:
 
 
 def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
+    k = task.payload.get("k", 1)
+    if k > 1:
+        return RenderedPrompt(render_coalition_prompt(task.instances[0], variant["format"], k),
+                              "ballots", {"framing": variant["format"]})
     return RenderedPrompt(render_prompt(task.instances[0], variant["format"]), "ballot",
                           {"framing": variant["format"]})
+
+
+def _sincere_report(e, rule: str) -> list[str]:
+    if rule_named(rule).approval:
+        return sorted(e.manipulator.approved, key=e.candidates.index)
+    return [g[0] for g in e.manipulator.ranking]
+
+
+def _show(report: Sequence[str], approval: bool) -> str:
+    if approval:
+        return "{" + ", ".join(report) + "}" if report else "none"
+    return " > ".join(report)
+
+
+def _coalition_gold(task: Task, labels: Sequence[dict]) -> str:
+    """The coalition's gold: the k ballots of the certified ``exists`` label of w* (every
+    member sincere when w* = w₀). Raises when the labels differ from the sampler's: every
+    candidate above w* ``none``, w* ``exists``, each certified by a checked proof with
+    both engines (coalition oracle, CP-SAT) agreeing."""
+    exp, k = task.payload["expected"], task.payload["k"]
+    want = ["none"] * (len(labels) - 1) + ["exists"]
+    if [lab["verdict"] for lab in labels] != want or \
+            labels[-1]["question"]["candidate"] != exp["best_winner"]:
+        raise RuntimeError(f"certified labels of {labels[0]['id']} differ from the sampler")
+    for lab in labels:
+        if {x["engine"] for x in lab["engines"]} != {"oracle", "cpsat"} or \
+                lab["certificate"]["type"] == "engine_agreement":
+            raise RuntimeError(f"label {lab['label_id']} is not proved and cross-checked")
+    e = parse_election(task.instances[0])
+    rule = task.payload["rule"]
+    approval = rule_named(rule).approval
+    ballots = labels[-1]["solution"]["ballots"] if exp["best_winner"] != exp["sincere_winner"] \
+        else [_sincere_report(e, rule)] * k
+    if approval:
+        ballots = [sorted(b, key=e.candidates.index) for b in ballots]
+    return "\n".join(f"Final ballot {j}: {_show(b, approval)}" for j, b in enumerate(ballots, 1))
 
 
 def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPrompt) -> str:
@@ -132,6 +369,8 @@ def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPr
     profitable). Raises when the certified label differs from the sampler's enumeration.
     The labels are certified by both exact engines (``engines``): enumeration and the
     BTT greedy / IRV search must agree, and both certificates pass the checker."""
+    if task.payload.get("k", 1) > 1:
+        return _coalition_gold(task, labels)
     (lab,) = labels
     sol, exp = lab["solution"], task.payload["expected"]
     if any(sol[k] != v for k, v in exp.items()):
@@ -152,7 +391,9 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     """``correct`` when the ballot reaches the best achievable outcome (O = 1),
     ``incorrect`` for another valid ballot, ``invalid`` when the parser rejects it. The
     extra fields carry S, O, the outcome, Δ, G, the error category and the oracle's
-    counts (for the baselines)."""
+    counts (for the baselines; a coalition prompt has none: ``oracle`` is None)."""
+    if prompt["task"].get("k", 1) > 1:
+        return _score_coalition(prompt, answer, entry)
     (lab,) = entry.labels
     inst = entry.instances[lab["id"]]
     sol = lab["solution"]
@@ -181,12 +422,41 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     return Verdict("correct" if r["O"] else "incorrect", r["parsed"], why, extra)
 
 
+def _score_coalition(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
+    """A coalition prompt: the k ballots read (:func:`~.ballots.score_coalition`) and
+    replayed with the other ballots; ``correct`` when they elect w* (O = 1)."""
+    task, cell = prompt["task"], prompt["cell"]
+    iid = prompt["instance_id"]
+    inst = entry.instances[iid]
+    exp = {"sincere_winner": task["expected"]["sincere_winner"],
+           "best_winner": entry.labels[-1]["question"]["candidate"]}
+    r = score_coalition(inst, exp, answer, task["k"], parse=getattr(entry, "parse", "lenient"))
+    pos = entry.model(iid).true_pos
+    extra = {**{x: r[x] for x in ("valid", "S", "O", "sincere", "outcome", "outcome_changed",
+                                  "delta", "gap", "welfare_change", "category", "effect")},
+             "instance_id": iid, "cluster": prompt.get("cluster") or iid,
+             "rule": cell["rule"], "m": cell["size"], "k": task["k"],
+             "stratum": cell["stratum"], "framing": cell["format"], "oracle": None}
+    if answer is None:
+        return Verdict("timeout", None, "no answer", extra)
+    if not r["valid"]:
+        return Verdict(r["parsed"]["kind"], r["parsed"], r["reason"], extra)
+    w0, best = exp["sincere_winner"], exp["best_winner"]
+    why = (f"the ballots elect {r['outcome']} (true rank {pos(r['outcome'])}); sincere "
+           f"voting elects {w0} (rank {pos(w0)}); the best achievable is {best} "
+           f"(rank {pos(best)})")
+    return Verdict("correct" if r["O"] else "incorrect", r["parsed"], why, extra)
+
+
 def feedback(prompt: dict, answer: str, entry: Entry) -> str:
     """What the ballot achieves under the rule (recomputed), never which ballot to cast."""
     v = score(prompt, answer, entry)
     if v.verdict == "correct":
         return "Your ballot achieves the best outcome you can get."
     if v.verdict in ("invalid", "timeout"):
+        if prompt["task"].get("k", 1) > 1:
+            return f"Your ballots could not be read ({v.reason}). End with one line " \
+                   "'Final ballot j: ...' per coalition voter as the prompt asks."
         return f"Your ballot could not be read ({v.reason}). End with one line 'Final " \
                "ballot: ...' as the prompt asks."
     return f"Not the best you can do: {v.reason.split('; the best')[0]}."
@@ -219,7 +489,7 @@ def metrics(scores: Sequence[dict]) -> list[dict]:
                     "tie_breaking_error", "rule_error", "non_profitable"):
             out.append(proportion(f"category_{cat}", {"framing": framing}, cats[cat],
                                   len(mine)))
-    once = {s["instance_id"]: s for s in recs}
+    once = {s["instance_id"]: s for s in recs if s.get("oracle") is not None}
     out += _baseline_rows([(s["rule"], s["m"], s["stratum"], s["oracle"])
                            for s in once.values()])
     return out
@@ -300,7 +570,9 @@ def calibration(stats: dict) -> list[dict]:
     IC profiles, so the share is a binomial proportion), and the exact random-ballot
     baselines and oracle gain of the design's instances (from the
     oracle counts the sampler recorded; the certified labels agree, as ``gold`` checks).
-    The sincere baseline is 0 on every rate; the oracle's MDR and OMR are 1."""
+    The sincere baseline is 0 on every rate; the oracle's MDR and OMR are 1. A coalition
+    design has no exact random-ballot values (its joint reports are not enumerated): they
+    are None beside the IC manipulable share of its draws."""
     draws, base = {}, {}
     for key, c in stats.items():
         tag = json.loads(key)
@@ -314,7 +586,10 @@ def calibration(stats: dict) -> list[dict]:
         tot.update(c)
     draws[("all", "all")] = tot
     out = []
-    for (rule, m), b in _with_total(base).items():
+    cells = _with_total(base) if base else {key: {} for key in sorted(
+        draws, key=lambda km: (km[0] == "all", RULES.index(km[0]) if km[0] in RULES else 0,
+                               str(km[1])))}
+    for (rule, m), b in cells.items():
         d = draws.get((rule, m), Counter())
         ci = wilson(d["manipulable"], d["draws"])
         out.append({"rule": rule, "m": m, "draws": d["draws"],
@@ -322,7 +597,7 @@ def calibration(stats: dict) -> list[dict]:
                     else 0.0,
                     "ic_manipulable_low": round(ci[0], 4) if ci else None,
                     "ic_manipulable_high": round(ci[1], 4) if ci else None,
-                    **{k: round(b.get(k, 0.0), 4) for k in (
+                    **{k: round(b.get(k, 0.0), 4) if base else None for k in (
                         "random_MDR", "random_OMR", "random_NMR_attempt",
                         "random_NMR_suboptimal", "random_FMR_ballot", "random_FMR_outcome",
                         "random_delta", "random_gap", "oracle_gain")}})
@@ -349,7 +624,7 @@ SUITE = Suite(
     gold=gold, score=score, metrics=metrics, feedback=feedback, plots=plots,
     results=results,
     calibration=calibration, expected_total=2400, engines=("oracle", "reachability"),
-    duplicate_key=duplicate_key,
+    duplicate_key=duplicate_key, parameters=PARAMETERS, configure=configure,
     calibration_title="baselines: naive impartial-culture manipulable share, exact "
                       "random-ballot rates",
     citation=('Amiri-Margavi, A. et al. (2026). '
