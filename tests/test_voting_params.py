@@ -301,3 +301,11 @@ def test_parameters_of_a_suite_without_any_are_refused(tmp_path):
     r = _run("generate", "indeterminacy-preference", "-o", tmp_path / "x", "--param", "n=3",
              code=2)
     assert len(r.stderr.strip().splitlines()) == 1 and "has no parameter 'n'" in r.stderr
+
+
+def test_prefcert_suites_lists_the_parameters_and_their_defaults():
+    r = subprocess.run(["prefcert", "suites"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = {ln.split("\t")[0]: ln.split("\t") for ln in r.stdout.splitlines()}
+    assert rows["voting-manipulation"][3] == "params tau=alphabetical,n=5,k=1,max_draws=20000"
+    assert rows["indeterminacy-preference"][3] == "params -"

@@ -92,13 +92,16 @@ def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, templa
 
 @click.command()
 def suites():
-    """List the benchmark suites with their sizes and composition totals."""
+    """List the benchmark suites, one per line, tab-separated: name, default sizes,
+    composition total, design parameters with their defaults (``generate --param
+    NAME=VALUE``; ``-`` for none), description."""
     from ..bench.suites import SUITES, suite
     for name in SUITES:
         s = suite(name)
         total = sum(s.composition().values())
+        params = ",".join(f"{k}={p.default}" for k, p in s.parameters.items()) or "-"
         click.echo(f"{name}\tsizes {','.join(map(str, s.sizes))}\t{total} prompts\t"
-                   f"{s.description}")
+                   f"params {params}\t{s.description}")
 
 
 @click.command()
