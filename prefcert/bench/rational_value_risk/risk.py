@@ -701,9 +701,9 @@ def verification_term(m: int, k: int, l: int, delta: float = 0.05, *,
     Examples
     --------
     >>> round(verification_term(100, 8, 1), 4)
-    0.0623
+    0.0585
     >>> round(verification_term(100, 8, 4), 4)
-    0.0311
+    0.0293
 
     Notes
     -----
