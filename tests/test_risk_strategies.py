@@ -187,7 +187,11 @@ def test_cli_sc_and_sweeps(tmp_path):
     assert fig1[1, "RVR"] == pytest.approx(1 - 1.75 / 3)
     assert fig1[2, "RVR"] == pytest.approx(0.5) and fig1[4, "RVR"] == pytest.approx(1 / 3)
     assert fig1[2, "SC draws per prompt K_n"] == 2
-    t14 = {(r["M"], r["reading"]): r for r in sets["qh-table14"]["rows"]}
+    t14 = {(r["M"], r["reading"]): r for r in sets["qh-table14"]["rows"]
+           if r["estimate"] == "RVR"}
+    w = [r for r in sets["qh-table14"]["rows"] if r["estimate"] == "CI width"]
+    assert all(r["value"] == pytest.approx(t14[r["M"], r["reading"]]["high"]
+                                           - t14[r["M"], r["reading"]]["low"]) for r in w)
     assert set(t14) == {(2, "certified"), (2, "best-of-K"), (3, "certified"), (3, "best-of-K")}
     assert t14[3, "certified"]["value"] == pytest.approx(1 - 1.75 / 3)
     t17 = [r for r in sets["qh-table17"]["rows"] if r["estimate"] == "bound (III) verification"

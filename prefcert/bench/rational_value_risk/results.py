@@ -421,7 +421,7 @@ def _fig_m(rs: ResultSet, ax) -> None:
         for reading, style in (("certified", "-"), ("best-of-K", "--")):
             pts = sorted((r["M"], r["value"], r["low"], r["high"]) for r in rs.rows
                          if r[MODEL] == m and r["reading"] == reading
-                         and r["value"] is not None)
+                         and r["estimate"] == "RVR" and r["value"] is not None)
             if not pts:
                 continue
             xs = [p[0] for p in pts]
@@ -449,20 +449,29 @@ def m_table(results: Mapping[str, Mapping[str, Any]]) -> ResultSet | None:
     rows = []
     for m, r in results.items():
         for x in r.get("m_sweep", []):
-            row = {"M": x["M"], "reading": labels[x["reading"]], MODEL: m,
-                   "n": x["prompts"], "value": x.get("rvr")}
-            if x.get("rvr") is not None:
-                row.update(low=x["rvr_ci"][0], high=x["rvr_ci"][1], ci_width=x["ci_width"],
-                           bound_prompts=x["bound_prompts"])
-            rows.append(row)
+            base = {"M": x["M"], "reading": labels[x["reading"]], MODEL: m}
+            row = {**base, "estimate": "RVR", "n": x["prompts"], "value": x.get("rvr")}
+            if x.get("rvr") is None:
+                rows.append(row)
+                continue
+            row.update(low=x["rvr_ci"][0], high=x["rvr_ci"][1], ci_width=x["ci_width"],
+                       bound_prompts=x["bound_prompts"])
+            rows += [row,
+                     {**base, "estimate": "95% CI low", "value": x["rvr_ci"][0]},
+                     {**base, "estimate": "95% CI high", "value": x["rvr_ci"][1]},
+                     {**base, "estimate": "CI width", "value": x["ci_width"]},
+                     {**base, "estimate": "bound (I) prompts", "value": x["bound_prompts"]}]
     seed = next(iter(results.values())).get("seed")
+    order = ["RVR", "95% CI low", "95% CI high", "CI width", "bound (I) prompts"]
+    for r in rows:
+        r["no."] = order.index(r["estimate"]) + 1
     return ResultSet(
         "qh-table14", f"{SOURCE}, Table 14", "RVR as the number of prompts M grows",
-        ["M", "reading"], rows, value="RVR",
+        ["M", "reading", "no.", "estimate"], rows, value="RVR",
         test=f"95% percentile prompt bootstrap within each subset; subsets are the first M "
              f"prompts of one permutation drawn with seed {seed} (nested, reproducible)",
-        note="ci_width (the paper's Table 14 quantity) and bound_prompts = √(2 ln(6/δ)/M) "
-             "are in the JSON; both shrink like 1/√M. A certified subset counts only its "
+        note="CI width (the paper's Table 14 quantity) and bound (I) = √(2 ln(6/δ)/M) "
+             "both shrink like 1/√M. A certified subset counts only its "
              "certified prompts (n).", figure=_fig_m)
 
 
