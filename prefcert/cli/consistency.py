@@ -249,7 +249,7 @@ def _p(v) -> str:
                 metavar="PROMPTS ANSWERS... | LOG...")
 @click.option("--utilities", "utilities", multiple=True, type=click.Path(path_type=Path),
               help="Instead of PROMPTS and ANSWERS: JSONL {\"id\", \"utilities\": [u, ...] or "
-                   "[[L outcomes], ...], optional \"reu\"} from another verifier (repeat for "
+                   "[[L outcomes], ...], optional \"reu\", optional \"keys\" (answer keys for --sc)} from another verifier (repeat for "
                    "several models).")
 @click.option("--model", "models", multiple=True, metavar="NAME",
               help="The model of an ANSWERS (or --utilities) file whose records name none: "
@@ -260,11 +260,23 @@ def _p(v) -> str:
               help="Prompt-bootstrap resamples.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--by", help="Also estimate per level of this cell factor (e.g. size).")
+@click.option("--sc", "sc", metavar="N,N,...",
+              help="Also deploy self-consistency SC(n) for each n (e.g. 2,4,8,16,32): a "
+                   "majority vote over disjoint blocks of n samples (Figure 1).")
+@click.option("--sc-ties", type=click.Choice(["first", "random"]), default="first",
+              show_default=True, help="SC tie rule: the tied answer voted first, or "
+                                      "uniform (seeded with --seed).")
+@click.option("--m-sweep", is_flag=True,
+              help="Also estimate on nested seeded subsets of M = 2, 4, … prompts (Table 14).")
+@click.option("--l-sweep", is_flag=True,
+              help="Also tabulate the verification term across verifier budgets L "
+                   "(Table 17).")
 @click.option("-o", "--out", type=OutputPath(),
               help="Write the M × K utility matrix, one JSON line per (model, prompt).")
 @click.option("--report", type=OutputPath(), help="Write an HTML report.")
 @click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
-def risk(sources, utilities, models, delta, resamples, seed, by, out, report, as_json):
+def risk(sources, utilities, models, delta, resamples, seed, by, sc, sc_ties, m_sweep,
+         l_sweep, out, report, as_json):
     """Rational value risk of sampled model answers to a generated benchmark PROMPTS: one
     or more ANSWERS files (JSONL: one {"id", "answer"} per sample, or {"id", "answers":
     [...]}; one model a file, named by its records' "model" or by --model), or Inspect logs
@@ -275,6 +287,7 @@ def risk(sources, utilities, models, delta, resamples, seed, by, out, report, as
     tables with the models as columns."""
     from ..bench.rational_value_risk import risk as rk
     try:
+        sc_n = _sc_values(sc)
         _check_out([out, report], [*sources, *utilities])
         per_model: dict[str, list[dict]] = {}
         if utilities:
@@ -328,6 +341,8 @@ def risk(sources, utilities, models, delta, resamples, seed, by, out, report, as
                            uncertified_prompts=sum(s["reu_certified"] is None for s in scored))
             else:
                 res = rk.risk_table(scored, delta=delta, resamples=resamples, seed=seed, by=by)
+            rk.add_analyses(res, scored, sc=sc_n, ties=sc_ties, m_sweep_on=m_sweep,
+                            l_sweep_on=l_sweep, delta=delta, resamples=resamples, seed=seed)
             results[m] = {"model": m, **res}
     except InstanceError as e:
         bad_input(e)
@@ -359,6 +374,22 @@ def risk(sources, utilities, models, delta, resamples, seed, by, out, report, as
     for rs in result_sets:
         con.print()
         print_result_set(con, rs)
+
+
+def _sc_values(text: str | None) -> list[int]:
+    """The n of ``--sc N,N,...`` (each an integer ≥ 1)."""
+    if text is None:
+        return []
+    out = []
+    for part in text.split(","):
+        try:
+            n = int(part.strip())
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise InstanceError("--sc takes integers ≥ 1 separated by commas", value=text)
+        out.append(n)
+    return out
 
 
 def _answer_records(path: Path) -> list:
@@ -415,9 +446,16 @@ def _read_utilities(path: Path) -> list[dict]:
         if "reu" in rec and rec["reu"] is not None and not _utility(rec["reu"]):
             raise InstanceError("\"reu\" is a number in [0, 1] or null", file=str(path),
                                 line=i, value=rec["reu"])
+        keys = rec.get("keys")
+        if keys is not None and (not isinstance(keys, list) or len(keys) != len(us) or any(
+                k is not None and not isinstance(k, (str, int, float)) for k in keys)):
+            raise InstanceError("\"keys\" is a list of answer keys (text or null), one per "
+                                "utility", file=str(path), line=i, value=json.dumps(keys)[:40])
         out.append({"id": rec["id"], "utilities": rec["utilities"],
                     "reu_certified": rec.get("reu", 1), "cell": rec.get("cell", {}),
-                    "verdicts": []})
+                    "verdicts": [],
+                    "keys": None if keys is None else [None if k is None else str(k)
+                                                       for k in keys]})
     return out
 
 

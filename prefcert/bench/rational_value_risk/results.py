@@ -229,7 +229,9 @@ def risk_results(results: Mapping[str, Mapping[str, Any]],
     list of ResultSet
         Tables 1–2 (RVR with intervals and, beside them, the bounds), Table 13 (per
         budget k), Table 16 (per stratum, when the estimates have ``by``), Table 12
-        (parse failures) and, given the per-prompt records ``scored`` of two or more
+        (parse failures), Figure 1 (SC(n), when the estimates have
+        ``self_consistency``), Table 14 (the M sweep, ``m_sweep``), Table 17 (the L sweep,
+        ``l_sweep``) and, given the per-prompt records ``scored`` of two or more
         models, their paired comparisons (:func:`paired_table`).
 
     Notes
@@ -246,6 +248,10 @@ def risk_results(results: Mapping[str, Mapping[str, Any]],
     if st is not None:
         out.append(st)
     out.append(parse_table(results))
+    for extra in (sc_table, m_table, l_table):
+        rs = extra(results)
+        if rs is not None:
+            out.append(rs)
     if scored is not None:
         first = next(iter(results.values()), {})
         pt = paired_table(scored, resamples=first.get("resamples", 1000),
@@ -342,3 +348,161 @@ def paired_table(scored: Mapping[str, Sequence[Mapping[str, Any]]], *, resamples
              f"each reading at α = {alpha}",
         note="pvalue, pvalue_holm, reject_holm, low, high and n (the common prompts) are "
              "in the JSON; a certified comparison uses the prompts certified for both.")
+
+
+def _fig_sc(rs: ResultSet, ax) -> None:
+    for j, m in enumerate(rs.models()):
+        pts = sorted((r["n"], r["value"], r["low"], r["high"]) for r in rs.rows
+                     if r[MODEL] == m and r["estimate"] == "RVR" and r["value"] is not None)
+        if not pts:
+            continue
+        ns = [p[0] for p in pts]
+        v = [p[1] for p in pts]
+        ax.errorbar(ns, v, yerr=[[max(0.0, x - p[2]) for x, p in zip(v, pts)],
+                                 [max(0.0, p[3] - x) for x, p in zip(v, pts)]],
+                    marker="o", ms=3, capsize=3, color=f"C{j % 10}", label=m)
+    ns = sorted({r["n"] for r in rs.rows})
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ns)
+    ax.set_xticklabels([str(n) for n in ns])
+    ax.set_xlabel("votes n of SC(n) (n = 1: one sample)")
+    ax.set_ylabel("RVR (REU = 1, certified)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, title="95% prompt-bootstrap CI", title_fontsize=7)
+
+
+def sc_table(results: Mapping[str, Mapping[str, Any]]) -> ResultSet | None:
+    """Figure 1: RVR of self-consistency SC(n) per n (SC(1) = one sample), per model, with
+    the DEU, the 95 % prompt-bootstrap interval and the error bounds that carry over.
+    None when no estimate has ``self_consistency``."""
+    if not any(r.get("self_consistency") for r in results.values()):
+        return None
+    rows = []
+    ties = None
+    for m, r in results.items():
+        for x in r.get("self_consistency", []):
+            ties = x["ties"]
+            b = x["bounds"]
+            base = {"n": x["n"], MODEL: m}
+            rows += [
+                {**base, "estimate": "prompts M", "value": x["M"]},
+                {**base, "estimate": "SC draws per prompt K_n", "value": x["draws"]},
+                {**base, "estimate": "DEU", "value": x["deu"], "low": x["deu_ci"][0],
+                 "high": x["deu_ci"][1]},
+                {**base, "estimate": "RVR", "value": x["rvr"], "low": x["rvr_ci"][0],
+                 "high": x["rvr_ci"][1], "n_prompts": x["M"], "bound": b["total"]},
+                {**base, "estimate": "95% CI low", "value": x["rvr_ci"][0]},
+                {**base, "estimate": "95% CI high", "value": x["rvr_ci"][1]},
+                {**base, "estimate": "no-vote rate", "value": x["no_vote_rate"]},
+                *({**base, "estimate": label_b, "value": b[key],
+                   "formula": b["formulas"][key]} for label_b, key in BOUND_ROWS)]
+    order = ["prompts M", "SC draws per prompt K_n", "DEU", "RVR", "95% CI low",
+             "95% CI high", "no-vote rate", *(b for b, _ in BOUND_ROWS)]
+    rs = ResultSet(
+        "qh-fig1", f"{SOURCE}, Figure 1", "rational value risk of self-consistency SC(n)",
+        ["n", "no.", "estimate"], rows, value="utility or risk",
+        test="per model and n: 95% percentile prompt bootstrap of the per-prompt SC gaps; "
+             "no comparison test",
+        note=f"SC(n): the K samples of a prompt are cut into K_n = ⌊K/n⌋ disjoint blocks of "
+             f"n; each block votes on the answer keys (unparseable answers do not vote; a "
+             f"block with no key scores 0), ties: {ties} (first = the tied key voted "
+             f"first, the released code's rule; random = uniform, seeded). REU = 1 "
+             f"(certified) only: the best-of-K REU reuses the voting samples. Bounds: "
+             f"(I) √(2 ln(6/δ)/M), (II) √(ln(6/δ)/(2MK_n)), (III) √(ln(12/δ)/(2MK_nL)) "
+             f"(0 for prefcert's deterministic verifier).",
+        figure=_fig_sc)
+    for r in rs.rows:
+        r["no."] = order.index(r["estimate"]) + 1
+    return rs
+
+
+def _fig_m(rs: ResultSet, ax) -> None:
+    for j, m in enumerate(rs.models()):
+        for reading, style in (("certified", "-"), ("best-of-K", "--")):
+            pts = sorted((r["M"], r["value"], r["low"], r["high"]) for r in rs.rows
+                         if r[MODEL] == m and r["reading"] == reading
+                         and r["estimate"] == "RVR" and r["value"] is not None)
+            if not pts:
+                continue
+            xs = [p[0] for p in pts]
+            ax.plot(xs, [p[1] for p in pts], marker="o", ms=3, linestyle=style,
+                    color=f"C{j % 10}", label=f"{m} · {reading}")
+            ax.fill_between(xs, [p[2] for p in pts], [p[3] for p in pts],
+                            color=f"C{j % 10}", alpha=0.15)
+    ax.set_xscale("log", base=2)
+    ms = sorted({r["M"] for r in rs.rows})
+    ax.set_xticks(ms)
+    ax.set_xticklabels([str(x) for x in ms])
+    ax.set_xlabel("prompts M (nested subsets, seeded)")
+    ax.set_ylabel("rational value risk")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, title="bands: 95% prompt-bootstrap CI", title_fontsize=7)
+
+
+def m_table(results: Mapping[str, Mapping[str, Any]]) -> ResultSet | None:
+    """Table 14: the RVR estimate, its 95 % interval and the interval's width on nested
+    subsets of M prompts (M = 2, 4, … up to all), with term (I) at that M. None when no
+    estimate has ``m_sweep``."""
+    if not any(r.get("m_sweep") for r in results.values()):
+        return None
+    labels = {"certified": "certified", "best_of_k": "best-of-K"}
+    rows = []
+    for m, r in results.items():
+        for x in r.get("m_sweep", []):
+            base = {"M": x["M"], "reading": labels[x["reading"]], MODEL: m}
+            row = {**base, "estimate": "RVR", "n": x["prompts"], "value": x.get("rvr")}
+            if x.get("rvr") is None:
+                rows.append(row)
+                continue
+            row.update(low=x["rvr_ci"][0], high=x["rvr_ci"][1], ci_width=x["ci_width"],
+                       bound_prompts=x["bound_prompts"])
+            rows += [row,
+                     {**base, "estimate": "95% CI low", "value": x["rvr_ci"][0]},
+                     {**base, "estimate": "95% CI high", "value": x["rvr_ci"][1]},
+                     {**base, "estimate": "CI width", "value": x["ci_width"]},
+                     {**base, "estimate": "bound (I) prompts", "value": x["bound_prompts"]}]
+    seed = next(iter(results.values())).get("seed")
+    order = ["RVR", "95% CI low", "95% CI high", "CI width", "bound (I) prompts"]
+    for r in rows:
+        r["no."] = order.index(r["estimate"]) + 1
+    return ResultSet(
+        "qh-table14", f"{SOURCE}, Table 14", "RVR as the number of prompts M grows",
+        ["M", "reading", "no.", "estimate"], rows, value="RVR",
+        test=f"95% percentile prompt bootstrap within each subset; subsets are the first M "
+             f"prompts of one permutation drawn with seed {seed} (nested, reproducible)",
+        note="CI width (the paper's Table 14 quantity) and bound (I) = √(2 ln(6/δ)/M) "
+             "both shrink like 1/√M. A certified subset counts only its "
+             "certified prompts (n).", figure=_fig_m)
+
+
+def l_table(results: Mapping[str, Mapping[str, Any]]) -> ResultSet | None:
+    """Table 17: the verification term (III) per verifier budget L at the data's M and K,
+    the total bound, and the RVR from the first L outcomes of each response where the
+    verifier gave that many. None when no estimate has ``l_sweep``."""
+    if not any(r.get("l_sweep") for r in results.values()):
+        return None
+    labels = {"certified": "certified", "best_of_k": "best-of-K"}
+    rows = []
+    stochastic = False
+    for m, r in results.items():
+        stochastic |= not r.get("deterministic_verifier", True)
+        for x in r.get("l_sweep", []):
+            base = {"L": x["L"], "reading": labels[x["reading"]], MODEL: m}
+            rows.append({**base, "estimate": "bound (III) verification",
+                         "value": x["verification"], "formula": x["formula"]})
+            rows.append({**base, "estimate": "bound total ±", "value": x["total"]})
+            row = {**base, "estimate": "RVR (first L outcomes)", "value": x["rvr"]}
+            if x["rvr"] is not None:
+                row.update(low=x["rvr_ci"][0], high=x["rvr_ci"][1])
+            rows.append(row)
+    note = ("(III) certified √(ln(12/δ)/(2MKL)); best-of-K min(1 − 1/K, √(ln(2K)/(2L)) + "
+            "√(ln(6/δ)/(2M)) + √(ln(12/δ)/(2MKL))). Larger L shrinks only (III) and never "
+            "removes the verifier's bias. ")
+    note += ("RVR is re-estimated from the first L outcomes of every response (— beyond "
+             "the fewest outcomes given)." if stochastic else
+             "prefcert's verifier is deterministic: its (III) is 0 at every L; the rows "
+             "give the term a stochastic verifier of L calls would add at this M and K "
+             "(RVR —: no outcomes to re-estimate from).")
+    return ResultSet(
+        "qh-table17", f"{SOURCE}, Table 17", "the verification term across the verifier "
+        "budget L", ["L", "reading", "estimate"], rows, value="bound or RVR", note=note)

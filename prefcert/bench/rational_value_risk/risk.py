@@ -389,11 +389,17 @@ def score_samples(bench, samples: Mapping[str, Sequence[str | None]]) -> list[di
 def prompt_samples(prompt: Mapping[str, Any], entry, answers: Sequence[str | None]) -> dict:
     """The record of one prompt's sampled answers (see :func:`score_samples`)."""
     from ..score import score_prompt
-    verdicts = [score_prompt(prompt, a, entry)["verdict"] for a in answers]
+    scores = [score_prompt(prompt, a, entry) for a in answers]
+    verdicts = [x["verdict"] for x in scores]
+    # the answer key of the SC(n) vote: the parsed answer's canonical JSON (None when the
+    # answer does not parse or timed out), so equivalent answers vote together
+    keys = [None if x["verdict"] in ("invalid", "timeout") or x.get("parsed") is None
+            else json.dumps(x["parsed"], sort_keys=True, default=str) for x in scores]
     gold_ok = all(lab.get("checked") is True for lab in entry.labels) and \
         score_prompt(prompt, prompt.get("answer"), entry)["verdict"] == "correct"
     return {"id": prompt["id"], "suite": prompt["suite"], "cell": prompt["cell"],
             "verdicts": verdicts, "utilities": [1 if v == "correct" else 0 for v in verdicts],
+            "keys": keys,
             "reu_certified": 1 if gold_ok else None}
 
 
@@ -421,4 +427,385 @@ def risk_table(scored: Sequence[dict], *, delta: float = 0.05, resamples: int = 
             [s["utilities"] for s in group], reu=[s["reu_certified"] for s in group],
             delta=delta, resamples=resamples, seed=seed)}
             for key, group in sorted(strata.items())]
+    return res
+
+
+# ------------------------------------------------- self-consistency, the M and L sweeps
+
+def _tie_first(tied: Sequence[str], block: Sequence[str | None],
+               rng: np.random.Generator) -> str:
+    """The tied key whose first vote comes earliest in the block (the released code's
+    rule: the first sample carrying a modal key)."""
+    return min(tied, key=lambda t: block.index(t))
+
+
+def _tie_random(tied: Sequence[str], block: Sequence[str | None],
+                rng: np.random.Generator) -> str:
+    """A tied key drawn uniformly (the generator is seeded, so the draw is reproducible)."""
+    order = sorted(tied, key=lambda t: block.index(t))
+    return order[int(rng.integers(0, len(order)))]
+
+
+#: tie rule of the self-consistency vote -> chooser of the winning key among the tied ones
+TIE_RULES = {"first": _tie_first, "random": _tie_random}
+
+
+def majority_vote(keys: Sequence[str | None], *, ties: str = "first",
+                  rng: np.random.Generator | None = None) -> int | None:
+    """The index of the answer a majority vote over ``keys`` outputs, or None.
+
+    Parameters
+    ----------
+    keys : sequence of str or None
+        The canonical answer keys of n sampled answers (None: unparseable, no vote).
+    ties : {"first", "random"}, default "first"
+        Among keys with the most votes, ``first`` takes the one voted first, ``random``
+        one drawn uniformly with ``rng``.
+    rng : numpy.random.Generator, optional
+        The generator of ``random`` (default: seeded 0).
+
+    Returns
+    -------
+    int or None
+        The position of the first answer carrying the winning key; None when no answer
+        has a key (the strategy then scores U = 0).
+
+    Examples
+    --------
+    >>> majority_vote(["a", "b", "b", None])
+    1
+    >>> majority_vote(["a", "b"]), majority_vote([None, None])
+    (0, None)
+
+    Notes
+    -----
+    O(n).
+
+    References
+    ----------
+    Wang et al. (2023), "Self-consistency improves chain of thought reasoning in language
+    models", ICLR. Qian & He (2026), §5.4 (SC(n) as the deployed strategy).
+    """
+    arg.choice(ties, "ties", TIE_RULES)
+    votes: dict[str, int] = {}
+    for key in keys:
+        if key is not None:
+            votes[key] = votes.get(key, 0) + 1
+    if not votes:
+        return None
+    top = max(votes.values())
+    tied = [key for key, c in votes.items() if c == top]
+    win = tied[0] if len(tied) == 1 else TIE_RULES[ties](
+        tied, list(keys), rng if rng is not None else np.random.default_rng(0))
+    return list(keys).index(win)
+
+
+def _rows(utilities: Sequence[Sequence[Any]]) -> list[list[float]]:
+    return [[float(np.mean(x)) if isinstance(x, (list, tuple)) else float(x) for x in row]
+            for row in utilities]
+
+
+def self_consistency(utilities: Sequence[Sequence[Any]], keys: Sequence[Sequence[str | None]],
+                     n: int, *, reu: Sequence[float | None] | None = None,
+                     ties: str = "first", delta: float = 0.05, resamples: int = 1000,
+                     seed: int = 0, confidence: float = 0.95,
+                     deterministic: bool | None = None) -> dict[str, Any]:
+    """Rational value risk of self-consistency SC(n) as the deployed strategy.
+
+    Parameters
+    ----------
+    utilities : sequence of sequences
+        The M × K utility matrix (an entry may be a list of L verifier outcomes).
+    keys : sequence of sequences
+        The canonical answer key of every sample, parallel to ``utilities`` (None:
+        unparseable, no vote).
+    n : int
+        Votes per SC draw.
+    reu : sequence of float or None, optional
+        Certified REU per prompt (default 1; None leaves the prompt out).
+    ties : {"first", "random"}, default "first"
+        The tie rule of :func:`majority_vote`; ``random`` is seeded with ``seed``.
+    delta, resamples, seed, confidence
+        As in :func:`rational_value_risk`.
+    deterministic : bool, optional
+        Whether the verifier is deterministic (default: when no entry is a list).
+
+    Returns
+    -------
+    dict
+        ``n``, ``ties``, ``M`` (prompts with at least n samples and a certified REU),
+        ``draws`` (K_n = ⌊K/n⌋, the fewest SC draws of a prompt), ``skipped`` (prompts
+        with fewer than n samples), ``deu`` with ``deu_ci``, ``reu``, ``rvr`` with
+        ``rvr_ci`` and ``rvr_bootstrap_mean``, ``no_vote_rate`` (draws without a key)
+        and ``bounds`` (:func:`error_bounds`, certified reading, with K = K_n).
+
+    Raises
+    ------
+    InstanceError
+        ``keys`` not parallel to ``utilities``, or no prompt with n samples.
+
+    Notes
+    -----
+    The K samples of prompt i are cut into ⌊K_i/n⌋ consecutive disjoint blocks of n
+    (a remainder is left out); each block is one SC(n) draw: the majority key's first
+    answer, its utility (mean of its L outcomes), 0 when no answer of the block parses.
+    Blocks of iid samples are iid SC(n) outputs given the prompt, so Theorem 1 carries
+    over with the draws in place of the samples: (I) √(2 ln(6/δ)/M) unchanged,
+    (II) √(ln(6/δ)/(2 M K_n)), (III) √(ln(12/δ)/(2 M K_n L)) — the vote uses the keys,
+    not the verifier's outcomes, so the chosen answer's L outcomes are still independent
+    given the responses. The best-of-K reading is not given for SC: its REU (the best of
+    the K raw samples) and the SC draws reuse the same samples, and the (II) of
+    :func:`error_bounds` does not cover that coupling. SC(1) is the plain sampling
+    strategy. The released code instead resamples n of the K samples with replacement
+    per draw (draws not independent); not implemented. O(M·K + B·M).
+
+    References
+    ----------
+    Qian & He (2026), §5.4, Fig. 1. Wang et al. (2023), ICLR (self-consistency).
+    Hoeffding (1963), JASA 58.
+    """
+    arg.integer(n, "n", minimum=1)
+    arg.choice(ties, "ties", TIE_RULES)
+    arg.integer(seed, "seed", minimum=0)
+    arg.sequence(keys, "keys", "rows of answer keys")
+    if len(keys) != len(utilities) or any(len(a) != len(b) for a, b in zip(keys, utilities)):
+        raise InstanceError("keys must be parallel to utilities (one key per sample)")
+    rows = _rows(utilities)
+    m_all = len(rows)
+    reus = [1.0] * m_all if reu is None else list(reu)
+    if deterministic is None:
+        deterministic = not any(isinstance(x, (list, tuple)) for row in utilities for x in row)
+    calls = min([len(x) if isinstance(x, (list, tuple)) else 1 for row in utilities
+                 for x in row] or [1])
+    rng = np.random.default_rng(seed)
+    deu_i, gaps, draws, none, total = [], [], [], 0, 0
+    skipped = 0
+    for row, kk, r in zip(rows, keys, reus):
+        b = len(row) // n
+        if b == 0:
+            skipped += 1
+            continue
+        if r is None:
+            continue
+        us = []
+        for j in range(b):
+            pos = majority_vote(kk[j * n:(j + 1) * n], ties=ties, rng=rng)
+            total += 1
+            if pos is None:
+                none += 1
+                us.append(0.0)
+            else:
+                us.append(row[j * n + pos])
+        deu_i.append(float(np.mean(us)))
+        gaps.append(float(r) - deu_i[-1])
+        draws.append(b)
+    if not gaps:
+        raise InstanceError(f"no certified prompt has {n} samples for SC({n})", value=n)
+    d, g = np.array(deu_i), np.array(gaps)
+    dlo, dhi, _ = _bootstrap(d, resamples, seed, confidence)
+    lo, hi, mean = _bootstrap(g, resamples, seed, confidence)
+    b = error_bounds(len(g), min(draws), delta, verifier_calls=calls,
+                     deterministic=deterministic, reading="certified")
+    b["formulas"] = {k: v.replace("MK", "MK_n") for k, v in b["formulas"].items()}
+    return {"n": n, "ties": ties, "M": len(g), "draws": min(draws), "skipped": skipped,
+            "deu": float(d.mean()), "deu_ci": [dlo, dhi], "reu": float(g.mean() + d.mean()),
+            "rvr": float(g.mean()), "rvr_ci": [lo, hi], "rvr_bootstrap_mean": mean,
+            "no_vote_rate": none / total, "bounds": b}
+
+
+def m_grid(m: int) -> list[int]:
+    """The prompt counts of the M sweep: 2, 4, 8, … below ``m``, then ``m``."""
+    arg.integer(m, "m", minimum=1)
+    return [1 << j for j in range(1, m.bit_length()) if 1 << j < m] + [m]
+
+
+def m_sweep(utilities: Sequence[Sequence[Any]], *, reu: Sequence[float | None] | None = None,
+            delta: float = 0.05, resamples: int = 1000, seed: int = 0,
+            confidence: float = 0.95, grid: Sequence[int] | None = None) -> list[dict]:
+    """Convergence of the RVR estimate as the number of prompts M grows (Table 14).
+
+    Parameters
+    ----------
+    utilities : sequence of sequences
+        The M × K utility matrix.
+    reu : sequence of float or None, optional
+        Certified REU per prompt (default 1).
+    delta, resamples, seed, confidence
+        As in :func:`rational_value_risk`; ``seed`` also draws the subsets.
+    grid : sequence of int, optional
+        Prompt counts (default :func:`m_grid`: 2, 4, … up to the full M).
+
+    Returns
+    -------
+    list of dict
+        Per (M, reading): ``M``, ``reading``, ``prompts`` (of the subset, with a certified
+        REU for that reading), ``rvr``, ``rvr_ci``, ``ci_width`` and ``bound_prompts``,
+        the term (I) √(2 ln(6/δ)/M) of the subset.
+
+    Notes
+    -----
+    One permutation of the prompts is drawn with ``numpy.random.default_rng(seed)``; the
+    subset of size M is its first M prompts, so the subsets are nested and the same seed
+    gives the same subsets. Each subset is bootstrapped with the same seed. The interval
+    width should shrink like 1/√M. O(|grid| · (B·M + M·K)).
+
+    References
+    ----------
+    Qian & He (2026), App. D.1, Table 14.
+    """
+    rows = _rows(utilities)
+    m = len(rows)
+    if not m:
+        raise InstanceError("no prompts to estimate from")
+    reus = [1.0] * m if reu is None else list(reu)
+    sizes = m_grid(m) if grid is None else [arg.integer(x, "grid", minimum=1, maximum=m)
+                                            for x in grid]
+    perm = np.random.default_rng(seed).permutation(m)
+    out = []
+    for size in sizes:
+        sub = perm[:size]
+        deu = np.array([np.mean(rows[i]) for i in sub])
+        for name, reu_i in (("certified", [reus[i] for i in sub]),
+                            ("best_of_k", [max(rows[i]) for i in sub])):
+            keep = np.array([x is not None for x in reu_i])
+            row: dict[str, Any] = {"M": int(size), "reading": name, "prompts": int(keep.sum())}
+            if keep.any():
+                g = np.array([x for x in reu_i if x is not None], dtype=float) - deu[keep]
+                lo, hi, _ = _bootstrap(g, resamples, seed, confidence)
+                row.update(rvr=float(g.mean()), rvr_ci=[lo, hi], ci_width=hi - lo,
+                           bound_prompts=math.sqrt(2 * math.log(6 / delta) / int(keep.sum())))
+            out.append(row)
+    return out
+
+
+def verification_term(m: int, k: int, l: int, delta: float = 0.05, *,
+                      reading: Reading = "certified") -> float:
+    """Term (III) of Theorem 1, the verification error, for a stochastic verifier of L
+    outcomes per response.
+
+    Parameters
+    ----------
+    m, k, l : int
+        Prompts M, responses per prompt K, verifier calls per response L.
+    delta : float, default 0.05
+        Failure probability of the whole bound (the term holds at δ/3).
+    reading : {"certified", "best_of_k"}
+        The REU reading (see :func:`error_bounds`).
+
+    Returns
+    -------
+    float
+        ``certified``: √(ln(12/δ) / (2MKL)); ``best_of_k``:
+        min(1 − 1/K, √(ln(2K)/(2L)) + √(ln(6/δ)/(2M)) + √(ln(12/δ)/(2MKL))).
+
+    Examples
+    --------
+    >>> round(verification_term(100, 8, 1), 4)
+    0.0585
+    >>> round(verification_term(100, 8, 4), 4)
+    0.0293
+
+    Notes
+    -----
+    The value of :func:`error_bounds` with ``deterministic=False``. It falls like
+    1/√L in the certified reading and only its first part does in best-of-K. It bounds
+    the verifier's variance, never its bias. O(1).
+
+    References
+    ----------
+    Qian & He (2026), Theorem 1, App. D (Table 17). Hoeffding (1963), JASA 58.
+    """
+    return error_bounds(m, k, delta, verifier_calls=l, deterministic=False,
+                        reading=reading)["verification"]
+
+
+def l_sweep(utilities: Sequence[Sequence[Any]], *, reu: Sequence[float | None] | None = None,
+            delta: float = 0.05, resamples: int = 1000, seed: int = 0,
+            confidence: float = 0.95, grid: Sequence[int] | None = None) -> list[dict]:
+    """The verification term and the RVR estimate across the verifier budget L (Table 17).
+
+    Parameters
+    ----------
+    utilities : sequence of sequences
+        The M × K utility matrix; entries that are lists of L outcomes make the verifier
+        stochastic.
+    reu, delta, resamples, seed, confidence
+        As in :func:`rational_value_risk`.
+    grid : sequence of int, optional
+        Budgets (default 1, 2, 4, … up to the fewest outcomes L of a response for a
+        stochastic verifier; 1, 2, 4, …, 32 otherwise).
+
+    Returns
+    -------
+    list of dict
+        Per (L, reading): ``L``, ``reading``, ``verification`` (term III at that L, from
+        the data's M and K), ``total`` (the bound at that L) and, where every response
+        has L outcomes, ``rvr`` and ``rvr_ci`` estimated from the first L outcomes of
+        each response (``rvr`` None otherwise).
+
+    Notes
+    -----
+    For a deterministic verifier (prefcert's) term (III) is 0 at every L; the rows then
+    give the term a stochastic verifier of L calls would add at this M and K.
+    O(|grid| · (B·M + M·K·L)).
+
+    References
+    ----------
+    Qian & He (2026), Theorem 1, App. D, Table 17.
+    """
+    m = len(utilities)
+    if not m:
+        raise InstanceError("no prompts to estimate from")
+    stochastic = any(isinstance(x, (list, tuple)) for row in utilities for x in row)
+    l_min = min(len(x) if isinstance(x, (list, tuple)) else 1
+                for row in utilities for x in row)
+    k = min(len(row) for row in utilities)
+    k_max = max(len(row) for row in utilities)
+    if grid is None:
+        grid = k_budgets(l_min) if stochastic else [1, 2, 4, 8, 16, 32]
+    out = []
+    for ll in grid:
+        arg.integer(ll, "L", minimum=1)
+        est = None
+        if stochastic and ll <= l_min:
+            first = [[list(x)[:ll] if isinstance(x, (list, tuple)) else [x] for x in row]
+                     for row in utilities]
+            est = rational_value_risk(first, reu=reu, delta=delta, resamples=resamples,
+                                      seed=seed, confidence=confidence, deterministic=False)
+        for name in READINGS:
+            b = error_bounds(m, k, delta, verifier_calls=ll, deterministic=False,
+                             reading=name, k_max=k_max)
+            row: dict[str, Any] = {"L": ll, "reading": name,
+                                   "verification": b["verification"], "total": b["total"],
+                                   "formula": b["formulas"]["verification"], "rvr": None}
+            x = est["readings"][name] if est else {}
+            if x.get("prompts"):
+                row.update(rvr=x["rvr"], rvr_ci=x["rvr_ci"])
+            out.append(row)
+    return out
+
+
+def add_analyses(res: dict, scored: Sequence[Mapping[str, Any]], *, sc: Sequence[int] = (),
+                 ties: str = "first", m_sweep_on: bool = False, l_sweep_on: bool = False,
+                 delta: float = 0.05, resamples: int = 1000, seed: int = 0) -> dict:
+    """Add to an estimate ``res`` (of :func:`risk_table`) the SC(n) estimates
+    (``self_consistency``: one per n of ``sc``, SC(1) first), the M sweep (``m_sweep``)
+    and the L sweep (``l_sweep``) of the per-prompt records ``scored`` (``utilities``,
+    ``reu_certified`` and, for SC, ``keys``). InstanceError when SC is asked of records
+    without keys."""
+    us = [s["utilities"] for s in scored]
+    reu = [s["reu_certified"] for s in scored]
+    if sc:
+        if any(s.get("keys") is None for s in scored):
+            raise InstanceError("SC(n) needs the answer key of every sample (\"keys\" in "
+                                "the utilities records)")
+        keys = [s["keys"] for s in scored]
+        res["self_consistency"] = [
+            self_consistency(us, keys, n, reu=reu, ties=ties, delta=delta,
+                             resamples=resamples, seed=seed)
+            for n in sorted({1, *sc})]
+    if m_sweep_on:
+        res["m_sweep"] = m_sweep(us, reu=reu, delta=delta, resamples=resamples, seed=seed)
+    if l_sweep_on:
+        res["l_sweep"] = l_sweep(us, reu=reu, delta=delta, resamples=resamples, seed=seed)
     return res
