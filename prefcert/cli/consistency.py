@@ -52,7 +52,9 @@ def _file_models(files, models, what: str) -> list[str | None]:
 @click.argument("responses", nargs=-1, required=True, type=click.Path(path_type=Path),
                 metavar="RESPONSES...")
 @click.option("--design", required=True, type=click.Path(path_type=Path),
-              help="The design JSON: cells, endpoint pairs, stress paths.")
+              help="The design JSON (cells, endpoint pairs, stress paths), or a folder of "
+                   "'prefcert generate self-consistency' (its design.json; RESPONSES may "
+                   "then be ANSWERS files: {id, answer[, epoch, model]} per completion).")
 @click.option("--model", "models", multiple=True, metavar="NAME",
               help="The model of the rows of a RESPONSES file that name none; give it once "
                    "per file, in the files' order (a row naming another model is an error).")
@@ -118,10 +120,17 @@ def consistency(responses, design, models, fit, rmse_divisor, price_scale, norma
             if labels_dir is not None else []
         _check_out([out, report, parsed, *labels_files], [*responses, design], labels_dir)
         names = _file_models(responses, models, "RESPONSES")
-        des = cs.read_design(design)
+        from ..bench.self_consistency import elicitation as el
+        if el.is_generated(design):            # a generated elicitation: its design and prompts
+            des, prompt_cells = el.read_generated(design)
+        else:
+            des, prompt_cells = cs.read_design(design), None
         rows = []
         for path, name in zip(responses, names):
-            mine = cs.read_responses(path, model=name)
+            if prompt_cells is not None and el.looks_like_answers(path):
+                mine = el.responses_from_answers(path, prompt_cells, model=name)
+            else:
+                mine = cs.read_responses(path, model=name)
             if not mine:
                 raise InstanceError("holds no responses", file=str(path))
             rows += mine
