@@ -37,7 +37,7 @@ from ..design import Context, Entry, Parameter, RenderedPrompt, Row, Suite, Task
 from ..stats import proportion
 
 EPOCHS = 15
-SIZES = ("paper",)
+SIZES = (300,)   # one level: the paper's 300 query cells (Inspect needs an integer)
 
 #: Three preference statements per domain (ours; the paper's App. B.2 texts are absent).
 UTTERANCES: dict[str, dict[str, str]] = {
@@ -132,7 +132,7 @@ def _groups(utterances: int) -> dict[tuple[str, str, str], list[str]]:
 
 
 def rows(sizes: Sequence[Any], utterances: int = 3) -> list[Row]:
-    return [Row({"domain": d, "utterance": u, "query": q, "size": "paper"},
+    return [Row({"domain": d, "utterance": u, "query": q, "size": 300},
                 [{"format": "number"}], per_cell=len(cids))
             for (d, u, q), cids in _groups(utterances).items()]
 
