@@ -210,3 +210,30 @@ def test_bad_answers_exit_2_with_one_line(bench, tmp_path):
         assert r.returncode == 2, (name, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1 and str(f) in r.stderr, r.stderr
         assert not out.exists()
+
+
+def test_inspect_epochs_feed_consistency(bench, tmp_path):
+    """A mock model run as the Inspect task, 2 epochs over one cell per row (--per-cell 1:
+    3 domains x 3 utterances x {pair, item} = 18 audit cells, and 4 stress rows): the log
+    feeds prefcert consistency through each sample's own cell_id — 36 audit calls and 8
+    stress calls, all number-only."""
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    def script(messages, tools, tool_choice, config):
+        o = ModelOutput.from_content(model="mockllm", content="-$45")
+        o.usage = ModelUsage(input_tokens=10, output_tokens=4, total_tokens=14)
+        return o
+    log = inspect_eval("prefcert/self-consistency", model=get_model(
+        "mockllm/model", custom_outputs=script), log_dir=str(tmp_path / "logs"),
+        display="none", task_args={"sizes": 300, "per_cell": 1}, epochs=2)[0]
+    assert log.status == "success" and len(log.samples) == 44
+    parsed = tmp_path / "parsed.jsonl"
+    r = run("consistency", str(tmp_path / "logs"), "--design", str(bench), "--no-certify",
+            "--resamples", "99", "--json", "--parsed", str(parsed))
+    a = json.loads(r.stdout)
+    assert [(x["calls"], x["number_only"]) for x in a["parse"]] == [(36, 36)]
+    assert [(x["calls"], x["number_only"]) for x in a["parse_stress"]] == [(8, 8)]
+    design = json.loads((bench / "design.json").read_text())
+    assert {x["cell_id"] for x in jsonl(parsed)} <= set(design["cells"])

@@ -33,6 +33,11 @@ def _check_out(outputs, inputs, folder=None) -> None:
     refuse_inputs(outputs, inputs)
 
 
+def _is_log(path) -> bool:
+    from ..bench.inspect.logs import is_log
+    return is_log(path)
+
+
 def _file_models(files, models, what: str) -> list[str | None]:
     """The ``--model`` of each input file, in order: none at all, or one per file."""
     if models and len(models) != len(files):
@@ -127,7 +132,12 @@ def consistency(responses, design, models, fit, rmse_divisor, price_scale, norma
             des, prompt_cells = cs.read_design(design), None
         rows = []
         for path, name in zip(responses, names):
-            if prompt_cells is not None and el.looks_like_answers(path):
+            if prompt_cells is not None and _is_log(path):
+                if name is not None:
+                    raise InstanceError("--model is for answers files (a log names its model)",
+                                        file=str(path))
+                mine = el.responses_from_logs([path], prompt_cells)
+            elif prompt_cells is not None and el.looks_like_answers(path):
                 mine = el.responses_from_answers(path, prompt_cells, model=name)
             else:
                 mine = cs.read_responses(path, model=name)

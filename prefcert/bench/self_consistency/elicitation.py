@@ -150,3 +150,24 @@ def responses_from_answers(path: str | Path, cells: dict[str, str], *,
                     "number_only": bool(only), "reading": reading, "line": i,
                     "file": str(p)})
     return out
+
+
+def responses_from_logs(paths: list[str | Path], cells: dict[str, str], *,
+                        ranges: str = "ambiguous") -> list[dict]:
+    """The response rows of Inspect logs of the ``self-consistency`` task: one per
+    (sample, epoch), the model the log's, the cell the sample record's ``cell_id`` (one of
+    the folder's cells; prompt ids are not used, they depend on ``per_cell``). InstanceError
+    naming the log otherwise. O(samples)."""
+    from ..inspect.logs import log_samples
+    known = set(cells.values())
+    out = []
+    for s in log_samples(paths):
+        cid = s["record"].get("cell_id")      # the sample's own cell (ids vary with --per-cell)
+        if cid not in known:
+            raise InstanceError("a sample whose cell_id is not in the folder's design",
+                                file=s["log"], value=cid)
+        value, only, reading = read_amount(s["answer"], ranges=ranges)
+        out.append({"model": str(s["model"]), "cell_id": str(cid), "value": value,
+                    "number_only": bool(only), "reading": reading,
+                    "line": int(s["epoch"] or 0), "file": s["log"]})
+    return out
