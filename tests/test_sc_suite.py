@@ -237,3 +237,19 @@ def test_inspect_epochs_feed_consistency(bench, tmp_path):
     assert [(x["calls"], x["number_only"]) for x in a["parse_stress"]] == [(8, 8)]
     design = json.loads((bench / "design.json").read_text())
     assert {x["cell_id"] for x in jsonl(parsed)} <= set(design["cells"])
+
+
+def test_parameters_one_utterance_and_five_epochs(tmp_path):
+    out = tmp_path / "one"
+    run("generate", "self-consistency", "-o", str(out), "--param", "utterances=1",
+        "--param", "epochs=5")
+    prompts = jsonl(out / "prompts.jsonl")
+    design = json.loads((out / "design.json").read_text())
+    audit = [p for p in prompts if not design["cells"][p["cell_id"]].get("stress")]
+    # one utterance: 114 / 3 + 117 / 3 + 69 / 3 = 38 + 39 + 23 = 100 cells, 500 calls
+    assert len(audit) == 100 and sum(p["epochs"] for p in audit) == 500
+    assert len(design["pairs"]) == 16
+    r = run("generate", "self-consistency", "-o", str(tmp_path / "bad"), "--param",
+            "utterances=4", check=False)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "bad" / "design.json").exists()
