@@ -163,3 +163,179 @@ def simulate_choices(items: Sequence[str], *, pairs: int, repeats: int, flip: fl
             a, b = (items[i], items[j]) if rng.random() >= flip else (items[j], items[i])
             out[(a, b)] = out.get((a, b), 0) + 1
     return [[a, b, c] for (a, b), c in out.items()]
+
+
+# ------------------------------------------------------- the paper's elicitation geometry
+
+#: Flights (Ford et al. 2026, Tables 1 and 4): items are (airline, travel time in minutes);
+#: the 3 named source offers, each with 2 targets (6 endpoint pairs per utterance), and for
+#: every pair two intermediates: m₁ keeps the source's airline at an intermediate travel
+#: time, m₂ takes the target's airline at an intermediate travel time. One target item is
+#: sold twice (T1 and T6: the same flight at two fares) and one intermediate item is an
+#: endpoint's (m₂ of pair 4 is S3's flight), so 21 offers hold 19 items and the endpoints 8.
+FLIGHT_SOURCES = {"S1": (("Northwind", 300), 345), "S2": (("Bluejay", 420), 315),
+                  "S3": (("Coastal", 360), 335)}
+FLIGHT_PAIRS = (  # source, target (item, fare), m₁ item, m₂ item
+    ("S1", (("Bluejay", 240), 430), ("Northwind", 270), ("Bluejay", 270)),
+    ("S1", (("Coastal", 270), 405), ("Northwind", 285), ("Coastal", 285)),
+    ("S2", (("Northwind", 330), 385), ("Bluejay", 375), ("Northwind", 375)),
+    ("S2", (("Coastal", 300), 365), ("Bluejay", 360), ("Coastal", 360)),
+    ("S3", (("Northwind", 250), 435), ("Coastal", 305), ("Northwind", 305)),
+    ("S3", (("Bluejay", 240), 395), ("Coastal", 320), ("Bluejay", 280)),
+)
+#: Apartments: items are (area in sq ft, commute in minutes, bedrooms, building type); m₁
+#: is the source apartment with the target's commute, m₂ the target apartment with the
+#: source's commute. 21 offers, 21 items, 9 endpoint items.
+APARTMENT_SOURCES = {"S1": ((650, 35, 1, "walk-up"), 1975),
+                     "S2": ((900, 20, 2, "elevator building"), 2425),
+                     "S3": ((1100, 45, 3, "townhouse"), 2325)}
+APARTMENT_PAIRS = (
+    ("S1", ((800, 20, 1, "elevator building"), 2375)),
+    ("S1", ((950, 40, 2, "walk-up"), 2275)),
+    ("S2", ((1000, 30, 2, "townhouse"), 2525)),
+    ("S2", ((750, 10, 1, "elevator building"), 2575)),
+    ("S3", ((1000, 25, 2, "elevator building"), 2675)),
+    ("S3", ((1250, 55, 3, "walk-up"), 2125)),
+)
+#: Hotels: 3 rated items on a 3 × 3 grid of (rating, nightly price); the 4 pairs are the
+#: diagonals of the grid's 2 × 2 blocks, (rating i, price j) → (rating i+1, price j+1), and
+#: their two paths go round the block: m₁ changes the rating first, m₂ the price first.
+HOTEL_RATINGS = (3, 4, 5)
+HOTEL_GRID_PAIRS = ((0, 0), (0, 1), (1, 0), (1, 1))
+#: The stress paths (Fig. 4, Table 7): 4 prespecified single-feature paths, the feature
+#: varied in 16 equal steps at a fixed price, under utterance 1 of their domain.
+STRESS_SPECS = (
+    ("flights", "travel time", lambda t: ("Bluejay", 240 + 15 * t), 380),
+    ("flights", "travel time", lambda t: ("Northwind", 480 - 15 * t), 360),
+    ("apartments", "area", lambda t: (600 + 50 * t, 30, 2, "elevator building"), 2350),
+    ("apartments", "commute", lambda t: (900, 58 - 3 * t, 2, "walk-up"), 2300),
+)
+
+
+def item_name(domain: str, features: Sequence[Any]) -> str:
+    """The item's name in the design (its features, human-readable; unique per item)."""
+    if domain == "flights":
+        airline, minutes = features
+        return f"{airline}, {minutes // 60} h {minutes % 60:02d} min"
+    if domain == "apartments":
+        area, commute, beds, kind = features
+        return f"{area} sq ft, {beds} bd, {kind}, {commute}-min commute"
+    return f"{features[0]}-star hotel"
+
+
+def _mid(p: int, q: int) -> int:
+    return int(5 * round((p + q) / 10))
+
+
+def elicitation_offers() -> dict[str, list[dict]]:
+    """Per domain, the endpoint pairs of the paper's geometry: ``{"id", "a", "b", "m1",
+    "m2"}`` with each offer ``{"item", "features", "price"}`` (prices in whole dollars).
+
+    Flights and apartments: 3 named source offers, 2 targets each, intermediates priced
+    at the endpoints' mean fare rounded to $5; hotels: the 4 block diagonals of the
+    3 × 3 (rating × price) grid. See :data:`FLIGHT_PAIRS` for how the intermediates are
+    built. Complexity O(1) (fixed tables).
+
+    References
+    ----------
+    Ford et al., "LLM-Derived Preference Judgments Are Not Self-Consistent", 2026,
+    Tables 1 and 4.
+    """
+    def offer(dom, feats, price):
+        return {"item": item_name(dom, feats), "features": list(feats), "price": int(price)}
+    out: dict[str, list[dict]] = {"flights": [], "apartments": [], "hotels": []}
+    for j, (s, (y, q), z1, z2) in enumerate(FLIGHT_PAIRS, 1):
+        x, p = FLIGHT_SOURCES[s]
+        m = _mid(p, q)
+        out["flights"].append({"id": f"p{j}", "source": s, "a": offer("flights", x, p),
+                               "b": offer("flights", y, q), "m1": offer("flights", z1, m),
+                               "m2": offer("flights", z2, m)})
+    for j, (s, (y, q)) in enumerate(APARTMENT_PAIRS, 1):
+        x, p = APARTMENT_SOURCES[s]
+        m = _mid(p, q)
+        z1 = (x[0], y[1], x[2], x[3])
+        z2 = (y[0], x[1], y[2], y[3])
+        out["apartments"].append({"id": f"p{j}", "source": s, "a": offer("apartments", x, p),
+                                  "b": offer("apartments", y, q),
+                                  "m1": offer("apartments", z1, m),
+                                  "m2": offer("apartments", z2, m)})
+    for j, (i, k) in enumerate(HOTEL_GRID_PAIRS, 1):
+        r0, r1 = (HOTEL_RATINGS[i],), (HOTEL_RATINGS[i + 1],)
+        p, q = HOTEL_PRICES[k], HOTEL_PRICES[k + 1]
+        out["hotels"].append({"id": f"p{j}", "source": f"grid({i + 1},{k + 1})",
+                              "a": offer("hotels", r0, p), "b": offer("hotels", r1, q),
+                              "m1": offer("hotels", r1, p), "m2": offer("hotels", r0, q)})
+    return out
+
+
+def elicitation_design(utterances: int = 3, stress: bool = True) -> dict:
+    """The design of Ford et al.'s elicitation (the JSON of ``prefcert consistency
+    --design``), with the paper's geometry: flights 19 items / 21 offers, apartments
+    21 / 21, hotels 3 / 9 (3 × 3 grid); 6, 6 and 4 endpoint pairs per utterance, each
+    with one direct and four path-step offer-pair queries; item queries for the endpoint
+    items of each utterance (8, 9, 3). With 3 utterances: 240 offer-pair and 60 item query
+    cells (300), 96 P1 and 48 P2 comparisons; plus (``stress``) 4 single-feature paths for
+    k ∈ {1, 2, 4, 8, 16} (124 cells, separate from the audit).
+
+    Every cell also carries what its prompt needs: ``features`` of its offers or item and
+    the ``utterance_id`` it is conditioned on (stress cells: ``utterance_id``
+    ``stress<s>`` and ``prompt_utterance`` 1). Deterministic (no seed). Complexity O(1).
+
+    References
+    ----------
+    Ford et al., "LLM-Derived Preference Judgments Are Not Self-Consistent", 2026,
+    Tables 1, 4 and 7; Figs. 2 and 4.
+    """
+    cells: dict[str, dict] = {}
+    pairs: list[dict] = []
+
+    def side(o):
+        return {"item": o["item"], "price": o["price"], "features": o["features"]}
+    for dom, plist in elicitation_offers().items():
+        for u in range(1, utterances + 1):
+            utt = str(u)
+            base = {"domain": dom, "utterance_id": utt}
+            items: dict[str, str] = {}
+            for pr in plist:
+                for end in ("a", "b"):
+                    o = pr[end]
+                    if o["item"] not in items:
+                        cid = f"{dom}-u{utt}-item-{len(items) + 1}"
+                        cells[cid] = {"type": "item", "item": o["item"],
+                                      "features": o["features"], **base}
+                        items[o["item"]] = cid
+            for pr in plist:
+                pid = f"{dom}-u{utt}-{pr['id']}"
+
+                def pc(name, s, t):
+                    cid = f"{pid}-{name}"
+                    cells[cid] = {"type": "pair", "a": side(s), "b": side(t), **base}
+                    return cid
+                a, b, m1, m2 = pr["a"], pr["b"], pr["m1"], pr["m2"]
+                direct = pc("ab", a, b)
+                paths = [[pc("am1", a, m1), pc("m1b", m1, b)],
+                         [pc("am2", a, m2), pc("m2b", m2, b)]]
+                pairs.append({"id": pid, "domain": dom, "utterance_id": utt,
+                              "direct": direct, "paths": paths,
+                              "items": [items[a["item"]], items[b["item"]]]})
+    stress_paths: list[dict] = []
+    if stress:
+        for s, (dom, feature, at, price) in enumerate(STRESS_SPECS, 1):
+            def sc(j0: int, j1: int, s=s, dom=dom, at=at, price=price):
+                cid = f"stress{s}-{j0}_16-{j1}_16"
+                if cid not in cells:
+                    a, b = at(j0), at(j1)
+                    cells[cid] = {"type": "pair", "domain": dom, "utterance_id": f"stress{s}",
+                                  "prompt_utterance": "1", "stress": True,
+                                  "a": {"item": item_name(dom, a), "price": price,
+                                        "features": list(a)},
+                                  "b": {"item": item_name(dom, b), "price": price,
+                                        "features": list(b)}}
+                return cid
+            direct = sc(0, 16)
+            for k in STRESS_KS:
+                w = 16 // k
+                steps = [sc(w * (j - 1), w * j) for j in range(1, k + 1)]
+                stress_paths.append({"id": f"stress{s}-k{k}", "k": k, "direct": direct,
+                                     "steps": steps, "domain": dom, "feature": feature})
+    return {"cells": cells, "pairs": pairs, "stress_paths": stress_paths}

@@ -35,7 +35,8 @@ SMALL = {"indeterminacy-preference": {"sizes": 50, "per_cell": 1},
          "actionable-indeterminacy-wording": {"sizes": 4, "per_cell": 1},
          "actionable-indeterminacy-selection": {"sizes": 4, "per_cell": 1},
          "actionable-indeterminacy-intersection": {"sizes": 4, "per_cell": 1},
-         "actionable-indeterminacy-balanced": {"sizes": 4, "per_cell": 1}}
+         "actionable-indeterminacy-balanced": {"sizes": 4, "per_cell": 1},
+         "self-consistency": {"sizes": 300, "per_cell": 1}}
 LIMIT = 4
 WRONG = "<answer>zzz</answer>"
 

@@ -37,6 +37,9 @@ A **suite** is data plus hooks:
   the suite as those parameters and sizes make it (its rows, sizes, engines), raising
   InstanceError for a combination outside the design's limits. The manifest records the
   parameters only when one differs from its default, so a default run keeps its bytes.
+- ``files(params)`` (optional): extra files of the generated folder (name -> text, e.g. the
+  ``design.json`` of the self-consistency suite), written beside ``prompts.jsonl`` and
+  listed in the manifest's ``files``.
 
 Seeds: every (row, index) draws from its own generator, seeded from the suite seed and the
 canonical JSON of the row's factors and the index, so a task does not depend on which other
@@ -270,6 +273,7 @@ class Suite:
     duplicate_key: Callable[[Task], str | None] | None = None
     parameters: Mapping[str, Parameter] = field(default_factory=dict)
     configure: Callable[..., Suite] | None = None
+    files: Callable[[Mapping[str, Any]], Mapping[str, str]] | None = None
 
     def chosen_parameters(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The suite's parameters with ``given`` (name -> text or value) parsed, defaults

@@ -212,9 +212,12 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
         manifest["duplicates"] = duplicates
     if suite.calibration is not None:
         manifest["calibration"] = suite.calibration(stats)
+    files = dict(suite.files(chosen)) if suite.files is not None else {}
+    if files:
+        manifest["files"] = sorted(files)
     seconds = {"sample": t1 - t0, "certify": t2 - t1, "total": time.perf_counter() - t0}
     return {"instances": instances, "labels": labels, "prompts": prompts,
-            "manifest": manifest, "seconds": seconds}
+            "manifest": manifest, "seconds": seconds, "files": files}
 
 
 def render_tasks(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: Sequence[dict],
@@ -378,7 +381,9 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     suite.configured(params, sizes)      # parameters and sizes refused before any output
     from ..output import OutputFolder
     with OutputFolder(out, "'prefcert generate'") as folder:   # locked from here to the end
-        held = [f for f in OUTPUT_FILES + (("README.md",) if fmt == "parquet" else ())
+        extra = tuple(suite.files(suite.chosen_parameters(params))) \
+            if suite.files is not None else ()
+        held = [f for f in OUTPUT_FILES + extra + (("README.md",) if fmt == "parquet" else ())
                 if (folder.path / f).exists()]
         if held and not overwrite:
             raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
@@ -410,6 +415,8 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
                 staged[name] = folder.staged[-1][0]
             manifest["splits"] = {name: len(part) for name, part in splits.items()}
             folder.write("README.md", card(suite, manifest, staged, sorted(set(as_json))))
+        for name, text in b["files"].items():
+            folder.write(name, text)
         folder.write("manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
         folder.commit()
     manifest = dict(manifest)

@@ -33,6 +33,11 @@ def _check_out(outputs, inputs, folder=None) -> None:
     refuse_inputs(outputs, inputs)
 
 
+def _is_log(path) -> bool:
+    from ..bench.inspect.logs import is_log
+    return is_log(path)
+
+
 def _file_models(files, models, what: str) -> list[str | None]:
     """The ``--model`` of each input file, in order: none at all, or one per file."""
     if models and len(models) != len(files):
@@ -52,7 +57,9 @@ def _file_models(files, models, what: str) -> list[str | None]:
 @click.argument("responses", nargs=-1, required=True, type=click.Path(path_type=Path),
                 metavar="RESPONSES...")
 @click.option("--design", required=True, type=click.Path(path_type=Path),
-              help="The design JSON: cells, endpoint pairs, stress paths.")
+              help="The design JSON (cells, endpoint pairs, stress paths), or a folder of "
+                   "'prefcert generate self-consistency' (its design.json; RESPONSES may "
+                   "then be ANSWERS files: {id, answer[, epoch, model]} per completion).")
 @click.option("--model", "models", multiple=True, metavar="NAME",
               help="The model of the rows of a RESPONSES file that name none; give it once "
                    "per file, in the files' order (a row naming another model is an error).")
@@ -118,10 +125,22 @@ def consistency(responses, design, models, fit, rmse_divisor, price_scale, norma
             if labels_dir is not None else []
         _check_out([out, report, parsed, *labels_files], [*responses, design], labels_dir)
         names = _file_models(responses, models, "RESPONSES")
-        des = cs.read_design(design)
+        from ..bench.self_consistency import elicitation as el
+        if el.is_generated(design):            # a generated elicitation: its design and prompts
+            des, prompt_cells = el.read_generated(design)
+        else:
+            des, prompt_cells = cs.read_design(design), None
         rows = []
         for path, name in zip(responses, names):
-            mine = cs.read_responses(path, model=name)
+            if prompt_cells is not None and _is_log(path):
+                if name is not None:
+                    raise InstanceError("--model is for answers files (a log names its model)",
+                                        file=str(path))
+                mine = el.responses_from_logs([path], prompt_cells)
+            elif prompt_cells is not None and el.looks_like_answers(path):
+                mine = el.responses_from_answers(path, prompt_cells, model=name)
+            else:
+                mine = cs.read_responses(path, model=name)
             if not mine:
                 raise InstanceError("holds no responses", file=str(path))
             rows += mine
