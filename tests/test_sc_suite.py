@@ -253,3 +253,12 @@ def test_parameters_one_utterance_and_five_epochs(tmp_path):
             "utterances=4", check=False)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "bad" / "design.json").exists()
+
+
+def test_the_inspect_task_draws_the_papers_15_completions_by_default():
+    """Ford et al. draw 15 completions per cell: the task's epochs, unless --epochs says
+    otherwise; a suite without an ``epochs`` parameter leaves Inspect's default."""
+    pytest.importorskip("inspect_ai")
+    from prefcert.bench.inspect.tasks import suite_task
+    assert suite_task("self-consistency", sizes=300, per_cell=1).epochs == 15
+    assert suite_task("voting-manipulation", sizes=3, per_cell=1).epochs is None

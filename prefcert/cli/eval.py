@@ -31,8 +31,9 @@ def _task_arg(value: str) -> tuple[str, object]:
                    "unfinished.")
 @click.option("--limit", type=click.IntRange(min=1), help="Prompts to run (spread over the "
                                                             "cells; paired formats kept).")
-@click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Samples per prompt (prefcert risk reads them as K).")
+@click.option("--epochs", type=click.IntRange(min=1),
+              help="Samples per prompt (prefcert risk reads them as K). Default: the "
+                   "suite's own (15 completions per cell for self-consistency), else 1.")
 @click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True,
               help="Refinement rounds with verifier feedback (Khanna & Wang §5 use 3).")
 @click.option("--temperature", type=float, default=0.0, show_default=True)

@@ -15,13 +15,14 @@ DEFAULTS = {"temperature": 0.0, "max_tokens": 8192, "max_connections": 8,
 
 
 def evaluate(suite: str, models: Sequence[str], *, log_dir: str | Path,
-             limit: int | None = None, epochs: int = 1,
+             limit: int | None = None, epochs: int | None = None,
              task_args: Mapping[str, Any] | None = None, display: str | None = None,
              **config: Any) -> tuple[bool, list]:
     """Run ``prefcert/<suite>`` on ``models`` into ``log_dir``: returns (every log
     complete, the logs). ``config``: Inspect's generation and run options (over
     :data:`DEFAULTS`), e.g. ``temperature``, ``max_tokens``, ``max_connections``,
-    ``retry_attempts``."""
+    ``retry_attempts``. ``epochs``: samples per prompt; None: the task's own (a suite's
+    ``epochs`` parameter, else 1)."""
     from inspect_ai import eval_set
 
     from .tasks import TASKS

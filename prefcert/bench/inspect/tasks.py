@@ -127,9 +127,12 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
     else:
         entries = SuiteDataset(suite, seed=seed, sizes=size_levels, per_cell=per_cell,
                                encoding=encoding, cells=cells)
+    # a suite whose design draws several completions per prompt says so in its parameter
+    # ``epochs`` (self-consistency: 15); Inspect's --epochs overrides it
+    epochs = s.chosen_parameters().get("epochs")
     return Task(dataset=LazySamples(entries, suite),
                 solver=refinement(rounds) if rounds > 1 else generate(),
-                scorer=prefcert_scorer(), name=suite,
+                scorer=prefcert_scorer(), name=suite, epochs=epochs,
                 metadata={"suite": suite, "seed": s.seed if seed is None else seed,
                           "sizes": size_levels, "per_cell": per_cell, "encoding": encoding,
                           "benchmark": benchmark, "rounds": rounds, "cells": cells})
