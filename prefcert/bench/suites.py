@@ -25,6 +25,7 @@ SUITES: dict[str, str] = {
     "actionable-indeterminacy-selection": "prefcert.bench.actionable.selection",
     "actionable-indeterminacy-intersection": "prefcert.bench.actionable.intersection",
     "actionable-indeterminacy-balanced": "prefcert.bench.actionable.balanced",
+    "actionable-indeterminacy-completion": "prefcert.bench.actionable.completion",
 }
 
 
