@@ -97,6 +97,8 @@ ASK_PREF = '{"decision": "ASK-PREFERENCE", "action": null, "question": {"agent":
 ACT = '{{"decision": "ACT", "action": "{}", "question": null, "repair": null}}'
 RELAX = '{{"decision": "RELAX", "action": null, "question": null, "repair": {{"edits": ' \
         '[{{"constraint": "{}", "value": {}}}]}}}}'
+ASK_OBJ = '{"decision": "ASK-OBJECTIVE", "action": null, "question": {"objectives": ' \
+          '["egalitarian", "leximin", "rank_maximal"]}, "repair": null}'
 ASK_OBJ_PART = '{"decision": "ASK-OBJECTIVE", "action": null, "question": {"objectives": ' \
                '["utilitarian"]}, "repair": null}'
 
@@ -118,10 +120,14 @@ def _refine(bench: Path, tmp: Path, name: str, script: dict) -> dict:
 
 def test_scripted_model_through_prefcert_refine(bench, tmp_path):
     # correct intervention, then the resolved task's action: complete
+    # the objective task's environment picks rank-maximal; by hand the rank counts are
+    # A1 (2,0,1,1), A2 (2,0,1,1), A3 (0,1,1,2), A4 (0,3,1,0): A1 and A2 are accepted, and
+    # A4 (the egalitarian choice: worst rank 3) is not
     got = _refine(bench, tmp_path, "good", {PREF: [ASK_PREF, ACT.format("A1")],
+                                            OBJ: [ASK_OBJ, ACT.format("A2")],
                                             CONS: [RELAX.format("rent", 13400),
                                                    ACT.format("A1")]})
-    for pid in (PREF, CONS):
+    for pid in (PREF, OBJ, CONS):
         rec = got[pid]
         assert [x["verdict"] for x in rec["rounds"]] == ["incorrect", "correct"]
         assert rec["verdict"] == "correct" and rec["completed"] and rec["first_valid"]
@@ -130,13 +136,15 @@ def test_scripted_model_through_prefcert_refine(bench, tmp_path):
     assert fb.startswith("R4 prefers A1 to A4.") and "A1\"" not in fb
     assert "R4 prefers A1 to A4." in (got["_dir"] / f"{PREF}-2.txt").read_text()
     assert "rent raised to 13400" in got[CONS]["rounds"][0]["feedback"]
+    assert got[OBJ]["rounds"][0]["feedback"].startswith("The rule meant is rank-maximal")
 
     # correct intervention, then a wrong action: not complete (A2's worst rank is 4;
     # after the commute repair, A1 breaks rent <= 13,300: only A2 is feasible)
     got = _refine(bench, tmp_path, "wrong", {PREF: [ASK_PREF, ACT.format("A2")],
+                                             OBJ: [ASK_OBJ, ACT.format("A4")],
                                              CONS: [RELAX.format("commute", 31),
                                                     ACT.format("A1")]})
-    for pid in (PREF, CONS):
+    for pid in (PREF, OBJ, CONS):
         rec = got[pid]
         assert [x["verdict"] for x in rec["rounds"]] == ["incorrect", "incorrect"]
         assert rec["first_valid"] and not rec["completed"] and rec["attempts"] == 2
@@ -216,3 +224,41 @@ def test_full_design_counts_from_the_generated_files(tmp_path):
     assert Counter(p["task"]["source"] for p in prompts for _ in p["task"]["resolved"]
                    if p["task"]["source"] != "constraint") == {"preference": 180,
                                                                "objective": 180}
+
+
+def _rec(source: str, structure: str, valid: bool, done: bool) -> dict:
+    return {"source": source, "structure": structure, "first_valid": valid, "completed": done}
+
+
+def test_completion_metrics_of_two_hand_made_models():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from prefcert.bench.actionable.completion import metrics
+    models = {
+        # 4 tasks: 3 valid first interventions, 2 completions
+        "m1": [_rec("preference", "apartment", True, True),
+               _rec("objective", "apartment", True, True),
+               _rec("constraint", "scheduling", True, False),
+               _rec("preference", "scheduling", False, False)],
+        # 4 tasks: 1 valid first intervention (completed), 3 ended in turn 1
+        "m2": [_rec("preference", "apartment", True, True),
+               _rec("objective", "apartment", False, False),
+               _rec("constraint", "scheduling", False, False),
+               _rec("preference", "scheduling", False, False)],
+    }
+    want = {"m1": {"completion": (2, 4), "first_valid": (3, 4),
+                   "completion_given_valid": (2, 3)},
+            "m2": {"completion": (1, 4), "first_valid": (1, 4),
+                   "completion_given_valid": (1, 1)}}
+    for m, recs in models.items():
+        rows = {r["metric"]: r for r in metrics(recs) if r["group"] == {}}
+        for name, (k, n) in want[m].items():
+            assert (rows[name]["k"], rows[name]["n"]) == (k, n), (m, name)
+            lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+            assert rows[name]["low"] == pytest.approx(lo) and rows[name]["high"] == \
+                pytest.approx(hi)
+        pref = {r["metric"]: r for r in metrics(recs) if r["group"] == {"source": "preference"}}
+        assert (pref["completion"]["k"], pref["completion"]["n"]) == (1, 2)
+    # m2 has no valid first intervention on scheduling: no conditional row there
+    sched = [r for r in metrics(models["m2"]) if r["group"] == {"structure": "scheduling"}]
+    assert {r["metric"] for r in sched} == {"completion", "first_valid"}
