@@ -32,15 +32,15 @@ SMALL = {"indeterminacy-preference": {"sizes": 50, "per_cell": 1},
          "voting-manipulation": {"sizes": 3, "per_cell": 1},
          "actionable-indeterminacy": {"sizes": 4, "per_cell": 1},
          "actionable-indeterminacy-h2": {"sizes": 4, "per_cell": 1},
+         "actionable-indeterminacy-completion": {"sizes": 4, "per_cell": 1},
          "actionable-indeterminacy-wording": {"sizes": 4, "per_cell": 1},
          "actionable-indeterminacy-selection": {"sizes": 4, "per_cell": 1},
          "actionable-indeterminacy-intersection": {"sizes": 4, "per_cell": 1},
-         "actionable-indeterminacy-balanced": {"sizes": 4, "per_cell": 1},
-         "actionable-indeterminacy-completion": {"sizes": 4, "per_cell": 1}}
-#: suites whose gold answer is a first turn, never complete alone (tests/test_completion.py)
-MULTI_TURN = {"actionable-indeterminacy-completion"}
+         "actionable-indeterminacy-balanced": {"sizes": 4, "per_cell": 1}}
 LIMIT = 4
 WRONG = "<answer>zzz</answer>"
+#: suites whose gold answer is a first turn, never complete alone (tests/test_completion.py)
+MULTI_TURN = {"actionable-indeterminacy-completion"}
 
 
 def output(text: str) -> ModelOutput:
