@@ -32,6 +32,7 @@ SMALL = {"indeterminacy-preference": {"sizes": 50, "per_cell": 1},
          "voting-manipulation": {"sizes": 3, "per_cell": 1},
          "actionable-indeterminacy": {"sizes": 4, "per_cell": 1},
          "actionable-indeterminacy-h2": {"sizes": 4, "per_cell": 1},
+         "actionable-indeterminacy-completion": {"sizes": 4, "per_cell": 1},
          "actionable-indeterminacy-wording": {"sizes": 4, "per_cell": 1},
          "actionable-indeterminacy-selection": {"sizes": 4, "per_cell": 1},
          "actionable-indeterminacy-intersection": {"sizes": 4, "per_cell": 1},
@@ -39,6 +40,8 @@ SMALL = {"indeterminacy-preference": {"sizes": 50, "per_cell": 1},
          "self-consistency": {"sizes": 300, "per_cell": 1}}
 LIMIT = 4
 WRONG = "<answer>zzz</answer>"
+#: suites whose gold answer is a first turn, never complete alone (tests/test_completion.py)
+MULTI_TURN = {"actionable-indeterminacy-completion"}
 
 
 def output(text: str) -> ModelOutput:
@@ -89,7 +92,7 @@ def test_every_suite_runs_as_an_inspect_task_and_its_verdicts_are_prefcert_score
             expect = score_prompt(meta, answer, Entry(meta["labels"], meta["instances"]))
             assert got.metadata["verdict"] == expect["verdict"]
             assert got.value == ("C" if expect["verdict"] == "correct" else "I")
-            if answer == e["answer"]:
+            if answer == e["answer"] and suite not in MULTI_TURN:
                 assert got.metadata["verdict"] == "correct"
         names = set(log.results.scores[0].metrics)
         assert {"accuracy", "share_correct"} <= names

@@ -189,11 +189,16 @@ class Entry:
     """What a scorer gets besides the prompt and the answer: the certified ``labels`` of the
     prompt (in ``gold_label_ids`` order) and the ``instances`` (id -> instance dict), with
     their parsed models on demand (``model(iid)``), and ``parse``: how answers are read
-    (``lenient`` or ``strict``, :mod:`prefcert.bench.answers`)."""
+    (``lenient`` or ``strict``, :mod:`prefcert.bench.answers`); ``history``: the earlier
+    answers of the conversation, oldest first (empty for a single answer; set by the
+    refinement driver and the Inspect solver before each round, so a multi-turn suite's
+    ``score`` and ``feedback`` know which turn an answer is)."""
 
     def __init__(self, labels: Sequence[dict], instances: Mapping[str, dict],
-                 models: dict | None = None, parse: str = "lenient"):
+                 models: dict | None = None, parse: str = "lenient",
+                 history: Sequence[str] = ()):
         self.labels = list(labels)
+        self.history: tuple[str, ...] = tuple(history)
         self.instances = instances
         self._models: dict = {} if models is None else models
         self.parse = parse              # the reading policy: "lenient" or "strict"

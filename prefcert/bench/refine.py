@@ -3,7 +3,8 @@ any command mapping a prompt (stdin) to an answer (stdout).
 
 The conversation is kept whole: round r's stdin is the prompt, then for every earlier round
 ``[Your answer]`` and ``[Feedback]`` sections. The command also gets ``PREFCERT_ROUND``
-(1-based) and ``PREFCERT_PROMPT_ID`` in its environment. A round that times out or fails
+(1-based) and ``PREFCERT_PROMPT_ID`` in its environment; the scorer's entry carries the
+earlier answers (``Entry.history``), and a suite feedback of None ends the conversation. A round that times out or fails
 (non-zero exit) ends the loop, as in Khanna & Wang (2026, §5).
 """
 from __future__ import annotations
@@ -78,6 +79,7 @@ def refine(bench, prompt: Mapping[str, Any], command: str | Sequence[str], *, ro
             answer = run.stdout if run.returncode == 0 else None
         except subprocess.TimeoutExpired:
             answer = None
+        entry.history = tuple(a for a, _ in turns)
         last = score_prompt(prompt, answer, entry)
         rec = {"round": r, "answer": answer, "verdict": last["verdict"]}
         if answer is None or last["verdict"] == "correct":
@@ -86,6 +88,8 @@ def refine(bench, prompt: Mapping[str, Any], command: str | Sequence[str], *, ro
         fb = round_feedback(prompt, answer, entry, rounds - r)
         rec["feedback"] = fb
         out.append(rec)
+        if fb is None:                      # the suite has nothing to say: the episode ends
+            break
         turns.append((answer, fb))
     head = {"model": model} if model else {}
     return {**head, **last, "attempts": len(out), "final": last["verdict"], "rounds": out}

@@ -23,6 +23,7 @@ SUITES: dict[str, str] = {
     "actionable-indeterminacy-h2": "prefcert.bench.actionable.h2",
     "actionable-indeterminacy-wording": "prefcert.bench.actionable.wording",
     "actionable-indeterminacy-selection": "prefcert.bench.actionable.selection",
+    "actionable-indeterminacy-completion": "prefcert.bench.actionable.completion",
     "actionable-indeterminacy-intersection": "prefcert.bench.actionable.intersection",
     "actionable-indeterminacy-balanced": "prefcert.bench.actionable.balanced",
     "self-consistency": "prefcert.bench.self_consistency.suite",

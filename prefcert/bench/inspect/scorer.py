@@ -45,10 +45,13 @@ def _text(x: Any) -> str | None:
 
 
 def score_state(state: TaskState) -> dict:
-    """The scored record of a sample's last answer (``prefcert score``'s record)."""
+    """The scored record of a sample's last answer (``prefcert score``'s record); after
+    refinement rounds the entry's ``history`` holds the earlier answers, as in the solver."""
     from ..score import score_prompt
     meta = state.metadata
-    return score_prompt(meta, answer_of(state), Entry(meta["labels"], meta["instances"]))
+    rounds = state.store.get(ROUNDS) or []
+    return score_prompt(meta, answer_of(state), Entry(meta["labels"], meta["instances"],
+                        history=[r["answer"] for r in rounds[:-1]]))
 
 
 @metric

@@ -36,6 +36,7 @@ def refinement(rounds: int = 3, feedback: Callable | None = None):
         for r in range(1, rounds + 1):
             state = await generate(state)
             answer = answer_of(state)
+            entry.history = tuple(h["answer"] for h in history)
             verdict = score_prompt(meta, answer, entry)["verdict"]
             item = {"round": r, "answer": answer, "verdict": verdict}
             if answer is not None and verdict != "correct":

@@ -1,0 +1,264 @@
+"""The two-turn completion suite (Li et al. 2026, §3.4, App. J): composition, resolved
+tasks certified as ordinary instances, and scripted models run end to end through
+``prefcert refine`` (a Python script as --command) and the Inspect refinement solver
+(mockllm), with outcomes derived by hand from the pinned instances below."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from prefcert.bench.suites import suite
+
+NAME = "actionable-indeterminacy-completion"
+PREF, OBJ, CONS = "00019", "00020", "00021"     # apartment n=4, seed 0, group 0
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("tt") / "b"
+    r = subprocess.run(["prefcert", "generate", NAME, "-o", str(out), "--sizes", "4",
+                        "--per-cell", "1", "--jobs", "1"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return out
+
+
+def _jsonl(p: Path) -> list[dict]:
+    return [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
+
+
+def test_composition_is_540_intervention_tasks():
+    comp = suite(NAME).composition()
+    assert sum(comp.values()) == 540
+    by_source, by_structure = Counter(), Counter()
+    for k, v in comp.items():
+        c = json.loads(k)
+        assert c["role"] == "intervention" and c["format"] == "explicit_json"
+        by_source[c["source"]] += v
+        by_structure[c["structure"]] += v
+    # 36 cells × 5 groups, one task per intervention source: 180 each; 3 × 3 × 15 per structure
+    assert by_source == {"preference": 180, "objective": 180, "constraint": 180}
+    assert by_structure == {"allocation": 135, "scheduling": 135, "apartment": 135,
+                            "stable_matching": 135}
+    r = subprocess.run(["prefcert", "suites"], capture_output=True, text=True)
+    assert r.returncode == 0 and NAME in r.stdout
+
+
+def test_resolved_tasks_are_ordinary_certified_instances(bench):
+    r = subprocess.run(["prefcert", "check", str(bench / "labels.jsonl")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    prompts = _jsonl(bench / "prompts.jsonl")
+    labels = {lab["id"]: lab for lab in _jsonl(bench / "labels.jsonl")}
+    insts = {d["id"]: d for d in _jsonl(bench / "instances.jsonl")}
+    assert len(prompts) == 36                     # 12 cells at n = 4, one task per source
+    for p in prompts:
+        for res in p["task"]["resolved"]:
+            d = insts[res["instance"]]
+            assert labels[d["id"]]["verdict"] == "act" and labels[d["id"]]["checked"]
+            assert not any(isinstance(e, dict) for lst in d["preferences"].values()
+                           for e in lst)          # no unknown block is left
+    # the pinned preference task: R4's A4/A1 order hidden; its resolved task fixes A1 > A4
+    # and is re-encoded as an objective-source task with the one rule (leximin)
+    p = {q["id"]: q for q in prompts}[PREF]
+    (res,) = p["task"]["resolved"]
+    assert res["agent"] == "R4" and res["items"] == ["A1", "A4"]
+    d = insts[res["instance"]]
+    assert d["source"] == "objective" and d["objectives"] == ["leximin"]
+    assert d["preferences"]["R4"] == ["A2", "A3", "A1", "A4"]
+    # by hand, leximin worst ranks: A1 (1,1,3,3) -> 3, A2 -> 4, A3 -> 4, A4 (2,2,2,4) -> 4
+    assert labels[d["id"]]["solution"]["action"] == "A1"
+    # the constraint task (rent <= 13,300, commute <= 11): the two one-edit repairs
+    c = {q["id"]: q for q in prompts}[CONS]
+    assert sorted(json.dumps(x["edits"]) for x in c["task"]["resolved"]) == sorted(
+        [json.dumps([{"constraint": "rent", "value": 13400}]),
+         json.dumps([{"constraint": "commute", "value": 31}])])
+    for x in c["task"]["resolved"]:
+        cons = {k["id"]: k["value"] for k in insts[x["instance"]]["constraints"]}
+        assert cons == ({"rent": 13400, "commute": 11} if x["edits"][0]["constraint"] ==
+                        "rent" else {"rent": 13300, "commute": 31})
+
+
+MODEL = """import json, os, sys
+from pathlib import Path
+script = json.loads(Path(sys.argv[1]).read_text())
+pid, r = os.environ["PREFCERT_PROMPT_ID"], int(os.environ["PREFCERT_ROUND"])
+Path(sys.argv[2], f"{pid}-{r}.txt").write_text(sys.stdin.read())
+turns = script[pid]
+print(turns[min(r, len(turns)) - 1])
+"""
+
+ASK_PREF = '{"decision": "ASK-PREFERENCE", "action": null, "question": {"agent": "R4", ' \
+           '"items": ["A4", "A1"]}, "repair": null}'
+ACT = '{{"decision": "ACT", "action": "{}", "question": null, "repair": null}}'
+RELAX = '{{"decision": "RELAX", "action": null, "question": null, "repair": {{"edits": ' \
+        '[{{"constraint": "{}", "value": {}}}]}}}}'
+ASK_OBJ = '{"decision": "ASK-OBJECTIVE", "action": null, "question": {"objectives": ' \
+          '["egalitarian", "leximin", "rank_maximal"]}, "repair": null}'
+ASK_OBJ_PART = '{"decision": "ASK-OBJECTIVE", "action": null, "question": {"objectives": ' \
+               '["utilitarian"]}, "repair": null}'
+
+
+def _refine(bench: Path, tmp: Path, name: str, script: dict) -> dict:
+    d = tmp / name
+    d.mkdir()
+    (d / "model.py").write_text(MODEL)
+    (d / "script.json").write_text(json.dumps(script))
+    cmd = f"{sys.executable} {d / 'model.py'} {d / 'script.json'} {d}"
+    args = ["prefcert", "refine", str(bench / "prompts.jsonl"), "--command", cmd,
+            "-o", str(d / "out.jsonl")]
+    for pid in script:
+        args += ["--id", pid]
+    r = subprocess.run(args, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return {rec["id"]: rec for rec in _jsonl(d / "out.jsonl")} | {"_dir": d}
+
+
+def test_scripted_model_through_prefcert_refine(bench, tmp_path):
+    # correct intervention, then the resolved task's action: complete
+    # the objective task's environment picks rank-maximal; by hand the rank counts are
+    # A1 (2,0,1,1), A2 (2,0,1,1), A3 (0,1,1,2), A4 (0,3,1,0): A1 and A2 are accepted, and
+    # A4 (the egalitarian choice: worst rank 3) is not
+    got = _refine(bench, tmp_path, "good", {PREF: [ASK_PREF, ACT.format("A1")],
+                                            OBJ: [ASK_OBJ, ACT.format("A2")],
+                                            CONS: [RELAX.format("rent", 13400),
+                                                   ACT.format("A1")]})
+    for pid in (PREF, OBJ, CONS):
+        rec = got[pid]
+        assert [x["verdict"] for x in rec["rounds"]] == ["incorrect", "correct"]
+        assert rec["verdict"] == "correct" and rec["completed"] and rec["first_valid"]
+        assert rec["turn"] == 2
+    fb = got[PREF]["rounds"][0]["feedback"]
+    assert fb.startswith("R4 prefers A1 to A4.") and "A1\"" not in fb
+    assert "R4 prefers A1 to A4." in (got["_dir"] / f"{PREF}-2.txt").read_text()
+    assert "rent raised to 13400" in got[CONS]["rounds"][0]["feedback"]
+    assert got[OBJ]["rounds"][0]["feedback"].startswith("The rule meant is rank-maximal")
+
+    # correct intervention, then a wrong action: not complete (A2's worst rank is 4;
+    # after the commute repair, A1 breaks rent <= 13,300: only A2 is feasible)
+    got = _refine(bench, tmp_path, "wrong", {PREF: [ASK_PREF, ACT.format("A2")],
+                                             OBJ: [ASK_OBJ, ACT.format("A4")],
+                                             CONS: [RELAX.format("commute", 31),
+                                                    ACT.format("A1")]})
+    for pid in (PREF, OBJ, CONS):
+        rec = got[pid]
+        assert [x["verdict"] for x in rec["rounds"]] == ["incorrect", "incorrect"]
+        assert rec["first_valid"] and not rec["completed"] and rec["attempts"] == 2
+        assert rec["rounds"][1].get("feedback") is None      # nothing after the final action
+
+    # ACT in turn 1 (even with the action the resolved task accepts), an incomplete
+    # objective question, a loose threshold, JSON in a code fence: no second turn
+    got = _refine(bench, tmp_path, "first", {
+        PREF: [ACT.format("A1"), ACT.format("A1")],
+        OBJ: [ASK_OBJ_PART, ACT.format("A1")],
+        CONS: [RELAX.format("rent", 14000), ACT.format("A1")],
+        "00022": ["```json\n" + ACT.format("A1") + "\n```", ACT.format("A1")]})
+    for pid in (PREF, OBJ, CONS, "00022"):
+        rec = got[pid]
+        assert rec["attempts"] == 1 and not rec["first_valid"] and not rec["completed"], pid
+        assert rec["rounds"][0]["feedback"] is None
+        assert not (got["_dir"] / f"{pid}-2.txt").exists()
+    assert got["00022"]["verdict"] == "invalid"       # the bare-JSON parser rejects fences
+    assert got[PREF]["verdict"] == "incorrect"
+
+
+def test_feedback_command_gives_the_environment_answer(bench, tmp_path):
+    a = tmp_path / "a.txt"
+    a.write_text(RELAX.format("commute", 31))
+    r = subprocess.run(["prefcert", "feedback", str(bench / "prompts.jsonl"), str(a),
+                        "--id", CONS], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.startswith(
+        "Your proposed change is accepted: commute raised to 31.")
+    assert "not correct" not in r.stdout
+
+
+def test_scripted_model_through_the_inspect_solver(bench, tmp_path):
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    def output(text: str) -> ModelOutput:
+        o = ModelOutput.from_content(model="mockllm", content=text)
+        o.usage = ModelUsage(input_tokens=10, output_tokens=len(text),
+                             total_tokens=10 + len(text))
+        return o
+
+    plans = {"good": [ASK_PREF, ACT.format("A1")], "wrong": [ASK_PREF, ACT.format("A2")],
+             "act": [ACT.format("A1"), ACT.format("A1")]}
+    want = {"good": ["incorrect", "correct"], "wrong": ["incorrect", "incorrect"],
+            "act": ["incorrect"]}
+    for name, plan in plans.items():
+        def script(messages, tools, tool_choice, config, plan=plan):
+            return output(plan[len([m for m in messages if m.role == "user"]) - 1])
+        (log,) = inspect_eval(f"prefcert/{NAME}", model=get_model("mockllm/model",
+                              custom_outputs=script), log_dir=str(tmp_path / name),
+                              display="none", sample_id=PREF,
+                              task_args={"benchmark": str(bench), "rounds": 3})
+        assert log.status == "success", log.error
+        (s,) = log.samples
+        rounds = s.store["prefcert_rounds"]
+        assert [x["verdict"] for x in rounds] == want[name], name
+        if name != "act":
+            assert rounds[0]["feedback"].startswith("R4 prefers A1 to A4.")
+        meta = s.scores["prefcert_scorer"].metadata
+        assert meta["completed"] is (name == "good")
+
+
+@pytest.mark.heavy
+def test_full_design_counts_from_the_generated_files(tmp_path):
+    out = tmp_path / "full"
+    r = subprocess.run(["prefcert", "generate", NAME, "-o", str(out), "--jobs", "2"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    prompts = _jsonl(out / "prompts.jsonl")
+    labels = {lab["id"]: lab for lab in _jsonl(out / "labels.jsonl")}
+    assert len(prompts) == 540
+    assert Counter(labels[p["instance_id"]]["verdict"] for p in prompts) == {
+        "ask_preference": 180, "ask_objective": 180, "relax": 180}
+    resolved = [x["instance"] for p in prompts for x in p["task"]["resolved"]]
+    assert all(labels[i]["verdict"] == "act" for i in resolved)
+    assert Counter(p["task"]["source"] for p in prompts for _ in p["task"]["resolved"]
+                   if p["task"]["source"] != "constraint") == {"preference": 180,
+                                                               "objective": 180}
+
+
+def _rec(source: str, structure: str, valid: bool, done: bool) -> dict:
+    return {"source": source, "structure": structure, "first_valid": valid, "completed": done}
+
+
+def test_completion_metrics_of_two_hand_made_models():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from prefcert.bench.actionable.completion import metrics
+    models = {
+        # 4 tasks: 3 valid first interventions, 2 completions
+        "m1": [_rec("preference", "apartment", True, True),
+               _rec("objective", "apartment", True, True),
+               _rec("constraint", "scheduling", True, False),
+               _rec("preference", "scheduling", False, False)],
+        # 4 tasks: 1 valid first intervention (completed), 3 ended in turn 1
+        "m2": [_rec("preference", "apartment", True, True),
+               _rec("objective", "apartment", False, False),
+               _rec("constraint", "scheduling", False, False),
+               _rec("preference", "scheduling", False, False)],
+    }
+    want = {"m1": {"completion": (2, 4), "first_valid": (3, 4),
+                   "completion_given_valid": (2, 3)},
+            "m2": {"completion": (1, 4), "first_valid": (1, 4),
+                   "completion_given_valid": (1, 1)}}
+    for m, recs in models.items():
+        rows = {r["metric"]: r for r in metrics(recs) if r["group"] == {}}
+        for name, (k, n) in want[m].items():
+            assert (rows[name]["k"], rows[name]["n"]) == (k, n), (m, name)
+            lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+            assert rows[name]["low"] == pytest.approx(lo) and rows[name]["high"] == \
+                pytest.approx(hi)
+        pref = {r["metric"]: r for r in metrics(recs) if r["group"] == {"source": "preference"}}
+        assert (pref["completion"]["k"], pref["completion"]["n"]) == (1, 2)
+    # m2 has no valid first intervention on scheduling: no conditional row there
+    sched = [r for r in metrics(models["m2"]) if r["group"] == {"structure": "scheduling"}]
+    assert {r["metric"] for r in sched} == {"completion", "first_valid"}
