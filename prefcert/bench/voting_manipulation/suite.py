@@ -387,12 +387,18 @@ def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPr
     return "Final ballot: " + " > ".join(ballot)
 
 
+def _coalition(prompt: dict) -> bool:
+    """Whether the prompt asks for the ballots of a coalition (``task.k`` > 1); a prompt
+    record without a ``task`` (one written before coalitions, or by hand) is one voter's."""
+    return (prompt.get("task") or {}).get("k", 1) > 1
+
+
 def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     """``correct`` when the ballot reaches the best achievable outcome (O = 1),
     ``incorrect`` for another valid ballot, ``invalid`` when the parser rejects it. The
     extra fields carry S, O, the outcome, Δ, G, the error category and the oracle's
     counts (for the baselines; a coalition prompt has none: ``oracle`` is None)."""
-    if prompt["task"].get("k", 1) > 1:
+    if _coalition(prompt):
         return _score_coalition(prompt, answer, entry)
     (lab,) = entry.labels
     inst = entry.instances[lab["id"]]
@@ -454,7 +460,7 @@ def feedback(prompt: dict, answer: str, entry: Entry) -> str:
     if v.verdict == "correct":
         return "Your ballot achieves the best outcome you can get."
     if v.verdict in ("invalid", "timeout"):
-        if prompt["task"].get("k", 1) > 1:
+        if _coalition(prompt):
             return f"Your ballots could not be read ({v.reason}). End with one line " \
                    "'Final ballot j: ...' per coalition voter as the prompt asks."
         return f"Your ballot could not be read ({v.reason}). End with one line 'Final " \
