@@ -32,17 +32,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
 from ...formal.spec import Convention
 from ...generators import indeterminacy as gen
 from ..answers import Reading, read
-from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
+from ..design import Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict
 from ..stats import accuracy_rows, proportion
 from ..templates import TemplateSpec, load
+from .params import Budget, check_sizes, int_in
 
 SIZES = (50, 100, 200)
+#: sizes ``--sizes`` accepts (inclusive; why: :mod:`prefcert.bench.indeterminacy.params`)
+SIZE_LIMITS = (10, 300)
+MAX_DRAWS = 100_000
 FF, FFK, MCQ = {"format": "ff"}, {"format": "ffk"}, {"format": "mcq"}
 ABSTAIN_WORD = {"bundle": "Can't decide", "yesno": "uncertain"}
 READINGS = {"si_counts": Convention("si_counts", ("entailed", "undetermined"), {
@@ -65,7 +70,7 @@ def rows(sizes: Sequence[int]) -> list[Row]:
 
     def row(variants, **factors):
         R.append(Row(factors, variants))
-    for n in [s for s in SIZES if s in sizes]:
+    for n in sorted(set(sizes)):         # any size within SIZE_LIMITS: atomic, comparative
         for q in ("kth", "position"):
             row([FF, MCQ], family="atomic", pref="SO", question=q, case="determined", size=n)
         for q in ("kth", "position"):
@@ -170,7 +175,10 @@ def sample(row: Row, index: int, ctx) -> Task:
     rng, items = ctx.rng, inst["items"]
     agents = list(inst["profile"])
     q, case = f["question"], f["case"]
+    budget = Budget(SUITE_NAME, f"{f['family']} {f['pref']} {q} {case} n={f['size']}",
+                    ctx.params.get("max_draws", MAX_DRAWS))
     while True:
+        budget.tick()
         ctx.draw()
         agent = _pick(rng, agents)
         order = inst["profile"][agent]
@@ -324,7 +332,10 @@ def _lexicographic(order, A, B) -> list | None:
 def _sample_partial(row: Row, index: int, ctx) -> Task:
     f, rng = row.factors, ctx.rng
     items = names("C", f["nodes"])
+    budget = Budget(SUITE_NAME, f"partial_order {f['pref']} {f['case']} edges={f['edges']}",
+                    ctx.params.get("max_draws", MAX_DRAWS))
     while True:
+        budget.tick()
         ctx.draw()
         if f["pref"] == "pairwise":
             hidden, edges, path = gen.latent_dag(items, f["edges"], rng, chain=f.get("chain", 0))
@@ -1144,6 +1155,31 @@ def results(scores: Sequence[dict]) -> list:
     return [rs for rs in out if rs.rows]
 
 
+SUITE_NAME = "indeterminacy-preference"
+PARAMETERS = {
+    "max_draws": Parameter("max_draws", MAX_DRAWS, int_in(1, None),
+                           "draw budget per query of the rejection samplers (default "
+                           "100,000): a cell with no acceptable draw within it is refused, "
+                           "naming the cell; a progress line every 500 draws"),
+}
+
+
+def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
+    """The design at the sizes kept: any n within :data:`SIZE_LIMITS` (refused with one
+    line outside them). A size outside the paper's 50, 100, 200 gets the atomic and
+    comparative families (the ones the paper varies over size); sizes among the paper's
+    give the registered design unchanged (same bytes)."""
+    kept = check_sizes(suite.name, tuple(sizes) if sizes is not None else SIZES,
+                       SIZE_LIMITS, "below 10 truncated lists rarely leave four listed items "
+                       "beside unlisted ones; above 300 a profile of n lists of n items "
+                       "outgrows a prompt")
+    if set(kept) <= set(SIZES):
+        return suite
+    return replace(suite, sizes=kept, expected_total=None,
+                   description=f"{suite.description} Sizes: n = "
+                               f"{', '.join(map(str, kept))}.")
+
+
 SUITE = Suite(
     name="indeterminacy-preference",
     description="Epistemic indeterminacy: atomic, comparative, bundle, top-k, aggregative and "
@@ -1152,7 +1188,7 @@ SUITE = Suite(
     sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
     score=score, metrics=metrics, plots=plots, results=results, expected_total=3360,
     readings=READINGS,
-    templates=TEMPLATES,
+    templates=TEMPLATES, parameters=PARAMETERS, configure=configure,
     citation=('Khanna, S. and Wang, X. (2026). '
               '"Preference reasoning under indeterminacy in large language models".'
               ' arXiv:2608.18631.'),
