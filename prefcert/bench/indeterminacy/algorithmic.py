@@ -71,7 +71,7 @@ from .params import Budget, check_sizes, int_in
 
 SIZES = (10, 30)
 #: sizes ``--sizes`` accepts (inclusive; why: :mod:`prefcert.bench.indeterminacy.params`)
-SIZE_LIMITS = (5, 60)
+SIZE_LIMITS = (8, 60)
 MAX_DRAWS = 200_000
 #: the code-assisted design (K&W 2026, §5 "Reasoning with code execution", App. N,
 #: Table 29): Shapley–Scarf markets (strict core) and matching markets (super stability),
@@ -1079,7 +1079,7 @@ def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
     code = params["tools"] == "code"
     kept = check_sizes(suite.name, tuple(sizes) if sizes is not None else
                        (CODE_SIZES if code else SIZES), SIZE_LIMITS,
-                       "below 5 a menu cannot hold its distinct candidates; above 60 "
+                       "below 8 a menu rarely holds its distinct candidates; above 60 "
                        "feasible strict-core draws are too rare to certify in time")
     if not code and set(kept) <= set(SIZES):
         return suite

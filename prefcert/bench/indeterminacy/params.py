@@ -4,9 +4,10 @@ rejection samplers, and progress lines for long rejection runs.
 
 The limits (see docs/suites.md):
 
-- ``indeterminacy-algorithmic``: n from 5 to 60 agents. Below 5 a standard menu cannot hold
-  its pairwise-distinct candidates (four or five notions plus one or two contaminated
-  swaps) and the distinctness filter rejects nearly every draw; above 60 the exact
+- ``indeterminacy-algorithmic``: n from 8 to 60 agents. Below 8 a standard menu rarely
+  holds its pairwise-distinct candidates (four or five notions plus one or two contaminated
+  swaps): measured, HA-TO at n = 6 accepted none of 7,000 draws, while n = 8 fills every
+  cell in a few draws; above 60 the exact
   certification of the hard notions (strict core: the top-trading segmentation; strong and
   super stability: the deletion algorithms, each replayed by the checker) stays polynomial,
   but feasible strict-core instances become so rare under ties p = 0.3 (about 6 % of draws
