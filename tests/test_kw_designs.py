@@ -190,12 +190,14 @@ def test_code_assisted_generated_and_scored(tmp_path):
     generation prompt plus the tool paragraph; the golds all correct; hand-made answers:
 
     - feasible strict core, the gold witness: correct (same task, same scoring);
-    - feasible strict core, ``{}``: incorrect (the hatch on a feasible instance);
+    - feasible strict core, ``{}``: incorrect (the hatch on a feasible instance; the empty
+      allocation is not an allocation of a housing market, so it cannot be ambiguous);
     - infeasible strict core, ``{}``: correct (Table 20, with the hatch);
     - infeasible strict core, the endowment itself (A_i keeps O_i, a valid allocation):
       incorrect (no allocation is in an empty strict core);
     - infeasible super stability, ``{}`` in answer tags: correct;
-    - feasible super stability, prose without an outcome: not correct.
+    - feasible super stability, prose without an outcome: invalid (no outcome to check;
+      the hatch was offered, so it cannot count as "none exists").
     """
     out = tmp_path / "code"
     m = _gen("indeterminacy-algorithmic", out, "--param", "tools=code", "--per-cell", "1",
@@ -221,12 +223,12 @@ def test_code_assisted_generated_and_scored(tmp_path):
     answers = {sc_f["id"]: sc_f["answer"], sc_i["id"]: f"<answer>{endowment}</answer>"}
     got = _score(out, tmp_path, answers, "hand1")
     assert got[sc_f["id"]]["verdict"] == "correct"
-    assert got[sc_i["id"]]["verdict"] != "correct"
+    assert got[sc_i["id"]]["verdict"] == "incorrect"
     answers = {sc_f["id"]: "<answer>{}</answer>", sc_i["id"]: "<answer>{}</answer>",
                ss_i["id"]: "<answer>{}</answer>",
                ss_f["id"]: "I would need to run more code to be sure."}
     got = _score(out, tmp_path, answers, "hand2")
-    assert got[sc_f["id"]]["verdict"] != "correct"
+    assert got[sc_f["id"]]["verdict"] == "incorrect"
     assert got[sc_i["id"]]["verdict"] == "correct"
     assert got[ss_i["id"]]["verdict"] == "correct"
-    assert got[ss_f["id"]]["verdict"] != "correct"
+    assert got[ss_f["id"]]["verdict"] == "invalid"
