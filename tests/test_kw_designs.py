@@ -232,3 +232,63 @@ def test_code_assisted_generated_and_scored(tmp_path):
     assert got[sc_i["id"]]["verdict"] == "correct"
     assert got[ss_i["id"]]["verdict"] == "correct"
     assert got[ss_f["id"]]["verdict"] == "invalid"
+
+
+def test_mitigation_design(tmp_path):
+    """App. M (Tables 27-28), one instance per cell: RS-comparable and RS-incomparable
+    bundles × 5 levels (bare, MCQ, general caution, specific caution, few-shot) = 10, the
+    unranked-item query × 3 (bare, in-domain demo, cross-source demo) = 3; 13 prompts,
+    390 at the default 30. Hand-made answers (verdicts derived by hand):
+
+    - RS-incomparable, general caution, "cannot be determined": correct (undetermined);
+    - RS-incomparable, bare, one of the two bundles: incorrect (neither is entailed);
+    - RS-comparable, few-shot, "cannot be determined": incorrect (one bundle dominates:
+      the over-abstention the paper reports);
+    - RS-comparable, specific caution, the gold bundle: correct;
+    - unranked item, cross-source demo, "cannot be determined": correct; "3": incorrect.
+    """
+    from prefcert.bench.suites import suite
+    s = suite("indeterminacy-preference").configured({"design": "mitigation"})
+    assert sum(s.composition().values()) == 390
+    out = tmp_path / "mit"
+    m = _gen("indeterminacy-preference", out, "--param", "design=mitigation",
+             "--per-cell", "1")
+    prompts = _jsonl(out / "prompts.jsonl")
+    assert len(prompts) == 13 == m["total"]
+    cells = Counter((p["cell"]["case"], p["cell"]["mitigation"]) for p in prompts)
+    assert cells == {**{(c, lv): 1 for c in ("rs_comparable", "rs_incomparable")
+                        for lv in ("L1_bare", "L2_mcq", "L3_general", "L3_specific",
+                                   "L4_few_shot")},
+                     **{("undetermined", lv): 1 for lv in ("L1_bare", "L4_in_domain",
+                                                          "L4_cross_source")}}
+    _gold_all_correct(out, tmp_path)
+    pick = {(p["cell"]["case"], p["cell"]["mitigation"]): p for p in prompts}
+    assert "Caution" in pick[("rs_incomparable", "L3_general")]["prompt"]
+    assert pick[("rs_comparable", "L4_few_shot")]["prompt"].startswith("Example.")
+    assert "[\"p\", \"q\", \"r\"]" in pick[("undetermined", "L4_in_domain")]["prompt"]
+    assert "{p, s}" in pick[("undetermined", "L4_cross_source")]["prompt"]
+    inc_bare = pick[("rs_incomparable", "L1_bare")]
+    bundle = inc_bare["task"]["question"]["bundles"][0]
+    cd = "<answer>cannot be determined</answer>"
+    answers = {pick[("rs_incomparable", "L3_general")]["id"]: cd,
+               inc_bare["id"]: "<answer>{" + ", ".join(bundle) + "}</answer>",
+               pick[("rs_comparable", "L4_few_shot")]["id"]: cd,
+               pick[("rs_comparable", "L3_specific")]["id"]:
+                   f"<answer>{pick[('rs_comparable', 'L3_specific')]['answer']}</answer>",
+               pick[("undetermined", "L4_cross_source")]["id"]: cd,
+               pick[("undetermined", "L1_bare")]["id"]: "<answer>3</answer>"}
+    got = _score(out, tmp_path, answers, "mit")
+    want = {pick[("rs_incomparable", "L3_general")]["id"]: "correct",
+            inc_bare["id"]: "incorrect",
+            pick[("rs_comparable", "L4_few_shot")]["id"]: "incorrect",
+            pick[("rs_comparable", "L3_specific")]["id"]: "correct",
+            pick[("undetermined", "L4_cross_source")]["id"]: "correct",
+            pick[("undetermined", "L1_bare")]["id"]: "incorrect"}
+    assert {i: got[i]["verdict"] for i in want} == want
+
+
+def test_mitigation_refuses_other_sizes(tmp_path):
+    r = _run("generate", "indeterminacy-preference", "-o", tmp_path / "x", "--sizes", "100",
+             "--param", "design=mitigation", code=2)
+    lines = [x for x in r.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and "n = 50 only" in lines[0]

@@ -42,6 +42,7 @@ from ..answers import Reading, read
 from ..design import Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict
 from ..stats import accuracy_rows, proportion
 from ..templates import TemplateSpec, load
+from ...formal.errors import InstanceError
 from .params import Budget, check_sizes, int_in
 
 SIZES = (50, 100, 200)
@@ -695,6 +696,9 @@ def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
                     agents_word="agent" if shown == 1 else "agents",
                     data=t[f"data.{f['pref']}"],
                     preferences=encode_profile(inst, encoding, single, t), question=question)
+    if "mitigation" in variant:                                  # App. M
+        before, after = mitigation_text(variant["mitigation"], f["family"])
+        text = "\n\n".join(x for x in (before, text, after) if x)
     return RenderedPrompt(text, "mcq" if fmt == "mcq" else shape, extra)
 
 
@@ -1161,7 +1165,89 @@ PARAMETERS = {
                            "draw budget per query of the rejection samplers (default "
                            "100,000): a cell with no acceptable draw within it is refused, "
                            "naming the cell; a progress line every 500 draws"),
+    "design": Parameter("design", "main", lambda v: _design(v),
+                        "main (Table 3, the default) or mitigation: the App. M levels "
+                        "(Tables 27-28; 390 prompts at n = 50)"),
 }
+
+
+#: App. M levels on the bundle comparison (Table 27) and the unranked-item query (Table 28)
+BUNDLE_LEVELS = ({"format": "ff", "mitigation": "L1_bare"},
+                 {"format": "mcq", "mitigation": "L2_mcq"},
+                 {"format": "ff", "mitigation": "L3_general"},
+                 {"format": "ff", "mitigation": "L3_specific"},
+                 {"format": "ff", "mitigation": "L4_few_shot"})
+ATOMIC_LEVELS = ({"format": "ff", "mitigation": "L1_bare"},
+                 {"format": "ff", "mitigation": "L4_in_domain"},
+                 {"format": "ff", "mitigation": "L4_cross_source"})
+MITIGATION_SIZE = 50
+
+
+def mitigation_rows(sizes: Sequence[int]) -> list[Row]:
+    """The prompt-mitigation design (K&W 2026, App. M, Tables 27-28): RS-comparable and
+    RS-incomparable bundle comparisons (SO) at five levels, and the undetermined atomic
+    query about an unranked item (SI, position) bare and with in-domain and cross-source
+    demonstrations; 30 instances per cell, n = 50 (the bundle design's size). O(1)."""
+    n = MITIGATION_SIZE
+    return ([Row({"family": "bundle", "pref": "SO", "question": "rs", "case": c, "size": n,
+                  "design": "mitigation"}, list(BUNDLE_LEVELS))
+             for c in ("rs_comparable", "rs_incomparable")] +
+            [Row({"family": "atomic", "pref": "SI", "question": "position",
+                  "case": "undetermined", "size": n, "design": "mitigation"},
+                 list(ATOMIC_LEVELS))])
+
+
+#: our restatements of the App. M interventions (the paper's information content, not its
+#: words); the demonstrations use a made-up agent Z over items p, q, r, s
+CAUTION_GENERAL = ("Caution: the preferences given may not entail an answer to this "
+                   "question. Do not fill gaps with assumptions of your own; if the answer "
+                   "cannot be determined from what is stated, answer "
+                   "<answer>cannot be determined</answer>.")
+CAUTION_SPECIFIC = ("Caution: the agent ranks single alternatives, not bundles. One bundle "
+                    "is preferred to another only if the alternatives of the first can be "
+                    "paired one-to-one with those of the second so that each is ranked at "
+                    "least as high as its partner (strictly higher at least once); when no "
+                    "such pairing exists in either direction the preference between the "
+                    "bundles is not determined. Do not decide by a rule of your own, such as "
+                    "comparing the best alternatives first; in that case answer "
+                    "<answer>cannot be determined</answer>.")
+DEMO_BUNDLE = ("Example. Agent Z's preference list, best first: [\"p\", \"q\", \"r\", "
+               "\"s\"]. Question: between {p, s} and {q, r}, which bundle does Z prefer? "
+               "Reasoning: pairing p with q and s with r puts s below r; pairing p with r and "
+               "s with q puts s below q; the other direction fails on q against p. Neither "
+               "bundle dominates. Answer: <answer>cannot be determined</answer>.")
+DEMO_ATOMIC = ("Example. Agent Z's preference list, best first: [\"p\", \"q\", \"r\"], over "
+               "the alternatives p, q, r, s. Question: at what position does s appear in Z's "
+               "preference list? Reasoning: s is not ranked, so nothing stated fixes its "
+               "position. Answer: <answer>cannot be determined</answer>.")
+
+
+def mitigation_text(level: str, family: str) -> tuple[str, str]:
+    """(text before the prompt, text after it) of an App. M level (K&W 2026, App. M):
+    ``L1_bare`` and ``L2_mcq`` add nothing (L2 is the MCQ format with its abstain option);
+    ``L3_general`` / ``L3_specific`` a caution after the question (the specific one names
+    the responsive-set structure of bundle comparisons); ``L4_few_shot`` /
+    ``L4_in_domain`` a worked demonstration of the same source before the prompt,
+    ``L4_cross_source`` one of the other source (bundle demo on the unranked-item
+    query). O(1)."""
+    if level == "L3_general":
+        return "", CAUTION_GENERAL
+    if level == "L3_specific":
+        return "", CAUTION_SPECIFIC
+    if level in ("L4_few_shot", "L4_in_domain"):
+        return (DEMO_BUNDLE if family == "bundle" else DEMO_ATOMIC), ""
+    if level == "L4_cross_source":
+        return (DEMO_ATOMIC if family == "bundle" else DEMO_BUNDLE), ""
+    return "", ""
+
+
+def _design(v: Any) -> str:
+    if v not in DESIGNS:
+        raise ValueError(f"design is {' or '.join(DESIGNS)}, not {v!r}")
+    return str(v)
+
+
+DESIGNS = ("main", "mitigation")
 
 
 def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
@@ -1169,6 +1255,15 @@ def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
     line outside them). A size outside the paper's 50, 100, 200 gets the atomic and
     comparative families (the ones the paper varies over size); sizes among the paper's
     give the registered design unchanged (same bytes)."""
+    if params.get("design") == "mitigation":
+        if sizes is not None and tuple(sizes) != (MITIGATION_SIZE,):
+            raise InstanceError(f"suite {suite.name}: the mitigation design is at n = "
+                                f"{MITIGATION_SIZE} only", value=",".join(map(str, sizes)))
+        return replace(suite, sizes=(MITIGATION_SIZE,), rows=mitigation_rows,
+                       expected_total=None,
+                       description="Prompt-level mitigation (Khanna & Wang 2026, App. M, "
+                                   "Tables 27-28): bundle comparisons at five levels, the "
+                                   "unranked-item query bare and with demonstrations.")
     kept = check_sizes(suite.name, tuple(sizes) if sizes is not None else SIZES,
                        SIZE_LIMITS, "below 10 truncated lists rarely leave four listed items "
                        "beside unlisted ones; above 300 a profile of n lists of n items "
