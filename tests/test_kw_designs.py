@@ -292,3 +292,53 @@ def test_mitigation_refuses_other_sizes(tmp_path):
              "--param", "design=mitigation", code=2)
     lines = [x for x in r.stderr.splitlines() if x.strip()]
     assert len(lines) == 1 and "n = 50 only" in lines[0]
+
+
+def test_h5_rendering_design(tmp_path):
+    """App. H.5 (Table 19), one instance per cell: RS-incomparable bundles, their
+    determined controls and the unranked-item query, each at levels 1 (JSON), 2
+    (sentences), 3 (real dishes), the queried agent's list alone: 9 prompts, 540 at the
+    default 60. Hand-made answers (verdicts derived by hand):
+
+    - level 3 control, the gold bundle in dish names, items in the other order: correct;
+    - level 3 control, the other bundle: incorrect;
+    - level 3 incomparable, "Can't decide": correct;
+    - level 2 incomparable, one of the bundles: incorrect;
+    - level 3 unranked item, "cannot be determined": correct.
+    """
+    from prefcert.bench.indeterminacy.preference import DISHES
+    from prefcert.bench.suites import suite
+    s = suite("indeterminacy-preference").configured({"design": "h5"})
+    assert sum(s.composition().values()) == 540
+    out = tmp_path / "h5"
+    m = _gen("indeterminacy-preference", out, "--param", "design=h5", "--per-cell", "1")
+    prompts = _jsonl(out / "prompts.jsonl")
+    assert len(prompts) == 9 == m["total"]
+    pick = {(p["cell"]["case"], p["cell"]["level"]): p for p in prompts}
+    assert set(pick) == {(c, k) for c in ("rs_incomparable", "rs_comparable", "undetermined")
+                         for k in (1, 2, 3)}
+    _gold_all_correct(out, tmp_path)
+    l1 = pick[("rs_comparable", 1)]["prompt"]
+    assert l1.count('": [') == 1                       # one agent's list, as JSON
+    l3 = pick[("rs_comparable", 3)]
+    assert "pizza" in l3["prompt"] or "sushi" in l3["prompt"]
+    assert "C1" not in l3["prompt"].split("<preferences>")[1]
+    inv = l3["vocabulary"]                           # shown name -> item
+    assert set(inv) <= set(DISHES)
+    gold = [x.strip() for x in l3["answer"].strip("{}").split(",")]
+    bundles = l3["task"]["question"]["bundles"]
+    other = next(b for b in bundles if sorted(inv[x] for x in gold) != sorted(b))
+    other_names = [k for k, v in inv.items() if v in other]
+    answers = {l3["id"]: "<answer>{" + ", ".join(reversed(gold)) + "}</answer>",
+               pick[("rs_incomparable", 3)]["id"]: "<answer>Can't decide</answer>",
+               pick[("undetermined", 3)]["id"]: "<answer>cannot be determined</answer>"}
+    inc2 = pick[("rs_incomparable", 2)]
+    answers[inc2["id"]] = "<answer>{" + ", ".join(inc2["task"]["question"]["bundles"][0]) \
+        + "}</answer>"
+    got = _score(out, tmp_path, answers, "h5a")
+    assert {i: got[i]["verdict"] for i in answers} == {
+        l3["id"]: "correct", pick[("rs_incomparable", 3)]["id"]: "correct",
+        pick[("undetermined", 3)]["id"]: "correct", inc2["id"]: "incorrect"}
+    got = _score(out, tmp_path, {l3["id"]: "<answer>{" + ", ".join(other_names) + "}</answer>"},
+                 "h5b")
+    assert got[l3["id"]]["verdict"] == "incorrect"

@@ -574,8 +574,30 @@ def vocabulary(inst: dict, encoding: str, t) -> dict[str, str]:
             for x in inst["items"]}
 
 
+#: real dish names for the H.5 level 3 design (item Ci -> DISHES[i - 1]; one word each, so
+#: an answer's bundle reads back unambiguously)
+DISHES = ("pizza", "sushi", "tiramisu", "paella", "lasagna", "ramen", "burrito", "falafel",
+          "hummus", "risotto", "gnocchi", "ceviche", "moussaka", "goulash", "pierogi",
+          "dumplings", "tacos", "curry", "biryani", "pho", "kimchi", "bibimbap", "tempura",
+          "gyoza", "shawarma", "kebab", "couscous", "tagine", "jambalaya", "gumbo",
+          "chowder", "bruschetta", "carbonara", "ratatouille", "quiche", "crepes",
+          "croissant", "baklava", "churros", "cheesecake", "brownies", "pancakes",
+          "waffles", "omelette", "nachos", "quesadilla", "enchiladas", "empanadas",
+          "samosas", "pakoras", "dal", "naan", "poutine", "schnitzel", "bratwurst",
+          "pretzel", "fondue", "raclette", "borscht", "blini")
+
+
+def dish_names(inst: dict) -> dict[str, str]:
+    """item -> a real dish (H.5 level 3): C1 -> pizza, C2 -> sushi, …; at most
+    len(DISHES) = 60 items. O(n)."""
+    items = inst["items"]
+    if len(items) > len(DISHES):
+        raise ValueError(f"{len(items)} items, but only {len(DISHES)} dish names")
+    return {x: DISHES[int(x.lstrip("C")) - 1] for x in items}
+
+
 def encode_profile(inst: dict, encoding: str = "json", agent: str | None = None,
-                   templates=None) -> str:
+                   templates=None, names: dict[str, str] | None = None) -> str:
     """The preferences as shown to a model: ``json`` (the instance format), ``sentences``
     (one sentence per agent, K&W H.5 level 2) or ``narrative`` (a person choosing dishes,
     level 3), in the wording of ``templates`` (default: the default set); ``agent``: show
@@ -584,7 +606,7 @@ def encode_profile(inst: dict, encoding: str = "json", agent: str | None = None,
     prof = inst["profile"] if agent is None else {agent: inst["profile"][agent]}
     if encoding == "json" or not all(isinstance(o, list) for o in prof.values()):
         return json.dumps(prof, ensure_ascii=False)
-    name = vocabulary(inst, encoding, t)
+    name = names or vocabulary(inst, encoding, t)
     out = []
     for a, order in prof.items():
         words = [t.render(f"{encoding}.tie", items=t[f"{encoding}.and"].join(name[x] for x in g))
@@ -673,7 +695,11 @@ def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
     q = p["question"]
     encoding = getattr(ctx, "encoding", "json")
     single = q.get("agent") if encoding != "json" else None      # K&W H.5: that list alone
-    name = vocabulary(inst, encoding, t)
+    dishes = None
+    if "level" in variant:                       # the H.5 design: every level, one list
+        encoding, single = H5_ENCODING[variant["level"]], q.get("agent")
+        dishes = dish_names(inst) if variant["level"] == 3 else None
+    name = dishes or vocabulary(inst, encoding, t)
     shown = 1 if single else len(inst["profile"])
     key = question_key(q, f)
     shape = QUESTION_KEYS[key][1]
@@ -695,7 +721,8 @@ def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
     text = t.render("prompt", n_items=len(inst["items"]), n_agents=shown,
                     agents_word="agent" if shown == 1 else "agents",
                     data=t[f"data.{f['pref']}"],
-                    preferences=encode_profile(inst, encoding, single, t), question=question)
+                    preferences=encode_profile(inst, encoding, single, t, dishes),
+                    question=question)
     if "mitigation" in variant:                                  # App. M
         before, after = mitigation_text(variant["mitigation"], f["family"])
         text = "\n\n".join(x for x in (before, text, after) if x)
@@ -1166,8 +1193,9 @@ PARAMETERS = {
                            "100,000): a cell with no acceptable draw within it is refused, "
                            "naming the cell; a progress line every 500 draws"),
     "design": Parameter("design", "main", lambda v: _design(v),
-                        "main (Table 3, the default) or mitigation: the App. M levels "
-                        "(Tables 27-28; 390 prompts at n = 50)"),
+                        "main (Table 3, the default), mitigation: the App. M levels "
+                        "(Tables 27-28; 390 prompts at n = 50) or h5: the H.5 rendering "
+                        "levels (Table 19; 540 prompts at n = 50)"),
 }
 
 
@@ -1247,7 +1275,23 @@ def _design(v: Any) -> str:
     return str(v)
 
 
-DESIGNS = ("main", "mitigation")
+DESIGNS = ("main", "mitigation", "h5")
+#: H.5 levels: 1 the symbolic list, 2 the same items in sentences, 3 dishes in a narrative
+H5_ENCODING = {1: "json", 2: "sentences", 3: "narrative"}
+H5_PER_CELL = 60
+
+
+def h5_rows(sizes: Sequence[int]) -> list[Row]:
+    """The natural-language rendering design (K&W 2026, App. H.5, Table 19): RS-incomparable
+    bundle comparisons, their determined controls (RS-comparable: one bundle dominates) and
+    the unranked-item query, each at the three levels (variants ``level`` 1-3, free-flow),
+    the queried agent's list alone; 60 instances per cell, n = 50. O(1)."""
+    levels = [{"format": "ff", "level": k} for k in H5_ENCODING]
+    n = MITIGATION_SIZE
+    return ([Row({"family": "bundle", "pref": "SO", "question": "rs", "case": c, "size": n,
+                  "design": "h5"}, levels) for c in ("rs_incomparable", "rs_comparable")] +
+            [Row({"family": "atomic", "pref": "SI", "question": "position",
+                  "case": "undetermined", "size": n, "design": "h5"}, levels)])
 
 
 def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
@@ -1255,10 +1299,18 @@ def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
     line outside them). A size outside the paper's 50, 100, 200 gets the atomic and
     comparative families (the ones the paper varies over size); sizes among the paper's
     give the registered design unchanged (same bytes)."""
-    if params.get("design") == "mitigation":
+    if params.get("design") in ("mitigation", "h5"):
         if sizes is not None and tuple(sizes) != (MITIGATION_SIZE,):
-            raise InstanceError(f"suite {suite.name}: the mitigation design is at n = "
-                                f"{MITIGATION_SIZE} only", value=",".join(map(str, sizes)))
+            raise InstanceError(f"suite {suite.name}: the {params['design']} design is at "
+                                f"n = {MITIGATION_SIZE} only", value=",".join(map(str, sizes)))
+    if params.get("design") == "h5":
+        return replace(suite, sizes=(MITIGATION_SIZE,), rows=h5_rows, expected_total=None,
+                       per_cell=H5_PER_CELL,
+                       description="Natural-language rendering (Khanna & Wang 2026, App. "
+                                   "H.5, Table 19): bundle comparisons (undetermined and "
+                                   "determined controls) and the unranked-item query at "
+                                   "three levels: symbolic list, sentences, dishes.")
+    if params.get("design") == "mitigation":
         return replace(suite, sizes=(MITIGATION_SIZE,), rows=mitigation_rows,
                        expected_total=None,
                        description="Prompt-level mitigation (Khanna & Wang 2026, App. M, "
