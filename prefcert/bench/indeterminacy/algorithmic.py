@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -62,11 +63,23 @@ from typing import Any
 from ...generators import indeterminacy as gen
 from ..answers import Reading, read
 from ...formal.spec import Convention
-from ..design import Entry, RenderedPrompt, Row, SizeTests, Suite, Task, Verdict, canonical
+from ..design import Entry, Parameter, RenderedPrompt, Row, SizeTests, Suite, Task, Verdict, \
+    canonical
 from ..stats import accuracy_rows, proportion
 from ..templates import TemplateSpec, load
+from .params import Budget, check_sizes, int_in
 
 SIZES = (10, 30)
+#: sizes ``--sizes`` accepts (inclusive; why: :mod:`prefcert.bench.indeterminacy.params`)
+SIZE_LIMITS = (8, 60)
+MAX_DRAWS = 200_000
+#: the code-assisted design (K&W 2026, §5 "Reasoning with code execution", App. N,
+#: Table 29): Shapley–Scarf markets (strict core) and matching markets (super stability),
+#: feasible and infeasible, 10 instances per cell at Small, Modest and Medium sizes
+CODE_NOTIONS = ("strict_core", "super_stable")
+CODE_SIZES = (10, 30, 50)
+CODE_PER_CELL = 10
+TOOLS = ("none", "code")
 SETTINGS: dict[str, dict] = {
     "HA-SO": {"kind": "housing", "pref": "SO", "canonical": "core",
               "notions": ["core", "pareto_optimal", "utilitarian", "egalitarian",
@@ -149,8 +162,11 @@ def definitions() -> dict[str, dict]:
 # ----------------------------------------------------------------------------- design
 
 def rows(sizes: Sequence[int]) -> list[Row]:
+    """The design table at the kept sizes (any n within :data:`SIZE_LIMITS`; the registered
+    design keeps 10 and 30): per size, six standard settings and the three hard notions,
+    feasible and infeasible."""
     out = []
-    for n in [s for s in SIZES if s in sizes]:
+    for n in sorted(set(sizes)):
         for name, st in SETTINGS.items():
             variants = [{"task": t} for t in st["notions"]] + [{"task": "unspecified"},
                                                                {"task": "selection"}]
@@ -355,7 +371,10 @@ def sample(row: Row, index: int, ctx) -> Task:
         st = SETTINGS[f["setting"]]
         reading = ctx.readings.get("distinctness", "strict")
         iid = f"{f['setting']}-n{n}-{index:02d}"
+        budget = Budget(SUITE_NAME, f"{f['setting']} n={n}",
+                        ctx.params.get("max_draws", MAX_DRAWS))
         while True:
+            budget.tick()
             ctx.draw()
             insts = draw_instances(st["kind"], st["pref"], n, rng, iid)
             models = {r: _model(i) for r, i in insts.items()}
@@ -400,7 +419,10 @@ def sample(row: Row, index: int, ctx) -> Task:
     tag = {"notion": notion, "size": n}
     from ...oracles import housing_market as oh
     from ...oracles import stable_matching as osm
+    budget = Budget(SUITE_NAME, f"{notion} {'feasible' if feasible else 'infeasible'} n={n}",
+                    ctx.params.get("max_draws", MAX_DRAWS))
     while True:
+        budget.tick()
         ctx.draw(tag)
         insts = draw_instances(hd["kind"], "TO", n, rng, iid, hd["p"])
         role = _primary(insts)
@@ -512,6 +534,32 @@ def _instance_text(insts: dict, kind: str, n: int, pref: str, t) -> str:
 
 
 def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
+    """The prompt of a variant; in the code-assisted design (``--param tools=code``) the
+    same task with one paragraph added: a code-execution tool and the time budget
+    (``--param time_budget``, minutes), restated from K&W 2026, §5 and footnote 7."""
+    out = _render(task, variant, ctx)
+    if ctx.row.factors.get("tools") != "code":
+        return out
+    minutes = ctx.params.get("time_budget", TIME_BUDGET)
+    return RenderedPrompt(f"{out.text}\n\n{code_paragraph(minutes)}", out.answer_shape,
+                          {**out.extra, "tools": ["python"], "time_limit": 60 * minutes})
+
+
+#: the paper's limit per response in the code-assisted runs (K&W 2026, footnote 7)
+TIME_BUDGET = 20
+
+
+def code_paragraph(minutes: int) -> str:
+    """The tool paragraph of a code-assisted prompt (our wording): the model may write and
+    run Python, has ``minutes`` in all, and must still give its final answer in the asked
+    format; a late or missing answer counts as incorrect. O(1)."""
+    return (f"Tool: you can write Python programs and run them with the code-execution tool "
+            f"before you answer. You have {minutes} minutes in all; an answer not given "
+            f"within that time is scored as incorrect. Whatever your code finds, end with "
+            f"your final answer in the format asked for above.")
+
+
+def _render(task: Task, variant: dict, ctx) -> RenderedPrompt:
     p = task.payload
     t = ctx.templates or load(TEMPLATES, None)
     insts = {r: next(i for i in task.instances if i["id"] == iid) for r, iid in p["roles"].items()}
@@ -990,6 +1038,64 @@ def _scaling_cell(cell: Mapping[str, Any]) -> bool:
             and cell.get("task") in SETTINGS[cell["setting"]]["notions"])
 
 
+def _tools(v: Any) -> str:
+    if v not in TOOLS:
+        raise ValueError(f"tools is {' or '.join(TOOLS)}, not {v!r}")
+    return str(v)
+
+
+SUITE_NAME = "indeterminacy-algorithmic"
+PARAMETERS = {
+    "max_draws": Parameter("max_draws", MAX_DRAWS, int_in(1, None),
+                           "draw budget per instance of the rejection samplers (default "
+                           "200,000): a cell with no acceptable draw within it is refused, "
+                           "naming the cell; a progress line every 500 draws"),
+    "tools": Parameter("tools", "none", _tools,
+                       "none (the in-context benchmark, the default) or code: the "
+                       "code-assisted design of Table 29 (strict core and super stability, "
+                       "feasible and infeasible, generation with the {} hatch, 10 "
+                       "instances per cell, sizes 10, 30, 50 by default; the prompt adds a "
+                       "code-execution tool and the time budget; scoring unchanged)"),
+    "time_budget": Parameter("time_budget", TIME_BUDGET, int_in(1, 240),
+                             "minutes per response stated in a code-assisted prompt "
+                             "(default 20, the paper's; 1 to 240)"),
+}
+
+
+def code_rows(sizes: Sequence[int]) -> list[Row]:
+    """The code-assisted design table (K&W 2026, Table 29): per size, strict core
+    (Shapley–Scarf market) and super stability (matching market), feasible and
+    infeasible, one generation prompt with the ``{}`` hatch each. O(len(sizes))."""
+    return [Row({"design": "hard", "notion": x, "feasible": feasible, "size": n,
+                 "tools": "code"}, [{"task": "generation", "escape": True}])
+            for n in sorted(set(sizes)) for x in CODE_NOTIONS for feasible in (True, False)]
+
+
+def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
+    """The design for ``params`` (max_draws, tools, time_budget) and the sizes kept:
+    sizes within :data:`SIZE_LIMITS` (refused with one line outside them); the default
+    parameters at sizes among 10 and 30 give the registered design unchanged (same
+    bytes)."""
+    code = params["tools"] == "code"
+    kept = check_sizes(suite.name, tuple(sizes) if sizes is not None else
+                       (CODE_SIZES if code else SIZES), SIZE_LIMITS,
+                       "below 8 a menu rarely holds its distinct candidates; above 60 "
+                       "feasible strict-core draws are too rare to certify in time")
+    if not code and set(kept) <= set(SIZES):
+        return suite
+    if code:
+        return replace(suite, sizes=kept, rows=code_rows, per_cell=CODE_PER_CELL,
+                       expected_total=None,
+                       description=f"Code-assisted structural indeterminacy (Khanna & Wang "
+                                   f"2026, §5, Table 29): strict core and super stability, "
+                                   f"feasible and infeasible, at n = "
+                                   f"{', '.join(map(str, kept))}; the model may run code "
+                                   f"within {params['time_budget']} minutes.")
+    return replace(suite, sizes=kept, expected_total=None,
+                   description=f"{suite.description} Sizes: n = "
+                               f"{', '.join(map(str, kept))}.")
+
+
 SUITE = Suite(
     name="indeterminacy-algorithmic",
     description="Structural indeterminacy: standard allocation and matching tasks, and the "
@@ -1000,6 +1106,7 @@ SUITE = Suite(
     score=score, metrics=metrics, feedback=feedback, plots=plots, results=results,
     calibration=calibration,
     calibration_title="calibration: raw draws without a solution",
+    parameters=PARAMETERS, configure=configure,
     expected_total=3660, readings=READINGS, templates=TEMPLATES, size_tests=SizeTests(
         "Khanna & Wang (2026), App. J.3: small vs modest markets (n = 10 vs 30), the "
         "generation task of every notion under strict complete preferences (Fig. 4a)",

@@ -32,17 +32,23 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
 from ...formal.spec import Convention
 from ...generators import indeterminacy as gen
 from ..answers import Reading, read
-from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
+from ..design import Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict
 from ..stats import accuracy_rows, proportion
 from ..templates import TemplateSpec, load
+from ...formal.errors import InstanceError
+from .params import Budget, check_sizes, int_in
 
 SIZES = (50, 100, 200)
+#: sizes ``--sizes`` accepts (inclusive; why: :mod:`prefcert.bench.indeterminacy.params`)
+SIZE_LIMITS = (10, 300)
+MAX_DRAWS = 100_000
 FF, FFK, MCQ = {"format": "ff"}, {"format": "ffk"}, {"format": "mcq"}
 ABSTAIN_WORD = {"bundle": "Can't decide", "yesno": "uncertain"}
 READINGS = {"si_counts": Convention("si_counts", ("entailed", "undetermined"), {
@@ -65,7 +71,7 @@ def rows(sizes: Sequence[int]) -> list[Row]:
 
     def row(variants, **factors):
         R.append(Row(factors, variants))
-    for n in [s for s in SIZES if s in sizes]:
+    for n in sorted(set(sizes)):         # any size within SIZE_LIMITS: atomic, comparative
         for q in ("kth", "position"):
             row([FF, MCQ], family="atomic", pref="SO", question=q, case="determined", size=n)
         for q in ("kth", "position"):
@@ -170,7 +176,10 @@ def sample(row: Row, index: int, ctx) -> Task:
     rng, items = ctx.rng, inst["items"]
     agents = list(inst["profile"])
     q, case = f["question"], f["case"]
+    budget = Budget(SUITE_NAME, f"{f['family']} {f['pref']} {q} {case} n={f['size']}",
+                    ctx.params.get("max_draws", MAX_DRAWS))
     while True:
+        budget.tick()
         ctx.draw()
         agent = _pick(rng, agents)
         order = inst["profile"][agent]
@@ -324,7 +333,10 @@ def _lexicographic(order, A, B) -> list | None:
 def _sample_partial(row: Row, index: int, ctx) -> Task:
     f, rng = row.factors, ctx.rng
     items = names("C", f["nodes"])
+    budget = Budget(SUITE_NAME, f"partial_order {f['pref']} {f['case']} edges={f['edges']}",
+                    ctx.params.get("max_draws", MAX_DRAWS))
     while True:
+        budget.tick()
         ctx.draw()
         if f["pref"] == "pairwise":
             hidden, edges, path = gen.latent_dag(items, f["edges"], rng, chain=f.get("chain", 0))
@@ -562,8 +574,30 @@ def vocabulary(inst: dict, encoding: str, t) -> dict[str, str]:
             for x in inst["items"]}
 
 
+#: real dish names for the H.5 level 3 design (item Ci -> DISHES[i - 1]; one word each, so
+#: an answer's bundle reads back unambiguously)
+DISHES = ("pizza", "sushi", "tiramisu", "paella", "lasagna", "ramen", "burrito", "falafel",
+          "hummus", "risotto", "gnocchi", "ceviche", "moussaka", "goulash", "pierogi",
+          "dumplings", "tacos", "curry", "biryani", "pho", "kimchi", "bibimbap", "tempura",
+          "gyoza", "shawarma", "kebab", "couscous", "tagine", "jambalaya", "gumbo",
+          "chowder", "bruschetta", "carbonara", "ratatouille", "quiche", "crepes",
+          "croissant", "baklava", "churros", "cheesecake", "brownies", "pancakes",
+          "waffles", "omelette", "nachos", "quesadilla", "enchiladas", "empanadas",
+          "samosas", "pakoras", "dal", "naan", "poutine", "schnitzel", "bratwurst",
+          "pretzel", "fondue", "raclette", "borscht", "blini")
+
+
+def dish_names(inst: dict) -> dict[str, str]:
+    """item -> a real dish (H.5 level 3): C1 -> pizza, C2 -> sushi, …; at most
+    len(DISHES) = 60 items. O(n)."""
+    items = inst["items"]
+    if len(items) > len(DISHES):
+        raise ValueError(f"{len(items)} items, but only {len(DISHES)} dish names")
+    return {x: DISHES[int(x.lstrip("C")) - 1] for x in items}
+
+
 def encode_profile(inst: dict, encoding: str = "json", agent: str | None = None,
-                   templates=None) -> str:
+                   templates=None, names: dict[str, str] | None = None) -> str:
     """The preferences as shown to a model: ``json`` (the instance format), ``sentences``
     (one sentence per agent, K&W H.5 level 2) or ``narrative`` (a person choosing dishes,
     level 3), in the wording of ``templates`` (default: the default set); ``agent``: show
@@ -572,7 +606,7 @@ def encode_profile(inst: dict, encoding: str = "json", agent: str | None = None,
     prof = inst["profile"] if agent is None else {agent: inst["profile"][agent]}
     if encoding == "json" or not all(isinstance(o, list) for o in prof.values()):
         return json.dumps(prof, ensure_ascii=False)
-    name = vocabulary(inst, encoding, t)
+    name = names or vocabulary(inst, encoding, t)
     out = []
     for a, order in prof.items():
         words = [t.render(f"{encoding}.tie", items=t[f"{encoding}.and"].join(name[x] for x in g))
@@ -661,7 +695,11 @@ def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
     q = p["question"]
     encoding = getattr(ctx, "encoding", "json")
     single = q.get("agent") if encoding != "json" else None      # K&W H.5: that list alone
-    name = vocabulary(inst, encoding, t)
+    dishes = None
+    if "level" in variant:                       # the H.5 design: every level, one list
+        encoding, single = H5_ENCODING[variant["level"]], q.get("agent")
+        dishes = dish_names(inst) if variant["level"] == 3 else None
+    name = dishes or vocabulary(inst, encoding, t)
     shown = 1 if single else len(inst["profile"])
     key = question_key(q, f)
     shape = QUESTION_KEYS[key][1]
@@ -683,7 +721,11 @@ def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
     text = t.render("prompt", n_items=len(inst["items"]), n_agents=shown,
                     agents_word="agent" if shown == 1 else "agents",
                     data=t[f"data.{f['pref']}"],
-                    preferences=encode_profile(inst, encoding, single, t), question=question)
+                    preferences=encode_profile(inst, encoding, single, t, dishes),
+                    question=question)
+    if "mitigation" in variant:                                  # App. M
+        before, after = mitigation_text(variant["mitigation"], f["family"])
+        text = "\n\n".join(x for x in (before, text, after) if x)
     return RenderedPrompt(text, "mcq" if fmt == "mcq" else shape, extra)
 
 
@@ -1144,6 +1186,147 @@ def results(scores: Sequence[dict]) -> list:
     return [rs for rs in out if rs.rows]
 
 
+SUITE_NAME = "indeterminacy-preference"
+PARAMETERS = {
+    "max_draws": Parameter("max_draws", MAX_DRAWS, int_in(1, None),
+                           "draw budget per query of the rejection samplers (default "
+                           "100,000): a cell with no acceptable draw within it is refused, "
+                           "naming the cell; a progress line every 500 draws"),
+    "design": Parameter("design", "main", lambda v: _design(v),
+                        "main (Table 3, the default), mitigation: the App. M levels "
+                        "(Tables 27-28; 390 prompts at n = 50) or h5: the H.5 rendering "
+                        "levels (Table 19; 540 prompts at n = 50)"),
+}
+
+
+#: App. M levels on the bundle comparison (Table 27) and the unranked-item query (Table 28)
+BUNDLE_LEVELS = ({"format": "ff", "mitigation": "L1_bare"},
+                 {"format": "mcq", "mitigation": "L2_mcq"},
+                 {"format": "ff", "mitigation": "L3_general"},
+                 {"format": "ff", "mitigation": "L3_specific"},
+                 {"format": "ff", "mitigation": "L4_few_shot"})
+ATOMIC_LEVELS = ({"format": "ff", "mitigation": "L1_bare"},
+                 {"format": "ff", "mitigation": "L4_in_domain"},
+                 {"format": "ff", "mitigation": "L4_cross_source"})
+MITIGATION_SIZE = 50
+
+
+def mitigation_rows(sizes: Sequence[int]) -> list[Row]:
+    """The prompt-mitigation design (K&W 2026, App. M, Tables 27-28): RS-comparable and
+    RS-incomparable bundle comparisons (SO) at five levels, and the undetermined atomic
+    query about an unranked item (SI, position) bare and with in-domain and cross-source
+    demonstrations; 30 instances per cell, n = 50 (the bundle design's size). O(1)."""
+    n = MITIGATION_SIZE
+    return ([Row({"family": "bundle", "pref": "SO", "question": "rs", "case": c, "size": n,
+                  "design": "mitigation"}, list(BUNDLE_LEVELS))
+             for c in ("rs_comparable", "rs_incomparable")] +
+            [Row({"family": "atomic", "pref": "SI", "question": "position",
+                  "case": "undetermined", "size": n, "design": "mitigation"},
+                 list(ATOMIC_LEVELS))])
+
+
+#: our restatements of the App. M interventions (the paper's information content, not its
+#: words); the demonstrations use a made-up agent Z over items p, q, r, s
+CAUTION_GENERAL = ("Caution: the preferences given may not entail an answer to this "
+                   "question. Do not fill gaps with assumptions of your own; if the answer "
+                   "cannot be determined from what is stated, answer "
+                   "<answer>cannot be determined</answer>.")
+CAUTION_SPECIFIC = ("Caution: the agent ranks single alternatives, not bundles. One bundle "
+                    "is preferred to another only if the alternatives of the first can be "
+                    "paired one-to-one with those of the second so that each is ranked at "
+                    "least as high as its partner (strictly higher at least once); when no "
+                    "such pairing exists in either direction the preference between the "
+                    "bundles is not determined. Do not decide by a rule of your own, such as "
+                    "comparing the best alternatives first; in that case answer "
+                    "<answer>cannot be determined</answer>.")
+DEMO_BUNDLE = ("Example. Agent Z's preference list, best first: [\"p\", \"q\", \"r\", "
+               "\"s\"]. Question: between {p, s} and {q, r}, which bundle does Z prefer? "
+               "Reasoning: pairing p with q and s with r puts s below r; pairing p with r and "
+               "s with q puts s below q; the other direction fails on q against p. Neither "
+               "bundle dominates. Answer: <answer>cannot be determined</answer>.")
+DEMO_ATOMIC = ("Example. Agent Z's preference list, best first: [\"p\", \"q\", \"r\"], over "
+               "the alternatives p, q, r, s. Question: at what position does s appear in Z's "
+               "preference list? Reasoning: s is not ranked, so nothing stated fixes its "
+               "position. Answer: <answer>cannot be determined</answer>.")
+
+
+def mitigation_text(level: str, family: str) -> tuple[str, str]:
+    """(text before the prompt, text after it) of an App. M level (K&W 2026, App. M):
+    ``L1_bare`` and ``L2_mcq`` add nothing (L2 is the MCQ format with its abstain option);
+    ``L3_general`` / ``L3_specific`` a caution after the question (the specific one names
+    the responsive-set structure of bundle comparisons); ``L4_few_shot`` /
+    ``L4_in_domain`` a worked demonstration of the same source before the prompt,
+    ``L4_cross_source`` one of the other source (bundle demo on the unranked-item
+    query). O(1)."""
+    if level == "L3_general":
+        return "", CAUTION_GENERAL
+    if level == "L3_specific":
+        return "", CAUTION_SPECIFIC
+    if level in ("L4_few_shot", "L4_in_domain"):
+        return (DEMO_BUNDLE if family == "bundle" else DEMO_ATOMIC), ""
+    if level == "L4_cross_source":
+        return (DEMO_ATOMIC if family == "bundle" else DEMO_BUNDLE), ""
+    return "", ""
+
+
+def _design(v: Any) -> str:
+    if v not in DESIGNS:
+        raise ValueError(f"design is {' or '.join(DESIGNS)}, not {v!r}")
+    return str(v)
+
+
+DESIGNS = ("main", "mitigation", "h5")
+#: H.5 levels: 1 the symbolic list, 2 the same items in sentences, 3 dishes in a narrative
+H5_ENCODING = {1: "json", 2: "sentences", 3: "narrative"}
+H5_PER_CELL = 60
+
+
+def h5_rows(sizes: Sequence[int]) -> list[Row]:
+    """The natural-language rendering design (K&W 2026, App. H.5, Table 19): RS-incomparable
+    bundle comparisons, their determined controls (RS-comparable: one bundle dominates) and
+    the unranked-item query, each at the three levels (variants ``level`` 1-3, free-flow),
+    the queried agent's list alone; 60 instances per cell, n = 50. O(1)."""
+    levels = [{"format": "ff", "level": k} for k in H5_ENCODING]
+    n = MITIGATION_SIZE
+    return ([Row({"family": "bundle", "pref": "SO", "question": "rs", "case": c, "size": n,
+                  "design": "h5"}, levels) for c in ("rs_incomparable", "rs_comparable")] +
+            [Row({"family": "atomic", "pref": "SI", "question": "position",
+                  "case": "undetermined", "size": n, "design": "h5"}, levels)])
+
+
+def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
+    """The design at the sizes kept: any n within :data:`SIZE_LIMITS` (refused with one
+    line outside them). A size outside the paper's 50, 100, 200 gets the atomic and
+    comparative families (the ones the paper varies over size); sizes among the paper's
+    give the registered design unchanged (same bytes)."""
+    if params.get("design") in ("mitigation", "h5"):
+        if sizes is not None and tuple(sizes) != (MITIGATION_SIZE,):
+            raise InstanceError(f"suite {suite.name}: the {params['design']} design is at "
+                                f"n = {MITIGATION_SIZE} only", value=",".join(map(str, sizes)))
+    if params.get("design") == "h5":
+        return replace(suite, sizes=(MITIGATION_SIZE,), rows=h5_rows, expected_total=None,
+                       per_cell=H5_PER_CELL,
+                       description="Natural-language rendering (Khanna & Wang 2026, App. "
+                                   "H.5, Table 19): bundle comparisons (undetermined and "
+                                   "determined controls) and the unranked-item query at "
+                                   "three levels: symbolic list, sentences, dishes.")
+    if params.get("design") == "mitigation":
+        return replace(suite, sizes=(MITIGATION_SIZE,), rows=mitigation_rows,
+                       expected_total=None,
+                       description="Prompt-level mitigation (Khanna & Wang 2026, App. M, "
+                                   "Tables 27-28): bundle comparisons at five levels, the "
+                                   "unranked-item query bare and with demonstrations.")
+    kept = check_sizes(suite.name, tuple(sizes) if sizes is not None else SIZES,
+                       SIZE_LIMITS, "below 10 truncated lists rarely leave four listed items "
+                       "beside unlisted ones; above 300 a profile of n lists of n items "
+                       "outgrows a prompt")
+    if set(kept) <= set(SIZES):
+        return suite
+    return replace(suite, sizes=kept, expected_total=None,
+                   description=f"{suite.description} Sizes: n = "
+                               f"{', '.join(map(str, kept))}.")
+
+
 SUITE = Suite(
     name="indeterminacy-preference",
     description="Epistemic indeterminacy: atomic, comparative, bundle, top-k, aggregative and "
@@ -1152,7 +1335,7 @@ SUITE = Suite(
     sizes=SIZES, per_cell=30, seed=0, rows=rows, sample=sample, render=render, gold=gold,
     score=score, metrics=metrics, plots=plots, results=results, expected_total=3360,
     readings=READINGS,
-    templates=TEMPLATES,
+    templates=TEMPLATES, parameters=PARAMETERS, configure=configure,
     citation=('Khanna, S. and Wang, X. (2026). '
               '"Preference reasoning under indeterminacy in large language models".'
               ' arXiv:2608.18631.'),
