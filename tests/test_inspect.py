@@ -77,8 +77,9 @@ def test_every_suite_runs_as_an_inspect_task_and_its_verdicts_are_prefcert_score
         return output(wanted[messages[-1].text][1])
 
     model = get_model("mockllm/model", custom_outputs=script)
+    # one epoch each (self-consistency's task draws the paper's 15 by default)
     logs = [inspect_eval(f"prefcert/{s}", model=model, limit=LIMIT, log_dir=str(tmp_path),
-                         display="none", task_args=SMALL[s])[0] for s in SUITES]
+                         display="none", task_args=SMALL[s], epochs=1)[0] for s in SUITES]
     for suite, log in zip(SUITES, logs):
         assert log.status == "success", (suite, log.error)
         assert len(log.samples) == LIMIT

@@ -308,4 +308,4 @@ def test_prefcert_suites_lists_the_parameters_and_their_defaults():
     assert r.returncode == 0, r.stderr
     rows = {ln.split("\t")[0]: ln.split("\t") for ln in r.stdout.splitlines()}
     assert rows["voting-manipulation"][3] == "params tau=alphabetical,n=5,k=1,max_draws=20000"
-    assert rows["indeterminacy-preference"][3] == "params -"
+    assert rows["actionable-indeterminacy"][3] == "params -"
