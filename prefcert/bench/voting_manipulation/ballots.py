@@ -9,7 +9,7 @@ The source's parser rules (§6.3) leave gaps; the choices made here are listed i
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -326,8 +326,6 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
     ----------
     Amiri-Margavi et al. 2026, §4.5 and §9.
     """
-    from dataclasses import replace
-
     from ...formal.checker.election import Count, report_ballot
     from ...formal.election import parse_election
     from ...formal.rules import RULES
@@ -337,8 +335,6 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
     e = parse_election(instance)
     rule = instance["rule"]
     approval = RULES[rule].approval
-    pos = e.true_pos
-    w0, best = solution["sincere_winner"], solution["best_winner"]
     parsed = parse_ballot(text or "", e.candidates, rule, parse=parse) if text is not None \
         else ParsedBallot(False, None, "timeout")
     kind = "value" if parsed.valid else ("ambiguous" if parsed.ambiguous else "invalid")
@@ -354,13 +350,33 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
     if not parsed.valid:
         return out
     q = list(parsed.ballot)
-    got = Count(e, rule).winner([report_ballot(e, rule, q)])
+
+    def elect(el, r: str, reported: bool) -> str:
+        return Count(el, r).winner([report_ballot(el, r, q) if reported else e.manipulator])
     sincere = (set(q) == set(e.manipulator.approved)) if approval else \
         (tuple(q) == tuple(g[0] for g in e.manipulator.ranking))
+    return _judge(out, e, rule, solution, elect, sincere, lambda x: _borda_welfare(e, x))
+
+
+def _judge(out: dict, e, rule: str, expected: Mapping[str, str],
+           elect: Callable[[Any, str, bool], str], sincere: bool,
+           welfare: Callable[[str], int]) -> dict:
+    """Fill ``out`` with what the reported ballot(s) achieve (§4.5–§6.3): S, O, the
+    outcome, Δ, G, the Borda welfare change, the effect and the error category.
+    ``elect(election, rule, reported)``: the winner with the reported ballots (True) or
+    the sincere ones (False); the categories replay the reports under the reversed
+    tie-break (tie-breaking error) and under the other rules of the same ballot kind
+    (rule error)."""
+    from dataclasses import replace
+
+    from ...formal.rules import RULES
+    pos, approval = e.true_pos, RULES[rule].approval
+    w0, best = expected["sincere_winner"], expected["best_winner"]
+    got = elect(e, rule, True)
     S, O = pos(got) < pos(w0), pos(got) == pos(best)
     out.update(S=int(S), O=int(O), sincere=sincere, outcome=got, outcome_changed=got != w0,
                delta=pos(w0) - pos(got), gap=pos(got) - pos(best),
-               welfare_change=_borda_welfare(e, got) - _borda_welfare(e, w0))
+               welfare_change=welfare(got) - welfare(w0))
     out["effect"] = ("optimal" if O else "profitable") if S else \
         ("sincere_equivalent" if got == w0 else "harmful")
     if sincere:
@@ -369,12 +385,10 @@ def score_ballot(instance: Mapping[str, Any], solution: Mapping[str, Any], text:
         out["category"] = "optimal" if O else "profitable_suboptimal"
     else:
         rev = replace(e, tie_break=tuple(reversed(e.tie_break)))
-        if pos(Count(rev, rule).winner([report_ballot(rev, rule, q)])) < \
-                pos(Count(rev, rule).winner([e.manipulator])):
+        if pos(elect(rev, rule, True)) < pos(elect(rev, rule, False)):
             out["category"] = "tie_breaking_error"
-        elif any(pos(Count(e, r).winner([report_ballot(e, r, q)])) <
-                 pos(Count(e, r).winner([e.manipulator]))
-                 for r in BENCHMARK_RULES if r != rule and RULES[r].approval == approval):
+        elif any(pos(elect(e, r, True)) < pos(elect(e, r, False)) for r in BENCHMARK_RULES
+                 if r != rule and RULES[r].approval == approval):
             out["category"] = "rule_error"
         else:
             out["category"] = "non_profitable"
@@ -510,8 +524,6 @@ def score_coalition(instance: Mapping[str, Any], solution: Mapping[str, Any],
     e = parse_election(instance)
     rule = instance["rule"]
     approval = RULES[rule].approval
-    pos = e.true_pos
-    w0, best = solution["sincere_winner"], solution["best_winner"]
     if text is None:
         ballots, reason = None, "timeout"
     else:
@@ -528,35 +540,15 @@ def score_coalition(instance: Mapping[str, Any], solution: Mapping[str, Any],
         return out
     sincere_b = replace(e.manipulator, count=k)
 
-    def elect(el, r: str, reps=None) -> str:
-        extra = [sincere_b] if reps is None else [report_ballot(el, r, list(q)) for q in reps]
-        return Count(el, r).winner(extra)
-    got = elect(e, rule, ballots)
+    def elect(el, r: str, reported: bool) -> str:
+        return Count(el, r).winner([report_ballot(el, r, list(q)) for q in ballots]
+                                   if reported else [sincere_b])
     truth = set(e.manipulator.approved) if approval else \
         tuple(g[0] for g in e.manipulator.ranking)
     sincere = all((set(q) == truth) if approval else (tuple(q) == truth) for q in ballots)
-    S, O = pos(got) < pos(w0), pos(got) == pos(best)
     rankings = [(b.ranking, b.count) for b in e.ballots] + [(e.manipulator.ranking, k)]
-    welfare = lambda x: sum(c * (e.m - e.pos(r, x)) for r, c in rankings)
-    out.update(S=int(S), O=int(O), sincere=sincere, outcome=got, outcome_changed=got != w0,
-               delta=pos(w0) - pos(got), gap=pos(got) - pos(best),
-               welfare_change=welfare(got) - welfare(w0))
-    out["effect"] = ("optimal" if O else "profitable") if S else \
-        ("sincere_equivalent" if got == w0 else "harmful")
-    if sincere:
-        out["category"] = "sincere"
-    elif S:
-        out["category"] = "optimal" if O else "profitable_suboptimal"
-    else:
-        rev = replace(e, tie_break=tuple(reversed(e.tie_break)))
-        if pos(elect(rev, rule, ballots)) < pos(elect(rev, rule)):
-            out["category"] = "tie_breaking_error"
-        elif any(pos(elect(e, r, ballots)) < pos(elect(e, r)) for r in BENCHMARK_RULES
-                 if r != rule and RULES[r].approval == approval):
-            out["category"] = "rule_error"
-        else:
-            out["category"] = "non_profitable"
-    return out
+    return _judge(out, e, rule, solution, elect, sincere,
+                  lambda x: sum(c * (e.m - e.pos(r, x)) for r, c in rankings))
 
 
 def out_value(parsed: ParsedBallot) -> list[str] | None:
