@@ -262,3 +262,30 @@ def test_completion_metrics_of_two_hand_made_models():
     # m2 has no valid first intervention on scheduling: no conditional row there
     sched = [r for r in metrics(models["m2"]) if r["group"] == {"structure": "scheduling"}]
     assert {r["metric"] for r in sched} == {"completion", "first_valid"}
+
+
+def test_the_inspect_task_takes_two_turns_from_the_suite(bench, tmp_path):
+    # no -T rounds: the suite's parameter gives the paper's two turns; -T rounds=1 is one
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    plan = [ASK_PREF, ACT.format("A1")]
+
+    def script(messages, tools, tool_choice, config):
+        k = len([m for m in messages if m.role == "user"]) - 1
+        o = ModelOutput.from_content(model="mockllm", content=plan[k])
+        o.usage = ModelUsage(input_tokens=10, output_tokens=10, total_tokens=20)
+        return o      # usage given: no token counting (which would fetch a tokenizer)
+
+    for args, want in (({}, ["incorrect", "correct"]), ({"rounds": 1}, ["incorrect"])):
+        (log,) = inspect_eval(f"prefcert/{NAME}", model=get_model(
+                              "mockllm/model", custom_outputs=script),
+                              log_dir=str(tmp_path / str(len(want))), display="none",
+                              sample_id=PREF, task_args={"benchmark": str(bench), **args})
+        assert log.status == "success", log.error
+        (s,) = log.samples
+        assert len([m for m in s.messages if m.role == "assistant"]) == len(want)
+        assert [x["verdict"] for x in s.store.get("prefcert_rounds", [])] == (
+            want if len(want) > 1 else [])          # one turn: the plain generate solver
+        assert s.scores["prefcert_scorer"].metadata["completed"] is (len(want) == 2)

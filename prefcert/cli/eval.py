@@ -34,8 +34,9 @@ def _task_arg(value: str) -> tuple[str, object]:
 @click.option("--epochs", type=click.IntRange(min=1),
               help="Samples per prompt (prefcert risk reads them as K). Default: the "
                    "suite's own (15 completions per cell for self-consistency), else 1.")
-@click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Refinement rounds with verifier feedback (Khanna & Wang §5 use 3).")
+@click.option("--rounds", type=click.IntRange(min=1), default=None,
+              help="Refinement rounds with verifier feedback (Khanna & Wang §5 use 3); "
+                   "default: the suite's (1; 2 for the two-turn completion).")
 @click.option("--temperature", type=float, default=0.0, show_default=True)
 @click.option("--max-tokens", type=click.IntRange(min=1), default=8192, show_default=True)
 @click.option("--max-connections", type=click.IntRange(min=1), default=8, show_default=True,
@@ -65,7 +66,7 @@ def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature
                      ("benchmark", None if benchmark is None else str(benchmark))):
             if v is not None:
                 args[k] = v
-        if rounds > 1:
+        if rounds is not None:
             args["rounds"] = rounds
         try:
             from ..bench.inspect.run import evaluate

@@ -4,7 +4,8 @@ suite there adds its task here, ``prefcert/<suite>``.
 Task parameters (``-T name=value``): ``seed``, ``sizes`` (a level or a list of levels of
 the suite's ``size`` factor), ``per_cell``, ``encoding`` (``json``, ``sentences``,
 ``narrative``), ``benchmark`` (a folder made by ``prefcert generate``, read instead of
-generating), ``rounds`` (refinement rounds; 1 = a single answer) and any factor of the
+generating), ``rounds`` (refinement rounds; 1 = a single answer; default the suite's
+parameter ``rounds``, else 1) and any factor of the
 suite's cells with the level(s) to keep, e.g. ``-T format=mcq`` or ``-T rule=[borda,irv]``.
 
 Each sample's ``input`` is the prompt, its ``target`` the gold answer, its ``id`` the
@@ -108,14 +109,18 @@ def _levels(value: Any, what: str) -> list | None:
 
 def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
                per_cell: int | None = None, encoding: str = "json",
-               benchmark: str | None = None, rounds: int = 1, **cells: Any) -> Task:
+               benchmark: str | None = None, rounds: int | None = None,
+               **cells: Any) -> Task:
     """The Inspect task of ``suite`` (see the module docstring for the parameters)."""
     from ..dataset import SuiteDataset, _cell_filter
     from ..suites import suite as get_suite
     cells.pop("model", None)                    # Inspect passes the model to every task
+    s = get_suite(suite)
+    # a suite whose design has several turns says so in its parameter ``rounds``
+    # (the two-turn completion: 2); -T rounds=N overrides it
+    rounds = int(s.chosen_parameters().get("rounds", 1) if rounds is None else rounds)
     if rounds < 1:
         raise InstanceError("rounds must be at least 1", value=rounds)
-    s = get_suite(suite)
     size_levels = None if sizes is None else [int(x) for x in _levels(sizes, "sizes")]
     if benchmark is not None:
         entries: Sequence[dict] = benchmark_entries(benchmark)
@@ -143,8 +148,8 @@ NAMESPACE = "prefcert"
 
 def _register(name: str):
     def factory(seed: int | None = None, sizes: Any = None, per_cell: int | None = None,
-                encoding: str = "json", benchmark: str | None = None, rounds: int = 1,
-                **cells: Any) -> Task:
+                encoding: str = "json", benchmark: str | None = None,
+                rounds: int | None = None, **cells: Any) -> Task:
         return suite_task(name, seed=seed, sizes=sizes, per_cell=per_cell,
                           encoding=encoding, benchmark=benchmark, rounds=rounds, **cells)
     factory.__name__ = name.replace("-", "_")
