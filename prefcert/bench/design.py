@@ -225,6 +225,23 @@ class Parameter:
     doc: str
 
 
+def int_in(lo: int, hi: int | None):
+    """A parser for an integer parameter from ``lo`` to ``hi`` (None: unbounded)."""
+    def parse(v: Any) -> int:
+        if isinstance(v, bool):
+            raise ValueError(f"an integer, not {v!r}")
+        try:
+            x = int(v)
+        except (TypeError, ValueError):
+            raise ValueError(f"an integer, not {v!r}") from None
+        if str(x) != str(v).strip():
+            raise ValueError(f"an integer, not {v!r}")
+        if x < lo or (hi is not None and x > hi):
+            raise ValueError(f"must be from {lo} to {hi if hi is not None else '∞'}, not {x}")
+        return x
+    return parse
+
+
 @dataclass(frozen=True)
 class SizeTests:
     """The tests across sizes a suite's paper reports: Fisher's exact test of accuracy

@@ -52,7 +52,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..design import Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict
+from ..design import Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict, int_in
 from ..stats import proportion
 from . import suite as base
 from .responses import (
@@ -335,13 +335,6 @@ def metrics(scored: Sequence[dict]) -> list[dict]:
     return out
 
 
-def _rounds(value: Any) -> int:
-    x = int(value)
-    if not 1 <= x <= 10:
-        raise ValueError("must be from 1 to 10")
-    return x
-
-
 SUITE = Suite(
     name="actionable-indeterminacy-completion",
     description=("Li et al. 2026, two-turn completion (§3.4, App. J): 540 intervention-needed "
@@ -354,7 +347,7 @@ SUITE = Suite(
     feedback=feedback,
     expected_total=36 * GROUPS_PER_CELL * 3,
     # the Inspect task's default number of turns (its -T rounds=N overrides it)
-    parameters={"rounds": Parameter("rounds", 2, _rounds,
+    parameters={"rounds": Parameter("rounds", 2, int_in(1, 10),
                                     "turns of the Inspect task; default 2 (the paper's "
                                     "two-turn episode), 1 to 10")},
     engines=("oracle", "cpsat"), citation=base.SUITE.citation,

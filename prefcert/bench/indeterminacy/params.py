@@ -28,27 +28,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...formal.errors import InstanceError
+from ..design import int_in  # noqa: F401  (the suites' integer parameters)
 
 #: draws of one task after which a progress line is written to stderr, and every
 #: PROGRESS_EVERY draws after that
 PROGRESS_EVERY = 500
-
-
-def int_in(lo: int, hi: int | None):
-    """A parser for an integer parameter from ``lo`` to ``hi`` (None: unbounded)."""
-    def parse(v: Any) -> int:
-        if isinstance(v, bool):
-            raise ValueError(f"an integer, not {v!r}")
-        try:
-            x = int(v)
-        except (TypeError, ValueError):
-            raise ValueError(f"an integer, not {v!r}") from None
-        if str(x) != str(v).strip():
-            raise ValueError(f"an integer, not {v!r}")
-        if x < lo or (hi is not None and x > hi):
-            raise ValueError(f"must be from {lo} to {hi if hi is not None else '∞'}, not {x}")
-        return x
-    return parse
 
 
 def check_sizes(suite_name: str, sizes: Sequence[Any], limits: tuple[int, int],
