@@ -228,6 +228,23 @@ def model_bars(rs: ResultSet, ax: Any, *, ylabel: str | None = None,
               bbox_to_anchor=(1.01, 1.0))
 
 
+def doubling_axis(ax: Any, xs: Sequence[Any], xlabel: str, ylabel: str,
+                  legend_title: str | None = None) -> None:
+    """Axes of a sweep over doubling values (budgets k, votes n, prompts M, path lengths):
+    a base-2 log x axis ticked at exactly ``xs`` (their set, sorted), the axis labels, a
+    light grid and a small legend (titled ``legend_title`` if given). O(len(xs))."""
+    ticks = sorted(set(xs))
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([str(x) for x in ticks])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    if legend_title is None:
+        ax.legend(fontsize=7)
+    else:
+        ax.legend(fontsize=7, title=legend_title, title_fontsize=7)
+
 def category_rows(scores: Sequence[Mapping[str, Any]], factors: Sequence[str],
                   levels: Callable[[Mapping[str, Any]], tuple | None],
                   category: Callable[[Mapping[str, Any]], str], name: str = "category",

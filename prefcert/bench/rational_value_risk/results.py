@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..results import MODEL, ResultSet
+from ..results import MODEL, ResultSet, doubling_axis
 
 SOURCE = "Qian & He (2026)"
 
@@ -59,14 +59,8 @@ def _fig_k(rs: ResultSet, ax) -> None:
             if pts:
                 ax.plot([k for k, _ in pts], [v for _, v in pts], marker="o", ms=3,
                         linestyle=style, color=f"C{j % 10}", label=f"{m} · {reading}")
-    ax.set_xscale("log", base=2)
-    ks = sorted({r["k"] for r in rs.rows})
-    ax.set_xticks(ks)
-    ax.set_xticklabels([str(k) for k in ks])
-    ax.set_xlabel("budget k (the first k samples of every prompt)")
-    ax.set_ylabel("rational value risk")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    doubling_axis(ax, [r["k"] for r in rs.rows],
+                  "budget k (the first k samples of every prompt)", "rational value risk")
 
 
 def _fig_strata(rs: ResultSet, ax) -> None:
@@ -361,14 +355,8 @@ def _fig_sc(rs: ResultSet, ax) -> None:
         ax.errorbar(ns, v, yerr=[[max(0.0, x - p[2]) for x, p in zip(v, pts)],
                                  [max(0.0, p[3] - x) for x, p in zip(v, pts)]],
                     marker="o", ms=3, capsize=3, color=f"C{j % 10}", label=m)
-    ns = sorted({r["n"] for r in rs.rows})
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(ns)
-    ax.set_xticklabels([str(n) for n in ns])
-    ax.set_xlabel("votes n of SC(n) (n = 1: one sample)")
-    ax.set_ylabel("RVR (REU = 1, certified)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, title="95% prompt-bootstrap CI", title_fontsize=7)
+    doubling_axis(ax, [r["n"] for r in rs.rows], "votes n of SC(n) (n = 1: one sample)",
+                  "RVR (REU = 1, certified)", "95% prompt-bootstrap CI")
 
 
 def sc_table(results: Mapping[str, Mapping[str, Any]]) -> ResultSet | None:
@@ -429,14 +417,8 @@ def _fig_m(rs: ResultSet, ax) -> None:
                     color=f"C{j % 10}", label=f"{m} · {reading}")
             ax.fill_between(xs, [p[2] for p in pts], [p[3] for p in pts],
                             color=f"C{j % 10}", alpha=0.15)
-    ax.set_xscale("log", base=2)
-    ms = sorted({r["M"] for r in rs.rows})
-    ax.set_xticks(ms)
-    ax.set_xticklabels([str(x) for x in ms])
-    ax.set_xlabel("prompts M (nested subsets, seeded)")
-    ax.set_ylabel("rational value risk")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, title="bands: 95% prompt-bootstrap CI", title_fontsize=7)
+    doubling_axis(ax, [r["M"] for r in rs.rows], "prompts M (nested subsets, seeded)",
+                  "rational value risk", "bands: 95% prompt-bootstrap CI")
 
 
 def m_table(results: Mapping[str, Mapping[str, Any]]) -> ResultSet | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..results import MODEL, ResultSet
+from ..results import MODEL, ResultSet, doubling_axis
 from ..stats import wilson
 
 SOURCE = "Ford et al. (2026)"
@@ -101,14 +101,8 @@ def _fig_stress(rs: ResultSet, ax) -> None:
                           [max(0.0, r["high"] - x) for x, r in zip(v, pts)]],
                     marker="o", capsize=3, color=f"C{models.index(m) % 10}",
                     linestyle=styles[doms.index(d) % len(styles)], label=f"{m} · {d}")
-    ax.set_xscale("log", base=2)
-    ks = sorted({r["k"] for r in rs.rows})
-    ax.set_xticks(ks)
-    ax.set_xticklabels([str(k) for k in ks])
-    ax.set_xlabel("path length k")
-    ax.set_ylabel("mean |R₁,ₖ| (% of endpoint mean price)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    doubling_axis(ax, [r["k"] for r in rs.rows], "path length k",
+                  "mean |R₁,ₖ| (% of endpoint mean price)")
 
 
 # --------------------------------------------------------------------------- result sets
