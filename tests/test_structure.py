@@ -162,15 +162,70 @@ def test_registry_is_one_table_enumerated_by_cli_and_docs():
             assert f"`{t}`" in docs, (name, t)
 
 
-def test_bundled_instances_follow_their_domain_schema():
-    jsonschema = pytest.importorskip("jsonschema")
-    from prefcert.formal.files import read_paths
+#: bundled instance files this large are validated by the heavy test below
+BIG_FILE = 2**20
 
+
+def _bundled_instances(big: bool) -> list[dict]:
+    """The bundled JSON / JSONL instances in files smaller (or not) than BIG_FILE, as decoded."""
+    out = []
+    for f in sorted((ROOT / "instances").rglob("*")):
+        if f.suffix in (".json", ".jsonl") and (f.stat().st_size >= BIG_FILE) == big:
+            text = f.read_text()
+            out += [json.loads(text)] if f.suffix == ".json" else \
+                [json.loads(x) for x in text.splitlines() if x.strip()]
+    assert out
+    return out
+
+
+def _validators():
+    """``validate(domain, data)``: one jsonschema validator per domain, its schema checked once."""
+    jsonschema = pytest.importorskip("jsonschema")
     from prefcert.pipeline.registry import spec
-    insts = [i for i in read_paths([str(ROOT / "instances")]) if i.file.endswith((".json", ".jsonl"))]
-    assert insts
+    made: dict = {}
+
+    def validate(domain: str, data: dict) -> None:
+        if domain not in made:
+            schema = spec(domain).schema
+            cls = jsonschema.validators.validator_for(schema)
+            cls.check_schema(schema)
+            made[domain] = cls(schema)
+        made[domain].validate(data)
+    return validate
+
+
+def test_bundled_instances_follow_their_domain_schema():
+    validate = _validators()
+    insts = _bundled_instances(big=False)
+    assert len(insts) > 50
     for inst in insts:
-        jsonschema.validate(inst.data, spec(inst.domain).schema)
+        validate(inst["domain"], inst)
+
+
+@pytest.mark.heavy
+def test_large_bundled_instances_follow_their_domain_schema():
+    """The n = 1000 markets (2·10⁶ list entries; pure-Python jsonschema takes minutes):
+    every agent locally, under CI every 100th agent of each side with its whole list (the
+    schema is the same for every agent, so a sample checks the same rules)."""
+    from conftest import heavy_examples
+    validate = _validators()
+    step = heavy_examples(1, 100)
+    insts = _bundled_instances(big=True)
+    assert {i["domain"] for i in insts} >= {"stable_matching", "housing_market"}
+    for data in insts:
+        prefs = dict(data["preferences"])
+        sides = ("A", "B") if data["domain"] == "stable_matching" else (None,)
+        for side in sides:
+            lists = prefs[side] if side else prefs
+            kept = {k: v for i, (k, v) in enumerate(lists.items()) if i % step == 0}
+            if side:
+                prefs[side] = kept
+            else:
+                prefs = kept
+        validate(data["domain"], {**data, "preferences": prefs})
+    bad = {"domain": "housing_market", "preferences": {"a0": ["h1", 7]}, "endowment": {}}
+    with pytest.raises(Exception, match="7"):          # the validators can fail
+        validate("housing_market", bad)
 
 
 def test_api_is_one_hop_with_runnable_numpydoc_examples(monkeypatch):
