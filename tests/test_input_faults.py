@@ -117,7 +117,8 @@ def test_check_reads_instance_files_with_a_size_limit(tmp_path):
 @pytest.fixture(scope="module")
 def actionable(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("act") / "b"
-    r = run("generate", "actionable-indeterminacy", "-o", out)
+    r = run("generate", "actionable-indeterminacy", "--sizes", "4", "--per-cell", "1",
+            "-o", out)                            # V3 groups and H5 pairs, 216 prompts
     assert r.returncode == 0, r.stderr[-2000:]
     return out
 
