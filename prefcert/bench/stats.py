@@ -6,6 +6,7 @@ App. J).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -46,9 +47,16 @@ def mcnemar_exact(first: Sequence[bool], second: Sequence[bool]) -> dict:
 
 def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> dict:
     """Fisher's exact test of the 2×2 table (correct / incorrect) × (group 1 / group 2), two
-    sided (:func:`scipy.stats.fisher_exact`). Returns ``{"odds_ratio", "pvalue"}``."""
+    sided (:func:`scipy.stats.fisher_exact`). Returns ``{"odds_ratio", "pvalue"}``. A table
+    seen before is not recomputed (the cells of a design share few distinct tables)."""
+    odds, p = _fisher_table(int(k1), int(n1), int(k2), int(n2))
+    return {"odds_ratio": odds, "pvalue": p}
+
+
+@functools.lru_cache(maxsize=65536)
+def _fisher_table(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float]:
     res = _st.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])
-    return {"odds_ratio": float(res.statistic), "pvalue": float(res.pvalue)}
+    return float(res.statistic), float(res.pvalue)
 
 
 #: adjustment name -> statsmodels ``multipletests`` method
