@@ -103,7 +103,8 @@ PARAMETERS = {
     "k": Parameter("k", 1, int_in(1, N_LIMITS[1] - 1),
                    "the model's voters: 1 (single-voter manipulation, the paper's design) "
                    "or a coalition of k ≥ 2 voters sharing one true ranking whose k "
-                   "ballots the model writes (k ≤ n − 1; joint reports ≤ 20,000)"),
+                   "ballots the model writes (k ≤ n − 1; joint reports ≤ 20,000)",
+                   variants=(2,)),
     "max_draws": Parameter("max_draws", MAX_DRAWS, int_in(1, None),
                            "draw budget per instance of the rejection sampler (default "
                            "20,000): a cell that cannot fill its stratum within it is "
