@@ -36,9 +36,15 @@ def _jsonl(path: Path) -> list[dict]:
 
 # ------------------------------------------------------------------------- datasets
 
-def test_create_dataset_with_params_gives_the_ids_and_golds_of_prefcert_generate(tmp_path):
-    run("generate", VM, "-o", tmp_path / "b", "--jobs", "1", *VM_ARGS)
-    made = {p["id"]: p for p in _jsonl(tmp_path / "b" / "prompts.jsonl")}
+@pytest.fixture(scope="module")
+def vm_bench(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("vm") / "b"
+    run("generate", VM, "-o", out, "--jobs", "1", *VM_ARGS)
+    return out
+
+
+def test_create_dataset_with_params_gives_the_ids_and_golds_of_prefcert_generate(vm_bench):
+    made = {p["id"]: p for p in _jsonl(vm_bench / "prompts.jsonl")}
     ds = create_dataset(VM, sizes=[3], per_cell=1, params=VM_PARAMS)
     # 5 rules × m = 3 × 2 strata × 1 instance × 4 framings
     assert len(ds) == len(made) == 40
@@ -87,7 +93,7 @@ def test_create_dataset_refuses_bad_sizes_and_parameters_in_one_line(kw, words):
 
 # ------------------------------------------------------------------------- Inspect
 
-def test_inspect_task_args_split_into_parameters_and_cell_filters(tmp_path):
+def test_inspect_task_args_split_into_parameters_and_cell_filters(tmp_path, vm_bench):
     pytest.importorskip("inspect_ai")
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
@@ -115,6 +121,9 @@ def test_inspect_task_args_split_into_parameters_and_cell_filters(tmp_path):
     assert log.eval.metadata["parameters"] == {"n": 7, "tau": "random"}
     # every borda prompt of the design is kept: 2 strata × 4 framings
     assert len(TASKS[VM](sizes=3, per_cell=1, n=7, rule="borda").dataset) == 8
+    # a benchmark folder brings its own parameters (its manifest's n = 7, random tau)
+    t = suite_task(VM, benchmark=str(vm_bench), rule="borda")
+    assert len(t.dataset) == 8 and t.metadata["parameters"] == {"n": 7, "tau": "random"}
     # open sizes and a design variant as task arguments
     t = suite_task("indeterminacy-algorithmic", sizes=50, per_cell=1, tools="code")
     assert len(t.dataset) == 4

@@ -153,8 +153,10 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
     from ..suites import suite as get_suite
     cells.pop("model", None)                    # Inspect passes the model to every task
     s = get_suite(suite)
-    # names the suite declares as parameters configure it; the rest are cell filters
-    given = dict(params or {})
+    # names the suite declares as parameters configure it; the rest are cell filters (a
+    # benchmark folder's own parameters, from its manifest, come first)
+    given = {**(_benchmark_parameters(benchmark) if benchmark is not None else {}),
+             **dict(params or {})}
     given.update({k: cells.pop(k) for k in list(cells) if k in s.parameters})
     if rounds is not None and "rounds" in s.parameters:
         given["rounds"] = rounds                # (the suite's parameter: its limits apply)
@@ -170,11 +172,11 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
         entries: Sequence[dict] = benchmark_entries(benchmark)
         if any(e["metadata"]["suite"] != suite for e in entries):
             raise InstanceError(f"the benchmark is not of suite {suite}", file=str(benchmark))
-        _known(s, cells, [r.cells() for r in configured.rows(configured.sizes)] +
-               [[e["metadata"]["cell"]] for e in entries])
+        rows = [Row(e["metadata"]["cell"], [{}]) for e in entries] or \
+            configured.rows(configured.sizes)
+        _known(s, cells, [r.cells() for r in rows])
         wanted = _cell_filter(s, {**cells, **({"size": size_levels} if size_levels else {})},
-                              [(Row(e["metadata"]["cell"], [{}]), 0, 0) for e in entries]
-                              or [(r, 0, 0) for r in configured.rows(configured.sizes)])
+                              [(r, 0, 0) for r in rows])
         entries = [e for e in entries if wanted(e["metadata"]["cell"])]
     else:
         _known(s, cells, [r.cells() for r in configured.rows(configured.sizes)])
@@ -191,6 +193,18 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
                           "sizes": size_levels, "per_cell": per_cell, "encoding": encoding,
                           "benchmark": benchmark, "rounds": rounds, "cells": cells,
                           **({"parameters": changed} if changed else {})})
+
+
+def _benchmark_parameters(benchmark: str) -> dict[str, Any]:
+    """The parameters a benchmark folder was generated with (its manifest's
+    ``parameters``; none when the manifest has none or cannot be read)."""
+    import json
+    p = Path(benchmark)
+    try:
+        manifest = json.loads(((p if p.is_dir() else p.parent) / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return dict(manifest.get("parameters") or {}) if isinstance(manifest, dict) else {}
 
 
 def _known(s: Any, cells: Mapping[str, Any], groups: Sequence[Sequence[Mapping]]) -> None:
