@@ -19,21 +19,28 @@ class SuiteDataset(Sequence):
     one task stay adjacent, so paired formats stay paired under any prefix); each task is
     the draw :func:`prefcert.bench.generate.build` makes at the same design position, so
     an entry's prompt ``id`` is the one ``prefcert generate`` gives it with the same seed,
-    sizes and per-cell count. ``cells`` keeps the cells whose factors have the given levels
+    sizes, per-cell count and ``params`` (the suite's design parameters, name -> value or
+    its text, as ``prefcert generate --param``: the suite is configured with them and the
+    sizes, so open sizes and design variants are reachable). ``cells`` keeps the cells whose factors have the given levels
     (factor -> level or list of levels). Reading entry ``i`` costs one task's sampling and
     certification (cached: the other variants of the task are then free).
     """
 
     def __init__(self, suite: str, *, seed: int | None = None,
                  sizes: Sequence[int] | None = None, per_cell: int | None = None,
-                 encoding: str = "json", cells: Mapping[str, Any] | None = None):
+                 encoding: str = "json", cells: Mapping[str, Any] | None = None,
+                 params: Mapping[str, Any] | None = None):
         import numpy as np
 
         from ..formal.errors import InstanceError
         from .design import derive_seed
         from .generate import ENCODINGS, design_tasks
         from .suites import suite as get_suite
-        self.suite = get_suite(suite)
+        base = get_suite(suite)
+        # the suite as its parameters and sizes make it (open sizes, design variants):
+        # the same configuration as prefcert generate --param ... --sizes ...
+        self.params = base.chosen_parameters(params)
+        self.suite = base.configured(self.params, None if sizes is None else tuple(sizes))
         self.seed = self.suite.seed if seed is None else seed
         self.sizes = tuple(self.suite.sizes if sizes is None else sizes)
         bad = [x for x in self.sizes if x not in self.suite.sizes]
@@ -75,7 +82,7 @@ class SuiteDataset(Sequence):
             if len(self._built) >= 64:          # bounded: a long run keeps few tasks
                 self._built.pop(next(iter(self._built)))
             self._built[t] = build_task(self.suite, row, index, number, seed=self.seed,
-                                        encoding=self.encoding)
+                                        encoding=self.encoding, params=self.params)
             self.tasks_built += 1
         return self._built[t]
 
@@ -114,7 +121,8 @@ def benchmark_entries(folder: str | Path) -> list[DatasetEntry]:
 
 def create_dataset(suite: str, size: int | None = None, seed: int | None = None, *,
                    sizes: Sequence[int] | None = None,
-                   per_cell: int | None = None) -> list[DatasetEntry]:
+                   per_cell: int | None = None,
+                   params: Mapping[str, Any] | None = None) -> list[DatasetEntry]:
     """Generate a benchmark suite in memory as a list of dataset entries.
 
     Parameters
@@ -130,10 +138,23 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
         Suite seed (default: the suite's); entry ``i`` depends on the seed and ``i`` only
         (not on ``size``).
     sizes : sequence of int, optional
-        Keep only these instance sizes (levels of the suite's ``size`` factor).
+        The instance sizes (levels of the suite's ``size`` factor): a subset of the
+        suite's, or, for a suite with open sizes, any sizes within its documented limits
+        (``indeterminacy-algorithmic`` n = 8 … 60, ``indeterminacy-preference`` 10 … 300,
+        ``voting-manipulation`` m = 3 … 7; docs/suites.md), as ``prefcert generate
+        --sizes``. Default: the (configured) suite's sizes.
     per_cell : int, optional
         Instances per cell of the design the entries are drawn from (default: the
         suite's).
+    params : mapping, optional
+        The suite's design parameters, name -> value (or its text, as ``prefcert generate
+        --param NAME=VALUE`` takes it), e.g. ``{"tools": "code"}``,
+        ``{"design": "mitigation"}``, ``{"tau": "random", "n": 7}``; unnamed parameters
+        keep their defaults. The suite is configured with them and ``sizes``
+        (:meth:`~prefcert.bench.design.Suite.configured`), so the entries' ids, prompts
+        and gold answers are those ``prefcert generate`` writes with the same seed,
+        sizes, per-cell count and parameters. ``prefcert suites`` lists each suite's
+        parameters with their defaults.
 
     Returns
     -------
@@ -145,7 +166,8 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
     Raises
     ------
     InstanceError
-        An unknown suite or size.
+        An unknown suite, a size outside the suite's limits, an unknown parameter or a
+        parameter value outside its limits (one line naming it).
 
     Examples
     --------
@@ -156,6 +178,10 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
     True
     >>> score_answer(ds[0]["answer"], ds[0])
     1.0
+    >>> vm = create_dataset("voting-manipulation", size=4, sizes=[3], per_cell=1,
+    ...                     params={"n": 7})
+    >>> vm[0]["metadata"]["cell"]["n"]
+    7
 
     Notes
     -----
@@ -166,7 +192,7 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
     References
     ----------
     Khanna & Wang, "Preference reasoning under indeterminacy in large language models",
-    2026 (the two shipped designs).
+    2026 (the two shipped designs); the other suites' papers: docs/suites.md.
     """
     arg.text(suite, "suite")
     if size is not None:
@@ -179,8 +205,10 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
             arg.integer(x, "sizes")
     if per_cell is not None:
         arg.integer(per_cell, "per_cell", minimum=1)
+    if params is not None:
+        arg.mapping(params, "params", "name -> value")
     ds = SuiteDataset(suite, seed=seed, sizes=None if sizes is None else list(sizes),
-                      per_cell=per_cell)
+                      per_cell=per_cell, params=params)
     n = len(ds) if size is None else min(size, len(ds))
     return [ds[i] for i in range(n)]
 

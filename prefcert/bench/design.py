@@ -217,12 +217,16 @@ class Parameter:
 
     ``parse(value)`` turns the text given on the command line (or a Python value) into the
     parameter's value, raising ValueError with a one-line reason when it is outside the
-    documented limits; ``doc``: one line (the meaning, the default, the limits)."""
+    documented limits; ``doc``: one line (the meaning, the default, the limits);
+    ``variants``: the values (other than the default) that select another of the papers'
+    designs — ``prefcert suites`` lists each with its prompt count
+    (:meth:`Suite.design_variants`)."""
 
     name: str
     default: Any
     parse: Callable[[Any], Any]
     doc: str
+    variants: tuple[Any, ...] = ()
 
 
 def int_in(lo: int, hi: int | None):
@@ -323,6 +327,20 @@ class Suite:
         if self.configure is None:
             return self
         return self.configure(self, chosen, sizes)
+
+    def prompt_count(self) -> int:
+        """Prompts of the suite's design at its sizes and per-cell counts (cells × per cell,
+        summed over :meth:`composition`), counted from the design table without sampling.
+        O(cells)."""
+        return sum(self.composition().values())
+
+    def design_variants(self) -> list[tuple[dict[str, Any], Suite]]:
+        """The designs a parameter choice selects (each :attr:`Parameter.variants` value,
+        the other parameters at their defaults): ``(params, configured suite)`` pairs, in
+        declaration order; the configured suite's :meth:`prompt_count` is the variant's
+        prompt count at its own default sizes. Nothing is sampled. O(variants × cells)."""
+        return [({k: v}, self.configured({k: v}))
+                for k, p in self.parameters.items() for v in p.variants]
 
     def chosen_readings(self, given: Mapping[str, str] | None = None) -> dict[str, str]:
         """The suite's readings with ``given`` (name -> choice) applied, defaults filled.

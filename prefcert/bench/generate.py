@@ -271,15 +271,16 @@ def design_tasks(suite: Suite, *, sizes: Sequence[Any], per_cell: int | None
 
 
 def build_task(suite: Suite, row: Any, index: int, number: int, *, seed: int,
-               encoding: str = "json") -> dict:
+               encoding: str = "json", params: dict | None = None) -> dict:
     """One task of the design, sampled and certified on its own: ``{"prompts",
     "labels", "instances"}`` for the task ``index`` of ``row`` (the same draw as in
     :func:`build`; prompt ids from ``number``; label ids ``<instance id>#<number>.<k>``,
-    unique across the design). Cost: one task's sampling and certification."""
+    unique across the design). ``params``: the suite's parameters (``suite`` configured
+    with them, as in :func:`build`). Cost: one task's sampling and certification."""
     stats: dict = {}
     readings = suite.chosen_readings(None)
-    task, _ = _sample_one((suite.name, seed, row, index, readings,
-                           suite.chosen_parameters(None)))
+    chosen = suite.chosen_parameters(params)
+    task, _ = _sample_one((suite.name, seed, row, index, readings, chosen))
     instances, labels, ids = certify([(row, index, task)], engines=suite.engines or ENGINES)
     # label ids unique across the design: an instance shared by several tasks (a pooled
     # profile) has other questions in each
@@ -289,7 +290,8 @@ def build_task(suite: Suite, row: Any, index: int, number: int, *, seed: int,
     ids = {k: rename[v] for k, v in ids.items()}
     prompts = render_tasks(suite, [(row, index, task)], labels, ids, seed=seed, stats=stats,
                            encoding=encoding, readings=readings,
-                           templates=_templates(suite, None), first_ids=[number])
+                           templates=_templates(suite, None), first_ids=[number],
+                           params=chosen)
     return {"prompts": prompts, "labels": labels, "instances": instances}
 
 

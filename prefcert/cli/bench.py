@@ -94,14 +94,21 @@ def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, templa
 def suites():
     """List the benchmark suites, one per line, tab-separated: name, default sizes,
     composition total, design parameters with their defaults (``generate --param
-    NAME=VALUE``; ``-`` for none), description."""
+    NAME=VALUE``; ``-`` for none), description. After a suite's line, one line in the
+    same columns per design a parameter choice selects (the name column ``SUITE --param
+    NAME=VALUE``; its default sizes and prompt count, counted from the design table
+    without generating)."""
     from ..bench.suites import SUITES, suite
     for name in SUITES:
         s = suite(name)
-        total = sum(s.composition().values())
         params = ",".join(f"{k}={p.default}" for k, p in s.parameters.items()) or "-"
-        click.echo(f"{name}\tsizes {','.join(map(str, s.sizes))}\t{total} prompts\t"
-                   f"params {params}\t{s.description}")
+        click.echo(f"{name}\tsizes {','.join(map(str, s.sizes))}\t{s.prompt_count()} "
+                   f"prompts\tparams {params}\t{s.description}")
+        for chosen, v in s.design_variants():
+            arg = " ".join(f"--param {k}={x}" for k, x in chosen.items())
+            click.echo(f"{name} {arg}\tsizes {','.join(map(str, v.sizes))}\t"
+                       f"{v.prompt_count()} prompts\tparams "
+                       f"{','.join(f'{k}={x}' for k, x in chosen.items())}\t{v.description}")
 
 
 @click.command()

@@ -46,7 +46,11 @@ def _task_arg(value: str) -> tuple[str, object]:
 @click.option("--retry-attempts", type=click.IntRange(min=0), default=2, show_default=True,
               help="Whole-run retries of a failed log, within this command.")
 @click.option("--seed", type=int, help="Suite seed (default: the suite's).")
-@click.option("--sizes", help="Keep these sizes (comma-separated).")
+@click.option("--sizes", help="The sizes (comma-separated): a subset of the suite's, or "
+                               "open sizes within its limits (docs/suites.md).")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A design parameter of the suite (repeatable; prefcert suites lists "
+                   "them), as prefcert generate --param.")
 @click.option("--per-cell", type=click.IntRange(min=1), help="Instances per cell.")
 @click.option("--benchmark", type=click.Path(path_type=Path),
               help="A folder made by prefcert generate, read instead of generating.")
@@ -54,14 +58,22 @@ def _task_arg(value: str) -> tuple[str, object]:
               help="A task parameter, e.g. -T format=mcq (a cell factor's level).")
 def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature, max_tokens,
                  max_connections, max_retries, retry_attempts, seed, sizes, per_cell,
-                 benchmark, task_args):
+                 params, benchmark, task_args):
     """Run SUITE on one or more models through Inspect AI (progress, retries and
     concurrency are Inspect's); score and report the logs with 'prefcert score LOG_DIR'
     and 'prefcert report LOG_DIR -o report.html'."""
     from ..bench.suites import suite as get_suite
     try:
-        get_suite(suite_name)
+        s = get_suite(suite_name)
         args = dict(_task_arg(t) for t in task_args)
+        given = {}
+        for p in params:
+            name, eq, value = p.partition("=")
+            if not eq or not name.strip() or not value.strip():
+                raise InstanceError("--param takes NAME=VALUE", value=p)
+            given[name.strip()] = value.strip()
+        s.chosen_parameters(given)          # an unknown name or a bad value: refused here
+        args.update(given)                  # (the task configures the suite with them)
         for k, v in (("seed", seed), ("sizes", sizes), ("per_cell", per_cell),
                      ("benchmark", None if benchmark is None else str(benchmark))):
             if v is not None:

@@ -1055,7 +1055,8 @@ PARAMETERS = {
                        "code-assisted design of Table 29 (strict core and super stability, "
                        "feasible and infeasible, generation with the {} hatch, 10 "
                        "instances per cell, sizes 10, 30, 50 by default; the prompt adds a "
-                       "code-execution tool and the time budget; scoring unchanged)"),
+                       "code-execution tool and the time budget; scoring unchanged)",
+                       variants=("code",)),
     "time_budget": Parameter("time_budget", TIME_BUDGET, int_in(1, 240),
                              "minutes per response stated in a code-assisted prompt "
                              "(default 20, the paper's; 1 to 240)"),

@@ -1195,7 +1195,8 @@ PARAMETERS = {
     "design": Parameter("design", "main", lambda v: _design(v),
                         "main (Table 3, the default), mitigation: the App. M levels "
                         "(Tables 27-28; 390 prompts at n = 50) or h5: the H.5 rendering "
-                        "levels (Table 19; 540 prompts at n = 50)"),
+                        "levels (Table 19; 540 prompts at n = 50)",
+                        variants=("mitigation", "h5")),
 }
 
 

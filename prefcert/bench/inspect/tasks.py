@@ -5,8 +5,11 @@ Task parameters (``-T name=value``): ``seed``, ``sizes`` (a level or a list of l
 the suite's ``size`` factor), ``per_cell``, ``encoding`` (``json``, ``sentences``,
 ``narrative``), ``benchmark`` (a folder made by ``prefcert generate``, read instead of
 generating), ``rounds`` (refinement rounds; 1 = a single answer; default the suite's
-parameter ``rounds``, else 1) and any factor of the
-suite's cells with the level(s) to keep, e.g. ``-T format=mcq`` or ``-T rule=[borda,irv]``.
+parameter ``rounds``, else 1), any design parameter the suite declares (``prefcert
+suites`` lists them; e.g. ``-T tools=code``, ``-T design=mitigation``, ``-T n=7``: the
+suite is configured with them and ``sizes``, as ``prefcert generate --param --sizes``) and
+any factor of the suite's cells with the level(s) to keep, e.g. ``-T format=mcq`` or
+``-T rule=[borda,irv]``. A name that is neither is refused with one line naming it.
 
 Each sample's ``input`` is the prompt, its ``target`` the gold answer, its ``id`` the
 prompt id, and its ``metadata`` the prompt record with the certified ``labels`` (each
@@ -18,7 +21,7 @@ those 20 prompts.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -110,37 +113,109 @@ def _levels(value: Any, what: str) -> list | None:
 def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
                per_cell: int | None = None, encoding: str = "json",
                benchmark: str | None = None, rounds: int | None = None,
-               **cells: Any) -> Task:
-    """The Inspect task of ``suite`` (see the module docstring for the parameters)."""
+               params: Mapping[str, Any] | None = None, **cells: Any) -> Task:
+    """The Inspect task of ``suite`` (see the module docstring for the parameters).
+
+    Parameters
+    ----------
+    suite : str
+        A registered suite (``prefcert suites`` lists them).
+    seed, sizes, per_cell, encoding, benchmark, rounds
+        As in the module docstring; ``sizes`` may be open sizes within the suite's limits
+        (the suite is configured with them, as ``prefcert generate --sizes``).
+    params : mapping, optional
+        The suite's design parameters (name -> value or its text), as ``prefcert generate
+        --param``.
+    **cells
+        Every other ``-T NAME=VALUE``: a name the suite declares as a parameter configures
+        the suite (``-T tools=code``, ``-T n=7``; it joins ``params``); any other name is a
+        cell filter (a factor of the suite's cells with the level(s) to keep).
+
+    Returns
+    -------
+    inspect_ai.Task
+        The lazily built samples, the solver (one answer, or the refinement solver over
+        ``rounds`` turns), prefcert's scorer and the suite's epochs.
+
+    Raises
+    ------
+    InstanceError
+        One line naming the first bad name or value: a name that is neither a parameter
+        nor a cell factor of the suite, a parameter value or size outside its limits.
+
+    Notes
+    -----
+    Cost: O(prompts of the design) to lay out the sample order; nothing is sampled or
+    certified until a sample is read.
+    """
     from ..dataset import SuiteDataset, _cell_filter
+    from ..design import Row
     from ..suites import suite as get_suite
     cells.pop("model", None)                    # Inspect passes the model to every task
     s = get_suite(suite)
+    # names the suite declares as parameters configure it; the rest are cell filters (a
+    # benchmark folder's own parameters, from its manifest, come first)
+    given = {**(_benchmark_parameters(benchmark) if benchmark is not None else {}),
+             **dict(params or {})}
+    given.update({k: cells.pop(k) for k in list(cells) if k in s.parameters})
+    if rounds is not None and "rounds" in s.parameters:
+        given["rounds"] = rounds                # (the suite's parameter: its limits apply)
+    chosen = s.chosen_parameters(given)
     # a suite whose design has several turns says so in its parameter ``rounds``
     # (the two-turn completion: 2); -T rounds=N overrides it
-    rounds = int(s.chosen_parameters().get("rounds", 1) if rounds is None else rounds)
+    rounds = int(chosen.get("rounds", 1) if rounds is None else rounds)
     if rounds < 1:
         raise InstanceError("rounds must be at least 1", value=rounds)
     size_levels = None if sizes is None else [int(x) for x in _levels(sizes, "sizes")]
+    configured = s.configured(chosen, size_levels)
     if benchmark is not None:
         entries: Sequence[dict] = benchmark_entries(benchmark)
         if any(e["metadata"]["suite"] != suite for e in entries):
             raise InstanceError(f"the benchmark is not of suite {suite}", file=str(benchmark))
+        rows = [Row(e["metadata"]["cell"], [{}]) for e in entries] or \
+            configured.rows(configured.sizes)
+        _known(s, cells, [r.cells() for r in rows])
         wanted = _cell_filter(s, {**cells, **({"size": size_levels} if size_levels else {})},
-                              [(r, 0, 0) for r in s.rows(s.sizes)])
+                              [(r, 0, 0) for r in rows])
         entries = [e for e in entries if wanted(e["metadata"]["cell"])]
     else:
+        _known(s, cells, [r.cells() for r in configured.rows(configured.sizes)])
         entries = SuiteDataset(suite, seed=seed, sizes=size_levels, per_cell=per_cell,
-                               encoding=encoding, cells=cells)
+                               encoding=encoding, cells=cells, params=chosen)
     # a suite whose design draws several completions per prompt says so in its parameter
     # ``epochs`` (self-consistency: 15); Inspect's --epochs overrides it
-    epochs = s.chosen_parameters().get("epochs")
+    epochs = chosen.get("epochs")
+    changed = {k: v for k, v in chosen.items() if v != s.parameters[k].default}
     return Task(dataset=LazySamples(entries, suite),
                 solver=refinement(rounds) if rounds > 1 else generate(),
                 scorer=prefcert_scorer(), name=suite, epochs=epochs,
                 metadata={"suite": suite, "seed": s.seed if seed is None else seed,
                           "sizes": size_levels, "per_cell": per_cell, "encoding": encoding,
-                          "benchmark": benchmark, "rounds": rounds, "cells": cells})
+                          "benchmark": benchmark, "rounds": rounds, "cells": cells,
+                          **({"parameters": changed} if changed else {})})
+
+
+def _benchmark_parameters(benchmark: str) -> dict[str, Any]:
+    """The parameters a benchmark folder was generated with (its manifest's
+    ``parameters``; none when the manifest has none or cannot be read)."""
+    import json
+    p = Path(benchmark)
+    try:
+        manifest = json.loads(((p if p.is_dir() else p.parent) / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return dict(manifest.get("parameters") or {}) if isinstance(manifest, dict) else {}
+
+
+def _known(s: Any, cells: Mapping[str, Any], groups: Sequence[Sequence[Mapping]]) -> None:
+    """InstanceError (one line) for a task argument that is neither a parameter of suite
+    ``s`` nor a factor of any of its cells."""
+    known = {k for g in groups for c in g for k in c}
+    for k in cells:
+        if k not in known:
+            raise InstanceError(f"suite {s.name} has no parameter or cell factor {k!r} "
+                                f"(parameters: {', '.join(s.parameters) or 'none'}; "
+                                f"factors: {', '.join(sorted(known))})", value=k)
 
 
 NAMESPACE = "prefcert"

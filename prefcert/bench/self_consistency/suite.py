@@ -33,7 +33,8 @@ from functools import cache
 from typing import Any
 
 from ...generators.consistency import elicitation_design
-from ..design import Context, Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict
+from ..design import (Context, Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict,
+                      int_in)
 from ..stats import proportion
 
 EPOCHS = 15
@@ -193,19 +194,10 @@ def metrics(scores: Sequence[dict]) -> list[dict]:
     return out
 
 
-def _int_in(lo: int, hi: int):
-    def parse(v: Any) -> int:
-        x = int(v)
-        if not lo <= x <= hi:
-            raise ValueError(f"must be from {lo} to {hi}")
-        return x
-    return parse
-
-
 PARAMETERS = {
-    "epochs": Parameter("epochs", EPOCHS, _int_in(1, 100),
+    "epochs": Parameter("epochs", EPOCHS, int_in(1, 100),
                         "completions per query cell (Inspect epochs); default 15, 1 to 100"),
-    "utterances": Parameter("utterances", 3, _int_in(1, 3),
+    "utterances": Parameter("utterances", 3, int_in(1, 3),
                             "utterances per domain; default 3 (the paper's), 1 to 3"),
 }
 

@@ -58,7 +58,8 @@ from ...formal.election import parse_election
 from ...formal.errors import InstanceError
 from ...formal.rules import rule_named
 from ...generators.election import impartial_culture_election
-from ..design import Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict, canonical
+from ..design import (Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict, canonical,
+                      int_in)
 from ..stats import proportion, wilson
 from .ballots import BENCHMARK_RULES as RULES
 from .ballots import FRAMINGS, METRICS, metric, render_coalition_prompt, render_prompt, \
@@ -86,23 +87,6 @@ MAX_JOINT = 20_000
 MAX_DRAWS = 20_000
 
 
-def _int(lo: int, hi: int | None):
-    def parse(v: Any) -> int:
-        if isinstance(v, bool):
-            raise ValueError(f"an integer from {lo} to {hi}, not {v!r}")
-        try:
-            x = int(v)
-        except (TypeError, ValueError):
-            raise ValueError(f"an integer, not {v!r}") from None
-        if x != v and str(x) != str(v).strip():
-            raise ValueError(f"an integer, not {v!r}")
-        if x < lo or (hi is not None and x > hi):
-            raise ValueError(f"must be from {lo} to {hi if hi is not None else '∞'}, "
-                             f"not {x}")
-        return x
-    return parse
-
-
 def _tau(v: Any) -> str:
     if v not in ("alphabetical", "random"):
         raise ValueError(f"tau is alphabetical or random, not {v!r}")
@@ -113,14 +97,15 @@ PARAMETERS = {
     "tau": Parameter("tau", "alphabetical", _tau,
                      "the tie-breaking order: alphabetical (A ≻ B ≻ …, the default reading) "
                      "or random (a uniform order per instance, drawn with its profile)"),
-    "n": Parameter("n", N_VOTERS, _int(*N_LIMITS),
+    "n": Parameter("n", N_VOTERS, int_in(*N_LIMITS),
                    "the electorate, the model's voters included (default 5, the paper's; "
                    "2 to 51)"),
-    "k": Parameter("k", 1, _int(1, N_LIMITS[1] - 1),
+    "k": Parameter("k", 1, int_in(1, N_LIMITS[1] - 1),
                    "the model's voters: 1 (single-voter manipulation, the paper's design) "
                    "or a coalition of k ≥ 2 voters sharing one true ranking whose k "
-                   "ballots the model writes (k ≤ n − 1; joint reports ≤ 20,000)"),
-    "max_draws": Parameter("max_draws", MAX_DRAWS, _int(1, None),
+                   "ballots the model writes (k ≤ n − 1; joint reports ≤ 20,000)",
+                   variants=(2,)),
+    "max_draws": Parameter("max_draws", MAX_DRAWS, int_in(1, None),
                            "draw budget per instance of the rejection sampler (default "
                            "20,000): a cell that cannot fill its stratum within it is "
                            "refused, naming the cell and its acceptance so far"),
