@@ -52,6 +52,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from ...generators.decision import apply_edits
 from ..design import Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict, int_in
 from ..stats import proportion
 from . import suite as base
@@ -92,30 +93,6 @@ def _group(structure: str, size: int, seed: int, index: int, suite_seed: int) ->
 
 def _plain(d: dict) -> dict:
     return {k: v for k, v in d.items() if k not in ("id", "meta")}
-
-
-def apply_edits(d: dict, edits: Sequence[dict]) -> dict:
-    """Instance dict ``d`` with a repair applied: an edit with ``value`` sets that
-    constraint's threshold, one without drops the constraint (and its permitted edit).
-    O(constraints × edits)."""
-    out = json.loads(json.dumps(d))
-    by = {e["constraint"]: e for e in edits}
-    cons = []
-    for c in out.get("constraints", []):
-        e = by.get(c["id"])
-        if e is None:
-            cons.append(c)
-        elif "value" in e:
-            cons.append({**c, "value": e["value"]})
-    dropped = {c for c, e in by.items() if "value" not in e}
-    out["constraints"] = cons
-    if "permitted_edits" in out:
-        out["permitted_edits"] = [x for x in out["permitted_edits"] if x not in dropped]
-        if not out["permitted_edits"]:
-            del out["permitted_edits"]
-    if not out["constraints"]:
-        del out["constraints"]
-    return out
 
 
 def resolve(d: dict, suite_seed: int) -> list[tuple[dict, dict]]:

@@ -18,8 +18,11 @@ sharing the instances, checker and scores of ``actionable-indeterminacy``
   original wording) with its surface cues balanced across gold decisions (issue 23): the
   objective pairs' members both show three rules, the constraint pairs' members the same
   number of constraints (:func:`prefcert.generators.decision.objective_pair_balanced`,
-  :func:`~prefcert.generators.decision.constraint_pair_balanced`). Ties among optima are
-  not balanced.
+  :func:`~prefcert.generators.decision.constraint_pair_balanced`), and every member of a
+  group has its structure's tie status (:data:`~prefcert.generators.decision.
+  BALANCED_TIES`: allocation tasks always tie, the others never; a tie as
+  :func:`~prefcert.generators.decision.has_tie` reads it), so the share of tied tasks is the
+  same for every gold decision.
 
 The H2 groups are drawn by the V3 generator from their own seeds (design tag ``h2``), so
 they are not V3 groups; the wording suite's tasks are H2 groups 0–4 of each cell (the same
@@ -205,7 +208,8 @@ BALANCED = Suite(
     name="actionable-indeterminacy-balanced",
     description=("Li et al. 2026, V3 design with the surface cues balanced: ASK-OBJECTIVE "
                  "and ACT members show three rules each, RELAX and ACT members the same "
-                 "number of constraints (20 groups per cell, original wording)."),
+                 "number of constraints, ties as often for every gold decision (20 groups "
+                 "per cell, original wording)."),
     sizes=SIZES, per_cell=20, seed=0,
     rows=_rows("v3b", 20, ("original",)),
     sample=sample, render=render, gold=gold, score=score, metrics=metrics,
