@@ -289,3 +289,110 @@ def test_the_inspect_task_takes_two_turns_from_the_suite(bench, tmp_path):
         assert [x["verdict"] for x in s.store.get("prefcert_rounds", [])] == (
             want if len(want) > 1 else [])          # one turn: the plain generate solver
         assert s.scores["prefcert_scorer"].metadata["completed"] is (len(want) == 2)
+
+
+# --------------------------------------------------------------------------- reference route
+
+@pytest.fixture(scope="module")
+def ref_bench(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("tt-ref") / "b"
+    r = subprocess.run(["prefcert", "generate", NAME, "-o", str(out), "--sizes", "4",
+                        "--per-cell", "1", "--jobs", "1", "--param", "route=reference"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return out
+
+
+def test_route_parameter_composition_and_errors(tmp_path):
+    s = suite(NAME)
+    for route, total in (("interactive", 540), ("reference", 540), ("both", 1080)):
+        comp = s.configured({"route": route}).composition()
+        assert sum(comp.values()) == total, route
+        routes = Counter(json.loads(k).get("route") for k in comp for _ in range(comp[k]))
+        assert routes == ({None: 540} if route == "interactive" else
+                          {"reference": 540} if route == "reference" else
+                          {"interactive": 540, "reference": 540})
+    r = subprocess.run(["prefcert", "generate", NAME, "-o", str(tmp_path / "x"), "--param",
+                        "route=fresh"], capture_output=True, text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "interactive, reference, both" in r.stderr and not (tmp_path / "x").exists()
+
+
+def test_reference_route_prompts_and_scripted_model(ref_bench, tmp_path):
+    prompts = {p["id"]: p for p in _jsonl(ref_bench / "prompts.jsonl")}
+    assert len(prompts) == 36 and {p["cell"]["route"] for p in prompts.values()} == \
+        {"reference"}
+    man = json.loads((ref_bench / "manifest.json").read_text())
+    assert man["parameters"]["route"] == "reference"
+    # the same tasks as the interactive route (same ids); the prompt states the resolution
+    assert prompts[PREF]["instance_id"].endswith("apartment-n4-s0-g00-preference-intervention")
+    assert prompts[PREF]["prompt"].endswith(
+        "R4 prefers A1 to A4. Now give your final answer for this task as one JSON object: "
+        "decision ACT, the action, and null question and repair.")
+    # the predetermined repair is the label's first: rent raised to 13,400 (not commute)
+    assert "The constraints are changed as follows: rent raised to 13400." in \
+        prompts[CONS]["prompt"] and "proposed" not in prompts[CONS]["prompt"]
+    assert json.loads(prompts[PREF]["answer"])["decision"] == "ACT"
+    # one answer each, final: A1 under leximin with A1 > A4 (by hand above), A2 under
+    # rank-maximal, A1 after the rent repair; A2 after the rent repair breaks commute <= 11
+    # (it completes the interactive route only after the commute repair); an intervention
+    # is not the final action; a fence is not bare JSON
+    got = _refine(ref_bench, tmp_path, "ref", {PREF: [ACT.format("A1")],
+                                                OBJ: [ACT.format("A2")],
+                                                CONS: [ACT.format("A1")],
+                                                "00022": ["```json\n" + ACT.format("A1")
+                                                          + "\n```"]})
+    for pid in (PREF, OBJ, CONS):
+        rec = got[pid]
+        assert rec["attempts"] == 1 and rec["verdict"] == "correct" and rec["completed"]
+        assert rec["route"] == "reference" and rec["first_valid"] is None
+    assert got["00022"]["verdict"] == "invalid" and not got["00022"]["completed"]
+    got = _refine(ref_bench, tmp_path, "ref-wrong", {CONS: [ACT.format("A2")],
+                                                      PREF: [ASK_PREF, ACT.format("A1")]})
+    for pid in (PREF, CONS):
+        rec = got[pid]
+        assert rec["attempts"] == 1 and rec["verdict"] == "incorrect", pid
+        assert rec["rounds"][0]["feedback"] is None and not rec["completed"]
+
+
+def test_reference_route_through_the_inspect_solver(ref_bench, tmp_path):
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    # the suite's two rounds, yet one turn on this route: the answer is final, and an
+    # intervention gets no environment answer (the correct ACT: the refine test above)
+    for name, plan, done in (("ask", [ASK_PREF, ACT.format("A1")], False),):
+        def script(messages, tools, tool_choice, config, plan=plan):
+            k = len([m for m in messages if m.role == "user"]) - 1
+            o = ModelOutput.from_content(model="mockllm", content=plan[k])
+            o.usage = ModelUsage(input_tokens=10, output_tokens=10, total_tokens=20)
+            return o
+        (log,) = inspect_eval(f"prefcert/{NAME}", model=get_model(
+                              "mockllm/model", custom_outputs=script),
+                              log_dir=str(tmp_path / name), display="none", sample_id=PREF,
+                              task_args={"benchmark": str(ref_bench)})
+        assert log.status == "success", log.error
+        (s,) = log.samples
+        assert len([m for m in s.messages if m.role == "assistant"]) == 1
+        assert [x["verdict"] for x in s.store["prefcert_rounds"]] == [
+            "correct" if done else "incorrect"]
+        meta = s.scores["prefcert_scorer"].metadata
+        assert meta["completed"] is done and meta["route"] == "reference"
+
+
+def test_completion_metrics_split_by_route():
+    from prefcert.bench.actionable.completion import metrics
+    recs = [_rec("preference", "apartment", True, True),
+            _rec("objective", "apartment", False, False),
+            {**_rec("preference", "apartment", None, True), "route": "reference"},
+            {**_rec("objective", "apartment", None, True), "route": "reference"},
+            {**_rec("objective", "scheduling", None, False), "route": "reference"}]
+    rows = {(r["metric"], json.dumps(r["group"], sort_keys=True)): (r["k"], r["n"])
+            for r in metrics(recs)}
+    assert rows[("completion", "{}")] == (1, 2)
+    assert rows[("first_valid", "{}")] == (1, 2)
+    assert rows[("completion", '{"route": "reference"}')] == (2, 3)
+    assert rows[("completion", '{"route": "reference", "source": "objective"}')] == (1, 2)
+    assert not any(m != "completion" and json.loads(g).get("route") for m, g in rows)
+    assert rows[("first_valid", '{"source": "preference"}')] == (1, 1)
