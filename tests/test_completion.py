@@ -396,3 +396,76 @@ def test_completion_metrics_split_by_route():
     assert rows[("completion", '{"route": "reference", "source": "objective"}')] == (1, 2)
     assert not any(m != "completion" and json.loads(g).get("route") for m, g in rows)
     assert rows[("first_valid", '{"source": "preference"}')] == (1, 1)
+
+
+def _srec(model: str, iid: str, source: str, structure: str, route: str,
+          valid: bool | None, done: bool) -> dict:
+    return {"model": model, "suite": NAME, "instance_id": iid, "source": source,
+            "structure": structure, "route": route, "first_valid": valid, "completed": done}
+
+
+def test_completion_result_sets_of_hand_made_records():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from prefcert.bench.actionable.results import completion_results
+    recs = [
+        # model a, interactive: t1 done, t2 valid not done, t3 invalid, t4 done
+        _srec("a", "t1", "preference", "apartment", "interactive", True, True),
+        _srec("a", "t2", "objective", "apartment", "interactive", True, False),
+        _srec("a", "t3", "preference", "scheduling", "interactive", False, False),
+        _srec("a", "t4", "constraint", "scheduling", "interactive", True, True),
+        # model a, reference: t1 done, t2 done, t3 done, t4 not done
+        _srec("a", "t1", "preference", "apartment", "reference", None, True),
+        _srec("a", "t2", "objective", "apartment", "reference", None, True),
+        _srec("a", "t3", "preference", "scheduling", "reference", None, True),
+        _srec("a", "t4", "constraint", "scheduling", "reference", None, False),
+        # model b, interactive only (no route field: the default route): nothing valid
+        {k: v for k, v in _srec("b", "t1", "preference", "apartment", "interactive",
+                                False, False).items() if k != "route"},
+        _srec("b", "t2", "objective", "apartment", "interactive", False, False),
+    ]
+    sets = {rs.key: rs for rs in completion_results(recs)}
+    assert list(sets) == ["li-completion", "li-completion-routes"]
+    cells = {(r["model"], r["route"], r["source"], r["structure"], r["metric"]):
+             (r["k"], r["n"]) for r in sets["li-completion"].rows}
+    want = {
+        ("a", "interactive", "all", "all", "completion"): (2, 4),
+        ("a", "interactive", "all", "all", "first_valid"): (3, 4),
+        ("a", "interactive", "all", "all", "completion_given_valid"): (2, 3),
+        ("a", "interactive", "preference", "all", "completion"): (1, 2),
+        ("a", "interactive", "preference", "all", "first_valid"): (1, 2),
+        ("a", "interactive", "preference", "all", "completion_given_valid"): (1, 1),
+        ("a", "interactive", "all", "apartment", "completion_given_valid"): (1, 2),
+        ("a", "interactive", "all", "scheduling", "first_valid"): (1, 2),
+        ("a", "interactive", "constraint", "scheduling", "completion"): (1, 1),
+        ("a", "reference", "all", "all", "completion"): (3, 4),
+        ("a", "reference", "constraint", "all", "completion"): (0, 1),
+        ("a", "reference", "all", "apartment", "completion"): (2, 2),
+        ("b", "interactive", "all", "all", "completion"): (0, 2),
+        ("b", "interactive", "all", "all", "first_valid"): (0, 2),
+    }
+    for key, kn in want.items():
+        assert cells[key] == kn, key
+    # no first-turn rows on the reference route; no conditional rate without a valid turn
+    assert not any(k[1] == "reference" and k[4] != "completion" for k in cells)
+    assert not any(k[0] == "b" and k[4] == "completion_given_valid" for k in cells)
+    # a: 2 sources × ... cells present only where records are (objective × scheduling: none)
+    assert ("a", "interactive", "objective", "scheduling", "completion") not in cells
+    row = next(r for r in sets["li-completion"].rows if r["model"] == "a" and
+               r["route"] == "interactive" and r["source"] == "all" and
+               r["structure"] == "all" and r["metric"] == "first_valid")
+    lo, hi = proportion_confint(3, 4, alpha=0.05, method="wilson")
+    assert row["low"] == pytest.approx(lo) and row["high"] == pytest.approx(hi)
+    # paired routes (model a only: b has no reference records): t1 both, t2 and t3
+    # reference only, t4 interactive only
+    routes = {(r["model"], r["source"], r["outcome"]): (r["value"], r["n"])
+              for r in sets["li-completion-routes"].rows}
+    assert {o: routes[("a", "all", o)] for o in ("both", "interactive only",
+                                                  "reference only", "neither")} == {
+        "both": (1, 4), "interactive only": (1, 4), "reference only": (2, 4),
+        "neither": (0, 4)}
+    assert routes[("a", "preference", "reference only")] == (1, 2)
+    assert not any(k[0] == "b" for k in routes)
+    # one route only: no route comparison
+    only = [r for r in recs if r.get("route") != "reference"]
+    assert [rs.key for rs in completion_results(only)] == ["li-completion"]

@@ -71,6 +71,7 @@ from ...generators.decision import apply_edits
 from ..design import Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict, int_in
 from ..stats import proportion
 from . import suite as base
+from .results import completion_results
 from .responses import (
     _MATCHING_TEXT,
     _OBJECTIVE_TEXT,
@@ -277,7 +278,8 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     route = route_of(prompt["cell"])
     extra: dict[str, Any] = {"design": "tt", "structure": t["structure"], "size": t["size"],
                              "source": t["source"], "cell_id": t["cell"], "turn": turn,
-                             "route": route, "gold": entry.labels[0]["verdict"],
+                             "route": route, "instance_id": prompt["instance_id"],
+                             "gold": entry.labels[0]["verdict"],
                              "first_valid": False, "completed": False, "decision": None}
     if route == "reference":
         extra["first_valid"] = None           # no first intervention on this route
@@ -412,7 +414,7 @@ SUITE = Suite(
                  "instance."),
     sizes=SIZES, per_cell=GROUPS_PER_CELL, seed=0,
     rows=rows, sample=sample, render=render, gold=gold, score=score, metrics=metrics,
-    feedback=feedback,
+    feedback=feedback, results=completion_results,
     expected_total=36 * GROUPS_PER_CELL * 3,
     # the Inspect task's default number of turns (its -T rounds=N overrides it)
     parameters={"rounds": Parameter("rounds", 2, int_in(1, 10),
