@@ -334,25 +334,22 @@ def test_reference_route_prompts_and_scripted_model(ref_bench, tmp_path):
         prompts[CONS]["prompt"] and "proposed" not in prompts[CONS]["prompt"]
     assert json.loads(prompts[PREF]["answer"])["decision"] == "ACT"
     # one answer each, final: A1 under leximin with A1 > A4 (by hand above), A2 under
-    # rank-maximal, A1 after the rent repair; A2 after the rent repair breaks commute <= 11
-    # (it completes the interactive route only after the commute repair); an intervention
-    # is not the final action; a fence is not bare JSON
+    # rank-maximal, A1 after the rent repair; an intervention is not the final action (no
+    # environment answer follows); a fence is not bare JSON
     got = _refine(ref_bench, tmp_path, "ref", {PREF: [ACT.format("A1")],
                                                 OBJ: [ACT.format("A2")],
                                                 CONS: [ACT.format("A1")],
                                                 "00022": ["```json\n" + ACT.format("A1")
-                                                          + "\n```"]})
+                                                          + "\n```"],
+                                                "00023": [ASK_OBJ, ACT.format("A1")]})
     for pid in (PREF, OBJ, CONS):
         rec = got[pid]
         assert rec["attempts"] == 1 and rec["verdict"] == "correct" and rec["completed"]
         assert rec["route"] == "reference" and rec["first_valid"] is None
     assert got["00022"]["verdict"] == "invalid" and not got["00022"]["completed"]
-    got = _refine(ref_bench, tmp_path, "ref-wrong", {CONS: [ACT.format("A2")],
-                                                      PREF: [ASK_PREF, ACT.format("A1")]})
-    for pid in (PREF, CONS):
-        rec = got[pid]
-        assert rec["attempts"] == 1 and rec["verdict"] == "incorrect", pid
-        assert rec["rounds"][0]["feedback"] is None and not rec["completed"]
+    rec = got["00023"]
+    assert rec["attempts"] == 1 and rec["verdict"] == "incorrect" and not rec["completed"]
+    assert rec["rounds"][0]["feedback"] is None
 
 
 def test_reference_route_through_the_inspect_solver(ref_bench, tmp_path):
@@ -360,25 +357,27 @@ def test_reference_route_through_the_inspect_solver(ref_bench, tmp_path):
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-    # the suite's two rounds, yet one turn on this route: the answer is final, and an
-    # intervention gets no environment answer (the correct ACT: the refine test above)
-    for name, plan, done in (("ask", [ASK_PREF, ACT.format("A1")], False),):
-        def script(messages, tools, tool_choice, config, plan=plan):
-            k = len([m for m in messages if m.role == "user"]) - 1
-            o = ModelOutput.from_content(model="mockllm", content=plan[k])
-            o.usage = ModelUsage(input_tokens=10, output_tokens=10, total_tokens=20)
-            return o
-        (log,) = inspect_eval(f"prefcert/{NAME}", model=get_model(
-                              "mockllm/model", custom_outputs=script),
-                              log_dir=str(tmp_path / name), display="none", sample_id=PREF,
-                              task_args={"benchmark": str(ref_bench)})
-        assert log.status == "success", log.error
-        (s,) = log.samples
-        assert len([m for m in s.messages if m.role == "assistant"]) == 1
-        assert [x["verdict"] for x in s.store["prefcert_rounds"]] == [
-            "correct" if done else "incorrect"]
-        meta = s.scores["prefcert_scorer"].metadata
-        assert meta["completed"] is done and meta["route"] == "reference"
+    # the suite's two rounds, yet one turn on this route: the answer is final. A2 after
+    # the predetermined rent repair breaks commute <= 11 (A2 completes the interactive
+    # route only after the commute repair, test above): not completed, and no second turn
+    plan = [ACT.format("A2"), ACT.format("A1")]
+
+    def script(messages, tools, tool_choice, config):
+        k = len([m for m in messages if m.role == "user"]) - 1
+        o = ModelOutput.from_content(model="mockllm", content=plan[k])
+        o.usage = ModelUsage(input_tokens=10, output_tokens=10, total_tokens=20)
+        return o
+    (log,) = inspect_eval(f"prefcert/{NAME}", model=get_model(
+                          "mockllm/model", custom_outputs=script),
+                          log_dir=str(tmp_path / "ref"), display="none", sample_id=CONS,
+                          task_args={"benchmark": str(ref_bench)})
+    assert log.status == "success", log.error
+    (s,) = log.samples
+    assert len([m for m in s.messages if m.role == "assistant"]) == 1
+    assert [x["verdict"] for x in s.store["prefcert_rounds"]] == ["incorrect"]
+    meta = s.scores["prefcert_scorer"].metadata
+    assert meta["completed"] is False and meta["route"] == "reference"
+    assert meta["resolved"].endswith("-resolved-r0")
 
 
 def test_completion_metrics_split_by_route():
