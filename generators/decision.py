@@ -378,20 +378,28 @@ def constraint_pair_balanced(base: dict, judge: Judge, rng: random.Random, tries
 
 PAIRS = {"preference": preference_pair, "objective": objective_pair,
          "constraint": constraint_pair}
-PAIRS_BALANCED = {"preference": preference_pair, "objective": objective_pair_balanced,
+#: the cue-balanced builders, in the order a base is tried (the most selective first: the
+#: tie-rich objective pairs of allocation are drawn from about one base in six); groups are
+#: returned in the order of :data:`PAIRS`
+PAIRS_BALANCED = {"objective": objective_pair_balanced, "preference": preference_pair,
                   "constraint": constraint_pair_balanced}
+#: bases a cue-balanced group may draw (a tie-rich allocation group takes about 25 at n = 4)
+BALANCED_ATTEMPTS = 2000
 
 
-def group(structure: str, n: int, judge: Judge, rng: random.Random, attempts: int = 50,
-          stats: dict | None = None, balanced: bool = False
+def group(structure: str, n: int, judge: Judge, rng: random.Random,
+          attempts: int | None = None, stats: dict | None = None, balanced: bool = False
           ) -> dict[str, tuple[dict, dict]]:
     """One six-task group: source -> (ACT member, intervention member), all from one
-    base (redrawn until every pair exists). Raises Exhausted after ``attempts`` bases.
-    ``stats["draws"]`` counts the bases drawn. ``balanced``: the cue-balanced objective
-    and constraint pairs (:func:`objective_pair_balanced`, :func:`constraint_pair_balanced`),
-    every member with the structure's tie status (:data:`BALANCED_TIES`, :func:`has_tie`)."""
+    base (redrawn until every pair exists). Raises Exhausted after ``attempts`` bases
+    (default 50, :data:`BALANCED_ATTEMPTS` when ``balanced``). ``stats["draws"]`` counts
+    the bases drawn. ``balanced``: the cue-balanced objective and constraint pairs
+    (:func:`objective_pair_balanced`, :func:`constraint_pair_balanced`), every member with
+    the structure's tie status (:data:`BALANCED_TIES`, :func:`has_tie`)."""
     pairs = PAIRS_BALANCED if balanced else PAIRS
     extra = {"tie": BALANCED_TIES[structure]} if balanced else {}
+    if attempts is None:
+        attempts = BALANCED_ATTEMPTS if balanced else 50
     for _ in range(attempts):
         if stats is not None:
             stats["draws"] = stats.get("draws", 0) + 1
@@ -403,7 +411,7 @@ def group(structure: str, n: int, judge: Judge, rng: random.Random, attempts: in
                 break
             out[source] = pair
         else:
-            return out
+            return {source: out[source] for source in PAIRS}
     raise Exhausted(f"no {structure} group at n = {n} in {attempts} bases")
 
 
