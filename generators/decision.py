@@ -30,6 +30,7 @@ oracle). Every draw comes from the ``random.Random`` passed in.
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -98,11 +99,77 @@ def _objective(structure: str, rng: random.Random) -> str:
     return FIXED_OBJECTIVE.get(structure) or rng.choice(OBJECTIVES[structure])
 
 
+#: the tie status every member of a cue-balanced group has, per structure (issue 23, item 7):
+#: True — more than one accepted action (object allocation, where ties among assignments
+#: are the rule in the paper's design); False — exactly one (the other structures, whose
+#: ACT tasks almost never tie in the paper's design: 10 of 540 apartment, 2 of 540
+#: scheduling, none in stable matching). Equal within a structure, so a tie says nothing
+#: about the gold decision.
+BALANCED_TIES = {"allocation": True, "scheduling": False, "apartment": False,
+                 "stable_matching": False}
+
+
+def apply_edits(d: dict, edits: Sequence[dict]) -> dict:
+    """Instance dict ``d`` with a repair applied: an edit with ``value`` sets that
+    constraint's threshold, one without drops the constraint (and its permitted edit).
+    O(constraints × edits)."""
+    out = json.loads(json.dumps(d))
+    by = {e["constraint"]: e for e in edits}
+    cons = []
+    for c in out.get("constraints", []):
+        e = by.get(c["id"])
+        if e is None:
+            cons.append(c)
+        elif "value" in e:
+            cons.append({**c, "value": e["value"]})
+    dropped = {c for c, e in by.items() if "value" not in e}
+    out["constraints"] = cons
+    if "permitted_edits" in out:
+        out["permitted_edits"] = [x for x in out["permitted_edits"] if x not in dropped]
+        if not out["permitted_edits"]:
+            del out["permitted_edits"]
+    if not out["constraints"]:
+        del out["constraints"]
+    return out
+
+
+def has_tie(task: dict, verdict: str, stats: Mapping[str, Any], judge: Judge) -> bool | None:
+    """Whether decision task ``task`` (judged ``verdict`` with ``stats``) has a *tie*: the
+    answer it calls for is not unique under its stated rules. ACT: more than one action is
+    accepted in every admissible world (``stats["shared"]`` > 1); ASK-PREFERENCE /
+    ASK-OBJECTIVE: some admissible world (a completion, a rule of the menu) accepts more
+    than one action; RELAX: after some minimum repair (``stats["repairs"]``) more than one
+    action is accepted (the repaired task judged). None when a count is missing.
+
+    Complexity: O(1) judge calls, one per minimum repair for RELAX.
+    Reference: Li et al. 2026, §O.1 (all optimum ties are kept), §I (tie-rich tasks)."""
+    if verdict == "act":
+        shared = stats.get("shared")
+        return None if shared is None else shared > 1
+    if verdict == "relax":
+        reps = stats.get("repairs")
+        if reps is None:
+            return None
+        out = False
+        for edits in reps:
+            v, st = judge(apply_edits(task, edits))
+            if v != "act" or st.get("shared") is None:
+                return None
+            out = out or st["shared"] > 1
+        return out
+    counts = [w.get("accepted") for w in stats.get("worlds", ())]
+    if not counts or any(c is None for c in counts):
+        return None
+    return any(c > 1 for c in counts)
+
+
 # --------------------------------------------------------------------------- matched pairs
 
-def preference_pair(base: dict, judge: Judge, rng: random.Random) -> tuple[dict, dict] | None:
+def preference_pair(base: dict, judge: Judge, rng: random.Random, tie: bool | None = None
+                    ) -> tuple[dict, dict] | None:
     """(ACT member, ASK-PREFERENCE member): one objective, the same party, two different
-    hidden adjacent comparisons (another party's when no single party has both)."""
+    hidden adjacent comparisons (another party's when no single party has both).
+    ``tie``: when given, only members whose :func:`has_tie` is ``tie`` are kept."""
     obj = _objective(base["structure"], rng)
     task = with_source(base, "preference", [obj])
     ps = parties(base)
@@ -114,7 +181,9 @@ def preference_pair(base: dict, judge: Judge, rng: random.Random) -> tuple[dict,
         rng.shuffle(positions)
         for pos in positions:
             t = hide(task, p, pos)
-            verdict, _ = judge(t)
+            verdict, st = judge(t)
+            if tie is not None and has_tie(t, verdict, st, judge) is not tie:
+                continue
             found[verdict].append(t)
             if found["act"] and found["ask_preference"]:
                 return found["act"][0], found["ask_preference"][0]
@@ -240,23 +309,26 @@ def constraint_pair(base: dict, judge: Judge, rng: random.Random, tries: int = 6
 
 # --------------------------------------------------------------------------- cue-balanced
 
-def objective_pair_balanced(base: dict, judge: Judge, rng: random.Random
-                            ) -> tuple[dict, dict] | None:
+def objective_pair_balanced(base: dict, judge: Judge, rng: random.Random,
+                            tie: bool | None = None) -> tuple[dict, dict] | None:
     """Cue-balanced (ACT member, ASK-OBJECTIVE member): both show three admissible rules
     (the paper's design shows two against three); the intervention member swaps one rule of
-    the ACT member's menu for another, emptying the intersection."""
+    the ACT member's menu for another, emptying the intersection. ``tie``: when given, both
+    members' :func:`has_tie` is ``tie``."""
     objs = list(OBJECTIVES[base["structure"]])
     menus = [list(m) for m in itertools.combinations(objs, 3)]
     rng.shuffle(menus)
     for menu in menus:
         a = with_source(base, "objective", menu)
-        if judge(a)[0] != "act":
+        va, sa = judge(a)
+        if va != "act" or (tie is not None and has_tie(a, va, sa, judge) is not tie):
             continue
         swaps = [(i, o) for i in range(len(menu)) for o in objs if o not in menu]
         rng.shuffle(swaps)
         for i, o in swaps:
             b = with_source(base, "objective", [*menu[:i], o, *menu[i + 1:]])
-            if judge(b)[0] == "ask_objective":
+            vb, sb = judge(b)
+            if vb == "ask_objective" and (tie is None or has_tie(b, vb, sb, judge) is tie):
                 return a, b
     return None
 
@@ -271,13 +343,14 @@ def _like(c: dict, base: dict, rng: random.Random) -> dict:
     return {**c, "agent": a, "item": i}
 
 
-def constraint_pair_balanced(base: dict, judge: Judge, rng: random.Random, tries: int = 60
-                             ) -> tuple[dict, dict] | None:
+def constraint_pair_balanced(base: dict, judge: Judge, rng: random.Random, tries: int = 60,
+                             tie: bool | None = None) -> tuple[dict, dict] | None:
     """Cue-balanced (ACT member, RELAX member): the same number of stated constraints in
     both. Where the paper's RELAX member adds a constraint (scheduling, allocation, stable
     matching), the ACT member carries one more constraint of the same type that leaves the
     task feasible, so the members differ in that one constraint; apartment pairs (one
-    tightened threshold) are as in :func:`constraint_pair`."""
+    tightened threshold) are as in :func:`constraint_pair`. ``tie``: when given, both
+    members' :func:`has_tie` is ``tie``."""
     obj = _objective(base["structure"], rng)
     for act_c, relax_c in _constraint_candidates(base, rng, tries):
         if len(relax_c) > len(act_c):
@@ -291,41 +364,54 @@ def constraint_pair_balanced(base: dict, judge: Judge, rng: random.Random, tries
         v, stats = judge(b)
         if v != "relax" or stats.get("edits") != 1:
             continue
+        if tie is not None and has_tie(b, v, stats, judge) is not tie:
+            continue
         for x in extra:
             cons = act_c if x is None else [*act_c, x]
             a = with_source(base, "constraint", [obj], constraints=cons,
                             permitted_edits=[c["id"] for c in cons])
-            if judge(a)[0] == "act":
+            va, sa = judge(a)
+            if va == "act" and (tie is None or has_tie(a, va, sa, judge) is tie):
                 return a, b
     return None
 
 
 PAIRS = {"preference": preference_pair, "objective": objective_pair,
          "constraint": constraint_pair}
-PAIRS_BALANCED = {"preference": preference_pair, "objective": objective_pair_balanced,
+#: the cue-balanced builders, in the order a base is tried (the most selective first: the
+#: tie-rich objective pairs of allocation are drawn from about one base in six); groups are
+#: returned in the order of :data:`PAIRS`
+PAIRS_BALANCED = {"objective": objective_pair_balanced, "preference": preference_pair,
                   "constraint": constraint_pair_balanced}
+#: bases a cue-balanced group may draw (a tie-rich allocation group takes about 25 at n = 4)
+BALANCED_ATTEMPTS = 2000
 
 
-def group(structure: str, n: int, judge: Judge, rng: random.Random, attempts: int = 50,
-          stats: dict | None = None, balanced: bool = False
+def group(structure: str, n: int, judge: Judge, rng: random.Random,
+          attempts: int | None = None, stats: dict | None = None, balanced: bool = False
           ) -> dict[str, tuple[dict, dict]]:
     """One six-task group: source -> (ACT member, intervention member), all from one
-    base (redrawn until every pair exists). Raises Exhausted after ``attempts`` bases.
-    ``stats["draws"]`` counts the bases drawn. ``balanced``: the cue-balanced objective
-    and constraint pairs (:func:`objective_pair_balanced`, :func:`constraint_pair_balanced`)."""
+    base (redrawn until every pair exists). Raises Exhausted after ``attempts`` bases
+    (default 50, :data:`BALANCED_ATTEMPTS` when ``balanced``). ``stats["draws"]`` counts
+    the bases drawn. ``balanced``: the cue-balanced objective and constraint pairs
+    (:func:`objective_pair_balanced`, :func:`constraint_pair_balanced`), every member with
+    the structure's tie status (:data:`BALANCED_TIES`, :func:`has_tie`)."""
     pairs = PAIRS_BALANCED if balanced else PAIRS
+    extra = {"tie": BALANCED_TIES[structure]} if balanced else {}
+    if attempts is None:
+        attempts = BALANCED_ATTEMPTS if balanced else 50
     for _ in range(attempts):
         if stats is not None:
             stats["draws"] = stats.get("draws", 0) + 1
         base = base_content(structure, n, rng)
         out = {}
         for source, make in pairs.items():
-            pair = make(base, judge, rng)
+            pair = make(base, judge, rng, **extra)
             if pair is None:
                 break
             out[source] = pair
         else:
-            return out
+            return {source: out[source] for source in PAIRS}
     raise Exhausted(f"no {structure} group at n = {n} in {attempts} bases")
 
 

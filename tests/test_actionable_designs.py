@@ -274,6 +274,16 @@ def test_full_design_counts_from_the_generated_files(tmp_path, name, cells, verd
                         if d["source"] == "constraint" and d["structure"] == st
                         and d["meta"]["role"] == r) for r in ("act", "intervention")}
             assert n["act"] == n["intervention"], st
+        # ties (the RELAX ones need the repaired tasks labelled: the small-run test does)
+        by = {d["id"]: d["structure"] for d in insts}
+        for st, want in (("allocation", True), ("scheduling", False), ("apartment", False),
+                         ("stable_matching", False)):
+            for lab in labels:
+                if by[lab["id"]] != st or lab["verdict"] == "relax":
+                    continue
+                tie = lab["solution"]["shared"] > 1 if lab["verdict"] == "act" else \
+                    any(w["accepted"] > 1 for w in lab["solution"]["worlds"])
+                assert tie is want, (st, lab["id"])
     if name == "actionable-indeterminacy-selection":
         letters = [p["answer"] for p in ps]
         assert {x: letters.count(x) for x in "ABCD"} == {x: 270 for x in "ABCD"}
@@ -520,10 +530,15 @@ def test_stored_repair_reading_of_stable_matching_relax(tmp_path):
 BALANCED = "actionable-indeterminacy-balanced"
 
 
-def test_balanced_composition_and_cues(tmp_path):
+@pytest.fixture(scope="module")
+def balanced(tmp_path_factory):
+    out = tmp_path_factory.mktemp("v3b") / "b"
+    return out, _generate(BALANCED, out)
+
+
+def test_balanced_composition_and_cues(balanced, tmp_path):
     assert sum(suite(BALANCED).composition().values()) == 4320
-    out = tmp_path / "b"
-    man = _generate(BALANCED, out)
+    out, man = balanced
     assert man["total"] == man["labels_checked"] == 72
     insts = [json.loads(t) for t in (out / "instances.jsonl").read_text().splitlines()]
     pairs: dict = {}
@@ -555,3 +570,51 @@ def test_balanced_composition_and_cues(tmp_path):
     assert _kn(m, "ifc", **g) == (24, 36)
     assert _kn(m, "accuracy", **g, source="objective") == (12, 24)
     assert _kn(m, "all_six", **g) == (0, 12)
+
+
+def test_balanced_ties_equal_across_gold_decisions(balanced, tmp_path):
+    # a tie: the answer the task calls for is not unique under its stated rules — ACT:
+    # more than one action accepted in every world (the label's ``shared``); ASK: some
+    # world accepts several actions (the label's per-world counts); RELAX: after some
+    # minimum repair several actions are accepted (the repaired task labelled afresh by
+    # ``prefcert label``, oracle and CP-SAT). The design: every allocation task ties, no
+    # task of the other structures does, so the share is the same for every gold decision
+    from prefcert.generators.decision import apply_edits
+    out, _ = balanced
+    insts = {d["id"]: d for d in map(json.loads, (out / "instances.jsonl").read_text()
+                                     .splitlines())}
+    labels = {lab["id"]: lab for lab in map(json.loads, (out / "labels.jsonl").read_text()
+                                            .splitlines())}
+    repaired = []
+    for iid, lab in labels.items():
+        if lab["verdict"] == "relax":
+            plain = {k: v for k, v in insts[iid].items() if k != "meta"}
+            for k, rep in enumerate(lab["solution"]["repairs"]):
+                repaired.append({**apply_edits(plain, rep["edits"]), "id": f"{iid}~{k}"})
+    path = tmp_path / "repaired.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in repaired))
+    r = subprocess.run(["prefcert", "label", str(path), "--cross-check", "always"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    fresh = [json.loads(t) for t in r.stdout.splitlines() if t.startswith("{")]
+    assert len(fresh) == len(repaired) and all(x["verdict"] == "act" for x in fresh)
+    after: dict = {}
+    for x in fresh:
+        after.setdefault(x["id"].split("~")[0], []).append(x["solution"]["shared"])
+
+    def tie(lab: dict) -> bool:
+        if lab["verdict"] == "act":
+            return lab["solution"]["shared"] > 1
+        if lab["verdict"] == "relax":
+            return any(c > 1 for c in after[lab["id"]])
+        return any(w["accepted"] > 1 for w in lab["solution"]["worlds"])
+
+    share: dict = {}
+    for iid, lab in labels.items():
+        k = (insts[iid]["structure"], lab["verdict"])
+        share.setdefault(k, []).append(tie(lab))
+    want = {"allocation": 1.0, "scheduling": 0.0, "apartment": 0.0, "stable_matching": 0.0}
+    for st, value in want.items():
+        got = {v: sum(share[(st, v)]) / len(share[(st, v)])
+               for v in ("act", "ask_preference", "ask_objective", "relax")}
+        assert set(got.values()) == {value}, (st, got)

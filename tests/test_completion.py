@@ -289,3 +289,182 @@ def test_the_inspect_task_takes_two_turns_from_the_suite(bench, tmp_path):
         assert [x["verdict"] for x in s.store.get("prefcert_rounds", [])] == (
             want if len(want) > 1 else [])          # one turn: the plain generate solver
         assert s.scores["prefcert_scorer"].metadata["completed"] is (len(want) == 2)
+
+
+# --------------------------------------------------------------------------- reference route
+
+@pytest.fixture(scope="module")
+def ref_bench(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("tt-ref") / "b"
+    r = subprocess.run(["prefcert", "generate", NAME, "-o", str(out), "--sizes", "4",
+                        "--per-cell", "1", "--jobs", "1", "--param", "route=reference"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return out
+
+
+def test_route_parameter_composition_and_errors(tmp_path):
+    s = suite(NAME)
+    for route, total in (("interactive", 540), ("reference", 540), ("both", 1080)):
+        comp = s.configured({"route": route}).composition()
+        assert sum(comp.values()) == total, route
+        routes = Counter(json.loads(k).get("route") for k in comp for _ in range(comp[k]))
+        assert routes == ({None: 540} if route == "interactive" else
+                          {"reference": 540} if route == "reference" else
+                          {"interactive": 540, "reference": 540})
+    r = subprocess.run(["prefcert", "generate", NAME, "-o", str(tmp_path / "x"), "--param",
+                        "route=fresh"], capture_output=True, text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "interactive, reference, both" in r.stderr and not (tmp_path / "x").exists()
+
+
+def test_reference_route_prompts_and_scripted_model(ref_bench, tmp_path):
+    prompts = {p["id"]: p for p in _jsonl(ref_bench / "prompts.jsonl")}
+    assert len(prompts) == 36 and {p["cell"]["route"] for p in prompts.values()} == \
+        {"reference"}
+    man = json.loads((ref_bench / "manifest.json").read_text())
+    assert man["parameters"]["route"] == "reference"
+    # the same tasks as the interactive route (same ids); the prompt states the resolution
+    assert prompts[PREF]["instance_id"].endswith("apartment-n4-s0-g00-preference-intervention")
+    assert prompts[PREF]["prompt"].endswith(
+        "R4 prefers A1 to A4. Now give your final answer for this task as one JSON object: "
+        "decision ACT, the action, and null question and repair.")
+    # the predetermined repair is the label's first: rent raised to 13,400 (not commute)
+    assert "The constraints are changed as follows: rent raised to 13400." in \
+        prompts[CONS]["prompt"] and "proposed" not in prompts[CONS]["prompt"]
+    assert json.loads(prompts[PREF]["answer"])["decision"] == "ACT"
+    # one answer each, final: A1 under leximin with A1 > A4 (by hand above), A2 under
+    # rank-maximal, A1 after the rent repair; an intervention is not the final action (no
+    # environment answer follows); a fence is not bare JSON
+    got = _refine(ref_bench, tmp_path, "ref", {PREF: [ACT.format("A1")],
+                                                OBJ: [ACT.format("A2")],
+                                                CONS: [ACT.format("A1")],
+                                                "00022": ["```json\n" + ACT.format("A1")
+                                                          + "\n```"],
+                                                "00023": [ASK_OBJ, ACT.format("A1")]})
+    for pid in (PREF, OBJ, CONS):
+        rec = got[pid]
+        assert rec["attempts"] == 1 and rec["verdict"] == "correct" and rec["completed"]
+        assert rec["route"] == "reference" and rec["first_valid"] is None
+    assert got["00022"]["verdict"] == "invalid" and not got["00022"]["completed"]
+    rec = got["00023"]
+    assert rec["attempts"] == 1 and rec["verdict"] == "incorrect" and not rec["completed"]
+    assert rec["rounds"][0]["feedback"] is None
+
+
+def test_reference_route_through_the_inspect_solver(ref_bench, tmp_path):
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    # the suite's two rounds, yet one turn on this route: the answer is final. A2 after
+    # the predetermined rent repair breaks commute <= 11 (A2 completes the interactive
+    # route only after the commute repair, test above): not completed, and no second turn
+    plan = [ACT.format("A2"), ACT.format("A1")]
+
+    def script(messages, tools, tool_choice, config):
+        k = len([m for m in messages if m.role == "user"]) - 1
+        o = ModelOutput.from_content(model="mockllm", content=plan[k])
+        o.usage = ModelUsage(input_tokens=10, output_tokens=10, total_tokens=20)
+        return o
+    (log,) = inspect_eval(f"prefcert/{NAME}", model=get_model(
+                          "mockllm/model", custom_outputs=script),
+                          log_dir=str(tmp_path / "ref"), display="none", sample_id=CONS,
+                          task_args={"benchmark": str(ref_bench)})
+    assert log.status == "success", log.error
+    (s,) = log.samples
+    assert len([m for m in s.messages if m.role == "assistant"]) == 1
+    assert [x["verdict"] for x in s.store["prefcert_rounds"]] == ["incorrect"]
+    meta = s.scores["prefcert_scorer"].metadata
+    assert meta["completed"] is False and meta["route"] == "reference"
+    assert meta["resolved"].endswith("-resolved-r0")
+
+
+def test_completion_metrics_split_by_route():
+    from prefcert.bench.actionable.completion import metrics
+    recs = [_rec("preference", "apartment", True, True),
+            _rec("objective", "apartment", False, False),
+            {**_rec("preference", "apartment", None, True), "route": "reference"},
+            {**_rec("objective", "apartment", None, True), "route": "reference"},
+            {**_rec("objective", "scheduling", None, False), "route": "reference"}]
+    rows = {(r["metric"], json.dumps(r["group"], sort_keys=True)): (r["k"], r["n"])
+            for r in metrics(recs)}
+    assert rows[("completion", "{}")] == (1, 2)
+    assert rows[("first_valid", "{}")] == (1, 2)
+    assert rows[("completion", '{"route": "reference"}')] == (2, 3)
+    assert rows[("completion", '{"route": "reference", "source": "objective"}')] == (1, 2)
+    assert not any(m != "completion" and json.loads(g).get("route") for m, g in rows)
+    assert rows[("first_valid", '{"source": "preference"}')] == (1, 1)
+
+
+def _srec(model: str, iid: str, source: str, structure: str, route: str,
+          valid: bool | None, done: bool) -> dict:
+    return {"model": model, "suite": NAME, "instance_id": iid, "source": source,
+            "structure": structure, "route": route, "first_valid": valid, "completed": done}
+
+
+def test_completion_result_sets_of_hand_made_records():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from prefcert.bench.actionable.results import completion_results
+    recs = [
+        # model a, interactive: t1 done, t2 valid not done, t3 invalid, t4 done
+        _srec("a", "t1", "preference", "apartment", "interactive", True, True),
+        _srec("a", "t2", "objective", "apartment", "interactive", True, False),
+        _srec("a", "t3", "preference", "scheduling", "interactive", False, False),
+        _srec("a", "t4", "constraint", "scheduling", "interactive", True, True),
+        # model a, reference: t1 done, t2 done, t3 done, t4 not done
+        _srec("a", "t1", "preference", "apartment", "reference", None, True),
+        _srec("a", "t2", "objective", "apartment", "reference", None, True),
+        _srec("a", "t3", "preference", "scheduling", "reference", None, True),
+        _srec("a", "t4", "constraint", "scheduling", "reference", None, False),
+        # model b, interactive only (no route field: the default route): nothing valid
+        {k: v for k, v in _srec("b", "t1", "preference", "apartment", "interactive",
+                                False, False).items() if k != "route"},
+        _srec("b", "t2", "objective", "apartment", "interactive", False, False),
+    ]
+    sets = {rs.key: rs for rs in completion_results(recs)}
+    assert list(sets) == ["li-completion", "li-completion-routes"]
+    cells = {(r["model"], r["route"], r["source"], r["structure"], r["metric"]):
+             (r["k"], r["n"]) for r in sets["li-completion"].rows}
+    want = {
+        ("a", "interactive", "all", "all", "completion"): (2, 4),
+        ("a", "interactive", "all", "all", "first_valid"): (3, 4),
+        ("a", "interactive", "all", "all", "completion_given_valid"): (2, 3),
+        ("a", "interactive", "preference", "all", "completion"): (1, 2),
+        ("a", "interactive", "preference", "all", "first_valid"): (1, 2),
+        ("a", "interactive", "preference", "all", "completion_given_valid"): (1, 1),
+        ("a", "interactive", "all", "apartment", "completion_given_valid"): (1, 2),
+        ("a", "interactive", "all", "scheduling", "first_valid"): (1, 2),
+        ("a", "interactive", "constraint", "scheduling", "completion"): (1, 1),
+        ("a", "reference", "all", "all", "completion"): (3, 4),
+        ("a", "reference", "constraint", "all", "completion"): (0, 1),
+        ("a", "reference", "all", "apartment", "completion"): (2, 2),
+        ("b", "interactive", "all", "all", "completion"): (0, 2),
+        ("b", "interactive", "all", "all", "first_valid"): (0, 2),
+    }
+    for key, kn in want.items():
+        assert cells[key] == kn, key
+    # no first-turn rows on the reference route; no conditional rate without a valid turn
+    assert not any(k[1] == "reference" and k[4] != "completion" for k in cells)
+    assert not any(k[0] == "b" and k[4] == "completion_given_valid" for k in cells)
+    # a: 2 sources × ... cells present only where records are (objective × scheduling: none)
+    assert ("a", "interactive", "objective", "scheduling", "completion") not in cells
+    row = next(r for r in sets["li-completion"].rows if r["model"] == "a" and
+               r["route"] == "interactive" and r["source"] == "all" and
+               r["structure"] == "all" and r["metric"] == "first_valid")
+    lo, hi = proportion_confint(3, 4, alpha=0.05, method="wilson")
+    assert row["low"] == pytest.approx(lo) and row["high"] == pytest.approx(hi)
+    # paired routes (model a only: b has no reference records): t1 both, t2 and t3
+    # reference only, t4 interactive only
+    routes = {(r["model"], r["source"], r["outcome"]): (r["value"], r["n"])
+              for r in sets["li-completion-routes"].rows}
+    assert {o: routes[("a", "all", o)] for o in ("both", "interactive only",
+                                                  "reference only", "neither")} == {
+        "both": (1, 4), "interactive only": (1, 4), "reference only": (2, 4),
+        "neither": (0, 4)}
+    assert routes[("a", "preference", "reference only")] == (1, 2)
+    assert not any(k[0] == "b" for k in routes)
+    # one route only: no route comparison
+    only = [r for r in recs if r.get("route") != "reference"]
+    assert [rs.key for rs in completion_results(only)] == ["li-completion"]

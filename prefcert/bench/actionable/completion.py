@@ -42,19 +42,36 @@ A turn-1 verdict is never ``correct`` (the task is complete only after turn 2), 
 refinement run continues exactly when the environment has something to say. Score records
 carry ``turn``, ``first_valid`` and ``completed``; metrics: the autonomous completion rate
 (completed / tasks), the conditional rate (completed / valid first interventions) and the
-valid-first-intervention rate, overall and per source and structure. The paper's reference
-route (predetermined feedback in a fresh conversation) is not built.
+valid-first-intervention rate, overall and per source and structure.
+
+**Routes** (parameter ``route``, App. J). ``interactive`` (default: the paper's main,
+autonomous reading, above). ``reference``: the predetermined feedback in a fresh
+conversation — one prompt holding the original task, the predetermined resolution (the
+first of the task's: the seeded direction, the seeded rule, the label's first minimum
+repair, stated as settled rather than as the model's proposal) and the request for the
+final ACT; the one answer is final, judged like turn 2 against that resolved task, with no
+first intervention required (Claude's 516 reference completions exceed its 427 valid first
+turns, so the paper's reference route cannot depend on them). ``both``: each task once per
+route, paired on the same instances. Our reading: the fresh conversation is one user
+message (the source does not say whether a reference intervention was replayed as an
+assistant turn). Prompts of a non-default route carry ``route`` in their cell; records
+carry ``route``; reference-route metrics are ``completion`` in groups with ``route:
+reference``.
 """
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
+
+from ...generators.decision import apply_edits
 
 from ..design import Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict, int_in
 from ..stats import proportion
 from . import suite as base
+from .results import completion_results
 from .responses import (
     _MATCHING_TEXT,
     _OBJECTIVE_TEXT,
@@ -74,15 +91,29 @@ from .responses import (
 
 GROUPS_PER_CELL = 5
 FORMAT = "explicit_json"
+ROUTES = ("interactive", "reference", "both")
+"""The values of the suite's parameter ``route`` (App. J): ``interactive`` (default, the
+paper's autonomous route), ``reference`` (predetermined feedback in a fresh conversation)
+or ``both`` (each task once per route, paired on the same instances)."""
+REFERENCE_LEAD = "Further information about this task, settled with the user: "
 FINAL_REQUEST = ("Now give your final answer for this task as one JSON object: decision ACT, "
                  "the action, and null question and repair.")
 
 
-def rows(sizes: Sequence[int]) -> list[Row]:
-    """One row per (structure, size, seed, source), 5 tasks each. O(rows)."""
+def rows(sizes: Sequence[int], routes: Sequence[str] | None = None) -> list[Row]:
+    """One row per (structure, size, seed, source), 5 tasks each, one variant per route of
+    ``routes`` (None: the interactive route alone, its variant without a ``route`` key, so
+    the default design keeps its bytes). O(rows)."""
+    variants = [{"format": FORMAT}] if routes is None else \
+        [{"format": FORMAT, "route": r} for r in routes]
     return [Row({"design": "tt", "structure": st, "size": n, "seed": sd, "source": src,
-                 "role": "intervention"}, [{"format": FORMAT}], GROUPS_PER_CELL)
+                 "role": "intervention"}, [dict(v) for v in variants], GROUPS_PER_CELL)
             for st in STRUCTURES for n in sizes for sd in SEEDS for src in base.SOURCES]
+
+
+def route_of(cell: dict) -> str:
+    """The route of a prompt's cell (``interactive`` when the cell names none). O(1)."""
+    return cell.get("route", "interactive")
 
 
 @lru_cache(maxsize=4096)
@@ -92,30 +123,6 @@ def _group(structure: str, size: int, seed: int, index: int, suite_seed: int) ->
 
 def _plain(d: dict) -> dict:
     return {k: v for k, v in d.items() if k not in ("id", "meta")}
-
-
-def apply_edits(d: dict, edits: Sequence[dict]) -> dict:
-    """Instance dict ``d`` with a repair applied: an edit with ``value`` sets that
-    constraint's threshold, one without drops the constraint (and its permitted edit).
-    O(constraints × edits)."""
-    out = json.loads(json.dumps(d))
-    by = {e["constraint"]: e for e in edits}
-    cons = []
-    for c in out.get("constraints", []):
-        e = by.get(c["id"])
-        if e is None:
-            cons.append(c)
-        elif "value" in e:
-            cons.append({**c, "value": e["value"]})
-    dropped = {c for c, e in by.items() if "value" not in e}
-    out["constraints"] = cons
-    if "permitted_edits" in out:
-        out["permitted_edits"] = [x for x in out["permitted_edits"] if x not in dropped]
-        if not out["permitted_edits"]:
-            del out["permitted_edits"]
-    if not out["constraints"]:
-        del out["constraints"]
-    return out
 
 
 def resolve(d: dict, suite_seed: int) -> list[tuple[dict, dict]]:
@@ -174,7 +181,15 @@ def sample(row: Row, index: int, ctx) -> Task:
 
 
 def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
-    return RenderedPrompt(render_prompt(task.instances[0], variant["format"]), "decision")
+    """The original task (explicit-JSON wording); on the reference route followed by the
+    predetermined resolution (the first of the payload's: the seeded direction, the seeded
+    rule, the label's first minimum repair) and the request for the final ACT."""
+    text = render_prompt(task.instances[0], variant["format"])
+    if route_of(variant) == "reference":
+        (res, *_) = task.payload["resolved"]
+        text += "\n\n" + REFERENCE_LEAD + resolution_text(
+            task.payload["structure"], res, proposed=False) + " " + FINAL_REQUEST
+    return RenderedPrompt(text, "decision")
 
 
 def _key(edits: Sequence[dict]) -> list[str]:
@@ -184,7 +199,8 @@ def _key(edits: Sequence[dict]) -> list[str]:
 
 def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPrompt) -> str:
     """The gold first turn (the certified intervention; a RELAX carries its first repair
-    and no action). Raises when the first label is not the source's intervention, a
+    and no action); on the reference route the gold final ACT of the predetermined
+    resolved task. Raises when the first label is not the source's intervention, a
     resolved label is not ACT, or the resolved tasks' repairs are not the label's."""
     from ...formal.decision import INTERVENTION, parse_decision
     first, *rest = labels
@@ -202,6 +218,10 @@ def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPr
         made = sorted(json.dumps(_key(r["edits"])) for r in task.payload["resolved"])
         if stored != made:
             raise RuntimeError(f"{d['id']}: the resolved repairs are not the label's")
+    if route_of(variant) == "reference":
+        rid = task.payload["resolved"][0]["instance"]
+        k = next(i for i, x in enumerate(task.instances) if x["id"] == rid)
+        return json.dumps(gold_response(parse_decision(task.instances[k]), labels[k]))
     out = gold_response(parse_decision(d), first)
     if want == "relax":
         out["action"] = None
@@ -249,14 +269,23 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     """Turn 1 (``entry.history`` empty): a valid intervention is ``incorrect`` with
     ``first_valid`` (the task is not complete yet), anything else ends the episode. Turn 2:
     ``correct`` iff the first response was a valid intervention and this one is an
-    accepted ACT of the resolved task. O(the checker)."""
+    accepted ACT of the resolved task. On the reference route the one answer is final:
+    ``correct`` iff an accepted ACT of the predetermined resolved task (``first_valid``
+    None). Records carry ``route``. O(the checker)."""
     t = prompt["task"]
     history = tuple(getattr(entry, "history", ()))
     turn = len(history) + 1
+    route = route_of(prompt["cell"])
     extra: dict[str, Any] = {"design": "tt", "structure": t["structure"], "size": t["size"],
                              "source": t["source"], "cell_id": t["cell"], "turn": turn,
-                             "gold": entry.labels[0]["verdict"], "first_valid": False,
-                             "completed": False, "decision": None}
+                             "route": route, "instance_id": prompt["instance_id"],
+                             "gold": entry.labels[0]["verdict"],
+                             "first_valid": False, "completed": False, "decision": None}
+    if route == "reference":
+        extra["first_valid"] = None           # no first intervention on this route
+        if answer is None:
+            return Verdict("timeout", None, "no answer", extra)
+        return _final(t["resolved"][0]["instance"], answer, entry, extra)
     if turn == 1:
         if answer is None:
             return Verdict("timeout", None, "no answer", extra)
@@ -276,7 +305,12 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
                        "the episode ended", extra)
     if answer is None:
         return Verdict("timeout", None, "no final answer", extra)
-    rid = t["resolved"][f["resolved"]]["instance"]
+    return _final(t["resolved"][f["resolved"]]["instance"], answer, entry, extra)
+
+
+def _final(rid: str, answer: str, entry: Entry, extra: dict) -> Verdict:
+    """The final answer judged against resolved task ``rid``: ``correct`` iff an accepted
+    ACT (bare JSON)."""
     (lab,) = [x for x in entry.labels if x["id"] == rid]
     j = judge_response(entry.model(rid), lab, answer, _options(entry))
     extra.update(decision=j["decision"], completed=bool(j["fc"]), resolved=rid)
@@ -288,27 +322,33 @@ def _objective_text(structure: str, o: str) -> str:
     return (_MATCHING_TEXT if structure == "stable_matching" else _OBJECTIVE_TEXT)[o]
 
 
-def environment_answer(prompt: dict, resolution: dict) -> str:
-    """The environment's reply to a valid intervention (never the final action)."""
-    t = prompt["task"]
+def resolution_text(structure: str, resolution: dict, proposed: bool = True) -> str:
+    """What resolves a task, in words: the hidden comparison's direction, the rule meant,
+    or the change to the constraints — accepted as the model's proposal (``proposed``,
+    the interactive route) or stated as settled (the reference route). O(edits)."""
     if "items" in resolution:
         a, b = resolution["items"]
-        said = f"{resolution['agent']} prefers {a} to {b}."
-    elif "objective" in resolution:
-        said = ("The rule meant is " +
-                _objective_text(t["structure"], resolution["objective"]) + ".")
-    else:
-        parts = [f"{e['constraint']} raised to {e['value']}" if "value" in e else
-                 f"{e['constraint']} dropped" for e in resolution["edits"]]
-        said = "Your proposed change is accepted: " + "; ".join(parts) + "."
-    return f"{said} {FINAL_REQUEST}"
+        return f"{resolution['agent']} prefers {a} to {b}."
+    if "objective" in resolution:
+        return "The rule meant is " + _objective_text(structure, resolution["objective"]) + "."
+    parts = [f"{e['constraint']} raised to {e['value']}" if "value" in e else
+             f"{e['constraint']} dropped" for e in resolution["edits"]]
+    lead = "Your proposed change is accepted: " if proposed else \
+        "The constraints are changed as follows: "
+    return lead + "; ".join(parts) + "."
+
+
+def environment_answer(prompt: dict, resolution: dict) -> str:
+    """The environment's reply to a valid intervention (never the final action)."""
+    return f"{resolution_text(prompt['task']['structure'], resolution)} {FINAL_REQUEST}"
 
 
 def feedback(prompt: dict, answer: str, entry: Entry) -> str | None:
     """The environment: after a valid first intervention, the resolving information
     (:func:`environment_answer`); None otherwise (an invalid first response gets no second
-    turn, and nothing follows the final action)."""
-    if getattr(entry, "history", ()):
+    turn, and nothing follows the final action; on the reference route the one answer is
+    final)."""
+    if getattr(entry, "history", ()) or route_of(prompt["cell"]) == "reference":
         return None
     f = first_turn(prompt, answer, entry)
     if not f["valid"]:
@@ -319,20 +359,50 @@ def feedback(prompt: dict, answer: str, entry: Entry) -> str | None:
 def metrics(scored: Sequence[dict]) -> list[dict]:
     """The autonomous completion rate (completed / tasks), the rate conditional on a valid
     first intervention, and the valid-first-intervention rate (App. J): overall, per source
-    and per structure."""
+    and per structure; for reference-route records (``route: reference``) the completion
+    rate alone, in groups carrying ``route: reference`` (interactive groups name no route,
+    as before the route existed)."""
     out = []
-    groups: list[tuple[dict, list]] = [({}, list(scored))]
-    for key in ("source", "structure"):
-        for level in dict.fromkeys(s[key] for s in scored):
-            groups.append(({key: level}, [s for s in scored if s[key] == level]))
-    for g, ss in groups:
-        valid = sum(bool(s["first_valid"]) for s in ss)
-        done = sum(bool(s["completed"]) for s in ss)
-        out.append(proportion("completion", g, done, len(ss)))
-        out.append(proportion("first_valid", g, valid, len(ss)))
-        if valid:
-            out.append(proportion("completion_given_valid", g, done, valid))
+    for route in dict.fromkeys(s.get("route", "interactive") for s in scored):
+        part = [s for s in scored if s.get("route", "interactive") == route]
+        top = {} if route == "interactive" else {"route": route}
+        groups: list[tuple[dict, list]] = [(top, part)]
+        for key in ("source", "structure"):
+            for level in dict.fromkeys(s[key] for s in part):
+                groups.append(({**top, key: level}, [s for s in part if s[key] == level]))
+        for g, ss in groups:
+            done = sum(bool(s["completed"]) for s in ss)
+            out.append(proportion("completion", g, done, len(ss)))
+            if route == "reference":
+                continue
+            valid = sum(bool(s["first_valid"]) for s in ss)
+            out.append(proportion("first_valid", g, valid, len(ss)))
+            if valid:
+                out.append(proportion("completion_given_valid", g, done, valid))
     return out
+
+
+def _route(v: Any) -> str:
+    if v not in ROUTES:
+        raise ValueError(f"one of {', '.join(ROUTES)}, not {v!r}")
+    return str(v)
+
+
+def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
+    """The design for ``params``: the registered suite on the interactive route (same
+    bytes); on ``reference`` or ``both`` every variant names its route, one or two per
+    task (540 or 1,080 prompts at the full design). O(1)."""
+    route = params["route"]
+    if route == "interactive":
+        return suite
+    routes = ("interactive", "reference") if route == "both" else (route,)
+    words = {"reference": "on the reference route (App. J: the predetermined resolution "
+                          "given in a fresh conversation, one answer judged)",
+             "both": "on both routes (interactive and reference, paired on the same "
+                     "tasks)"}
+    return replace(suite, rows=lambda sz: rows(sz, routes),
+                   expected_total=36 * GROUPS_PER_CELL * 3 * len(routes),
+                   description=f"{suite.description} Route: {words[route]}.")
 
 
 SUITE = Suite(
@@ -344,11 +414,17 @@ SUITE = Suite(
                  "instance."),
     sizes=SIZES, per_cell=GROUPS_PER_CELL, seed=0,
     rows=rows, sample=sample, render=render, gold=gold, score=score, metrics=metrics,
-    feedback=feedback,
+    feedback=feedback, results=completion_results,
     expected_total=36 * GROUPS_PER_CELL * 3,
     # the Inspect task's default number of turns (its -T rounds=N overrides it)
     parameters={"rounds": Parameter("rounds", 2, int_in(1, 10),
                                     "turns of the Inspect task; default 2 (the paper's "
-                                    "two-turn episode), 1 to 10")},
+                                    "two-turn episode), 1 to 10"),
+                "route": Parameter("route", "interactive", _route,
+                                   "interactive (default: the model's own intervention "
+                                   "answered, App. J's autonomous route), reference (the "
+                                   "predetermined resolution in a fresh conversation, one "
+                                   "turn) or both")},
+    configure=configure,
     engines=("oracle", "cpsat"), citation=base.SUITE.citation,
 )

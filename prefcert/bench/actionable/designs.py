@@ -18,8 +18,14 @@ sharing the instances, checker and scores of ``actionable-indeterminacy``
   original wording) with its surface cues balanced across gold decisions (issue 23): the
   objective pairs' members both show three rules, the constraint pairs' members the same
   number of constraints (:func:`prefcert.generators.decision.objective_pair_balanced`,
-  :func:`~prefcert.generators.decision.constraint_pair_balanced`). Ties among optima are
-  not balanced.
+  :func:`~prefcert.generators.decision.constraint_pair_balanced`), and every member of a
+  group has its structure's tie status (:data:`~prefcert.generators.decision.
+  BALANCED_TIES`: allocation tasks always tie, the others never; a tie as
+  :func:`~prefcert.generators.decision.has_tie` reads it), so the share of tied tasks is the
+  same for every gold decision.
+
+The three are declared once, in :data:`DESIGNS` (tag, group builder, groups per cell,
+wordings, description); the prompt total of each is 36 cells × groups × 6 × wordings.
 
 The H2 groups are drawn by the V3 generator from their own seeds (design tag ``h2``), so
 they are not V3 groups; the wording suite's tasks are H2 groups 0–4 of each cell (the same
@@ -28,7 +34,8 @@ instances, ids and labels).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
@@ -103,7 +110,7 @@ def sample(row: Row, index: int, ctx) -> Task:
     """One task of an H2 group (row design ``h2`` or ``k2``) or of a cue-balanced group
     (``v3b``); the bases drawn are counted once per group. O(one group)."""
     f = row.factors
-    make = balanced_group if f["design"] == "v3b" else h2_group
+    make = DESIGNS[f["design"]].group
     members = make(f["structure"], f["size"], f["seed"], index, ctx.suite_seed)
     (d,) = [m for m in members if m["meta"]["source"] == f["source"]
             and m["meta"]["role"] == f["role"]]
@@ -175,41 +182,49 @@ def metrics(scored: Sequence[dict]) -> list[dict]:
 
 CITATION = base.SUITE.citation
 
-H2 = Suite(
-    name="actionable-indeterminacy-h2",
-    description=("Li et al. 2026, H2 response requirements (§5, Table 1): 10 groups of six "
-                 "matched tasks per cell in the original wording, the explicit JSON clause "
-                 "and the explicit clause plus task-derived evidence (checked apart from FC)."),
-    sizes=SIZES, per_cell=H2_GROUPS_PER_CELL, seed=0,
-    rows=_rows("h2", H2_GROUPS_PER_CELL, H2_FORMATS),
-    sample=sample, render=render, gold=gold, score=score, metrics=metrics,
-    results=base.results, readings=base.READINGS,
-    expected_total=36 * H2_GROUPS_PER_CELL * 6 * 3,
-    engines=("oracle", "cpsat"), citation=CITATION,
-)
 
-WORDING = Suite(
-    name="actionable-indeterminacy-wording",
-    description=("Li et al. 2026, App. K.2: the first 5 H2 groups of every cell on the "
-                 "explicit-JSON prompt, closed by a neutral sentence or by an intervention "
-                 "reminder."),
-    sizes=SIZES, per_cell=K_GROUPS_PER_CELL, seed=0,
-    rows=_rows("k2", K_GROUPS_PER_CELL, WORDING_FORMATS),
-    sample=sample, render=render, gold=gold, score=score, metrics=metrics,
-    results=base.results, readings=base.READINGS,
-    expected_total=36 * K_GROUPS_PER_CELL * 6 * 2,
-    engines=("oracle", "cpsat"), citation=CITATION,
-)
+@dataclass(frozen=True)
+class Design:
+    """One suite of this module: the row design tag, the group builder (H2 groups or
+    cue-balanced ones), groups per cell, wordings and the description. The prompt total is
+    36 cells × groups × 6 tasks × wordings."""
 
-BALANCED = Suite(
-    name="actionable-indeterminacy-balanced",
-    description=("Li et al. 2026, V3 design with the surface cues balanced: ASK-OBJECTIVE "
-                 "and ACT members show three rules each, RELAX and ACT members the same "
-                 "number of constraints (20 groups per cell, original wording)."),
-    sizes=SIZES, per_cell=20, seed=0,
-    rows=_rows("v3b", 20, ("original",)),
-    sample=sample, render=render, gold=gold, score=score, metrics=metrics,
-    results=base.results, readings=base.READINGS,
-    expected_total=36 * 20 * 6,
-    engines=("oracle", "cpsat"), citation=CITATION,
-)
+    name: str
+    tag: str
+    group: Callable[[str, int, int, int, int], tuple]
+    per_cell: int
+    formats: tuple[str, ...]
+    description: str
+
+
+#: the three suites, declared once (tag -> design)
+DESIGNS = {d.tag: d for d in (
+    Design("actionable-indeterminacy-h2", "h2", h2_group, H2_GROUPS_PER_CELL, H2_FORMATS,
+           "Li et al. 2026, H2 response requirements (§5, Table 1): 10 groups of six "
+           "matched tasks per cell in the original wording, the explicit JSON clause and the "
+           "explicit clause plus task-derived evidence (checked apart from FC)."),
+    Design("actionable-indeterminacy-wording", "k2", h2_group, K_GROUPS_PER_CELL,
+           WORDING_FORMATS,
+           "Li et al. 2026, App. K.2: the first 5 H2 groups of every cell on the "
+           "explicit-JSON prompt, closed by a neutral sentence or by an intervention "
+           "reminder."),
+    Design("actionable-indeterminacy-balanced", "v3b", balanced_group, 20, ("original",),
+           "Li et al. 2026, V3 design with the surface cues balanced: ASK-OBJECTIVE and ACT "
+           "members show three rules each, RELAX and ACT members the same number of "
+           "constraints, ties as often for every gold decision (20 groups per cell, "
+           "original wording)."),
+)}
+
+
+def _suite(d: Design) -> Suite:
+    return Suite(
+        name=d.name, description=d.description, sizes=SIZES, per_cell=d.per_cell, seed=0,
+        rows=_rows(d.tag, d.per_cell, d.formats),
+        sample=sample, render=render, gold=gold, score=score, metrics=metrics,
+        results=base.results, readings=base.READINGS,
+        expected_total=36 * d.per_cell * 6 * len(d.formats),
+        engines=("oracle", "cpsat"), citation=CITATION,
+    )
+
+
+H2, WORDING, BALANCED = (_suite(DESIGNS[t]) for t in ("h2", "k2", "v3b"))

@@ -445,13 +445,15 @@ def derive_rng(*parts: Any):
 
 def oracle_judge(data: dict) -> tuple[str, dict]:
     """The gold decision of an instance dict by the oracle: (verdict, stats with the
-    minimum number of edits as ``edits`` for relax)."""
+    minimum number of edits as ``edits`` and every minimum repair's edits as ``repairs``
+    for relax)."""
     from ...formal.decision import parse_decision
     from ...oracles.decision import decide
     out = decide(parse_decision(data))
     stats = dict(out.stats)
     if out.verdict == "relax":
         stats["edits"] = out.solution["edits"]
+        stats["repairs"] = [r["edits"] for r in out.solution["repairs"]]
     return out.verdict, stats
 
 

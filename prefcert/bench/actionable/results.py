@@ -444,3 +444,127 @@ def results(scored: Sequence[Mapping[str, Any]]) -> list[ResultSet]:
             fig4(recs), *h5_transitions(recs), app_c(recs),
             *([evidence_table(recs)] if any("evidence_valid" in s for s in recs) else []),
             *design_transitions(recs)]
+
+
+# --------------------------------------------------------------------------- completion
+
+COMPLETION_METRICS = ("completion", "completion_given_valid", "first_valid")
+"""The completion shares of App. J: completed / tasks, completed / valid first
+interventions, valid first interventions / tasks (the last two on the interactive route
+only)."""
+
+ROUTE_OUTCOMES = ("both", "interactive only", "reference only", "neither")
+
+
+def _route(s: Mapping[str, Any]) -> str:
+    return str(s.get("route") or "interactive")
+
+
+def completion_table(scored: Sequence[Mapping[str, Any]]) -> ResultSet:
+    """The completion rates of the two-turn test per model, route, source and structure
+    (each pooled as ``all`` too, and crossed): ``completion`` (completed / tasks: the
+    paper's autonomous rate over 540, e.g. 535 / 540 for Astra), ``completion_given_valid``
+    (completed / valid first interventions, e.g. 535 / 537) and ``first_valid`` (valid first
+    interventions / tasks), the last two on the interactive route only (Li et al. 2026,
+    §3.4, App. J, Tables 30–34). O(records)."""
+    from .responses import STRUCTURES
+    rows = []
+    for model, recs in by_model(scored).items():
+        for route in dict.fromkeys(_route(s) for s in recs):
+            part = [s for s in recs if _route(s) == route]
+            srcs = [x for x in SOURCES if any(s["source"] == x for s in part)]
+            sts = [x for x in STRUCTURES if any(s["structure"] == x for s in part)]
+            for src in (ALL, *srcs):
+                for st in (ALL, *sts):
+                    sub = [s for s in part if src in (ALL, s["source"])
+                           and st in (ALL, s["structure"])]
+                    if not sub:
+                        continue
+                    base = {"route": route, "source": src, "structure": st, MODEL: model}
+                    done = sum(bool(s.get("completed")) for s in sub)
+                    rows.append({**base, "metric": "completion", **_share(done, len(sub))})
+                    if route != "interactive":
+                        continue
+                    valid = [s for s in sub if s.get("first_valid")]
+                    rows.append({**base, "metric": "first_valid",
+                                 **_share(len(valid), len(sub))})
+                    if valid:
+                        rows.append({**base, "metric": "completion_given_valid",
+                                     **_share(sum(bool(s.get("completed")) for s in valid),
+                                              len(valid))})
+    return ResultSet(
+        "li-completion", "Li et al. (2026), §3.4 and App. J (Tables 30–34)",
+        "Completion after intervention: completion, completion given a valid first turn, "
+        "first-turn validity", ["route", "source", "structure", "metric"], rows,
+        value="share",
+        note="interactive: the model's own intervention answered by the environment; an "
+             "invalid first response ends the task (no second turn) and counts as not "
+             "completed. reference: the predetermined resolution in a fresh one-turn prompt "
+             "(no first turn, so only completion). Unanswered prompts count as not "
+             "completed. 95 % Wilson intervals.",
+        figure=lambda rs, ax: _bars(ax, rs, ["source"], [MODEL, "route", "metric"],
+                                    keep=lambda r: r["structure"] == ALL))
+
+
+def completion_routes(scored: Sequence[Mapping[str, Any]]) -> ResultSet | None:
+    """Per model and source (and all), the tasks answered on both routes split by outcome:
+    completed on both, on the interactive route only, on the reference route only, on
+    neither (Li et al. 2026, App. J: e.g. Astra 534 both, 1 autonomous only, 5 reference
+    only), paired on the original task's ``instance_id``; None when no task of any model
+    has records on both routes. O(records)."""
+    rows = []
+    for model, recs in by_model(scored).items():
+        tasks: dict[str, dict[str, Mapping]] = defaultdict(dict)
+        for s in recs:
+            if s.get("instance_id") is not None:
+                tasks[str(s["instance_id"])][_route(s)] = s
+        both = {k: v for k, v in tasks.items() if {"interactive", "reference"} <= set(v)}
+        for src in (*SOURCES, ALL):
+            ks = [k for k, v in both.items() if src in (ALL, v["interactive"]["source"])]
+            if not ks:
+                continue
+            c: dict[str, int] = defaultdict(int)
+            for k in ks:
+                a = bool(both[k]["interactive"].get("completed"))
+                b = bool(both[k]["reference"].get("completed"))
+                c[ROUTE_OUTCOMES[0 if a and b else 1 if a else 2 if b else 3]] += 1
+            rows += [{"source": src, "outcome": o, MODEL: model, "value": c[o], "n": len(ks)}
+                     for o in ROUTE_OUTCOMES]
+    if not rows:
+        return None
+    return ResultSet(
+        "li-completion-routes", "Li et al. (2026), App. J (Table 30: the two routes)",
+        "Tasks completed on both routes, on one only, on neither", ["source", "outcome"],
+        rows, value="count",
+        note="Paired on the same task (the original instance) answered on both routes; "
+             "descriptive counts, as in the paper (the routes differ in history and, for "
+             "RELAX, in the change accepted).")
+
+
+def completion_results(scored: Sequence[Mapping[str, Any]]) -> list[ResultSet]:
+    """Every result set of ``actionable-indeterminacy-completion`` from the scored records
+    of any number of models (records without ``model`` are one unnamed model).
+
+    Parameters
+    ----------
+    scored : sequence of dict
+        Scored records of the completion suite (``prefcert score -o``, ``prefcert refine
+        -o`` or Inspect logs): ``source``, ``structure``, ``completed``, ``first_valid``
+        and, when the route was chosen, ``route`` (default ``interactive``).
+
+    Returns
+    -------
+    list of ResultSet
+        ``li-completion`` (:func:`completion_table`); ``li-completion-routes``
+        (:func:`completion_routes`) when some task was answered on both routes.
+
+    Notes
+    -----
+    O(records). Li, A. et al. (2026), "Ask, Relax, or Act? Evaluating Actionable
+    Indeterminacy in LLM Preference Reasoning", arXiv:2610.03102, §3.4 and App. J.
+    """
+    recs = [s for s in scored if "completed" in s and "source" in s]
+    if not recs:
+        return []
+    routes = completion_routes(recs)
+    return [completion_table(recs), *([routes] if routes is not None else [])]
