@@ -16,6 +16,8 @@ factor combination and model).
   (:data:`SUBSETS`), paired on prompt ids, Holm-adjusted over the pairs.
 - ``kw-alg-table22`` / ``kw-alg-table22-cells``: the interval-overlap criterion of Table 22
   applied to this suite's format contrast, generation vs selection of the same instances.
+- ``kw-table29``: the code-assisted design (``--param tools=code``): accuracy by market ×
+  n × feasible / infeasible (App. N); its records feed no other set.
 """
 from __future__ import annotations
 
@@ -815,6 +817,69 @@ def table22(scores: Sequence[Record]) -> list[ResultSet]:
                       figure=_fig_delta(["notion", "size", "existence", "escape"]))]
 
 
+# ----------------------------------------------------------------------------- Table 29
+
+#: notion of a code-assisted cell -> the market Table 29 names
+CODE_MARKETS = {"strict_core": "Shapley-Scarf", "super_stable": "matching"}
+
+
+def _code(s: Record) -> bool:
+    """Whether a record comes from the code-assisted design (``--param tools=code``)."""
+    return _cell(s).get("tools") == "code"
+
+
+def table29(scores: Sequence[Record]) -> ResultSet:
+    """Table 29 (Khanna & Wang 2026, App. N): code-assisted accuracy per model, market
+    (``Shapley-Scarf``: strict core; ``matching``: super stability), size and existence
+    (``F`` feasible / ``I`` infeasible), over the records of the code-assisted design
+    (cell ``tools = code``; 10 per cell in the design). Every record of a cell is in n:
+    timeouts and invalid (or ambiguous) answers count as incorrect, as the paper's
+    caption says; the rows also carry their ``timeouts`` and ``invalid`` counts.
+    O(records).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records of any number of models (``model``; none:
+        :data:`~prefcert.bench.results.UNNAMED_MODEL`); records of other designs are
+        ignored.
+
+    Returns
+    -------
+    ResultSet
+        ``kw-table29``; factors ``market``, ``size``, ``existence``.
+    """
+    from ..results import model_bars
+    factors = ["market", "size", "existence"]
+    rows: list[dict] = []
+    for model, ss in by_model(scores).items():
+        cells: dict[tuple, list[Record]] = {}
+        for s in ss:
+            c = _cell(s)
+            if _code(s) and c.get("notion") in CODE_MARKETS:
+                key = (CODE_MARKETS[c["notion"]], c.get("size"),
+                       "F" if c.get("feasible", True) else "I")
+                cells.setdefault(key, []).append(s)
+        for key in _levels([dict(zip(factors, k)) for k in cells], factors):
+            group = cells[key]
+            rows.append({**dict(zip(factors, key)), MODEL: model,
+                         **share(sum(map(_correct, group)), len(group)),
+                         "timeouts": sum(s.get("verdict") == "timeout" for s in group),
+                         "invalid": sum(s.get("verdict") in ("invalid", "ambiguous")
+                                        for s in group)})
+    return ResultSet(
+        "kw-table29", f"{PAPER}, Table 29",
+        "Code-assisted generation: accuracy by market, n and feasibility", factors, rows,
+        value="accuracy",
+        note="Shapley-Scarf = strict core, matching = super stability; the paper's Small, "
+             "Modest and Medium are n = 10, 30, 50. F: feasible, I: infeasible. The task is "
+             "generation with the {} hatch, scored as Table 20 (on I only {} is correct). "
+             "Timeouts and invalid or ambiguous answers are in n and count as incorrect "
+             "(the caption's rule; their counts in timeouts / invalid). 10 instances per "
+             "cell in the design. 95 % Wilson intervals.",
+        figure=model_bars)
+
+
 # ----------------------------------------------------------------------------- all
 
 def result_sets(scores: Sequence[Record]) -> list[ResultSet]:
@@ -836,8 +901,10 @@ def result_sets(scores: Sequence[Record]) -> list[ResultSet]:
     """
     mine = [s for s in scores if s.get("suite", "indeterminacy-algorithmic")
             == "indeterminacy-algorithmic"]
+    code = [s for s in mine if _code(s)]
+    mine = [s for s in mine if not _code(s)]
     one = [s for s in mine if not _rounds(s)]
     sets = [table20(one), fig13(one), table23(one), fig5(one, "generation"),
             fig5(one, "selection"), fig6(mine), fig9(one), fig10(one), fig11(one),
-            table21(one), *table22(one)]
+            table21(one), *table22(one), table29(code)]
     return [rs for rs in sets if rs.rows]
