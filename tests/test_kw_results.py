@@ -2,15 +2,13 @@
 Tables 27-28 (App. M, ``design=mitigation``) of ``indeterminacy-preference`` and Table 29
 (App. N, ``tools=code``) of ``indeterminacy-algorithmic``, each from hand-made scored
 records of two fake models (verdicts written by hand, every expected cell counted by hand
-in the comments); the variant records stay out of the main-design sets; ``prefcert
-report`` writes every table.
+in the comments); the variant records stay out of the main-design sets; the tables print and
+draw as ``prefcert report`` shows them; the Table 20 rule on infeasible prompts without the
+hatch, pinned to the paper's caption.
 """
 from __future__ import annotations
 
 import json
-import subprocess
-from pathlib import Path
-
 import pytest
 
 from prefcert.bench.suites import suite
@@ -186,14 +184,74 @@ def test_table29_market_size_feasibility_per_model():
             for r in acc] == [("alpha", "strict_core", 10, "E", 0, 1)]
 
 
-def test_report_writes_the_variant_tables(tmp_path: Path):
-    scores = tmp_path / "scores.jsonl"
-    scores.write_text("".join(json.dumps(s) + "\n" for s in pref_scores() + alg_scores()))
-    out = tmp_path / "sets.json"
-    r = subprocess.run(["prefcert", "report", str(scores), "-o", str(tmp_path / "r.html"),
-                        "--json", str(out)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-2000:]
-    data = json.loads(out.read_text())
-    keys = {s["key"] for s in data["result_sets"]}
-    assert {"kw-table19", "kw-table27", "kw-table28", "kw-table29"} <= keys
-    assert "Table 29" in r.stdout and "Table 19" in r.stdout
+def test_the_variant_tables_print_and_draw():
+    """What ``prefcert report`` does with a set, in process: the terminal table (models as
+    columns, the paper's table named) and the figure."""
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from rich.console import Console
+
+    from prefcert.bench.results import print_result_set
+    sets = [s for s in suite(PREF).results(pref_scores()) + suite(ALG).results(alg_scores())
+            if s.key in ("kw-table19", "kw-table27", "kw-table28", "kw-table29")]
+    assert [s.key for s in sets] == ["kw-table19", "kw-table27", "kw-table28", "kw-table29"]
+    for rs in sets:
+        buf = io.StringIO()
+        print_result_set(Console(file=buf, width=200), rs)
+        text = buf.getvalue()
+        assert rs.source in text and "alpha" in text and "beta" in text
+        json.dumps(rs.as_dict())
+        fig, ax = plt.subplots()
+        rs.figure(rs, ax)
+        assert ax.get_ylabel() == "accuracy"
+        plt.close(fig)
+
+
+# ----------------------------------------------------------------------------- Table 20 rule
+
+@pytest.fixture(scope="module")
+def infeasible_core_prompts():
+    """The infeasible strict-core generation prompts at n = 10 (one instance): with and
+    without the {} hatch, built lazily (only that task is sampled and certified)."""
+    from prefcert.bench.dataset import SuiteDataset
+    ds = SuiteDataset(ALG, sizes=[10], per_cell=1,
+                      cells={"design": "hard", "notion": "strict_core", "feasible": False,
+                             "task": "generation"})
+    got = {ds[i]["metadata"]["cell"]["escape"]: ds[i] for i in range(len(ds))}
+    assert set(got) == {True, False}
+    return got
+
+
+def _verdict(entry: dict, answer: str | None) -> str:
+    from prefcert.bench.design import Entry
+    from prefcert.bench.score import score_prompt
+    meta = entry["metadata"]
+    return score_prompt(meta, answer, Entry(meta["labels"], meta["instances"]))["verdict"]
+
+
+def test_infeasible_without_hatch_follows_the_papers_table20_rule(infeasible_core_prompts):
+    """Khanna & Wang, Table 20's caption: on NE rows without the {} instruction "a
+    response is correct if it is neither a timeout nor a valid one-to-one allocation"
+    (§F.2.2: models may say so with None, "None" values or a disclaimer). So every
+    hand-written answer below that is not an allocation — junk included — is correct by
+    the paper's rule; a valid allocation (the endowment: no allocation is in an empty
+    strict core) is incorrect; a timeout is a timeout. With the hatch, only {} is correct
+    and junk is invalid."""
+    no_hatch, hatch = infeasible_core_prompts[False], infeasible_core_prompts[True]
+    endowment = json.dumps({f"A{i}": f"O{i}" for i in range(1, 11)})
+    by_rule = {
+        "No allocation in the strict core exists for this market.": "correct",
+        "<answer>None</answer>": "correct",
+        '<answer>{"A1": "None", "A2": "None"}</answer>': "correct",
+        "asdf qwerty": "correct",                       # junk: not a valid allocation
+        "": "correct",                                  # an empty response, likewise
+        f"<answer>{endowment}</answer>": "incorrect",    # a valid one-to-one allocation
+    }
+    assert {a: _verdict(no_hatch, a) for a in by_rule} == by_rule
+    assert _verdict(no_hatch, None) == "timeout"
+    assert _verdict(hatch, "asdf qwerty") == "invalid"
+    assert _verdict(hatch, "<answer>{}</answer>") == "correct"
+    assert _verdict(hatch, f"<answer>{endowment}</answer>") == "incorrect"
