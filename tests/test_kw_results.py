@@ -17,23 +17,24 @@ PREF, ALG = "indeterminacy-preference", "indeterminacy-algorithmic"
 _ids = iter(range(1, 10**6))
 
 
-def h5(model, case, level, verdict):
+def variant(model, case, design, verdict, **levels):
+    """A scored record of an H.5 or mitigation cell (``levels``: ``level=`` or
+    ``mitigation=``)."""
     fam, q, pref = ("atomic", "position", "SI") if case == "undetermined" else \
         ("bundle", "rs", "SO")
+    fmt = "mcq" if levels.get("mitigation") == "L2_mcq" else "ff"
     return {"id": f"p{next(_ids)}", "suite": PREF, "model": model, "verdict": verdict,
             "determined": case == "rs_comparable",
             "cell": {"family": fam, "pref": pref, "question": q, "case": case, "size": 50,
-                     "design": "h5", "format": "ff", "level": level}}
+                     "design": design, "format": fmt, **levels}}
+
+
+def h5(model, case, level, verdict):
+    return variant(model, case, "h5", verdict, level=level)
 
 
 def mit(model, case, level, verdict):
-    fam, q, pref = ("atomic", "position", "SI") if case == "undetermined" else \
-        ("bundle", "rs", "SO")
-    return {"id": f"p{next(_ids)}", "suite": PREF, "model": model, "verdict": verdict,
-            "determined": case == "rs_comparable",
-            "cell": {"family": fam, "pref": pref, "question": q, "case": case, "size": 50,
-                     "design": "mitigation", "format": "mcq" if level == "L2_mcq" else "ff",
-                     "mitigation": level}}
+    return variant(model, case, "mitigation", verdict, mitigation=level)
 
 
 def main_record(model, verdict):

@@ -722,8 +722,45 @@ def table21(scores: Sequence[Record], subset: str = "hard-generation") -> Result
 
 # ----------------------------------------------------------------------------- Table 22
 
-def _nonoverlap(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+def separated(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two share rows' 95 % Wilson intervals (``low`` / ``high``) do not overlap:
+    the descriptive criterion of Khanna & Wang (2026), Table 22 (App. J.4). O(1)."""
     return a["high"] < b["low"] or b["high"] < a["low"]
+
+
+def overlap_summary(cells: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """The summary rows of Table 22's criterion (Khanna & Wang 2026, App. J.4): per model
+    of ``cells`` (rows with ``model`` and ``separated``, in first-seen order), a
+    ``significant cells`` row (``value`` = ``k`` = the separated cells, ``n`` = the
+    cells) and a ``cells compared`` row (``value`` = the cells). Both suites' Table 22
+    sets use it. O(len(cells)).
+
+    Parameters
+    ----------
+    cells : sequence of dict
+        One row per compared cell.
+
+    Returns
+    -------
+    list of dict
+        Two rows per model, factor ``measure``.
+    """
+    tally: dict[str, list[int]] = {}
+    for r in cells:
+        t = tally.setdefault(str(r[MODEL]), [0, 0])
+        t[0] += bool(r["separated"])
+        t[1] += 1
+    rows: list[dict] = []
+    for model, (k, n) in tally.items():
+        rows.append({"measure": "significant cells", MODEL: model, "value": k, "k": k,
+                     "n": n})
+        rows.append({"measure": "cells compared", MODEL: model, "value": n})
+    return rows
+
+
+#: the test line of a Table 22 criterion set (both suites)
+OVERLAP_CRITERION = ("No test: the paper's descriptive criterion (non-overlapping 95 % "
+                     "Wilson intervals), unpaired, no multiplicity adjustment.")
 
 
 def format_cells(scores: Sequence[Record]) -> list[dict]:
@@ -766,13 +803,12 @@ def format_cells(scores: Sequence[Record]) -> list[dict]:
                          "generation_high": g["high"], "n_generation": g["n"],
                          "selection": s["value"], "selection_low": s["low"],
                          "selection_high": s["high"], "n_selection": s["n"],
-                         "separated": _nonoverlap(g, s)})
+                         "separated": separated(g, s)})
     return rows
 
 
-_OVERLAP_TEST = ("No test: the paper's descriptive criterion (non-overlapping 95 % Wilson "
-                 "intervals), unpaired, no multiplicity adjustment. The two formats are the "
-                 "same instances, so a paired exact McNemar test is the sharper comparison.")
+_OVERLAP_TEST = (f"{OVERLAP_CRITERION} The two formats are the same instances, so a "
+                 f"paired exact McNemar test is the sharper comparison.")
 
 
 def table22(scores: Sequence[Record]) -> list[ResultSet]:
@@ -793,13 +829,7 @@ def table22(scores: Sequence[Record]) -> list[ResultSet]:
         The summary and the cells.
     """
     cells = format_cells(scores)
-    rows = []
-    for model in dict.fromkeys(r[MODEL] for r in cells):
-        mine = [r for r in cells if r[MODEL] == model]
-        sep = sum(r["separated"] for r in mine)
-        rows.append({"measure": "significant cells", MODEL: model, "value": sep, "k": sep,
-                     "n": len(mine)})
-        rows.append({"measure": "cells compared", MODEL: model, "value": len(mine)})
+    rows = overlap_summary(cells)
     note = ("The paper's Table 22 applies this criterion to free-flow vs MCQ on "
             "undetermined preference queries (the preference suite); here it is the "
             "algorithmic suite's format pair: generation vs selection of each hard "

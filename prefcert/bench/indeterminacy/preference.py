@@ -1036,6 +1036,7 @@ def _table22(scores: Sequence[dict]) -> list:
     where free-flow (``ff``) and multiple-choice (``mcq``) accuracy have non-overlapping
     95 % Wilson intervals, as ``significant cells`` of ``cells compared``, and the cells."""
     from ..results import ResultSet, share_rows
+    from .algorithmic_results import OVERLAP_CRITERION, overlap_summary, separated
     acc = share_rows(scores, [*TABLE22_CELL, "format"],
                      lambda s: (*(s["cell"].get(f) for f in TABLE22_CELL), s["cell"]["format"])
                      if s.get("determined") is False and s["cell"].get("format") in ("ff", "mcq")
@@ -1044,25 +1045,19 @@ def _table22(scores: Sequence[dict]) -> list:
     for r in acc:
         key = (r["model"], *(r[f] for f in TABLE22_CELL))
         pairs.setdefault(key, {})[r["format"]] = r
-    cells, summary = [], {}
+    cells = []
     for key, fm in pairs.items():
         if "ff" not in fm or "mcq" not in fm:
             continue
         ff, mcq = fm["ff"], fm["mcq"]
-        apart = ff["high"] < mcq["low"] or mcq["high"] < ff["low"]
         cells.append({**{f: v for f, v in zip(TABLE22_CELL, key[1:]) if v is not None},
                       "model": key[0], "value": mcq["value"] - ff["value"],
                       "ff": ff["value"], "ff_k": ff["k"], "ff_n": ff["n"],
                       "mcq": mcq["value"], "mcq_k": mcq["k"], "mcq_n": mcq["n"],
-                      "separated": apart})
-        k, n = summary.get(key[0], (0, 0))
-        summary[key[0]] = (k + apart, n + 1)
-    rows = [{"measure": m, "model": model, "value": v}
-            for model, (k, n) in summary.items()
-            for m, v in (("significant cells", k), ("cells compared", n))]
+                      "separated": separated(ff, mcq)})
+    rows = overlap_summary(cells)
     factors = [f for f in TABLE22_CELL if any(f in c for c in cells)]
-    test = ("No test: the paper's descriptive criterion (the two formats' 95 % Wilson "
-            "intervals do not overlap), unpaired, no multiplicity adjustment.")
+    test = OVERLAP_CRITERION
     note = ("Undetermined queries only; a cell is a prompt cell less its format (family, "
             "preference type, question, case, size or graph shape), kept where both ff and "
             "mcq were answered. ffk is not part of the paper's contrast.")
@@ -1213,6 +1208,17 @@ H5_TASKS = {"rs_incomparable": "RS-incomparable bundle", "undetermined": "unrank
 M_QUERY = {"rs_comparable": "determined", "rs_incomparable": "undetermined"}
 
 
+def _variant_set(scores: Sequence[dict], design: str, key: str, title: str,
+                 factors: list[str], levels, note: str) -> Any:
+    """A share table of one variant design's records: ``levels(cell)`` gives a record's
+    factor levels (None leaves it out); every record of a cell is in n."""
+    from ..results import ResultSet, model_bars, share_rows
+    rows = share_rows(scores, factors, lambda s: levels(s["cell"])
+                      if design_of(s) == design else None, _correct)
+    return ResultSet(key, f"{PAPER}, Table {key.rsplit('table', 1)[1]}", title, factors,
+                     rows, value="accuracy", figure=model_bars, note=note)
+
+
 def table19(scores: Sequence[dict]) -> Any:
     """Table 19 (Khanna & Wang 2026, App. H.5): accuracy per task (RS-incomparable
     bundle, unranked item, the determined bundle control), rendering level (1 symbolic
@@ -1232,24 +1238,19 @@ def table19(scores: Sequence[dict]) -> Any:
     ResultSet
         ``kw-table19``; factors ``task``, ``level``; shares with Wilson intervals.
     """
-    from ..results import ResultSet, model_bars, share_rows
-    rows = share_rows(
-        scores, ["task", "level"],
-        lambda s: (H5_TASKS[s["cell"]["case"]], s["cell"]["level"])
-        if design_of(s) == "h5" and s["cell"].get("case") in H5_TASKS
-        and "level" in s["cell"] else None, _correct)
-    return ResultSet(
-        "kw-table19", f"{PAPER}, Table 19",
+    return _variant_set(
+        scores, "h5", "kw-table19",
         "accuracy by rendering level: undetermined bundle and unranked-item queries, and "
-        "the determined bundle control", ["task", "level"], rows, value="accuracy",
-        figure=model_bars,
-        note="Level 1: the symbolic list; 2: the same items in sentences; 3: real dishes in "
-             "a meal narrative (the queried agent's list alone, free-flow). On the two "
-             "undetermined tasks correct = the answer indicates indeterminacy; on the "
-             "control (one bundle dominates) correct = that bundle. Every answer of a cell "
-             "is in n (60 per cell in the design): invalid, ambiguous and timed-out answers "
-             "count as wrong. The paper pools its control row over models; here it is per "
-             "model. 95 % Wilson intervals.")
+        "the determined bundle control", ["task", "level"],
+        lambda c: (H5_TASKS[c["case"]], c["level"])
+        if c.get("case") in H5_TASKS and "level" in c else None,
+        "Level 1: the symbolic list; 2: the same items in sentences; 3: real dishes in a "
+        "meal narrative (the queried agent's list alone, free-flow). On the two "
+        "undetermined tasks correct = the answer indicates indeterminacy; on the control "
+        "(one bundle dominates) correct = that bundle. Every answer of a cell is in n (60 "
+        "per cell in the design): invalid, ambiguous and timed-out answers count as wrong. "
+        "The paper pools its control row over models; here it is per model. 95 % Wilson "
+        "intervals.")
 
 
 def table27(scores: Sequence[dict]) -> Any:
@@ -1264,31 +1265,26 @@ def table27(scores: Sequence[dict]) -> Any:
     Parameters
     ----------
     scores : sequence of dict
-        Scored records of any number of models (``model``; none:
-        :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+        As for :func:`table19`; only bundle records of the mitigation design are read.
 
     Returns
     -------
     ResultSet
-        ``kw-table27``; factors ``level``, ``query``; shares with Wilson intervals.
+        ``kw-table27``; factors ``level``, ``query``.
     """
-    from ..results import ResultSet, model_bars, share_rows
-    rows = share_rows(
-        scores, ["level", "query"],
-        lambda s: (s["cell"]["mitigation"], M_QUERY[s["cell"]["case"]])
-        if design_of(s) == "mitigation" and s["cell"].get("family") == "bundle"
-        and s["cell"].get("case") in M_QUERY and "mitigation" in s["cell"] else None,
-        _correct)
-    return ResultSet(
-        "kw-table27", f"{PAPER}, Table 27",
+    return _variant_set(
+        scores, "mitigation", "kw-table27",
         "bundle comparisons under prompt-level mitigation: determined | undetermined "
-        "accuracy by level", ["level", "query"], rows, value="accuracy", figure=model_bars,
-        note="determined = RS-comparable pairs (the dominating bundle is correct), "
-             "undetermined = RS-incomparable pairs (only an abstention is correct). L1 "
-             "bare, L2 MCQ with the insufficient-information option, L3 general / "
-             "specific caution, L4 one worked demonstration (our wordings, docs/suites.md). "
-             "Every answer of a cell is in n (30 per cell in the design); invalid, "
-             "ambiguous and timed-out answers count as wrong. 95 % Wilson intervals.")
+        "accuracy by level", ["level", "query"],
+        lambda c: (c["mitigation"], M_QUERY[c["case"]])
+        if c.get("family") == "bundle" and c.get("case") in M_QUERY and "mitigation" in c
+        else None,
+        "determined = RS-comparable pairs (the dominating bundle is correct), undetermined "
+        "= RS-incomparable pairs (only an abstention is correct). L1 bare, L2 MCQ with the "
+        "insufficient-information option, L3 general / specific caution, L4 one worked "
+        "demonstration (our wordings, docs/suites.md). Every answer of a cell is in n (30 "
+        "per cell in the design); invalid, ambiguous and timed-out answers count as wrong. "
+        "95 % Wilson intervals.")
 
 
 def table28(scores: Sequence[dict]) -> Any:
@@ -1302,31 +1298,25 @@ def table28(scores: Sequence[dict]) -> Any:
     Parameters
     ----------
     scores : sequence of dict
-        Scored records of any number of models (``model``; none:
-        :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+        As for :func:`table19`; only the unranked-item records of the mitigation design.
 
     Returns
     -------
     ResultSet
-        ``kw-table28``; factor ``level``; shares with Wilson intervals.
+        ``kw-table28``; factor ``level``.
     """
-    from ..results import ResultSet, model_bars, share_rows
-    rows = share_rows(
-        scores, ["level"],
-        lambda s: (s["cell"]["mitigation"],)
-        if design_of(s) == "mitigation" and s["cell"].get("family") == "atomic"
-        and "mitigation" in s["cell"] else None, _correct)
-    return ResultSet(
-        "kw-table28", f"{PAPER}, Table 28",
+    return _variant_set(
+        scores, "mitigation", "kw-table28",
         "the undetermined unranked-item query under few-shot mitigation: accuracy by level",
-        ["level"], rows, value="accuracy", figure=model_bars,
-        note="Reading: the paper's column 'L4 cross-domain' is its caption's "
-             "'cross-source' — demonstrations about the other source of indeterminacy "
-             "(App. M: the bundle-comparison demonstration applied to an item the agent "
-             "never ranked), not another application domain; here L4_cross_source. "
-             "L4_in_domain: a demonstration of an unranked item. Only an abstention is "
-             "correct; every answer of a cell is in n (30 per cell in the design). 95 % "
-             "Wilson intervals.")
+        ["level"],
+        lambda c: (c["mitigation"],) if c.get("family") == "atomic" and "mitigation" in c
+        else None,
+        "Reading: the paper's column 'L4 cross-domain' is its caption's 'cross-source' — "
+        "demonstrations about the other source of indeterminacy (App. M: the "
+        "bundle-comparison demonstration applied to an item the agent never ranked), not "
+        "another application domain; here L4_cross_source. L4_in_domain: a demonstration "
+        "of an unranked item. Only an abstention is correct; every answer of a cell is in n "
+        "(30 per cell in the design). 95 % Wilson intervals.")
 
 
 SUITE_NAME = "indeterminacy-preference"
