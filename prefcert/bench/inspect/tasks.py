@@ -10,8 +10,8 @@ suite's cells with the level(s) to keep, e.g. ``-T format=mcq`` or ``-T rule=[bo
 
 Code-assisted prompts (a prompt record with ``tools``: ``indeterminacy-algorithmic``
 with ``--param tools=code``, Khanna & Wang 2026, Table 29) get Inspect AI's own
-``python`` tool, its timeout the prompt's ``time_limit`` (the suite's ``time_budget``),
-run in the sandbox named by the task parameter ``sandbox``: ``local`` (the default: the
+``python`` tool, its timeout the prompt's ``time_limit`` (the suite's ``time_budget``,
+which also bounds the whole response: past it, a ``timeout``), run in the sandbox named by the task parameter ``sandbox``: ``local`` (the default: the
 model's code runs on this machine, as this user, in a temporary directory — trust the
 model or the machine is expendable) or ``docker`` (an Inspect Docker container: isolated,
 needs a Docker daemon). Other prompts get no tool and no sandbox.
@@ -33,7 +33,9 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset, Sample
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+from inspect_ai.model import ModelOutput
 from inspect_ai.tool import python
+from inspect_ai.util import apply_limits, time_limit
 from inspect_ai.util import registry_info
 
 from ...formal.errors import InstanceError
@@ -125,16 +127,21 @@ DEFAULT_TOOL_TIMEOUT = 20 * 60
 
 
 @solver
-def code_tool(default_timeout: int = DEFAULT_TOOL_TIMEOUT) -> Solver:
-    """Give a sample Inspect AI's ``python`` tool when its prompt record asks for one
-    (``tools`` lists ``"python"``: the code-assisted design of Khanna & Wang 2026, §5,
-    App. N, Table 29), with the prompt's ``time_limit`` (seconds, the suite's
-    ``time_budget``) as the tool's timeout (kept in the sample's store as
-    ``prefcert_tool_timeout``); other samples are left as they are. The tool runs in the
-    task's sandbox. O(1) per sample.
+def code_tool(answer: Solver, default_timeout: int = DEFAULT_TOOL_TIMEOUT) -> Solver:
+    """``answer`` with Inspect AI's ``python`` tool for a sample whose prompt record asks
+    for one (``tools`` lists ``"python"``: the code-assisted design of Khanna & Wang 2026,
+    §5, App. N, Table 29) and the prompt's ``time_limit`` (seconds, the suite's
+    ``time_budget``: the paper's limit per response) both as the tool's timeout and as a
+    working-time limit on the whole response. A response still running at the limit
+    ends with no answer, scored as a ``timeout`` (the prompt says a late answer is
+    incorrect). The store records ``prefcert_tool_timeout`` and, when the limit ended the
+    response, ``prefcert_time_budget_exceeded``. Other samples run ``answer`` as it is.
+    The tool runs in the task's sandbox. O(1) per sample besides ``answer``.
 
     Parameters
     ----------
+    answer : Solver
+        What answers the sample (``generate()`` or the refinement solver).
     default_timeout : int
         Seconds, for a prompt naming no ``time_limit``.
 
@@ -144,10 +151,17 @@ def code_tool(default_timeout: int = DEFAULT_TOOL_TIMEOUT) -> Solver:
     """
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         meta = state.metadata or {}
-        if "python" in (meta.get("tools") or ()):
-            timeout = int(meta.get("time_limit") or default_timeout)
-            state.tools = [python(timeout=timeout)]
-            state.store.set("prefcert_tool_timeout", timeout)        # in the log
+        if "python" not in (meta.get("tools") or ()):
+            return await answer(state, generate)
+        timeout = int(meta.get("time_limit") or default_timeout)
+        state.tools = [python(timeout=timeout)]
+        state.store.set("prefcert_tool_timeout", timeout)            # in the log
+        with apply_limits([time_limit(timeout)], catch_errors=True) as scope:
+            state = await answer(state, generate)
+        if scope.limit_error is not None:           # no answer within the budget
+            state.store.set("prefcert_time_budget_exceeded", True)
+            state.output = ModelOutput(model=str(state.model), choices=[],
+                                       error=f"time budget of {timeout} s exceeded")
         return state
     return solve
 
@@ -197,7 +211,7 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
     answer = refinement(rounds) if rounds > 1 else generate()
     tools = wants_tools(entries)
     return Task(dataset=LazySamples(entries, suite),
-                solver=[code_tool(), answer] if tools else answer,
+                solver=code_tool(answer) if tools else answer,
                 sandbox=sandbox if tools else None,
                 scorer=prefcert_scorer(), name=suite, epochs=epochs,
                 metadata={"suite": suite, "seed": s.seed if seed is None else seed,
