@@ -1,9 +1,9 @@
 """The code-assisted design (Khanna & Wang 2026, Table 29; ``--param tools=code``) as an
 Inspect task: the model is given Inspect AI's ``python`` tool in the ``local`` sandbox,
 a scripted tool call's code really runs, and the final answer (what that code printed)
-is scored by the task's scorer (the log's read-back by ``prefcert score`` is
-tests/test_inspect.py's); a response outlasting the prompt's time budget is a timeout; a
-prompt without ``tools`` gets no tool; an unknown sandbox is refused."""
+is scored by the task's scorer and, read back from the log, fills Table 29; a response
+outlasting the prompt's time budget is a timeout; a prompt without ``tools`` gets no
+tool; an unknown sandbox is refused."""
 from __future__ import annotations
 
 import json
@@ -106,6 +106,17 @@ def test_scripted_tool_call_runs_and_its_printed_answer_is_scored(code_bench, tm
     s = samples[late["id"]]
     assert s.store["prefcert_tool_timeout"] == 2 and s.store["prefcert_time_budget_exceeded"]
     assert "prefcert_time_budget_exceeded" not in samples[feas["id"]].store
+    # the log, re-scored as prefcert score / report read it, gives Table 29's cells:
+    # Shapley-Scarf n = 10 F 1 of 1, I 0 of 1; matching F 1 of 1, I 0 of 1 (a timeout)
+    from prefcert.bench.inspect.logs import log_samples, score_samples
+    from prefcert.bench.suites import suite
+    sets = {rs.key: rs for rs in suite(SUITE).results(score_samples(log_samples(
+        [log.location])))}
+    assert list(sets) == ["kw-table29"]
+    assert {(r["market"], r["size"], r["existence"]): (r["k"], r["n"], r["timeouts"])
+            for r in sets["kw-table29"].rows} == {
+        ("Shapley-Scarf", 10, "F"): (1, 1, 0), ("Shapley-Scarf", 10, "I"): (0, 1, 0),
+        ("matching", 10, "F"): (1, 1, 0), ("matching", 10, "I"): (0, 1, 1)}
 
 
 def test_code_tool_only_where_the_prompt_asks_with_its_time_limit():
