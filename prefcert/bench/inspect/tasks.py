@@ -11,10 +11,11 @@ suite's cells with the level(s) to keep, e.g. ``-T format=mcq`` or ``-T rule=[bo
 Code-assisted prompts (a prompt record with ``tools``: ``indeterminacy-algorithmic``
 with ``--param tools=code``, Khanna & Wang 2026, Table 29) get Inspect AI's own
 ``python`` tool, its timeout the prompt's ``time_limit`` (the suite's ``time_budget``,
-which also bounds the whole response: past it, a ``timeout``), run in the sandbox named by the task parameter ``sandbox``: ``local`` (the default: the
-model's code runs on this machine, as this user, in a temporary directory — trust the
-model or the machine is expendable) or ``docker`` (an Inspect Docker container: isolated,
-needs a Docker daemon). Other prompts get no tool and no sandbox.
+which also bounds the whole response: past it, a ``timeout``), run in the sandbox named
+by the task parameter ``sandbox``: ``local`` (the default: the model's code runs on this
+machine, as this user, in a temporary directory — trust the model or the machine is
+expendable) or ``docker`` (an Inspect Docker container: isolated, needs a Docker
+daemon). Other prompts get no tool and no sandbox.
 
 Each sample's ``input`` is the prompt, its ``target`` the gold answer, its ``id`` the
 prompt id, and its ``metadata`` the prompt record with the certified ``labels`` (each
@@ -32,11 +33,10 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset, Sample
-from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from inspect_ai.model import ModelOutput
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from inspect_ai.tool import python
-from inspect_ai.util import apply_limits, time_limit
-from inspect_ai.util import registry_info
+from inspect_ai.util import apply_limits, registry_info, time_limit
 
 from ...formal.errors import InstanceError
 from ..dataset import benchmark_entries
@@ -132,7 +132,7 @@ def code_tool(answer: Solver, default_timeout: int = DEFAULT_TOOL_TIMEOUT) -> So
     for one (``tools`` lists ``"python"``: the code-assisted design of Khanna & Wang 2026,
     §5, App. N, Table 29) and the prompt's ``time_limit`` (seconds, the suite's
     ``time_budget``: the paper's limit per response) both as the tool's timeout and as a
-    working-time limit on the whole response. A response still running at the limit
+    wall-clock limit on the whole response (every round of a refinement included). A response still running at the limit
     ends with no answer, scored as a ``timeout`` (the prompt says a late answer is
     incorrect). The store records ``prefcert_tool_timeout`` and, when the limit ended the
     response, ``prefcert_time_budget_exceeded``. Other samples run ``answer`` as it is.
