@@ -16,6 +16,8 @@ factor combination and model).
   (:data:`SUBSETS`), paired on prompt ids, Holm-adjusted over the pairs.
 - ``kw-alg-table22`` / ``kw-alg-table22-cells``: the interval-overlap criterion of Table 22
   applied to this suite's format contrast, generation vs selection of the same instances.
+- ``kw-table29``: the code-assisted design (``--param tools=code``): accuracy by market ×
+  n × feasible / infeasible (App. N); its records feed no other set.
 """
 from __future__ import annotations
 
@@ -720,8 +722,45 @@ def table21(scores: Sequence[Record], subset: str = "hard-generation") -> Result
 
 # ----------------------------------------------------------------------------- Table 22
 
-def _nonoverlap(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+def separated(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two share rows' 95 % Wilson intervals (``low`` / ``high``) do not overlap:
+    the descriptive criterion of Khanna & Wang (2026), Table 22 (App. J.4). O(1)."""
     return a["high"] < b["low"] or b["high"] < a["low"]
+
+
+def overlap_summary(cells: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """The summary rows of Table 22's criterion (Khanna & Wang 2026, App. J.4): per model
+    of ``cells`` (rows with ``model`` and ``separated``, in first-seen order), a
+    ``significant cells`` row (``value`` = ``k`` = the separated cells, ``n`` = the
+    cells) and a ``cells compared`` row (``value`` = the cells). Both suites' Table 22
+    sets use it. O(len(cells)).
+
+    Parameters
+    ----------
+    cells : sequence of dict
+        One row per compared cell.
+
+    Returns
+    -------
+    list of dict
+        Two rows per model, factor ``measure``.
+    """
+    tally: dict[str, list[int]] = {}
+    for r in cells:
+        t = tally.setdefault(str(r[MODEL]), [0, 0])
+        t[0] += bool(r["separated"])
+        t[1] += 1
+    rows: list[dict] = []
+    for model, (k, n) in tally.items():
+        rows.append({"measure": "significant cells", MODEL: model, "value": k, "k": k,
+                     "n": n})
+        rows.append({"measure": "cells compared", MODEL: model, "value": n})
+    return rows
+
+
+#: the test line of a Table 22 criterion set (both suites)
+OVERLAP_CRITERION = ("No test: the paper's descriptive criterion (non-overlapping 95 % "
+                     "Wilson intervals), unpaired, no multiplicity adjustment.")
 
 
 def format_cells(scores: Sequence[Record]) -> list[dict]:
@@ -764,13 +803,12 @@ def format_cells(scores: Sequence[Record]) -> list[dict]:
                          "generation_high": g["high"], "n_generation": g["n"],
                          "selection": s["value"], "selection_low": s["low"],
                          "selection_high": s["high"], "n_selection": s["n"],
-                         "separated": _nonoverlap(g, s)})
+                         "separated": separated(g, s)})
     return rows
 
 
-_OVERLAP_TEST = ("No test: the paper's descriptive criterion (non-overlapping 95 % Wilson "
-                 "intervals), unpaired, no multiplicity adjustment. The two formats are the "
-                 "same instances, so a paired exact McNemar test is the sharper comparison.")
+_OVERLAP_TEST = (f"{OVERLAP_CRITERION} The two formats are the same instances, so a "
+                 f"paired exact McNemar test is the sharper comparison.")
 
 
 def table22(scores: Sequence[Record]) -> list[ResultSet]:
@@ -791,13 +829,7 @@ def table22(scores: Sequence[Record]) -> list[ResultSet]:
         The summary and the cells.
     """
     cells = format_cells(scores)
-    rows = []
-    for model in dict.fromkeys(r[MODEL] for r in cells):
-        mine = [r for r in cells if r[MODEL] == model]
-        sep = sum(r["separated"] for r in mine)
-        rows.append({"measure": "significant cells", MODEL: model, "value": sep, "k": sep,
-                     "n": len(mine)})
-        rows.append({"measure": "cells compared", MODEL: model, "value": len(mine)})
+    rows = overlap_summary(cells)
     note = ("The paper's Table 22 applies this criterion to free-flow vs MCQ on "
             "undetermined preference queries (the preference suite); here it is the "
             "algorithmic suite's format pair: generation vs selection of each hard "
@@ -813,6 +845,69 @@ def table22(scores: Sequence[Record]) -> list[ResultSet]:
                       value="accuracy difference (selection − generation)",
                       test=_OVERLAP_TEST, note=note,
                       figure=_fig_delta(["notion", "size", "existence", "escape"]))]
+
+
+# ----------------------------------------------------------------------------- Table 29
+
+#: notion of a code-assisted cell -> the market Table 29 names
+CODE_MARKETS = {"strict_core": "Shapley-Scarf", "super_stable": "matching"}
+
+
+def _code(s: Record) -> bool:
+    """Whether a record comes from the code-assisted design (``--param tools=code``)."""
+    return _cell(s).get("tools") == "code"
+
+
+def table29(scores: Sequence[Record]) -> ResultSet:
+    """Table 29 (Khanna & Wang 2026, App. N): code-assisted accuracy per model, market
+    (``Shapley-Scarf``: strict core; ``matching``: super stability), size and existence
+    (``F`` feasible / ``I`` infeasible), over the records of the code-assisted design
+    (cell ``tools = code``; 10 per cell in the design). Every record of a cell is in n:
+    timeouts and invalid (or ambiguous) answers count as incorrect, as the paper's
+    caption says; the rows also carry their ``timeouts`` and ``invalid`` counts.
+    O(records).
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records of any number of models (``model``; none:
+        :data:`~prefcert.bench.results.UNNAMED_MODEL`); records of other designs are
+        ignored.
+
+    Returns
+    -------
+    ResultSet
+        ``kw-table29``; factors ``market``, ``size``, ``existence``.
+    """
+    from ..results import model_bars
+    factors = ["market", "size", "existence"]
+    rows: list[dict] = []
+    for model, ss in by_model(scores).items():
+        cells: dict[tuple, list[Record]] = {}
+        for s in ss:
+            c = _cell(s)
+            if _code(s) and c.get("notion") in CODE_MARKETS:
+                key = (CODE_MARKETS[c["notion"]], c.get("size"),
+                       "F" if c.get("feasible", True) else "I")
+                cells.setdefault(key, []).append(s)
+        for key in _levels([dict(zip(factors, k)) for k in cells], factors):
+            group = cells[key]
+            rows.append({**dict(zip(factors, key)), MODEL: model,
+                         **share(sum(map(_correct, group)), len(group)),
+                         "timeouts": sum(s.get("verdict") == "timeout" for s in group),
+                         "invalid": sum(s.get("verdict") in ("invalid", "ambiguous")
+                                        for s in group)})
+    return ResultSet(
+        "kw-table29", f"{PAPER}, Table 29",
+        "Code-assisted generation: accuracy by market, n and feasibility", factors, rows,
+        value="accuracy",
+        note="Shapley-Scarf = strict core, matching = super stability; the paper's Small, "
+             "Modest and Medium are n = 10, 30, 50. F: feasible, I: infeasible. The task is "
+             "generation with the {} hatch, scored as Table 20 (on I only {} is correct). "
+             "Timeouts and invalid or ambiguous answers are in n and count as incorrect "
+             "(the caption's rule; their counts in timeouts / invalid). 10 instances per "
+             "cell in the design. 95 % Wilson intervals.",
+        figure=model_bars)
 
 
 # ----------------------------------------------------------------------------- all
@@ -836,8 +931,10 @@ def result_sets(scores: Sequence[Record]) -> list[ResultSet]:
     """
     mine = [s for s in scores if s.get("suite", "indeterminacy-algorithmic")
             == "indeterminacy-algorithmic"]
+    code = [s for s in mine if _code(s)]
+    mine = [s for s in mine if not _code(s)]
     one = [s for s in mine if not _rounds(s)]
     sets = [table20(one), fig13(one), table23(one), fig5(one, "generation"),
             fig5(one, "selection"), fig6(mine), fig9(one), fig10(one), fig11(one),
-            table21(one), *table22(one)]
+            table21(one), *table22(one), table29(code)]
     return [rs for rs in sets if rs.rows]

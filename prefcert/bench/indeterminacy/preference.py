@@ -1036,6 +1036,7 @@ def _table22(scores: Sequence[dict]) -> list:
     where free-flow (``ff``) and multiple-choice (``mcq``) accuracy have non-overlapping
     95 % Wilson intervals, as ``significant cells`` of ``cells compared``, and the cells."""
     from ..results import ResultSet, share_rows
+    from .algorithmic_results import OVERLAP_CRITERION, overlap_summary, separated
     acc = share_rows(scores, [*TABLE22_CELL, "format"],
                      lambda s: (*(s["cell"].get(f) for f in TABLE22_CELL), s["cell"]["format"])
                      if s.get("determined") is False and s["cell"].get("format") in ("ff", "mcq")
@@ -1044,25 +1045,19 @@ def _table22(scores: Sequence[dict]) -> list:
     for r in acc:
         key = (r["model"], *(r[f] for f in TABLE22_CELL))
         pairs.setdefault(key, {})[r["format"]] = r
-    cells, summary = [], {}
+    cells = []
     for key, fm in pairs.items():
         if "ff" not in fm or "mcq" not in fm:
             continue
         ff, mcq = fm["ff"], fm["mcq"]
-        apart = ff["high"] < mcq["low"] or mcq["high"] < ff["low"]
         cells.append({**{f: v for f, v in zip(TABLE22_CELL, key[1:]) if v is not None},
                       "model": key[0], "value": mcq["value"] - ff["value"],
                       "ff": ff["value"], "ff_k": ff["k"], "ff_n": ff["n"],
                       "mcq": mcq["value"], "mcq_k": mcq["k"], "mcq_n": mcq["n"],
-                      "separated": apart})
-        k, n = summary.get(key[0], (0, 0))
-        summary[key[0]] = (k + apart, n + 1)
-    rows = [{"measure": m, "model": model, "value": v}
-            for model, (k, n) in summary.items()
-            for m, v in (("significant cells", k), ("cells compared", n))]
+                      "separated": separated(ff, mcq)})
+    rows = overlap_summary(cells)
     factors = [f for f in TABLE22_CELL if any(f in c for c in cells)]
-    test = ("No test: the paper's descriptive criterion (the two formats' 95 % Wilson "
-            "intervals do not overlap), unpaired, no multiplicity adjustment.")
+    test = OVERLAP_CRITERION
     note = ("Undetermined queries only; a cell is a prompt cell less its format (family, "
             "preference type, question, case, size or graph shape), kept where both ff and "
             "mcq were answered. ffk is not part of the paper's contrast.")
@@ -1095,7 +1090,15 @@ def results(scores: Sequence[dict]) -> list:
       (Fig. 3b): premature "incomparable" where a chain exists, a commitment where none
       does;
     - ``kw-table22`` / ``kw-table22-cells``: per model, the undetermined-query cells where
-      free-flow and MCQ accuracy have non-overlapping 95 % intervals (Table 22, App. J.4).
+      free-flow and MCQ accuracy have non-overlapping 95 % intervals (Table 22, App. J.4);
+    - ``kw-table19``, from ``design=h5`` records: accuracy by task and rendering level
+      (:func:`table19`, App. H.5);
+    - ``kw-table27`` / ``kw-table28``, from ``design=mitigation`` records: bundle
+      comparisons (determined | undetermined) and the unranked-item query by mitigation
+      level (:func:`table27`, :func:`table28`, App. M).
+
+    The main-design sets read the main design's records only (a cell naming no
+    ``design``), the variant tables their variant's.
 
     Every value is a share k / n of prompts with its 95 % Wilson interval (one draw per
     prompt; Wilson 1927). O(R log R) for R records.
@@ -1106,6 +1109,8 @@ def results(scores: Sequence[dict]) -> list:
     language models. arXiv:2608.18631. §3, Figs. 2, 3 and 7, App. H.3–H.4.
     """
     from ..results import ResultSet, category_rows, model_bars, share_rows
+    designs = {d: [s for s in scores if design_of(s) == d] for d in DESIGNS}
+    scores = designs["main"]
     fam = lambda s: s["cell"].get("family")
     out = [ResultSet(
         "kw-fig7", f"{PAPER}, Fig. 7", "accuracy by task family and profile size",
@@ -1183,7 +1188,135 @@ def results(scores: Sequence[dict]) -> list:
              "the reasoning, Table 16, and is not split here). Shares sum to 1 per model "
              "and pair. 95 % Wilson intervals."))
     out += _table22(scores)
+    out += [table19(designs["h5"]), table27(designs["mitigation"]),
+            table28(designs["mitigation"])]
     return [rs for rs in out if rs.rows]
+
+
+def design_of(s: dict) -> str:
+    """The design a scored record comes from: its cell's ``design`` (``h5``,
+    ``mitigation``), ``main`` when the cell names none (the registered design's cells
+    do not). O(1)."""
+    d = (s.get("cell") or {}).get("design")
+    return str(d) if d in DESIGNS else "main"
+
+
+#: case of an H.5 cell -> the row label of Table 19 (K&W 2026, App. H.5)
+H5_TASKS = {"rs_incomparable": "RS-incomparable bundle", "undetermined": "unranked item",
+            "rs_comparable": "determined bundle (control)"}
+#: case of a mitigation bundle cell -> the half of Table 27's determined | undetermined cell
+M_QUERY = {"rs_comparable": "determined", "rs_incomparable": "undetermined"}
+
+
+def _variant_set(scores: Sequence[dict], design: str, key: str, title: str,
+                 factors: list[str], levels, note: str) -> Any:
+    """A share table of one variant design's records: ``levels(cell)`` gives a record's
+    factor levels (None leaves it out); every record of a cell is in n."""
+    from ..results import ResultSet, model_bars, share_rows
+    rows = share_rows(scores, factors, lambda s: levels(s["cell"])
+                      if design_of(s) == design else None, _correct)
+    return ResultSet(key, f"{PAPER}, Table {key.rsplit('table', 1)[1]}", title, factors,
+                     rows, value="accuracy", figure=model_bars, note=note)
+
+
+def table19(scores: Sequence[dict]) -> Any:
+    """Table 19 (Khanna & Wang 2026, App. H.5): accuracy per task (RS-incomparable
+    bundle, unranked item, the determined bundle control), rendering level (1 symbolic
+    list, 2 sentences, 3 dishes in a narrative) and model, over the ``design=h5``
+    records (60 per cell in the design). Every record of a cell is in its denominator: an
+    invalid, ambiguous or timed-out answer does not indicate indeterminacy and counts as
+    wrong. Records of other designs are ignored. O(R log R) for R records.
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        Scored records of any number of models (``model``; none:
+        :data:`~prefcert.bench.results.UNNAMED_MODEL`).
+
+    Returns
+    -------
+    ResultSet
+        ``kw-table19``; factors ``task``, ``level``; shares with Wilson intervals.
+    """
+    return _variant_set(
+        scores, "h5", "kw-table19",
+        "accuracy by rendering level: undetermined bundle and unranked-item queries, and "
+        "the determined bundle control", ["task", "level"],
+        lambda c: (H5_TASKS[c["case"]], c["level"])
+        if c.get("case") in H5_TASKS and "level" in c else None,
+        "Level 1: the symbolic list; 2: the same items in sentences; 3: real dishes in a "
+        "meal narrative (the queried agent's list alone, free-flow). On the two "
+        "undetermined tasks correct = the answer indicates indeterminacy; on the control "
+        "(one bundle dominates) correct = that bundle. Every answer of a cell is in n (60 "
+        "per cell in the design): invalid, ambiguous and timed-out answers count as wrong. "
+        "The paper pools its control row over models; here it is per model. 95 % Wilson "
+        "intervals.")
+
+
+def table27(scores: Sequence[dict]) -> Any:
+    """Table 27 (Khanna & Wang 2026, App. M): bundle-comparison accuracy per mitigation
+    level (``L1_bare``, ``L2_mcq``, ``L3_general``, ``L3_specific``, ``L4_few_shot``),
+    query (``determined``: RS-comparable, one bundle dominates; ``undetermined``:
+    RS-incomparable) and model, over the ``design=mitigation`` records (30 per cell in
+    the design); the paper's "determined | undetermined" cell is the two rows of a level.
+    Every record of a cell is in n (invalid, ambiguous, timeout: wrong).
+    O(R log R) for R records.
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        As for :func:`table19`; only bundle records of the mitigation design are read.
+
+    Returns
+    -------
+    ResultSet
+        ``kw-table27``; factors ``level``, ``query``.
+    """
+    return _variant_set(
+        scores, "mitigation", "kw-table27",
+        "bundle comparisons under prompt-level mitigation: determined | undetermined "
+        "accuracy by level", ["level", "query"],
+        lambda c: (c["mitigation"], M_QUERY[c["case"]])
+        if c.get("family") == "bundle" and c.get("case") in M_QUERY and "mitigation" in c
+        else None,
+        "determined = RS-comparable pairs (the dominating bundle is correct), undetermined "
+        "= RS-incomparable pairs (only an abstention is correct). L1 bare, L2 MCQ with the "
+        "insufficient-information option, L3 general / specific caution, L4 one worked "
+        "demonstration (our wordings, docs/suites.md). Every answer of a cell is in n (30 "
+        "per cell in the design); invalid, ambiguous and timed-out answers count as wrong. "
+        "95 % Wilson intervals.")
+
+
+def table28(scores: Sequence[dict]) -> Any:
+    """Table 28 (Khanna & Wang 2026, App. M): accuracy on the undetermined atomic query
+    about an unranked item per level (``L1_bare``; ``L4_in_domain``, a demonstration of
+    the same source of indeterminacy, an unranked item; ``L4_cross_source``, the paper's
+    "L4 cross-domain": the bundle-comparison demonstration, the other source) and model,
+    over the ``design=mitigation`` records (30 per cell). Every record of a cell is in n.
+    O(R log R) for R records.
+
+    Parameters
+    ----------
+    scores : sequence of dict
+        As for :func:`table19`; only the unranked-item records of the mitigation design.
+
+    Returns
+    -------
+    ResultSet
+        ``kw-table28``; factor ``level``.
+    """
+    return _variant_set(
+        scores, "mitigation", "kw-table28",
+        "the undetermined unranked-item query under few-shot mitigation: accuracy by level",
+        ["level"],
+        lambda c: (c["mitigation"],) if c.get("family") == "atomic" and "mitigation" in c
+        else None,
+        "Reading: the paper's column 'L4 cross-domain' is its caption's 'cross-source' — "
+        "demonstrations about the other source of indeterminacy (App. M: the "
+        "bundle-comparison demonstration applied to an item the agent never ranked), not "
+        "another application domain; here L4_cross_source. L4_in_domain: a demonstration "
+        "of an unranked item. Only an abstention is correct; every answer of a cell is in n "
+        "(30 per cell in the design). 95 % Wilson intervals.")
 
 
 SUITE_NAME = "indeterminacy-preference"

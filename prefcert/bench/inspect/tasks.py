@@ -11,6 +11,15 @@ suite is configured with them and ``sizes``, as ``prefcert generate --param --si
 any factor of the suite's cells with the level(s) to keep, e.g. ``-T format=mcq`` or
 ``-T rule=[borda,irv]``. A name that is neither is refused with one line naming it.
 
+Code-assisted prompts (a prompt record with ``tools``: ``indeterminacy-algorithmic``
+with ``--param tools=code``, Khanna & Wang 2026, Table 29) get Inspect AI's own
+``python`` tool, its timeout the prompt's ``time_limit`` (the suite's ``time_budget``,
+which also bounds the whole response: past it, a ``timeout``), run in the sandbox named
+by the task parameter ``sandbox``: ``local`` (the default: the model's code runs on this
+machine, as this user, in a temporary directory — trust the model or the machine is
+expendable) or ``docker`` (an Inspect Docker container: isolated, needs a Docker
+daemon). Other prompts get no tool and no sandbox.
+
 Each sample's ``input`` is the prompt, its ``target`` the gold answer, its ``id`` the
 prompt id, and its ``metadata`` the prompt record with the certified ``labels`` (each
 with its certificate) and the ``instances`` they are about: what the scorer reads, and
@@ -27,8 +36,10 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset, Sample
-from inspect_ai.solver import generate
-from inspect_ai.util import registry_info
+from inspect_ai.model import ModelOutput
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+from inspect_ai.tool import python
+from inspect_ai.util import apply_limits, registry_info, time_limit
 
 from ...formal.errors import InstanceError
 from ..dataset import benchmark_entries
@@ -110,10 +121,71 @@ def _levels(value: Any, what: str) -> list | None:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
+#: sandboxes the ``sandbox`` task parameter offers for code-assisted prompts: a trust
+#: choice (``local`` runs the model's code on this machine; ``docker`` isolates it)
+SANDBOXES = ("local", "docker")
+#: the tool timeout when a prompt asks for a tool but names no ``time_limit`` (seconds:
+#: Khanna & Wang's 20 minutes, footnote 7)
+DEFAULT_TOOL_TIMEOUT = 20 * 60
+
+
+@solver
+def code_tool(answer: Solver, default_timeout: int = DEFAULT_TOOL_TIMEOUT) -> Solver:
+    """``answer`` with Inspect AI's ``python`` tool for a sample whose prompt record asks
+    for one (``tools`` lists ``"python"``: the code-assisted design of Khanna & Wang 2026,
+    §5, App. N, Table 29) and the prompt's ``time_limit`` (seconds, the suite's
+    ``time_budget``: the paper's limit per response) both as the tool's timeout and as a
+    wall-clock limit on the whole response (every round of a refinement included). A response still running at the limit
+    ends with no answer, scored as a ``timeout`` (the prompt says a late answer is
+    incorrect). The store records ``prefcert_tool_timeout`` and, when the limit ended the
+    response, ``prefcert_time_budget_exceeded``. Other samples run ``answer`` as it is.
+    The tool runs in the task's sandbox. O(1) per sample besides ``answer``.
+
+    Parameters
+    ----------
+    answer : Solver
+        What answers the sample (``generate()`` or the refinement solver).
+    default_timeout : int
+        Seconds, for a prompt naming no ``time_limit``.
+
+    Returns
+    -------
+    Solver
+    """
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        meta = state.metadata or {}
+        if "python" not in (meta.get("tools") or ()):
+            return await answer(state, generate)
+        timeout = int(meta.get("time_limit") or default_timeout)
+        state.tools = [python(timeout=timeout)]
+        state.store.set("prefcert_tool_timeout", timeout)            # in the log
+        with apply_limits([time_limit(timeout)], catch_errors=True) as scope:
+            state = await answer(state, generate)
+        if scope.limit_error is not None:           # no answer within the budget
+            state.store.set("prefcert_time_budget_exceeded", True)
+            state.output = ModelOutput(model=str(state.model), choices=[],
+                                       error=f"time budget of {timeout} s exceeded")
+        return state
+    return solve
+
+
+def wants_tools(entries: Sequence[dict]) -> bool:
+    """Whether any prompt of ``entries`` asks for a tool: a benchmark's entries by their
+    metadata, a lazy :class:`~prefcert.bench.dataset.SuiteDataset` by its design's rows
+    (a ``tools`` factor other than ``none``) without building an entry. O(entries) or
+    O(rows)."""
+    from ..dataset import SuiteDataset
+    if isinstance(entries, SuiteDataset):
+        return any(r.factors.get("tools") not in (None, "none")
+                   for r in entries.suite.rows(entries.sizes))
+    return any(e["metadata"].get("tools") for e in entries)
+
+
 def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
                per_cell: int | None = None, encoding: str = "json",
                benchmark: str | None = None, rounds: int | None = None,
-               params: Mapping[str, Any] | None = None, **cells: Any) -> Task:
+               params: Mapping[str, Any] | None = None, sandbox: str = "local",
+               **cells: Any) -> Task:
     """The Inspect task of ``suite`` (see the module docstring for the parameters).
 
     Parameters
@@ -126,6 +198,9 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
     params : mapping, optional
         The suite's design parameters (name -> value or its text), as ``prefcert generate
         --param``.
+    sandbox : {"local", "docker"}
+        Where the code of code-assisted prompts runs (see the module docstring); unused by
+        prompts without a tool.
     **cells
         Every other ``-T NAME=VALUE``: a name the suite declares as a parameter configures
         the suite (``-T tools=code``, ``-T n=7``; it joins ``params``); any other name is a
@@ -186,8 +261,13 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
     # ``epochs`` (self-consistency: 15); Inspect's --epochs overrides it
     epochs = chosen.get("epochs")
     changed = {k: v for k, v in chosen.items() if v != s.parameters[k].default}
+    if sandbox not in SANDBOXES:
+        raise InstanceError(f"sandbox is {' or '.join(SANDBOXES)}", value=sandbox)
+    answer = refinement(rounds) if rounds > 1 else generate()
+    tools = wants_tools(entries)
     return Task(dataset=LazySamples(entries, suite),
-                solver=refinement(rounds) if rounds > 1 else generate(),
+                solver=code_tool(answer) if tools else answer,
+                sandbox=sandbox if tools else None,
                 scorer=prefcert_scorer(), name=suite, epochs=epochs,
                 metadata={"suite": suite, "seed": s.seed if seed is None else seed,
                           "sizes": size_levels, "per_cell": per_cell, "encoding": encoding,
@@ -224,9 +304,10 @@ NAMESPACE = "prefcert"
 def _register(name: str):
     def factory(seed: int | None = None, sizes: Any = None, per_cell: int | None = None,
                 encoding: str = "json", benchmark: str | None = None,
-                rounds: int | None = None, **cells: Any) -> Task:
+                rounds: int | None = None, sandbox: str = "local", **cells: Any) -> Task:
         return suite_task(name, seed=seed, sizes=sizes, per_cell=per_cell,
-                          encoding=encoding, benchmark=benchmark, rounds=rounds, **cells)
+                          encoding=encoding, benchmark=benchmark, rounds=rounds,
+                          sandbox=sandbox, **cells)
     factory.__name__ = name.replace("-", "_")
     factory.__doc__ = f"The prefcert suite {name} (see prefcert.bench.inspect.tasks)."
     registered = task(name=name)(factory)
