@@ -154,3 +154,15 @@ def test_other_prompts_get_no_tool_and_an_unknown_sandbox_is_refused(code_bench)
     assert coded.sandbox is not None and coded.sandbox.type == "docker"
     with pytest.raises(InstanceError, match="sandbox is local or docker"):
         suite_task(SUITE, benchmark=str(code_bench), sandbox="podman")
+
+
+def test_the_code_design_named_as_a_task_parameter_gets_the_tool():
+    """``-T tools=code`` without a benchmark folder: the lazily generated design is the
+    code-assisted one (Table 29: 12 cells of 10 at n = 10, 30, 50), and its task runs
+    in the sandbox; the default design gets none."""
+    from prefcert.bench.inspect.tasks import suite_task
+    task = suite_task(SUITE, tools="code", sizes=10)
+    assert task.sandbox is not None and task.sandbox.type == "local"
+    assert len(task.dataset) == 4 * 10                 # n = 10: 2 markets x F / I x 10
+    assert task.metadata["parameters"] == {"tools": "code"}
+    assert suite_task(SUITE, sizes=10).sandbox is None
