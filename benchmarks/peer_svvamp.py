@@ -5,7 +5,9 @@ Run with a side venv that has svvamp (a peer, never a prefcert dependency):
     /path/to/venv/bin/python benchmarks/peer_svvamp.py ELECTIONS.json
 
 ELECTIONS.json: ``[{"rule", "m", "voters": [[candidate index, ...] best first, ...],
-"approve": [[0/1, ...], ...]}]``, voter 0 the manipulator, candidates indexed in τ order
+"utilities": [[u, ...], ...]}]`` (approval: utilities strict in the voter's ranking,
+positive exactly on its approved candidates, svvamp's approval threshold being 0), voter 0
+the manipulator, candidates indexed in τ order
 (svvamp breaks ties towards the lowest index, prefcert towards the τ-highest: the same
 winner). Prints one JSON line per (rule, m): the mean seconds per election of building the
 profile and the rule and asking ``is_im_v_with_candidates_(0)`` with ``im_option="exact"``,
@@ -34,7 +36,7 @@ def main() -> None:
         verdicts, t0 = [], time.perf_counter()
         for el in els:
             if rule == "approval":
-                ut = np.array(el["approve"], dtype=float) * 2 - 1
+                ut = np.array(el["utilities"], dtype=float)
                 prof = svvamp.Profile(preferences_ut=ut, sort_voters=False)
             else:
                 rk = np.array(el["voters"], dtype=int)
