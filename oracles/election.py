@@ -61,6 +61,7 @@ class Tally:
         self.approval = _approval(rule)
         self.idx = {x: i for i, x in enumerate(e.candidates)}
         self.prio = np.array([e.tie_break.index(x) for x in e.candidates], dtype=np.int64)
+        self._prio: list[int] = self.prio.tolist()
         m = self.m
         ranks, counts, approved = [], [], []
         for b in e.ballots:
@@ -148,9 +149,16 @@ class Tally:
         return t, ok
 
     def irv_out(self, mask: int, votes: np.ndarray) -> int:
-        """The active candidate with the fewest votes; ties eliminate the τ-lowest."""
-        act = [i for i in range(self.m) if (mask >> i) & 1]
-        return min(act, key=lambda i: (int(votes[i]), -int(self.prio[i])))
+        """The active candidate with the fewest votes; ties eliminate the τ-lowest. O(m)
+        on plain ints (one conversion of the votes, not one per candidate)."""
+        v, prio = votes.tolist(), self._prio
+        best, out = None, -1
+        for i in range(self.m):
+            if (mask >> i) & 1:
+                k = (v[i], -prio[i])
+                if best is None or k < best:
+                    best, out = k, i
+        return out
 
     def irv_winner(self, reports: Sequence[Sequence[int]] = (), weights: Sequence[int] = (),
                    trace: list | None = None) -> int:
