@@ -64,15 +64,26 @@ def small_elections(draw):
             "approval_top": draw(st.integers(0, m)), "manipulator": {"ranking": truth}}
 
 
-def brute_force(data: dict, rule: str) -> dict:
+def outcomes(data: dict, rule: str) -> dict[str, int]:
     """Every report (m! rankings; 2^m subsets for approval), each counted with the other
-    ballots: w₀, the best reachable winner (true rank, then τ), the gain, the verdict."""
+    ballots: winner -> number of reports electing it."""
     e = parse_election(data)
     count = ce.Count(e, rule)
     space = (s for k in range(e.m + 1) for s in itertools.combinations(e.candidates, k)) \
         if rule == "approval" else itertools.permutations(e.candidates)
-    reach = {count.winner([ce.report_ballot(e, rule, list(q))]) for q in space}
-    w0 = count.winner([e.manipulator])
+    out: dict[str, int] = {}
+    for q in space:
+        w = count.winner([ce.report_ballot(e, rule, list(q))])
+        out[w] = out.get(w, 0) + 1
+    return out
+
+
+def brute_force(data: dict, rule: str) -> dict:
+    """From :func:`outcomes`: w₀, the best reachable winner (true rank, then τ), the
+    gain, the verdict."""
+    e = parse_election(data)
+    reach = set(outcomes(data, rule))
+    w0 = ce.Count(e, rule).winner([e.manipulator])
     best = min(reach | {w0}, key=lambda x: (e.true_pos(x), e.tie_break.index(x)))
     return {"verdict": "manipulable" if e.true_pos(best) < e.true_pos(w0)
             else "not_manipulable", "sincere_winner": w0, "best_winner": best,
@@ -99,6 +110,24 @@ def test_default_labels_agree_with_brute_force(data, rule):
         got = ce.Count(e, rule).winner([ce.report_ballot(e, rule, sol["ballot"])])
         assert got == want["best_winner"]
     assert prefcert.check(lab, data)
+
+
+@settings(max_examples=20, deadline=None)
+@given(small_elections(), st.sampled_from(RULES))
+def test_enumeration_option_counts_agree_with_brute_force(data, rule):
+    """The enumeration option (``engines=["oracle"]``: the counts, IRV by the walk of the
+    reports' prefix tree) against the reports counted one by one here."""
+    e = parse_election(data)
+    if rule != "approval" and not e.manipulator.ranking:
+        return
+    lab = prefcert.label(data, {"type": "manipulation", "rule": rule}, engines=["oracle"])
+    sol, got = lab["solution"], outcomes(data, rule)
+    pos, w0 = e.true_pos, brute_force(data, rule)["sincere_winner"]
+    assert lab["certificate"]["type"] == "enumeration" and sol["outcomes"] == got
+    assert sol["reports"] == sum(got.values())
+    assert sol["profitable"] == sum(k for x, k in got.items() if pos(x) < pos(w0))
+    assert sol["optimal"] == sum(k for x, k in got.items()
+                                 if pos(x) == pos(sol["best_winner"]))
 
 
 def test_engine_order_by_size():
