@@ -35,6 +35,15 @@ Rows:
 - ``irv-m20``: IRV manipulation at m = 20 (n = 50 impartial-culture voters, ``--irv-count``
   instances), each labelled in this process under ``cross_check="budget"`` (the default)
   and ``"always"``: seconds per instance (median and mean) and the ratio;
+- ``manip-m5``, ``manip-m7``: single-voter manipulation at m = 5 and 7 (n = 5
+  impartial-culture voters and the manipulator, as in the voting benchmark;
+  ``--manip-count`` instances per rule), each labelled in this process with the default
+  engines (the proof: the greedy's stuck sets / the IRV search; the cross-check:
+  enumeration, due on such small instances) and with ``cross_check="never"``, and the
+  label checked (``prefcert.check``): mean milliseconds per instance, against svvamp's
+  ``is_im_v_with_candidates_`` (``im_option="exact"``) on the same elections when
+  ``--svvamp PYTHON`` names a side venv's interpreter with svvamp installed
+  (``benchmarks/peer_svvamp.py``; svvamp is a peer, never a dependency);
 - ``smti-5000``: ``prefcert label`` of 5,000 SMTI markets of n = 10 (ties p = 0.2, three
   notions: 15,000 labels, to stdout) with the default engines and cross-check budget,
   against ``--engines oracle`` (oracle only), and the ratio.
@@ -274,6 +283,68 @@ def irv_m20(count: int) -> None:
          "always (max)", "")
 
 
+def manipulation(m: int, count: int, work: Path, svvamp: str | None) -> None:
+    """Single-voter manipulation at m candidates: label (default, never) and check per
+    instance, every rule, against svvamp on the same elections."""
+    import prefcert
+    from prefcert.formal.election import parse_election
+    from prefcert.formal.instances import from_object
+    from prefcert.formal.rules import rule_names
+    from prefcert.generators.election import impartial_culture_election
+    from prefcert.pipeline.jobs import label, plan
+    rules = list(rule_names())
+    peer_in, ours = [], {}
+    warm = impartial_culture_election(m, 5, seed=1, rule="irv")      # imports, caches
+    (job,) = plan([from_object(warm, "<bench>", None, "warm")], ["manipulation"])
+    prefcert.check(label(job), warm)
+    for rule in rules:
+        datas = [impartial_culture_election(m, 5, seed=100 * m + s, rule=rule)
+                 for s in range(count)]
+        times: dict[str, float] = {"default": 0.0, "never": 0.0, "check": 0.0}
+        verdicts = []
+        for s, data in enumerate(datas):
+            (job,) = plan([from_object(data, "<bench>", None, f"m{m}-{s}")], ["manipulation"])
+            for mode in ("default", "never"):
+                t0 = time.perf_counter()
+                lab = label(job, cross_check="budget" if mode == "default" else "never")
+                times[mode] += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            assert prefcert.check(lab, data)
+            times["check"] += time.perf_counter() - t0
+            verdicts.append(lab["verdict"] == "manipulable")
+            e = parse_election(data)
+            idx = {x: i for i, x in enumerate(e.tie_break)}
+            voters = [e.manipulator, *(b for b in e.ballots for _ in range(b.count))]
+            # approval: utilities strict in the ranking, positive on the approved top
+            # (svvamp approves utility > 0; an indifferent ±1 voter would manipulate less)
+            rank = [{g[0]: i for i, g in enumerate(b.ranking)} for b in voters]
+            peer_in.append({"rule": rule, "m": m,
+                            "voters": [[idx[g[0]] for g in b.ranking] for b in voters],
+                            "utilities": [[len(b.approved) - r[x] - 0.5 for x in e.tie_break]
+                                          for b, r in zip(voters, rank)]})
+        ours[rule] = ({k: v / count for k, v in times.items()}, verdicts,
+                      lab["certificate"]["type"])
+    peer: dict[str, dict] = {}
+    if svvamp:
+        path = work / f"svvamp-m{m}.json"
+        path.write_text(json.dumps(peer_in))
+        r = subprocess.run([svvamp, str(ROOT / "benchmarks" / "peer_svvamp.py"), str(path)],
+                           capture_output=True, text=True, check=True)
+        peer = {row["rule"]: row for row in map(json.loads, r.stdout.splitlines())}
+    for rule in rules:
+        t, verdicts, cert = ours[rule]
+        ref = peer.get(rule)
+        same = "" if ref is None else \
+            f" (verdicts agree {sum(a == b for a, b in zip(verdicts, ref['verdicts']))}/{count})"
+        ms = None if ref is None else 1000 * ref["seconds"]
+        line(f"manip-m{m}", f"{rule} label, default ({cert})", 1000 * t["default"], ms,
+             "svvamp exact IM (ms)", "<= svvamp" + same, "ms")
+        line(f"manip-m{m}", f"{rule} label, cross-check never", 1000 * t["never"], ms,
+             "svvamp exact IM (ms)", "", "ms")
+        line(f"manip-m{m}", f"{rule} check", 1000 * t["check"], ms,
+             "svvamp exact IM (ms)", "", "ms")
+
+
 def smti_5000(work: Path, exe: str, count: int = 5000) -> None:
     """5,000 SMTI markets of n = 10, three notions: default (budget) vs oracle only."""
     from prefcert.generators.stable_matching import sample_smti
@@ -300,6 +371,8 @@ def main() -> None:
     ap.add_argument("--rows", default="all")
     ap.add_argument("--jobs-repeat", type=int, default=2)
     ap.add_argument("--irv-count", type=int, default=12)
+    ap.add_argument("--manip-count", type=int, default=20)
+    ap.add_argument("--svvamp", help="a side venv's python with svvamp (the manip rows' peer)")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     exe = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or "prefcert"
@@ -369,6 +442,9 @@ def main() -> None:
              "round-by-round segm.", "")
     if want("irv-m20"):
         irv_m20(args.irv_count)
+    for m in (5, 7):
+        if want(f"manip-m{m}"):
+            manipulation(m, args.manip_count, args.work, args.svvamp)
     if want("smti-5000"):
         smti_5000(args.work, exe)
     if want("jobs"):

@@ -25,7 +25,9 @@ checker's twin is in :mod:`prefcert.formal.checker.election` and
 """
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -59,6 +61,7 @@ class Tally:
         self.approval = _approval(rule)
         self.idx = {x: i for i, x in enumerate(e.candidates)}
         self.prio = np.array([e.tie_break.index(x) for x in e.candidates], dtype=np.int64)
+        self._prio: list[int] = self.prio.tolist()
         m = self.m
         ranks, counts, approved = [], [], []
         for b in e.ballots:
@@ -146,9 +149,16 @@ class Tally:
         return t, ok
 
     def irv_out(self, mask: int, votes: np.ndarray) -> int:
-        """The active candidate with the fewest votes; ties eliminate the τ-lowest."""
-        act = [i for i in range(self.m) if (mask >> i) & 1]
-        return min(act, key=lambda i: (int(votes[i]), -int(self.prio[i])))
+        """The active candidate with the fewest votes; ties eliminate the τ-lowest. O(m)
+        on plain ints (one conversion of the votes, not one per candidate)."""
+        v, prio = votes.tolist(), self._prio
+        best, out = None, -1
+        for i in range(self.m):
+            if (mask >> i) & 1:
+                k = (v[i], -prio[i])
+                if best is None or k < best:
+                    best, out = k, i
+        return out
 
     def irv_winner(self, reports: Sequence[Sequence[int]] = (), weights: Sequence[int] = (),
                    trace: list | None = None) -> int:
@@ -308,7 +318,16 @@ def all_reports(e: Election, rule: str) -> np.ndarray:
                 v[list(s)] = 1
                 rows.append(v)
         return np.array(rows, dtype=np.int64)
-    return np.array(list(itertools.permutations(range(m))), dtype=np.int64)
+    return _permutations(m)
+
+
+@functools.lru_cache(maxsize=8)
+def _permutations(m: int) -> np.ndarray:
+    """The m! rankings of range(m) in lexicographic order, built once per m (read-only:
+    building the 5040 × 7 array cost more than evaluating it)."""
+    out = np.array(list(itertools.permutations(range(m))), dtype=np.int64)
+    out.setflags(write=False)
+    return out
 
 
 def report_outcomes(e: Election, rule: str, rep: np.ndarray | None = None) -> np.ndarray:
@@ -342,26 +361,82 @@ def _irv_one(t: Tally, q: tuple[int, ...], cache: dict) -> int:
     return mask.bit_length() - 1
 
 
+def irv_report_counts(t: Tally) -> tuple[np.ndarray, dict[int, tuple[int, ...]]]:
+    """IRV, one manipulator: how many of the m! reports elect each candidate, and for each
+    winner the lexicographically first report (candidate indices) electing it. A walk of
+    the reports' prefix tree in lexicographic order: a report matters only up to its first
+    top that is never eliminated (its later entries are never read), so a prefix that
+    decides the winner counts its (m − d)! completions at once; the rounds between two
+    tops are memoised on (active mask, top), as in :func:`_irv_one`. At most m! leaves,
+    typically far fewer (every prefix ends at its first surviving top)."""
+    m = t.m
+    fact = [math.factorial(k) for k in range(m + 1)]
+    counts = np.zeros(m, dtype=np.int64)
+    first: dict[int, tuple[int, ...]] = {}
+    out: dict[tuple[int, int], int] = {}
+
+    def eliminated(mask: int, top: int) -> int:
+        x = out.get((mask, top))
+        if x is None:
+            v = t.irv_base(mask).copy()
+            v[top] += 1
+            x = out[(mask, top)] = t.irv_out(mask, v)
+        return x
+
+    def walk(mask: int, prefix: tuple[int, ...], used: int) -> None:
+        # every candidate of the prefix is eliminated (inactive in mask)
+        for x in range(m):
+            if (used >> x) & 1:
+                continue
+            p, u = (*prefix, x), used | (1 << x)
+            if not (mask >> x) & 1:          # already out: skipped by every round
+                walk(mask, p, u)
+                continue
+            left = mask
+            while left & (left - 1):
+                y = eliminated(left, x)
+                left &= ~(1 << y)
+                if y == x:
+                    break
+            if left & (left - 1):            # x is out, the report's next top decides
+                walk(left, p, u)
+                continue
+            w = left.bit_length() - 1
+            counts[w] += fact[m - len(p)]
+            if w not in first:
+                first[w] = (*p, *(i for i in range(m) if not (u >> i) & 1))
+    walk((1 << m) - 1, (), 0)
+    return counts, first
+
+
 def enumerate_reports(e: Election, rule: str) -> Manipulation:
     """The benchmark's oracle: every report evaluated. Counts: ``reports`` |B_r|,
     ``profitable`` |M|, ``optimal`` |B*|, ``outcomes`` winner -> reports. O(|B_r| · m)
-    for the score rules (O(|B_r| · m²) Copeland), O(|B_r| · m) IRV steps."""
-    rep = all_reports(e, rule)
-    win = report_outcomes(e, rule, rep)
+    for the score rules (O(|B_r| · m²) Copeland); IRV by :func:`irv_report_counts`
+    (at most |B_r| prefixes, each O(m) memoised rounds)."""
     names = e.candidates
     w0 = sincere_winner(e, rule)
     key = preference_key(e)
-    counts = np.bincount(win, minlength=e.m)
+    rounds = rule_named(rule).rounds
+    if rounds:
+        counts, first = irv_report_counts(Tally(e, rule))
+        size = math.factorial(e.m)
+    else:
+        rep = all_reports(e, rule)
+        win = report_outcomes(e, rule, rep)
+        counts, size = np.bincount(win, minlength=e.m), len(rep)
     reach = {names[i] for i in range(e.m) if counts[i]}
     best = min(reach | {w0}, key=key)
     u0, ub = key(w0)[0], key(best)[0]
     outcomes = {names[i]: int(counts[i]) for i in range(e.m) if counts[i]}
     ballot = None
-    if best != w0:
+    if best != w0 and rounds:
+        ballot = [names[i] for i in first[names.index(best)]]
+    elif best != w0:
         k = int(np.flatnonzero(win == names.index(best))[0])
         ballot = _names(e, rule, rep[k])
     return Manipulation(w0, best, ballot, reach, counts={
-        "reports": len(rep),
+        "reports": size,
         "profitable": sum(v for x, v in outcomes.items() if key(x)[0] < u0),
         "optimal": sum(v for x, v in outcomes.items() if key(x)[0] == ub),
         "outcomes": outcomes})

@@ -49,13 +49,14 @@ def _mentioned(ballots: Sequence[Any], extra: Mapping[str, Any]) -> list[str]:
     return sorted(seen)
 
 
-def _certified(data: dict[str, Any], question: Any) -> tuple[Any, Any]:
+def _certified(data: dict[str, Any], question: Any,
+               engines: list[str] | None = None) -> tuple[Any, Any]:
     from ..domains.election import certified
     from ..formal.checker.election import SPEC
     model = SPEC.parse(data)
     name, params = SPEC.question(question)
     SPEC.validate(model, name, params)      # type: ignore[misc]  # election has one
-    return model, certified(model, name, params)
+    return model, certified(model, name, params, engines=engines)
 
 
 @overload
@@ -134,7 +135,8 @@ def election_winner(ballots: Sequence[Ballot], rule: str, *,
 
 def single_voter_manipulation(ballots: Sequence[Ballot], truth: PreferenceList, rule: str, *,
                               candidates: Sequence[str] | None = None,
-                              tie_break: Sequence[str] | None = None) -> Manipulation:
+                              tie_break: Sequence[str] | None = None,
+                              counts: bool = False) -> Manipulation:
     """Can one voter with true ranking ``truth`` get a winner it strictly prefers by
     reporting another ballot (a full ranking; a subset for approval)?
 
@@ -147,35 +149,46 @@ def single_voter_manipulation(ballots: Sequence[Ballot], truth: PreferenceList, 
     rule : {"plurality", "borda", "approval", "irv", "copeland"}
     candidates, tie_break : sequence of str, optional
         As for :func:`election_winner`.
+    counts : bool, default False
+        Also count the ballot space: every report replayed (the ``enumeration``
+        certificate, at most 5040 reports). By default the proof is the cheap one (the
+        greedy's stuck sets; the IRV search) and the counts are absent.
 
     Returns
     -------
     Manipulation
         A dict: ``verdict`` (``manipulable`` / ``not_manipulable``), ``sincere_winner`` w₀,
         ``best_winner`` w*, ``ballot`` (a report electing w*, None when sincere voting is
-        best), ``gain`` (true ranks gained), for small ballot spaces the counts
-        ``reports``, ``profitable``, ``optimal`` and ``outcomes``, and ``certificate``
-        (already accepted by the trusted checker).
+        best), ``gain`` (true ranks gained), with ``counts`` the counts ``reports``
+        |B_r|, ``profitable`` |M|, ``optimal`` |B*| and ``outcomes`` (winner -> reports),
+        and ``certificate`` (already accepted by the trusted checker).
 
     Raises
     ------
     InstanceError
         A ValueError: an unknown rule (naming it and the known rules, as ``prefcert
-        label`` does) or malformed ballots.
+        label`` does) or malformed ballots; an ArgumentError (a ValueError) for
+        ``counts`` with a ballot space larger than 5040 reports.
 
     Examples
     --------
     >>> r = single_voter_manipulation([["b", "c", "a"]], ["a", "b", "c"], "borda")
     >>> r["verdict"], r["sincere_winner"], r["best_winner"], r["ballot"]
     ('manipulable', 'b', 'a', ['a', 'c', 'b'])
+    >>> r["certificate"]["type"], "optimal" in r
+    ('greedy', False)
+    >>> r = single_voter_manipulation([["b", "c", "a"]], ["a", "b", "c"], "borda",
+    ...                               counts=True)
     >>> r["profitable"], r["optimal"], r["certificate"]["type"]
     (1, 1, 'enumeration')
 
     Notes
     -----
-    Enumeration of the m! (2^m) reports when at most 5040; the greedy of Bartholdi, Tovey
-    & Trick in O(m³) (Copeland O(m⁴)) for plurality, Borda, Copeland and approval; for
-    IRV, where the problem is NP-hard, a search over (active set, current top) states.
+    The greedy of Bartholdi, Tovey & Trick in O(m³) (Copeland O(m⁴)) for plurality,
+    Borda, Copeland and approval, its stuck sets checked in O(m²) score evaluations; for
+    IRV, where the problem is NP-hard, a search over (active set, current top) states
+    (at most m · 2^m); enumeration of the m! (2^m) reports, when at most 5040, as the
+    cross-check (and, with ``counts``, the proof).
 
     References
     ----------
@@ -184,8 +197,16 @@ def single_voter_manipulation(ballots: Sequence[Ballot], truth: PreferenceList, 
     vote resists strategic voting", Social Choice and Welfare 8.
     """
     ranking = list(arg.sequence(truth, "truth", "candidates (a ranking)"))
+    if not isinstance(counts, bool):
+        raise arg.ArgumentError("counts", f"counts: {counts!r} is not a bool", counts)
     data = _instance(ballots, rule, candidates, tie_break, manipulator={"ranking": ranking})
-    _, d = _certified(data, "manipulation")
+    if counts:
+        from ..formal.checker.election import ENUMERATION_LIMIT, SPEC, report_space
+        size = report_space(SPEC.parse(data), rule)
+        if size > ENUMERATION_LIMIT:
+            raise arg.ArgumentError("counts", f"counts: {size} reports exceed the "
+                                    f"enumeration limit {ENUMERATION_LIMIT}", counts)
+    _, d = _certified(data, "manipulation", ["oracle"] if counts else None)
     return cast(Manipulation, {"verdict": d.verdict, **d.solution,
                                "certificate": d.certificate})
 

@@ -193,9 +193,9 @@ class Classification(TypedDict):
 
 class Manipulation(TypedDict):
     """:func:`prefcert.single_voter_manipulation`: the verdict, w₀, w*, a report electing
-    w* (None when sincere voting is best), the true ranks gained, the counts of small
-    ballot spaces (``reports``, ``profitable``, ``optimal``, ``outcomes``) and the
-    certificate."""
+    w* (None when sincere voting is best), the true ranks gained, with ``counts=True``
+    the counts of the ballot space (``reports``, ``profitable``, ``optimal``,
+    ``outcomes``) and the certificate."""
 
     verdict: Literal["manipulable", "not_manipulable"]
     sincere_winner: str

@@ -7,19 +7,24 @@ instance's):
   the IRV rounds. Engine: ``oracle``.
 - ``manipulation``: can the manipulator get a winner it strictly prefers? Solution: the
   sincere winner w₀, the best reachable winner w*, an optimal report, the gain in true
-  rank, and — when the ballot space is enumerable — |B_r|, |M|, |B*| and the outcome of
-  every report. Engines: ``oracle`` (enumeration, |B_r| ≤ 5040), ``reachability`` (the
-  BTT greedy, exact for plurality, Borda, Copeland and approval; the elimination-state
-  search for IRV), ``cpsat`` (one model per candidate), ``brute_force`` (tests).
+  rank, and — under the ``enumeration`` certificate only (``engines=["oracle"]``) —
+  |B_r|, |M|, |B*| and the outcome of every report. Engines: ``reachability`` (the BTT
+  greedy, exact for plurality, Borda, Copeland and approval; the elimination-state search
+  for IRV: the default proof), ``oracle`` (enumeration, |B_r| ≤ 5040: the cross-check
+  where enumerable), ``cpsat`` (one model per candidate: the cross-check from m = 8),
+  ``brute_force`` (tests).
 - ``coalitional_manipulation``: can manipulators of the given weights make the candidate
   win? Engines: ``oracle`` (exact where a dominant report, the greedy or the IRV search
   applies; reverse Borda and a counting bound; small enumeration), ``cpsat``,
   ``brute_force``.
 
-Engines must agree on the verdict (and on w₀ and w*); every certificate given is checked;
-the label carries the strongest one (enumeration before greedy or search). A "no" that
-only solvers support (IRV past the search limit, Copeland or IRV coalitions) carries an
-``engine_agreement`` record, never a proof.
+Engines must agree on the verdict (and on w₀ and w*); the label carries the certificate of
+the first engine (in the question's engine order) that gave one, and the checker verifies
+it; the engines after it are cross-checks, compared on (verdict, w₀, w*) and recorded in
+``engines``. A manipulation label's default proof is the cheap exact one: the greedy's stuck
+sets (O(m²) score evaluations to check) or the IRV search (at most m · 2^m states), never
+the replay of all m! reports. A "no" that only solvers support (IRV past the search limit,
+Copeland or IRV coalitions) carries an ``engine_agreement`` record, never a proof.
 """
 from __future__ import annotations
 
@@ -147,13 +152,16 @@ def _brute_manipulation(model: Election, params: dict, *, time_limit: float,
 
 
 def _auto_manipulation(model: Election) -> list[str]:
-    """Enumeration when the instance's rule (plurality's space when it names none) is
-    small enough, the reachability engine, and CP-SAT from m = 6 on."""
-    names = []
+    """The reachability engine first (its greedy stuck sets or IRV search give the label's
+    proof, cheap to check), then the cross-check: enumeration when the instance's rule
+    (plurality's space when it names none) has at most ENUMERATION_LIMIT reports (m ≤ 7
+    rankings), else CP-SAT up to MAX_CPSAT_M candidates. A rule without a reachability
+    certificate gets its proof from enumeration (the reachability engine answers
+    unknown)."""
+    names = ["reachability"]
     if chk.report_space(model, model.rule or "plurality") <= chk.ENUMERATION_LIMIT:
         names.append("oracle")
-    names.append("reachability")
-    if 6 <= model.m <= MAX_CPSAT_M:
+    elif model.m <= MAX_CPSAT_M:
         names.append("cpsat")
     return names
 
@@ -164,9 +172,9 @@ def _key(o: Outcome) -> tuple:
 
 
 def _decide(answers, check) -> Decision:
-    """Agreement on (verdict, w₀, w*); every certificate checked; the first accepted one
-    (engines in order: enumeration first) gives the label; otherwise two agreeing exact
-    engines give an ``engine_agreement`` record."""
+    """Agreement on (verdict, w₀, w*); the first certificate (engines in order: the
+    reachability engine first by default) is checked and gives the label; otherwise two
+    agreeing exact engines give an ``engine_agreement`` record."""
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
     if not decided:
         raise Undecided("every engine timed out or does not apply")
@@ -176,16 +184,18 @@ def _decide(answers, check) -> Decision:
 
 
 def _certified(decided, answers, check) -> Decision:
-    chosen = None
-    for a in decided:
-        o = a.outcome
-        if o.certificate:
-            try:
-                check(o.verdict, o.solution, o.certificate)
-            except CertificateError as e:
-                raise disagreement(f"certificate of {a.engine} rejected: {e}", answers, check)
-            chosen = chosen or a
+    """The label from the first engine with a certificate, which the checker must accept
+    (a rejection is a disagreement report). The certificates of the engines after it are
+    not verified: those engines are cross-checks (their verdict, w₀ and w* agree, and
+    ``engines`` records them), and their proofs are not in the label."""
+    chosen = next((a for a in decided if a.outcome.certificate), None)
     if chosen is not None:
+        o = chosen.outcome
+        try:
+            check(o.verdict, o.solution, o.certificate)
+        except CertificateError as e:
+            raise disagreement(f"certificate of {chosen.engine} rejected: {e}", answers,
+                               check)
         return Decision(chosen.outcome.verdict, chosen.outcome.solution,
                         chosen.outcome.certificate)
     names = [a.engine for a in decided]
@@ -294,11 +304,12 @@ def _decide_coalition(answers, check) -> Decision:
 # --------------------------------------------------------------------------- audits
 
 def certified(model: Election, name: str, params: dict, *, time_limit: float = 10.0,
-              seed: int = 0) -> Decision:
-    """The question's answer as a label would carry it: the default engines, combined,
-    with every certificate accepted by the checker (an audit rests on it)."""
+              seed: int = 0, engines: list[str] | None = None) -> Decision:
+    """The question's answer as a label would carry it: the default engines (or
+    ``engines``, in the question's engine order), combined, with the label's certificate
+    accepted by the checker (an audit rests on it)."""
     q = DOMAIN.questions[name]
-    names = list(q.auto(model))
+    names = list(q.auto(model)) if engines is None else [n for n in q.engines if n in engines]
     answers = [run_engine(n, q.engines[n], model, params, time_limit=time_limit, seed=seed)
                for n in names]
 

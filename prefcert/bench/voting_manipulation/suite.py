@@ -12,7 +12,9 @@ not the paper's).
 
 Every instance carries its certified ``manipulation`` label (the enumeration certificate:
 w₀, w*, |M|, |B*| and the outcome of every report, replayed by the checker), on which the
-second exact engine (the BTT greedy / the IRV search) agrees with its own certificate.
+second exact engine (the BTT greedy / the IRV search) agrees as the cross-check. The suite
+names both engines, enumeration first, because its baselines need the counts (a default
+label's proof is the greedy's / the search's, without them).
 
 Parameters (``prefcert generate voting-manipulation --param NAME=VALUE``; m through
 ``--sizes``; limits in :data:`M_LIMITS`, :data:`N_LIMITS`, :data:`MAX_JOINT`; the defaults
@@ -352,8 +354,9 @@ def _coalition_gold(task: Task, labels: Sequence[dict]) -> str:
 def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPrompt) -> str:
     """The oracle's answer: an optimal report (the sincere ballot when none is
     profitable). Raises when the certified label differs from the sampler's enumeration.
-    The labels are certified by both exact engines (``engines``): enumeration and the
-    BTT greedy / IRV search must agree, and both certificates pass the checker."""
+    The labels are certified by both exact engines (``engines``): enumeration (the
+    certificate the checker verifies) and the BTT greedy / IRV search (the cross-check)
+    must agree."""
     if task.payload.get("k", 1) > 1:
         return _coalition_gold(task, labels)
     (lab,) = labels
