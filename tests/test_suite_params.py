@@ -179,6 +179,10 @@ EXPECTED_VARIANTS = {
     # 5 rules × m ∈ {3, 4, 5} × 2 strata × 20 instances × 4 framings (k = 2 is within the
     # joint-report limit at every m ≤ 5)
     ("voting-manipulation", "k=2"): ("3,4,5", 5 * 3 * 2 * 20 * 4),
+    # Li et al. 2026, App. J: the 540 two-turn tasks on the reference route alone, and on
+    # both routes (each task once per route)
+    ("actionable-indeterminacy-completion", "route=reference"): ("4,6,8", 540),
+    ("actionable-indeterminacy-completion", "route=both"): ("4,6,8", 2 * 540),
 }
 #: the default designs' counts the brief names (Ford et al.: 300 query cells + 124
 #: stress-path cells; Li et al. §3.4: 36 cells × 5 groups × 3 intervention members)

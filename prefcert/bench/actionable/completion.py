@@ -424,7 +424,7 @@ SUITE = Suite(
                                    "interactive (default: the model's own intervention "
                                    "answered, App. J's autonomous route), reference (the "
                                    "predetermined resolution in a fresh conversation, one "
-                                   "turn) or both")},
+                                   "turn) or both", variants=("reference", "both"))},
     configure=configure,
     engines=("oracle", "cpsat"), citation=base.SUITE.citation,
 )
