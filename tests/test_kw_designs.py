@@ -342,3 +342,25 @@ def test_h5_rendering_design(tmp_path):
     got = _score(out, tmp_path, {l3["id"]: "<answer>{" + ", ".join(other_names) + "}</answer>"},
                  "h5b")
     assert got[l3["id"]]["verdict"] == "incorrect"
+
+
+@pytest.mark.parametrize("design,cells,per_cell", [
+    # App. H.5, Table 19: 3 query kinds × 3 rendering levels, 60 instances each
+    ("h5", 3 * 3, 60),
+    # App. M, Tables 27-28: 2 bundle cases × 5 levels + the unranked-item query × 3 levels
+    ("mitigation", 2 * 5 + 3, 30),
+])
+def test_variant_design_counts_from_the_generated_files(tmp_path, design, cells, per_cell):
+    """The whole variant design generated: every cell holds the paper's instance count and
+    every gold is checked."""
+    out = tmp_path / design
+    m = _gen("indeterminacy-preference", out, "--param", f"design={design}")
+    prompts = _jsonl(out / "prompts.jsonl")
+    counts: dict[str, int] = {}
+    for p in prompts:
+        key = json.dumps(p["cell"], sort_keys=True)
+        counts[key] = counts.get(key, 0) + 1
+    assert len(counts) == cells and set(counts.values()) == {per_cell}
+    assert m["total"] == len(prompts) == cells * per_cell
+    labels = _jsonl(out / "labels.jsonl")
+    assert labels and all(lab["checked"] is True for lab in labels)
