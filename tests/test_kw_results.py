@@ -256,3 +256,27 @@ def test_infeasible_without_hatch_follows_the_papers_table20_rule(infeasible_cor
     assert _verdict(hatch, "asdf qwerty") == "invalid"
     assert _verdict(hatch, "<answer>{}</answer>") == "correct"
     assert _verdict(hatch, f"<answer>{endowment}</answer>") == "incorrect"
+
+
+def test_report_takes_the_h5_and_mitigation_designs_of_one_model_together(tmp_path):
+    """Both designs number their prompts from 00001: one model's scores of the two, under
+    one name, are one page (a prompt is its id within its cell), while the same file given
+    twice is still refused as scored twice."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    exe = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or "prefcert"
+    a, b = tmp_path / "h5.jsonl", tmp_path / "mit.jsonl"
+    a.write_text(json.dumps({**h5("m", "rs_incomparable", 1, "correct"), "id": "00001"}) + "\n")
+    b.write_text(json.dumps({**mit("m", "rs_incomparable", "L1_bare", "incorrect"),
+                             "id": "00001"}) + "\n")
+    page = tmp_path / "page.html"
+    r = subprocess.run([exe, "report", str(a), str(b), "-o", str(page)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    html = page.read_text()
+    assert 'data-key="kw-table19"' in html and 'data-key="kw-table27"' in html
+    r = subprocess.run([exe, "report", str(a), str(a), "-o", str(tmp_path / "x.html")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "scored twice" in r.stderr

@@ -409,8 +409,10 @@ def report(scores, out, json_out, figures, title):
             if _is_log(x):
                 continue
             for n, r in enumerate(load_scores(x), 1):
+                # a prompt is its id within its cell: the designs of one suite (K&W's
+                # h5 and mitigation) number their prompts alike
                 key = (str(r.get(MODEL) or UNNAMED_MODEL), r["suite"], str(r.get("id")),
-                       r.get("epoch"))
+                       r.get("epoch"), json.dumps(r.get("cell"), sort_keys=True))
                 if key in seen:
                     raise InstanceError(
                         f"prompt {key[2]} of model {key[0]} is scored twice (also in "
