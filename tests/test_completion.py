@@ -468,3 +468,17 @@ def test_completion_result_sets_of_hand_made_records():
     # one route only: no route comparison
     only = [r for r in recs if r.get("route") != "reference"]
     assert [rs.key for rs in completion_results(only)] == ["li-completion"]
+
+
+def test_the_reference_route_as_a_task_parameter_without_a_benchmark():
+    """``-T route=reference``: the lazily generated prompts are the reference route's (36
+    at n = 4, one group per cell: 4 structures × 3 seeds × 3 sources), and the log records
+    the choice; ``-T route=fresh`` is refused in one line."""
+    from prefcert.bench.inspect.tasks import suite_task
+    from prefcert.formal.errors import InstanceError
+    t = suite_task(NAME, route="reference", sizes="4", per_cell=1)
+    assert len(t.dataset) == 4 * 3 * 3
+    assert {t.dataset[i].metadata["cell"]["route"] for i in range(0, 36, 9)} == {"reference"}
+    assert t.metadata["parameters"] == {"route": "reference"}
+    with pytest.raises(InstanceError, match="fresh"):
+        suite_task(NAME, route="fresh", sizes="4", per_cell=1)
