@@ -364,3 +364,24 @@ def test_variant_design_counts_from_the_generated_files(tmp_path, design, cells,
     assert m["total"] == len(prompts) == cells * per_cell
     labels = _jsonl(out / "labels.jsonl")
     assert labels and all(lab["checked"] is True for lab in labels)
+
+
+@pytest.mark.heavy
+def test_code_assisted_counts_from_the_generated_files(tmp_path):
+    """Table 29's design generated: 10 instances in every market × size × F / I cell, every
+    gold checked (under CI n = 10 and 30 only: the n = 50 strict-core draws take a minute)."""
+    from conftest import heavy_examples
+    sizes = heavy_examples(3, 2)
+    out = tmp_path / "code"
+    m = _gen("indeterminacy-algorithmic", out, "--param", "tools=code",
+             "--sizes", ",".join(str(n) for n in (10, 30, 50)[:sizes]))
+    prompts = _jsonl(out / "prompts.jsonl")
+    cells: dict[tuple, int] = {}
+    for p in prompts:
+        key = (p["cell"]["notion"], p["cell"]["feasible"], p["cell"]["size"])
+        cells[key] = cells.get(key, 0) + 1
+    want = {(x, f, n): 10 for x in ("strict_core", "super_stable") for f in (True, False)
+            for n in (10, 30, 50)[:sizes]}
+    assert cells == want and m["total"] == len(prompts) == 40 * sizes
+    labels = _jsonl(out / "labels.jsonl")
+    assert labels and all(lab["checked"] is True for lab in labels)
