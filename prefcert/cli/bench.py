@@ -11,7 +11,7 @@ import click
 
 from ..formal.errors import InstanceError
 from ..output import check_output, refuse_inputs
-from .common import OutputPath, bad_input
+from .common import OutputPath, bad_input, name_value_pairs
 
 
 def _sizes(value: str | None, suite) -> tuple | None:
@@ -60,18 +60,8 @@ def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, templa
     try:
         s = get_suite(suite_name)
         check_output(out, folder=True)
-        chosen = {}
-        for r in readings:
-            name, eq, choice = r.partition("=")
-            if not eq or not name or not choice:
-                raise InstanceError("--reading takes NAME=CHOICE", value=r)
-            chosen[name.strip()] = choice.strip()
-        given = {}
-        for p in params:
-            name, eq, value = p.partition("=")
-            if not eq or not name.strip() or not value.strip():
-                raise InstanceError("--param takes NAME=VALUE", value=p)
-            given[name.strip()] = value.strip()
+        chosen = name_value_pairs(readings, "--reading", "NAME=CHOICE")
+        given = name_value_pairs(params, "--param")
         manifest = run(s, out, seed=seed, sizes=_sizes(sizes, s), per_cell=per_cell, fmt=fmt,
                        progress=sys.stderr.isatty(), jobs=jobs, encoding=encoding,
                        overwrite=overwrite, readings=chosen, templates=templates,

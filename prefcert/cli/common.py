@@ -46,6 +46,17 @@ def bad_input(e: Exception) -> None:
     sys.exit(2)
 
 
+def name_value_pairs(items, flag: str, shape: str = "NAME=VALUE") -> dict[str, str]:
+    """The ``NAME=VALUE`` arguments of a repeatable option (``--param``, ``--reading``) as a
+    dict; InstanceError naming the first that is not of that shape."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise InstanceError(f"{flag} takes {shape}", value=item)
+        out[name.strip()] = value.strip()
+    return out
+
 def override_readings(instances, semantics=None, conventions=None):
     """The instances read under overridden readings (``--semantics``, ``--convention``).
     Only a reading that differs from the instance's own is written into its data (and so

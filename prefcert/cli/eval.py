@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
-from .common import bad_input
+from .common import bad_input, name_value_pairs
 
 
 def _task_arg(value: str) -> tuple[str, object]:
@@ -66,12 +66,7 @@ def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature
     try:
         s = get_suite(suite_name)
         args = dict(_task_arg(t) for t in task_args)
-        given = {}
-        for p in params:
-            name, eq, value = p.partition("=")
-            if not eq or not name.strip() or not value.strip():
-                raise InstanceError("--param takes NAME=VALUE", value=p)
-            given[name.strip()] = value.strip()
+        given = name_value_pairs(params, "--param")
         s.chosen_parameters(given)          # an unknown name or a bad value: refused here
         args.update(given)                  # (the task configures the suite with them)
         for k, v in (("seed", seed), ("sizes", sizes), ("per_cell", per_cell),
