@@ -170,13 +170,7 @@ APPROVAL = {"id": "ap", "domain": "election", "candidates": ["a", "b", "c"],
 
 # IRV (test_election.py works it out round by round): sincere elects c; reporting
 # d > a > b > c elects a, the manipulator's top.
-IRV = {"id": "i", "domain": "election", "candidates": ["a", "b", "c", "d"],
-       "tie_break": ["a", "b", "c", "d"], "rule": "irv",
-       "ballots": [{"ranking": ["a", "b", "d", "c"], "count": 2},
-                   {"ranking": ["b", "c", "a", "d"], "count": 3},
-                   {"ranking": ["d", "c", "b", "a"], "count": 2},
-                   {"ranking": ["c", "a", "d", "b"], "count": 2}],
-       "manipulator": {"ranking": ["a", "b", "d", "c"]}}
+from test_election import IRV  # noqa: E402
 
 
 def _label(data: dict) -> dict:
