@@ -237,7 +237,8 @@ def test_openai_compatible_provider_over_http_with_a_retry_and_a_resumed_run(tmp
         state["fail_after"] = 2
         cmd = ["eval", suite, "--model", "openai-api/local/fake", "--limit", "4",
                "--sizes", "3", "--per-cell", "1", "--max-connections", "1",
-               "--max-retries", "1", "--retry-attempts", "0", "--log-dir",
+               "--max-retries", "1", "--retry-attempts", "0", "--retry-on-error", "0",
+               "--log-dir",
                str(tmp_path / "logs")]
         r1 = run(*cmd, env=env, check=False)
         assert r1.returncode == 1 and "resume" in r1.stderr, r1.stderr[-2000:]

@@ -45,6 +45,9 @@ def _task_arg(value: str) -> tuple[str, object]:
               help="Retries of a failed model request (default: Inspect's).")
 @click.option("--retry-attempts", type=click.IntRange(min=0), default=2, show_default=True,
               help="Whole-run retries of a failed log, within this command.")
+@click.option("--retry-on-error", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Retries of a sample whose model call failed after its request retries "
+                   "(Inspect's retry_on_error; 0: a failed sample waits for the next run).")
 @click.option("--seed", type=int, help="Suite seed (default: the suite's).")
 @click.option("--sizes", help="The sizes (comma-separated): a subset of the suite's, or "
                                "open sizes within its limits (docs/suites.md).")
@@ -57,7 +60,8 @@ def _task_arg(value: str) -> tuple[str, object]:
 @click.option("-T", "task_args", multiple=True, metavar="NAME=VALUE",
               help="A task parameter, e.g. -T format=mcq (a cell factor's level).")
 def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature, max_tokens,
-                 max_connections, max_retries, retry_attempts, seed, sizes, per_cell,
+                 max_connections, max_retries, retry_attempts, retry_on_error, seed,
+                 sizes, per_cell,
                  params, benchmark, task_args):
     """Run SUITE on one or more models through Inspect AI (progress, retries and
     concurrency are Inspect's); score and report the logs with 'prefcert score LOG_DIR'
@@ -83,7 +87,8 @@ def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature
         ok, logs = evaluate(suite_name, models, log_dir=log_dir, limit=limit, epochs=epochs,
                             task_args=args, temperature=temperature, max_tokens=max_tokens,
                             max_connections=max_connections, max_retries=max_retries,
-                            retry_attempts=retry_attempts, retry_wait=1.0)
+                            retry_attempts=retry_attempts, retry_on_error=retry_on_error,
+                            retry_wait=1.0)
     except InstanceError as e:
         bad_input(e)
     for log in logs:
