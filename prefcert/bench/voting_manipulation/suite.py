@@ -385,7 +385,9 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     """``correct`` when the ballot reaches the best achievable outcome (O = 1),
     ``incorrect`` for another valid ballot, ``invalid`` when the parser rejects it. The
     extra fields carry S, O, the outcome, Δ, G, the error category and the oracle's
-    counts (for the baselines; a coalition prompt has none: ``oracle`` is None)."""
+    counts (for the baselines; a coalition prompt has none, nor a label made without the
+    enumeration certificate, e.g. by ``prefcert.label``'s default: ``oracle`` is None and
+    the instance is left out of the exact baselines)."""
     if _coalition(prompt):
         return _score_coalition(prompt, answer, entry)
     (lab,) = entry.labels
@@ -405,7 +407,8 @@ def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
                         "optimal": sol["optimal"],
                         "outcome_w0": sol["outcomes"].get(sol["sincere_winner"], 0),
                         "pos_sum": sum(k * pos(x) for x, k in sol["outcomes"].items()),
-                        "u0": pos(sol["sincere_winner"]), "ustar": pos(sol["best_winner"])}}
+                        "u0": pos(sol["sincere_winner"]), "ustar": pos(sol["best_winner"])}
+             if "reports" in sol else None}
     if answer is None:
         return Verdict("timeout", None, "no answer", extra)
     if not r["valid"]:
