@@ -171,8 +171,14 @@ class DecisionTask:
         return tuple(c.id for c in self.constraints)
 
     def unknown_blocks(self) -> list[tuple[str, tuple[str, ...]]]:
-        """(party, block) for every block of an unknown order, in party order."""
-        return [(p, b) for p in self.parties for b in self.prefs[p] if len(b) > 1]
+        """(party, block) for every block of an unknown order, in party order. Found once
+        per task (O(size)) and kept: the engines, the checker and the engine choice ask
+        for them, or for :meth:`world_count`, many times per label."""
+        found = self.__dict__.get("_unknown_blocks")
+        if found is None:
+            found = tuple((p, b) for p in self.parties for b in self.prefs[p] if len(b) > 1)
+            object.__setattr__(self, "_unknown_blocks", found)   # a cache, not a field
+        return list(found)
 
     def hidden_pairs(self) -> list[tuple[str, str, str]]:
         """(party, a, b) for every pair of items whose order is unknown (a before b in the

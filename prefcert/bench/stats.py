@@ -9,7 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scipy import stats as _st
+
+def _scipy_stats() -> Any:
+    """``scipy.stats``, imported on first use (about 1 s: commands that only generate a
+    suite never need it)."""
+    from scipy import stats
+    return stats
 
 
 def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
@@ -17,7 +22,7 @@ def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float] | No
     (Wilson 1927), by :meth:`scipy.stats.binomtest(...).proportion_ci`."""
     if n <= 0:
         return None
-    ci = _st.binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence,
+    ci = _scipy_stats().binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence,
                                                      method="wilson")
     return float(ci.low), float(ci.high)
 
@@ -40,14 +45,14 @@ def mcnemar_exact(first: Sequence[bool], second: Sequence[bool]) -> dict:
         raise ValueError("paired outcomes must have the same length")
     b = sum(1 for x, y in zip(first, second) if x and not y)
     c = sum(1 for x, y in zip(first, second) if y and not x)
-    p = 1.0 if b + c == 0 else float(_st.binomtest(b, b + c, 0.5).pvalue)
+    p = 1.0 if b + c == 0 else float(_scipy_stats().binomtest(b, b + c, 0.5).pvalue)
     return {"n": len(first), "only_first": b, "only_second": c, "pvalue": p}
 
 
 def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> dict:
     """Fisher's exact test of the 2×2 table (correct / incorrect) × (group 1 / group 2), two
     sided (:func:`scipy.stats.fisher_exact`). Returns ``{"odds_ratio", "pvalue"}``."""
-    res = _st.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])
+    res = _scipy_stats().fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])
     return {"odds_ratio": float(res.statistic), "pvalue": float(res.pvalue)}
 
 
