@@ -35,6 +35,10 @@ class _Timeout(Exception):
     pass
 
 
+#: flat linear sums (``sum()`` of n terms builds n nested expressions in Python)
+_Sum = cp_model.LinearExpr
+
+
 class _Model(cp_model.CpModel):
     """A CP-SAT model without the per-instance CamelCase aliases ``CpModel.__init__``
     attaches (a ``dir()`` scan and a wrapper per method, about 0.4 ms a model: most of a
@@ -111,12 +115,15 @@ class _Builder:
 
     def stability(self, world: World) -> None:
         rk = _ranks(world)
-        t = self.task
+        t, x = self.task, self.x
         for a in t.agents:
+            ra = rk[a]
             for b in t.items:
-                better_a = [self.x[(a, b2)] for b2 in t.items if rk[a][b2] < rk[a][b]]
-                better_b = [self.x[(a2, b)] for a2 in t.agents if rk[b][a2] < rk[b][a]]
-                self.m.add(self.x[(a, b)] + sum(better_a) + sum(better_b) >= 1)
+                rb = rk[b]
+                terms = [x[(a, b)]]                 # one flat sum (not n nested additions)
+                terms += [x[(a, b2)] for b2 in t.items if ra[b2] < ra[b]]
+                terms += [x[(a2, b)] for a2 in t.agents if rb[a2] < rb[a]]
+                self.m.add(_Sum.sum(terms) >= 1)
 
     def cost(self, world: World):
         """A linear expression to minimise for the world's objective."""
@@ -132,24 +139,27 @@ class _Builder:
                 if obj == "rank_maximal":
                     return -sum(base ** (r - k) for k in ranks)
                 return sum(base ** (k - 1) for k in ranks)
-            return sum(item_cost(i) * v for i, v in self.y.items())
+            return _Sum.weighted_sum(list(self.y.values()), [item_cost(i) for i in self.y])
         if t.structure == "allocation":
             if obj == "egalitarian":
                 z = self.m.new_int_var(1, r, "worst")
                 for a in t.agents:
-                    self.m.add(z >= sum(rk[a][i] * self.x[(a, i)] for i in t.items))
+                    self.m.add(z >= _Sum.weighted_sum([self.x[(a, i)] for i in t.items],
+                                                      [rk[a][i] for i in t.items]))
                 return z
             w = {"utilitarian": lambda k: k, "rank_maximal": lambda k: -(base ** (r - k)),
                  "leximin": lambda k: base ** (k - 1)}[obj]
-            return sum(w(rk[a][i]) * v for (a, i), v in self.x.items())
+            return _Sum.weighted_sum(list(self.x.values()),
+                                     [w(rk[a][i]) for (a, i) in self.x])
         if obj == "minimum_regret":
             z = self.m.new_int_var(1, r, "regret")
             for a in t.agents:
-                self.m.add(z >= sum(max(rk[a][b], rk[b][a]) * self.x[(a, b)] for b in t.items))
+                self.m.add(z >= _Sum.weighted_sum([self.x[(a, b)] for b in t.items],
+                                                  [max(rk[a][b], rk[b][a]) for b in t.items]))
             return z
         c = {"a_optimal": lambda a, b: rk[a][b], "b_optimal": lambda a, b: rk[b][a],
              "egalitarian": lambda a, b: rk[a][b] + rk[b][a]}[obj]
-        return sum(c(a, b) * v for (a, b), v in self.x.items())
+        return _Sum.weighted_sum(list(self.x.values()), [c(a, b) for (a, b) in self.x])
 
     def solve(self, time_limit: float, seed: int, minimize=None):
         if minimize is not None:
