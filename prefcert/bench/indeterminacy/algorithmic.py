@@ -379,30 +379,18 @@ def sample(row: Row, index: int, ctx) -> Task:
             insts = draw_instances(st["kind"], st["pref"], n, rng, iid)
             models = {r: _model(i) for r, i in insts.items()}
             cands = {}
-            # Without an egalitarian variant (which draws from rng and reads every
-            # candidate) nothing between the oracles and the duplicate test touches rng:
-            # a draw is rejected at its first repeated outcome, the rest unsolved.
-            early = "egalitarian" not in st["notions"]
-            seen: set[str] = set()
             for notion in st["notions"]:
                 role, q = where(notion, insts)
                 cands[notion] = oracle_outcome(insts[role], models[role], q).solution
-                if early:
-                    key = canonical(cands[notion])
-                    if key in seen:
-                        break
-                    seen.add(key)
-            if early and len(seen) < len(st["notions"]):
-                continue
             found = dict(cands)                    # the oracle's outcomes, as labelled
             if "egalitarian" in cands:
                 cands["egalitarian"] = _egalitarian_variant(insts, cands, rng)
             if len({canonical(c) for c in cands.values()}) < len(cands):
                 continue
-            if not _members_distinct(insts, models, cands, found, st, reading):
-                continue
             member = {k: _core_read(memberships(insts, models, c, found), reading)
                       for k, c in cands.items()}
+            if not distinct(member, st, reading):
+                continue
             break
         ctx.accept()
         options = [{"source": k, "outcome": c, "satisfies": _sat(member[k], st["notions"])}
@@ -522,22 +510,6 @@ def distinct(member: dict[str, dict], setting: dict, reading: str = "strict") ->
     others = [x for x in notions if x != canon]
     return not (any(member[canon].get(y) for y in others if y not in WEAK_NOTIONS) or
                 (canon not in WEAK_NOTIONS and any(member[x].get(canon) for x in others)))
-
-
-def _members_distinct(insts: dict, models: dict, cands: dict, found: dict, setting: dict,
-                      reading: str) -> bool:
-    """:func:`distinct` of the candidates' memberships, under the ``strict`` reading
-    stopping at the first candidate that satisfies another strong notion (memberships
-    draw nothing from rng: the answer is the full test's, the later candidates unread)."""
-    notions = setting["notions"]
-    if reading != "strict":
-        return distinct({k: _core_read(memberships(insts, models, c, found), reading)
-                         for k, c in cands.items()}, setting, reading)
-    for k, c in cands.items():
-        m = _core_read(memberships(insts, models, c, found), reading)
-        if any(m.get(y) for y in notions if y != k and y not in WEAK_NOTIONS):
-            return False
-    return True
 
 
 def _sat(mem: dict, notions: Sequence[str]) -> list[str]:
