@@ -43,6 +43,10 @@ def _sample_one(args):
     return task, stats
 
 
+def _sample_batch(items: list) -> list:
+    return [_sample_one(w) for w in items]
+
+
 def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int | None,
                  stats: dict, jobs: int = 1, readings: dict | None = None,
                  params: dict | None = None) -> list[tuple[Any, int, Task]]:
@@ -59,8 +63,18 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
         work += [(suite.name, seed, row, i, readings, params) for i in range(k)]
     if jobs > 1 and len(work) > 1:
         import multiprocessing as mp
+        # tasks sharing a draw (suite.shared_draw) go to one process together
+        key = suite.shared_draw or (lambda row, i: (id(row), i))
+        batches: dict[Any, list[int]] = {}
+        for k, w in enumerate(work):
+            batches.setdefault(key(w[2], w[3]), []).append(k)
         with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
-            results = pool.map(_sample_one, work, chunksize=1)
+            parts = pool.map(_sample_batch, [[work[k] for k in b] for b in batches.values()],
+                             chunksize=1)
+        results: list = [None] * len(work)
+        for b, part in zip(batches.values(), parts):
+            for k, r in zip(b, part):
+                results[k] = r
     else:
         results = [_sample_one(w) for w in work]
     out = []
