@@ -84,3 +84,22 @@ def test_a_shared_profile_is_encoded_once(monkeypatch):
     assert texts == ['{"A1": ["C1", "C2"], "A2": [["C1", "C2"]]}'] * 5
     other = {"items": inst["items"], "profile": dict(inst["profile"])}     # equal, not same
     assert P.encode_profile(other) == texts[0] and len(calls) == 2
+
+
+def test_tasks_sharing_a_draw_are_sampled_alike_with_two_jobs():
+    # the first six rows of the actionable design are the 3 sources x 2 roles of one
+    # (structure, size, seed): with one task per cell, the six members of one V3 group
+    from prefcert.bench.generate import sample_tasks
+    from prefcert.bench.suites import suite
+    full = suite("actionable-indeterminacy")
+    s = dataclasses.replace(full, rows=lambda sizes: full.rows(sizes)[:6])
+    assert len({s.shared_draw(r, 0) for r in s.rows((4,))}) == 1
+    from prefcert.bench.actionable import suite as A
+    runs = []
+    for jobs in (1, 2):
+        A._group.cache_clear()            # (the forked workers would inherit the draws)
+        stats: dict = {}
+        tasks = sample_tasks(s, seed=s.seed, sizes=(4,), per_cell=1, stats=stats, jobs=jobs)
+        runs.append(([t.instances for _, _, t in tasks], stats))
+    assert runs[0] == runs[1]
+    assert len({i[0]["meta"]["group"] for i in runs[0][0]}) == 1 and len(runs[0][0]) == 6
