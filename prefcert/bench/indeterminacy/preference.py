@@ -167,6 +167,16 @@ def _sample(rng, seq, k):
     return [seq[int(j)] for j in rng.choice(len(seq), size=k, replace=False)]
 
 
+def shared_draw(row: Row, index: int) -> tuple:
+    """The pooled profile the task ``index`` of ``row`` asks about (list families: the
+    pool of its preference type and size), or the task itself (partial orders, drawn per
+    task). O(1)."""
+    f = row.factors
+    if f.get("family") == "partial_order" or "pref" not in f or "size" not in f:
+        return ("own", json.dumps(f, sort_keys=True), index)
+    return (f["pref"], f["size"], index)
+
+
 def sample(row: Row, index: int, ctx) -> Task:
     f = row.factors
     if f["family"] == "partial_order":
@@ -1376,4 +1386,5 @@ SUITE = Suite(
     citation=('Khanna, S. and Wang, X. (2026). '
               '"Preference reasoning under indeterminacy in large language models".'
               ' arXiv:2608.18631.'),
+    shared_draw=shared_draw,
 )
