@@ -316,9 +316,15 @@ def run_cpu(cmd: list[str]) -> tuple[float, float, float, int]:
 
 
 def output_digest(folder: Path) -> dict[str, str]:
+    """File name -> SHA-256, read in blocks (a whole 0.3 GB file read at once would raise
+    this process's peak memory, which later forked children then report as theirs)."""
     import hashlib
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            with open(p, "rb") as f:
+                out[p.name] = hashlib.file_digest(f, "sha256").hexdigest()
+    return out
 
 
 _FLOOR = """
