@@ -46,7 +46,14 @@ Rows:
   (``benchmarks/peer_svvamp.py``; svvamp is a peer, never a dependency);
 - ``smti-5000``: ``prefcert label`` of 5,000 SMTI markets of n = 10 (ties p = 0.2, three
   notions: 15,000 labels, to stdout) with the default engines and cross-check budget,
-  against ``--engines oracle`` (oracle only), and the ratio.
+  against ``--engines oracle`` (oracle only), and the ratio;
+- ``generate``: ``prefcert generate SUITE -o DIR`` (default jobs, 2) of
+  ``actionable-indeterminacy``, ``indeterminacy-preference``, ``indeterminacy-algorithmic``
+  and ``voting-manipulation`` (``--suites`` to choose): wall seconds, CPU seconds (the
+  process and its workers) and peak memory, against the ``json.load`` floor of its output
+  (every line of its JSONL files and the manifest decoded, in this process); with
+  ``--before``, the older installation generates the same suite in the same run, and the
+  row says whether every output file is byte-identical (SHA-256).
 
 Targets (issue "label at the speed of reading the input") are printed beside each row;
 nothing is asserted. A timing script, not a test.
@@ -362,6 +369,81 @@ def smti_5000(work: Path, exe: str, count: int = 5000) -> None:
          "--engines oracle", "")
 
 
+# ------------------------------------------------------------------ suite generation
+
+SUITES = ("actionable-indeterminacy", "indeterminacy-preference", "indeterminacy-algorithmic",
+          "voting-manipulation")
+
+
+def run_cpu(cmd: list[str]) -> tuple[float, float, float, int]:
+    """(wall seconds, CPU seconds of the process and its waited workers, peak MiB, exit
+    status)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            cwd=ROOT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    return (time.perf_counter() - t0, usage.ru_utime + usage.ru_stime,
+            usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status))
+
+
+def output_digest(folder: Path) -> dict[str, str]:
+    """File name -> SHA-256, read in blocks (a whole 0.3 GB file read at once would raise
+    this process's peak memory, which later forked children then report as theirs)."""
+    import hashlib
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            with open(p, "rb") as f:
+                out[p.name] = hashlib.file_digest(f, "sha256").hexdigest()
+    return out
+
+
+_FLOOR = """
+import json, sys, time
+from pathlib import Path
+folder = Path(sys.argv[1])
+t0 = time.perf_counter()
+for p in sorted(folder.glob("*.jsonl")):
+    with open(p, encoding="utf-8") as f:
+        for ln in f:
+            json.loads(ln)
+json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+print(time.perf_counter() - t0)
+"""
+
+
+def json_floor(folder: Path) -> float:
+    """Seconds to read and ``json.loads`` every line of the folder's JSONL files and its
+    manifest: the floor of any program that produces (or reads back) these bytes. In a
+    child process: this one stays small, so the peak memory of the ``prefcert`` children
+    forked after it is their own."""
+    out = subprocess.run([sys.executable, "-c", _FLOOR, str(folder)], capture_output=True,
+                         text=True, check=True)
+    return float(out.stdout)
+
+
+def generate_suites(work: Path, exe: str, before: str | None, suites: list[str]) -> None:
+    for name in suites:
+        out = work / f"gen-{name}"
+        wall, cpu, mib, rc = run_cpu([exe, "generate", name, "-o", str(out), "--overwrite"])
+        floor = json_floor(out) if rc == 0 else None
+        line("generate", f"{name} (wall)", wall, floor, "json.load floor", "<= 10 s")
+        old = None
+        if before:
+            old_out = work / f"gen-{name}.before"
+            old = run_cpu([before, "generate", name, "-o", str(old_out), "--overwrite"])
+            line("generate", "  wall", wall, old[0], "before (wall)", "")
+        line("generate", "  CPU (process + workers)", cpu, old and old[1], "before (CPU)", "")
+        line("generate", "  peak memory", mib, old and old[2], "before (MiB)", "", "MiB")
+        if old is not None:
+            same = old[3] == 0 and rc == 0 and \
+                output_digest(out) == output_digest(work / f"gen-{name}.before")
+            print(f"{'generate':<12}   same bytes as before: {'yes' if same else 'NO'}",
+                  flush=True)
+        if rc != 0:
+            print(f"{'generate':<12} WARNING: generate {name} failed")
+
+
 # ------------------------------------------------------------------ rows
 
 def main() -> None:
@@ -373,6 +455,8 @@ def main() -> None:
     ap.add_argument("--irv-count", type=int, default=12)
     ap.add_argument("--manip-count", type=int, default=20)
     ap.add_argument("--svvamp", help="a side venv's python with svvamp (the manip rows' peer)")
+    ap.add_argument("--suites", default=",".join(SUITES),
+                    help="the suites of the generate row (comma-separated)")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     exe = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or "prefcert"
@@ -447,6 +531,8 @@ def main() -> None:
             manipulation(m, args.manip_count, args.work, args.svvamp)
     if want("smti-5000"):
         smti_5000(args.work, exe)
+    if want("generate"):
+        generate_suites(args.work, exe, args.before, args.suites.split(","))
     if want("jobs"):
         times = {"1": [], "2": []}
         for _ in range(args.jobs_repeat):

@@ -171,8 +171,14 @@ class DecisionTask:
         return tuple(c.id for c in self.constraints)
 
     def unknown_blocks(self) -> list[tuple[str, tuple[str, ...]]]:
-        """(party, block) for every block of an unknown order, in party order."""
-        return [(p, b) for p in self.parties for b in self.prefs[p] if len(b) > 1]
+        """(party, block) for every block of an unknown order, in party order. Found once
+        per task (O(size)) and kept: the engines, the checker and the engine choice ask
+        for them, or for :meth:`world_count`, many times per label."""
+        found = self.__dict__.get("_unknown_blocks")
+        if found is None:
+            found = tuple((p, b) for p in self.parties for b in self.prefs[p] if len(b) > 1)
+            object.__setattr__(self, "_unknown_blocks", found)   # a cache, not a field
+        return list(found)
 
     def hidden_pairs(self) -> list[tuple[str, str, str]]:
         """(party, a, b) for every pair of items whose order is unknown (a before b in the
@@ -194,20 +200,21 @@ class DecisionTask:
             raise InstanceError(f"more than {MAX_WORLDS} admissible worlds",
                                 value=self.world_count())
         per_party: list[tuple[str, list[tuple[str, ...]]]] = []
+        fixed: dict[str, tuple[str, ...]] = {}
+        chain = itertools.chain.from_iterable
         for p in self.parties:
             blocks = self.prefs[p]
-            if all(len(b) == 1 for b in blocks):
+            if max(map(len, blocks)) == 1:          # fully known: the blocks are singletons
+                fixed[p] = tuple(chain(blocks))
                 continue
-            orders = [tuple(itertools.chain.from_iterable(choice)) for choice in
+            orders = [tuple(chain(choice)) for choice in
                       itertools.product(*(itertools.permutations(b) for b in blocks))]
             per_party.append((p, orders))
-        fixed = {p: tuple(b[0] for b in self.prefs[p]) for p in self.parties
-                 if all(len(b) == 1 for b in self.prefs[p])}
         out = []
+        names = [p for p, _ in per_party]
         for choice in itertools.product(*(orders for _, orders in per_party)):
-            completion = {p: o for (p, _), o in zip(per_party, choice)}
-            prefs = {**fixed, **completion}
-            prefs = {p: prefs[p] for p in self.parties}
+            completion = dict(zip(names, choice))
+            prefs = {p: completion[p] if p in completion else fixed[p] for p in self.parties}
             for obj in self.objectives:
                 out.append(World(prefs, obj, completion))
         return out
@@ -285,12 +292,17 @@ def _names(data: dict, key: str) -> tuple[str, ...]:
     return tuple(v)
 
 
-def _ranking(raw: object, party: str, over: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+def _ranking(raw: object, party: str, over: tuple[str, ...],
+             over_set: frozenset[str] | None = None) -> tuple[tuple[str, ...], ...]:
     if not isinstance(raw, list):
         raise InstanceError("a preference list must be a JSON list", agent=party, value=raw)
+    if over_set is None:
+        over_set = frozenset(over)
     blocks: list[tuple[str, ...]] = []
     for entry in raw:
-        if isinstance(entry, str):
+        if entry.__class__ is str:                # (the common case first)
+            blocks.append((entry,))
+        elif isinstance(entry, str):
             blocks.append((entry,))
         elif isinstance(entry, dict) and set(entry) == {"unknown"} and \
                 isinstance(entry["unknown"], list) and len(entry["unknown"]) >= 2 and \
@@ -301,11 +313,12 @@ def _ranking(raw: object, party: str, over: tuple[str, ...]) -> tuple[tuple[str,
                                 " (a block of unknown order; ties are not allowed)",
                                 agent=party, value=entry)
     seen = [x for b in blocks for x in b]
-    if len(set(seen)) != len(seen):
+    distinct = set(seen)
+    if len(distinct) != len(seen):
         raise InstanceError("item listed twice", agent=party,
                             value=next(x for x in seen if seen.count(x) > 1))
-    unknown = [x for x in seen if x not in over]
-    if unknown:
+    if not distinct <= over_set:
+        unknown = [x for x in seen if x not in over_set]
         raise InstanceError("ranks an unknown name", agent=party, value=unknown[0])
     if len(seen) != len(over):
         raise InstanceError("a decision task needs complete lists: every name of the other "
@@ -388,10 +401,12 @@ def parse_decision(data: dict) -> DecisionTask:
         if p not in parties:
             raise InstanceError("preferences of an unknown party", agent=p, value=None)
     parsed = {}
+    agent_set, item_set = frozenset(agents), frozenset(items)
     for p in parties:
         if p not in prefs:
             raise InstanceError("party has no preference list", agent=p, value=None)
-        parsed[p] = _ranking(prefs[p], p, items if p in agents else agents)
+        parsed[p] = _ranking(prefs[p], p, *((items, item_set) if p in agent_set
+                                            else (agents, agent_set)))
     objectives = data.get("objectives", None)
     if objectives is None and "objective" in data:
         objectives = [data["objective"]]

@@ -522,14 +522,40 @@ def repairs(task: DecisionTask, world: World, cache: dict) -> dict:
 
 # --------------------------------------------------------------------------- the engine
 
-def decide(task: DecisionTask) -> Outcome:
+def world_key(task: DecisionTask, world: World, cs: ConstraintSet) -> tuple:
+    """Everything :func:`solve_world` reads, as a hashable key: the structure, source and
+    readings, the names in order, the attributes, the world's complete lists and
+    objective, and the constraints in force. Two (task, world, cs) with equal keys have
+    equal world results. O(size)."""
+    return (task.structure, task.source, task.agents, task.items,
+            tuple(sorted(task.reading.items())),
+            tuple((i, tuple(sorted(a.items()))) for i, a in task.attributes.items()),
+            tuple(world.prefs.items()), world.objective, tuple(cs))
+
+
+def decide(task: DecisionTask, memo: dict | None = None) -> Outcome:
     """The oracle's label: verdict, solution and certificate (see the module docstring).
     ``stats["worlds"]`` lists every world's optimum value and number of accepted actions;
-    ``stats["shared"]`` the number of shared accepted actions (None: not counted)."""
+    ``stats["shared"]`` the number of shared accepted actions (None: not counted).
+
+    ``memo``: a dict kept by the caller across calls on related tasks (the candidates of
+    one sampled group share most of their worlds): world results by :func:`world_key`,
+    reused instead of re-solved. The outcome is the same with or without it, but its
+    certificate may then share world proofs with another outcome's (read them, do not
+    mutate them). O(worlds × one world's solve), a memo hit O(size)."""
     cs = stated(task)
     worlds = task.worlds()
     cache: dict = {}
-    results = [solve_world(task, w, cs, cache) for w in worlds]
+    if memo is None:
+        results = [solve_world(task, w, cs, cache) for w in worlds]
+    else:
+        results = []
+        for w in worlds:
+            key = world_key(task, w, cs)
+            r = memo.get(key)
+            if r is None:
+                r = memo[key] = solve_world(task, w, cs, cache)
+            results.append(r)
     stats: dict[str, Any] = {"worlds": _summary(worlds, results),
                              "hidden": len(task.hidden_pairs())}
     if task.source == "constraint":
@@ -602,5 +628,6 @@ def oracle(task: DecisionTask, params: Any = None, *, time_limit: float = 10.0,
     return decide(task)
 
 
-__all__ = ["decide", "hungarian", "oracle", "repairs", "solve_world", "stable_lattice"]
+__all__ = ["decide", "hungarian", "oracle", "repairs", "solve_world", "stable_lattice",
+           "world_key"]
 

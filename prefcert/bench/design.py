@@ -271,7 +271,10 @@ class Suite:
     the module docstring; ``size_tests``: the tests across sizes its paper
     reports (:class:`SizeTests`; None when the paper reports none — ``prefcert score``
     then shows none unless asked for every pair of sizes with ``--size-tests all``);
-    ``citation``: the paper the design comes from (for dataset cards).
+    ``citation``: the paper the design comes from (for dataset cards);
+    ``shared_draw(row, index)``: optional, a key naming the draw that task shares with
+    others (the group several rows' tasks are members of): ``--jobs`` keeps tasks with one
+    key in one process, so a shared draw is made once, not once per process.
     """
 
     name: str
@@ -300,6 +303,7 @@ class Suite:
     parameters: Mapping[str, Parameter] = field(default_factory=dict)
     configure: Callable[..., Suite] | None = None
     files: Callable[[Mapping[str, Any]], Mapping[str, str]] | None = None
+    shared_draw: Callable[[Row, int], Any] | None = None
 
     def chosen_parameters(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The suite's parameters with ``given`` (name -> text or value) parsed, defaults

@@ -20,7 +20,7 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,10 @@ def _sample_one(args):
     return task, stats
 
 
+def _sample_batch(items: list) -> list:
+    return [_sample_one(w) for w in items]
+
+
 def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int | None,
                  stats: dict, jobs: int = 1, readings: dict | None = None,
                  params: dict | None = None) -> list[tuple[Any, int, Task]]:
@@ -59,8 +63,18 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
         work += [(suite.name, seed, row, i, readings, params) for i in range(k)]
     if jobs > 1 and len(work) > 1:
         import multiprocessing as mp
+        # tasks sharing a draw (suite.shared_draw) go to one process together
+        key = suite.shared_draw or (lambda row, i: (id(row), i))
+        batches: dict[Any, list[int]] = {}
+        for k, w in enumerate(work):
+            batches.setdefault(key(w[2], w[3]), []).append(k)
         with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
-            results = pool.map(_sample_one, work, chunksize=1)
+            parts = pool.map(_sample_batch, [[work[k] for k in b] for b in batches.values()],
+                             chunksize=1)
+        results: list = [None] * len(work)
+        for b, part in zip(batches.values(), parts):
+            for k, r in zip(b, part):
+                results[k] = r
     else:
         results = [_sample_one(w) for w in work]
     out = []
@@ -81,8 +95,6 @@ def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = F
     content, and RuntimeError when a label cannot be certified (engines disagree, a
     certificate is rejected, or the label is not checked).
     """
-    from ..formal.instances import from_object
-    from ..pipeline.jobs import plan
     insts: dict[str, dict] = {}
     qs: dict[str, dict[str, Any]] = {}
     for _, _, task in tasks:
@@ -97,18 +109,28 @@ def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = F
         for iid, q in task.questions:
             qs[iid].setdefault(canonical(q), q)
     order = list(insts)
+    work = [(iid, line, insts[iid], list(qs[iid].values()))
+            for line, iid in enumerate(order, 1) if qs[iid]]
     ids: dict[tuple[str, str], str] = {}
-    all_jobs = []
-    for line, iid in enumerate(order, 1):
-        inst = from_object(insts[iid], "instances.jsonl", line, iid)
-        questions = list(qs[iid].values())
-        if not questions:
-            continue
-        for k, (key, job) in enumerate(zip(qs[iid], plan([inst], questions))):
+    labels: list[dict] = []
+    for (iid, _, _, _), labs in zip(work, _label_all(work, engines, progress, jobs)):
+        for k, key in zip(range(len(labs)), qs[iid]):
             ids[(iid, key)] = f"{iid}#{k}"
-            all_jobs.append((ids[(iid, key)], job))
-    labels = _label_all(all_jobs, engines, progress, jobs)
+        labels += labs
     return [insts[i] for i in order], labels, ids
+
+
+def _label_instance(item: tuple, engines) -> list[dict]:
+    """Parse one instance, plan its questions and label them (label ids ``<id>#<k>``).
+    The parsed model and its caches live while this instance is labelled only: memory
+    is one instance's, not the suite's (the preference suite's closures at n = 300 are
+    about 2 MB an instance)."""
+    from ..formal.instances import from_object
+    from ..pipeline.jobs import plan
+    iid, line, data, questions = item
+    inst = from_object(data, "instances.jsonl", line, iid)
+    return [_label_one((f"{iid}#{k}", job), engines)
+            for k, job in enumerate(plan([inst], questions))]
 
 
 def _label_one(item, engines):
@@ -128,9 +150,9 @@ def _label_one(item, engines):
 _ITEMS: list = []
 
 
-def _label_idx(i: int) -> dict:
+def _label_idx(i: int) -> list[dict]:
     item, engines = _ITEMS[i]
-    return _label_one(item, engines)
+    return _label_instance(item, engines)
 
 
 def _quiet_worker() -> None:
@@ -139,33 +161,38 @@ def _quiet_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _label_all(items: list, engines, progress: bool, jobs: int) -> list[dict]:
+def _label_all(items: list, engines, progress: bool, jobs: int) -> list[list[dict]]:
+    """The labels of each work item (an instance and its questions), in order; with
+    ``jobs`` > 1 the instances are parsed and labelled in that many processes."""
     if jobs > 1 and len(items) > 1:
         import multiprocessing as mp
         global _ITEMS
         _ITEMS = [(it, tuple(engines)) for it in items]
         try:
             with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
-                return pool.map(_label_idx, range(len(items)), chunksize=8)
+                return pool.map(_label_idx, range(len(items)), chunksize=4)
         finally:
             _ITEMS = []
     from rich.progress import Progress
     bar = Progress(transient=True, disable=not progress)
     with bar:
-        t = bar.add_task("certifying", total=len(items))
+        t = bar.add_task("certifying", total=sum(len(it[3]) for it in items))
         out = []
         for item in items:
-            out.append(_label_one(item, engines))
-            bar.advance(t)
+            out.append(_label_instance(item, engines))
+            bar.advance(t, len(out[-1]))
     return out
 
 
 def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None = None,
           per_cell: int | None = None, progress: bool = False, jobs: int = 1,
           encoding: str = "json", readings: dict | None = None,
-          templates: str | None = None, params: dict | None = None) -> dict:
+          templates: str | None = None, params: dict | None = None,
+          prompt_sink: Callable[[dict], None] | None = None) -> dict:
     """Sample and certify ``suite`` in memory: ``{"instances", "labels", "prompts",
-    "manifest"}`` (see :func:`generate` for the parameters)."""
+    "manifest"}`` (see :func:`generate` for the parameters). ``prompt_sink``: called with
+    each prompt record as it is rendered, in file order; the prompts are then not kept
+    (``"prompts"`` is None) and the manifest is the same."""
     readings = suite.chosen_readings(readings)
     chosen = suite.chosen_parameters(params)
     suite = suite.configured(chosen, sizes)
@@ -185,10 +212,19 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
                                      progress=progress, jobs=jobs)
     t2 = time.perf_counter()
     repeats, duplicates = _duplicates(suite, tasks)
-    prompts = render_tasks(suite, tasks, labels, ids, seed=seed, stats=stats,
+    records = iter_prompts(suite, tasks, labels, ids, seed=seed, stats=stats,
                            encoding=encoding, readings=readings, templates=tpl,
                            repeats=repeats, params=chosen)
-    composition: Counter = Counter(canonical(p["cell"]) for p in prompts)
+    composition: Counter = Counter()
+    prompts: list[dict] | None = None
+    if prompt_sink is None:
+        prompts = list(records)
+        composition.update(canonical(p["cell"]) for p in prompts)
+    else:
+        for p in records:
+            composition[canonical(p["cell"])] += 1
+            prompt_sink(p)
+    total = sum(composition.values())
     from .. import __version__
     verdicts = Counter(f"{_qname(lab['question'])}:{lab['verdict']}" for lab in labels)
     manifest = {
@@ -196,7 +232,7 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
         "seed": seed, "sizes": list(sizes), "encoding": encoding, "readings": readings,
         "per_cell": per_cell if per_cell is not None else suite.per_cell,
         "prompts_file": "prompts.jsonl",
-        "total": len(prompts), "instances": len(instances), "labels": len(labels),
+        "total": total, "instances": len(instances), "labels": len(labels),
         "labels_checked": sum(lab["checked"] is True for lab in labels),
         "label_verdicts": dict(sorted(verdicts.items())),
         "composition": [{"cell": json.loads(k), "prompts": v} for k, v in composition.items()],
@@ -230,19 +266,36 @@ def render_tasks(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
     or from ``first_ids[k]`` for the k-th task (its design position, see
     :func:`design_tasks`). ``readings``: the suite's readings (defaults filled);
     ``templates``: its resolved template set; ``repeats``: id(task) -> the fields of a
-    repeated election (``cluster``, ``duplicate_of``)."""
+    repeated election (``cluster``, ``duplicate_of``). The list of
+    :func:`iter_prompts`."""
+    return list(iter_prompts(suite, tasks, labels, ids, seed=seed, stats=stats,
+                             encoding=encoding, readings=readings, templates=templates,
+                             repeats=repeats, first_ids=first_ids, params=params))
+
+
+def iter_prompts(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: Sequence[dict],
+                 ids: dict, *, seed: int, stats: dict, encoding: str = "json",
+                 readings: dict | None = None, templates: Any = None,
+                 repeats: dict | None = None,
+                 first_ids: Sequence[int] | None = None,
+                 params: dict | None = None) -> Iterator[dict]:
+    """The prompt records of :func:`render_tasks`, one at a time, in the same order and
+    with the same content: a caller that writes each as it comes holds one task's
+    prompts, not the suite's (the preference suite's prompts are about 0.3 GB of text).
+    O(prompts) time."""
     repeats = repeats or {}
     by_id = {lab["label_id"]: lab for lab in labels}
-    prompts: list[dict] = []
+    count = 0
     for k, (row, index, task) in enumerate(tasks):
         gold_ids = [ids[(iid, canonical(q))] for iid, q in task.questions]
         labs = [by_id[i] for i in gold_ids]
-        number = len(prompts) + 1 if first_ids is None else first_ids[k]
+        number = count + 1 if first_ids is None else first_ids[k]
         for j, variant in enumerate(row.variants):
             cell = {**row.factors, **variant}
             r = suite.render(task, variant, Context(seed, row, index, stats, variant, encoding,
                                                     readings, templates, params))
-            prompts.append({
+            count += 1
+            yield {
                 "id": f"{number + j:05d}", "suite": suite.name,
                 "instance_id": task.instances[0]["id"] if task.instances else None,
                 "instance_ids": [i["id"] for i in task.instances],
@@ -251,8 +304,7 @@ def render_tasks(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
                 "cell": cell, "prompt": r.text, "answer_shape": r.answer_shape,
                 "gold_label_ids": gold_ids,
                 "answer": suite.gold(task, variant, labs, r), "task": task.payload,
-                **repeats.get(id(task), {}), **r.extra})
-    return prompts
+                **repeats.get(id(task), {}), **r.extra}
 
 
 def design_tasks(suite: Suite, *, sizes: Sequence[Any], per_cell: int | None
@@ -390,18 +442,22 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
         if held and not overwrite:
             raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
                                 "replace it)", file=str(folder.path / held[0]))
-        b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress,
-                  jobs=jobs, encoding=encoding, readings=readings, templates=templates,
-                  params=params)
+        if fmt == "jsonl":           # prompts written as rendered: never all in memory
+            with folder.file("prompts.jsonl") as pf:
+                b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell,
+                          progress=progress, jobs=jobs, encoding=encoding,
+                          readings=readings, templates=templates, params=params,
+                          prompt_sink=lambda r: pf.write(_dumps(r) + "\n"))
+        else:
+            b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress,
+                      jobs=jobs, encoding=encoding, readings=readings, templates=templates,
+                      params=params)
         t0 = time.perf_counter()
         manifest = b["manifest"]
         for name in ("instances", "labels"):
             with folder.file(f"{name}.jsonl") as f:
                 _write_rows(f, b[name])
-        if fmt == "jsonl":
-            with folder.file("prompts.jsonl") as f:
-                _write_rows(f, b["prompts"])
-        else:
+        if fmt != "jsonl":
             from .card import card, split_of
             manifest["prompts_file"] = "data"
             rows = parquet_rows(b["prompts"], b["labels"], b["instances"])

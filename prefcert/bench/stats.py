@@ -10,7 +10,12 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scipy import stats as _st
+
+def _scipy_stats() -> Any:
+    """``scipy.stats``, imported on first use (about 1 s: commands that only generate a
+    suite never need it)."""
+    from scipy import stats
+    return stats
 
 
 def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
@@ -18,7 +23,7 @@ def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float] | No
     (Wilson 1927), by :meth:`scipy.stats.binomtest(...).proportion_ci`."""
     if n <= 0:
         return None
-    ci = _st.binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence,
+    ci = _scipy_stats().binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence,
                                                      method="wilson")
     return float(ci.low), float(ci.high)
 
@@ -41,7 +46,7 @@ def mcnemar_exact(first: Sequence[bool], second: Sequence[bool]) -> dict:
         raise ValueError("paired outcomes must have the same length")
     b = sum(1 for x, y in zip(first, second) if x and not y)
     c = sum(1 for x, y in zip(first, second) if y and not x)
-    p = 1.0 if b + c == 0 else float(_st.binomtest(b, b + c, 0.5).pvalue)
+    p = 1.0 if b + c == 0 else float(_scipy_stats().binomtest(b, b + c, 0.5).pvalue)
     return {"n": len(first), "only_first": b, "only_second": c, "pvalue": p}
 
 
@@ -55,7 +60,7 @@ def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> dict:
 
 @functools.lru_cache(maxsize=65536)
 def _fisher_table(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float]:
-    res = _st.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])
+    res = _scipy_stats().fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])
     return float(res.statistic), float(res.pvalue)
 
 

@@ -443,13 +443,14 @@ def derive_rng(*parts: Any):
     return random.Random(int.from_bytes(h[:8], "little"))
 
 
-def oracle_judge(data: dict) -> tuple[str, dict]:
+def oracle_judge(data: dict, memo: dict | None = None) -> tuple[str, dict]:
     """The gold decision of an instance dict by the oracle: (verdict, stats with the
     minimum number of edits as ``edits`` and every minimum repair's edits as ``repairs``
-    for relax)."""
+    for relax). ``memo``: world results kept across the calls of one group's draws
+    (:func:`prefcert.oracles.decision.decide`); the answer does not depend on it."""
     from ...formal.decision import parse_decision
     from ...oracles.decision import decide
-    out = decide(parse_decision(data))
+    out = decide(parse_decision(data), memo)
     stats = dict(out.stats)
     if out.verdict == "relax":
         stats["edits"] = out.solution["edits"]
@@ -476,7 +477,11 @@ def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: in
     gid = f"ai-{cell}-g{index:02d}" if design == "v3" else f"ai-{design}-{cell}-g{index:02d}"
     out = []
     stats: dict = {}
-    for source, pair in group(structure, n, oracle_judge, rng, stats=stats,
+    memo: dict = {}          # world results shared by the group's candidate draws
+
+    def judge(data: dict) -> tuple[str, dict]:
+        return oracle_judge(data, memo)
+    for source, pair in group(structure, n, judge, rng, stats=stats,
                               balanced=balanced).items():
         for role, task in zip(("act", "intervention"), pair):
             meta = {"suite": SUITE, "design": design, "cell": cell, "structure": structure,
@@ -498,7 +503,11 @@ def design_local_pair(structure: str, n: int, cell_seed: int, source: str, index
         f"ai-{design}-{cell}-{source}-p{index}"
     out = []
     stats: dict = {}
-    pair = local_cue_pair(structure, n, source, oracle_judge, rng, stats=stats)
+    memo: dict = {}
+
+    def judge(data: dict) -> tuple[str, dict]:
+        return oracle_judge(data, memo)
+    pair = local_cue_pair(structure, n, source, judge, rng, stats=stats)
     for role, task in zip(("act", "intervention"), pair):
         meta = {"suite": SUITE, "design": design, "cell": cell, "structure": structure,
                 "size": n, "seed": cell_seed, "group": None, "pair": pid, "source": source,

@@ -81,6 +81,15 @@ def _pair(structure: str, size: int, seed: int, source: str, index: int,
     return tuple(design_local_pair(structure, size, seed, source, index, seed=suite_seed))
 
 
+def shared_draw(row: Row, index: int) -> tuple:
+    """The group (V3) or local-cue pair (H5) the task ``index`` of ``row`` is a member of:
+    the draw :func:`sample` shares with the other rows' tasks of that index. O(1)."""
+    f = row.factors
+    if f["design"] == "v3":
+        return ("v3", f["structure"], f["size"], f["seed"], index)
+    return (f["design"], f["structure"], f["size"], f["seed"], f["source"], index)
+
+
 def sample(row: Row, index: int, ctx) -> Task:
     f = row.factors
     if f["design"] == "v3":
@@ -234,4 +243,5 @@ SUITE = Suite(
     citation=('Li, A. et al. (2026). '
              '"Ask, relax, or act? Evaluating actionable indeterminacy in LLM preference reasoning".'
              ' arXiv:2610.03102.'),
+    shared_draw=shared_draw,
 )

@@ -167,6 +167,16 @@ def _sample(rng, seq, k):
     return [seq[int(j)] for j in rng.choice(len(seq), size=k, replace=False)]
 
 
+def shared_draw(row: Row, index: int) -> tuple:
+    """The pooled profile the task ``index`` of ``row`` asks about (list families: the
+    pool of its preference type and size), or the task itself (partial orders, drawn per
+    task). O(1)."""
+    f = row.factors
+    if f.get("family") == "partial_order" or "pref" not in f or "size" not in f:
+        return ("own", json.dumps(f, sort_keys=True), index)
+    return (f["pref"], f["size"], index)
+
+
 def sample(row: Row, index: int, ctx) -> Task:
     f = row.factors
     if f["family"] == "partial_order":
@@ -315,8 +325,21 @@ def _count_c1_only(inst, a, b) -> int:
 
 def _count_entailed(inst, a, b) -> int:
     """Agents whose list has a strictly above b (both listed, not tied)."""
-    return sum(1 for o in inst["profile"].values()
-               if a in tie_of(o) and b in tie_of(o) and tie_of(o)[a] < tie_of(o)[b])
+    n = 0
+    for o in inst["profile"].values():
+        r = tie_of(o)                    # once per list (four look-ups read it)
+        if a in r and b in r and r[a] < r[b]:
+            n += 1
+    return n
+
+
+def _all_ordered(inst, a, b) -> bool:
+    """Every agent lists a and b, not tied."""
+    for o in inst["profile"].values():
+        r = tie_of(o)
+        if not (a in r and b in r and r[a] != r[b]):
+            return False
+    return True
 
 
 def _lexicographic(order, A, B) -> list | None:
@@ -403,8 +426,7 @@ def expected(question: dict, f: dict, inst: dict, readings: dict | None = None) 
     if t == "count":            # pair_count = stated, or every agent orders the pair
         a, b = question["items"]
         n = _count_entailed(inst, a, b)
-        ordered = all(a in tie_of(o) and b in tie_of(o) and tie_of(o)[a] != tie_of(o)[b]
-                      for o in inst["profile"].values())
+        ordered = _all_ordered(inst, a, b)
         stated = inst.get("conventions", {}).get("pair_count") == "stated"
         return {"kind": "value", "value": n} if stated or ordered else {"kind": "abstain"}
     r = tie_of(order)
@@ -443,8 +465,9 @@ def expected(question: dict, f: dict, inst: dict, readings: dict | None = None) 
         return {"kind": "abstain"}
     if t == "topk_list":        # every item of the tie holding position k may be in the top k
         lst = flat(order)
-        group = tie_of(order)[lst[question["k"] - 1]]
-        end = max(j for j, x in enumerate(lst) if tie_of(order)[x] == group) + 1
+        r = tie_of(order)
+        group = r[lst[question["k"] - 1]]
+        end = max(j for j, x in enumerate(lst) if r[x] == group) + 1
         return {"kind": "keeps_tie", "value": sorted(lst[:end])}
     raise ValueError(t)
 
@@ -596,6 +619,28 @@ def dish_names(inst: dict) -> dict[str, str]:
     return {x: DISHES[int(x.lstrip("C")) - 1] for x in items}
 
 
+#: the JSON text of the last profiles encoded whole: id(profile) -> (profile, text). The
+#: prompts of one instance (its questions, formats and the tasks sharing a pooled profile)
+#: are rendered close together; the profile is held so that its id stays its own.
+_PROFILE_JSON: dict[int, tuple[Any, str]] = {}
+_PROFILE_JSON_SIZE = 64
+
+
+def _profile_json(profile: dict) -> str:
+    """``json.dumps(profile, ensure_ascii=False)``, encoded once for the prompts of one
+    instance rendered close together (a profile of n = 300 is about 0.1 MB of text).
+    A hit is the very same dict object (held, so its id is not reused); instance data
+    are not changed once sampled. O(size of the profile) on a miss, O(1) on a hit."""
+    hit = _PROFILE_JSON.get(id(profile))
+    if hit is not None and hit[0] is profile:
+        return hit[1]
+    text = json.dumps(profile, ensure_ascii=False)
+    if len(_PROFILE_JSON) >= _PROFILE_JSON_SIZE:
+        del _PROFILE_JSON[next(iter(_PROFILE_JSON))]
+    _PROFILE_JSON[id(profile)] = (profile, text)
+    return text
+
+
 def encode_profile(inst: dict, encoding: str = "json", agent: str | None = None,
                    templates=None, names: dict[str, str] | None = None) -> str:
     """The preferences as shown to a model: ``json`` (the instance format), ``sentences``
@@ -603,6 +648,8 @@ def encode_profile(inst: dict, encoding: str = "json", agent: str | None = None,
     level 3), in the wording of ``templates`` (default: the default set); ``agent``: show
     that agent's list alone. Data that are not lists (partial orders) are shown as JSON."""
     t = templates or load(TEMPLATES, None)
+    if agent is None and encoding == "json":
+        return _profile_json(inst["profile"])
     prof = inst["profile"] if agent is None else {agent: inst["profile"][agent]}
     if encoding == "json" or not all(isinstance(o, list) for o in prof.values()):
         return json.dumps(prof, ensure_ascii=False)
@@ -1473,4 +1520,5 @@ SUITE = Suite(
     citation=('Khanna, S. and Wang, X. (2026). '
               '"Preference reasoning under indeterminacy in large language models".'
               ' arXiv:2608.18631.'),
+    shared_draw=shared_draw,
 )
