@@ -46,7 +46,10 @@ class Benchmark:
                 raise InstanceError(f"{name} is missing beside the prompts", file=str(p))
         bench = cls(read_prompts(p), read_jsonl(folder / "labels.jsonl"),
                     read_jsonl(folder / "instances.jsonl"))
-        bench.files = (p, folder / "labels.jsonl", folder / "instances.jsonl")
+        # every file the benchmark is read from: an output naming one is refused
+        read = [p, folder / "labels.jsonl", folder / "instances.jsonl",
+                folder / "manifest.json", *sorted((folder / "data").glob("*.parquet"))]
+        bench.files = tuple(f for f in read if f.is_file() or f == p)
         return bench
 
     def entry(self, prompt: Mapping[str, Any], parse: str = "lenient") -> Entry:
