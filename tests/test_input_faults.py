@@ -343,6 +343,18 @@ def test_an_unknown_answer_id_names_file_and_line(pref_bench, tmp_path, command)
 
 
 @needs_cli
+@pytest.mark.parametrize("command", ["score", "risk"])
+def test_an_answer_repeating_a_key_names_file_and_line(pref_bench, tmp_path, command):
+    """A regression: ``{"id": "00001", …, "id": "00002"}`` was scored as prompt 00002."""
+    prompts = [json.loads(x) for x in (pref_bench / "prompts.jsonl").read_text().splitlines()]
+    first, second = prompts[0]["id"], prompts[1]["id"]
+    (tmp_path / "a.jsonl").write_text(json.dumps({"id": first, "answer": "x"}) + "\n"
+                                      + f'{{"id": "{second}", "answer": "x", "id": "{first}"}}\n')
+    line = one_error_line(run(command, pref_bench / "prompts.jsonl", tmp_path / "a.jsonl"))
+    assert "a.jsonl:2" in line and "appears twice" in line and "'id'" in line
+
+
+@needs_cli
 def test_a_missing_prompts_file_is_named(pref_bench, tmp_path):
     (tmp_path / "a.jsonl").write_text("")
     line = one_error_line(run("score", pref_bench / "prompts.parquet", tmp_path / "a.jsonl"))

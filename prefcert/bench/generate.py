@@ -581,8 +581,12 @@ def read_prompts(path: str | Path) -> list[dict]:
     return read_jsonl(path)
 
 
-def read_jsonl(path: str | Path) -> list[dict]:
-    """The JSON objects of a JSONL file; InstanceError naming the line of a bad one."""
+def read_jsonl(path: str | Path, unique_keys: bool = False) -> list[dict]:
+    """The JSON objects of a JSONL file; InstanceError naming the line of a bad one
+    (``unique_keys``: also of an object that repeats a key, which JSON would read as its
+    last value — for files people write by hand, such as answers)."""
+    from .answers import DuplicateKey, _no_duplicates
+    hook = _no_duplicates if unique_keys else None
     out = []
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -592,10 +596,13 @@ def read_jsonl(path: str | Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=hook)
         except json.JSONDecodeError as e:
             raise InstanceError(f"not JSON ({e.msg})", file=str(path), line=i,
                                 value=line[:40]) from None
+        except DuplicateKey as e:
+            raise InstanceError("a key appears twice in one object", file=str(path),
+                                line=i, value=e.key) from None
         if not isinstance(obj, dict):
             raise InstanceError("not a JSON object", file=str(path), line=i, value=line[:40])
         out.append(obj)

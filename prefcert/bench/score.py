@@ -85,7 +85,7 @@ def read_answers(path: str | Path,
     record without ``id``, with an id answered twice, or (given the ``known`` prompt ids)
     with an id that is not a prompt's."""
     out: dict[str, str | None] = {}
-    for i, rec in enumerate(read_jsonl(path), 1):
+    for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
         if "id" not in rec:
             raise InstanceError("answer record without 'id'", file=str(path), line=i)
         if known is not None and str(rec["id"]) not in known:
