@@ -44,8 +44,14 @@ class Benchmark:
         for name in ("labels.jsonl", "instances.jsonl"):
             if not (folder / name).is_file():
                 raise InstanceError(f"{name} is missing beside the prompts", file=str(p))
-        bench = cls(read_prompts(p), read_jsonl(folder / "labels.jsonl"),
-                    read_jsonl(folder / "instances.jsonl"))
+        labels, instances = (read_jsonl(folder / n) for n in ("labels.jsonl", "instances.jsonl"))
+        for name, rows, key in (("labels.jsonl", labels, "label_id"),
+                                ("instances.jsonl", instances, "id")):
+            for i, row in enumerate(rows, 1):
+                if key not in row:
+                    raise InstanceError(f"not a {name} record of prefcert generate: no "
+                                        f"{key!r}", file=str(folder / name), line=i)
+        bench = cls(read_prompts(p), labels, instances)
         # every file the benchmark is read from: an output naming one is refused
         read = [p, folder / "labels.jsonl", folder / "instances.jsonl",
                 folder / "manifest.json", *sorted((folder / "data").glob("*.parquet"))]
