@@ -381,6 +381,8 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     if encoding not in ENCODINGS:
         raise InstanceError(f"encoding must be one of {', '.join(ENCODINGS)}", value=encoding)
     suite.configured(params, sizes)      # parameters and sizes refused before any output
+    if fmt == "parquet":
+        _pyarrow()                           # and a missing pyarrow (it left a data/ folder)
     from ..output import OutputFolder
     with OutputFolder(out, "'prefcert generate'") as folder:   # locked from here to the end
         extra = tuple(suite.files(suite.chosen_parameters(params))) \
@@ -511,15 +513,22 @@ def arrow_columns(rows: Sequence[dict]) -> tuple[dict, list[str]]:
     return cols, as_json
 
 
-def write_parquet(sink: Any, rows: list[dict]) -> list[str]:
-    """The rows as one Parquet table with nested types (:func:`arrow_columns`) written to
-    ``sink`` (a binary file; the caller makes it atomic), read as is by
-    ``datasets.load_dataset("parquet", …)``; returns the fields stored as JSON text."""
+def _pyarrow() -> tuple[Any, Any]:
+    """pyarrow and pyarrow.parquet; InstanceError (one line) when it is not installed."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:                      # pragma: no cover - depends on the install
-        raise InstanceError("--format parquet needs pyarrow (pip install pyarrow)") from None
+        raise InstanceError("--format parquet needs pyarrow (pip install "
+                            "'prefcert[parquet]')") from None
+    return pa, pq
+
+
+def write_parquet(sink: Any, rows: list[dict]) -> list[str]:
+    """The rows as one Parquet table with nested types (:func:`arrow_columns`) written to
+    ``sink`` (a binary file; the caller makes it atomic), read as is by
+    ``datasets.load_dataset("parquet", …)``; returns the fields stored as JSON text."""
+    pa, pq = _pyarrow()
     cols, as_json = arrow_columns(rows)
     table = pa.table(cols)
     pq.write_table(table, sink, compression="zstd")
