@@ -84,12 +84,18 @@ def _identity(path: Path) -> tuple[Any, ...]:
 def refuse_inputs(outputs: Iterable[str | os.PathLike[str] | None],
                   inputs: Iterable[str | os.PathLike[str] | None]) -> None:
     """Bad input when an output is one of the inputs, or two outputs are one file: the
-    same file by its resolved path, or by device and inode (a hard link, a symlink).
-    Nones are skipped. O(outputs + inputs) ``stat`` calls."""
+    same file by its resolved path, or by device and inode (a hard link, a symlink). An
+    input folder stands for every file below it (a folder of logs). Nones are skipped.
+    O(outputs + input files) ``stat`` calls."""
     seen = {}
     for f in inputs:
-        if f is not None:
-            seen[_identity(Path(f))] = f
+        if f is None:
+            continue
+        seen[_identity(Path(f))] = f
+        if Path(f).is_dir():
+            for g in Path(f).rglob("*"):
+                if g.is_file():
+                    seen.setdefault(_identity(g), str(g))
     written: dict = {}
     for out in outputs:
         if out is None:

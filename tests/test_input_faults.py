@@ -343,6 +343,18 @@ def test_an_unknown_answer_id_names_file_and_line(pref_bench, tmp_path, command)
 
 
 @needs_cli
+@pytest.mark.parametrize("command", ["score", "risk"])
+def test_an_answer_repeating_a_key_names_file_and_line(pref_bench, tmp_path, command):
+    """A regression: ``{"id": "00001", …, "id": "00002"}`` was scored as prompt 00002."""
+    prompts = [json.loads(x) for x in (pref_bench / "prompts.jsonl").read_text().splitlines()]
+    first, second = prompts[0]["id"], prompts[1]["id"]
+    (tmp_path / "a.jsonl").write_text(json.dumps({"id": first, "answer": "x"}) + "\n"
+                                      + f'{{"id": "{second}", "answer": "x", "id": "{first}"}}\n')
+    line = one_error_line(run(command, pref_bench / "prompts.jsonl", tmp_path / "a.jsonl"))
+    assert "a.jsonl:2" in line and "appears twice" in line and "'id'" in line
+
+
+@needs_cli
 def test_a_missing_prompts_file_is_named(pref_bench, tmp_path):
     (tmp_path / "a.jsonl").write_text("")
     line = one_error_line(run("score", pref_bench / "prompts.parquet", tmp_path / "a.jsonl"))
@@ -405,3 +417,18 @@ sys.stdout.write(r.html())
     pages = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True).stdout for _ in range(2)]
     assert pages[0] == pages[1] and "<svg" in pages[0]
+
+
+@needs_cli
+def test_a_foreign_line_in_a_benchmark_file_names_file_and_line(pref_bench, tmp_path):
+    """A regression: a line without ``label_id`` in labels.jsonl was a KeyError traceback."""
+    import shutil
+    bench = tmp_path / "b"
+    shutil.copytree(pref_bench, bench)
+    n = len((bench / "labels.jsonl").read_text().splitlines())
+    with open(bench / "labels.jsonl", "a") as f:
+        f.write('{"note": "added by hand"}\n')
+    prompts = [json.loads(x) for x in (bench / "prompts.jsonl").read_text().splitlines()]
+    (tmp_path / "a.jsonl").write_text(json.dumps({"id": prompts[0]["id"], "answer": "x"}) + "\n")
+    line = one_error_line(run("score", bench / "prompts.jsonl", tmp_path / "a.jsonl"))
+    assert f"labels.jsonl:{n + 1}" in line and "'label_id'" in line

@@ -143,6 +143,9 @@ def test_preference_n30(tmp_path):
     ("indeterminacy-algorithmic", ("--param", "time_budget=0"), "time_budget"),
     ("indeterminacy-preference", ("--param", "max_draws=-1"), "max_draws"),
     ("indeterminacy-preference", ("--param", "tools=code"), "no parameter"),
+    # a regression: a repeated size doubled (voting) or was recorded twice (the others)
+    ("indeterminacy-algorithmic", ("--sizes", "10,10"), "a size is given twice: 10"),
+    ("voting-manipulation", ("--sizes", "3,4,3"), "a size is given twice: 3"),
 ])
 def test_refusals_one_line_exit_2(tmp_path, suite, args, needle):
     out = tmp_path / "bad"

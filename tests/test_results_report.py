@@ -316,8 +316,18 @@ def test_report_cli_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(files[0].read_text().splitlines()[0] + "\n" + '{"id": "x", "suite": "%s"}\n'
                    % SUITE)
+    first = json.loads(files[0].read_text().splitlines()[0])
+    maybe, nocell, textcell = (tmp_path / f"{x}.jsonl" for x in ("maybe", "nocell", "textcell"))
+    maybe.write_text(json.dumps({**first, "verdict": "maybe"}) + "\n")
+    nocell.write_text(json.dumps({k: v for k, v in first.items() if k != "cell"}) + "\n")
+    textcell.write_text(json.dumps({**first, "cell": "atomic"}) + "\n")
     cases = [
         ([*map(str, files), str(bad)], "bad.jsonl:2:", "no 'verdict'"),
+        # regressions: an unknown verdict was taken silently, a missing or text cell was
+        # a traceback
+        ([str(maybe)], "maybe.jsonl:1:", "unknown verdict"),
+        ([str(nocell)], "nocell.jsonl:1:", "'cell' is an object"),
+        ([str(textcell)], "textcell.jsonl:1:", "'cell' is an object"),
         ([str(files[0]), str(files[0])], "A.scores.jsonl:1:", "scored twice"),
         ([str(files[0]), "--json", str(files[0])], "A.scores.jsonl", "one of the inputs"),
     ]

@@ -84,6 +84,10 @@ def test_open_sizes_and_design_variants_reach_the_dataset():
     ({"params": {"nope": 1}}, "has no parameter 'nope'"),
     ({"params": {"tools": "gpu"}}, "parameter tools: tools is none or code"),
     ({"params": ["tools"]}, "params must be a mapping"),
+    # regressions: a repeated size, and per_cell as text or 0 (a TypeError / an empty set)
+    ({"sizes": [10, 10]}, "a size is given twice: 10"),
+    ({"per_cell": "1"}, "per_cell: '1' is not a valid integer"),
+    ({"per_cell": 0}, "per_cell: 0 is not in the range"),
 ])
 def test_create_dataset_refuses_bad_sizes_and_parameters_in_one_line(kw, words):
     with pytest.raises(InstanceError) as e:

@@ -281,12 +281,29 @@ def _copy_inputs(ws, folder: Path) -> dict[str, Path]:
     return out
 
 
+def _logs(w) -> Path:
+    """A folder holding one (stand-in) Inspect log: refused before any log is read."""
+    d = w["dir"] / "logs"
+    if not d.exists():
+        d.mkdir()
+        (d / "run.eval").write_bytes(b"PK\x03\x04 a stand-in log")
+    return d
+
+
 ONTO_INPUT = [
     ("label", lambda w: ["label", w["one"], "-o", w["one"]]),
     ("score-answers", lambda w: ["score", w["prompts"], w["answers"], "-o", w["answers"]]),
     ("score-prompts", lambda w: ["score", w["prompts"], w["answers"], "-o", w["prompts"]]),
     ("score-labels", lambda w: ["score", w["prompts"], w["answers"], "-o",
                                 w["labels.jsonl"]]),
+    # the benchmark's manifest is read too (a regression: it was overwritten)
+    ("score-manifest", lambda w: ["score", w["prompts"], w["answers"], "-o",
+                                  w["bench"] / "manifest.json"]),
+    # a folder of logs stands for the logs in it (a regression: a log was overwritten)
+    ("score-log-in-folder", lambda w: ["score", _logs(w), "-o", _logs(w) / "run.eval"]),
+    ("report-log-in-folder", lambda w: ["report", _logs(w), "-o", _logs(w) / "run.eval"]),
+    ("report-json-log-in-folder", lambda w: ["report", _logs(w), "-o", w["dir"] / "r.html",
+                                             "--json", _logs(w) / "run.eval"]),
     ("score-against", lambda w: ["score", w["prompts"], w["answers"], "--against", w["scores"],
                                  "-o", w["scores"]]),
     ("report", lambda w: ["report", w["scores"], "-o", w["scores"]]),
@@ -308,8 +325,9 @@ ONTO_INPUT = [
 def test_output_onto_an_input_is_refused(ws, tmp_path, make):
     w = _copy_inputs(ws, tmp_path / "w")
     w["dir"] = tmp_path / "w"
+    args = make(w)
     before = listing(tmp_path / "w")
-    r = run(*make(w))
+    r = run(*args)
     assert_refused(r, "")
     assert "one of the inputs" in r.stderr or "two outputs are one file" in r.stderr, r.stderr
     assert listing(tmp_path / "w") == before

@@ -37,6 +37,8 @@ class SuiteDataset(Sequence):
         from .generate import ENCODINGS, design_tasks
         from .suites import suite as get_suite
         base = get_suite(suite)
+        if per_cell is not None:
+            per_cell = arg.integer(per_cell, "per_cell", minimum=1)
         # the suite as its parameters and sizes make it (open sizes, design variants):
         # the same configuration as prefcert generate --param ... --sizes ...
         self.params = base.chosen_parameters(params)

@@ -326,8 +326,13 @@ class Suite:
                    sizes: Sequence[Any] | None = None) -> Suite:
         """The suite as ``params`` (parsed, defaults filled: :meth:`chosen_parameters`)
         and ``sizes`` make it (the ``configure`` hook; the suite itself when it has none).
-        Raises InstanceError outside the design's limits."""
+        Raises InstanceError outside the design's limits, or for a size given twice."""
         chosen = self.chosen_parameters(params)
+        if sizes is not None:
+            twice = [x for i, x in enumerate(sizes) if x in list(sizes)[:i]]
+            if twice:
+                from ..formal.errors import InstanceError
+                raise InstanceError("a size is given twice", value=twice[0])
         if self.configure is None:
             return self
         return self.configure(self, chosen, sizes)

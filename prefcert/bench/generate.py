@@ -433,6 +433,8 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     if encoding not in ENCODINGS:
         raise InstanceError(f"encoding must be one of {', '.join(ENCODINGS)}", value=encoding)
     suite.configured(params, sizes)      # parameters and sizes refused before any output
+    if fmt == "parquet":
+        _pyarrow()                           # and a missing pyarrow (it left a data/ folder)
     from ..output import OutputFolder
     with OutputFolder(out, "'prefcert generate'") as folder:   # locked from here to the end
         extra = tuple(suite.files(suite.chosen_parameters(params))) \
@@ -567,15 +569,22 @@ def arrow_columns(rows: Sequence[dict]) -> tuple[dict, list[str]]:
     return cols, as_json
 
 
-def write_parquet(sink: Any, rows: list[dict]) -> list[str]:
-    """The rows as one Parquet table with nested types (:func:`arrow_columns`) written to
-    ``sink`` (a binary file; the caller makes it atomic), read as is by
-    ``datasets.load_dataset("parquet", …)``; returns the fields stored as JSON text."""
+def _pyarrow() -> tuple[Any, Any]:
+    """pyarrow and pyarrow.parquet; InstanceError (one line) when it is not installed."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:                      # pragma: no cover - depends on the install
-        raise InstanceError("--format parquet needs pyarrow (pip install pyarrow)") from None
+        raise InstanceError("--format parquet needs pyarrow (pip install "
+                            "'prefcert[parquet]')") from None
+    return pa, pq
+
+
+def write_parquet(sink: Any, rows: list[dict]) -> list[str]:
+    """The rows as one Parquet table with nested types (:func:`arrow_columns`) written to
+    ``sink`` (a binary file; the caller makes it atomic), read as is by
+    ``datasets.load_dataset("parquet", …)``; returns the fields stored as JSON text."""
+    pa, pq = _pyarrow()
     cols, as_json = arrow_columns(rows)
     table = pa.table(cols)
     pq.write_table(table, sink, compression="zstd")
@@ -637,8 +646,12 @@ def read_prompts(path: str | Path) -> list[dict]:
     return read_jsonl(path)
 
 
-def read_jsonl(path: str | Path) -> list[dict]:
-    """The JSON objects of a JSONL file; InstanceError naming the line of a bad one."""
+def read_jsonl(path: str | Path, unique_keys: bool = False) -> list[dict]:
+    """The JSON objects of a JSONL file; InstanceError naming the line of a bad one
+    (``unique_keys``: also of an object that repeats a key, which JSON would read as its
+    last value — for files people write by hand, such as answers)."""
+    from .answers import DuplicateKey, _no_duplicates
+    hook = _no_duplicates if unique_keys else None
     out = []
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -648,10 +661,13 @@ def read_jsonl(path: str | Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=hook)
         except json.JSONDecodeError as e:
             raise InstanceError(f"not JSON ({e.msg})", file=str(path), line=i,
                                 value=line[:40]) from None
+        except DuplicateKey as e:
+            raise InstanceError("a key appears twice in one object", file=str(path),
+                                line=i, value=e.key) from None
         if not isinstance(obj, dict):
             raise InstanceError("not a JSON object", file=str(path), line=i, value=line[:40])
         out.append(obj)

@@ -318,6 +318,7 @@ def load_scores(path: str | Path) -> list[dict]:
     """The records of a ``prefcert score -o`` file; InstanceError naming the first line that
     is not a scored record (e.g. a prompts or answers file given by mistake)."""
     from ..formal.errors import InstanceError
+    from .design import VERDICTS
     from .generate import read_jsonl
     from .suites import SUITES
     rows = read_jsonl(path)
@@ -329,6 +330,12 @@ def load_scores(path: str | Path) -> list[dict]:
         if r["suite"] not in SUITES:
             raise InstanceError(f"unknown suite (known: {', '.join(sorted(SUITES))})",
                                 file=str(path), line=n, value=r["suite"])
+        if r["verdict"] not in VERDICTS:
+            raise InstanceError(f"unknown verdict (known: {', '.join(VERDICTS)})",
+                                file=str(path), line=n, value=r["verdict"])
+        if not isinstance(r.get("cell"), dict):
+            raise InstanceError("a scored record's 'cell' is an object of its factors",
+                                file=str(path), line=n, value=r.get("cell"))
     return rows
 
 

@@ -44,9 +44,18 @@ class Benchmark:
         for name in ("labels.jsonl", "instances.jsonl"):
             if not (folder / name).is_file():
                 raise InstanceError(f"{name} is missing beside the prompts", file=str(p))
-        bench = cls(read_prompts(p), read_jsonl(folder / "labels.jsonl"),
-                    read_jsonl(folder / "instances.jsonl"))
-        bench.files = (p, folder / "labels.jsonl", folder / "instances.jsonl")
+        labels, instances = (read_jsonl(folder / n) for n in ("labels.jsonl", "instances.jsonl"))
+        for name, rows, key in (("labels.jsonl", labels, "label_id"),
+                                ("instances.jsonl", instances, "id")):
+            for i, row in enumerate(rows, 1):
+                if key not in row:
+                    raise InstanceError(f"not a {name} record of prefcert generate: no "
+                                        f"{key!r}", file=str(folder / name), line=i)
+        bench = cls(read_prompts(p), labels, instances)
+        # every file the benchmark is read from: an output naming one is refused
+        read = [p, folder / "labels.jsonl", folder / "instances.jsonl",
+                folder / "manifest.json", *sorted((folder / "data").glob("*.parquet"))]
+        bench.files = tuple(f for f in read if f.is_file() or f == p)
         return bench
 
     def entry(self, prompt: Mapping[str, Any], parse: str = "lenient") -> Entry:
@@ -82,7 +91,7 @@ def read_answers(path: str | Path,
     record without ``id``, with an id answered twice, or (given the ``known`` prompt ids)
     with an id that is not a prompt's."""
     out: dict[str, str | None] = {}
-    for i, rec in enumerate(read_jsonl(path), 1):
+    for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
         if "id" not in rec:
             raise InstanceError("answer record without 'id'", file=str(path), line=i)
         if known is not None and str(rec["id"]) not in known:

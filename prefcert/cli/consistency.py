@@ -413,7 +413,7 @@ def _sc_values(text: str | None) -> list[int]:
 
 def _answer_records(path: Path) -> list:
     from ..bench.generate import read_jsonl
-    return read_jsonl(path)
+    return read_jsonl(path, unique_keys=True)
 
 
 def _one_model(path: Path, records, given: str | None, files: int) -> str:
@@ -453,7 +453,7 @@ def _add_model(per_model: dict, model: str, scored: list, path: Path) -> None:
 def _read_utilities(path: Path) -> list[dict]:
     from ..bench.generate import read_jsonl
     out = []
-    for i, rec in enumerate(read_jsonl(path), 1):
+    for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
         if not isinstance(rec, dict) or "id" not in rec or not isinstance(rec.get("utilities"), list):
             raise InstanceError("a record is {\"id\", \"utilities\": [...]}", file=str(path), line=i)
         us = rec["utilities"]

@@ -357,7 +357,7 @@ def read_samples(path: str | Path,
     (given the ``known`` prompt ids) with an id that is not a prompt's."""
     from ..generate import read_jsonl
     out: dict[str, list[str | None]] = {}
-    for i, rec in enumerate(read_jsonl(path), 1):
+    for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
         if not isinstance(rec, dict) or "id" not in rec:
             raise InstanceError("answer record without 'id'", file=str(path), line=i)
         if known is not None and str(rec["id"]) not in known:
