@@ -106,6 +106,13 @@ def balanced_group(structure: str, size: int, seed: int, index: int, suite_seed:
                               balanced=True))
 
 
+def shared_draw(row: Row, index: int) -> tuple:
+    """The group the task ``index`` of ``row`` is a member of (its six tasks are one draw,
+    so ``--jobs`` keeps them in one process). O(1)."""
+    f = row.factors
+    return (f["design"], f["structure"], f["size"], f["seed"], index)
+
+
 def sample(row: Row, index: int, ctx) -> Task:
     """One task of an H2 group (row design ``h2`` or ``k2``) or of a cue-balanced group
     (``v3b``); the bases drawn are counted once per group. O(one group)."""
@@ -221,7 +228,7 @@ def _suite(d: Design) -> Suite:
         name=d.name, description=d.description, sizes=SIZES, per_cell=d.per_cell, seed=0,
         rows=_rows(d.tag, d.per_cell, d.formats),
         sample=sample, render=render, gold=gold, score=score, metrics=metrics,
-        results=base.results, readings=base.READINGS,
+        results=base.results, readings=base.READINGS, shared_draw=shared_draw,
         expected_total=36 * d.per_cell * 6 * len(d.formats),
         engines=("oracle", "cpsat"), citation=CITATION,
     )
