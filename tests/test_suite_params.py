@@ -128,6 +128,18 @@ def test_inspect_task_args_split_into_parameters_and_cell_filters(tmp_path, vm_b
     # a benchmark folder brings its own parameters (its manifest's n = 7, random tau)
     t = suite_task(VM, benchmark=str(vm_bench), rule="borda")
     assert len(t.dataset) == 8 and t.metadata["parameters"] == {"n": 7, "tau": "random"}
+    # regressions: a benchmark folder's design is fixed — another design parameter, a
+    # per-cell count or seed, or sizes it does not hold were ignored or a traceback; a run
+    # setting (rounds) and the folder's own values pass
+    for bad, words in (({"n": 5}, "generated with n=7; n=5 asks for another design"),
+                       ({"params": {"tau": "alphabetical"}}, "generated with tau=random"),
+                       ({"per_cell": 5}, "per_cell is for a generated design"),
+                       ({"seed": 3}, "seed is for a generated design"),
+                       ({"sizes": 4}, "no prompt of the benchmark is in the chosen sizes")):
+        with pytest.raises(InstanceError) as e:
+            suite_task(VM, benchmark=str(vm_bench), **bad)
+        assert words in str(e.value) and "\n" not in str(e.value)
+    assert len(suite_task(VM, benchmark=str(vm_bench), n=7, rounds=2).dataset) == 40
     # open sizes and a design variant as task arguments
     t = suite_task("indeterminacy-algorithmic", sizes=50, per_cell=1, tools="code")
     assert len(t.dataset) == 4

@@ -230,9 +230,12 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
     s = get_suite(suite)
     # names the suite declares as parameters configure it; the rest are cell filters (a
     # benchmark folder's own parameters, from its manifest, come first)
-    given = {**(_benchmark_parameters(benchmark) if benchmark is not None else {}),
-             **dict(params or {})}
-    given.update({k: cells.pop(k) for k in list(cells) if k in s.parameters})
+    folder = _benchmark_parameters(benchmark) if benchmark is not None else {}
+    asked = {**dict(params or {}), **{k: cells.pop(k) for k in list(cells)
+                                      if k in s.parameters}}
+    if benchmark is not None:
+        _same_design(s, folder, asked, seed=seed, per_cell=per_cell)
+    given = {**folder, **asked}
     if rounds is not None and "rounds" in s.parameters:
         given["rounds"] = rounds                # (the suite's parameter: its limits apply)
     chosen = s.chosen_parameters(given)
@@ -253,6 +256,9 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
         wanted = _cell_filter(s, {**cells, **({"size": size_levels} if size_levels else {})},
                               [(r, 0, 0) for r in rows])
         entries = [e for e in entries if wanted(e["metadata"]["cell"])]
+        if not entries:
+            raise InstanceError("no prompt of the benchmark is in the chosen sizes and "
+                                "cells", file=str(benchmark))
     else:
         _known(s, cells, [r.cells() for r in configured.rows(configured.sizes)])
         entries = SuiteDataset(suite, seed=seed, sizes=size_levels, per_cell=per_cell,
@@ -273,6 +279,29 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
                           "sizes": size_levels, "per_cell": per_cell, "encoding": encoding,
                           "benchmark": benchmark, "rounds": rounds, "cells": cells,
                           **({"parameters": changed} if changed else {})})
+
+
+#: parameters of how a task is run, not of the prompts a benchmark folder holds: they may
+#: differ from the folder's
+RUN_PARAMETERS = ("rounds", "epochs")
+
+
+def _same_design(s: Any, folder: Mapping[str, Any], asked: Mapping[str, Any], *,
+                 seed: Any, per_cell: Any) -> None:
+    """InstanceError (one line) when a task argument asks a benchmark folder for another
+    design than it was generated with: a design parameter other than the folder's (its
+    manifest's, else the default), a seed or a per-cell count (the folder's prompts are
+    fixed)."""
+    for name, value in (("seed", seed), ("per_cell", per_cell)):
+        if value is not None:
+            raise InstanceError(f"{name} is for a generated design: a benchmark folder "
+                                f"holds its own prompts", value=value)
+    had = s.chosen_parameters(folder)
+    for name, value in s.chosen_parameters(asked).items():
+        if name in asked and name not in RUN_PARAMETERS and value != had[name]:
+            raise InstanceError(f"the benchmark was generated with {name}={had[name]}; "
+                                f"{name}={value} asks for another design (generate it)",
+                                value=asked[name])
 
 
 def _benchmark_parameters(benchmark: str) -> dict[str, Any]:
