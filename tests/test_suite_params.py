@@ -163,6 +163,16 @@ def test_prefcert_eval_passes_params_and_sizes_through(tmp_path):
             "nope=1", check=False)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
     assert "has no parameter 'nope'" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    # a regression: a model Inspect cannot make was a 46-line traceback
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    for model, words in (("nosuch/model", "not recognized"),
+                         ("openai/gpt-4o-mini", "OPENAI_API_KEY")):
+        r = run("eval", VM, "--model", model, "--log-dir", tmp_path / "x", "--limit", "1",
+                check=False, env=env)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+        assert f"model {model}: " in lines[0] and words in lines[0]
+    assert not (tmp_path / "x").exists()
     ds = create_dataset(VM, sizes=[3], per_cell=1, params=VM_PARAMS)
     gold = {e["question"]: e["answer"] for e in ds}
     env = dict(os.environ, LOCAL_API_KEY="test-key")

@@ -80,10 +80,11 @@ def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature
         if rounds is not None:
             args["rounds"] = rounds
         try:
-            from ..bench.inspect.run import evaluate
+            from ..bench.inspect.run import check_models, evaluate
         except ImportError:
             raise InstanceError("prefcert eval needs Inspect AI (pip install "
                                 "'prefcert[inspect]')") from None
+        check_models(models)
         ok, logs = evaluate(suite_name, models, log_dir=log_dir, limit=limit, epochs=epochs,
                             task_args=args, temperature=temperature, max_tokens=max_tokens,
                             max_connections=max_connections, max_retries=max_retries,

@@ -14,6 +14,24 @@ DEFAULTS = {"temperature": 0.0, "max_tokens": 8192, "max_connections": 8,
             "retry_on_error": 3, "fail_on_error": 0.05}
 
 
+def check_models(models: Sequence[str]) -> None:
+    """InstanceError (one line) for a model Inspect cannot make: an unknown provider, a
+    provider whose package is not installed, a missing API key — before any sample runs.
+    O(models)."""
+    import re
+
+    from inspect_ai.model import get_model
+
+    from ...formal.errors import InstanceError
+    for m in models:
+        try:
+            get_model(m)
+        except Exception as e:                 # Inspect's errors for a model it cannot make
+            text = re.sub(r"\[/?[a-z ]+\]", "", str(e)).strip()
+            said = " ".join(x.strip() for x in text.splitlines() if x.strip())
+            raise InstanceError(f"model {m}: {said or type(e).__name__}") from None
+
+
 def evaluate(suite: str, models: Sequence[str], *, log_dir: str | Path,
              limit: int | None = None, epochs: int | None = None,
              task_args: Mapping[str, Any] | None = None, display: str | None = None,
