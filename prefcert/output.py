@@ -64,6 +64,8 @@ def check_output(path: str | os.PathLike[str], *, folder: bool = False) -> Path:
         raise InstanceError("the output is a folder, not a file", file=str(p))
     if p.exists() and not p.is_file():
         raise InstanceError("the output is not a regular file", file=str(p))
+    if parent.exists() and not parent.is_dir():
+        raise InstanceError("the output's folder is a file", file=str(parent))
     if not parent.is_dir():
         raise InstanceError("the output folder does not exist", file=str(parent))
     if not os.access(parent, os.W_OK | os.X_OK):

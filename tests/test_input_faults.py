@@ -432,3 +432,25 @@ def test_a_foreign_line_in_a_benchmark_file_names_file_and_line(pref_bench, tmp_
     (tmp_path / "a.jsonl").write_text(json.dumps({"id": prompts[0]["id"], "answer": "x"}) + "\n")
     line = one_error_line(run("score", bench / "prompts.jsonl", tmp_path / "a.jsonl"))
     assert f"labels.jsonl:{n + 1}" in line and "'label_id'" in line
+
+
+@needs_cli
+def test_a_timeout_that_is_not_true_or_false_names_file_and_line(pref_bench, tmp_path):
+    """A regression: ``"timeout": "false"`` (a text, so truthy) was scored as a timeout."""
+    prompts = [json.loads(x) for x in (pref_bench / "prompts.jsonl").read_text().splitlines()]
+    (tmp_path / "a.jsonl").write_text(
+        json.dumps({"id": prompts[0]["id"], "answer": "x", "timeout": False}) + "\n"
+        + json.dumps({"id": prompts[1]["id"], "answer": "x", "timeout": "false"}) + "\n")
+    line = one_error_line(run("score", pref_bench / "prompts.jsonl", tmp_path / "a.jsonl"))
+    assert "a.jsonl:2" in line and "'timeout' is true or false" in line
+
+
+@needs_cli
+def test_an_output_under_a_file_says_so(tmp_path):
+    """A regression: ``-o afile/x.jsonl`` said the folder does not exist."""
+    (tmp_path / "afile").write_text("")
+    (tmp_path / "one.json").write_text(json.dumps(
+        {"id": "x", "domain": "stable_matching",
+         "preferences": {"A": {"a": ["b"]}, "B": {"b": ["a"]}}}))
+    line = one_error_line(run("label", tmp_path / "one.json", "-o", tmp_path / "afile" / "x.jsonl"))
+    assert "afile" in line and "the output's folder is a file" in line

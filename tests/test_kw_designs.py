@@ -146,6 +146,8 @@ def test_preference_n30(tmp_path):
     # a regression: a repeated size doubled (voting) or was recorded twice (the others)
     ("indeterminacy-algorithmic", ("--sizes", "10,10"), "a size is given twice: 10"),
     ("voting-manipulation", ("--sizes", "3,4,3"), "a size is given twice: 3"),
+    # a regression: the last of a repeated --param won silently
+    ("voting-manipulation", ("--param", "n=5", "--param", "n=7"), "--param n is given twice"),
 ])
 def test_refusals_one_line_exit_2(tmp_path, suite, args, needle):
     out = tmp_path / "bad"

@@ -100,6 +100,9 @@ def read_answers(path: str | Path,
         if str(rec["id"]) in out:
             raise InstanceError("a second answer to the same prompt id", file=str(path),
                                 line=i, value=rec["id"])
+        if not isinstance(rec.get("timeout", False), bool):
+            raise InstanceError("'timeout' is true or false", file=str(path), line=i,
+                                value=rec["timeout"])
         ans = None if rec.get("timeout") else rec.get("answer")
         if ans is not None and not isinstance(ans, str):
             ans = str(ans)

@@ -54,6 +54,8 @@ def name_value_pairs(items, flag: str, shape: str = "NAME=VALUE") -> dict[str, s
         name, eq, value = item.partition("=")
         if not eq or not name.strip() or not value.strip():
             raise InstanceError(f"{flag} takes {shape}", value=item)
+        if name.strip() in out:
+            raise InstanceError(f"{flag} {name.strip()} is given twice", value=item)
         out[name.strip()] = value.strip()
     return out
 
