@@ -116,6 +116,12 @@ def test_natural_language_encodings_keep_the_gold(pref_bench, tmp_path):
     bad = run("generate", "indeterminacy-preference", "-o", str(tmp_path / "x"),
               "--encoding", "yaml", check=False)
     assert bad.returncode == 2 and not (tmp_path / "x").exists()
+    # a regression: a suite that renders no preference lists took --encoding silently
+    # (its manifest said narrative over json prompts)
+    bad = run("generate", "voting-manipulation", "-o", str(tmp_path / "v"),
+              "--encoding", "narrative", check=False)
+    assert bad.returncode == 2 and not (tmp_path / "v").exists()
+    assert "renders preferences as json: 'narrative'" in bad.stderr
 
 
 def test_prompt_records_have_the_promised_fields(pref_bench):

@@ -34,7 +34,7 @@ class SuiteDataset(Sequence):
 
         from ..formal.errors import InstanceError
         from .design import derive_seed
-        from .generate import ENCODINGS, design_tasks
+        from .generate import design_tasks
         from .suites import suite as get_suite
         base = get_suite(suite)
         if per_cell is not None:
@@ -50,9 +50,7 @@ class SuiteDataset(Sequence):
             raise InstanceError(f"suite {suite} has sizes "
                                 f"{', '.join(map(str, self.suite.sizes))}",
                                 value=bad[0] if bad else "")
-        if encoding not in ENCODINGS:
-            raise InstanceError(f"encoding must be one of {', '.join(ENCODINGS)}",
-                                value=encoding)
+        base.check_encoding(encoding)
         self.per_cell, self.encoding = per_cell, encoding
         tasks = design_tasks(self.suite, sizes=self.sizes, per_cell=per_cell)
         wanted = _cell_filter(self.suite, cells or {}, tasks)

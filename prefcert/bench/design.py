@@ -56,6 +56,10 @@ from typing import Any
 
 import numpy as np
 
+ENCODINGS = ("json", "sentences", "narrative")
+"""The preference renderings a suite may offer (:attr:`Suite.encodings`): the JSON lists,
+plain sentences, or a narrative with item names (Khanna & Wang 2026, App. H.5)."""
+
 VERDICTS = ("correct", "incorrect", "invalid", "ambiguous", "timeout")
 """``ambiguous``: the answer could not be settled by the reading policy or the paper's rules
 (two different unmarked answers, a range, a case the paper leaves open); never ``invalid``
@@ -274,7 +278,9 @@ class Suite:
     ``citation``: the paper the design comes from (for dataset cards);
     ``shared_draw(row, index)``: optional, a key naming the draw that task shares with
     others (the group several rows' tasks are members of): ``--jobs`` keeps tasks with one
-    key in one process, so a shared draw is made once, not once per process.
+    key in one process, so a shared draw is made once, not once per process;
+    ``encodings``: the preference renderings its prompts offer (``--encoding``; default
+    ``json`` alone: a suite that renders no preference lists has no other).
     """
 
     name: str
@@ -304,6 +310,14 @@ class Suite:
     configure: Callable[..., Suite] | None = None
     files: Callable[[Mapping[str, Any]], Mapping[str, str]] | None = None
     shared_draw: Callable[[Row, int], Any] | None = None
+    encodings: tuple[str, ...] = ("json",)
+
+    def check_encoding(self, encoding: str) -> None:
+        """InstanceError (one line) for an encoding the suite does not render."""
+        if encoding not in self.encodings:
+            from ..formal.errors import InstanceError
+            raise InstanceError(f"suite {self.name} renders preferences as "
+                                f"{' or '.join(self.encodings)}", value=encoding)
 
     def chosen_parameters(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The suite's parameters with ``given`` (name -> text or value) parsed, defaults

@@ -347,7 +347,6 @@ def build_task(suite: Suite, row: Any, index: int, number: int, *, seed: int,
     return {"prompts": prompts, "labels": labels, "instances": instances}
 
 
-ENCODINGS = ("json", "sentences", "narrative")
 
 
 def _templates(suite: Suite, choice: str | None):
@@ -430,8 +429,7 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     """
     if fmt not in ("jsonl", "parquet"):
         raise InstanceError("format must be jsonl or parquet", value=fmt)
-    if encoding not in ENCODINGS:
-        raise InstanceError(f"encoding must be one of {', '.join(ENCODINGS)}", value=encoding)
+    suite.check_encoding(encoding)
     suite.configured(params, sizes)      # parameters and sizes refused before any output
     if fmt == "parquet":
         _pyarrow()                           # and a missing pyarrow (it left a data/ folder)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from ..bench.design import ENCODINGS
 from ..formal.errors import InstanceError
 from ..output import check_output, refuse_inputs
 from .common import OutputPath, bad_input, name_value_pairs
@@ -37,7 +38,7 @@ def _sizes(value: str | None, suite) -> tuple | None:
               show_default=True, help="Format of the prompts table.")
 @click.option("--jobs", type=click.IntRange(min=1), default=min(2, os.cpu_count() or 1),
               show_default=True, help="Processes for the draws (output does not depend on it).")
-@click.option("--encoding", type=click.Choice(["json", "sentences", "narrative"]),
+@click.option("--encoding", type=click.Choice(list(ENCODINGS)),
               default="json", show_default=True,
               help="How prompts show preferences (suites that render profiles).")
 @click.option("--templates", metavar="NAME|FILE",

@@ -39,7 +39,8 @@ from typing import Any
 from ...formal.spec import Convention
 from ...generators import indeterminacy as gen
 from ..answers import Reading, read
-from ..design import Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict
+from ..design import (ENCODINGS, Entry, Parameter, RenderedPrompt, Row, Suite, Task,
+                      Verdict)
 from ..stats import accuracy_rows, proportion
 from ..templates import TemplateSpec, load
 from ...formal.errors import InstanceError
@@ -1521,4 +1522,5 @@ SUITE = Suite(
               '"Preference reasoning under indeterminacy in large language models".'
               ' arXiv:2608.18631.'),
     shared_draw=shared_draw,
+    encodings=ENCODINGS,
 )
