@@ -224,13 +224,15 @@ class Parameter:
     documented limits; ``doc``: one line (the meaning, the default, the limits);
     ``variants``: the values (other than the default) that select another of the papers'
     designs — ``prefcert suites`` lists each with its prompt count
-    (:meth:`Suite.design_variants`)."""
+    (:meth:`Suite.design_variants`); ``run``: the parameter says how a task is run (turns,
+    completions), not what its prompts are, so it may differ from a benchmark folder's."""
 
     name: str
     default: Any
     parse: Callable[[Any], Any]
     doc: str
     variants: tuple[Any, ...] = ()
+    run: bool = False
 
 
 def int_in(lo: int, hi: int | None):

@@ -256,33 +256,19 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
             "manifest": manifest, "seconds": seconds, "files": files}
 
 
-def render_tasks(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: Sequence[dict],
-                 ids: dict, *, seed: int, stats: dict, encoding: str = "json",
-                 readings: dict | None = None, templates: Any = None,
-                 repeats: dict | None = None,
-                 first_ids: Sequence[int] | None = None,
-                 params: dict | None = None) -> list[dict]:
-    """The prompt records of ``tasks`` (every variant of each), numbered from 1 in order,
-    or from ``first_ids[k]`` for the k-th task (its design position, see
-    :func:`design_tasks`). ``readings``: the suite's readings (defaults filled);
-    ``templates``: its resolved template set; ``repeats``: id(task) -> the fields of a
-    repeated election (``cluster``, ``duplicate_of``). The list of
-    :func:`iter_prompts`."""
-    return list(iter_prompts(suite, tasks, labels, ids, seed=seed, stats=stats,
-                             encoding=encoding, readings=readings, templates=templates,
-                             repeats=repeats, first_ids=first_ids, params=params))
-
-
 def iter_prompts(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: Sequence[dict],
                  ids: dict, *, seed: int, stats: dict, encoding: str = "json",
                  readings: dict | None = None, templates: Any = None,
                  repeats: dict | None = None,
                  first_ids: Sequence[int] | None = None,
                  params: dict | None = None) -> Iterator[dict]:
-    """The prompt records of :func:`render_tasks`, one at a time, in the same order and
-    with the same content: a caller that writes each as it comes holds one task's
-    prompts, not the suite's (the preference suite's prompts are about 0.3 GB of text).
-    O(prompts) time."""
+    """The prompt records of ``tasks`` (every variant of each), one at a time, numbered
+    from 1 in order, or from ``first_ids[k]`` for the k-th task (its design position, see
+    :func:`design_tasks`). ``readings``: the suite's readings (defaults filled);
+    ``templates``: its resolved template set; ``repeats``: id(task) -> the fields of a
+    repeated election (``cluster``, ``duplicate_of``). A caller that writes each as it
+    comes holds one task's prompts, not the suite's (the preference suite's prompts are
+    about 0.3 GB of text). O(prompts) time."""
     repeats = repeats or {}
     by_id = {lab["label_id"]: lab for lab in labels}
     count = 0
@@ -340,10 +326,10 @@ def build_task(suite: Suite, row: Any, index: int, number: int, *, seed: int,
                                f"{lab['label_id'].rsplit('#', 1)[1]}" for lab in labels}
     labels = [{**lab, "label_id": rename[lab["label_id"]]} for lab in labels]
     ids = {k: rename[v] for k, v in ids.items()}
-    prompts = render_tasks(suite, [(row, index, task)], labels, ids, seed=seed, stats=stats,
-                           encoding=encoding, readings=readings,
-                           templates=_templates(suite, None), first_ids=[number],
-                           params=chosen)
+    prompts = list(iter_prompts(suite, [(row, index, task)], labels, ids, seed=seed,
+                                stats=stats, encoding=encoding, readings=readings,
+                                templates=_templates(suite, None), first_ids=[number],
+                                params=chosen))
     return {"prompts": prompts, "labels": labels, "instances": instances}
 
 

@@ -419,7 +419,7 @@ SUITE = Suite(
     # the Inspect task's default number of turns (its -T rounds=N overrides it)
     parameters={"rounds": Parameter("rounds", 2, int_in(1, 10),
                                     "turns of the Inspect task; default 2 (the paper's "
-                                    "two-turn episode), 1 to 10"),
+                                    "two-turn episode), 1 to 10", run=True),
                 "route": Parameter("route", "interactive", _route,
                                    "interactive (default: the model's own intervention "
                                    "answered, App. J's autonomous route), reference (the "

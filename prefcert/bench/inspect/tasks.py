@@ -281,24 +281,19 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
                           **({"parameters": changed} if changed else {})})
 
 
-#: parameters of how a task is run, not of the prompts a benchmark folder holds: they may
-#: differ from the folder's
-RUN_PARAMETERS = ("rounds", "epochs")
-
-
 def _same_design(s: Any, folder: Mapping[str, Any], asked: Mapping[str, Any], *,
                  seed: Any, per_cell: Any) -> None:
     """InstanceError (one line) when a task argument asks a benchmark folder for another
-    design than it was generated with: a design parameter other than the folder's (its
-    manifest's, else the default), a seed or a per-cell count (the folder's prompts are
-    fixed)."""
+    design than it was generated with: a design parameter (not a ``run`` one) other than
+    the folder's (its manifest's, else the default), a seed or a per-cell count (the
+    folder's prompts are fixed)."""
     for name, value in (("seed", seed), ("per_cell", per_cell)):
         if value is not None:
             raise InstanceError(f"{name} is for a generated design: a benchmark folder "
                                 f"holds its own prompts", value=value)
     had = s.chosen_parameters(folder)
     for name, value in s.chosen_parameters(asked).items():
-        if name in asked and name not in RUN_PARAMETERS and value != had[name]:
+        if name in asked and not s.parameters[name].run and value != had[name]:
             raise InstanceError(f"the benchmark was generated with {name}={had[name]}; "
                                 f"{name}={value} asks for another design (generate it)",
                                 value=asked[name])

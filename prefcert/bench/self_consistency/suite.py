@@ -196,7 +196,8 @@ def metrics(scores: Sequence[dict]) -> list[dict]:
 
 PARAMETERS = {
     "epochs": Parameter("epochs", EPOCHS, int_in(1, 100),
-                        "completions per query cell (Inspect epochs); default 15, 1 to 100"),
+                        "completions per query cell (Inspect epochs); default 15, 1 to 100",
+                        run=True),
     "utterances": Parameter("utterances", 3, int_in(1, 3),
                             "utterances per domain; default 3 (the paper's), 1 to 3"),
 }
