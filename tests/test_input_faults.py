@@ -344,6 +344,22 @@ def test_an_unknown_answer_id_names_file_and_line(pref_bench, tmp_path, command)
 
 @needs_cli
 @pytest.mark.parametrize("command", ["score", "risk"])
+def test_an_answer_written_for_another_suite_names_file_and_line(pref_bench, tmp_path,
+                                                                 command):
+    """A regression: every benchmark numbers its prompts from 00001, and answers written
+    for another benchmark were scored against this one's prompts."""
+    prompts = [json.loads(x) for x in (pref_bench / "prompts.jsonl").read_text().splitlines()]
+    own = prompts[0]["suite"]
+    (tmp_path / "a.jsonl").write_text(
+        json.dumps({"id": prompts[0]["id"], "suite": own, "answer": "x"}) + "\n"
+        + json.dumps({"id": prompts[1]["id"], "suite": "voting-manipulation",
+                      "answer": "x"}) + "\n")
+    line = one_error_line(run(command, pref_bench / "prompts.jsonl", tmp_path / "a.jsonl"))
+    assert "a.jsonl:2" in line and "'voting-manipulation'" in line and repr(own) in line
+
+
+@needs_cli
+@pytest.mark.parametrize("command", ["score", "risk"])
 def test_an_answer_repeating_a_key_names_file_and_line(pref_bench, tmp_path, command):
     """A regression: ``{"id": "00001", …, "id": "00002"}`` was scored as prompt 00002."""
     prompts = [json.loads(x) for x in (pref_bench / "prompts.jsonl").read_text().splitlines()]

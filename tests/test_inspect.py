@@ -203,6 +203,30 @@ def test_a_failed_run_is_scored_with_its_unanswered_samples_as_timeouts(tmp_path
     assert all(x["verdict"] in ("correct", "timeout") for x in recs.values())
 
 
+def test_a_run_whose_every_sample_errored_is_refused_not_scored_as_timeouts(tmp_path):
+    """Regression: such a log scored as a model that timed out on every prompt, exit 0."""
+    suite = "voting-manipulation"
+
+    def script(messages, tools, tool_choice, config):
+        raise RuntimeError("the provider broke")
+
+    model = get_model("mockllm/model", custom_outputs=script)
+    (log,) = inspect_eval(f"prefcert/{suite}", model=model, log_dir=str(tmp_path / "logs"),
+                          display="none", task_args=SMALL[suite], limit=2, max_samples=1,
+                          retry_on_error=0)
+    out = tmp_path / "s.jsonl"
+    for cmd in (("score", log.location, "-o", str(out)),
+                ("report", str(tmp_path / "logs"), "-o", str(tmp_path / "r.html")),
+                ("risk", log.location)):
+        r = run(*cmd, check=False)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2, cmd
+        assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+        assert "none of the log's 2 samples has an answer" in lines[0]
+        assert "the provider broke" in lines[0] and log.location.split("/")[-1] in lines[0]
+    assert not out.exists() and not (tmp_path / "r.html").exists()
+
+
 def test_openai_compatible_provider_over_http_with_a_retry_and_a_resumed_run(tmp_path):
     suite = "voting-manipulation"
     es = entries(suite, 4)

@@ -85,19 +85,36 @@ def score_prompt(prompt: Mapping[str, Any], answer: str | None, entry: Entry) ->
             "verdict": v.verdict, "parsed": parsed, "reason": v.reason, **v.extra}
 
 
+def answer_id(rec: Any, path: str | Path, line: int,
+              known: Mapping[str, Any] | None = None) -> str:
+    """The prompt id of one answer record; InstanceError naming the file and line of a
+    record without ``id``, (given the ``known`` prompts by id) with an id that is not a
+    prompt's, or whose optional ``suite`` is not its prompt's: every benchmark numbers its
+    prompts from 00001, so an id alone cannot tell two benchmarks apart. O(1)."""
+    if not isinstance(rec, dict) or "id" not in rec:
+        raise InstanceError("answer record without 'id'", file=str(path), line=line)
+    pid = str(rec["id"])
+    if known is None:
+        return pid
+    if pid not in known:
+        raise InstanceError("answer to an unknown prompt id", file=str(path), line=line,
+                            value=rec["id"])
+    theirs = known[pid].get("suite")
+    if "suite" in rec and rec["suite"] != theirs:
+        raise InstanceError(f"an answer written for suite {rec['suite']!r} to a prompt of "
+                            f"suite {theirs!r} (every benchmark numbers its prompts from "
+                            f"00001)", file=str(path), line=line, value=rec["id"])
+    return pid
+
+
 def read_answers(path: str | Path,
                  known: Mapping[str, Any] | None = None) -> dict[str, str | None]:
     """prompt id -> answer text (None for a timeout); InstanceError naming the line of a
-    record without ``id``, with an id answered twice, or (given the ``known`` prompt ids)
-    with an id that is not a prompt's."""
+    record :func:`answer_id` refuses, or with an id answered twice."""
     out: dict[str, str | None] = {}
     for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
-        if "id" not in rec:
-            raise InstanceError("answer record without 'id'", file=str(path), line=i)
-        if known is not None and str(rec["id"]) not in known:
-            raise InstanceError("answer to an unknown prompt id", file=str(path), line=i,
-                                value=rec["id"])
-        if str(rec["id"]) in out:
+        pid = answer_id(rec, path, i, known)
+        if pid in out:
             raise InstanceError("a second answer to the same prompt id", file=str(path),
                                 line=i, value=rec["id"])
         if not isinstance(rec.get("timeout", False), bool):
@@ -106,7 +123,7 @@ def read_answers(path: str | Path,
         ans = None if rec.get("timeout") else rec.get("answer")
         if ans is not None and not isinstance(ans, str):
             ans = str(ans)
-        out[str(rec["id"])] = ans
+        out[pid] = ans
     return out
 
 

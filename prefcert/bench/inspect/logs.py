@@ -55,8 +55,10 @@ def log_samples(paths: Iterable[str | Path]) -> list[dict]:
     ``sample_id``, ``log`` (its file) and ``log_status`` (Inspect's: ``success``,
     ``error``, ``cancelled`` …), ``timing`` (total and working seconds), ``tokens`` and the
     refinement ``rounds`` when there were several. InstanceError naming the file for a
-    file that is no Inspect log, a log without samples, or a sample of a task that is not
-    prefcert's."""
+    file that is no Inspect log, a log without samples, a log none of whose samples has
+    an answer (every sample errored, or the run failed before any answer: scoring it
+    would report a model that never answered as one that timed out on everything), or a
+    sample of a task that is not prefcert's."""
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -73,6 +75,14 @@ def log_samples(paths: Iterable[str | Path]) -> list[dict]:
                                 file=str(f)) from None
         if not log.samples:
             raise InstanceError("the log holds no samples", file=str(f))
+        errors = [s.error for s in log.samples if s.error is not None]
+        if len(errors) == len(log.samples) or (
+                log.status != "success" and all(_answer(s) is None for s in log.samples)):
+            first = errors[0].message.splitlines()[0][:200] if errors else log.status
+            raise InstanceError(f"none of the log's {len(log.samples)} samples has an "
+                                f"answer (the run ended with status {log.status}; first "
+                                f"error: {first}): nothing to score; run prefcert eval "
+                                f"again on its log folder to resume", file=str(f))
         for s in log.samples:
             meta = s.metadata or {}
             if "suite" not in meta or "labels" not in meta:

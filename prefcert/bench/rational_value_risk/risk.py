@@ -353,16 +353,13 @@ def read_samples(path: str | Path,
                  known: Mapping[str, Any] | None = None) -> dict[str, list[str | None]]:
     """prompt id -> its sampled answers, in file order: records ``{"id", "answer"}`` (one
     per sample; ``"answer": null`` or ``"timeout": true`` is a timeout) or ``{"id",
-    "answers": [...]}``. InstanceError naming the line of a record without ``id`` or
-    (given the ``known`` prompt ids) with an id that is not a prompt's."""
+    "answers": [...]}``. InstanceError naming the line of a record that
+    :func:`~prefcert.bench.score.answer_id` refuses."""
     from ..generate import read_jsonl
+    from ..score import answer_id
     out: dict[str, list[str | None]] = {}
     for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
-        if not isinstance(rec, dict) or "id" not in rec:
-            raise InstanceError("answer record without 'id'", file=str(path), line=i)
-        if known is not None and str(rec["id"]) not in known:
-            raise InstanceError("answer to an unknown prompt id", file=str(path), line=i,
-                                value=rec["id"])
+        pid = answer_id(rec, path, i, known)
         if "answers" in rec:
             if not isinstance(rec["answers"], list):
                 raise InstanceError("'answers' must be a list", file=str(path), line=i)
@@ -370,7 +367,7 @@ def read_samples(path: str | Path,
         else:
             a = None if rec.get("timeout") else rec.get("answer")
             got = [None if a is None else str(a)]
-        out.setdefault(str(rec["id"]), []).extend(got)
+        out.setdefault(pid, []).extend(got)
     return out
 
 
