@@ -527,13 +527,17 @@ def world_key(task: DecisionTask, world: World, cs: ConstraintSet) -> tuple:
     readings, the names in order, the attributes, the world's complete lists and
     objective, and the constraints in force. Two (task, world, cs) with equal keys have
     equal world results. O(size)."""
-    return (task.structure, task.source, task.agents, task.items,
-            tuple(sorted(task.reading.items())),
-            tuple((i, tuple(sorted(a.items()))) for i, a in task.attributes.items()),
-            tuple(world.prefs.items()), world.objective, tuple(cs))
+    head = task.__dict__.get("_world_key_head")
+    if head is None:                  # the task's part, once per task (a cache, not a field)
+        head = (task.structure, task.source, task.agents, task.items,
+                tuple(sorted(task.reading.items())),
+                tuple((i, tuple(sorted(a.items()))) for i, a in task.attributes.items()))
+        object.__setattr__(task, "_world_key_head", head)
+    return (head, tuple(world.prefs.items()), world.objective, tuple(cs))
 
 
-def decide(task: DecisionTask, memo: dict | None = None) -> Outcome:
+def decide(task: DecisionTask, memo: dict | None = None, *, certificate: bool = True
+           ) -> Outcome:
     """The oracle's label: verdict, solution and certificate (see the module docstring).
     ``stats["worlds"]`` lists every world's optimum value and number of accepted actions;
     ``stats["shared"]`` the number of shared accepted actions (None: not counted).
@@ -542,7 +546,9 @@ def decide(task: DecisionTask, memo: dict | None = None) -> Outcome:
     one sampled group share most of their worlds): world results by :func:`world_key`,
     reused instead of re-solved. The outcome is the same with or without it, but its
     certificate may then share world proofs with another outcome's (read them, do not
-    mutate them). O(worlds × one world's solve), a memo hit O(size)."""
+    mutate them). ``certificate=False`` (the samplers' judge): the verdict and ``stats``
+    only (for relax also the solution, whose repairs the samplers read), without building
+    the certificate. O(worlds × one world's solve), a memo hit O(size)."""
     cs = stated(task)
     worlds = task.worlds()
     cache: dict = {}
@@ -561,6 +567,9 @@ def decide(task: DecisionTask, memo: dict | None = None) -> Outcome:
     if task.source == "constraint":
         (w,), (r,) = worlds, results
         if r.feasible:
+            stats["shared"] = r.count
+            if not certificate:
+                return Outcome("act", None, None, stats)
             cert = {"type": "shared_action", "action": r.example,
                     "worlds": [_world_entry(w, r)]}
             stats["shared"] = r.count
@@ -576,6 +585,9 @@ def decide(task: DecisionTask, memo: dict | None = None) -> Outcome:
         raise ValueError("a world of a preference/objective task is infeasible")
     x, disjoint, shared = _intersect(task, results)
     stats["shared"] = shared
+    if not certificate:
+        return Outcome("act" if x is not None else INTERVENTION[task.source], None, None,
+                       stats)
     if x is not None:
         cert = {"type": "shared_action", "action": x,
                 "worlds": [_world_entry(w, r) for w, r in zip(worlds, results)]}
