@@ -7,7 +7,7 @@ fixes one variable (a forbidden / forced pair, an unavailable slot) or the items
 threshold to 0; in the repair model each permitted constraint is enforced only while its
 edit literal is false. Stable matchings add, per world, the stability cut
 ``x_ab + Σ_{b' ≻_a b} x_ab' + Σ_{a' ≻_b a} x_a'b ≥ 1`` for every pair (Vande Vate 1989;
-Rothblum 1992).
+Rothblum 1992), posted as a clause over those Booleans.
 
 Objectives are linear integer costs — utilitarian and stable-matching sums of ranks;
 rank-maximal and leximin as weights in base n + 1 — or a bottleneck variable bounded by
@@ -131,10 +131,10 @@ class _Builder:
             ra = rk[a]
             for b in t.items:
                 rb = rk[b]
-                terms = [x[(a, b)]]                 # one flat sum (not n nested additions)
+                terms = [x[(a, b)]]                 # a clause: the Booleans sum to >= 1
                 terms += [x[(a, b2)] for b2 in t.items if ra[b2] < ra[b]]
                 terms += [x[(a2, b)] for a2 in t.agents if rb[a2] < rb[a]]
-                self.m.add(_Sum.sum(terms) >= 1)
+                self.m.add_bool_or(terms)
 
     def cost(self, world: World):
         """A linear expression to minimise for the world's objective."""

@@ -331,7 +331,7 @@ def stable_lattice(task: DecisionTask, world: World) -> list[dict[str, str]]:
     m0 = deferred_acceptance(market, "A")
     ra = {a: {b: r for r, b in enumerate(prefs[a])} for a in task.agents}
     rb = {b: {a: r for r, a in enumerate(prefs[b])} for b in task.items}
-    seen = {_canon(sorted(m0.items()))}
+    seen = {tuple(sorted(m0.items()))}
     out, queue = [], [m0]
     while queue:
         m = queue.pop(0)
@@ -358,7 +358,7 @@ def stable_lattice(task: DecisionTask, world: World) -> list[dict[str, str]]:
                 m2 = dict(m)
                 for x in cycle:
                     m2[x] = s[x]
-                key = _canon(sorted(m2.items()))
+                key = tuple(sorted(m2.items()))
                 if key not in seen:
                     seen.add(key)
                     queue.append(m2)
@@ -368,7 +368,7 @@ def stable_lattice(task: DecisionTask, world: World) -> list[dict[str, str]]:
 
 def _matching_world(task: DecisionTask, world: World, cs: ConstraintSet,
                     cache: dict) -> WorldResult:
-    key = _canon(world.descriptor())
+    key = tuple(world.prefs.items())       # the lattice reads the lists only
     if key not in cache:
         cache[key] = stable_lattice(task, world)
     stable = cache[key]
@@ -414,7 +414,8 @@ def _intersect(task: DecisionTask, results: Sequence[WorldResult]
         common = frozenset.intersection(*(r.members for r in results))
         if not common:
             return None, None, 0
-        x = sorted(common, key=_canon)[0]
+        # the first in canonical-JSON order (one action: no encoding needed)
+        x = next(iter(common)) if len(common) == 1 else min(common, key=_canon)
         return action_json(task, x), None, len(common)
     adj = {a: set.intersection(*(r.graph[a] for r in results)) for a in task.agents}
     m = max_matching(adj)
