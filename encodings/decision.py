@@ -7,7 +7,7 @@ fixes one variable (a forbidden / forced pair, an unavailable slot) or the items
 threshold to 0; in the repair model each permitted constraint is enforced only while its
 edit literal is false. Stable matchings add, per world, the stability cut
 ``x_ab + Σ_{b' ≻_a b} x_ab' + Σ_{a' ≻_b a} x_a'b ≥ 1`` for every pair (Vande Vate 1989;
-Rothblum 1992).
+Rothblum 1992), posted as a clause over those Booleans.
 
 Objectives are linear integer costs — utilitarian and stable-matching sums of ranks;
 rank-maximal and leximin as weights in base n + 1 — or a bottleneck variable bounded by
@@ -16,6 +16,17 @@ solved first; the joint model then asks for one action that reaches every world'
 optimum (``value_w(x) ≤ opt_w``). The repair model minimises the number of edits; every
 minimum edit set is enumerated with no-good cuts, and for thresholds the tight values are
 the Pareto-minimal attribute vectors of the apartments left feasible.
+
+CP-SAT answers each task's decisive question: the joint shared-action model (preference
+and objective sources), the optimum under the stated constraints and the minimum-edit
+model (constraint source), and every world optimum of allocation and stable matching.
+Where a question is a scan of at most n items — a world's optimum of a single-choice
+structure (scheduling, apartment) under a preference or objective source, or after a
+repair, and the apartments a threshold edit leaves feasible (the tight vectors) — this
+engine scans the items itself instead (its own copy of the item costs: the same optimum
+value the one-hot model reaches, O(#agents · #items)). World optima are kept per process
+by everything they read (:func:`_optimum_key`): the members of a matched pair share
+worlds, and a shared world is solved once.
 
 Not trusted: the application checks every action found here against the oracle's
 certificate. The weights and values below are this engine's own copies.
@@ -120,10 +131,10 @@ class _Builder:
             ra = rk[a]
             for b in t.items:
                 rb = rk[b]
-                terms = [x[(a, b)]]                 # one flat sum (not n nested additions)
+                terms = [x[(a, b)]]                 # a clause: the Booleans sum to >= 1
                 terms += [x[(a, b2)] for b2 in t.items if ra[b2] < ra[b]]
                 terms += [x[(a2, b)] for a2 in t.agents if rb[a2] < rb[a]]
-                self.m.add(_Sum.sum(terms) >= 1)
+                self.m.add_bool_or(terms)
 
     def cost(self, world: World):
         """A linear expression to minimise for the world's objective."""
@@ -190,17 +201,93 @@ def _accept_all(task: DecisionTask) -> bool:
     return task.source == "constraint" and task.reading["constraint_acceptance"] == "feasible"
 
 
+def _item_cost(task: DecisionTask, world: World, i: str) -> int:
+    """The linear cost of choosing item ``i`` in ``world`` (single-choice structures): the
+    coefficient of ``y_i`` in :meth:`_Builder.cost`, this engine's copy."""
+    rk, obj = _ranks(world), world.objective
+    base, r = len(task.agents) + 1, len(task.items)
+    ranks = [rk[a][i] for a in task.agents]
+    if obj == "utilitarian":
+        return sum(ranks)
+    if obj == "egalitarian":
+        return max(ranks)
+    if obj == "rank_maximal":
+        return -sum(base ** (r - k) for k in ranks)
+    return sum(base ** (k - 1) for k in ranks)
+
+
+def _open_items(task: DecisionTask, cs: ConstraintSet | None) -> list[str]:
+    """Single-choice structures: the items no constraint of ``cs`` excludes (the variables
+    :meth:`_Builder.constraints` leaves free), in item order."""
+    shut: set[str] = set()
+    for c in cs or ():
+        if c.type == "unavailable":
+            shut.add(c.item)
+        elif c.type == "max":
+            shut.update(i for i in task.items if task.attributes[i][c.attribute] > c.value)
+    return [i for i in task.items if i not in shut]
+
+
+def _scan_optimum(task: DecisionTask, world: World, cs: ConstraintSet | None,
+                  accept_all: bool):
+    """:func:`_world_optimum` of a single-choice structure by scanning its items: the
+    minimum of the one-hot model's linear cost over the open items. O(#agents · #items)."""
+    items = _open_items(task, cs)
+    if not items:
+        return None
+    if accept_all:
+        return None, items[0]
+    costs = [(_item_cost(task, world, i), k) for k, i in enumerate(items)]
+    best = min(costs)
+    return best[0], items[best[1]]
+
+
+#: world optima by :func:`_optimum_key`, per process (bounded: cleared when full)
+_OPTIMA: dict[tuple, Any] = {}
+_OPTIMA_MAX = 4096
+
+
+def _optimum_key(task: DecisionTask, world: World, cs: ConstraintSet | None,
+                 accept_all: bool) -> tuple:
+    """Everything :func:`_world_optimum` reads: the structure, the names, the attributes,
+    the world's complete lists and objective, the constraints in force and the reading.
+    O(size)."""
+    return (task.structure, task.agents, task.items,
+            tuple((i, tuple(sorted(a.items()))) for i, a in task.attributes.items()),
+            tuple(world.prefs.items()), world.objective,
+            None if cs is None else tuple(cs), accept_all)
+
+
 def _world_optimum(task: DecisionTask, world: World, cs: ConstraintSet | None,
-                   time_limit: float, seed: int, accept_all: bool | None = None):
+                   time_limit: float, seed: int, accept_all: bool | None = None,
+                   scan: bool = False):
     """(optimal cost, an optimal action) of ``world`` under ``cs`` (None: no constraints),
     or None when infeasible; ``accept_all`` (default: the task's reading): any feasible
-    action, cost None."""
+    action, cost None. ``scan``: a single-choice structure's optimum by scanning its items
+    (:func:`_scan_optimum`) instead of a CP-SAT solve. Kept per process by
+    :func:`_optimum_key` (the same optimum, whichever task asks)."""
+    every = _accept_all(task) if accept_all is None else accept_all
+    key = _optimum_key(task, world, cs, every)
+    if key in _OPTIMA:
+        return _OPTIMA[key]
+    if scan and task.structure in ("scheduling", "apartment"):
+        got = _scan_optimum(task, world, cs, every)
+    else:
+        got = _solve_optimum(task, world, cs, time_limit, seed, every)
+    if len(_OPTIMA) >= _OPTIMA_MAX:
+        _OPTIMA.clear()
+    _OPTIMA[key] = got
+    return got
+
+
+def _solve_optimum(task: DecisionTask, world: World, cs: ConstraintSet | None,
+                   time_limit: float, seed: int, every: bool):
     b = _Builder(task)
     if cs is not None:
         b.constraints(cs)
     if task.structure == "stable_matching":
         b.stability(world)
-    if _accept_all(task) if accept_all is None else accept_all:
+    if every:
         s = b.solve(time_limit, seed)
         return None if s is None else (None, b.action(s))
     expr = b.cost(world)
@@ -222,9 +309,10 @@ def _post_world(b: _Builder, task: DecisionTask, world: World, bound) -> None:
         b.m.add(b.cost(world) <= bound)
 
 
-def _opt(task, world, cs, time_limit, seed):
+def _opt(task, world, cs, time_limit, seed, scan: bool = False):
     """The bound an accepted action must meet in ``world``: the optimum under ``cs``
-    (``da_only``: the unconstrained optimum). None: infeasible; (None, _) accept all."""
+    (``da_only``: the unconstrained optimum). None: infeasible; (None, _) accept all.
+    ``scan``: see :func:`_world_optimum`."""
     if _da_only(task):
         got = _world_optimum(task, world, None, time_limit, seed, accept_all=False)
         if got is None:
@@ -234,7 +322,7 @@ def _opt(task, world, cs, time_limit, seed):
         _post_world(b, task, world, got[0])
         s = b.solve(time_limit, seed)
         return None if s is None else (got[0], b.action(s))
-    return _world_optimum(task, world, cs, time_limit, seed)
+    return _world_optimum(task, world, cs, time_limit, seed, scan=scan)
 
 
 def shared_action(task: DecisionTask, worlds: Sequence[World], cs: ConstraintSet,
@@ -285,22 +373,16 @@ def minimum_edit_sets(task: DecisionTask, world: World, time_limit: float, seed:
 
 def _tight(task: DecisionTask, edit_set: Sequence[str], time_limit: float, seed: int
            ) -> list[dict[str, int]]:
-    """Pareto-minimal threshold vectors of an edit set: every apartment left feasible by
-    the unedited constraints, found by re-solving with a no-good per apartment."""
+    """Pareto-minimal threshold vectors of an edit set: the attribute vectors of every
+    apartment left feasible by the unedited constraints (a scan of the items, this
+    engine's :func:`_open_items`; it was a CP-SAT re-solve with a no-good per apartment,
+    the same set)."""
     cs = stated(task)
     raises = [c for c in edit_set if cs.by_id[c].type == "max"]
     if not raises:
         return [{}]
-    b = _Builder(task)
-    b.constraints(cs.without(edit_set))
-    vecs = set()
-    while True:
-        s = b.solve(time_limit, seed)
-        if s is None:
-            break
-        i = b.action(s)
-        vecs.add(tuple(task.attributes[i][cs.by_id[c].attribute] for c in raises))
-        b.m.add(b.y[i] == 0)
+    vecs = {tuple(task.attributes[i][cs.by_id[c].attribute] for c in raises)
+            for i in _open_items(task, cs.without(edit_set))}
     minimal = sorted(v for v in vecs
                      if not any(u != v and all(x <= y for x, y in zip(u, v)) for u in vecs))
     return [dict(zip(raises, v)) for v in minimal]
@@ -319,7 +401,11 @@ def decision_cpsat(task: DecisionTask, *, time_limit: float = 10.0, seed: int = 
 def _decide(task: DecisionTask, time_limit: float, seed: int) -> Outcome:
     cs = stated(task)
     worlds = task.worlds()
-    opts = [_opt(task, w, cs, time_limit, seed) for w in worlds]
+    # a constraint-source task's one optimum under the stated constraints is its decisive
+    # question (CP-SAT); a preference / objective world's bound may be a scan (the
+    # joint shared-action model below is CP-SAT's)
+    scan = task.source != "constraint"
+    opts = [_opt(task, w, cs, time_limit, seed, scan=scan) for w in worlds]
     values = [None if o is None or _accept_all(task) else _value(task, w, o[1])
               for w, o in zip(worlds, opts)]
     stats: dict[str, Any] = {"worlds": [{"world": w.descriptor(), "value": v}
@@ -334,7 +420,7 @@ def _decide(task: DecisionTask, time_limit: float, seed: int) -> Outcome:
         for es in sets:
             for vec in _tight(task, es, time_limit, seed):
                 edits = {c: vec.get(c) for c in es}
-                got = _opt(task, w, cs.edited(edits), time_limit, seed)
+                got = _opt(task, w, cs.edited(edits), time_limit, seed, scan=True)
                 reps.append({"edits": [{"constraint": c, **({"value": vec[c]} if c in vec
                                                             else {})} for c in es],
                              "action": got[1]})

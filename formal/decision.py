@@ -53,8 +53,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any
 
 from .errors import InstanceError
@@ -195,7 +196,18 @@ class DecisionTask:
     def worlds(self) -> list[World]:
         """Every admissible world, in a fixed order: completions (the product over the
         uncertain parties, in party order, of every order of each block, in
-        :func:`itertools.permutations` order) × objectives (menu order)."""
+        :func:`itertools.permutations` order) × objectives (menu order).
+
+        Built once per task and kept (the oracle, the CP-SAT engine and the checker each
+        ask for them): the worlds' lists are read-only mappings, so no reader can change
+        what another reads. O(worlds × size) the first time, O(worlds) after."""
+        found = self.__dict__.get("_worlds")
+        if found is None:
+            found = tuple(self._build_worlds())
+            object.__setattr__(self, "_worlds", found)           # a cache, not a field
+        return list(found)
+
+    def _build_worlds(self) -> list[World]:
         if self.world_count() > MAX_WORLDS:
             raise InstanceError(f"more than {MAX_WORLDS} admissible worlds",
                                 value=self.world_count())
@@ -213,11 +225,69 @@ class DecisionTask:
         out = []
         names = [p for p, _ in per_party]
         for choice in itertools.product(*(orders for _, orders in per_party)):
-            completion = dict(zip(names, choice))
-            prefs = {p: completion[p] if p in completion else fixed[p] for p in self.parties}
+            completion = MappingProxyType(dict(zip(names, choice)))
+            prefs = MappingProxyType({p: completion[p] if p in completion else fixed[p]
+                                      for p in self.parties})
             for obj in self.objectives:
                 out.append(World(prefs, obj, completion))
         return out
+
+    def derive(self, *, source: str | None = None, objectives: Sequence[str] | None = None,
+               hide: tuple[str, int] | None = None,
+               constraints: Sequence[Mapping[str, Any]] | None = None,
+               permitted: Sequence[str] | None = None) -> DecisionTask:
+        """This task with some parts replaced, validated as :func:`parse_decision`
+        validates them: ``source``; the ``objectives`` menu; ``hide`` = (party, pos): the
+        party's (fully known) items at positions ``pos`` and ``pos + 1`` made an unknown
+        block; ``constraints`` (JSON objects, as in the instance) and ``permitted`` (ids;
+        default: none). ``derive(...)`` equals ``parse_decision`` of the correspondingly
+        edited JSON (the samplers judge thousands of such variants of one base; the
+        equality is tested). O(size) for ``hide``, O(constraints × items) for
+        constraints."""
+        changes: dict[str, Any] = {}
+        if source is not None:
+            if source not in SOURCES:
+                raise InstanceError(f"'source' must be one of {', '.join(SOURCES)}",
+                                    value=source)
+            changes["source"] = source
+        if objectives is not None:
+            changes["objectives"] = _objectives(list(objectives), self.structure)
+        if hide is not None:
+            party, pos = hide
+            blocks = self.prefs[party]
+            if not 0 <= pos < len(blocks) - 1 or len(blocks[pos]) != 1 or \
+                    len(blocks[pos + 1]) != 1:
+                raise InstanceError("hide: two known adjacent items", agent=party, value=pos)
+            prefs = dict(self.prefs)
+            prefs[party] = blocks[:pos] + ((blocks[pos][0], blocks[pos + 1][0]),) + \
+                blocks[pos + 2:]
+            changes["prefs"] = prefs
+        if constraints is not None or permitted is not None:
+            cons = tuple(_constraint(c, self.structure, self.agents, self.items,
+                                     self.attributes) for c in (constraints or ()))
+            changes["constraints"] = cons
+            changes["permitted"] = _permitted(list(permitted or ()), cons)
+        return _validated(replace(self, **changes))
+
+    def edited(self, edits: Sequence[Mapping[str, Any]]) -> DecisionTask:
+        """This task with a repair applied, as the samplers' ``apply_edits`` applies it to
+        the JSON: an edit with ``value`` sets that constraint's threshold, one without
+        drops the constraint and its permitted edit. O(constraints + edits)."""
+        by = {e["constraint"]: e for e in edits}
+        cons = []
+        for c in self.constraints:
+            e = by.get(c.id)
+            if e is None:
+                cons.append(c)
+            elif "value" in e:
+                if c.type != "max":
+                    raise InstanceError("unknown constraint field", value="value")
+                cons.append(Constraint(c.id, c.type, c.agent, c.item, c.attribute,
+                                       e["value"]))
+        dropped = {c for c, e in by.items() if "value" not in e}
+        return _validated(replace(self, constraints=tuple(cons),
+                                  permitted=tuple(x for x in self.permitted
+                                                  if x not in dropped)))
 
     def base_constraints(self) -> dict[str, Constraint]:
         """The stated constraints, id -> constraint."""
@@ -410,14 +480,7 @@ def parse_decision(data: dict) -> DecisionTask:
     objectives = data.get("objectives", None)
     if objectives is None and "objective" in data:
         objectives = [data["objective"]]
-    if not isinstance(objectives, list) or not objectives:
-        raise InstanceError("'objectives' must be a non-empty list", value=objectives)
-    for o in objectives:
-        if o not in OBJECTIVES[structure]:
-            raise InstanceError(f"objective of {structure} must be one of "
-                                f"{', '.join(OBJECTIVES[structure])}", value=o)
-    if len(set(objectives)) != len(objectives):
-        raise InstanceError("an objective is listed twice", value=objectives)
+    objectives = _objectives(objectives, structure)
     attributes: dict[str, dict[str, int]] = {}
     if structure == "apartment":
         raw = data.get("attributes", {})
@@ -442,19 +505,7 @@ def parse_decision(data: dict) -> DecisionTask:
     if not isinstance(raw_c, list):
         raise InstanceError("'constraints' must be a list", value=raw_c)
     constraints = tuple(_constraint(c, structure, agents, items, attributes) for c in raw_c)
-    ids = [c.id for c in constraints]
-    if len(set(ids)) != len(ids):
-        raise InstanceError("two constraints share an id",
-                            value=next(i for i in ids if ids.count(i) > 1))
-    permitted = data.get("permitted_edits", [])
-    if not isinstance(permitted, list) or not all(isinstance(x, str) for x in permitted):
-        raise InstanceError("'permitted_edits' must be a list of constraint ids",
-                            value=permitted)
-    for x in permitted:
-        if x not in ids:
-            raise InstanceError("a permitted edit names no constraint", value=x)
-    if len(set(permitted)) != len(permitted):
-        raise InstanceError("a permitted edit is listed twice", value=permitted)
+    permitted = _permitted(data.get("permitted_edits", []), constraints)
     reading_raw = data.get("reading", {})
     if not isinstance(reading_raw, dict):
         raise InstanceError("'reading' must be an object", value=reading_raw)
@@ -465,8 +516,42 @@ def parse_decision(data: dict) -> DecisionTask:
                                 f"{'; '.join(f'{a}: {list(b)}' for a, b in READINGS.items())})",
                                 value={k: v})
         reading[k] = v
-    task = DecisionTask(structure, source, agents, items, parsed, tuple(objectives),
-                        constraints, tuple(permitted), attributes, reading)
+    return _validated(DecisionTask(structure, source, agents, items, parsed, objectives,
+                                   constraints, permitted, attributes, reading))
+
+
+def _objectives(objectives: object, structure: str) -> tuple[str, ...]:
+    if not isinstance(objectives, list) or not objectives:
+        raise InstanceError("'objectives' must be a non-empty list", value=objectives)
+    for o in objectives:
+        if o not in OBJECTIVES[structure]:
+            raise InstanceError(f"objective of {structure} must be one of "
+                                f"{', '.join(OBJECTIVES[structure])}", value=o)
+    if len(set(objectives)) != len(objectives):
+        raise InstanceError("an objective is listed twice", value=objectives)
+    return tuple(objectives)
+
+
+def _permitted(permitted: object, constraints: tuple[Constraint, ...]) -> tuple[str, ...]:
+    ids = [c.id for c in constraints]
+    if len(set(ids)) != len(ids):
+        raise InstanceError("two constraints share an id",
+                            value=next(i for i in ids if ids.count(i) > 1))
+    if not isinstance(permitted, list) or not all(isinstance(x, str) for x in permitted):
+        raise InstanceError("'permitted_edits' must be a list of constraint ids",
+                            value=permitted)
+    for x in permitted:
+        if x not in ids:
+            raise InstanceError("a permitted edit names no constraint", value=x)
+    if len(set(permitted)) != len(permitted):
+        raise InstanceError("a permitted edit is listed twice", value=permitted)
+    return tuple(permitted)
+
+
+def _validated(task: DecisionTask) -> DecisionTask:
+    """The checks of a whole task (its source against its blocks and menu, the number of
+    worlds); returns ``task``."""
+    source, objectives = task.source, task.objectives
     blocks = task.unknown_blocks()
     if source == "preference" and not blocks:
         raise InstanceError("a preference-source task needs an {\"unknown\": [...]} block",
@@ -477,7 +562,7 @@ def parse_decision(data: dict) -> DecisionTask:
                             value=list(blocks[0][1]))
     if source != "objective" and len(objectives) != 1:
         raise InstanceError(f"a {source}-source task has exactly one objective",
-                            value=objectives)
+                            value=list(objectives))
     if task.world_count() > MAX_WORLDS:
         raise InstanceError(f"more than {MAX_WORLDS} admissible worlds",
                             value=task.world_count())

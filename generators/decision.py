@@ -24,8 +24,12 @@ unavailability count of every participant; apartment: the number of apartments e
 threshold excludes; stable matching: the proposer-side rank of each constrained pair).
 
 The gold decision is not computed here (generators import no engine): every function that
-rejects on it takes ``judge(task_dict) -> (verdict, stats)`` (the application passes the
-oracle). Every draw comes from the ``random.Random`` passed in.
+rejects on it takes ``judge(task) -> (verdict, stats)`` (the application passes the
+oracle), ``task`` the parsed model (:class:`prefcert.formal.decision.DecisionTask`) of the
+candidate's instance dict. A base is parsed once (:func:`template`) and every candidate's
+model derived from it (:meth:`~prefcert.formal.decision.DecisionTask.derive`, equal to
+parsing the candidate's dict), so thousands of candidates cost no re-parse. Every draw
+comes from the ``random.Random`` passed in.
 """
 from __future__ import annotations
 
@@ -37,9 +41,9 @@ from typing import Any
 
 from prefsampling.ordinal import impartial
 
-from ..formal.decision import INTERVENTION, OBJECTIVES
+from ..formal.decision import INTERVENTION, OBJECTIVES, DecisionTask, parse_decision
 
-Judge = Callable[[dict], tuple[str, Mapping[str, Any]]]
+Judge = Callable[[DecisionTask], tuple[str, Mapping[str, Any]]]
 
 NAMES = {"allocation": ("A", "O"), "scheduling": ("P", "T"), "apartment": ("R", "A"),
          "stable_matching": ("A", "B")}
@@ -133,13 +137,24 @@ def apply_edits(d: dict, edits: Sequence[dict]) -> dict:
     return out
 
 
-def has_tie(task: dict, verdict: str, stats: Mapping[str, Any], judge: Judge) -> bool | None:
+def template(base: dict) -> DecisionTask:
+    """The parsed model of a base (:func:`base_content`) as an objective-source task of the
+    structure's first objective: the one parse every candidate of the base derives from
+    (:meth:`~prefcert.formal.decision.DecisionTask.derive`). O(size)."""
+    return parse_decision({**base, "source": "objective",
+                           "objectives": [OBJECTIVES[base["structure"]][0]]})
+
+
+def has_tie(task: DecisionTask, verdict: str, stats: Mapping[str, Any], judge: Judge
+            ) -> bool | None:
     """Whether decision task ``task`` (judged ``verdict`` with ``stats``) has a *tie*: the
     answer it calls for is not unique under its stated rules. ACT: more than one action is
     accepted in every admissible world (``stats["shared"]`` > 1); ASK-PREFERENCE /
     ASK-OBJECTIVE: some admissible world (a completion, a rule of the menu) accepts more
     than one action; RELAX: after some minimum repair (``stats["repairs"]``) more than one
-    action is accepted (the repaired task judged). None when a count is missing.
+    action is accepted (the repaired task judged: the model with the repair applied,
+    :meth:`~prefcert.formal.decision.DecisionTask.edited`, as :func:`apply_edits` applies it
+    to the dict). None when a count is missing.
 
     Complexity: O(1) judge calls, one per minimum repair for RELAX.
     Reference: Li et al. 2026, §O.1 (all optimum ties are kept), §I (tie-rich tasks)."""
@@ -152,7 +167,7 @@ def has_tie(task: dict, verdict: str, stats: Mapping[str, Any], judge: Judge) ->
             return None
         out = False
         for edits in reps:
-            v, st = judge(apply_edits(task, edits))
+            v, st = judge(task.edited(edits))
             if v != "act" or st.get("shared") is None:
                 return None
             out = out or st["shared"] > 1
@@ -172,6 +187,7 @@ def preference_pair(base: dict, judge: Judge, rng: random.Random, tie: bool | No
     ``tie``: when given, only members whose :func:`has_tie` is ``tie`` are kept."""
     obj = _objective(base["structure"], rng)
     task = with_source(base, "preference", [obj])
+    tm = template(base)
     ps = parties(base)
     rng.shuffle(ps)
     spare: dict[str, dict] = {}
@@ -180,11 +196,11 @@ def preference_pair(base: dict, judge: Judge, rng: random.Random, tie: bool | No
         positions = list(range(len(base["preferences"][p]) - 1))
         rng.shuffle(positions)
         for pos in positions:
-            t = hide(task, p, pos)
-            verdict, st = judge(t)
-            if tie is not None and has_tie(t, verdict, st, judge) is not tie:
+            m = tm.derive(source="preference", objectives=[obj], hide=(p, pos))
+            verdict, st = judge(m)
+            if tie is not None and has_tie(m, verdict, st, judge) is not tie:
                 continue
-            found[verdict].append(t)
+            found[verdict].append(hide(task, p, pos))
             if found["act"] and found["ask_preference"]:
                 return found["act"][0], found["ask_preference"][0]
         for v, ts in found.items():
@@ -199,19 +215,19 @@ def objective_pair(base: dict, judge: Judge, rng: random.Random) -> tuple[dict, 
     """(ACT member with menu M, ASK-OBJECTIVE member with M plus one objective); menus of
     two are preferred, one objective is the fallback."""
     objs = list(OBJECTIVES[base["structure"]])
+    tm = template(base)
     for size in (2, 1):
         menus = [list(m) for m in itertools.combinations(objs, size)]
         rng.shuffle(menus)
         for menu in menus:
-            a = with_source(base, "objective", menu)
-            if judge(a)[0] != "act":
+            if judge(tm.derive(objectives=menu))[0] != "act":
                 continue
             extra = [o for o in objs if o not in menu]
             rng.shuffle(extra)
             for o in extra:
-                b = with_source(base, "objective", [*menu, o])
-                if judge(b)[0] == "ask_objective":
-                    return a, b
+                if judge(tm.derive(objectives=[*menu, o]))[0] == "ask_objective":
+                    return (with_source(base, "objective", menu),
+                            with_source(base, "objective", [*menu, o]))
     return None
 
 
@@ -292,19 +308,27 @@ def constraint_pair(base: dict, judge: Judge, rng: random.Random, tries: int = 6
     RELAX member one tightened threshold or one added constraint away, with a minimum
     repair of exactly one edit."""
     obj = _objective(base["structure"], rng)
+    tm = template(base)
     for act_c, relax_c in _constraint_candidates(base, rng, tries):
-        a = with_source(base, "constraint", [obj], constraints=act_c,
-                        permitted_edits=[c["id"] for c in act_c])
-        b = with_source(base, "constraint", [obj], constraints=relax_c,
-                        permitted_edits=[c["id"] for c in relax_c])
-        if not act_c:
-            del a["constraints"], a["permitted_edits"]
-        if judge(a)[0] != "act":
+        if judge(_constrained(tm, obj, act_c))[0] != "act":
             continue
-        v, stats = judge(b)
+        v, stats = judge(_constrained(tm, obj, relax_c))
         if v == "relax" and stats.get("edits") == 1:
+            a = with_source(base, "constraint", [obj], constraints=act_c,
+                            permitted_edits=[c["id"] for c in act_c])
+            b = with_source(base, "constraint", [obj], constraints=relax_c,
+                            permitted_edits=[c["id"] for c in relax_c])
+            if not act_c:
+                del a["constraints"], a["permitted_edits"]
             return a, b
     return None
+
+
+def _constrained(tm: DecisionTask, obj: str, cons: Sequence[dict]) -> DecisionTask:
+    """The model of the constraint-source task of ``tm``'s base with objective ``obj`` and
+    the stated constraints ``cons``, every one permitted to change."""
+    return tm.derive(source="constraint", objectives=[obj], constraints=cons,
+                     permitted=[c["id"] for c in cons])
 
 
 # --------------------------------------------------------------------------- cue-balanced
@@ -316,20 +340,23 @@ def objective_pair_balanced(base: dict, judge: Judge, rng: random.Random,
     the ACT member's menu for another, emptying the intersection. ``tie``: when given, both
     members' :func:`has_tie` is ``tie``."""
     objs = list(OBJECTIVES[base["structure"]])
+    tm = template(base)
     menus = [list(m) for m in itertools.combinations(objs, 3)]
     rng.shuffle(menus)
     for menu in menus:
-        a = with_source(base, "objective", menu)
+        a = tm.derive(objectives=menu)
         va, sa = judge(a)
         if va != "act" or (tie is not None and has_tie(a, va, sa, judge) is not tie):
             continue
         swaps = [(i, o) for i in range(len(menu)) for o in objs if o not in menu]
         rng.shuffle(swaps)
         for i, o in swaps:
-            b = with_source(base, "objective", [*menu[:i], o, *menu[i + 1:]])
+            other = [*menu[:i], o, *menu[i + 1:]]
+            b = tm.derive(objectives=other)
             vb, sb = judge(b)
             if vb == "ask_objective" and (tie is None or has_tie(b, vb, sb, judge) is tie):
-                return a, b
+                return with_source(base, "objective", menu), \
+                    with_source(base, "objective", other)
     return None
 
 
@@ -352,6 +379,7 @@ def constraint_pair_balanced(base: dict, judge: Judge, rng: random.Random, tries
     tightened threshold) are as in :func:`constraint_pair`. ``tie``: when given, both
     members' :func:`has_tie` is ``tie``."""
     obj = _objective(base["structure"], rng)
+    tm = template(base)
     for act_c, relax_c in _constraint_candidates(base, rng, tries):
         if len(relax_c) > len(act_c):
             ids = {c["id"] for c in act_c}
@@ -359,8 +387,7 @@ def constraint_pair_balanced(base: dict, judge: Judge, rng: random.Random, tries
                      if x["id"] not in ids and x != relax_c[-1]]
         else:
             extra = [None]
-        b = with_source(base, "constraint", [obj], constraints=relax_c,
-                        permitted_edits=[c["id"] for c in relax_c])
+        b = _constrained(tm, obj, relax_c)
         v, stats = judge(b)
         if v != "relax" or stats.get("edits") != 1:
             continue
@@ -368,11 +395,13 @@ def constraint_pair_balanced(base: dict, judge: Judge, rng: random.Random, tries
             continue
         for x in extra:
             cons = act_c if x is None else [*act_c, x]
-            a = with_source(base, "constraint", [obj], constraints=cons,
-                            permitted_edits=[c["id"] for c in cons])
+            a = _constrained(tm, obj, cons)
             va, sa = judge(a)
             if va == "act" and (tie is None or has_tie(a, va, sa, judge) is tie):
-                return a, b
+                return (with_source(base, "constraint", [obj], constraints=cons,
+                                    permitted_edits=[c["id"] for c in cons]),
+                        with_source(base, "constraint", [obj], constraints=relax_c,
+                                    permitted_edits=[c["id"] for c in relax_c]))
     return None
 
 
@@ -538,31 +567,38 @@ def local_cue_pair(structure: str, n: int, source: str, judge: Judge, rng: rando
             if got is None:
                 continue
             obj = _objective(structure, rng)
+            tm = template(base)
             out = []
             for edges in got:
                 cs = forbid_constraints(base, edges)
                 out.append(with_source(base, "constraint", [obj], constraints=cs,
                                        permitted_edits=[c["id"] for c in cs],
                                        meta={"family": "compatibility"}))
-            v1, _ = judge(out[0])
-            v2, st2 = judge(out[1])
+            v1, _ = judge(_constrained(tm, obj, out[0]["constraints"]))
+            v2, st2 = judge(_constrained(tm, obj, out[1]["constraints"]))
             if v1 == "act" and v2 == "relax" and st2.get("edits") == 1:
                 return out[0], out[1]
             continue
+        tm = template(base)
         if source == "preference":
-            t = hide(with_source(base, "preference", [_objective(structure, rng)]),
-                     rng.choice(parties(base)), rng.randrange(n - 1))
+            obj = _objective(structure, rng)
+            party, pos = rng.choice(parties(base)), rng.randrange(n - 1)
+            t = hide(with_source(base, "preference", [obj]), party, pos)
+            m = tm.derive(source="preference", objectives=[obj], hide=(party, pos))
         elif source == "objective":
             objs = list(OBJECTIVES[structure])
             t = with_source(base, "objective", rng.sample(objs, rng.randint(2, 3)))
+            m = tm.derive(objectives=t["objectives"])
         else:
             cands = _constraint_candidates(base, rng, 1)
             if not cands:
                 continue
             cs = rng.choice(cands[0])
-            t = with_source(base, "constraint", [_objective(structure, rng)],
+            obj = _objective(structure, rng)
+            t = with_source(base, "constraint", [obj],
                             constraints=cs, permitted_edits=[c["id"] for c in cs])
-        v, st = judge(t)
+            m = _constrained(tm, obj, cs)
+        v, st = judge(m)
         if v not in pool or (v == "relax" and st.get("edits") != 1):
             continue
         cue = preference_cue(t, st) if source == "preference" else \

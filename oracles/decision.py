@@ -331,7 +331,7 @@ def stable_lattice(task: DecisionTask, world: World) -> list[dict[str, str]]:
     m0 = deferred_acceptance(market, "A")
     ra = {a: {b: r for r, b in enumerate(prefs[a])} for a in task.agents}
     rb = {b: {a: r for r, a in enumerate(prefs[b])} for b in task.items}
-    seen = {_canon(sorted(m0.items()))}
+    seen = {tuple(sorted(m0.items()))}
     out, queue = [], [m0]
     while queue:
         m = queue.pop(0)
@@ -358,7 +358,7 @@ def stable_lattice(task: DecisionTask, world: World) -> list[dict[str, str]]:
                 m2 = dict(m)
                 for x in cycle:
                     m2[x] = s[x]
-                key = _canon(sorted(m2.items()))
+                key = tuple(sorted(m2.items()))
                 if key not in seen:
                     seen.add(key)
                     queue.append(m2)
@@ -368,7 +368,7 @@ def stable_lattice(task: DecisionTask, world: World) -> list[dict[str, str]]:
 
 def _matching_world(task: DecisionTask, world: World, cs: ConstraintSet,
                     cache: dict) -> WorldResult:
-    key = _canon(world.descriptor())
+    key = tuple(world.prefs.items())       # the lattice reads the lists only
     if key not in cache:
         cache[key] = stable_lattice(task, world)
     stable = cache[key]
@@ -414,7 +414,8 @@ def _intersect(task: DecisionTask, results: Sequence[WorldResult]
         common = frozenset.intersection(*(r.members for r in results))
         if not common:
             return None, None, 0
-        x = sorted(common, key=_canon)[0]
+        # the first in canonical-JSON order (one action: no encoding needed)
+        x = next(iter(common)) if len(common) == 1 else min(common, key=_canon)
         return action_json(task, x), None, len(common)
     adj = {a: set.intersection(*(r.graph[a] for r in results)) for a in task.agents}
     m = max_matching(adj)
@@ -527,13 +528,17 @@ def world_key(task: DecisionTask, world: World, cs: ConstraintSet) -> tuple:
     readings, the names in order, the attributes, the world's complete lists and
     objective, and the constraints in force. Two (task, world, cs) with equal keys have
     equal world results. O(size)."""
-    return (task.structure, task.source, task.agents, task.items,
-            tuple(sorted(task.reading.items())),
-            tuple((i, tuple(sorted(a.items()))) for i, a in task.attributes.items()),
-            tuple(world.prefs.items()), world.objective, tuple(cs))
+    head = task.__dict__.get("_world_key_head")
+    if head is None:                  # the task's part, once per task (a cache, not a field)
+        head = (task.structure, task.source, task.agents, task.items,
+                tuple(sorted(task.reading.items())),
+                tuple((i, tuple(sorted(a.items()))) for i, a in task.attributes.items()))
+        object.__setattr__(task, "_world_key_head", head)
+    return (head, tuple(world.prefs.items()), world.objective, tuple(cs))
 
 
-def decide(task: DecisionTask, memo: dict | None = None) -> Outcome:
+def decide(task: DecisionTask, memo: dict | None = None, *, certificate: bool = True
+           ) -> Outcome:
     """The oracle's label: verdict, solution and certificate (see the module docstring).
     ``stats["worlds"]`` lists every world's optimum value and number of accepted actions;
     ``stats["shared"]`` the number of shared accepted actions (None: not counted).
@@ -542,7 +547,9 @@ def decide(task: DecisionTask, memo: dict | None = None) -> Outcome:
     one sampled group share most of their worlds): world results by :func:`world_key`,
     reused instead of re-solved. The outcome is the same with or without it, but its
     certificate may then share world proofs with another outcome's (read them, do not
-    mutate them). O(worlds × one world's solve), a memo hit O(size)."""
+    mutate them). ``certificate=False`` (the samplers' judge): the verdict and ``stats``
+    only (for relax also the solution, whose repairs the samplers read), without building
+    the certificate. O(worlds × one world's solve), a memo hit O(size)."""
     cs = stated(task)
     worlds = task.worlds()
     cache: dict = {}
@@ -561,6 +568,9 @@ def decide(task: DecisionTask, memo: dict | None = None) -> Outcome:
     if task.source == "constraint":
         (w,), (r,) = worlds, results
         if r.feasible:
+            stats["shared"] = r.count
+            if not certificate:
+                return Outcome("act", None, None, stats)
             cert = {"type": "shared_action", "action": r.example,
                     "worlds": [_world_entry(w, r)]}
             stats["shared"] = r.count
@@ -576,6 +586,9 @@ def decide(task: DecisionTask, memo: dict | None = None) -> Outcome:
         raise ValueError("a world of a preference/objective task is infeasible")
     x, disjoint, shared = _intersect(task, results)
     stats["shared"] = shared
+    if not certificate:
+        return Outcome("act" if x is not None else INTERVENTION[task.source], None, None,
+                       stats)
     if x is not None:
         cert = {"type": "shared_action", "action": x,
                 "worlds": [_world_entry(w, r) for w, r in zip(worlds, results)]}

@@ -443,14 +443,16 @@ def derive_rng(*parts: Any):
     return random.Random(int.from_bytes(h[:8], "little"))
 
 
-def oracle_judge(data: dict, memo: dict | None = None) -> tuple[str, dict]:
-    """The gold decision of an instance dict by the oracle: (verdict, stats with the
-    minimum number of edits as ``edits`` and every minimum repair's edits as ``repairs``
-    for relax). ``memo``: world results kept across the calls of one group's draws
-    (:func:`prefcert.oracles.decision.decide`); the answer does not depend on it."""
+def oracle_judge(data: dict | DecisionTask, memo: dict | None = None) -> tuple[str, dict]:
+    """The gold decision of an instance dict (or its parsed model, as the samplers pass
+    it) by the oracle: (verdict, stats with the minimum number of edits as ``edits`` and
+    every minimum repair's edits as ``repairs`` for relax). ``memo``: world results kept
+    across the calls of one group's draws (:func:`prefcert.oracles.decision.decide`); the
+    answer does not depend on it."""
     from ...formal.decision import parse_decision
     from ...oracles.decision import decide
-    out = decide(parse_decision(data), memo)
+    task = data if isinstance(data, DecisionTask) else parse_decision(data)
+    out = decide(task, memo, certificate=False)
     stats = dict(out.stats)
     if out.verdict == "relax":
         stats["edits"] = out.solution["edits"]
@@ -479,8 +481,8 @@ def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: in
     stats: dict = {}
     memo: dict = {}          # world results shared by the group's candidate draws
 
-    def judge(data: dict) -> tuple[str, dict]:
-        return oracle_judge(data, memo)
+    def judge(task: DecisionTask) -> tuple[str, dict]:
+        return oracle_judge(task, memo)
     for source, pair in group(structure, n, judge, rng, stats=stats,
                               balanced=balanced).items():
         for role, task in zip(("act", "intervention"), pair):
@@ -505,8 +507,8 @@ def design_local_pair(structure: str, n: int, cell_seed: int, source: str, index
     stats: dict = {}
     memo: dict = {}
 
-    def judge(data: dict) -> tuple[str, dict]:
-        return oracle_judge(data, memo)
+    def judge(task: DecisionTask) -> tuple[str, dict]:
+        return oracle_judge(task, memo)
     pair = local_cue_pair(structure, n, source, judge, rng, stats=stats)
     for role, task in zip(("act", "intervention"), pair):
         meta = {"suite": SUITE, "design": design, "cell": cell, "structure": structure,
