@@ -535,7 +535,8 @@ def _refutations(e: Election, best: str, cert: dict) -> dict:
     refuted = cert.get("refuted")
     if not isinstance(refuted, dict):
         raise CertificateError("the certificate needs 'refuted': candidate -> proof")
-    need = [x for x in e.candidates if _key(e, x) < _key(e, best)]
+    kb = _key(e, best)
+    need = [x for x in e.candidates if _key(e, x) < kb]
     missing = [x for x in need if x not in refuted]
     if missing:
         raise CertificateError(f"no proof that {missing[0]!r} cannot be made to win")
@@ -563,7 +564,10 @@ def refute_greedy(cnt: Count, c: str, proof: Any, weight: int = 1) -> None:
     others = [x for x in e.tie_break if x != c and x not in stuck]
     for r in proof:
         rest = [x for x in e.tie_break if x in stuck and x != r]
-        s = cnt.scores([report_ballot(e, rule, [c, *others, r, *rest], weight)])
+        # a full strict ranking of distinct candidates by construction: the ballot
+        # report_ballot would build, without its checks of a claimed report
+        s = cnt.scores([Ballot(tuple((x,) for x in [c, *others, r, *rest]), weight,
+                               frozenset())])
         if not cnt.beats(s, r, c):
             raise CertificateError(f"{r!r}, placed above the rest of the stuck set only, "
                                    f"does not beat {c!r}")
