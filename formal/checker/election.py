@@ -50,7 +50,7 @@ from ..election import (
     rule_of,
     validate,
 )
-from ..errors import CertificateError
+from ..errors import CertificateError, InstanceError
 from ..rules import RULES, Rule, rule_named, rule_names
 from ..spec import NULL, DomainSpec, QuestionSpec, fields, instance_schema
 
@@ -466,6 +466,18 @@ def _key(e: Election, x: str) -> tuple[int, int]:
     return e.true_pos(x), e.tie_break.index(x)
 
 
+def _keys(e: Election) -> dict[str, tuple[int, int]]:
+    """:func:`_key` of every candidate, in one pass over the true ranking. O(m)."""
+    if e.manipulator is None:
+        raise InstanceError("the election has no manipulator")
+    pos, above = {}, 0
+    for g in e.manipulator.ranking:
+        for x in g:
+            pos[x] = above + 1
+        above += len(g)
+    return {x: (pos.get(x, above + 1), i) for i, x in enumerate(e.tie_break)}
+
+
 def _best(e: Election, reachable: Iterable[str]) -> str:
     return min(reachable, key=lambda x: _key(e, x))
 
@@ -535,8 +547,8 @@ def _refutations(e: Election, best: str, cert: dict) -> dict:
     refuted = cert.get("refuted")
     if not isinstance(refuted, dict):
         raise CertificateError("the certificate needs 'refuted': candidate -> proof")
-    kb = _key(e, best)
-    need = [x for x in e.candidates if _key(e, x) < kb]
+    keys = _keys(e)
+    need = [x for x in e.candidates if keys[x] < keys[best]]
     missing = [x for x in need if x not in refuted]
     if missing:
         raise CertificateError(f"no proof that {missing[0]!r} cannot be made to win")
