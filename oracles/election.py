@@ -288,15 +288,19 @@ class Manipulation:
 
 
 def preference_key(e: Election):
-    """Sort key of the manipulator's preference: true rank, then τ (engine twin)."""
-    ranking = e.manipulator.ranking
-    pos, above = {}, 0
-    for g in ranking:
-        for x in g:
-            pos[x] = above + 1
-        above += len(g)
-    tau = {x: i for i, x in enumerate(e.tie_break)}
-    return lambda x: (pos.get(x, above + 1), tau[x])
+    """Sort key of the manipulator's preference: true rank, then τ (engine twin); the
+    keys are computed once per election (O(m)) and looked up."""
+    keys = e._cache.get("oracle-preference")
+    if keys is None:
+        ranking = e.manipulator.ranking
+        pos, above = {}, 0
+        for g in ranking:
+            for x in g:
+                pos[x] = above + 1
+            above += len(g)
+        keys = e._cache["oracle-preference"] = {
+            x: (pos.get(x, above + 1), i) for i, x in enumerate(e.tie_break)}
+    return keys.__getitem__
 
 
 def sincere_winner(e: Election, rule: str) -> str:
