@@ -141,6 +141,9 @@ class Election:
     approval_top: int
     conventions: dict = field(default_factory=lambda: {k: c.default for k, c in
                                                        CONVENTIONS.items()}, compare=False)
+    #: what the engines derive once per election (integer ballots, tallies, w₀), keyed by
+    #: the engine; not an init field, so ``replace`` (e.g. :meth:`sincere`) starts empty
+    _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def m(self) -> int:

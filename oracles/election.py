@@ -59,28 +59,31 @@ class Tally:
         self.e, self.rule, self.m = e, rule, e.m
         self.engine = rule_engine(rule)
         self.approval = _approval(rule)
-        self.idx = {x: i for i, x in enumerate(e.candidates)}
-        self.prio = np.array([e.tie_break.index(x) for x in e.candidates], dtype=np.int64)
-        self._prio: list[int] = self.prio.tolist()
+        self.idx = idx = {x: i for i, x in enumerate(e.candidates)}
+        tau = {x: i for i, x in enumerate(e.tie_break)}
+        self._prio: list[int] = [tau[x] for x in e.candidates]
+        self.prio = np.array(self._prio, dtype=np.int64)
         m = self.m
-        ranks, counts, approved = [], [], []
+        ranks, approved = [], []        # plain lists, one array each at the end
         for b in e.ballots:
-            r = np.full(m, m, dtype=np.int64)
+            r = [m] * m
             for gi, g in enumerate(b.ranking):
                 for x in g:
-                    r[self.idx[x]] = gi
+                    r[idx[x]] = gi
             ranks.append(r)
-            counts.append(b.count)
-            a = np.zeros(m, dtype=np.int64)
-            a[[self.idx[x] for x in b.approved]] = 1
+            a = [0] * m
+            for x in b.approved:
+                a[idx[x]] = 1
             approved.append(a)
         self.ranks = np.array(ranks, dtype=np.int64).reshape(-1, m)
-        self.counts = np.array(counts, dtype=np.int64)
+        self.counts = np.array([b.count for b in e.ballots], dtype=np.int64)
         self.approved = np.array(approved, dtype=np.int64).reshape(-1, m)
         self._irv: dict[int, np.ndarray] = {}
         self.exhaust = e.conventions.get("overvote") == "exhaust"
         if not self.engine.rounds:
             self.base = self.engine.tally(self)
+            self.base.setflags(write=False)        # shared: see :func:`tally_of`
+            self.base_list: list = self.base.tolist()
 
     # score rules: reports as index arrays (rankings) or 0/1 vectors (approval)
 
@@ -231,6 +234,16 @@ class Tally:
         return memo[(start[0], start[1].tobytes())]
 
 
+def tally_of(e: Election, rule: str) -> Tally:
+    """The :class:`Tally` of ``e`` under ``rule``, built once per election (kept in the
+    election's engine cache; its arrays are read-only). O(n · m) the first time."""
+    key = ("oracle-tally", rule)
+    t = e._cache.get(key)
+    if t is None:
+        t = e._cache[key] = Tally(e, rule)
+    return t
+
+
 def winner(e: Election, rule: str) -> dict:
     """The ``winner`` answer: ``{"winner", "winners"}`` and the certificate's scores (or
     IRV rounds) of the sincere election. Engine twin of the checker's ``winner_table``."""
@@ -275,20 +288,33 @@ class Manipulation:
 
 
 def preference_key(e: Election):
-    """Sort key of the manipulator's preference: true rank, then τ (engine twin)."""
-    ranking = e.manipulator.ranking
-    pos, above = {}, 0
-    for g in ranking:
-        for x in g:
-            pos[x] = above + 1
-        above += len(g)
-    tau = {x: i for i, x in enumerate(e.tie_break)}
-    return lambda x: (pos.get(x, above + 1), tau[x])
+    """Sort key of the manipulator's preference: true rank, then τ (engine twin); the
+    keys are computed once per election (O(m)) and looked up."""
+    keys = e._cache.get("oracle-preference")
+    if keys is None:
+        ranking = e.manipulator.ranking
+        pos, above = {}, 0
+        for g in ranking:
+            for x in g:
+                pos[x] = above + 1
+            above += len(g)
+        keys = e._cache["oracle-preference"] = {
+            x: (pos.get(x, above + 1), i) for i, x in enumerate(e.tie_break)}
+    return keys.__getitem__
 
 
 def sincere_winner(e: Election, rule: str) -> str:
-    """w₀: the winner with the manipulator's sincere ballot added."""
-    t = Tally(e, rule)
+    """w₀: the winner with the manipulator's sincere ballot added (computed once per
+    election and rule)."""
+    key = ("oracle-w0", rule)
+    w = e._cache.get(key)
+    if w is None:
+        w = e._cache[key] = _sincere_winner(e, rule)
+    return w
+
+
+def _sincere_winner(e: Election, rule: str) -> str:
+    t = tally_of(e, rule)
     man = e.manipulator
     if t.engine.rounds:
         # the sincere ballot may be weak or truncated: count it as one more fixed ballot
@@ -309,16 +335,25 @@ def all_reports(e: Election, rule: str) -> np.ndarray:
     """The ballot space as an array: (m!, m) rankings in lexicographic order of the
     candidate indices, or (2^m, m) 0/1 approval vectors ordered by size then
     lexicographically (the checker's order)."""
-    m = e.m
     if _approval(rule):
-        rows = []
-        for k in range(m + 1):
-            for s in itertools.combinations(range(m), k):
-                v = np.zeros(m, dtype=np.int64)
-                v[list(s)] = 1
-                rows.append(v)
-        return np.array(rows, dtype=np.int64)
-    return _permutations(m)
+        return _subsets(e.m)
+    return _permutations(e.m)
+
+
+@functools.lru_cache(maxsize=8)
+def _subsets(m: int) -> np.ndarray:
+    """The 2^m approval vectors by size, then lexicographically; built once per m
+    (read-only)."""
+    rows = []
+    for k in range(m + 1):
+        for s in itertools.combinations(range(m), k):
+            v = [0] * m
+            for i in s:
+                v[i] = 1
+            rows.append(v)
+    out = np.array(rows, dtype=np.int64).reshape(-1, m)
+    out.setflags(write=False)
+    return out
 
 
 @functools.lru_cache(maxsize=8)
@@ -332,7 +367,7 @@ def _permutations(m: int) -> np.ndarray:
 
 def report_outcomes(e: Election, rule: str, rep: np.ndarray | None = None) -> np.ndarray:
     """The winner index of every report (one manipulator, weight 1)."""
-    t = Tally(e, rule)
+    t = tally_of(e, rule)
     rep = all_reports(e, rule) if rep is None else rep
     m = e.m
     if t.engine.rounds:
@@ -341,9 +376,7 @@ def report_outcomes(e: Election, rule: str, rep: np.ndarray | None = None) -> np
         for k, q in enumerate(rep):
             out[k] = _irv_one(t, tuple(int(x) for x in q), cache)
         return out
-    s = t.engine.report_scores(t, rep)
-    key = s * (m + 1) + (m - t.prio)[None, :]           # score first, then τ
-    return key.argmax(axis=1)
+    return t.engine.report_winners(t, rep)               # score first, then τ
 
 
 def _irv_one(t: Tally, q: tuple[int, ...], cache: dict) -> int:
@@ -419,7 +452,7 @@ def enumerate_reports(e: Election, rule: str) -> Manipulation:
     key = preference_key(e)
     rounds = rule_named(rule).rounds
     if rounds:
-        counts, first = irv_report_counts(Tally(e, rule))
+        counts, first = irv_report_counts(tally_of(e, rule))
         size = math.factorial(e.m)
     else:
         rep = all_reports(e, rule)
@@ -453,38 +486,38 @@ def greedy_can_win(t: Tally, c: int, weight: int = 1) -> tuple[list[int] | None,
     (None, the stuck set). Plurality, Borda, Copeland, approval (the score of a candidate
     placed above a set is the rule engine's ``placed_score``); O(m³) Borda, O(m³)
     Copeland."""
-    m, prio = t.m, t.prio
+    m, prio = t.m, t._prio                 # plain ints: no numpy scalar per comparison
 
     def beats(sr: int, sc: int, r: int) -> bool:
         return sr > sc or (sr == sc and prio[r] < prio[c])
     if t.approval:
-        s = t.base.copy()
+        s = list(t.base_list)
         s[c] += weight
-        rivals = [r for r in range(m) if r != c and beats(int(s[r]), int(s[c]), r)]
+        rivals = [r for r in range(m) if r != c and beats(s[r], s[c], r)]
         return (None, rivals[:1]) if rivals else ([c], [])
     placed = [c]
-    left = [x for x in np.argsort(prio) if x != c]
+    left = sorted((x for x in range(m) if x != c), key=prio.__getitem__)
     score = t.engine.placed_score          # d's score when it is above exactly `below`
     sc = score(t, c, set(range(m)) - {c}, weight)
     while left:
         fit = None
         for d in left:
-            sd = score(t, int(d), set(left) - {d}, weight)
-            if not beats(sd, sc, int(d)):
+            sd = score(t, d, set(left) - {d}, weight)
+            if not beats(sd, sc, d):
                 fit = d
                 break
         if fit is None:
-            return None, [int(x) for x in left]
+            return None, list(left)
         placed.append(fit)
         left.remove(fit)
-    return [int(x) for x in placed], []
+    return placed, []
 
 
 def greedy_reachable(e: Election, rule: str) -> Manipulation:
     """Single-voter manipulation by the BTT greedy, candidate by candidate in the
     manipulator's order of preference; the first reachable is w*. Candidates above w* get
     their stuck sets. O(m³) Borda, O(m⁴) Copeland."""
-    t = Tally(e, rule)
+    t = tally_of(e, rule)
     w0 = sincere_winner(e, rule)
     key = preference_key(e)
     refuted: dict[str, list[str]] = {}
@@ -504,7 +537,7 @@ def irv_search(e: Election, weight: int = 1, *, time_limit: float | None = None,
     """IRV, one manipulator: every reachable winner, the number of states (active mask,
     current top) and the memo (state -> reachable winner indices) for ballot
     reconstruction. Raises TimeoutError past ``time_limit`` seconds or ``limit`` states."""
-    t = Tally(e, "irv")
+    t = tally_of(e, "irv")
     m = t.m
     full = (1 << m) - 1
     memo: dict[tuple[int, int], frozenset] = {}

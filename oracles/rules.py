@@ -60,6 +60,13 @@ class RuleEngine:
     def placed_score(self, t, d: int, below: set, weight: int) -> int:
         raise NotImplementedError(f"the greedy does not apply to {self.name}")
 
+    def report_winners(self, t, rep: np.ndarray) -> np.ndarray:
+        """The winner index of each report row (one manipulator, weight 1): the highest
+        score, ties to the τ-highest. O(k · m) beyond :meth:`report_scores`."""
+        m = t.m
+        key = self.report_scores(t, rep) * (m + 1) + (m - t.prio)[None, :]
+        return key.argmax(axis=1)
+
     # incomplete profiles -----------------------------------------------------------
 
     supports_incomplete: bool = False
@@ -130,11 +137,26 @@ def rule_engine(name: str) -> RuleEngine:
 
 # --------------------------------------------------------------------------- shared parts
 
-def _positions(reports: np.ndarray) -> np.ndarray:
-    """pos[k, x]: the position of candidate x in report row k (rows: indices best first)."""
+#: the (scaled) positions of read-only report arrays (the ballot spaces, built once per
+#: m), by (id, scale), with the array itself so the id stays its own
+_SPACE_POSITIONS: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _positions(reports: np.ndarray, scale: int = 1) -> np.ndarray:
+    """pos[k, x]: the position of candidate x in report row k (rows: indices best first),
+    times ``scale``. A read-only array (the m! rankings of a ballot space) is inverted
+    once per scale and the result kept, read-only too."""
+    key = (id(reports), scale)
+    if not reports.flags.writeable:
+        hit = _SPACE_POSITIONS.get(key)
+        if hit is not None and hit[0] is reports:
+            return hit[1]
     k, m = reports.shape
     pos = np.empty_like(reports)
-    pos[np.arange(k)[:, None], reports] = np.arange(m)
+    pos[np.arange(k)[:, None], reports] = np.arange(m) * scale
+    if not reports.flags.writeable and len(_SPACE_POSITIONS) < 32:
+        pos.setflags(write=False)
+        _SPACE_POSITIONS[key] = (reports, pos)
     return pos
 
 
@@ -182,8 +204,14 @@ class Plurality(PerVoteRule):
     def report_scores(self, t, rep) -> np.ndarray:
         return t.base[None, :] + (np.arange(t.m)[None, :] == rep[:, :1])
 
+    def report_winners(self, t, rep) -> np.ndarray:
+        """A report's winner depends on its top only: the m reports topped by each
+        candidate are scored, and each report reads its top's. O(m² + k)."""
+        tops = np.arange(t.m, dtype=np.int64)[:, None]
+        return super().report_winners(t, tops)[rep[:, 0]]
+
     def placed_score(self, t, d, below, weight) -> int:
-        return int(t.base[d]) + (weight if len(below) == t.m - 1 else 0)
+        return t.base_list[d] + (weight if len(below) == t.m - 1 else 0)
 
     def vote_tally(self, pos) -> np.ndarray:
         return (pos == 0).astype(np.int64)
@@ -227,10 +255,17 @@ class Borda(PerVoteRule):
         return t.base + w @ (t.m - 1 - _positions(reports))
 
     def report_scores(self, t, rep) -> np.ndarray:
-        return t.base[None, :] + (t.m - 1 - _positions(rep))
+        return (t.m - 1 + t.base)[None, :] - _positions(rep)
+
+    def report_winners(self, t, rep) -> np.ndarray:
+        """The score-then-τ key is (m − 1 + base − pos)·(m + 1) + m − τ: one subtraction
+        of the reports' scaled positions (kept once per ballot space). O(k · m)."""
+        m = t.m
+        key0 = (m - 1 + t.base) * (m + 1) + (m - t.prio)
+        return (key0[None, :] - _positions(rep, m + 1)).argmax(axis=1)
 
     def placed_score(self, t, d, below, weight) -> int:
-        return int(t.base[d]) + weight * len(below)
+        return t.base_list[d] + weight * len(below)
 
     def vote_tally(self, pos) -> np.ndarray:
         return len(pos) - 1 - pos
@@ -319,10 +354,10 @@ class Copeland(RuleEngine):
 
     def placed_score(self, t, d, below, weight) -> int:
         """The doubled Copeland score of d when it is above exactly ``below``."""
-        tot = 0
+        tot, row = 0, t.base_list[d]
         for y in range(t.m):
             if y != d:
-                mg = t.base[d, y] + (weight if y in below else -weight)
+                mg = row[y] + (weight if y in below else -weight)
                 tot += 2 if mg > 0 else 1 if mg == 0 else 0
         return tot
 

@@ -289,3 +289,62 @@ def test_cli_bad_cross_check_is_one_line_exit_2(tmp_path):
     assert r.stderr.count("\n") == 1
     assert "--cross-check" in r.stderr and "'sometimes'" in r.stderr
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ IRV's CP-SAT bound
+
+def _irv_election(m: int, classes: int) -> dict:
+    """m candidates, the manipulator's ranking A..., and ``classes`` distinct fixed
+    ballots (the candidate order rotated by 1, 2, ..., then those reversed), each cast
+    twice."""
+    names = [chr(ord("A") + i) for i in range(m)]
+    rot = [names[k:] + names[:k] for k in range(1, m)]
+    ballots = (rot + [r[::-1] for r in rot])[:classes]
+    return {"domain": "election", "candidates": names, "tie_break": names, "rule": "irv",
+            "manipulator": {"ranking": names},
+            "ballots": [b for b in ballots for _ in range(2)]}
+
+
+def test_irv_model_size_counts_classes_times_m_squared_times_rounds():
+    from prefcert.encodings.election import irv_model_size
+    from prefcert.formal.election import parse_election
+    # 3 classes + 1 manipulator, m = 4: 4 * 16 * 3 = 192
+    assert irv_model_size(parse_election(_irv_election(4, 3)), [1]) == 192
+    # m = 20, 19 classes: 20 * 400 * 19 = 152,000 (one model within 200,000, not two)
+    assert irv_model_size(parse_election(_irv_election(20, 19)), [1]) == 152_000
+    # 30 classes: 31 * 400 * 19 = 235,600, past the bound
+    assert irv_model_size(parse_election(_irv_election(20, 30)), [1]) == 235_600
+
+
+@pytest.fixture
+def cpsat_calls(monkeypatch):
+    from prefcert.encodings import election as enc
+    calls: list[dict] = []
+    real = enc.can_win_cpsat
+
+    def fake(*args, **kw):
+        calls.append(kw)
+        return real(*args, **kw)
+    monkeypatch.setattr(enc, "can_win_cpsat", fake)
+    return calls
+
+
+def test_irv_cpsat_cross_check_past_the_size_bound_answers_unknown_at_once(cpsat_calls):
+    inst = _irv_election(20, 30)     # one model is 235,600 units, past 200,000
+    inst["manipulator"]["ranking"] = inst["candidates"][1:] + ["A"]   # A (w0) last
+    lab = prefcert.label(inst, "manipulation", cross_check="always")
+    assert [(e["engine"], e["verdict"]) for e in lab["engines"]] == \
+        [("reachability", lab["verdict"]), ("cpsat", "unknown")]
+    assert cpsat_calls == []          # given up before building a model, on any machine
+    assert prefcert.check(lab, inst)
+
+
+def test_irv_cpsat_cross_check_within_the_bound_runs_reproducibly(cpsat_calls):
+    inst = _irv_election(8, 3)        # 4 * 64 * 7 = 1,792 units per model
+    labs = [prefcert.label(inst, "manipulation", engines=["reachability", "cpsat"])
+            for _ in range(2)]
+    assert cpsat_calls and all(kw["deterministic_time"] == 5.0 for kw in cpsat_calls)
+    for lab in labs:
+        assert [e["engine"] for e in lab["engines"]] == ["reachability", "cpsat"]
+        assert lab["engines"][1]["verdict"] == lab["verdict"]
+    assert drop_seconds(labs[0]) == drop_seconds(labs[1])

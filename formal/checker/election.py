@@ -50,7 +50,7 @@ from ..election import (
     rule_of,
     validate,
 )
-from ..errors import CertificateError
+from ..errors import CertificateError, InstanceError
 from ..rules import RULES, Rule, rule_named, rule_names
 from ..spec import NULL, DomainSpec, QuestionSpec, fields, instance_schema
 
@@ -466,6 +466,18 @@ def _key(e: Election, x: str) -> tuple[int, int]:
     return e.true_pos(x), e.tie_break.index(x)
 
 
+def _keys(e: Election) -> dict[str, tuple[int, int]]:
+    """:func:`_key` of every candidate, in one pass over the true ranking. O(m)."""
+    if e.manipulator is None:
+        raise InstanceError("the election has no manipulator")
+    pos, above = {}, 0
+    for g in e.manipulator.ranking:
+        for x in g:
+            pos[x] = above + 1
+        above += len(g)
+    return {x: (pos.get(x, above + 1), i) for i, x in enumerate(e.tie_break)}
+
+
 def _best(e: Election, reachable: Iterable[str]) -> str:
     return min(reachable, key=lambda x: _key(e, x))
 
@@ -535,7 +547,8 @@ def _refutations(e: Election, best: str, cert: dict) -> dict:
     refuted = cert.get("refuted")
     if not isinstance(refuted, dict):
         raise CertificateError("the certificate needs 'refuted': candidate -> proof")
-    need = [x for x in e.candidates if _key(e, x) < _key(e, best)]
+    keys = _keys(e)
+    need = [x for x in e.candidates if keys[x] < keys[best]]
     missing = [x for x in need if x not in refuted]
     if missing:
         raise CertificateError(f"no proof that {missing[0]!r} cannot be made to win")
@@ -563,7 +576,10 @@ def refute_greedy(cnt: Count, c: str, proof: Any, weight: int = 1) -> None:
     others = [x for x in e.tie_break if x != c and x not in stuck]
     for r in proof:
         rest = [x for x in e.tie_break if x in stuck and x != r]
-        s = cnt.scores([report_ballot(e, rule, [c, *others, r, *rest], weight)])
+        # a full strict ranking of distinct candidates by construction: the ballot
+        # report_ballot would build, without its checks of a claimed report
+        s = cnt.scores([Ballot(tuple((x,) for x in [c, *others, r, *rest]), weight,
+                               frozenset())])
         if not cnt.beats(s, r, c):
             raise CertificateError(f"{r!r}, placed above the rest of the stuck set only, "
                                    f"does not beat {c!r}")

@@ -59,6 +59,16 @@ MAX_CPSAT_M = 24                 # CP-SAT models beyond this are not run by defa
 MAX_BRUTE_FORCE_REPORTS = 720    # brute force: one voter's reports (6!)
 MAX_BRUTE_FORCE_JOINT = 20_000   # brute force: joint reports of a coalition
 SEARCH_STATES = 2_000_000        # the IRV search engine's own cap (the checker's is lower)
+#: The single-voter CP-SAT cross-check of an elimination rule (IRV) stops before its models'
+#: total size (encodings.election.irv_model_size: classes × m² × rounds per model) would
+#: pass this: about 2 s of CPU on 2 cores. m = 20 with 50 voters is 400,000 per model
+#: (3–4 s of CPU each, up to 19 models: 20–50 s), so such a label's cross-check answers
+#: unknown at once; m ≤ 12 with 50 voters gets two models or more.
+CPSAT_IRV_SIZE = 200_000
+#: CP-SAT's deterministic work units per cross-check solve (one worker, fixed seed), so a
+#: hard solve stops at the same point on every machine; the hardest IRV m = 20 solves
+#: measured used under 0.6.
+CPSAT_DETERMINISTIC_TIME = 5.0
 
 
 # --------------------------------------------------------------------------- winner
@@ -121,17 +131,27 @@ def _reachability(model: Election, params: dict, *, time_limit: float, seed: int
 
 def _cpsat_manipulation(model: Election, params: dict, *, time_limit: float,
                         seed: int) -> Outcome:
-    from ..encodings.election import can_win_cpsat
+    """One CP-SAT model per candidate the manipulator prefers to w₀, best first, until one
+    is reachable. Reproducible: one worker, the seed, and at most
+    ``CPSAT_DETERMINISTIC_TIME`` deterministic units per solve; an elimination rule (IRV)
+    also stops — answering ``unknown``, ``{"reason": "model size bound"}`` — before a solve
+    that would take its models' total size (:func:`irv_model_size`) past
+    ``CPSAT_IRV_SIZE``, a bound read from the instance alone (no clock)."""
+    from ..encodings.election import can_win_cpsat, irv_model_size
     from ..oracles.election import Manipulation, preference_key, sincere_winner
     rule = rule_of(model, params)
     w0 = sincere_winner(model, rule)
     key = preference_key(model)
+    size = irv_model_size(model, [1]) if rule_named(rule).rounds else 0
     solves = 0
     for c in sorted(model.candidates, key=key):
         if c == w0:
             m = Manipulation(w0, w0, None)
             break
-        r = can_win_cpsat(model, rule, c, [1], time_limit=time_limit, seed=seed)
+        if size and (solves + 1) * size > CPSAT_IRV_SIZE:
+            return Outcome(UNKNOWN, stats={"solves": solves, "reason": "model size bound"})
+        r = can_win_cpsat(model, rule, c, [1], time_limit=time_limit, seed=seed,
+                          deterministic_time=CPSAT_DETERMINISTIC_TIME)
         solves += 1
         if r.status == "unknown":
             return Outcome(UNKNOWN, stats={"solves": solves})
