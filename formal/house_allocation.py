@@ -50,9 +50,9 @@ class RankIndex:
     reads them without a copy and the checker without numpy.
     """
 
-    offsets: array
-    objects: array
-    ranks: array | None
+    offsets: array[int]
+    objects: array[int]
+    ranks: array[int] | None
     max_rank: int
 
     def entry_ranks(self, i: int) -> Iterable[int]:
@@ -149,7 +149,7 @@ class HouseAllocation:
 _STR = {str}
 
 
-def _indexed(prefs: dict, known: list[str] | None
+def _indexed(prefs: dict[str, Any], known: list[str] | None
              ) -> tuple[tuple[str, ...], dict[str, int], RankIndex] | None:
     """(objects, object -> index, :class:`RankIndex`) of well-formed preference lists, or
     None when some list fails a check (the caller's exact pass then names the first error).
@@ -157,7 +157,7 @@ def _indexed(prefs: dict, known: list[str] | None
     set as long as the list), every item known (the index look-up). O(L), no dict per
     agent."""
     flats: list[list[Any]] = []
-    ranks: array | None = None
+    ranks: array[int] | None = None
     top = 0
     for lst in prefs.values():
         if lst.__class__ is not list:

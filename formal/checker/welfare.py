@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from operator import add
+from typing import Any
 
 from ..errors import CertificateError
 from ..house_allocation import HouseAllocation
@@ -177,8 +178,8 @@ def check_lp_duals(model, question: str, params, verdict: str, solution, certifi
     check_duals(g, weights, m, certificate.get("duals"))
 
 
-def _utilitarian_accepted(model: HouseAllocation, solution: object, certificate: dict
-                          ) -> bool:
+def _utilitarian_accepted(model: HouseAllocation, solution: object,
+                          certificate: dict[str, Any]) -> bool:
     """The one-sided utilitarian ``lp_duals`` check of :func:`check_lp_duals` on the
     model's integer :class:`~prefcert.formal.house_allocation.RankIndex`, without the
     welfare graph (no Python object per edge): True when the certificate verifies; False
@@ -240,7 +241,7 @@ def _utilitarian_accepted(model: HouseAllocation, solution: object, certificate:
         if hi > lo and min(map(add, map(on_object.__getitem__, objs[lo:hi]),
                                ix.entry_ranks(i))) < base - yl.get(a, 0):
             return False
-    return size * base - total == sum(yl.values()) + sum(yr.values())
+    return bool(size * base - total == sum(yl.values()) + sum(yr.values()))
 
 
 def check_hall_bottleneck(model, question: str, params, verdict: str, solution,
