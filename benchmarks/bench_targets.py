@@ -23,6 +23,14 @@ Rows:
   DA (from the raw dict, parse included) against ``matching`` and a 15-line rank-array
   Gale–Shapley floor (conversion included), one-sided utilitarian welfare against
   ``scipy.optimize.linear_sum_assignment``;
+- ``welfare-n1000``, ``welfare-n5000``: one-sided utilitarian welfare (house allocation,
+  n agents and objects, complete strict lists; n = 5000 is 25 M entries, written with
+  numpy): the whole oracle (parse of the decoded instance included) against
+  ``linear_sum_assignment`` with its cost matrix built from the same decoded dict (per
+  agent with ``np.fromiter``, and by the naive loop), ``prefcert label`` and ``check``
+  of the instance against ``json.load`` of the instance and of the label file; with
+  ``--before``, the older oracle on the same file at n = 1000 (at n = 5000 it builds a
+  dict of 25 M tuples);
 - ``help``: ``prefcert --help``;
 - ``dublin``: ``prefcert label`` of Dublin West 2002 (PrefLib 00001-00000002, 29,988
   voters; the copy in ``tests/data/preflib/soi``), all default questions;
@@ -236,17 +244,67 @@ def peers(work: Path) -> None:
         except RuntimeError as e:
             print(f"peers-n1000  algmatch {notion} failed: {e!r:.200}")
     # one-sided welfare: utilitarian house allocation, complete strict lists, n = 1000
+    welfare(work, 1000, "peers-n1000", repeat=3)
+
+
+def house_allocation_file(work: Path, n: int, seed: int) -> Path:
+    """n agents and n objects, complete strict lists (uniform random orders), question
+    ``utilitarian``; written with numpy (a permutation array), no Python object per entry
+    beyond the JSON text."""
     import numpy as np
-    from prefcert.formal import welfare as fw
+    path = work / f"ha-strict-n{n}.json"
+    if path.exists():
+        return path
+    rng = np.random.default_rng(seed)
+    names = [f"h{j}" for j in range(1, n + 1)]
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w") as f:
+        f.write(f'{{"id": "ha-strict-n{n}", "domain": "house_allocation", '
+                f'"questions": ["utilitarian"], "objects": {json.dumps(names)}, '
+                f'"preferences": {{')
+        for i in range(n):
+            perm = rng.permutation(n).tolist()
+            f.write(("" if i == 0 else ", ") + f'"a{i + 1}": ["'
+                    + '", "'.join(map(names.__getitem__, perm)) + '"]')
+        f.write("}}")
+    tmp.rename(path)
+    return path
+
+
+_WELFARE_CHILD = """
+import json, sys, time
+from prefcert.formal.house_allocation import parse_house_allocation
+from prefcert.oracles import house_allocation as oa
+data = json.load(open(sys.argv[1]))
+times = []
+for _ in range(int(sys.argv[2])):
+    t0 = time.perf_counter()
+    m, cert = oa.utilitarian_matching(parse_house_allocation(data))
+    times.append(time.perf_counter() - t0)
+print(json.dumps({"seconds": min(times), "value": cert["value"]}))
+"""
+
+
+def welfare(work: Path, n: int, row: str, *, repeat: int = 1, exe: str | None = None,
+            before: str | None = None) -> None:
+    """Utilitarian house allocation, n agents, complete strict lists: the whole oracle
+    (parse of the decoded instance included) against ``linear_sum_assignment`` with its
+    cost matrix built from the same decoded dict (the naive loop, and per agent with
+    ``np.fromiter``), in this process; with ``exe``, ``prefcert label`` / ``check`` of the
+    instance against ``json.load`` of the label and the instance files; with ``before``,
+    the older installation's oracle on the same file (a child process, same timing code)."""
+    import numpy as np
     from prefcert.formal.house_allocation import parse_house_allocation
-    from prefcert.generators.house_allocation import sample_house_allocation
     from prefcert.oracles import house_allocation as oa
     from scipy.optimize import linear_sum_assignment
-    inst = sample_house_allocation(1000, 1000, seed=7, min_len=1000)
-    t_ours, (m, _) = best(lambda: oa.utilitarian_matching(
-        fw.welfare_graph(parse_house_allocation(inst))), 1)
+    path = house_allocation_file(work, n, seed=n)
+    t0 = time.perf_counter()
+    inst = json.loads(path.read_text())
+    t_load = time.perf_counter() - t0
+    t_ours, (m, cert) = best(lambda: oa.utilitarian_matching(parse_house_allocation(inst)),
+                             repeat)
 
-    def lsa():
+    def lsa_naive():
         agents, objs = list(inst["preferences"]), {o: j for j, o in enumerate(inst["objects"])}
         cost = np.full((len(agents), len(objs)), 10 ** 6)
         for i, a in enumerate(agents):
@@ -254,9 +312,47 @@ def peers(work: Path) -> None:
                 cost[i, objs[o]] = r
         rows, cols = linear_sum_assignment(cost)
         return int(cost[rows, cols].sum())
-    t_lsa, v = best(lsa, 1)
-    line("peers-n1000", "one-sided utilitarian (parse incl.)", t_ours, t_lsa,
-         "scipy linear_sum_asgn", "")
+
+    def lsa_rows():
+        prefs = inst["preferences"]
+        objs = {o: j for j, o in enumerate(inst["objects"])}
+        cost = np.full((len(prefs), len(objs)), 10 ** 6)
+        for i, lst in enumerate(prefs.values()):
+            cost[i, np.fromiter(map(objs.__getitem__, lst), np.int64, len(lst))] = \
+                np.arange(1, len(lst) + 1)
+        rows, cols = linear_sum_assignment(cost)
+        return int(cost[rows, cols].sum())
+    t_rows, v_rows = best(lsa_rows, repeat)
+    t_naive, v_naive = best(lsa_naive, repeat)
+    same = cert["value"] == v_rows == v_naive
+    line(row, f"utilitarian n={n} (parse incl.; same value: {same})", t_ours, t_rows,
+         "lsa, matrix per row", "<= 2x")
+    line(row, f"utilitarian n={n} (parse incl.)", t_ours, t_naive, "lsa, naive loop", "")
+    line(row, f"  json.load of the instance (n={n})", t_load, t_rows, "lsa, matrix per row", "")
+    if before:
+        py = str(Path(before).with_name("python"))
+        out = subprocess.run([py, "-c", _WELFARE_CHILD, str(path), str(repeat)],
+                             capture_output=True, text=True, cwd="/")
+        if out.returncode == 0:
+            old = json.loads(out.stdout)
+            line(row, f"  before: oracle (same value: {old['value'] == cert['value']})",
+                 old["seconds"], t_rows, "lsa, matrix per row", "")
+            line(row, "  after / before", t_ours, old["seconds"], "before (oracle)", "")
+        else:
+            print(f"{row:<12} before failed: {out.stderr[-200:]!r}")
+    if exe:
+        labels = work / f"{path.stem}.labels.jsonl"
+        labels.unlink(missing_ok=True)
+        t_l, mib, rc_l = run([exe, "label", str(path), "-o", str(labels)])
+        t_c, mib_c, rc_c = run([exe, "check", str(labels)])
+        t0 = time.perf_counter()
+        json.loads(labels.read_text())
+        t_jl = time.perf_counter() - t0
+        line(row, f"  prefcert label (rc {rc_l}, {mib:.0f} MiB)", t_l, t_rows,
+             "lsa, matrix per row", "")
+        line(row, f"  prefcert check (rc {rc_c}, {mib_c:.0f} MiB)", t_c, t_load,
+             "json.load instance", "")
+        line(row, "  json.load of the label file", t_jl, t_c, "prefcert check", "")
 
 
 def irv_m20(count: int) -> None:
@@ -509,6 +605,10 @@ def main() -> None:
              "strict lists (MiB)", "", "MiB")
     if want("peers-n1000"):
         peers(args.work)
+    if want("welfare-n5000"):
+        welfare(args.work, 5000, "welfare-n5000", exe=exe, before=None)
+    if want("welfare-n1000"):
+        welfare(args.work, 1000, "welfare-n1000", repeat=3, exe=exe, before=args.before)
     if want("help"):
         t = min(run([exe, "--help"])[0] for _ in range(5))
         tb = min(run([args.before, "--help"])[0] for _ in range(5)) if args.before else None

@@ -14,8 +14,11 @@ welfare optima of :mod:`prefcert.formal.welfare`. Their certificates are checked
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from array import array
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any
 
 from .errors import InstanceError
 from .weak_order import WeakOrder, parse_weak_order
@@ -35,11 +38,66 @@ CONVENTIONS: dict[str, Convention] = {"welfare_scope": WELFARE_SCOPE}
 
 
 @dataclass(frozen=True)
+class RankIndex:
+    """The lists of a :class:`HouseAllocation` as integers: agent ``i`` is
+    ``model.agents[i]``, object ``j`` is ``model.objects[j]``.
+
+    ``offsets``: ``offsets[i]:offsets[i + 1]`` are agent ``i``'s entries (``len(agents) + 1``
+    values). ``objects``: the object index of each entry, the lists concatenated best first.
+    ``ranks``: the 1-based tie index of each entry, or None when every list is strict (the
+    rank of an entry is then its position in its list plus one). ``max_rank``: the largest
+    rank (0 without entries). Arrays of the standard library's :mod:`array`, so that numpy
+    reads them without a copy and the checker without numpy.
+    """
+
+    offsets: array[int]
+    objects: array[int]
+    ranks: array[int] | None
+    max_rank: int
+
+    def entry_ranks(self, i: int) -> Iterable[int]:
+        """The ranks of agent ``i``'s entries, best first. O(1) (a range or an array slice)."""
+        lo, hi = self.offsets[i], self.offsets[i + 1]
+        return range(1, hi - lo + 1) if self.ranks is None else self.ranks[lo:hi]
+
+
+class LazyOrders(Mapping[str, WeakOrder]):
+    """agent -> :class:`WeakOrder`, each order parsed from its (already validated) list
+    on first access, so that a large instance whose engines read only the
+    :class:`RankIndex` never builds its rank dicts. Iterates in input order."""
+
+    __slots__ = ("_raw", "_known", "_built")
+
+    def __init__(self, raw: Mapping[str, Any], known: Mapping[str, Any]) -> None:
+        self._raw = raw
+        self._known = known
+        self._built: dict[str, WeakOrder] = {}
+
+    def __getitem__(self, agent: str) -> WeakOrder:
+        order = self._built.get(agent)
+        if order is None:
+            order = parse_weak_order(self._raw[agent], agent=agent, known=self._known)
+            self._built[agent] = order
+        return order
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __contains__(self, agent: object) -> bool:
+        return agent in self._raw
+
+
+@dataclass(frozen=True)
 class HouseAllocation:
     """A house-allocation instance.
 
     ``prefs``: agent -> WeakOrder over the objects it finds acceptable (best tie first).
     ``objects``: every object, in input order (objects nobody ranks included).
+    ``index``: the same lists as integers (:class:`RankIndex`; built by the parser, or from
+    ``prefs`` on first use of :meth:`rank_index`).
     """
 
     prefs: Mapping[str, WeakOrder]
@@ -47,6 +105,23 @@ class HouseAllocation:
     conventions: Mapping[str, str] = field(
         default_factory=lambda: {k: c.default for k, c in CONVENTIONS.items()},
         compare=False, repr=False)
+    index: RankIndex | None = field(default=None, compare=False, repr=False)
+
+    def rank_index(self) -> RankIndex:
+        """The :class:`RankIndex` of the lists (made from ``prefs`` once when the parser did
+        not give it). O(L) the first time, O(1) after."""
+        if self.index is None:
+            oi = {h: j for j, h in enumerate(self.objects)}
+            offsets, objs, ranks = array("q", [0]), array("i"), array("i")
+            top = 0
+            for o in self.prefs.values():
+                objs.extend(map(oi.__getitem__, o.items))
+                ranks.extend(map(o.rank.__getitem__, o.items))
+                offsets.append(len(objs))
+                top = max(top, o.nties)
+            object.__setattr__(self, "index", RankIndex(offsets, objs, ranks, top))
+        assert self.index is not None
+        return self.index
 
     @property
     def agents(self) -> tuple[str, ...]:
@@ -71,6 +146,61 @@ class HouseAllocation:
                 "objects": list(self.objects)}
 
 
+_STR = {str}
+
+
+def _indexed(prefs: dict[str, Any], known: list[str] | None
+             ) -> tuple[tuple[str, ...], dict[str, int], RankIndex] | None:
+    """(objects, object -> index, :class:`RankIndex`) of well-formed preference lists, or
+    None when some list fails a check (the caller's exact pass then names the first error).
+    Every list a list of strings or non-empty lists of strings (type sets), no item twice (a
+    set as long as the list), every item known (the index look-up). O(L), no dict per
+    agent."""
+    flats: list[list[Any]] = []
+    ranks: array[int] | None = None
+    top = 0
+    for lst in prefs.values():
+        if lst.__class__ is not list:
+            return None
+        if set(map(type, lst)) <= _STR:
+            flat = lst
+            if ranks is not None:
+                ranks.extend(range(1, len(lst) + 1))
+        else:
+            flat, rk, r = [], [], 0
+            for entry in lst:
+                r += 1
+                if entry.__class__ is str:
+                    flat.append(entry)
+                    rk.append(r)
+                elif entry.__class__ is list and entry:
+                    flat.extend(entry)
+                    rk.extend([r] * len(entry))
+                else:
+                    return None
+            if not set(map(type, flat)) <= _STR:
+                return None
+            if ranks is None:           # the strict lists so far: their positions
+                ranks = array("i")
+                for f in flats:
+                    ranks.extend(range(1, len(f) + 1))
+            ranks.extend(rk)
+        if len(set(flat)) != len(flat):
+            return None
+        top = max(top, len(lst))
+        flats.append(flat)
+    objects = tuple(dict.fromkeys(chain.from_iterable(flats)) if known is None else known)
+    oi = {h: j for j, h in enumerate(objects)}
+    offsets, objs = array("q", [0]), array("i")
+    try:
+        for flat in flats:
+            objs.fromlist(list(map(oi.__getitem__, flat)))   # (faster than extend)
+            offsets.append(len(objs))
+    except KeyError:
+        return None
+    return objects, oi, RankIndex(offsets, objs, ranks, top)
+
+
 def parse_house_allocation(data: dict) -> HouseAllocation:
     """Parse ``{"preferences": {agent: [objects best first, nested list = tie]},
     "objects": [...]}`` (``objects`` optional; default: every ranked object, in order of
@@ -79,7 +209,9 @@ def parse_house_allocation(data: dict) -> HouseAllocation:
     Raises :class:`InstanceError` naming the agent and the value for: preferences that are
     not an object, a non-string agent, ``objects`` not a list of distinct strings, an
     object ranked twice by one agent, an empty tie group, a non-string object, an object
-    not in ``objects``. O(total list length).
+    not in ``objects``. O(total list length): the lists are validated and indexed in one
+    pass (:class:`RankIndex`), and each agent's :class:`WeakOrder` is made on first use
+    (:class:`LazyOrders`; the orders reference the input lists, which must not change).
     """
     prefs = data.get("preferences")
     if not isinstance(prefs, dict):
@@ -98,6 +230,11 @@ def parse_house_allocation(data: dict) -> HouseAllocation:
                 raise InstanceError("object listed twice in 'objects'", value=h)
             seen.add(h)
         known = raw_objects
+    fast = _indexed(prefs, known)
+    if fast is not None:
+        objects, oi, index = fast
+        return HouseAllocation(LazyOrders(prefs, oi), objects,
+                               read_conventions(data, CONVENTIONS), index)
     parsed = {}
     for a, lst in prefs.items():
         parsed[a] = parse_weak_order(lst, agent=a, known=known)

@@ -109,15 +109,42 @@ def _lsa_matching(g: WelfareGraph, rows: np.ndarray, cols: np.ndarray, cost: np.
 def utilitarian_matching(g) -> tuple[dict[str, str], dict | None]:
     """Utilitarian optimum: minimum total (counted) rank over maximum-cardinality matchings.
 
-    Hungarian method with dummy "unmatched" columns (see :func:`_min_cost_max_card`),
-    O((|L|+|R|)³); certificate: LP duals for weights B − cost (Bellman–Ford, O(n·L)).
-    Returns (matching, certificate); the certificate is None if the duals cannot be built
-    (the matching was not optimal — a bug the pipeline reports as a disagreement).
+    Parameters
+    ----------
+    g : WelfareGraph, HouseAllocation or Market
+        The graph, or a model (converted by :func:`as_graph`; a HouseAllocation is read
+        through its integer :class:`~prefcert.formal.house_allocation.RankIndex` instead,
+        without building the graph).
+
+    Returns
+    -------
+    (dict, dict or None)
+        The matching (left -> right) and its certificate: LP duals for weights B − cost,
+        ``{"type": "lp_duals", "value", "base", "duals"}``; None if the duals cannot be built
+        (the matching was not optimal — a bug the pipeline reports as a disagreement).
+
+    Notes
+    -----
+    The Hungarian method (scipy ``linear_sum_assignment``, Crouse 2016) on the dense cost
+    matrix, with dummy "unmatched" columns (see :func:`_min_cost_max_card`) unless every
+    agent ranks every object and there are no more agents than objects; O((|L|+|R|)³) worst
+    case. The duals are the shortest distances of the difference constraints of
+    :func:`duals_or_improvement`, by dense label-correcting rounds
+    (:func:`_duals_dense`), or :func:`_duals_int64` on sparse graphs, or the exact path in
+    Python integers when int64 could overflow. The result is the same in every case.
     """
+    if isinstance(g, HouseAllocation):
+        return _utilitarian_indexed(g)
     g = as_graph(g)
     if not g.ranks:
         return {}, welfare_certificate(g, "utilitarian", {})[0]
     rows, cols, cost = _edge_arrays(g)
+    nl, nr = len(g.left), len(g.right)
+    if len(cost) * 4 >= nl * nr:
+        dense = np.zeros((nl, nr), np.int64)
+        dense[rows, cols] = cost
+        return _utilitarian_dense(g.left, g.right, dense, len(cost) == nl * nr,
+                                  lambda: g)
     m = _lsa_matching(g, rows, cols, cost)
     base = min(len(g.left), len(g.right)) * int(cost.max()) + 1
     duals = _duals_int64(g, rows, cols, base - cost, m)
@@ -126,6 +153,143 @@ def utilitarian_matching(g) -> tuple[dict[str, str], dict | None]:
         return m, cert
     return m, {"type": "lp_duals", "value": welfare_value(g, "utilitarian", m), "base": base,
                "duals": duals}
+
+
+def _utilitarian_indexed(model: HouseAllocation) -> tuple[dict[str, str], dict | None]:
+    """:func:`utilitarian_matching` of a HouseAllocation from its RankIndex: the dense
+    rank matrix is filled from the index arrays (no per-edge Python object). O(n·p) memory."""
+    ix = model.rank_index()
+    agents, objects = model.agents, model.objects
+    nl, nr = len(agents), len(objects)
+    offsets = np.frombuffer(ix.offsets, np.int64)
+    total = int(offsets[-1])
+    if not total:
+        return utilitarian_matching(welfare_graph(model))
+    cols = np.frombuffer(ix.objects, np.int32)
+    lens = np.diff(offsets)
+    rows = np.repeat(np.arange(nl, dtype=np.int64), lens)
+    if ix.ranks is None:
+        ranks = np.arange(total, dtype=np.int64) - np.repeat(offsets[:-1], lens) + 1
+    else:
+        ranks = np.frombuffer(ix.ranks, np.int32)
+    dense = np.zeros((nl, nr), np.int64)
+    flat = dense.reshape(-1)
+    flat[rows * nr + cols] = ranks
+    del rows, ranks
+    return _utilitarian_dense(agents, objects, dense, total == nl * nr,
+                              lambda: welfare_graph(model))
+
+
+def _utilitarian_dense(left: Sequence[str], right: Sequence[str], cost: np.ndarray,
+                       complete: bool, graph) -> tuple[dict[str, str], dict | None]:
+    """The utilitarian optimum and its duals from a dense cost matrix (``cost[l, r]`` the
+    edge's counted rank sum, 0 for a non-edge; ``complete``: every pair is an edge).
+    ``graph()`` makes the WelfareGraph when the exact path must decide. O(|L|·|R|) memory."""
+    nl, nr = cost.shape
+    top = int(cost.max())
+    big = min(nl, nr) * top + 1
+    if complete and nl <= nr:
+        # Every agent is matched at the optimum: the dummy columns are never used, and the
+        # Hungarian method's choices do not depend on them (checked against the dummy
+        # matrix in the tests), so the n × n matrix gives the same matching.
+        matrix = cost.astype(np.float64)
+        matrix -= big
+    else:
+        matrix = np.full((nl, nr + nl), np.inf)
+        edge = cost > 0
+        matrix[:, :nr][edge] = (cost[edge] - big).astype(float)
+        matrix[np.arange(nl), nr + np.arange(nl)] = 0.0
+    r, c = linear_sum_assignment(matrix)
+    del matrix
+    keep = c < nr
+    r, c = r[keep], c[keep]
+    m = dict(zip(map(left.__getitem__, r.tolist()), map(right.__getitem__, c.tolist())))
+    value = int(cost[r, c].sum())
+    mate_l = np.full(nl, -1, np.int64)
+    mate_l[r] = c
+    duals = _duals_dense(cost, mate_l, big, complete)
+    if duals is None:                 # overflow risk or not optimal: the exact path decides
+        cert, _ = welfare_certificate(graph(), "utilitarian", m)
+        return m, cert
+    yl, yr = duals
+    return m, {"type": "lp_duals", "value": value, "base": big,
+               "duals": {"left": dict(zip(left, yl.tolist())),
+                         "right": dict(zip(right, yr.tolist()))}}
+
+
+_DENSE_BLOCK = 1 << 22                # entries of the temporary (dist + cost) block
+
+
+def _duals_dense(cost: np.ndarray, mate_l: np.ndarray, base: int, complete: bool
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The duals of :func:`duals_or_improvement` (weights ``base − cost``) on a dense matrix.
+
+    Parameters
+    ----------
+    cost : ndarray of int64, shape (|L|, |R|)
+        Edge costs, 0 for a non-edge.
+    mate_l : ndarray of int64
+        The matching: the right index of each left vertex, −1 when unmatched.
+    base : int
+        The base B of the weights.
+    complete : bool
+        Every entry of ``cost`` is an edge (no sentinel needed).
+
+    Returns
+    -------
+    (ndarray, ndarray) or None
+        The left and right duals (int64), or None when int64 could overflow or when the
+        difference constraints have a negative cycle through the zero node (``m`` is not
+        optimal): the caller then takes the exact path.
+
+    Notes
+    -----
+    The constraints of :func:`duals_or_improvement`, with the zero node Z held at 0: every
+    arc l → M(r) (edge (l, r), r matched) has length c(l, r) − c(M(r), r), so one round of
+    label correcting is a column minimum of ``dist[:, None] + cost`` less c(M(r), r) —
+    dense numpy, no arc arrays; an edge to an unmatched r is an arc to Z of length
+    c(l, r) − B, and a negative distance reaches Z through l → Z (length 0). Only rows
+    whose distance fell in the last round are rescanned (a row that did not change has had
+    its arcs relaxed at its current distance). Shortest distances are unique, so these are
+    the exact path's duals. At most |L| + 2 rounds, O(|L|·|R|) each; a few on the markets
+    measured. Bellman 1958; Moore 1959 (label correcting).
+    """
+    nl, nr = cost.shape
+    if (base + 1) * 2 * (nl + 2) >= _INT64_SAFE:
+        return None
+    matched = mate_l >= 0
+    li = np.flatnonzero(matched)
+    mate_r = np.full(nr, -1, np.int64)
+    mate_r[mate_l[li]] = li
+    c_mate = np.zeros(nl, np.int64)
+    c_mate[li] = cost[li, mate_l[li]]
+    dist = np.where(matched, base - c_mate, 0)               # Z -> l
+    off = np.full(nr, base, np.int64)                         # unmatched r: an arc to Z
+    rm = mate_r >= 0
+    off[rm] = c_mate[mate_r[rm]]
+    work = cost if complete else np.where(cost > 0, cost, _INT64_SAFE)
+    step = max(1, _DENSE_BLOCK // max(nr, 1))
+    changed = np.arange(nl)
+    for _ in range(nl + 2):
+        colmin = np.full(nr, np.iinfo(np.int64).max, np.int64)
+        for s in range(0, len(changed), step):
+            blk = changed[s:s + step]
+            np.minimum(colmin, (work[blk] + dist[blk, None]).min(axis=0), out=colmin)
+        cand = colmin - off
+        if (cand[~rm] < 0).any():
+            return None                                     # Z itself would fall
+        better = rm & (cand < dist[np.maximum(mate_r, 0)])
+        if not better.any():
+            break
+        rows = mate_r[better]
+        dist[rows] = cand[better]
+        if (dist[rows] < 0).any():
+            return None                                     # l -> Z would lower Z
+        changed = rows
+    else:
+        return None                                         # still relaxing
+    yr = np.where(rm, base - off - dist[np.maximum(mate_r, 0)], 0)
+    return dist, yr
 
 
 def egalitarian_matching(g) -> tuple[dict[str, str], dict | None]:

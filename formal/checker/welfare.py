@@ -22,8 +22,11 @@ one-sided house allocation and two-sided SMTI markets alike (definitions in
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from operator import add
+from typing import Any
 
 from ..errors import CertificateError
+from ..house_allocation import HouseAllocation
 from ..spec import DomainSpec, QuestionSpec, outcome
 from ..welfare import (
     WELFARE,
@@ -149,6 +152,9 @@ def check_lp_duals(model, question: str, params, verdict: str, solution, certifi
                    ) -> None:
     """The solution has maximum weight under integer weights that order matchings by the
     notion: integral LP duals with equal objective values (utilitarian, rank-maximal)."""
+    if question == "utilitarian" and isinstance(model, HouseAllocation) \
+            and _utilitarian_accepted(model, solution, certificate):
+        return
     g, m, _ = _solution(model, question, solution, certificate)
     base = certificate.get("base")
     # The weights are recomputed here, independently of the engines' copy that built the duals.
@@ -170,6 +176,72 @@ def check_lp_duals(model, question: str, params, verdict: str, solution, certifi
         top = base ** (cutoff + 1) if g.maximum_first else 0   # cardinality first
         weights = {e: top + sum(power[k] for k in rk) for e, rk in g.ranks.items()}
     check_duals(g, weights, m, certificate.get("duals"))
+
+
+def _utilitarian_accepted(model: HouseAllocation, solution: object,
+                          certificate: dict[str, Any]) -> bool:
+    """The one-sided utilitarian ``lp_duals`` check of :func:`check_lp_duals` on the
+    model's integer :class:`~prefcert.formal.house_allocation.RankIndex`, without the
+    welfare graph (no Python object per edge): True when the certificate verifies; False
+    when some step does not (the graph-based check then names the failure).
+
+    The same conditions, in the same integers: the solution is an allocation over
+    acceptable pairs, its total rank is the certificate's ``value``, B ≥ min(n, p)·R + 1
+    (R the largest rank), the duals are integers ≥ 0 on known vertices only, every entry
+    (a, h) of rank r has y_a + y_h ≥ B − r — per agent, min over its list of y_h + r
+    against B − y_a (C-level ``map`` over the index) — and Σ y = Σ_M (B − r). O(L).
+    """
+    if not isinstance(solution, dict):
+        return False
+    ix = model.rank_index()
+    agents, objects = model.agents, model.objects
+    offsets, objs, ranks = ix.offsets, ix.objects, ix.ranks
+    ai = {a: i for i, a in enumerate(agents)}
+    oi = {h: j for j, h in enumerate(objects)}
+    held: set[int] = set()
+    total = size = 0
+    for x, y in solution.items():
+        i = ai.get(x)
+        if i is None:
+            return False
+        if y is None:
+            continue
+        j = oi.get(y) if isinstance(y, str) else None
+        if j is None or j in held:
+            return False
+        lo, hi = offsets[i], offsets[i + 1]
+        try:
+            pos = objs[lo:hi].index(j)
+        except ValueError:                      # not on the agent's list
+            return False
+        held.add(j)
+        total += pos + 1 if ranks is None else ranks[lo + pos]
+        size += 1
+    if certificate.get("value") != total:
+        return False
+    base = certificate.get("base")
+    need = min(len(agents), len(objects)) * ix.max_rank + 1
+    if not isinstance(base, int) or base < need:
+        return False
+    duals = certificate.get("duals")
+    if not isinstance(duals, dict) or not isinstance(duals.get("left"), dict) \
+            or not isinstance(duals.get("right"), dict):
+        return False
+    yl, yr = duals["left"], duals["right"]
+    for y, names in ((yl, agents), (yr, objects)):
+        for v in names:
+            val = y.get(v, 0)
+            if not isinstance(val, int) or isinstance(val, bool) or val < 0:
+                return False
+        if len(y) > len(names) or not set(y) <= set(names):
+            return False
+    on_object = [yr.get(h, 0) for h in objects]
+    for i, a in enumerate(agents):
+        lo, hi = offsets[i], offsets[i + 1]
+        if hi > lo and min(map(add, map(on_object.__getitem__, objs[lo:hi]),
+                               ix.entry_ranks(i))) < base - yl.get(a, 0):
+            return False
+    return bool(size * base - total == sum(yl.values()) + sum(yr.values()))
 
 
 def check_hall_bottleneck(model, question: str, params, verdict: str, solution,

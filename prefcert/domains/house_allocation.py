@@ -87,10 +87,10 @@ def _welfare_oracle(notion: str):
             "rank_maximal": "rank_maximal"}[notion]
 
     def run(model, params, *, time_limit: float, seed: int) -> Outcome:
-        g = _graph(model)
-        m, cert = getattr(orc, name)(g)
+        # the utilitarian oracle reads a house allocation's integer index itself: no graph
+        m, cert = getattr(orc, name)(model if notion == "utilitarian" else _graph(model))
         if cert is None:      # the oracle's matching is not optimal: report its value only
-            cert = {"type": "value", "value": welfare_value(g, notion, m),
+            cert = {"type": "value", "value": welfare_value(_graph(model), notion, m),
                     "error": "oracle matching failed its optimality proof"}
         return Outcome("optimal", m, cert)
     return run
