@@ -424,6 +424,15 @@ class _Draw:
         self.models = {r: _model(i) for r, i in insts.items()}
         self.graphs: dict = {}
         self.found = _Found(self)
+        self._nu: int | None = None
+
+    def max_matching_size(self) -> int:
+        """The size of a maximum matching of the house allocation's acceptability graph
+        (the oracle's Hopcroft–Karp), computed once."""
+        if self._nu is None:
+            from ...oracles import house_allocation as orc
+            self._nu = len(orc.maximum_matching(_graph(self.models, self.graphs, "ha")))
+        return self._nu
 
     def member(self, outcome: dict) -> _Member:
         """What ``outcome`` satisfies, decided lazily against this draw's optima."""
@@ -697,7 +706,11 @@ def _distinct_cheap_first(d: "_Draw", setting: dict, reading: str) -> bool:
     known: dict[str, Any] = {}
     seen: set[str] = set()
     reads: dict[str, _Read] = {}
+    mcpo = "max_cardinality_pareto_optimal"
     for x in order:
+        if x == mcpo and any(y == mcpo and k in known and _mcpo_by_size(d, reads[k])
+                             for k, y in pairs):
+            return False
         c = d.found[x]
         key = canonical(c)
         if key in seen:
@@ -709,6 +722,19 @@ def _distinct_cheap_first(d: "_Draw", setting: dict, reading: str) -> bool:
             if x in (k, y) and k in known and y in known and reads[k].get(y):
                 return False
     return True
+
+
+def _mcpo_by_size(d: "_Draw", read: "_Read") -> bool:
+    """Whether a candidate is an MCPO allocation, decided before the MCPO oracle runs: a
+    Pareto-optimal allocation of the size of a maximum matching of the acceptability graph
+    (a maximum Pareto-optimal matching is a maximum matching: Abraham, Cechlárová, Manlove
+    & Mehlhorn 2004, whose algorithm keeps the maximum matching's size; the MCPO label's
+    Hall set certifies that size). Only used to reject a draw early; an accepted draw is
+    tested against the oracle's MCPO itself."""
+    if not read.get("pareto_optimal"):
+        return False
+    x = read.member.checked("ha")
+    return x is not None and len(x) == d.max_matching_size()
 
 
 #: the order in which a draw's oracle outcomes are computed when they can be tried one at a
