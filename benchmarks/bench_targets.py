@@ -53,8 +53,12 @@ Rows:
   ``--svvamp PYTHON`` names a side venv's interpreter with svvamp installed
   (``benchmarks/peer_svvamp.py``; svvamp is a peer, never a dependency);
 - ``smti-5000``: ``prefcert label`` of 5,000 SMTI markets of n = 10 (ties p = 0.2, three
-  notions: 15,000 labels, to stdout) with the default engines and cross-check budget,
-  against ``--engines oracle`` (oracle only), and the ratio;
+  notions: 15,000 labels), milliseconds per label (wall and CPU, medians of
+  ``--smti-repeat``): a plain-Python floor doing only deferred acceptance and the three
+  blocking-pair scans on the same raw lines; ``--engines oracle`` to stdout against the
+  floor (target 4x); ``--engines oracle -o OUT`` against stdout (target 1.2x); the
+  default engines (cross-check budget) and ``--cross-check never`` against the oracle
+  alone (target 2x); with ``--before``, each also against the older installation;
 - ``generate``: ``prefcert generate SUITE -o DIR`` (default jobs, 2) of
   ``actionable-indeterminacy``, ``indeterminacy-preference``, ``indeterminacy-algorithmic``
   and ``voting-manipulation`` (``--suites`` to choose): wall seconds, CPU seconds (the
@@ -469,23 +473,6 @@ def manipulation(m: int, count: int, work: Path, svvamp: str | None) -> None:
              "svvamp exact IM (ms)", "", "ms")
 
 
-def smti_5000(work: Path, exe: str, count: int = 5000) -> None:
-    """5,000 SMTI markets of n = 10, three notions: default (budget) vs oracle only."""
-    from prefcert.generators.stable_matching import sample_smti
-    path = work / f"smti-n10-{count}.jsonl"
-    if not path.exists():
-        path.write_text("".join(json.dumps(sample_smti(10, tie_prob=0.2, seed=s,
-                                                       id=f"smti-{s}")) + "\n"
-                                for s in range(count)))
-    t_default = run([exe, "label", str(path)])[0]
-    t_oracle = run([exe, "label", str(path), "--engines", "oracle"])[0]
-    t_never = run([exe, "label", str(path), "--cross-check", "never"])[0]
-    line("smti-5000", "label 15,000 (stdout), default = budget", t_default, t_oracle,
-         "--engines oracle", "<= 2x oracle only")
-    line("smti-5000", "label 15,000 (stdout), --cross-check never", t_never, t_oracle,
-         "--engines oracle", "")
-
-
 # ------------------------------------------------------------------ suite generation
 
 SUITES = ("actionable-indeterminacy", "indeterminacy-preference", "indeterminacy-algorithmic",
@@ -561,6 +548,148 @@ def generate_suites(work: Path, exe: str, before: str | None, suites: list[str])
             print(f"{'generate':<12} WARNING: generate {name} failed")
 
 
+#: The plain floor of the ``smti-5000`` row: read each raw instance (``json.loads`` of its
+#: line), build rank maps, run side-A-proposing deferred acceptance once (ties broken in
+#: list order) and scan every acceptable pair for a blocking pair of each of the three
+#: notions (super: both weakly prefer; strong: one strictly, the other weakly; weak: both
+#: strictly). No certificate, no check, no output: the work any labeller of these
+#: questions does at least. Prints its own seconds and the number of (instance, notion)
+#: pairs, and runs as a whole process like ``prefcert`` (interpreter start included in the
+#: wall time the caller measures).
+_SMTI_FLOOR = r'''
+import json, sys
+NONE = 1 << 30
+def ranks(lst):
+    r = {}
+    for k, e in enumerate(lst):
+        if e.__class__ is list:
+            for x in e:
+                r[x] = k
+        else:
+            r[e] = k
+    return r
+def flat(lst):
+    out = []
+    for e in lst:
+        if e.__class__ is list:
+            out.extend(e)
+        else:
+            out.append(e)
+    return out
+def da(pa, rb):
+    nxt = dict.fromkeys(pa, 0)
+    holds = {}
+    free = list(pa)
+    while free:
+        a = free.pop()
+        lst = pa[a]
+        while nxt[a] < len(lst):
+            b = lst[nxt[a]]
+            nxt[a] += 1
+            rk = rb[b].get(a)
+            if rk is None:
+                continue
+            h = holds.get(b)
+            if h is None:
+                holds[b] = a
+                break
+            if rk < rb[b][h]:
+                holds[b] = a
+                free.append(h)
+                break
+    return {a: b for b, a in holds.items()}
+def blocking(m, ra, rb, notion):
+    back = {b: a for a, b in m.items()}
+    out = []
+    for a, r in ra.items():
+        ma = m.get(a)
+        cur_a = r[ma] if ma is not None else NONE
+        for b, k in r.items():
+            ka = rb[b].get(a)
+            if b == ma or ka is None:
+                continue
+            mb = back.get(b)
+            cur_b = rb[b][mb] if mb is not None else NONE
+            if notion == "weak":
+                hit = k < cur_a and ka < cur_b
+            elif notion == "strong":
+                hit = (k < cur_a and ka <= cur_b) or (k <= cur_a and ka < cur_b)
+            else:
+                hit = k <= cur_a and ka <= cur_b
+            if hit:
+                out.append((a, b))
+    return out
+pairs = 0
+with open(sys.argv[1], encoding="utf-8") as f:
+    for ln in f:
+        d = json.loads(ln)
+        A, B = d["preferences"]["A"], d["preferences"]["B"]
+        ra = {a: ranks(v) for a, v in A.items()}
+        rb = {b: ranks(v) for b, v in B.items()}
+        m = da({a: flat(v) for a, v in A.items()}, rb)
+        for notion in ("super", "strong", "weak"):
+            blocking(m, ra, rb, notion)
+            pairs += 1
+print(pairs)
+'''
+
+
+def smti_5000(work: Path, exe: str, before: str | None = None, count: int = 5000,
+              repeat: int = 3) -> None:
+    """5,000 SMTI markets of n = 10, three notions (15,000 labels): the plain floor
+    (:data:`_SMTI_FLOOR`), ``--engines oracle`` to stdout and with ``-o``, the default
+    engines (cross-check budget) and ``--cross-check never``, each a whole process,
+    ``repeat`` times in turn (medians); per label: wall and CPU milliseconds (the
+    process and its workers), with the ratios of the issue (oracle / floor, ``-o`` /
+    stdout, default / oracle). With ``before``: the same commands with the older
+    installation, interleaved, and the before / after ratios."""
+    from prefcert.generators.stable_matching import sample_smti
+    path = work / f"smti-n10-{count}.jsonl"
+    if not path.exists():
+        path.write_text("".join(json.dumps(sample_smti(10, tie_prob=0.2, seed=s,
+                                                       id=f"smti-{s}")) + "\n"
+                                for s in range(count)))
+    labels = 3 * count
+    out = work / "smti-5000.labels.jsonl"
+    cmds = {"floor": [sys.executable, "-c", _SMTI_FLOOR, str(path)]}
+    exes = {"": exe, **({"before ": before} if before else {})}
+    for tag, x in exes.items():
+        cmds[tag + "oracle"] = [x, "label", str(path), "--engines", "oracle"]
+        cmds[tag + "oracle -o"] = [x, "label", str(path), "--engines", "oracle", "-o",
+                                   str(out)]
+        cmds[tag + "default"] = [x, "label", str(path)]
+        cmds[tag + "never"] = [x, "label", str(path), "--cross-check", "never"]
+    runs: dict[str, list[tuple[float, float]]] = {k: [] for k in cmds}
+    for _ in range(repeat):
+        for k, cmd in cmds.items():
+            out.unlink(missing_ok=True)
+            wall, cpu, _, rc = run_cpu(cmd)
+            if rc != 0:
+                print(f"{'smti-5000':<12} WARNING: {k} exited {rc}")
+            runs[k].append((wall, cpu))
+    ms = {k: (1000 * statistics.median(w for w, _ in v) / labels,
+              1000 * statistics.median(c for _, c in v) / labels) for k, v in runs.items()}
+    out.unlink(missing_ok=True)
+    for i, unit in ((0, "wall"), (1, "CPU")):
+        fl, orc = ms["floor"][i], ms["oracle"][i]
+        line("smti-5000", f"plain floor (DA + 3 scans), {unit}", fl, None, "", "", "ms")
+        line("smti-5000", f"--engines oracle, stdout, {unit}", orc, fl, "plain floor (ms)",
+             "<= 4x the floor", "ms")
+        line("smti-5000", f"--engines oracle -o OUT, {unit}", ms["oracle -o"][i], orc,
+             "oracle, stdout (ms)", "<= 1.2x stdout", "ms")
+        line("smti-5000", f"default engines (budget), {unit}", ms["default"][i], orc,
+             "oracle, stdout (ms)", "<= 2x oracle only", "ms")
+        line("smti-5000", f"--cross-check never, {unit}", ms["never"][i], orc,
+             "oracle, stdout (ms)", "", "ms")
+        for k in ("oracle", "oracle -o", "default", "never"):
+            if before:
+                line("smti-5000", f"  {k}: after / before, {unit}", ms[k][i],
+                     ms["before " + k][i], "before (ms)", "", "ms")
+    print(f"{'':<12} ms per label, medians of {repeat}; runs (wall s, CPU s): "
+          + "; ".join(f"{k} {[(round(w, 2), round(c, 2)) for w, c in v]}"
+                      for k, v in runs.items()), flush=True)
+
+
 # ------------------------------------------------------------------ rows
 
 def main() -> None:
@@ -571,6 +700,8 @@ def main() -> None:
     ap.add_argument("--jobs-repeat", type=int, default=2)
     ap.add_argument("--irv-count", type=int, default=12)
     ap.add_argument("--manip-count", type=int, default=20)
+    ap.add_argument("--smti-repeat", type=int, default=3,
+                    help="whole-process runs per command of the smti-5000 row (medians)")
     ap.add_argument("--svvamp", help="a side venv's python with svvamp (the manip rows' peer)")
     ap.add_argument("--suites", default=",".join(SUITES),
                     help="the suites of the generate row (comma-separated)")
@@ -651,7 +782,7 @@ def main() -> None:
         if want(f"manip-m{m}"):
             manipulation(m, args.manip_count, args.work, args.svvamp)
     if want("smti-5000"):
-        smti_5000(args.work, exe)
+        smti_5000(args.work, exe, args.before, repeat=args.smti_repeat)
     if want("generate"):
         generate_suites(args.work, exe, args.before, args.suites.split(","))
     if want("jobs"):

@@ -7,6 +7,7 @@ import sys
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -122,6 +123,67 @@ SEED_RANGE = click.IntRange(*arguments.SEED_RANGE)   # the API's seed range
 
 
 UNVERIFIED = "unverified"   # summary column: labels resting on engine agreement only
+
+
+class InterruptGuard:
+    """Ctrl-C (SIGINT) over a whole loop, with one handler installed for the loop instead
+    of one per line: between :meth:`hold` and :meth:`release` (a line being written and
+    counted) a Ctrl-C is held back and delivered at :meth:`release`; anywhere else it is
+    delivered at once, as without the guard (to the handler that was installed before:
+    Python's, which raises KeyboardInterrupt). A Python-level handler, since a thread
+    signal mask does not cover the solver threads that may receive the signal. Outside
+    the main thread (no handler can be installed there) it holds nothing back.
+
+    Used as a context manager (installs on entry, restores the previous handler on exit).
+    :meth:`hold` and :meth:`release` are O(1) attribute writes, so a loop of many small
+    labels pays two ``signal.signal`` calls in all, not two per line (:func:`no_interrupt`).
+    """
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.hit = False
+        self.old: Any = None
+        self.active = False
+
+    def __enter__(self) -> InterruptGuard:
+        import signal
+        try:
+            self.old = signal.signal(signal.SIGINT, self._handler)
+            self.active = True
+        except ValueError:                     # not the main thread
+            self.active = False
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.active:
+            import signal
+            signal.signal(signal.SIGINT, self.old)
+            self.active = False
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.holding:
+            self.hit = True
+        else:
+            self._deliver(signum, frame)
+
+    def _deliver(self, signum: int, frame: Any) -> None:
+        import signal
+        if callable(self.old):
+            self.old(signum, frame)
+        elif self.old != signal.SIG_IGN:       # SIG_DFL, or a handler set outside Python
+            raise KeyboardInterrupt
+
+    def hold(self) -> None:
+        """Hold a Ctrl-C back from here to :meth:`release`."""
+        self.holding = True
+
+    def release(self) -> None:
+        """Stop holding; deliver a Ctrl-C that came while held."""
+        self.holding = False
+        if self.hit:
+            import signal
+            self.hit = False
+            self._deliver(signal.SIGINT, None)
 
 
 @contextmanager

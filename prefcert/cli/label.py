@@ -5,6 +5,7 @@ import json
 import os
 import sys
 from collections import Counter
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -22,13 +23,17 @@ from .common import (
     bad_input,
     bulk_build,
     json_option,
-    no_interrupt,
+    InterruptGuard,
     override_readings,
     parse_conventions,
     report_disagreement,
     summary,
     unfreeze,
 )
+
+#: a label's JSON line (without its newline): ``json.dumps(label, separators=(",", ":"))``,
+#: with the encoder made once instead of once per label
+_LINE = json.JSONEncoder(separators=(",", ":")).encode
 
 #: how every line prefcert label writes starts (a torn last line of a labels file does too)
 LABEL_START = '{"id":'
@@ -169,7 +174,6 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
         bad_input(e)
     counts: Counter = Counter()
     failed = written = 0
-    from rich.progress import Progress
     if cluster is not None:
         from ..pipeline.dask_runner import DaskResults
         results = DaskResults(cluster, todo, names, time_limit, seed, verify_all=verify_all,
@@ -177,24 +181,36 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
     else:
         results = LocalResults(todo, names, time_limit, seed, jobs or cores(),
                                cross_check=cross_check)
-    progress = Progress(console=None, transient=True, disable=not sys.stderr.isatty())
+    progress = None                     # the progress bar: only on a terminal
+    if sys.stderr.isatty():
+        from rich.progress import Progress
+        progress = Progress(console=None, transient=True)
+    relative: dict[str, str] = {}       # an input file -> its path relative to OUT
     try:
-        with progress:
-            task = progress.add_task("labelling", total=len(todo))
+        with InterruptGuard() as guard, progress or nullcontext():
+            task = progress.add_task("labelling", total=len(todo)) if progress else None
             for job, (kind, payload) in zip(todo, results):
-                progress.update(task, description=f"{job.instance.id} · {job.question.name}")
+                if progress is not None:
+                    progress.update(task, description=f"{job.instance.id} · "
+                                                      f"{job.question.name}")
                 if kind == "label":
                     if sink:            # relative to OUT's folder: check finds it from there
-                        payload["source"] = dict(payload["source"], file=beside(
-                            payload["source"]["file"], out))
-                    line = json.dumps(payload, separators=(",", ":")) + "\n"
-                    with no_interrupt():    # a Ctrl-C lands after the line and its count
+                        file = payload["source"]["file"]
+                        rel = relative.get(file)
+                        if rel is None:
+                            rel = relative[file] = beside(file, out)
+                        payload["source"] = dict(payload["source"], file=rel)
+                    line = _LINE(payload) + "\n"
+                    guard.hold()        # a Ctrl-C lands after the line and its count
+                    try:
                         if sink:
                             sink.write_line(line)
                         else:
                             sys.stdout.write(line)
                             sys.stdout.flush()
                         written += 1
+                    finally:
+                        guard.release()
                     counts[(job.question.name, payload["verdict"])] += 1
                     if not payload["checked"]:
                         counts[(job.question.name, UNVERIFIED)] += 1
@@ -210,7 +226,8 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
                 else:
                     results.close()
                     bad_input(payload)
-                progress.advance(task)
+                if progress is not None:
+                    progress.advance(task)
     except KeyboardInterrupt:
         results.close()
         where = f"to {out}; rerun the same command to resume" if out else \

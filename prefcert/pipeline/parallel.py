@@ -33,9 +33,40 @@ def run_one(job, names, time_limit, seed, cross_check: str = "always"
         return "bad_input", str(e.located(job.instance.file, job.instance.line))
 
 
-def _work(i: int) -> tuple[str, object]:
-    return run_one(_RUN["jobs"][i], _RUN["names"], _RUN["time_limit"], _RUN["seed"],
-                   _RUN["cross_check"])
+#: A pool task is a run of consecutive jobs (:func:`chunks`): at most CHUNK_JOBS jobs, and
+#: at most CHUNK_CHARS characters of canonical instance JSON (``Instance.size``, summed over
+#: its jobs; a job of a larger instance is a task alone). One task per job cost a round
+#: trip through the pool's pipes per label, which on small instances was more CPU than the
+#: label itself (issue 24).
+CHUNK_JOBS = 64
+CHUNK_CHARS = 1 << 16
+
+
+def chunks(todo: list, workers: int) -> list[tuple[int, int]]:
+    """The pool's tasks: ``(start, stop)`` ranges covering ``todo`` in order. A range
+    closes at :data:`CHUNK_JOBS` jobs, at :data:`CHUNK_CHARS` characters of instance JSON,
+    or at a quarter of the even share of one of ``workers`` (so every worker gets several
+    tasks and a slow one does not hold the others back). The output does not depend on it:
+    the results come back in job order. O(len(todo))."""
+    share = max(1, len(todo) // (4 * max(1, workers)))
+    limit = min(CHUNK_JOBS, share)
+    out: list[tuple[int, int]] = []
+    start, chars = 0, 0
+    for i, job in enumerate(todo):
+        size = job.instance.size
+        if i > start and (i - start >= limit or chars + size > CHUNK_CHARS):
+            out.append((start, i))
+            start, chars = i, 0
+        chars += size
+    if todo:
+        out.append((start, len(todo)))
+    return out
+
+
+def _work(span: tuple[int, int]) -> list[tuple[str, object]]:
+    jobs = _RUN["jobs"]
+    return [run_one(jobs[i], _RUN["names"], _RUN["time_limit"], _RUN["seed"],
+                    _RUN["cross_check"]) for i in range(*span)]
 
 
 def _init_worker(cpsat_workers: int) -> None:
@@ -52,8 +83,9 @@ def _init_worker(cpsat_workers: int) -> None:
 
 class LocalResults:
     """Each job's result, in job order: computed here (``jobs`` 1) or by a pool of ``jobs``
-    forked workers, created at once (before any progress thread starts); the pool's
-    ordered ``imap`` buffers results, so the output order never depends on ``jobs``.
+    forked workers, created at once (before any progress thread starts), each task a run
+    of consecutive jobs (:func:`chunks`); the pool's ordered ``imap`` buffers results, so
+    the output order never depends on ``jobs``.
     CP-SAT gets the cores a worker is allowed (cores // jobs, at least 1).
     ``cross_check``: the mode of :func:`prefcert.pipeline.jobs.label`."""
 
@@ -63,19 +95,22 @@ class LocalResults:
 
         from ..encodings import set_cpsat_workers
         self.todo, self.args, self.pool = todo, (names, time_limit, seed, cross_check), None
+        self.workers = 1
         n_cores = cores()
         if jobs <= 1 or len(todo) <= 1 or "fork" not in mp.get_all_start_methods():
             set_cpsat_workers(max(1, n_cores))
             return
         _RUN.update(jobs=todo, names=names, time_limit=time_limit, seed=seed,
                     cross_check=cross_check)
-        self.pool = mp.get_context("fork").Pool(min(jobs, len(todo)), _init_worker,
+        self.workers = min(jobs, len(todo))
+        self.pool = mp.get_context("fork").Pool(self.workers, _init_worker,
                                                 (max(1, n_cores // jobs),))
 
     def __iter__(self):
         if self.pool is None:
             return (run_one(job, *self.args) for job in self.todo)
-        return self.pool.imap(_work, range(len(self.todo)), chunksize=1)
+        spans = chunks(self.todo, self.workers)
+        return (r for rs in self.pool.imap(_work, spans, chunksize=1) for r in rs)
 
     def close(self) -> None:
         if self.pool is not None:
