@@ -141,16 +141,8 @@ class _Builder:
         t, obj, rk = self.task, world.objective, _ranks(world)
         base, r = len(t.agents) + 1, len(t.items)
         if t.structure in ("scheduling", "apartment"):
-            def item_cost(i):
-                ranks = [rk[a][i] for a in t.agents]
-                if obj == "utilitarian":
-                    return sum(ranks)
-                if obj == "egalitarian":
-                    return max(ranks)
-                if obj == "rank_maximal":
-                    return -sum(base ** (r - k) for k in ranks)
-                return sum(base ** (k - 1) for k in ranks)
-            return _Sum.weighted_sum(list(self.y.values()), [item_cost(i) for i in self.y])
+            return _Sum.weighted_sum(list(self.y.values()),
+                                     [_item_cost(t, world, i) for i in self.y])
         if t.structure == "allocation":
             if obj == "egalitarian":
                 z = self.m.new_int_var(1, r, "worst")
@@ -203,7 +195,7 @@ def _accept_all(task: DecisionTask) -> bool:
 
 def _item_cost(task: DecisionTask, world: World, i: str) -> int:
     """The linear cost of choosing item ``i`` in ``world`` (single-choice structures): the
-    coefficient of ``y_i`` in :meth:`_Builder.cost`, this engine's copy."""
+    coefficient of ``y_i`` in :meth:`_Builder.cost`."""
     rk, obj = _ranks(world), world.objective
     base, r = len(task.agents) + 1, len(task.items)
     ranks = [rk[a][i] for a in task.agents]

@@ -21,7 +21,7 @@ from itertools import chain
 from typing import Any
 
 from .errors import InstanceError
-from .weak_order import WeakOrder, parse_weak_order
+from .weak_order import WeakOrder, flat_ranks, parse_weak_order
 from .spec import Convention, read_conventions
 
 QUESTIONS = ("pareto_optimal", "max_cardinality_pareto_optimal", "utilitarian", "egalitarian",
@@ -146,9 +146,6 @@ class HouseAllocation:
                 "objects": list(self.objects)}
 
 
-_STR = {str}
-
-
 def _indexed(prefs: dict[str, Any], known: list[str] | None
              ) -> tuple[tuple[str, ...], dict[str, int], RankIndex] | None:
     """(objects, object -> index, :class:`RankIndex`) of well-formed preference lists, or
@@ -162,24 +159,14 @@ def _indexed(prefs: dict[str, Any], known: list[str] | None
     for lst in prefs.values():
         if lst.__class__ is not list:
             return None
-        if set(map(type, lst)) <= _STR:
-            flat = lst
+        scan = flat_ranks(lst)
+        if scan is None:
+            return None
+        flat, rk = scan
+        if rk is None:
             if ranks is not None:
                 ranks.extend(range(1, len(lst) + 1))
         else:
-            flat, rk, r = [], [], 0
-            for entry in lst:
-                r += 1
-                if entry.__class__ is str:
-                    flat.append(entry)
-                    rk.append(r)
-                elif entry.__class__ is list and entry:
-                    flat.extend(entry)
-                    rk.extend([r] * len(entry))
-                else:
-                    return None
-            if not set(map(type, flat)) <= _STR:
-                return None
             if ranks is None:           # the strict lists so far: their positions
                 ranks = array("i")
                 for f in flats:

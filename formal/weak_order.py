@@ -166,28 +166,39 @@ def parse_weak_order(raw: object, *, agent: str | None = None,
 _STR = {str}
 
 
+def flat_ranks(raw: list[Any]) -> tuple[list[Any], list[int] | None] | None:
+    """(items in order, their ranks, 1 for the first class) of a list of strings and
+    non-empty lists of strings, the ranks None when every entry is a string (the list itself
+    is then the flat list); None when an entry has another shape or type. O(len) with type
+    sets, no check per item in the strict case."""
+    if set(map(type, raw)) <= _STR:
+        return raw, None
+    flat: list[Any] = []
+    ranks: list[int] = []
+    r = 0
+    for entry in raw:
+        r += 1
+        if entry.__class__ is str:
+            flat.append(entry)
+            ranks.append(r)
+        elif entry.__class__ is list and entry:
+            flat.extend(entry)
+            ranks.extend([r] * len(entry))
+        else:
+            return None
+    return (flat, ranks) if set(map(type, flat)) <= _STR else None
+
+
 def _fast_order(raw: list[Any], known: Known | None, canon: dict[str, str] | None
                 ) -> WeakOrder | None:
     """The order of a well-formed list, or None when some check fails (the caller's
     item-by-item pass then names the first error). Every item a string (checked by its
     type set), none twice (a set as long as the list), every one known (a subset test)."""
-    strict = set(map(type, raw)) <= _STR
-    if strict:
-        flat, r = raw, len(raw)
-    else:
-        flat, ranks, r = [], [], 0
-        for entry in raw:
-            r += 1
-            if entry.__class__ is str:
-                flat.append(entry)
-                ranks.append(r)
-            elif entry.__class__ is list and entry:
-                flat.extend(entry)
-                ranks.extend([r] * len(entry))
-            else:
-                return None
-        if not set(map(type, flat)) <= _STR:
-            return None
+    scan = flat_ranks(raw)
+    if scan is None:
+        return None
+    flat, ranks = scan
+    strict, r = ranks is None, len(raw)
     items = set(flat)
     if len(items) != len(flat) or (known is not None and not (
             known.keys() >= items if isinstance(known, dict) else items <= known)):
@@ -205,7 +216,7 @@ def _fast_order(raw: list[Any], known: Known | None, canon: dict[str, str] | Non
     else:
         order = tuple(flat)
     ints = shared_ints(r)                # one int object per rank, shared by every order
-    if strict:
+    if ranks is None:
         return WeakOrder.from_ranked(order, dict(zip(order, ints[1:r + 1])), r)
     return WeakOrder.from_ranked(order, dict(zip(order, map(ints.__getitem__, ranks))), r)
 

@@ -1,4 +1,5 @@
-"""Shared test setup: the test data folder, hypothesis profiles, SMTI strategies.
+"""Shared test setup: the test data folder, hypothesis profiles, SMTI and house-allocation
+strategies.
 
 ``default``: local runs. ``ci``: loaded when the environment has CI=true (as .ci/run does)
 or HYPOTHESIS_PROFILE=ci; tests marked ``heavy`` scale their budgets through ``heavy_examples``.
@@ -75,3 +76,35 @@ def smti_markets(max_side: int = 6):
     """Strategy: :class:`prefcert.formal.stable_matching.Market` built from :func:`smti_instances`."""
     from prefcert.formal.stable_matching import parse_market
     return smti_instances(max_side=max_side).map(parse_market)
+
+
+@st.composite
+def house_allocations(draw, max_agents: int = 7, max_objects: int = 6,
+                      max_len: int | None = 4, complete: bool = False,
+                      tie_rates: tuple[float, ...] = (0.0, 0.3, 0.7),
+                      objects_optional: bool = False):
+    """A house-allocation instance dict: 1..max_agents agents, 1..max_objects objects, each
+    list an ordered subset of at most ``max_len`` objects (possibly empty), cut into ties at
+    a rate drawn from ``tie_rates``. ``complete``: at least as many objects as agents, and
+    every agent ranks every object. ``objects_optional``: the ``objects`` list is sometimes
+    left out (then objects are taken in order of first mention), never when complete."""
+    n = draw(st.integers(1, max_agents))
+    p = draw(st.integers(n if complete else 1, max(max_objects, n) if complete else max_objects))
+    objs = [f"h{j}" for j in range(1, p + 1)]
+    tie_p = draw(st.sampled_from(tie_rates))
+    prefs = {}
+    for i in range(1, n + 1):
+        order = draw(st.permutations(objs))
+        if not complete:
+            order = order[:draw(st.integers(0, p if max_len is None else min(p, max_len)))]
+        groups: list[list[str]] = []
+        for k, h in enumerate(order):
+            if k and draw(st.floats(0, 1)) < tie_p:
+                groups[-1].append(h)
+            else:
+                groups.append([h])
+        prefs[f"a{i}"] = [g[0] if len(g) == 1 else g for g in groups]
+    data: dict = {"id": "hyp", "domain": "house_allocation", "preferences": prefs}
+    if complete or not objects_optional or draw(st.booleans()):
+        data["objects"] = objs
+    return data

@@ -10,9 +10,8 @@ import pathlib
 from functools import partial
 
 import pytest
-from conftest import SHARED_DATA, smti_instances
+from conftest import SHARED_DATA, house_allocations, smti_instances
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from prefcert.encodings import house_allocation as ea
 from prefcert.formal import house_allocation as fa
 from prefcert.formal import checker
@@ -33,28 +32,7 @@ ORACLES = {"utilitarian": oa.utilitarian_matching, "egalitarian": oa.egalitarian
 
 # ------------------------------------------------------------------------------ strategies
 
-@st.composite
-def ha_instances(draw, max_agents: int = 7, max_objects: int = 6, max_len: int = 4):
-    """A house-allocation instance dict: 1..7 agents, 1..6 objects, lists of ≤ 4 objects
-    (possibly empty), cut into ties at a random rate."""
-    n = draw(st.integers(1, max_agents))
-    p = draw(st.integers(1, max_objects))
-    objs = [f"h{j}" for j in range(1, p + 1)]
-    tie_p = draw(st.sampled_from([0.0, 0.3, 0.7]))
-    prefs = {}
-    for i in range(1, n + 1):
-        order = draw(st.permutations(objs))[:draw(st.integers(0, min(p, max_len)))]
-        groups: list[list[str]] = []
-        for k, h in enumerate(order):
-            if k and draw(st.floats(0, 1)) < tie_p:
-                groups[-1].append(h)
-            else:
-                groups.append([h])
-        prefs[f"a{i}"] = [g[0] if len(g) == 1 else g for g in groups]
-    return {"id": "hyp", "domain": "house_allocation", "preferences": prefs, "objects": objs}
-
-
-models = ha_instances().map(fa.parse_house_allocation)
+models = house_allocations().map(fa.parse_house_allocation)
 markets = smti_instances(max_side=4).map(parse_market)
 
 
@@ -407,7 +385,7 @@ def test_schema_accepts_bundled_and_test_instances():
         assert not valid.is_valid(bad)
 
 
-@given(ha_instances())
+@given(house_allocations())
 @settings(max_examples=30)
 def test_schema_accepts_generated_instances(data):
     import jsonschema
@@ -557,7 +535,7 @@ def _exact_duals(g, m):
 
 
 @settings(max_examples=80, deadline=None)
-@given(ha_instances())
+@given(house_allocations())
 def test_vectorised_duals_equal_the_exact_path_one_sided(model):
     """The utilitarian oracle's int64 Bellman–Ford duals are the exact path's distances
     (unique shortest distances), and the checker accepts them."""

@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import smti_instances
+from conftest import house_allocations, smti_instances
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prefcert.formal import house_allocation as fa
@@ -21,31 +21,10 @@ from prefcert.oracles import house_allocation as oa
 from scipy.optimize import linear_sum_assignment
 
 
-@st.composite
-def allocations(draw, complete: bool = False):
-    """A house-allocation dict: 1..8 agents, 1..8 objects (at least as many objects as
-    agents when ``complete``: every agent then ranks every object), ties at a random rate,
-    ``objects`` given or left to first mention."""
-    n = draw(st.integers(1, 8))
-    p = draw(st.integers(n if complete else 1, 8))
-    objs = [f"h{j}" for j in range(1, p + 1)]
-    tie_p = draw(st.sampled_from([0.0, 0.4, 0.9]))
-    prefs = {}
-    for i in range(1, n + 1):
-        order = draw(st.permutations(objs))
-        if not complete:
-            order = order[:draw(st.integers(0, p))]
-        groups: list[list[str]] = []
-        for k, h in enumerate(order):
-            if k and draw(st.floats(0, 1)) < tie_p:
-                groups[-1].append(h)
-            else:
-                groups.append([h])
-        prefs[f"a{i}"] = [g[0] if len(g) == 1 else g for g in groups]
-    data = {"preferences": prefs}
-    if complete or draw(st.booleans()):
-        data["objects"] = objs
-    return data
+def allocations(complete: bool = False):
+    """1..8 agents and objects, unbounded lists, denser ties, ``objects`` sometimes left out."""
+    return house_allocations(max_agents=8, max_objects=8, max_len=None, complete=complete,
+                             tie_rates=(0.0, 0.4, 0.9), objects_optional=True)
 
 
 def _reference(g):
