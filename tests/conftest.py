@@ -6,7 +6,11 @@ or HYPOTHESIS_PROFILE=ci; tests marked ``heavy`` scale their budgets through ``h
 """
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from hypothesis import HealthCheck, settings
 
@@ -21,6 +25,39 @@ settings.register_profile("ci", deadline=None, max_examples=100, derandomize=Tru
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or \
     ("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "default")
 settings.load_profile(PROFILE)
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def require_chromium() -> None:
+    """Skip where Debian's Chromium or playwright is missing; fail instead under CI, which
+    installs both."""
+    if not CHROMIUM.exists() or not __import__("importlib").util.find_spec("playwright"):
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI needs Chromium (apt-get install chromium) and playwright")
+        pytest.skip("Chromium or playwright not installed")
+
+
+@contextmanager
+def headless_page(tmp_path: Path) -> Iterator[tuple]:
+    """(page, errors): a Playwright page in headless Chromium, in a fresh profile under
+    ``tmp_path``, and the list collecting the console and page errors it raises (a test
+    asserts it empty). Calls :func:`require_chromium` first."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--no-first-run"], viewport={"width": 1200, "height": 900})
+        try:
+            page = browser.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            yield page, errors
+        finally:
+            browser.close()
 
 
 def heavy_examples(local: int, ci: int) -> int:

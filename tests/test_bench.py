@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import headless_page, require_chromium
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -479,7 +480,6 @@ def test_refine_with_a_scripted_fake_model(alg_bench, tmp_path):
               escape=True)
     ne = _find(prompts, design="hard", notion="strict_core", feasible=False,
                task="generation", escape=True)
-    endow_e = json.dumps(inst[e["task"]["roles"]["hm"]]["endowment"])
     endow_ne = json.dumps(inst[ne["task"]["roles"]["hm"]]["endowment"])
     script = {e["id"]: ["<answer>{}</answer>", "not json at all", f"<answer>{e['answer']}</answer>"],
               ne["id"]: [f"<answer>{endow_ne}</answer>", "<answer>{}</answer>", "unused"]}
@@ -529,15 +529,10 @@ def test_matching_feedback_lists_at_most_five_blocking_pairs(alg_bench, tmp_path
 
 # ------------------------------------------------------------------ the HTML report in Chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def test_report_opens_in_headless_chromium_with_every_plot(alg_bench, pref_bench, tmp_path):
-    if not CHROMIUM.exists() or not __import__("importlib").util.find_spec("playwright"):
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI needs Chromium (apt-get install chromium) and playwright")
-        pytest.skip("Chromium or playwright not installed")
-    from playwright.sync_api import sync_playwright
+    require_chromium()
     prompts = read_jsonl(alg_bench / "prompts.jsonl") + read_jsonl(pref_bench / "prompts.jsonl")
     scores = tmp_path / "scores.jsonl"
     recs = []
@@ -556,15 +551,7 @@ def test_report_opens_in_headless_chromium_with_every_plot(alg_bench, pref_bench
     assert "<script" not in html and "http" not in html.split("<body>")[1].split("<svg")[0]
     expected = html.count('<figure class="plot"')
     assert expected >= 8 and len(prompts) == len(recs)
-    errors = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--no-first-run"], viewport={"width": 1200, "height": 900})
-        page = browser.new_page()
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
+    with headless_page(tmp_path) as (page, errors):
         page.goto(page_path.as_uri())
         page.wait_for_load_state("load")
         boxes = page.eval_on_selector_all(
@@ -573,7 +560,6 @@ def test_report_opens_in_headless_chromium_with_every_plot(alg_bench, pref_bench
         titles = page.eval_on_selector_all("figure.plot", "els => els.map(e => e.dataset.title)")
         shot = tmp_path / "report.png"
         page.screenshot(path=str(shot), full_page=True)
-        browser.close()
     assert errors == []
     assert len(boxes) == expected and all(w > 100 and h > 100 for w, h in boxes)
     assert any("NOTA" in t for t in titles) and any("Determined" in t for t in titles)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import heavy_examples
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from prefcert.formal import checker
 from prefcert.formal.checker.decision import SPEC

@@ -34,7 +34,6 @@ from conftest import heavy_examples
 from prefcert.cli.check import Verifier
 from prefcert.formal.errors import CertificateError, Disagreement, InstanceError, Undecided
 from prefcert.formal.files import read_paths
-from prefcert.formal.instances import from_object
 from prefcert.pipeline.jobs import audit, label, plan
 from prefcert.pipeline.registry import DOMAINS, spec
 

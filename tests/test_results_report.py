@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import headless_page, require_chromium
 
 from prefcert.bench.indeterminacy.preference import results
 from prefcert.bench.report import Report
@@ -348,15 +349,10 @@ def test_report_cli_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path):
 
 # ------------------------------------------------------------------ the page in Chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def test_report_page_in_headless_chromium_every_result_set_figure_with_text_axes(tmp_path):
-    if not CHROMIUM.exists() or not __import__("importlib").util.find_spec("playwright"):
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI needs Chromium (apt-get install chromium) and playwright")
-        pytest.skip("Chromium or playwright not installed")
-    from playwright.sync_api import sync_playwright
+    require_chromium()
     files = three_models(tmp_path)
     page_path = tmp_path / "report.html"
     run("report", *map(str, files), "-o", str(page_path))
@@ -364,15 +360,7 @@ def test_report_page_in_headless_chromium_every_result_set_figure_with_text_axes
     axes = {"kw-fig7": "family / size", "kw-fig2a": "family / query",
             "kw-fig2b": "family / format", "kw-fig3a": "behaviour", "kw-table10-lex": "pref",
             "kw-fig3b": "pair / outcome"}
-    errors = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--no-first-run"], viewport={"width": 1200, "height": 900})
-        page = browser.new_page()
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
+    with headless_page(tmp_path) as (page, errors):
         page.goto(page_path.as_uri())
         page.wait_for_load_state("load")
         found = page.eval_on_selector_all(
@@ -382,7 +370,6 @@ def test_report_page_in_headless_chromium_every_result_set_figure_with_text_axes
             " e.querySelector('svg').getBoundingClientRect().width])")
         shot = tmp_path / "report.png"
         page.screenshot(path=str(shot), full_page=True)
-        browser.close()
     assert errors == []
     assert [f[0] for f in found] == keys
     for key, title, texts, width in found:

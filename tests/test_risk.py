@@ -15,12 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import headless_page, require_chromium
 from prefcert.formal.errors import InstanceError
 
 from prefcert.bench.rational_value_risk.risk import error_bounds, pass_at_k, rational_value_risk
 
 EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def run(*args, check=True):
@@ -317,11 +317,7 @@ def test_risk_prints_rvr_per_budget_and_the_bootstrap_mean(tmp_path):
 
 @needs_cli
 def test_both_reports_open_in_headless_chromium(bench, tmp_path):
-    if not CHROMIUM.exists() or not __import__("importlib").util.find_spec("playwright"):
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI needs Chromium (apt-get install chromium) and playwright")
-        pytest.skip("Chromium or playwright not installed")
-    from playwright.sync_api import sync_playwright
+    require_chromium()
     from prefcert.generators.consistency import paper_design, simulate_responses
     _answers(bench, tmp_path / "answers.jsonl")
     risk_page = tmp_path / "risk.html"
@@ -336,15 +332,8 @@ def test_both_reports_open_in_headless_chromium(bench, tmp_path):
     audit_page = tmp_path / "audit.html"
     run("consistency", tmp_path / "r.jsonl", "--design", tmp_path / "design.json",
         "--resamples", "500", "--report", audit_page)
-    errors, seen = [], {}
-    with sync_playwright() as p:
-        browser = p.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--no-first-run"], viewport={"width": 1200, "height": 900})
-        page = browser.new_page()
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
+    seen = {}
+    with headless_page(tmp_path) as (page, errors):
         for path in (risk_page, audit_page):
             html = path.read_text()
             assert "<script" not in html
@@ -357,7 +346,6 @@ def test_both_reports_open_in_headless_chromium(bench, tmp_path):
             assert len(boxes) == html.count('<figure class="plot"')
             assert all(w > 100 and h > 100 for w, h in boxes)
             seen[path.name] = titles
-        browser.close()
     assert errors == []
     assert any("both readings" in t for t in seen["risk.html"])
     assert any("pass@k" in t for t in seen["risk.html"])
