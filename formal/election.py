@@ -236,7 +236,7 @@ def _ballot(raw: Any, known: set, k: int, *, agent: str, manipulator: bool = Fal
     count = raw.get("count", 1)
     if not isinstance(count, int) or isinstance(count, bool) or \
             not 1 <= count <= MAX_COUNT or (manipulator and count != 1):
-        raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT:.0e}" +
+        raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT}" +
                             (" (1 for the manipulator)" if manipulator else ""),
                             agent=agent, value=count)
     if "approve" in raw:
@@ -335,7 +335,7 @@ def resolve(q: Any) -> tuple[str, dict]:
                 isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= MAX_COUNT
                 for x in w):
             raise InstanceError(f"weights must be a list of 1 to {MAX_COALITION} integers "
-                                f"from 1 to {MAX_COUNT:.0e}", value=w)
+                                f"from 1 to {MAX_COUNT}", value=w)
     return name, p
 
 

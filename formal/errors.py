@@ -25,8 +25,22 @@ class InstanceError(ValueError):
         if self.file:
             where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
         who = f"agent {self.agent!r}: " if self.agent is not None else ""
-        what = f": {self.value!r}" if self.value is not None else ""
+        what = f": {_shown(self.value)}" if self.value is not None else ""
         return f"{where}{who}{self.message}{what}".replace("\n", " ")
+
+
+#: The longest value an error line shows in full; a longer one is cut, with its length.
+SHOWN_CHARS = 120
+
+
+def _shown(value: object) -> str:
+    """``repr(value)``, cut to its first characters with its length when longer than
+    :data:`SHOWN_CHARS` (an integer of 10⁵ digits stays a one-line message)."""
+    text = repr(value)
+    if len(text) <= SHOWN_CHARS:
+        return text
+    unit = "digits" if isinstance(value, int) else "characters"
+    return f"{text[:SHOWN_CHARS // 2]}… ({len(text)} {unit})"
 
 
 class CertificateError(Exception):

@@ -131,7 +131,7 @@ def parse_hospitals_residents(data: dict) -> HRMarket:
             raise InstanceError("capacity of an unknown hospital", agent=h, value=c)
         if c.__class__ is not int or not 0 <= c <= MAX_CAPACITY:
             raise InstanceError(f"capacity must be a non-negative integer (at most "
-                                f"{MAX_CAPACITY:.0e})",
+                                f"{MAX_CAPACITY})",
                                 agent=h, value=c)
     for h in hos:
         if h not in caps:

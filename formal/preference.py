@@ -214,7 +214,7 @@ def _parse_agent(name: str, spec: Any, items: list, sem: str) -> Agent:
         raise InstanceError("unknown key in agent data", agent=name, value=sorted(extra)[0])
     count = spec.get("count", 1)
     if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_COUNT:
-        raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT:.0e}", agent=name,
+        raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT}", agent=name,
                             value=count)
     kind = kinds[0]
     known = set(items)

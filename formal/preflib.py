@@ -83,7 +83,7 @@ def parse_preflib(text: str, *, file: str, suffix: str) -> dict:
             raise InstanceError("ballot line is not 'count: order'", file=file, line=ln, value=raw)
         count = _int(cnt, file=file, line=ln, what="ballot count")
         if not 1 <= count <= MAX_COUNT:
-            raise InstanceError(f"ballot count must be an integer from 1 to {MAX_COUNT:.0e}",
+            raise InstanceError(f"ballot count must be an integer from 1 to {MAX_COUNT}",
                                 file=file, line=ln, value=count)
         ties = _parse_order(body, file=file, line=ln)
         ballots.append((count, ties, ln))

@@ -61,7 +61,7 @@ def test_a_large_capacity_allocates_nothing_in_proportion(tmp_path):
                                                "super_stable"}
     (tmp_path / "huge.json").write_text(json.dumps(_market(10**30)))
     line = one_error_line(run("label", tmp_path / "huge.json", limit_gb=3))
-    assert "capacity must be a non-negative integer (at most 1e+12)" in line and "h1" in line
+    assert "capacity must be a non-negative integer (at most 1000000000000)" in line and "h1" in line
 
 
 # ------------------------------------------------------------------ 9. check's source files
@@ -470,3 +470,34 @@ def test_an_output_under_a_file_says_so(tmp_path):
          "preferences": {"A": {"a": ["b"]}, "B": {"b": ["a"]}}}))
     line = one_error_line(run("label", tmp_path / "one.json", "-o", tmp_path / "afile" / "x.jsonl"))
     assert "afile" in line and "the output's folder is a file" in line
+
+
+# ------------------------------------------------------------------ found by a new user
+
+@needs_cli
+def test_an_output_of_the_wrong_kind_is_one_line(tmp_path):
+    """``-o`` naming a folder where a file is written (and a file where a folder is) gets
+    the one-line error of every other output fault, not click's usage block."""
+    (tmp_path / "one.json").write_text(json.dumps(ONE))
+    folder, file = tmp_path / "adir", tmp_path / "afile"
+    folder.mkdir()
+    file.write_text("keep\n")
+    line = one_error_line(run("label", tmp_path / "one.json", "-o", folder))
+    assert line == f"prefcert: error: {folder}: -o names a folder; it must name a file to write"
+    line = one_error_line(run("generate", "voting-manipulation", "-o", file))
+    assert line == f"prefcert: error: {file}: -o names a file; it must name a folder to write"
+    assert file.read_text() == "keep\n" and list(folder.iterdir()) == []
+
+
+@needs_cli
+def test_a_huge_value_is_cut_in_the_error_line(tmp_path):
+    """A count of 10^100000 is named by its first digits and its length: the error stays
+    one readable line (it echoed all 100,001 digits before)."""
+    e = {"id": "e", "domain": "election", "candidates": ["a", "b"], "tie_break": ["a", "b"],
+         "ballots": [{"ranking": ["a", "b"], "count": 1}]}
+    text = json.dumps(e).replace('"count": 1', '"count": 1' + "0" * 100_000)
+    (tmp_path / "huge.jsonl").write_text(text + "\n")
+    line = one_error_line(run("label", tmp_path / "huge.jsonl"))
+    assert line.endswith(": count must be an integer from 1 to 1000000000000: 1"
+                         + "0" * 59 + "… (100001 digits)"), line[:300]
+    assert len(line) < 300

@@ -216,6 +216,18 @@ class OutputPath(click.Path):
         super().__init__(file_okay=not folder, dir_okay=folder, path_type=Path)
         self.folder = folder
 
+    def convert(self, value, param, ctx):
+        """The path; a folder where a file is written (or a file where a folder is) is bad
+        input: one line naming it and exit 2, as every other output error."""
+        path = Path(value)
+        if path.is_dir() != self.folder and path.exists():
+            from ..formal.errors import InstanceError
+            opt = param.opts[0] if param is not None and param.opts else "the output"
+            raise InstanceError(f"{opt} names a {'file' if self.folder else 'folder'}; it "
+                                f"must name a {'folder' if self.folder else 'file'} to write",
+                                file=str(value))
+        return super().convert(value, param, ctx)
+
 
 def report_disagreement(report: dict, path: Path | None) -> None:
     line = json.dumps(report, separators=(",", ":"), default=str)
