@@ -1,5 +1,10 @@
 """Declarative models (CP-SAT, z3, MILP) of the questions; not trusted.
 
+Every CP-SAT solve gets its solver from :func:`cpsat_solver`, which leaves Ctrl-C to Python
+(CP-SAT's own SIGINT handler would turn a Ctrl-C into a stopped search, and reset the
+signal to its default action when the solve ends, so that a later Ctrl-C killed the
+process without a word).
+
 :func:`cpsat_workers` is the number of CP-SAT search workers a solve uses. A CP-SAT
 search with several workers is not reproducible (its witness can change from run to run),
 so a solve uses one worker unless the application says its answer is a cross-check only
@@ -10,6 +15,7 @@ processes its share of the cores).
 from __future__ import annotations
 
 from contextlib import contextmanager
+from typing import Any
 
 _WORKERS = {"allowed": 1, "now": 1}
 
@@ -34,3 +40,16 @@ def cross_check(on: bool = True):
         yield
     finally:
         _WORKERS["now"] = before
+
+
+def cpsat_solver(time_limit: float, seed: int, workers: int | None = None) -> Any:
+    """A CP-SAT solver for one solve: ``time_limit`` seconds, ``seed``, ``workers`` search
+    workers (None or 0: :func:`cpsat_workers`), and ``catch_sigint_signal`` off, so a Ctrl-C
+    raises KeyboardInterrupt as anywhere else in Python. Imports OR-Tools on first use."""
+    from ortools.sat.python import cp_model
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.random_seed = int(seed)
+    solver.parameters.num_workers = int(workers or cpsat_workers())
+    solver.parameters.catch_sigint_signal = False
+    return solver

@@ -33,6 +33,7 @@ from ..formal.consistency import (
     order_cost,
 )
 from ..formal.outcome import Outcome
+from . import cpsat_solver
 
 MAX_LO_NODES = 60          # components larger than this are left unanswered
 PACK_ABOVE = 12            # components needing a packing (the checker solves the rest)
@@ -378,10 +379,7 @@ def fas_cpsat(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str], *,
                     m.add(x[i, j] + x[j, l] - x[i, l] <= 1)
         m.minimize(sum(cost.get(p, (0, 0))[0] * v + cost.get(p, (0, 0))[1] * (1 - v)
                        for p, v in x.items()))
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = float(time_limit)
-        solver.parameters.random_seed = int(seed)
-        solver.parameters.num_workers = 1
+        solver = cpsat_solver(time_limit, seed, 1)
         st = solver.solve(m)
         stats["components"].append({"size": k, "status": solver.status_name(st)})
         if st != cp_model.OPTIMAL:

@@ -40,6 +40,7 @@ from ortools.sat.python import cp_model
 
 from ..formal.decision import INTERVENTION, ConstraintSet, DecisionTask, World, stated
 from ..formal.outcome import Outcome
+from . import cpsat_solver
 
 
 class _Timeout(Exception):
@@ -167,13 +168,10 @@ class _Builder:
     def solve(self, time_limit: float, seed: int, minimize=None):
         if minimize is not None:
             self.m.minimize(minimize)
-        s = cp_model.CpSolver()
-        s.parameters.num_workers = 1
+        s = cpsat_solver(time_limit, seed, 1)
         # the models are a few dozen Booleans: presolve costs more than the search (about
         # 2.5x a solve at n = 6) and changes no optimum, infeasibility or enumeration
         s.parameters.cp_model_presolve = False
-        s.parameters.max_time_in_seconds = float(time_limit)
-        s.parameters.random_seed = seed
         st = s.solve(self.m)
         if st == cp_model.INFEASIBLE:
             return None

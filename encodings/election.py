@@ -26,6 +26,7 @@ from typing import Any
 
 from ..formal.election import Election
 from ..formal.rules import rule_named
+from . import cpsat_solver
 from .rules import rule_encoding
 
 
@@ -107,10 +108,7 @@ def can_win_cpsat(e: Election, rule: str, c: str, weights: Sequence[int], *,
         for d in cands:
             if d != c:
                 md.add(score[c] >= score[d] + need(d))
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.random_seed = int(seed)
-    solver.parameters.num_workers = workers
+    solver = cpsat_solver(time_limit, seed, workers)
     if deterministic_time is not None:
         solver.parameters.max_deterministic_time = float(deterministic_time)
     st = solver.solve(md)
@@ -219,10 +217,7 @@ def min_coalition_cpsat(e: Election, rule: str, c: str, *, time_limit: float = 6
     deadline = time.perf_counter() + time_limit
 
     def solve(md, x):
-        s = cp_model.CpSolver()
-        s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
-        s.parameters.random_seed = seed
-        s.parameters.num_workers = 1
+        s = cpsat_solver(max(0.01, deadline - time.perf_counter()), seed, 1)
         md.minimize(sum(x))
         st = s.solve(md)
         if st == cp_model.OPTIMAL:
@@ -238,10 +233,7 @@ def min_coalition_cpsat(e: Election, rule: str, c: str, *, time_limit: float = 6
             x = [md.new_int_var(0, k, f"n[{i}]") for i in range(len(types))]
             md.add(sum(x) == k)
             _score_constraints(md, x, types, base, enc, cands, tau, c)
-            s = cp_model.CpSolver()
-            s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
-            s.parameters.random_seed = seed
-            s.parameters.num_workers = 1
+            s = cpsat_solver(max(0.01, deadline - time.perf_counter()), seed, 1)
             st = s.solve(md)
             if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 return "feasible", [s.value(v) for v in x]

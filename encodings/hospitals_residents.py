@@ -23,6 +23,7 @@ import time
 
 from ..formal.hospitals_residents import NOTIONS, HRMarket
 from ..formal.outcome import Outcome
+from . import cpsat_solver
 
 
 def stable_matching_cpsat_model(market: HRMarket, notion: str):
@@ -92,10 +93,7 @@ def stable_matching_cpsat(market: HRMarket, notion: str, *, time_limit: float, s
     t0 = time.perf_counter()
     model, x = stable_matching_cpsat_model(market, notion)
     build = time.perf_counter() - t0
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(float(time_limit), 0.001)
-    solver.parameters.random_seed = int(seed)
-    solver.parameters.num_workers = int(workers)
+    solver = cpsat_solver(max(float(time_limit), 0.001), seed, workers)
     solver.parameters.symmetry_level = 0      # no useful symmetry; detection costs seconds
     status = solver.solve(model)
     stats = {"engine": "cpsat", "status": solver.status_name(status),

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from ..formal.house_allocation import HouseAllocation
 from ..formal.outcome import Outcome
 from ..formal.welfare import WELFARE, WelfareGraph, welfare_graph, welfare_value
-from . import cpsat_workers
+from . import cpsat_solver
 
 
 class _Staged:
@@ -68,11 +68,7 @@ class _Staged:
             m.maximize(expr)
         else:
             m.minimize(expr)
-        solver = self.cp.CpSolver()
-        solver.parameters.max_time_in_seconds = max(self.deadline - time.perf_counter(), 0.001)
-        solver.parameters.random_seed = self.seed
-        solver.parameters.num_workers = cpsat_workers()
-        solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
+        solver = cpsat_solver(max(self.deadline - time.perf_counter(), 0.001), self.seed)
         status = solver.solve(m)
         self.stages.append(f"{name}:{solver.status_name(status)}")
         if status != self.cp.OPTIMAL:

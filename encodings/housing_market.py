@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..formal.housing_market import HousingMarket
-from . import cpsat_workers
+from . import cpsat_solver
 
 
 @dataclass(frozen=True)
@@ -86,11 +86,7 @@ def core_cpsat(market: HousingMarket, notion: str, *, time_limit: float = 10.0,
                     m.add(t[j] >= t[i]).only_enforce_if(g[q - 1])
                 elif q == 1:
                     m.add(t[j] >= t[i])
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.random_seed = int(seed)
-    solver.parameters.num_workers = int(workers or cpsat_workers())
-    solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
+    solver = cpsat_solver(time_limit, seed, workers)
     st = solver.solve(m)
     stats = {"status": solver.status_name(st), "wall_time": solver.wall_time,
              "variables": len(y) + n, "branches": solver.num_branches}

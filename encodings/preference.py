@@ -16,7 +16,7 @@ from ortools.sat.python import cp_model
 
 from ..formal.outcome import UNKNOWN, Outcome
 from ..formal.preference import PreferenceModel
-from . import cpsat_workers
+from . import cpsat_solver
 from .rules import rule_encoding
 
 MAX_AGGREGATED_VARS = 4000
@@ -53,11 +53,7 @@ class _Run:
         if objective is not None:
             expr = objective(cp, pos)
             (cp.maximize if maximize else cp.minimize)(expr)
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = max(0.01, self.time_limit)
-        solver.parameters.random_seed = self.seed
-        solver.parameters.num_workers = cpsat_workers()
-        solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
+        solver = cpsat_solver(max(0.01, self.time_limit), self.seed)
         st = solver.solve(cp)
         self.solves += 1
         if st == cp_model.INFEASIBLE:
@@ -442,11 +438,7 @@ def winner_aggregated_cpsat(model: PreferenceModel, params: dict, *, time_limit:
     def solve(wins: bool):
         cp = cp_model.CpModel()
         var = build(cp, wins)
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = max(0.01, time_limit)
-        solver.parameters.random_seed = seed
-        solver.parameters.num_workers = cpsat_workers()
-        solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
+        solver = cpsat_solver(max(0.01, time_limit), seed)
         st = solver.solve(cp)
         if st == cp_model.INFEASIBLE:
             return None

@@ -42,9 +42,9 @@ from __future__ import annotations
 
 import time
 
-from ..formal.stable_matching import NOTIONS, Market
 from ..formal.outcome import Outcome
-from . import cpsat_workers
+from ..formal.stable_matching import NOTIONS, Market
+from . import cpsat_solver
 
 FORMS = ("ladder", "rows")
 
@@ -160,11 +160,7 @@ def stable_matching_cpsat(market: Market, notion: str, *, time_limit: float, see
     t0 = time.perf_counter()
     model, x = stable_matching_cpsat_model(market, notion, form=form)
     build = time.perf_counter() - t0
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(float(time_limit), 0.001)
-    solver.parameters.random_seed = int(seed)
-    solver.parameters.num_workers = int(workers or cpsat_workers())
-    solver.parameters.catch_sigint_signal = False   # Ctrl-C stays Python's
+    solver = cpsat_solver(max(float(time_limit), 0.001), seed, workers)
     solver.parameters.symmetry_level = 0      # no useful symmetry; detection costs seconds
     status = solver.solve(model)
     stats = {"engine": "cpsat", "form": form, "status": solver.status_name(status),

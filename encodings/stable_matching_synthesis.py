@@ -22,6 +22,8 @@ from __future__ import annotations
 import itertools
 import time
 
+from . import cpsat_solver
+
 
 def _matchings(na: list[str], nb: list[str]):
     """Every matching of K_{na, nb} as a dict x -> y (the empty one included)."""
@@ -121,10 +123,7 @@ def synthesize_smti(n_a: int, n_b: int, notion: str, *, complete: bool = False,
     big = len(tied) + 1
     n_entries = 2 * n_a * n_b
     model.minimize((n_entries if complete else entries) * big + sum(tied))
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(float(time_limit), 0.01)
-    solver.parameters.random_seed = int(seed)
-    solver.parameters.num_workers = int(workers)
+    solver = cpsat_solver(max(float(time_limit), 0.01), seed, workers)
     status = solver.solve(model)
     stats = {"engine": "cpsat", "status": solver.status_name(status), "matchings": n_match,
              "seconds": round(time.perf_counter() - t0, 3)}

@@ -227,6 +227,54 @@ def test_a_run_whose_every_sample_errored_is_refused_not_scored_as_timeouts(tmp_
     assert not out.exists() and not (tmp_path / "r.html").exists()
 
 
+def test_two_runs_of_one_model_are_refused_pooled_and_told_apart_by_name(tmp_path):
+    """Two logs of mockllm/model (one answering gold, one wrong) were pooled into one model
+    of twice the n, silently (found by a new user): refused, naming both logs; with
+    --model once per log they are two models, compared pairwise."""
+    suite = "voting-manipulation"
+    es = entries(suite, 2)
+    gold = {e["question"]: e["answer"] for e in es}
+    for name, wrong in (("good", False), ("bad", True)):
+        def script(messages, tools, tool_choice, config, wrong=wrong):
+            return output(WRONG if wrong else gold[messages[0].text])
+        (log,) = inspect_eval(f"prefcert/{suite}", model=get_model("mockllm/model",
+                                                                   custom_outputs=script),
+                              log_dir=str(tmp_path / name), display="none",
+                              task_args=SMALL[suite], limit=2)
+        assert log.status == "success"
+    good, bad = str(tmp_path / "good"), str(tmp_path / "bad")
+    r = run("score", good, bad, check=False)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and "Traceback" not in r.stderr
+    assert "of model mockllm/model is also in" in lines[0] and "--model once per LOG" in lines[0]
+    assert str(tmp_path / "bad") in lines[0] and str(tmp_path / "good") in lines[0]
+    r = run("score", good, bad, "--model", "good", "--model", "bad", "--json")
+    share = {json.loads(x)["group"]["model"]: json.loads(x) for x in r.stdout.splitlines()
+             if '"share_correct"' in x}
+    assert {m: (v["k"], v["n"]) for m, v in share.items()} == {"good": (2, 2), "bad": (0, 2)}
+    pairs = [json.loads(x) for x in r.stdout.splitlines() if '"mcnemar_exact"' in x]
+    assert len(pairs) == 1
+    r = run("score", good, bad, "--model", "good", check=False)
+    assert r.returncode == 2 and "give --model once per LOG" in r.stderr
+
+
+def test_a_mockllm_dry_run_through_the_console_script_needs_no_network(tmp_path):
+    """``prefcert eval --model mockllm/model`` counted tokens with tiktoken, which fetches
+    its table from the network: offline it failed on every sample and said "run again to
+    resume" (found by a new user). Now each sample gets the mock's default text."""
+    logs = tmp_path / "logs"
+    r = run("eval", "voting-manipulation", "--model", "mockllm/model", "--limit", "2",
+            "--log-dir", str(logs), "-T", "sizes=3", "-T", "per_cell=1",
+            env={**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-cache")})
+    assert "mockllm/model: success" in r.stderr
+    out = tmp_path / "s.jsonl"
+    run("score", str(logs), "-o", str(out))
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(recs) == 2 and {x["verdict"] for x in recs} == {"invalid"}
+    (log,) = [read_eval_log(str(f)) for f in logs.glob("*.eval")]
+    assert {s.output.completion for s in log.samples} == {"Default output from mockllm/model"}
+
+
 def test_openai_compatible_provider_over_http_with_a_retry_and_a_resumed_run(tmp_path):
     suite = "voting-manipulation"
     es = entries(suite, 4)

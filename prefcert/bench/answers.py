@@ -947,9 +947,11 @@ def _outcome_value(obj: Any, ctx: Mapping[str, Any], rule: str) -> Reading:
 
 # ----------------------------------------------------------------------------- ballot
 
-_BALLOT_FINAL = re.compile(_MD_LEAD + r"(?:my\s+)?final\s+(?:ballot|answer|vote)\b[ \t*_]*"
+# A ballot's markers start a line (Amiri-Margavi et al. 2026, §6.3: a "Final ballot:" line):
+# "my final ballot: C > B > A would elect A" inside a sentence is reasoning, not the answer.
+_BALLOT_FINAL = re.compile(r"^" + _MD_LEAD + r"(?:my\s+)?final\s+(?:ballot|answer|vote)\b[ \t*_]*"
                            r"(?:[:：][ \t*_]*(.*)$|$)", re.I | re.M)
-_BALLOT_MARK = re.compile(_MD_LEAD + r"ballot[ \t*_]*[:：][ \t*_]*(.*)$", re.I | re.M)
+_BALLOT_MARK = re.compile(r"^" + _MD_LEAD + r"ballot[ \t*_]*[:：][ \t*_]*(.*)$", re.I | re.M)
 EMPTY_APPROVAL = frozenset({"none", "{}", "[]", "∅", "empty", "empty set", "nobody", "no one",
                             "()"})
 

@@ -107,15 +107,30 @@ def answer_id(rec: Any, path: str | Path, line: int,
     return pid
 
 
+#: The keys of an answer record (docs/suites.md).
+ANSWER_KEYS = ("id", "answer", "timeout", "suite")
+
+
 def read_answers(path: str | Path,
                  known: Mapping[str, Any] | None = None) -> dict[str, str | None]:
     """prompt id -> answer text (None for a timeout); InstanceError naming the line of a
-    record :func:`answer_id` refuses, or with an id answered twice."""
+    record :func:`answer_id` refuses, with an id answered twice, a key that is not one of
+    :data:`ANSWER_KEYS` (a misspelt ``answer`` would otherwise score as a timeout), or
+    with neither ``answer`` nor ``timeout``; and for a file with no record. O(lines)."""
     out: dict[str, str | None] = {}
     for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
         pid = answer_id(rec, path, i, known)
         if pid in out:
             raise InstanceError("a second answer to the same prompt id", file=str(path),
+                                line=i, value=rec["id"])
+        extra = next((k for k in rec if k not in ANSWER_KEYS), None)
+        if extra is not None:
+            raise InstanceError(f"unknown key in an answer record (the keys are "
+                                f"{', '.join(ANSWER_KEYS)})", file=str(path), line=i,
+                                value=extra)
+        if "answer" not in rec and "timeout" not in rec:
+            raise InstanceError("an answer record without 'answer' (a timeout is written "
+                                "\"answer\": null or \"timeout\": true)", file=str(path),
                                 line=i, value=rec["id"])
         if not isinstance(rec.get("timeout", False), bool):
             raise InstanceError("'timeout' is true or false", file=str(path), line=i,
@@ -124,6 +139,8 @@ def read_answers(path: str | Path,
         if ans is not None and not isinstance(ans, str):
             ans = str(ans)
         out[pid] = ans
+    if not out:
+        raise InstanceError("holds no answer records", file=str(path))
     return out
 
 

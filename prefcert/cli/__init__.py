@@ -4,7 +4,8 @@ load no engine.
 
 Exit status: 0 success; 1 a label could not be produced (engines disagree or time out), an
 audited answer is wrong, or a certificate fails; 2 bad input (a one-line message naming the
-file, line and value; no output written).
+file, line and value; no output written); 130 interrupted by Ctrl-C (a command writing
+output says what it has written).
 """
 from __future__ import annotations
 
@@ -79,6 +80,9 @@ class _Group(click.Group):
         except InstanceError as e:
             click.echo(f"prefcert: error: {e}", err=True)
             sys.exit(2)
+        except KeyboardInterrupt:       # a command that says nothing more of its own
+            click.echo("\nprefcert: interrupted.", err=True)
+            sys.exit(130)
         except OSError as e:
             _drop_stdout()
             where = f"{e.filename}: " if e.filename else "stdout: " if \

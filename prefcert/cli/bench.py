@@ -112,7 +112,8 @@ def suites():
 @click.option("--model", "models", multiple=True, metavar="NAME",
               help="The model that wrote an ANSWERS file (a field of every scored record), "
                    "once per file in the files' order; several files without it are named "
-                   "by their file stems. Inspect logs name their own.")
+                   "by their file stems. Inspect logs name their own; --model once per LOG "
+                   "renames them (two runs of one model told apart).")
 @click.option("--size-tests", type=click.Choice(["paper", "all"]), default="paper",
               show_default=True,
               help="Fisher's exact tests across sizes: the ones the suite's paper reports, "
@@ -140,12 +141,12 @@ def score(sources, out, against, models, size_tests, as_json, parse):
         if out is not None:
             check_output(out)
         if logs:
-            if against or models:
-                raise InstanceError("--against and --model are for answers files (a log "
-                                    "names its model)")
+            if against:
+                raise InstanceError("--against is for answers files (give two logs to "
+                                    "compare their models)")
             from ..bench.inspect.logs import log_samples, score_samples, unfinished
             refuse_inputs([out], list(sources))
-            samples = log_samples(sources)
+            samples = log_samples(sources, list(models) if models else None)
             for line in unfinished(samples):
                 click.echo(f"prefcert: {line}", err=True)
             scores = score_samples(samples)

@@ -24,7 +24,9 @@ def _task_arg(value: str) -> tuple[str, object]:
 @click.option("--model", "models", multiple=True, required=True,
               help="An Inspect model (repeatable), e.g. openai/gpt-4o-mini, "
                    "anthropic/claude-3-5-haiku-latest, ollama/llama3.1, "
-                   "openai-api/<service>/<model> with <SERVICE>_BASE_URL.")
+                   "openai-api/<service>/<model> with <SERVICE>_BASE_URL; "
+                   "mockllm/model for a dry run (offline: every answer is the mock's "
+                   "default text).")
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("logs"), show_default=True,
               help="One log per model; running again on the folder resumes what is "

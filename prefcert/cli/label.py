@@ -165,6 +165,10 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
             raise
     except InstanceError as e:
         bad_input(e)
+    except KeyboardInterrupt:                  # while reading and planning: nothing written
+        click.echo(f"\nprefcert: interrupted before the first label: "
+                   f"{'nothing written' if out is None else f'{out} is unchanged'}.", err=True)
+        sys.exit(130)
     try:
         todo = _pending(work, sink) if sink else work
     except InstanceError as e:

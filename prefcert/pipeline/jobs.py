@@ -161,6 +161,8 @@ def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: 
                 answers.append(run_engine(n, q.engines[n], job.model, job.params,
                                           time_limit=time_limit, seed=seed))
         except Exception as e:       # an engine bug: report it loudly, never a label
+            if _interrupted(e):      # a Ctrl-C that a library turned into its own error
+                raise KeyboardInterrupt from None
             raise Disagreement(disagreement_report(
                 job, f"engine {n} crashed: {e!r}", traceback=traceback.format_exc())) from None
     try:
@@ -356,3 +358,16 @@ def attach_minimized(report: dict, job, *, engines=None, time_limit: float = 10.
 
 def _parse(job, inst: dict):
     return get_domain(job.instance.domain).parse(inst)
+
+
+def _interrupted(e: BaseException) -> bool:
+    """Whether ``e`` was caused by a Ctrl-C: a KeyboardInterrupt in its chain of causes
+    (a C extension interrupted while it initialises raises ImportError from it)."""
+    seen: set[int] = set()
+    x: BaseException | None = e
+    while x is not None and id(x) not in seen:
+        if isinstance(x, KeyboardInterrupt):
+            return True
+        seen.add(id(x))
+        x = x.__cause__ or x.__context__
+    return False

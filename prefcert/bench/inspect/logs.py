@@ -49,7 +49,8 @@ def _tokens(sample: Any) -> dict[str, int]:
     return out
 
 
-def log_samples(paths: Iterable[str | Path]) -> list[dict]:
+def log_samples(paths: Iterable[str | Path], models: Sequence[str] | None = None
+                ) -> list[dict]:
     """One record per (sample, epoch) of the logs: ``record`` (the prompt record with its
     ``labels`` and ``instances``), ``answer`` (None: a timeout), ``model``, ``epoch``,
     ``sample_id``, ``log`` (its file) and ``log_status`` (Inspect's: ``success``,
@@ -57,8 +58,12 @@ def log_samples(paths: Iterable[str | Path]) -> list[dict]:
     refinement ``rounds`` when there were several. InstanceError naming the file for a
     file that is no Inspect log, a log without samples, a log none of whose samples has
     an answer (every sample errored, or the run failed before any answer: scoring it
-    would report a model that never answered as one that timed out on everything), or a
-    sample of a task that is not prefcert's."""
+    would report a model that never answered as one that timed out on everything), a
+    sample of a task that is not prefcert's, or a (model, sample, epoch) found in two logs
+    (two runs of one model would otherwise be pooled into one, doubling its n).
+
+    ``models``: one name per path, in order, replacing the model the logs of that path
+    name (two runs of the same model, e.g. at two temperatures, told apart)."""
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -66,8 +71,15 @@ def log_samples(paths: Iterable[str | Path]) -> list[dict]:
                             "'prefcert[inspect]')") from None
 
     from .scorer import ROUNDS
+    paths = list(paths)
+    if models is not None and len(models) != len(paths):
+        raise InstanceError(f"give --model once per LOG, in the same order ({len(paths)} "
+                            f"log source(s), {len(models)} --model)", value=" ".join(models))
+    named = [(f, None if models is None else models[i])
+             for i, p in enumerate(paths) for f in log_files([p])]
     out = []
-    for f in log_files(paths):
+    seen: dict[tuple, str] = {}
+    for f, name in named:
         try:
             log = read_eval_log(str(f))
         except Exception as e:         # Inspect raises several types for a bad file
@@ -88,7 +100,14 @@ def log_samples(paths: Iterable[str | Path]) -> list[dict]:
             if "suite" not in meta or "labels" not in meta:
                 raise InstanceError("a sample without prefcert's metadata (not a prefcert "
                                     "task)", file=str(f), value=s.id)
-            rec = {"record": meta, "answer": _answer(s), "model": log.eval.model,
+            model = log.eval.model if name is None else name
+            key = (model, meta["suite"], str(s.id), s.epoch)
+            if key in seen:
+                raise InstanceError(f"sample {s.id} (epoch {s.epoch}) of model {model} is "
+                                    f"also in {seen[key]}: give each run once, or name the "
+                                    f"runs apart (--model once per LOG)", file=str(f))
+            seen[key] = str(f)
+            rec = {"record": meta, "answer": _answer(s), "model": model,
                    "epoch": s.epoch, "sample_id": s.id, "log": str(f),
                    "log_status": log.status,
                    "timing": {"total_time": s.total_time, "working_time": s.working_time},

@@ -46,6 +46,24 @@ def evaluate(suite: str, models: Sequence[str], *, log_dir: str | Path,
     from .tasks import TASKS
     opts = {**DEFAULTS, **{k: v for k, v in config.items() if v is not None}}
     ok, logs = eval_set(TASKS[suite](**dict(task_args or {})), log_dir=str(log_dir),
-                        model=list(models), limit=limit, epochs=epochs, display=display,
-                        **opts)
+                        model=[offline_mock(m) for m in models], limit=limit, epochs=epochs,
+                        display=display, **opts)
     return ok, logs
+
+
+def offline_mock(name: str) -> Any:
+    """``name``, or for Inspect's mock provider (``mockllm/...``) that model with its
+    default output and token counts set (the character counts), so that a dry run needs
+    no network: mockllm otherwise counts tokens with tiktoken, which downloads its table
+    on first use."""
+    if not name.startswith("mockllm/"):
+        return name
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    text = f"Default output from {name}"
+
+    def output(*_: Any) -> Any:        # called with the messages, tools and config
+        o = ModelOutput.from_content(model="mockllm", content=text)
+        o.usage = ModelUsage(input_tokens=0, output_tokens=len(text), total_tokens=len(text))
+        return o
+    return get_model(name, custom_outputs=output)
