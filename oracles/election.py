@@ -29,7 +29,7 @@ import functools
 import itertools
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,40 +50,73 @@ class Tally:
     """A rule on an election's ballots (engine twin of the checker's ``Count``).
 
     Candidates are indices 0..m−1 in the order of ``e.candidates``. ``prio[x]`` is x's τ
-    index (0 = best). Score rules keep ``base`` (np int64; Copeland: the margin matrix),
-    computed by the rule's engine (:mod:`prefcert.oracles.rules`); IRV keeps ballot
-    classes as rank arrays (group index per candidate, ``m`` for unranked) and caches the
-    fixed ballots' tallies per active bitmask."""
+    index (0 = best). Score rules keep ``base_list``, the fixed ballots' scores as plain
+    ints (Copeland: the margin matrix as rows), computed by the rule's engine
+    (:mod:`prefcert.oracles.rules`), and evaluate one report on plain ints
+    (:meth:`one_winner`); the numpy arrays — ``base``, the ballot classes as rank arrays
+    ``ranks`` (group index per candidate, ``m`` for unranked), ``approved``, ``counts`` —
+    are built on first use (the ballot space at once, coalitions, IRV), so a small
+    election's greedy pays for no array. IRV caches the fixed ballots' tallies per active
+    bitmask."""
 
     def __init__(self, e: Election, rule: str):
         self.e, self.rule, self.m = e, rule, e.m
         self.engine = rule_engine(rule)
         self.approval = _approval(rule)
-        self.idx = idx = {x: i for i, x in enumerate(e.candidates)}
+        self.idx = {x: i for i, x in enumerate(e.candidates)}
         tau = {x: i for i, x in enumerate(e.tie_break)}
         self._prio: list[int] = [tau[x] for x in e.candidates]
-        self.prio = np.array(self._prio, dtype=np.int64)
-        m = self.m
-        ranks, approved = [], []        # plain lists, one array each at the end
-        for b in e.ballots:
+        self._irv: dict[int, np.ndarray] = {}
+        self.exhaust = e.conventions.get("overvote") == "exhaust"
+        if not self.engine.rounds:
+            self.base_list: list = self.engine.tally(self)
+
+    @functools.cached_property
+    def prio(self) -> np.ndarray:
+        return np.array(self._prio, dtype=np.int64)
+
+    @functools.cached_property
+    def ranks(self) -> np.ndarray:
+        """(classes, m): each ballot's group index per candidate, ``m`` for unranked."""
+        m, idx = self.m, self.idx
+        ranks = []
+        for b in self.e.ballots:
             r = [m] * m
             for gi, g in enumerate(b.ranking):
                 for x in g:
                     r[idx[x]] = gi
             ranks.append(r)
-            a = [0] * m
-            for x in b.approved:
-                a[idx[x]] = 1
-            approved.append(a)
-        self.ranks = np.array(ranks, dtype=np.int64).reshape(-1, m)
-        self.counts = np.array([b.count for b in e.ballots], dtype=np.int64)
-        self.approved = np.array(approved, dtype=np.int64).reshape(-1, m)
-        self._irv: dict[int, np.ndarray] = {}
-        self.exhaust = e.conventions.get("overvote") == "exhaust"
-        if not self.engine.rounds:
-            self.base = self.engine.tally(self)
-            self.base.setflags(write=False)        # shared: see :func:`tally_of`
-            self.base_list: list = self.base.tolist()
+        return np.array(ranks, dtype=np.int64).reshape(-1, m)
+
+    @functools.cached_property
+    def approved(self) -> np.ndarray:
+        """(classes, m): each ballot's approval set as a 0/1 row."""
+        out = np.zeros((len(self.e.ballots), self.m), dtype=np.int64)
+        for i, b in enumerate(self.e.ballots):
+            out[i, [self.idx[x] for x in b.approved]] = 1
+        return out
+
+    @functools.cached_property
+    def counts(self) -> np.ndarray:
+        return np.array([b.count for b in self.e.ballots], dtype=np.int64)
+
+    @functools.cached_property
+    def base(self) -> np.ndarray:
+        """``base_list`` as a read-only array (shared: see :func:`tally_of`)."""
+        out = np.array(self.base_list, dtype=np.int64)
+        out.setflags(write=False)
+        return out
+
+    def best(self, scores: Sequence[int]) -> int:
+        """The highest of plain-int scores, ties to the τ-highest. O(m)."""
+        prio = self._prio
+        return max(range(self.m), key=lambda i: (scores[i], -prio[i]))
+
+    def one_winner(self, report: Sequence[int], weight: int = 1) -> int:
+        """The winner with one report (candidate indices best first; approval: the
+        approved indices) of ``weight`` added: the rule engine's ``one_report`` scores on
+        plain ints. O(m) (O(m²) Copeland)."""
+        return self.best(self.engine.one_report(self, report, weight))
 
     # score rules: reports as index arrays (rankings) or 0/1 vectors (approval)
 
@@ -104,6 +137,8 @@ class Tally:
         """The resolute winner with the given reports (names) added."""
         if self.engine.rounds:
             return self.e.candidates[self.irv_winner([self._ix(q) for q in reports], weights)]
+        if len(reports) == 1:
+            return self.e.candidates[self.one_winner(self._ix(reports[0]), weights[0])]
         if not reports:
             s = self.base
         else:
@@ -394,7 +429,7 @@ def _irv_one(t: Tally, q: tuple[int, ...], cache: dict) -> int:
     return mask.bit_length() - 1
 
 
-def irv_report_counts(t: Tally) -> tuple[np.ndarray, dict[int, tuple[int, ...]]]:
+def irv_report_counts(t: Tally) -> tuple[list[int], dict[int, tuple[int, ...]]]:
     """IRV, one manipulator: how many of the m! reports elect each candidate, and for each
     winner the lexicographically first report (candidate indices) electing it. A walk of
     the reports' prefix tree in lexicographic order: a report matters only up to its first
@@ -404,7 +439,7 @@ def irv_report_counts(t: Tally) -> tuple[np.ndarray, dict[int, tuple[int, ...]]]
     typically far fewer (every prefix ends at its first surviving top)."""
     m = t.m
     fact = [math.factorial(k) for k in range(m + 1)]
-    counts = np.zeros(m, dtype=np.int64)
+    counts = [0] * m
     first: dict[int, tuple[int, ...]] = {}
     out: dict[tuple[int, int], int] = {}
 
@@ -442,37 +477,66 @@ def irv_report_counts(t: Tally) -> tuple[np.ndarray, dict[int, tuple[int, ...]]]
     return counts, first
 
 
+def top_report_counts(t: Tally) -> tuple[list[int], dict[int, tuple[int, ...]]]:
+    """A rule whose report's winner depends on its top only (plurality): the m! reports
+    fall into m classes of (m − 1)! by their top. Returns how many reports elect each
+    candidate and, per winner, the lexicographically first report electing it (its top
+    the least such, the rest ascending). O(m²) on plain ints."""
+    m = t.m
+    size = math.factorial(m - 1)
+    counts = [0] * m
+    first: dict[int, tuple[int, ...]] = {}
+    for x in range(m):
+        rep = (x, *(y for y in range(m) if y != x))
+        w = t.one_winner(rep)
+        counts[w] += size
+        first.setdefault(w, rep)
+    return counts, first
+
+
+def report_counts(t: Tally) -> tuple[list[int], Callable[[int], tuple[int, ...]]]:
+    """How many reports of the ballot space elect each candidate, and the first report (in
+    the ballot space's order, :func:`all_reports`) electing a given winner: IRV by
+    :func:`irv_report_counts`, a top-only rule by :func:`top_report_counts`, the other
+    score rules by every report at once (:func:`report_outcomes`)."""
+    if t.engine.rounds or t.engine.top_only:
+        counts, first = (irv_report_counts if t.engine.rounds else top_report_counts)(t)
+        return counts, first.__getitem__
+    rep = all_reports(t.e, t.rule)
+    win = report_outcomes(t.e, t.rule, rep)
+
+    def first_of(w: int) -> tuple[int, ...]:
+        row = rep[int(np.flatnonzero(win == w)[0])]
+        return tuple(np.flatnonzero(row).tolist() if t.approval else row.tolist())
+    return np.bincount(win, minlength=t.m).tolist(), first_of
+
+
 def enumerate_reports(e: Election, rule: str) -> Manipulation:
     """The benchmark's oracle: every report evaluated. Counts: ``reports`` |B_r|,
     ``profitable`` |M|, ``optimal`` |B*|, ``outcomes`` winner -> reports. O(|B_r| · m)
-    for the score rules (O(|B_r| · m²) Copeland); IRV by :func:`irv_report_counts`
-    (at most |B_r| prefixes, each O(m) memoised rounds)."""
+    for the score rules (O(|B_r| · m²) Copeland; O(m²) plurality, whose winner depends
+    on the top only); IRV by :func:`irv_report_counts` (at most |B_r| prefixes, each
+    O(m) memoised rounds)."""
     names = e.candidates
     w0 = sincere_winner(e, rule)
     key = preference_key(e)
-    rounds = rule_named(rule).rounds
-    if rounds:
-        counts, first = irv_report_counts(tally_of(e, rule))
-        size = math.factorial(e.m)
-    else:
-        rep = all_reports(e, rule)
-        win = report_outcomes(e, rule, rep)
-        counts, size = np.bincount(win, minlength=e.m), len(rep)
+    counts, first = report_counts(tally_of(e, rule))
+    size = all_reports_size(e, rule)
     reach = {names[i] for i in range(e.m) if counts[i]}
     best = min(reach | {w0}, key=key)
     u0, ub = key(w0)[0], key(best)[0]
-    outcomes = {names[i]: int(counts[i]) for i in range(e.m) if counts[i]}
-    ballot = None
-    if best != w0 and rounds:
-        ballot = [names[i] for i in first[names.index(best)]]
-    elif best != w0:
-        k = int(np.flatnonzero(win == names.index(best))[0])
-        ballot = _names(e, rule, rep[k])
+    outcomes = {names[i]: counts[i] for i in range(e.m) if counts[i]}
+    ballot = None if best == w0 else [names[i] for i in first(names.index(best))]
     return Manipulation(w0, best, ballot, reach, counts={
         "reports": size,
         "profitable": sum(v for x, v in outcomes.items() if key(x)[0] < u0),
         "optimal": sum(v for x, v in outcomes.items() if key(x)[0] == ub),
         "outcomes": outcomes})
+
+
+def all_reports_size(e: Election, rule: str) -> int:
+    """|B_r|: m! rankings or 2^m subsets."""
+    return 2 ** e.m if _approval(rule) else math.factorial(e.m)
 
 
 def _names(e: Election, rule: str, row: np.ndarray) -> list[str]:
@@ -498,11 +562,14 @@ def greedy_can_win(t: Tally, c: int, weight: int = 1) -> tuple[list[int] | None,
     placed = [c]
     left = sorted((x for x in range(m) if x != c), key=prio.__getitem__)
     score = t.engine.placed_score          # d's score when it is above exactly `below`
-    sc = score(t, c, set(range(m)) - {c}, weight)
+    sc = score(t, c, set(left), weight)
     while left:
         fit = None
+        below = set(left)                  # the unplaced set; each d in turn left out
         for d in left:
-            sd = score(t, d, set(left) - {d}, weight)
+            below.discard(d)
+            sd = score(t, d, below, weight)
+            below.add(d)
             if not beats(sd, sc, d):
                 fit = d
                 break
