@@ -477,31 +477,16 @@ def irv_report_counts(t: Tally) -> tuple[list[int], dict[int, tuple[int, ...]]]:
     return counts, first
 
 
-def top_report_counts(t: Tally) -> tuple[list[int], dict[int, tuple[int, ...]]]:
-    """A rule whose report's winner depends on its top only (plurality): the m! reports
-    fall into m classes of (m − 1)! by their top. Returns how many reports elect each
-    candidate and, per winner, the lexicographically first report electing it (its top
-    the least such, the rest ascending). O(m²) on plain ints."""
-    m = t.m
-    size = math.factorial(m - 1)
-    counts = [0] * m
-    first: dict[int, tuple[int, ...]] = {}
-    for x in range(m):
-        rep = (x, *(y for y in range(m) if y != x))
-        w = t.one_winner(rep)
-        counts[w] += size
-        first.setdefault(w, rep)
-    return counts, first
-
-
 def report_counts(t: Tally) -> tuple[list[int], Callable[[int], tuple[int, ...]]]:
     """How many reports of the ballot space elect each candidate, and the first report (in
     the ballot space's order, :func:`all_reports`) electing a given winner: IRV by
-    :func:`irv_report_counts`, a top-only rule by :func:`top_report_counts`, the other
-    score rules by every report at once (:func:`report_outcomes`)."""
-    if t.engine.rounds or t.engine.top_only:
-        counts, first = (irv_report_counts if t.engine.rounds else top_report_counts)(t)
-        return counts, first.__getitem__
+    :func:`irv_report_counts`; a rule whose reports fall into a few classes of one
+    outcome each by its engine's ``report_counts`` (plurality: by the top; approval: by
+    the first approved candidate in order of fixed score); the other score rules by
+    every report at once (:func:`report_outcomes`)."""
+    classes = irv_report_counts(t) if t.engine.rounds else t.engine.report_counts(t)
+    if classes is not None:
+        return classes[0], classes[1].__getitem__
     rep = all_reports(t.e, t.rule)
     win = report_outcomes(t.e, t.rule, rep)
 

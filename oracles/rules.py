@@ -26,6 +26,8 @@ Adding a rule: one class here (and its twins in ``formal/rules.py`` and
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..formal.preference import PreferenceModel
@@ -47,9 +49,6 @@ class RuleEngine:
 
     # elections -------------------------------------------------------------------
 
-    #: a report's winner depends on its top only (the ballot space is m classes)
-    top_only: bool = False
-
     def tally(self, t) -> list:
         raise NotImplementedError(f"{self.name} has no scores")
 
@@ -67,6 +66,14 @@ class RuleEngine:
 
     def placed_score(self, t, d: int, below: set, weight: int) -> int:
         raise NotImplementedError(f"the greedy does not apply to {self.name}")
+
+    def report_counts(self, t) -> tuple[list[int], dict[int, tuple[int, ...]]] | None:
+        """When the ballot space falls into a few classes of reports with one outcome
+        each: how many reports (one manipulator, weight 1) elect each candidate and, per
+        winner, the first report electing it in the ballot space's order (rankings
+        lexicographic; subsets by size, then lexicographic); None otherwise (every
+        report is evaluated)."""
+        return None
 
     def report_winners(self, t, rep: np.ndarray) -> np.ndarray:
         """The winner index of each report row (one manipulator, weight 1): the highest
@@ -203,7 +210,6 @@ class Plurality(PerVoteRule):
     """One point to a ballot's single top (a tied top counts for nobody)."""
 
     possible_flow = True
-    top_only = True
 
     def tally(self, t) -> list:
         s, idx = [0] * t.m, t.idx
@@ -224,6 +230,20 @@ class Plurality(PerVoteRule):
 
     def report_scores(self, t, rep) -> np.ndarray:
         return t.base[None, :] + (np.arange(t.m)[None, :] == rep[:, :1])
+
+    def report_counts(self, t) -> tuple[list[int], dict[int, tuple[int, ...]]]:
+        """A report's winner depends on its top only: m classes of (m − 1)! reports; the
+        first report of a class is its top, then the rest ascending. O(m²)."""
+        m = t.m
+        size = math.factorial(m - 1)
+        counts = [0] * m
+        first: dict[int, tuple[int, ...]] = {}
+        for x in range(m):
+            rep = (x, *(y for y in range(m) if y != x))
+            w = t.one_winner(rep)
+            counts[w] += size
+            first.setdefault(w, rep)
+        return counts, first
 
     def placed_score(self, t, d, below, weight) -> int:
         return t.base_list[d] + (weight if len(below) == t.m - 1 else 0)
@@ -355,6 +375,27 @@ class Approval(RuleEngine):
 
     def report_scores(self, t, rep) -> np.ndarray:
         return t.base[None, :] + rep
+
+    def report_counts(self, t) -> tuple[list[int], dict[int, tuple[int, ...]]]:
+        """With the candidates in order L of (fixed score, τ) best first, a subset S
+        elects L[0] when it approves L[0] (a point ahead of everyone else's fixed score)
+        or nothing; otherwise its first approved member x = L[i] wins when x, a point up,
+        beats L[0] — and no one else can, being below x and unapproved. Those are 2^(m−1)
+        subsets with L[0], the empty set, and 2^(m−1−i) with first member L[i]; the first
+        subset electing L[0] is the empty one, and any other winner x's is {x}. O(m log m).
+        """
+        m, s, prio = t.m, t.base_list, t._prio
+        order = sorted(range(m), key=lambda i: (-s[i], prio[i]))
+        top = order[0]
+        counts = [0] * m
+        counts[top] = 2 ** (m - 1) + 1
+        first: dict[int, tuple[int, ...]] = {top: ()}
+        for i, x in enumerate(order[1:], 1):
+            wins = s[x] + 1 > s[top] or (s[x] + 1 == s[top] and prio[x] < prio[top])
+            counts[x if wins else top] += 2 ** (m - 1 - i)
+            if wins:
+                first[x] = (x,)
+        return counts, first
 
 
 @engine("irv")
