@@ -31,12 +31,15 @@ import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..formal.election import Election
 from ..formal.rules import rule_named
-from .rules import rule_engine
+from .rules import ranked_groups, rule_engine
+
+T = TypeVar("T")
 
 
 def _approval(rule: str) -> bool:
@@ -198,6 +201,21 @@ class Tally:
                     best, out = k, i
         return out
 
+    def irv_eliminated(self, mask: int, top: int, weight: int = 1) -> int:
+        """The candidate eliminated among the active bitmask when one manipulator of
+        ``weight`` votes for ``top`` and the fixed ballots as they do. O(m)."""
+        v = self.irv_base(mask).copy()
+        v[top] += weight
+        return self.irv_out(mask, v)
+
+    def irv_lowest(self, mask: int, votes: np.ndarray) -> list[int]:
+        """The active candidates tied for the fewest votes (each one an elimination of
+        some resolution of the tie). O(m)."""
+        v = votes.tolist()
+        act = [i for i in range(self.m) if (mask >> i) & 1]
+        low = min(v[i] for i in act)
+        return [i for i in act if v[i] == low]
+
     def irv_winner(self, reports: Sequence[Sequence[int]] = (), weights: Sequence[int] = (),
                    trace: list | None = None) -> int:
         mask = (1 << self.m) - 1
@@ -229,18 +247,13 @@ class Tally:
             seen[mask] = set()
             order.append(mask)
             if mask & (mask - 1):
-                v = self.irv_base(mask)
-                act = [i for i in range(self.m) if (mask >> i) & 1]
-                low = min(int(v[i]) for i in act)
-                stack.extend(mask & ~(1 << i) for i in act if v[i] == low)
+                stack.extend(mask & ~(1 << i) for i in self.irv_lowest(mask, self.irv_base(mask)))
         for mask in reversed(order):
             if not mask & (mask - 1):
                 seen[mask] = {mask.bit_length() - 1}
             else:
-                v = self.irv_base(mask)
-                act = [i for i in range(self.m) if (mask >> i) & 1]
-                low = min(int(v[i]) for i in act)
-                seen[mask] = set().union(*(seen[mask & ~(1 << i)] for i in act if v[i] == low))
+                seen[mask] = set().union(*(seen[mask & ~(1 << i)]
+                                           for i in self.irv_lowest(mask, self.irv_base(mask))))
         return seen[(1 << self.m) - 1]
 
     def _irv_put_exhaust(self) -> set[int]:
@@ -258,9 +271,7 @@ class Tally:
                 memo[key] = {mask.bit_length() - 1}
                 continue
             v, after = self._irv_votes(mask, alive)
-            act = [i for i in range(self.m) if (mask >> i) & 1]
-            low = min(int(v[i]) for i in act)
-            nxt = [(mask & ~(1 << i), after) for i in act if v[i] == low]
+            nxt = [(mask & ~(1 << i), after) for i in self.irv_lowest(mask, v)]
             if expanded:
                 memo[key] = set().union(*(memo[(k, a.tobytes())] for k, a in nxt))
             else:
@@ -269,39 +280,51 @@ class Tally:
         return memo[(start[0], start[1].tobytes())]
 
 
+def once(e: Election, key: Any, build: Callable[[], T]) -> T:
+    """``build()``, computed once per election: kept in its engine cache under ``key``
+    (what the engines derive from an election — its Tally, w₀, the manipulator's keys —
+    is shared by every engine that labels it)."""
+    hit = e._cache.get(key)
+    if hit is None:
+        hit = e._cache[key] = build()
+    return hit
+
+
 def tally_of(e: Election, rule: str) -> Tally:
     """The :class:`Tally` of ``e`` under ``rule``, built once per election (kept in the
     election's engine cache; its arrays are read-only). O(n · m) the first time."""
-    key = ("oracle-tally", rule)
-    t = e._cache.get(key)
-    if t is None:
-        t = e._cache[key] = Tally(e, rule)
-    return t
+    return once(e, ("oracle-tally", rule), lambda: Tally(e, rule))
 
 
 def winner(e: Election, rule: str) -> dict:
     """The ``winner`` answer: ``{"winner", "winners"}`` and the certificate's scores (or
-    IRV rounds) of the sincere election. Engine twin of the checker's ``winner_table``."""
+    IRV rounds) of the sincere election, by candidate name. Engine twin of the checker's
+    ``winner_table``."""
     e = e.sincere()
     t = Tally(e, rule)
     names = e.candidates
-    def in_tau(xs: Iterable[str]) -> list[str]:
-        keep = set(xs)
-        return [x for x in e.tie_break if x in keep]
+
+    def named(values: Sequence[int], mask: int) -> dict[str, int | float]:
+        """The candidates of the bitmask, by name, with their value (scores in units of
+        the rule's ``score_unit``: Copeland halves its doubled scores)."""
+        unit = t.engine.score_unit
+        return {names[i]: values[i] if unit == 1 else values[i] / unit if values[i] % unit
+                else values[i] // unit for i in range(t.m) if (mask >> i) & 1}
+
+    def in_tau(won: set[int]) -> list[str]:
+        return [x for x in e.tie_break if t.idx[x] in won]
+    everyone = (1 << t.m) - 1
     if t.engine.rounds:
         trace: list = []
         w = t.irv_winner(trace=trace)
-        rounds = [{names[i]: int(v[i]) for i in range(t.m) if (mask >> i) & 1}
-                  for mask, v, _ in trace]
-        return {"winner": names[w], "winners": in_tau(names[i] for i in t.irv_put()),
-                "rounds": rounds, "eliminated": [names[o] for *_, o in trace]}
-    s = t.scores()
-    best = s.max()
-    unit = t.engine.score_unit
-    return {"winner": names[t.resolve(s)],
-            "winners": in_tau(names[i] for i in range(t.m) if s[i] == best),
-            "scores": {names[i]: (int(s[i]) / unit if s[i] % unit else int(s[i]) // unit)
-                       if unit != 1 else int(s[i]) for i in range(t.m)}}
+        return {"winner": names[w], "winners": in_tau(t.irv_put()),
+                "rounds": [named(v.tolist(), mask) for mask, v, _ in trace],
+                "eliminated": [names[o] for *_, o in trace]}
+    s = t.scores().tolist()
+    top = max(s)
+    return {"winner": names[t.best(s)],
+            "winners": in_tau({i for i in range(t.m) if s[i] == top}),
+            "scores": named(s, everyone)}
 
 
 # --------------------------------------------------------------------------- manipulation
@@ -325,27 +348,17 @@ class Manipulation:
 def preference_key(e: Election):
     """Sort key of the manipulator's preference: true rank, then τ (engine twin); the
     keys are computed once per election (O(m)) and looked up."""
-    keys = e._cache.get("oracle-preference")
-    if keys is None:
-        ranking = e.manipulator.ranking
-        pos, above = {}, 0
-        for g in ranking:
-            for x in g:
-                pos[x] = above + 1
-            above += len(g)
-        keys = e._cache["oracle-preference"] = {
-            x: (pos.get(x, above + 1), i) for i, x in enumerate(e.tie_break)}
-    return keys.__getitem__
+    def build() -> dict[str, tuple[int, int]]:
+        pos = {x: above + 1 for g, above in ranked_groups(e.manipulator.ranking) for x in g}
+        bottom = sum(map(len, e.manipulator.ranking)) + 1        # every unranked candidate
+        return {x: (pos.get(x, bottom), i) for i, x in enumerate(e.tie_break)}
+    return once(e, "oracle-preference", build).__getitem__
 
 
 def sincere_winner(e: Election, rule: str) -> str:
     """w₀: the winner with the manipulator's sincere ballot added (computed once per
     election and rule)."""
-    key = ("oracle-w0", rule)
-    w = e._cache.get(key)
-    if w is None:
-        w = e._cache[key] = _sincere_winner(e, rule)
-    return w
+    return once(e, ("oracle-w0", rule), lambda: _sincere_winner(e, rule))
 
 
 def _sincere_winner(e: Election, rule: str) -> str:
@@ -422,9 +435,7 @@ def _irv_one(t: Tally, q: tuple[int, ...], cache: dict) -> int:
         key = (mask, top)
         out = cache.get(key)
         if out is None:
-            v = t.irv_base(mask).copy()
-            v[top] += 1
-            out = cache[key] = t.irv_out(mask, v)
+            out = cache[key] = t.irv_eliminated(mask, top)
         mask &= ~(1 << out)
     return mask.bit_length() - 1
 
@@ -446,9 +457,7 @@ def irv_report_counts(t: Tally) -> tuple[list[int], dict[int, tuple[int, ...]]]:
     def eliminated(mask: int, top: int) -> int:
         x = out.get((mask, top))
         if x is None:
-            v = t.irv_base(mask).copy()
-            v[top] += 1
-            x = out[(mask, top)] = t.irv_out(mask, v)
+            x = out[(mask, top)] = t.irv_eliminated(mask, top)
         return x
 
     def walk(mask: int, prefix: tuple[int, ...], used: int) -> None:
@@ -606,9 +615,7 @@ def irv_search(e: Election, weight: int = 1, *, time_limit: float | None = None,
         if not mask & (mask - 1):
             res = frozenset([mask.bit_length() - 1])
         else:
-            v = t.irv_base(mask).copy()
-            v[top] += weight
-            out = t.irv_out(mask, v)
+            out = t.irv_eliminated(mask, top, weight)
             nxt = mask & ~(1 << out)
             if out != top:
                 res = go(nxt, top)
@@ -628,9 +635,7 @@ def irv_ballot(e: Election, target: str, memo: dict, t: Tally, weight: int = 1) 
     top = next(u for u in range(m) if c in memo[(mask, u)])
     tops = [top]
     while mask & (mask - 1):
-        v = t.irv_base(mask).copy()
-        v[top] += weight
-        out = t.irv_out(mask, v)
+        out = t.irv_eliminated(mask, top, weight)
         mask &= ~(1 << out)
         if out == top:
             top = next(u for u in range(m) if (mask >> u) & 1 and c in memo[(mask, u)])
@@ -766,6 +771,11 @@ def brute_force_manipulation(e: Election, rule: str) -> Manipulation:
         "outcomes": {x: outcomes[x] for x in e.candidates if x in outcomes}})
 
 
+def _copeland_point(margin: int) -> int:
+    """A Copeland contest's doubled points from its margin: 2 a win, 1 a tie."""
+    return 2 if margin > 0 else 1 if margin == 0 else 0
+
+
 def copeland_coalition_bounds(e: Election, c: str
                               ) -> tuple[int, int, list[tuple[list[str], int]]]:
     """Bounds on the fewest manipulators who, added to the sincere election, make ``c``
@@ -785,8 +795,7 @@ def copeland_coalition_bounds(e: Election, c: str
     prio = t.prio
     n = e.voters
 
-    def pt(x: int) -> int:
-        return 2 if x > 0 else 1 if x == 0 else 0
+    pt = _copeland_point
 
     def necessary(k: int) -> bool:
         sc = sum(pt(int(mu[ci, y]) + k) for y in range(m) if y != ci)
@@ -856,9 +865,7 @@ def copeland_bound(e: Election, c: str, weights: Sequence[int]) -> str | None:
     e = e.sincere()
     t = Tally(e, "copeland")
     W, ci = sum(weights), e.candidates.index(c)
-
-    def pt(x: int) -> int:
-        return 2 if x > 0 else 1 if x == 0 else 0
+    pt = _copeland_point
     best = sum(pt(int(t.base[ci, y]) + W) for y in range(e.m) if y != ci)
     for d in range(e.m):
         if d == ci:

@@ -27,6 +27,7 @@ Adding a rule: one class here (and its twins in ``formal/rules.py`` and
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -151,6 +152,15 @@ def rule_engine(name: str) -> RuleEngine:
 
 
 # --------------------------------------------------------------------------- shared parts
+
+def ranked_groups(ranking: Sequence[Sequence[str]]) -> Iterator[tuple[Sequence[str], int]]:
+    """Each tie group of a ranking (best first) with the number of candidates ranked
+    strictly above it. O(len(ranking))."""
+    above = 0
+    for g in ranking:
+        yield g, above
+        above += len(g)
+
 
 #: the (scaled) positions of read-only report arrays (the ballot spaces, built once per
 #: m), by (id, scale), with the array itself so the id stays its own
@@ -285,11 +295,9 @@ class Borda(PerVoteRule):
     def tally(self, t) -> list:
         m, idx, s = t.m, t.idx, [0] * t.m
         for b in t.e.ballots:
-            above = 0                                  # |{y : x ≻ y}| = m − above
-            for g in b.ranking:
-                above += len(g)
+            for g, above in ranked_groups(b.ranking):  # |{y : x ≻ y}| = m − above − |g|
                 for x in g:
-                    s[idx[x]] += b.count * (m - above)
+                    s[idx[x]] += b.count * (m - above - len(g))
         return s
 
     def one_report(self, t, q, w) -> list[int]:
@@ -484,5 +492,6 @@ def score_order(rule: str, order: np.ndarray, w: np.ndarray) -> np.ndarray:
     return e.final(e.total(order, _positions(order), w))
 
 
-__all__ = ["ENGINES", "RuleEngine", "PerVoteRule", "engine", "rule_engine", "score_order"]
+__all__ = ["ENGINES", "RuleEngine", "PerVoteRule", "engine", "ranked_groups", "rule_engine",
+           "score_order"]
 
