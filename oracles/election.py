@@ -1,9 +1,11 @@
 """Election engines: the rules (numpy, an engine twin of the checker's definitions),
 winner determination, and single-voter and coalitional manipulation.
 
-- :func:`enumerate_reports`: the oracle of the benchmark — every report of the ballot space
-  (m! rankings or 2^m subsets) evaluated at once (vectorised for the score rules), giving
-  w₀, w*, |M|, |B*| and the outcome counts.
+- :func:`enumerate_reports`: the oracle of the benchmark — the outcome of every report of
+  the ballot space (m! rankings or 2^m subsets), giving w₀, w*, |M|, |B*| and the outcome
+  counts: by classes of reports with one outcome where the rule has them (plurality: the
+  top; approval: the first approved candidate in order of fixed score; IRV: the prefixes
+  up to the first surviving top), else every report at once (vectorised).
 - :func:`greedy_reachable`: the greedy of Bartholdi, Tovey & Trick (1989) for one
   manipulator. Exact for plurality, Borda, Copeland (any tie value) and approval: each
   candidate's score depends only on — and grows with — the set of candidates the
