@@ -48,7 +48,9 @@ Rows:
   ``--manip-count`` instances per rule), each labelled in this process with the default
   engines (the proof: the greedy's stuck sets / the IRV search; the cross-check:
   enumeration, due on such small instances) and with ``cross_check="never"``, and the
-  label checked (``prefcert.check``): mean milliseconds per instance, against svvamp's
+  label checked (``prefcert.check``): median CPU milliseconds per instance (each instance
+  labelled once untimed first), with ``--before`` also the older installation's (its
+  python runs the same row in a subprocess, same inputs, same run), against svvamp's
   ``is_im_v_with_candidates_`` (``im_option="exact"``) on the same elections when
   ``--svvamp PYTHON`` names a side venv's interpreter with svvamp installed
   (``benchmarks/peer_svvamp.py``; svvamp is a peer, never a dependency);
@@ -408,38 +410,39 @@ def irv_m20(count: int) -> None:
          "always (max)", "")
 
 
-def manipulation(m: int, count: int, work: Path, svvamp: str | None) -> None:
-    """Single-voter manipulation at m candidates: label (default, never) and check per
-    instance, every rule, against svvamp on the same elections."""
+def manipulation_times(m: int, count: int) -> dict:
+    """Single-voter manipulation at m candidates, every rule: the median CPU milliseconds
+    per instance of the label (default, never) and the check, the verdicts, the label's
+    certificate type and svvamp's input (JSON-able: a ``--before`` interpreter prints it).
+    Each instance is labelled once untimed first (imports, caches built once per m), and
+    each timed labelling starts from a fresh model: what the engines derive once per
+    election is not carried from one labelling to the next."""
     import prefcert
     from prefcert.formal.election import parse_election
     from prefcert.formal.instances import from_object
     from prefcert.formal.rules import rule_names
     from prefcert.generators.election import impartial_culture_election
     from prefcert.pipeline.jobs import label, plan
-    rules = list(rule_names())
-    peer_in, ours = [], {}
-    warm = impartial_culture_election(m, 5, seed=1, rule="irv")      # imports, caches
-    (job,) = plan([from_object(warm, "<bench>", None, "warm")], ["manipulation"])
-    prefcert.check(label(job), warm)
-    for rule in rules:
+    out: dict = {}
+    for rule in rule_names():
         datas = [impartial_culture_election(m, 5, seed=100 * m + s, rule=rule)
                  for s in range(count)]
-        times: dict[str, float] = {"default": 0.0, "never": 0.0, "check": 0.0}
-        verdicts = []
+        times: dict[str, list[float]] = {"default": [], "never": [], "check": []}
+        verdicts, peer_in, cert = [], [], None
         for s, data in enumerate(datas):
+            (job,) = plan([from_object(data, "<bench>", None, f"m{m}-{s}")], ["manipulation"])
+            prefcert.check(label(job), data)                           # warm: untimed
             for mode in ("default", "never"):
-                # a fresh model per mode: what the engines derive once per election is
-                # not carried from one labelling to the next
                 (job,) = plan([from_object(data, "<bench>", None, f"m{m}-{s}")],
                               ["manipulation"])
-                t0 = time.perf_counter()
+                t0 = time.process_time()
                 lab = label(job, cross_check="budget" if mode == "default" else "never")
-                times[mode] += time.perf_counter() - t0
-            t0 = time.perf_counter()
+                times[mode].append(time.process_time() - t0)
+            t0 = time.process_time()
             assert prefcert.check(lab, data)
-            times["check"] += time.perf_counter() - t0
+            times["check"].append(time.process_time() - t0)
             verdicts.append(lab["verdict"] == "manipulable")
+            cert = lab["certificate"]["type"]
             e = parse_election(data)
             idx = {x: i for i, x in enumerate(e.tie_break)}
             voters = [e.manipulator, *(b for b in e.ballots for _ in range(b.count))]
@@ -450,27 +453,49 @@ def manipulation(m: int, count: int, work: Path, svvamp: str | None) -> None:
                             "voters": [[idx[g[0]] for g in b.ranking] for b in voters],
                             "utilities": [[len(b.approved) - r[x] - 0.5 for x in e.tie_break]
                                           for b, r in zip(voters, rank)]})
-        ours[rule] = ({k: v / count for k, v in times.items()}, verdicts,
-                      lab["certificate"]["type"])
+        out[rule] = {"ms": {k: 1000 * statistics.median(v) for k, v in times.items()},
+                     "verdicts": verdicts, "certificate": cert, "peer_in": peer_in}
+    return out
+
+
+def manipulation(m: int, count: int, work: Path, svvamp: str | None,
+                 before: str | None = None) -> None:
+    """Single-voter manipulation at m candidates: label (default, never) and check per
+    instance (median CPU ms), every rule, against svvamp on the same elections and, with
+    ``before`` (an older installation's prefcert executable), against that installation
+    (its python runs this function in a subprocess, in the same run)."""
+    ours = manipulation_times(m, count)
+    old: dict = {}
+    if before:
+        py = str(Path(before).with_name("python"))
+        r = subprocess.run([py, str(Path(__file__).resolve()), "--manip-json", str(m),
+                            "--manip-count", str(count)],
+                           capture_output=True, text=True, check=True)
+        old = json.loads(r.stdout.splitlines()[-1])
     peer: dict[str, dict] = {}
     if svvamp:
         path = work / f"svvamp-m{m}.json"
-        path.write_text(json.dumps(peer_in))
+        path.write_text(json.dumps([el for v in ours.values() for el in v["peer_in"]]))
         r = subprocess.run([svvamp, str(ROOT / "benchmarks" / "peer_svvamp.py"), str(path)],
                            capture_output=True, text=True, check=True)
         peer = {row["rule"]: row for row in map(json.loads, r.stdout.splitlines())}
-    for rule in rules:
-        t, verdicts, cert = ours[rule]
+    for rule, got in ours.items():
+        t, verdicts = got["ms"], got["verdicts"]
         ref = peer.get(rule)
         same = "" if ref is None else \
             f" (verdicts agree {sum(a == b for a, b in zip(verdicts, ref['verdicts']))}/{count})"
         ms = None if ref is None else 1000 * ref["seconds"]
-        line(f"manip-m{m}", f"{rule} label, default ({cert})", 1000 * t["default"], ms,
+        line(f"manip-m{m}", f"{rule} label, default ({got['certificate']})", t["default"], ms,
              "svvamp exact IM (ms)", "<= svvamp" + same, "ms")
-        line(f"manip-m{m}", f"{rule} label, cross-check never", 1000 * t["never"], ms,
+        line(f"manip-m{m}", f"{rule} label, cross-check never", t["never"], ms,
              "svvamp exact IM (ms)", "", "ms")
-        line(f"manip-m{m}", f"{rule} check", 1000 * t["check"], ms,
-             "svvamp exact IM (ms)", "", "ms")
+        line(f"manip-m{m}", f"{rule} check", t["check"], ms, "svvamp exact IM (ms)", "", "ms")
+        if rule in old:
+            b = old[rule]["ms"]
+            line(f"manip-m{m}", f"{rule} label, default / before", t["default"],
+                 b["default"], "before (ms)", "", "ms")
+            line(f"manip-m{m}", f"{rule} check / before", t["check"], b["check"],
+                 "before (ms)", "", "ms")
 
 
 # ------------------------------------------------------------------ suite generation
@@ -705,7 +730,13 @@ def main() -> None:
     ap.add_argument("--svvamp", help="a side venv's python with svvamp (the manip rows' peer)")
     ap.add_argument("--suites", default=",".join(SUITES),
                     help="the suites of the generate row (comma-separated)")
+    ap.add_argument("--manip-json", type=int, help=argparse.SUPPRESS)   # a before run's row
     args = ap.parse_args()
+    if args.manip_json:
+        times = manipulation_times(args.manip_json, args.manip_count)
+        print(json.dumps({r: {k: v for k, v in t.items() if k != "peer_in"}
+                          for r, t in times.items()}))
+        return
     args.work.mkdir(parents=True, exist_ok=True)
     exe = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or "prefcert"
     rows = set(args.rows.split(","))
@@ -780,7 +811,7 @@ def main() -> None:
         irv_m20(args.irv_count)
     for m in (5, 7):
         if want(f"manip-m{m}"):
-            manipulation(m, args.manip_count, args.work, args.svvamp)
+            manipulation(m, args.manip_count, args.work, args.svvamp, args.before)
     if want("smti-5000"):
         smti_5000(args.work, exe, args.before, repeat=args.smti_repeat)
     if want("generate"):

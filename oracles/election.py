@@ -1,9 +1,11 @@
 """Election engines: the rules (numpy, an engine twin of the checker's definitions),
 winner determination, and single-voter and coalitional manipulation.
 
-- :func:`enumerate_reports`: the oracle of the benchmark — every report of the ballot space
-  (m! rankings or 2^m subsets) evaluated at once (vectorised for the score rules), giving
-  w₀, w*, |M|, |B*| and the outcome counts.
+- :func:`enumerate_reports`: the oracle of the benchmark — the outcome of every report of
+  the ballot space (m! rankings or 2^m subsets), giving w₀, w*, |M|, |B*| and the outcome
+  counts: by classes of reports with one outcome where the rule has them (plurality: the
+  top; approval: the first approved candidate in order of fixed score; IRV: the prefixes
+  up to the first surviving top), else every report at once (vectorised).
 - :func:`greedy_reachable`: the greedy of Bartholdi, Tovey & Trick (1989) for one
   manipulator. Exact for plurality, Borda, Copeland (any tie value) and approval: each
   candidate's score depends only on — and grows with — the set of candidates the
@@ -29,14 +31,17 @@ import functools
 import itertools
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..formal.election import Election
 from ..formal.rules import rule_named
-from .rules import rule_engine
+from .rules import ranked_groups, rule_engine
+
+T = TypeVar("T")
 
 
 def _approval(rule: str) -> bool:
@@ -50,40 +55,73 @@ class Tally:
     """A rule on an election's ballots (engine twin of the checker's ``Count``).
 
     Candidates are indices 0..m−1 in the order of ``e.candidates``. ``prio[x]`` is x's τ
-    index (0 = best). Score rules keep ``base`` (np int64; Copeland: the margin matrix),
-    computed by the rule's engine (:mod:`prefcert.oracles.rules`); IRV keeps ballot
-    classes as rank arrays (group index per candidate, ``m`` for unranked) and caches the
-    fixed ballots' tallies per active bitmask."""
+    index (0 = best). Score rules keep ``base_list``, the fixed ballots' scores as plain
+    ints (Copeland: the margin matrix as rows), computed by the rule's engine
+    (:mod:`prefcert.oracles.rules`), and evaluate one report on plain ints
+    (:meth:`one_winner`); the numpy arrays — ``base``, the ballot classes as rank arrays
+    ``ranks`` (group index per candidate, ``m`` for unranked), ``approved``, ``counts`` —
+    are built on first use (the ballot space at once, coalitions, IRV), so a small
+    election's greedy pays for no array. IRV caches the fixed ballots' tallies per active
+    bitmask."""
 
     def __init__(self, e: Election, rule: str):
         self.e, self.rule, self.m = e, rule, e.m
         self.engine = rule_engine(rule)
         self.approval = _approval(rule)
-        self.idx = idx = {x: i for i, x in enumerate(e.candidates)}
+        self.idx = {x: i for i, x in enumerate(e.candidates)}
         tau = {x: i for i, x in enumerate(e.tie_break)}
         self._prio: list[int] = [tau[x] for x in e.candidates]
-        self.prio = np.array(self._prio, dtype=np.int64)
-        m = self.m
-        ranks, approved = [], []        # plain lists, one array each at the end
-        for b in e.ballots:
+        self._irv: dict[int, np.ndarray] = {}
+        self.exhaust = e.conventions.get("overvote") == "exhaust"
+        if not self.engine.rounds:
+            self.base_list: list = self.engine.tally(self)
+
+    @functools.cached_property
+    def prio(self) -> np.ndarray:
+        return np.array(self._prio, dtype=np.int64)
+
+    @functools.cached_property
+    def ranks(self) -> np.ndarray:
+        """(classes, m): each ballot's group index per candidate, ``m`` for unranked."""
+        m, idx = self.m, self.idx
+        ranks = []
+        for b in self.e.ballots:
             r = [m] * m
             for gi, g in enumerate(b.ranking):
                 for x in g:
                     r[idx[x]] = gi
             ranks.append(r)
-            a = [0] * m
-            for x in b.approved:
-                a[idx[x]] = 1
-            approved.append(a)
-        self.ranks = np.array(ranks, dtype=np.int64).reshape(-1, m)
-        self.counts = np.array([b.count for b in e.ballots], dtype=np.int64)
-        self.approved = np.array(approved, dtype=np.int64).reshape(-1, m)
-        self._irv: dict[int, np.ndarray] = {}
-        self.exhaust = e.conventions.get("overvote") == "exhaust"
-        if not self.engine.rounds:
-            self.base = self.engine.tally(self)
-            self.base.setflags(write=False)        # shared: see :func:`tally_of`
-            self.base_list: list = self.base.tolist()
+        return np.array(ranks, dtype=np.int64).reshape(-1, m)
+
+    @functools.cached_property
+    def approved(self) -> np.ndarray:
+        """(classes, m): each ballot's approval set as a 0/1 row."""
+        out = np.zeros((len(self.e.ballots), self.m), dtype=np.int64)
+        for i, b in enumerate(self.e.ballots):
+            out[i, [self.idx[x] for x in b.approved]] = 1
+        return out
+
+    @functools.cached_property
+    def counts(self) -> np.ndarray:
+        return np.array([b.count for b in self.e.ballots], dtype=np.int64)
+
+    @functools.cached_property
+    def base(self) -> np.ndarray:
+        """``base_list`` as a read-only array (shared: see :func:`tally_of`)."""
+        out = np.array(self.base_list, dtype=np.int64)
+        out.setflags(write=False)
+        return out
+
+    def best(self, scores: Sequence[int]) -> int:
+        """The highest of plain-int scores, ties to the τ-highest. O(m)."""
+        prio = self._prio
+        return max(range(self.m), key=lambda i: (scores[i], -prio[i]))
+
+    def one_winner(self, report: Sequence[int], weight: int = 1) -> int:
+        """The winner with one report (candidate indices best first; approval: the
+        approved indices) of ``weight`` added: the rule engine's ``one_report`` scores on
+        plain ints. O(m) (O(m²) Copeland)."""
+        return self.best(self.engine.one_report(self, report, weight))
 
     # score rules: reports as index arrays (rankings) or 0/1 vectors (approval)
 
@@ -104,6 +142,8 @@ class Tally:
         """The resolute winner with the given reports (names) added."""
         if self.engine.rounds:
             return self.e.candidates[self.irv_winner([self._ix(q) for q in reports], weights)]
+        if len(reports) == 1:
+            return self.e.candidates[self.one_winner(self._ix(reports[0]), weights[0])]
         if not reports:
             s = self.base
         else:
@@ -163,6 +203,21 @@ class Tally:
                     best, out = k, i
         return out
 
+    def irv_eliminated(self, mask: int, top: int, weight: int = 1) -> int:
+        """The candidate eliminated among the active bitmask when one manipulator of
+        ``weight`` votes for ``top`` and the fixed ballots as they do. O(m)."""
+        v = self.irv_base(mask).copy()
+        v[top] += weight
+        return self.irv_out(mask, v)
+
+    def irv_lowest(self, mask: int, votes: np.ndarray) -> list[int]:
+        """The active candidates tied for the fewest votes (each one an elimination of
+        some resolution of the tie). O(m)."""
+        v = votes.tolist()
+        act = [i for i in range(self.m) if (mask >> i) & 1]
+        low = min(v[i] for i in act)
+        return [i for i in act if v[i] == low]
+
     def irv_winner(self, reports: Sequence[Sequence[int]] = (), weights: Sequence[int] = (),
                    trace: list | None = None) -> int:
         mask = (1 << self.m) - 1
@@ -194,18 +249,13 @@ class Tally:
             seen[mask] = set()
             order.append(mask)
             if mask & (mask - 1):
-                v = self.irv_base(mask)
-                act = [i for i in range(self.m) if (mask >> i) & 1]
-                low = min(int(v[i]) for i in act)
-                stack.extend(mask & ~(1 << i) for i in act if v[i] == low)
+                stack.extend(mask & ~(1 << i) for i in self.irv_lowest(mask, self.irv_base(mask)))
         for mask in reversed(order):
             if not mask & (mask - 1):
                 seen[mask] = {mask.bit_length() - 1}
             else:
-                v = self.irv_base(mask)
-                act = [i for i in range(self.m) if (mask >> i) & 1]
-                low = min(int(v[i]) for i in act)
-                seen[mask] = set().union(*(seen[mask & ~(1 << i)] for i in act if v[i] == low))
+                seen[mask] = set().union(*(seen[mask & ~(1 << i)]
+                                           for i in self.irv_lowest(mask, self.irv_base(mask))))
         return seen[(1 << self.m) - 1]
 
     def _irv_put_exhaust(self) -> set[int]:
@@ -223,9 +273,7 @@ class Tally:
                 memo[key] = {mask.bit_length() - 1}
                 continue
             v, after = self._irv_votes(mask, alive)
-            act = [i for i in range(self.m) if (mask >> i) & 1]
-            low = min(int(v[i]) for i in act)
-            nxt = [(mask & ~(1 << i), after) for i in act if v[i] == low]
+            nxt = [(mask & ~(1 << i), after) for i in self.irv_lowest(mask, v)]
             if expanded:
                 memo[key] = set().union(*(memo[(k, a.tobytes())] for k, a in nxt))
             else:
@@ -234,39 +282,51 @@ class Tally:
         return memo[(start[0], start[1].tobytes())]
 
 
+def once(e: Election, key: Any, build: Callable[[], T]) -> T:
+    """``build()``, computed once per election: kept in its engine cache under ``key``
+    (what the engines derive from an election — its Tally, w₀, the manipulator's keys —
+    is shared by every engine that labels it)."""
+    hit = e._cache.get(key)
+    if hit is None:
+        hit = e._cache[key] = build()
+    return hit
+
+
 def tally_of(e: Election, rule: str) -> Tally:
     """The :class:`Tally` of ``e`` under ``rule``, built once per election (kept in the
     election's engine cache; its arrays are read-only). O(n · m) the first time."""
-    key = ("oracle-tally", rule)
-    t = e._cache.get(key)
-    if t is None:
-        t = e._cache[key] = Tally(e, rule)
-    return t
+    return once(e, ("oracle-tally", rule), lambda: Tally(e, rule))
 
 
 def winner(e: Election, rule: str) -> dict:
     """The ``winner`` answer: ``{"winner", "winners"}`` and the certificate's scores (or
-    IRV rounds) of the sincere election. Engine twin of the checker's ``winner_table``."""
+    IRV rounds) of the sincere election, by candidate name. Engine twin of the checker's
+    ``winner_table``."""
     e = e.sincere()
     t = Tally(e, rule)
     names = e.candidates
-    def in_tau(xs: Iterable[str]) -> list[str]:
-        keep = set(xs)
-        return [x for x in e.tie_break if x in keep]
+
+    def named(values: Sequence[int], mask: int) -> dict[str, int | float]:
+        """The candidates of the bitmask, by name, with their value (scores in units of
+        the rule's ``score_unit``: Copeland halves its doubled scores)."""
+        unit = t.engine.score_unit
+        return {names[i]: values[i] if unit == 1 else values[i] / unit if values[i] % unit
+                else values[i] // unit for i in range(t.m) if (mask >> i) & 1}
+
+    def in_tau(won: set[int]) -> list[str]:
+        return [x for x in e.tie_break if t.idx[x] in won]
+    everyone = (1 << t.m) - 1
     if t.engine.rounds:
         trace: list = []
         w = t.irv_winner(trace=trace)
-        rounds = [{names[i]: int(v[i]) for i in range(t.m) if (mask >> i) & 1}
-                  for mask, v, _ in trace]
-        return {"winner": names[w], "winners": in_tau(names[i] for i in t.irv_put()),
-                "rounds": rounds, "eliminated": [names[o] for *_, o in trace]}
-    s = t.scores()
-    best = s.max()
-    unit = t.engine.score_unit
-    return {"winner": names[t.resolve(s)],
-            "winners": in_tau(names[i] for i in range(t.m) if s[i] == best),
-            "scores": {names[i]: (int(s[i]) / unit if s[i] % unit else int(s[i]) // unit)
-                       if unit != 1 else int(s[i]) for i in range(t.m)}}
+        return {"winner": names[w], "winners": in_tau(t.irv_put()),
+                "rounds": [named(v.tolist(), mask) for mask, v, _ in trace],
+                "eliminated": [names[o] for *_, o in trace]}
+    s = t.scores().tolist()
+    top = max(s)
+    return {"winner": names[t.best(s)],
+            "winners": in_tau({i for i in range(t.m) if s[i] == top}),
+            "scores": named(s, everyone)}
 
 
 # --------------------------------------------------------------------------- manipulation
@@ -290,27 +350,17 @@ class Manipulation:
 def preference_key(e: Election):
     """Sort key of the manipulator's preference: true rank, then τ (engine twin); the
     keys are computed once per election (O(m)) and looked up."""
-    keys = e._cache.get("oracle-preference")
-    if keys is None:
-        ranking = e.manipulator.ranking
-        pos, above = {}, 0
-        for g in ranking:
-            for x in g:
-                pos[x] = above + 1
-            above += len(g)
-        keys = e._cache["oracle-preference"] = {
-            x: (pos.get(x, above + 1), i) for i, x in enumerate(e.tie_break)}
-    return keys.__getitem__
+    def build() -> dict[str, tuple[int, int]]:
+        pos = {x: above + 1 for g, above in ranked_groups(e.manipulator.ranking) for x in g}
+        bottom = sum(map(len, e.manipulator.ranking)) + 1        # every unranked candidate
+        return {x: (pos.get(x, bottom), i) for i, x in enumerate(e.tie_break)}
+    return once(e, "oracle-preference", build).__getitem__
 
 
 def sincere_winner(e: Election, rule: str) -> str:
     """w₀: the winner with the manipulator's sincere ballot added (computed once per
     election and rule)."""
-    key = ("oracle-w0", rule)
-    w = e._cache.get(key)
-    if w is None:
-        w = e._cache[key] = _sincere_winner(e, rule)
-    return w
+    return once(e, ("oracle-w0", rule), lambda: _sincere_winner(e, rule))
 
 
 def _sincere_winner(e: Election, rule: str) -> str:
@@ -387,14 +437,12 @@ def _irv_one(t: Tally, q: tuple[int, ...], cache: dict) -> int:
         key = (mask, top)
         out = cache.get(key)
         if out is None:
-            v = t.irv_base(mask).copy()
-            v[top] += 1
-            out = cache[key] = t.irv_out(mask, v)
+            out = cache[key] = t.irv_eliminated(mask, top)
         mask &= ~(1 << out)
     return mask.bit_length() - 1
 
 
-def irv_report_counts(t: Tally) -> tuple[np.ndarray, dict[int, tuple[int, ...]]]:
+def irv_report_counts(t: Tally) -> tuple[list[int], dict[int, tuple[int, ...]]]:
     """IRV, one manipulator: how many of the m! reports elect each candidate, and for each
     winner the lexicographically first report (candidate indices) electing it. A walk of
     the reports' prefix tree in lexicographic order: a report matters only up to its first
@@ -404,16 +452,14 @@ def irv_report_counts(t: Tally) -> tuple[np.ndarray, dict[int, tuple[int, ...]]]
     typically far fewer (every prefix ends at its first surviving top)."""
     m = t.m
     fact = [math.factorial(k) for k in range(m + 1)]
-    counts = np.zeros(m, dtype=np.int64)
+    counts = [0] * m
     first: dict[int, tuple[int, ...]] = {}
     out: dict[tuple[int, int], int] = {}
 
     def eliminated(mask: int, top: int) -> int:
         x = out.get((mask, top))
         if x is None:
-            v = t.irv_base(mask).copy()
-            v[top] += 1
-            x = out[(mask, top)] = t.irv_out(mask, v)
+            x = out[(mask, top)] = t.irv_eliminated(mask, top)
         return x
 
     def walk(mask: int, prefix: tuple[int, ...], used: int) -> None:
@@ -442,37 +488,51 @@ def irv_report_counts(t: Tally) -> tuple[np.ndarray, dict[int, tuple[int, ...]]]
     return counts, first
 
 
+def report_counts(t: Tally) -> tuple[list[int], Callable[[int], tuple[int, ...]]]:
+    """How many reports of the ballot space elect each candidate, and the first report (in
+    the ballot space's order, :func:`all_reports`) electing a given winner: IRV by
+    :func:`irv_report_counts`; a rule whose reports fall into a few classes of one
+    outcome each by its engine's ``report_counts`` (plurality: by the top; approval: by
+    the first approved candidate in order of fixed score); the other score rules by
+    every report at once (:func:`report_outcomes`)."""
+    classes = irv_report_counts(t) if t.engine.rounds else t.engine.report_counts(t)
+    if classes is not None:
+        return classes[0], classes[1].__getitem__
+    rep = all_reports(t.e, t.rule)
+    win = report_outcomes(t.e, t.rule, rep)
+
+    def first_of(w: int) -> tuple[int, ...]:
+        row = rep[int(np.flatnonzero(win == w)[0])]
+        return tuple(np.flatnonzero(row).tolist() if t.approval else row.tolist())
+    return np.bincount(win, minlength=t.m).tolist(), first_of
+
+
 def enumerate_reports(e: Election, rule: str) -> Manipulation:
     """The benchmark's oracle: every report evaluated. Counts: ``reports`` |B_r|,
     ``profitable`` |M|, ``optimal`` |B*|, ``outcomes`` winner -> reports. O(|B_r| · m)
-    for the score rules (O(|B_r| · m²) Copeland); IRV by :func:`irv_report_counts`
-    (at most |B_r| prefixes, each O(m) memoised rounds)."""
+    for the score rules (O(|B_r| · m²) Copeland; O(m²) plurality, whose winner depends
+    on the top only); IRV by :func:`irv_report_counts` (at most |B_r| prefixes, each
+    O(m) memoised rounds)."""
     names = e.candidates
     w0 = sincere_winner(e, rule)
     key = preference_key(e)
-    rounds = rule_named(rule).rounds
-    if rounds:
-        counts, first = irv_report_counts(tally_of(e, rule))
-        size = math.factorial(e.m)
-    else:
-        rep = all_reports(e, rule)
-        win = report_outcomes(e, rule, rep)
-        counts, size = np.bincount(win, minlength=e.m), len(rep)
+    counts, first = report_counts(tally_of(e, rule))
+    size = all_reports_size(e, rule)
     reach = {names[i] for i in range(e.m) if counts[i]}
     best = min(reach | {w0}, key=key)
     u0, ub = key(w0)[0], key(best)[0]
-    outcomes = {names[i]: int(counts[i]) for i in range(e.m) if counts[i]}
-    ballot = None
-    if best != w0 and rounds:
-        ballot = [names[i] for i in first[names.index(best)]]
-    elif best != w0:
-        k = int(np.flatnonzero(win == names.index(best))[0])
-        ballot = _names(e, rule, rep[k])
+    outcomes = {names[i]: counts[i] for i in range(e.m) if counts[i]}
+    ballot = None if best == w0 else [names[i] for i in first(names.index(best))]
     return Manipulation(w0, best, ballot, reach, counts={
         "reports": size,
         "profitable": sum(v for x, v in outcomes.items() if key(x)[0] < u0),
         "optimal": sum(v for x, v in outcomes.items() if key(x)[0] == ub),
         "outcomes": outcomes})
+
+
+def all_reports_size(e: Election, rule: str) -> int:
+    """|B_r|: m! rankings or 2^m subsets."""
+    return 2 ** e.m if _approval(rule) else math.factorial(e.m)
 
 
 def _names(e: Election, rule: str, row: np.ndarray) -> list[str]:
@@ -498,11 +558,14 @@ def greedy_can_win(t: Tally, c: int, weight: int = 1) -> tuple[list[int] | None,
     placed = [c]
     left = sorted((x for x in range(m) if x != c), key=prio.__getitem__)
     score = t.engine.placed_score          # d's score when it is above exactly `below`
-    sc = score(t, c, set(range(m)) - {c}, weight)
+    sc = score(t, c, set(left), weight)
     while left:
         fit = None
+        below = set(left)                  # the unplaced set; each d in turn left out
         for d in left:
-            sd = score(t, d, set(left) - {d}, weight)
+            below.discard(d)
+            sd = score(t, d, below, weight)
+            below.add(d)
             if not beats(sd, sc, d):
                 fit = d
                 break
@@ -554,9 +617,7 @@ def irv_search(e: Election, weight: int = 1, *, time_limit: float | None = None,
         if not mask & (mask - 1):
             res = frozenset([mask.bit_length() - 1])
         else:
-            v = t.irv_base(mask).copy()
-            v[top] += weight
-            out = t.irv_out(mask, v)
+            out = t.irv_eliminated(mask, top, weight)
             nxt = mask & ~(1 << out)
             if out != top:
                 res = go(nxt, top)
@@ -576,9 +637,7 @@ def irv_ballot(e: Election, target: str, memo: dict, t: Tally, weight: int = 1) 
     top = next(u for u in range(m) if c in memo[(mask, u)])
     tops = [top]
     while mask & (mask - 1):
-        v = t.irv_base(mask).copy()
-        v[top] += weight
-        out = t.irv_out(mask, v)
+        out = t.irv_eliminated(mask, top, weight)
         mask &= ~(1 << out)
         if out == top:
             top = next(u for u in range(m) if (mask >> u) & 1 and c in memo[(mask, u)])
@@ -714,6 +773,11 @@ def brute_force_manipulation(e: Election, rule: str) -> Manipulation:
         "outcomes": {x: outcomes[x] for x in e.candidates if x in outcomes}})
 
 
+def _copeland_point(margin: int) -> int:
+    """A Copeland contest's doubled points from its margin: 2 a win, 1 a tie."""
+    return 2 if margin > 0 else 1 if margin == 0 else 0
+
+
 def copeland_coalition_bounds(e: Election, c: str
                               ) -> tuple[int, int, list[tuple[list[str], int]]]:
     """Bounds on the fewest manipulators who, added to the sincere election, make ``c``
@@ -733,8 +797,7 @@ def copeland_coalition_bounds(e: Election, c: str
     prio = t.prio
     n = e.voters
 
-    def pt(x: int) -> int:
-        return 2 if x > 0 else 1 if x == 0 else 0
+    pt = _copeland_point
 
     def necessary(k: int) -> bool:
         sc = sum(pt(int(mu[ci, y]) + k) for y in range(m) if y != ci)
@@ -804,9 +867,7 @@ def copeland_bound(e: Election, c: str, weights: Sequence[int]) -> str | None:
     e = e.sincere()
     t = Tally(e, "copeland")
     W, ci = sum(weights), e.candidates.index(c)
-
-    def pt(x: int) -> int:
-        return 2 if x > 0 else 1 if x == 0 else 0
+    pt = _copeland_point
     best = sum(pt(int(t.base[ci, y]) + W) for y in range(e.m) if y != ci)
     for d in range(e.m):
         if d == ci:

@@ -7,8 +7,10 @@ never the checker's code), so one bug cannot make an engine and the checker agre
 supplies what the engines ask of it:
 
 - elections (:class:`prefcert.oracles.election.Tally`): ``tally(t)`` the fixed ballots'
-  scores (a pairwise rule: the margin matrix), ``add(t, reports, w)`` the same with
-  reports added, ``scores(t, s)`` the scores of such a value (Copeland: doubled, from the
+  scores as plain ints (a pairwise rule: the margin matrix, as rows), ``one_report(t, q,
+  w)`` the scores with one report added, on plain ints (the greedy's and w₀'s small
+  evaluations pay for no array), ``add(t, reports, w)`` the same with reports added
+  (numpy), ``scores(t, s)`` the scores of such a value (Copeland: doubled, from the
   margins), ``report_scores(t, rep)`` the scores with each one report added (the ballot
   space at once), ``placed_score(t, d, below, w)`` d's score when the manipulator ranks
   exactly ``below`` under it (the greedy of Bartholdi, Tovey & Trick); elimination rules
@@ -23,6 +25,9 @@ Adding a rule: one class here (and its twins in ``formal/rules.py`` and
 ``encodings/rules.py``).
 """
 from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -45,7 +50,10 @@ class RuleEngine:
 
     # elections -------------------------------------------------------------------
 
-    def tally(self, t) -> np.ndarray:
+    def tally(self, t) -> list:
+        raise NotImplementedError(f"{self.name} has no scores")
+
+    def one_report(self, t, q, w: int) -> list[int]:
         raise NotImplementedError(f"{self.name} has no scores")
 
     def add(self, t, reports: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -59,6 +67,14 @@ class RuleEngine:
 
     def placed_score(self, t, d: int, below: set, weight: int) -> int:
         raise NotImplementedError(f"the greedy does not apply to {self.name}")
+
+    def report_counts(self, t) -> tuple[list[int], dict[int, tuple[int, ...]]] | None:
+        """When the ballot space falls into a few classes of reports with one outcome
+        each: how many reports (one manipulator, weight 1) elect each candidate and, per
+        winner, the first report electing it in the ballot space's order (rankings
+        lexicographic; subsets by size, then lexicographic); None otherwise (every
+        report is evaluated)."""
+        return None
 
     def report_winners(self, t, rep: np.ndarray) -> np.ndarray:
         """The winner index of each report row (one manipulator, weight 1): the highest
@@ -137,16 +153,28 @@ def rule_engine(name: str) -> RuleEngine:
 
 # --------------------------------------------------------------------------- shared parts
 
+def ranked_groups(ranking: Sequence[Sequence[str]]) -> Iterator[tuple[Sequence[str], int]]:
+    """Each tie group of a ranking (best first) with the number of candidates ranked
+    strictly above it. O(len(ranking))."""
+    above = 0
+    for g in ranking:
+        yield g, above
+        above += len(g)
+
+
 #: the (scaled) positions of read-only report arrays (the ballot spaces, built once per
 #: m), by (id, scale), with the array itself so the id stays its own
-_SPACE_POSITIONS: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+_SPACE_POSITIONS: dict[tuple[int, int, bool], tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _positions(reports: np.ndarray, scale: int = 1) -> np.ndarray:
+def _positions(reports: np.ndarray, scale: int = 1, *, transposed: bool = False
+               ) -> np.ndarray:
     """pos[k, x]: the position of candidate x in report row k (rows: indices best first),
-    times ``scale``. A read-only array (the m! rankings of a ballot space) is inverted
-    once per scale and the result kept, read-only too."""
-    key = (id(reports), scale)
+    times ``scale`` (``transposed``: the contiguous (m, k) array, whose reductions over the
+    candidates run along whole rows — numpy's row-wise argmax over a short axis is slow).
+    A read-only array (the m! rankings of a ballot space) is inverted once per (scale,
+    layout) and the result kept, read-only too."""
+    key = (id(reports), scale, transposed)
     if not reports.flags.writeable:
         hit = _SPACE_POSITIONS.get(key)
         if hit is not None and hit[0] is reports:
@@ -154,6 +182,8 @@ def _positions(reports: np.ndarray, scale: int = 1) -> np.ndarray:
     k, m = reports.shape
     pos = np.empty_like(reports)
     pos[np.arange(k)[:, None], reports] = np.arange(m) * scale
+    if transposed:
+        pos = np.ascontiguousarray(pos.T)
     if not reports.flags.writeable and len(_SPACE_POSITIONS) < 32:
         pos.setflags(write=False)
         _SPACE_POSITIONS[key] = (reports, pos)
@@ -191,10 +221,17 @@ class Plurality(PerVoteRule):
 
     possible_flow = True
 
-    def tally(self, t) -> np.ndarray:
-        tops = t.ranks == 0
-        single = tops.sum(axis=1) == 1
-        return t.counts[single] @ tops[single].astype(np.int64)
+    def tally(self, t) -> list:
+        s, idx = [0] * t.m, t.idx
+        for b in t.e.ballots:
+            if b.ranking and len(b.ranking[0]) == 1:
+                s[idx[b.ranking[0][0]]] += b.count
+        return s
+
+    def one_report(self, t, q, w) -> list[int]:
+        s = list(t.base_list)
+        s[q[0]] += w
+        return s
 
     def add(self, t, reports, w) -> np.ndarray:
         pts = np.zeros((len(w), t.m), dtype=np.int64)
@@ -204,11 +241,19 @@ class Plurality(PerVoteRule):
     def report_scores(self, t, rep) -> np.ndarray:
         return t.base[None, :] + (np.arange(t.m)[None, :] == rep[:, :1])
 
-    def report_winners(self, t, rep) -> np.ndarray:
-        """A report's winner depends on its top only: the m reports topped by each
-        candidate are scored, and each report reads its top's. O(m² + k)."""
-        tops = np.arange(t.m, dtype=np.int64)[:, None]
-        return super().report_winners(t, tops)[rep[:, 0]]
+    def report_counts(self, t) -> tuple[list[int], dict[int, tuple[int, ...]]]:
+        """A report's winner depends on its top only: m classes of (m − 1)! reports; the
+        first report of a class is its top, then the rest ascending. O(m²)."""
+        m = t.m
+        size = math.factorial(m - 1)
+        counts = [0] * m
+        first: dict[int, tuple[int, ...]] = {}
+        for x in range(m):
+            rep = (x, *(y for y in range(m) if y != x))
+            w = t.one_winner(rep)
+            counts[w] += size
+            first.setdefault(w, rep)
+        return counts, first
 
     def placed_score(self, t, d, below, weight) -> int:
         return t.base_list[d] + (weight if len(below) == t.m - 1 else 0)
@@ -247,9 +292,19 @@ class Plurality(PerVoteRule):
 class Borda(PerVoteRule):
     """|{y : x ≻_b y}| points from a ballot b."""
 
-    def tally(self, t) -> np.ndarray:
-        below = (t.ranks[:, :, None] < t.ranks[:, None, :]).sum(axis=2)
-        return t.counts @ below
+    def tally(self, t) -> list:
+        m, idx, s = t.m, t.idx, [0] * t.m
+        for b in t.e.ballots:
+            for g, above in ranked_groups(b.ranking):  # |{y : x ≻ y}| = m − above − |g|
+                for x in g:
+                    s[idx[x]] += b.count * (m - above - len(g))
+        return s
+
+    def one_report(self, t, q, w) -> list[int]:
+        s, top = list(t.base_list), t.m - 1
+        for p, x in enumerate(q):
+            s[x] += w * (top - p)
+        return s
 
     def add(self, t, reports, w) -> np.ndarray:
         return t.base + w @ (t.m - 1 - _positions(reports))
@@ -258,11 +313,14 @@ class Borda(PerVoteRule):
         return (t.m - 1 + t.base)[None, :] - _positions(rep)
 
     def report_winners(self, t, rep) -> np.ndarray:
-        """The score-then-τ key is (m − 1 + base − pos)·(m + 1) + m − τ: one subtraction
-        of the reports' scaled positions (kept once per ballot space). O(k · m)."""
+        """The score-then-τ key is (m − 1 + base − pos)·(m + 1) + m − τ, distinct within a
+        report; times m plus the candidate's index it still orders the same way and
+        names its candidate (key mod m): one subtraction of the reports' scaled
+        positions (kept once per ballot space, candidates by rows) and a maximum over the
+        candidates. O(k · m)."""
         m = t.m
-        key0 = (m - 1 + t.base) * (m + 1) + (m - t.prio)
-        return (key0[None, :] - _positions(rep, m + 1)).argmax(axis=1)
+        key0 = ((m - 1 + t.base) * (m + 1) + (m - t.prio)) * m + np.arange(m)
+        return (key0[:, None] - _positions(rep, (m + 1) * m, transposed=True)).max(axis=0) % m
 
     def placed_score(self, t, d, below, weight) -> int:
         return t.base_list[d] + weight * len(below)
@@ -307,14 +365,45 @@ class Borda(PerVoteRule):
 class Approval(RuleEngine):
     """One point per approved candidate."""
 
-    def tally(self, t) -> np.ndarray:
-        return t.counts @ t.approved
+    def tally(self, t) -> list:
+        s, idx = [0] * t.m, t.idx
+        for b in t.e.ballots:
+            for x in b.approved:
+                s[idx[x]] += b.count
+        return s
+
+    def one_report(self, t, q, w) -> list[int]:
+        s = list(t.base_list)
+        for x in q:
+            s[x] += w
+        return s
 
     def add(self, t, reports, w) -> np.ndarray:
         return t.base + w @ reports
 
     def report_scores(self, t, rep) -> np.ndarray:
         return t.base[None, :] + rep
+
+    def report_counts(self, t) -> tuple[list[int], dict[int, tuple[int, ...]]]:
+        """With the candidates in order L of (fixed score, τ) best first, a subset S
+        elects L[0] when it approves L[0] (a point ahead of everyone else's fixed score)
+        or nothing; otherwise its first approved member x = L[i] wins when x, a point up,
+        beats L[0] — and no one else can, being below x and unapproved. Those are 2^(m−1)
+        subsets with L[0], the empty set, and 2^(m−1−i) with first member L[i]; the first
+        subset electing L[0] is the empty one, and any other winner x's is {x}. O(m log m).
+        """
+        m, s, prio = t.m, t.base_list, t._prio
+        order = sorted(range(m), key=lambda i: (-s[i], prio[i]))
+        top = order[0]
+        counts = [0] * m
+        counts[top] = 2 ** (m - 1) + 1
+        first: dict[int, tuple[int, ...]] = {top: ()}
+        for i, x in enumerate(order[1:], 1):
+            wins = s[x] + 1 > s[top] or (s[x] + 1 == s[top] and prio[x] < prio[top])
+            counts[x if wins else top] += 2 ** (m - 1 - i)
+            if wins:
+                first[x] = (x,)
+        return counts, first
 
 
 @engine("irv")
@@ -331,11 +420,18 @@ class Copeland(RuleEngine):
     score_unit = 2
     supports_incomplete = True
 
-    def tally(self, t) -> np.ndarray:
+    def tally(self, t) -> list:
         # above[b, x, y] = ballot b puts x strictly above y (unranked tie at the bottom)
         above = t.ranks[:, :, None] < t.ranks[:, None, :]
         base = np.einsum("b,bxy->xy", t.counts, above.astype(np.int64))
-        return base - base.T                      # margins
+        return (base - base.T).tolist()          # margins
+
+    def one_report(self, t, q, w) -> list[int]:
+        pos = [0] * t.m
+        for p, x in enumerate(q):
+            pos[x] = p
+        return [self.placed_score(t, d, {y for y in q if pos[y] > pos[d]}, w)
+                for d in range(t.m)]
 
     def add(self, t, reports, w) -> np.ndarray:
         pos = _positions(reports)
@@ -396,5 +492,6 @@ def score_order(rule: str, order: np.ndarray, w: np.ndarray) -> np.ndarray:
     return e.final(e.total(order, _positions(order), w))
 
 
-__all__ = ["ENGINES", "RuleEngine", "PerVoteRule", "engine", "rule_engine", "score_order"]
+__all__ = ["ENGINES", "RuleEngine", "PerVoteRule", "engine", "ranked_groups", "rule_engine",
+           "score_order"]
 

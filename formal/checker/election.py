@@ -177,6 +177,7 @@ class Count:
         self.definition = r = known_rule(rule)
         self.e, self.rule = e, rule
         self.tau = {x: i for i, x in enumerate(e.tie_break)}
+        self.names = frozenset(e.candidates)
         self.fixed = tuple(e.ballots if ballots is None else ballots)
         self.exhaust = e.conventions.get("overvote") == "exhaust"
         self._cache: dict[frozenset, dict[str, int]] = {}
@@ -496,12 +497,14 @@ def _check_common(e: Election, rule: str, verdict: str, solution: Any,
     best = solution.get("best_winner")
     if best not in e.candidates:
         raise CertificateError(f"best_winner {best!r:.40} is not a candidate")
-    manipulable = e.true_pos(best) < e.true_pos(w0)
+    keys = _keys(e)                      # true ranks, one pass
+    u0, ustar = keys[w0][0], keys[best][0]
+    manipulable = ustar < u0
     if verdict != ("manipulable" if manipulable else "not_manipulable"):
         raise CertificateError(f"best winner {best!r} against sincere {w0!r} gives "
                                f"{'manipulable' if manipulable else 'not manipulable'}")
-    if solution.get("gain") != e.true_pos(w0) - e.true_pos(best):
-        raise CertificateError(f"the gain is {e.true_pos(w0) - e.true_pos(best)} ranks")
+    if solution.get("gain") != u0 - ustar:
+        raise CertificateError(f"the gain is {u0 - ustar} ranks")
     ballot = solution.get("ballot")
     if manipulable or ballot is not None:
         got = cnt.winner([report_ballot(e, rule, ballot)])
@@ -561,7 +564,7 @@ def refute_greedy(cnt: Count, c: str, proof: Any, weight: int = 1) -> None:
     e, rule = cnt.e, cnt.rule
     admitted(cnt.definition, "greedy")
     if not isinstance(proof, list) or not proof or len(set(proof)) != len(proof) or \
-            not set(proof) <= set(e.candidates) or c in proof:
+            not cnt.names.issuperset(proof) or c in proof:
         raise CertificateError(f"a stuck set is a non-empty list of rivals of {c!r}: "
                                f"{proof!r:.60}")
     if cnt.definition.approval:

@@ -1,0 +1,142 @@
+"""The election engines' fast paths against the trusted checker's replay and against the
+vectorised paths they replace: plain-int tallies and one-report winners, the ballot space
+counted by class (plurality by top, approval by first approved candidate), Borda's report
+winners by a maximum over candidate rows, and the arrays the greedy never builds."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_election import elections
+
+from prefcert.formal.checker import election as ce
+from prefcert.formal.election import parse_election
+from prefcert.oracles import election as oe
+from prefcert.oracles.rules import _positions
+
+SCORE_RULES = ("plurality", "borda", "approval", "copeland")
+
+
+def _replay(e, rule: str) -> tuple[list[int], dict[int, tuple[int, ...]]]:
+    """Every report replayed by the checker's Count, in the checker's order of the ballot
+    space: the outcome counts and each winner's first report (candidate indices)."""
+    cnt = ce.Count(e, rule)
+    idx = {x: i for i, x in enumerate(e.candidates)}
+    counts, first = [0] * e.m, {}
+    for q in ce.reports(e, rule):
+        w = idx[cnt.winner([ce.report_ballot(e, rule, q)])]
+        counts[w] += 1
+        first.setdefault(w, tuple(idx[x] for x in q))
+    return counts, first
+
+
+@settings(max_examples=150, deadline=None)
+@given(elections(max_m=5), st.sampled_from(SCORE_RULES), st.randoms(use_true_random=False))
+def test_plain_int_tally_and_one_report_winner_match_the_checker(data, rule, rnd):
+    """The Tally's plain-int scores are the checker's, and the winner with one report
+    added (the greedy's and w₀'s evaluation) is the checker's, for random reports."""
+    e = parse_election(data)
+    t = oe.Tally(e, rule)
+    cnt = ce.Count(e, rule)
+    want = cnt.scores()
+    assert t.scores().tolist() == [want[x] for x in e.candidates]
+    for _ in range(4):
+        if rule == "approval":
+            q = [x for x in e.candidates if rnd.random() < 0.5]
+        else:
+            q = rnd.sample(list(e.candidates), e.m)
+        got = e.candidates[t.one_winner([t.idx[x] for x in q])]
+        assert got == cnt.winner([ce.report_ballot(e, rule, q)])
+        assert t.winner([q], [1]) == got
+
+
+@settings(max_examples=150, deadline=None)
+@given(elections(max_m=5), st.sampled_from((*SCORE_RULES, "irv")))
+def test_report_counts_match_the_checkers_replay_of_every_report(data, rule):
+    """The ballot space counted by class (plurality, approval), by IRV's prefix walk or
+    by every report at once gives the checker's outcome counts and, for every winner, the
+    first report electing it in the ballot space's order."""
+    e = parse_election(data)
+    counts, first = oe.report_counts(oe.Tally(e, rule))
+    want_counts, want_first = _replay(e, rule)
+    assert counts == want_counts
+    for w, q in want_first.items():
+        assert first(w) == q
+
+
+@settings(max_examples=150, deadline=None)
+@given(elections(max_m=6), st.sampled_from(("plurality", "approval")))
+def test_class_counts_equal_the_vectorised_enumeration(data, rule):
+    """Plurality's and approval's class counts equal the vectorised evaluation of every
+    report (the path they replace): same counts, same first report per winner."""
+    e = parse_election(data)
+    t = oe.Tally(e, rule)
+    counts, first = t.engine.report_counts(t)
+    rep = oe.all_reports(e, rule)
+    win = oe.report_outcomes(e, rule, rep)
+    assert counts == np.bincount(win, minlength=e.m).tolist()
+    for w in set(win.tolist()):
+        row = rep[int(np.flatnonzero(win == w)[0])]
+        assert first[w] == tuple(np.flatnonzero(row).tolist() if rule == "approval"
+                                 else row.tolist())
+
+
+@settings(max_examples=100, deadline=None)
+@given(elections(max_m=6))
+def test_borda_report_winners_equal_the_row_argmax(data):
+    """Borda's winners by a maximum over the candidates' rows of the encoded key equal the
+    row-wise argmax of score-then-τ (the former formula)."""
+    e = parse_election(data)
+    t = oe.Tally(e, "borda")
+    rep = oe.all_reports(e, "borda")
+    m = e.m
+    key = (m - 1 + t.base) * (m + 1) + (m - t.prio)
+    want = (key[None, :] - _positions(rep, m + 1)).argmax(axis=1)
+    assert t.engine.report_winners(t, rep).tolist() == want.tolist()
+
+
+def _election(m: int, ballots: list, tau: list[str] | None = None, **kw) -> dict:
+    cands = [chr(ord("a") + i) for i in range(m)]
+    return {"domain": "election", "candidates": cands, "tie_break": tau or cands,
+            "ballots": ballots, **kw}
+
+
+def test_approval_classes_a_point_up_ties_go_to_tau():
+    """Regression: approval's class count when the first approved candidate, a point up,
+    ties the fixed leader — the τ-higher of the two wins (b ≻ a in τ here)."""
+    data = _election(3, [{"approve": ["a"], "count": 2}, {"approve": ["b"]}],
+                     tau=["b", "a", "c"], manipulator={"ranking": ["c", "b", "a"]})
+    e = parse_election(data)
+    t = oe.Tally(e, "approval")
+    counts, first = t.engine.report_counts(t)
+    assert counts == _replay(e, "approval")[0] == [6, 2, 0]
+    assert first == {0: (), 1: (1,)}
+
+
+def test_copeland_winner_scores_are_halved_by_name():
+    """The winner answer's Copeland scores are wins + ½ ties, by candidate name, as the
+    checker's table (the one helper that names values)."""
+    data = _election(3, [["a", "b", "c"], ["b", "a", "c"]], manipulator={"ranking": ["c"]})
+    e = parse_election(data)
+    got = oe.winner(e, "copeland")
+    want = ce.winner_table(e, "copeland")
+    assert got["scores"] == want["scores"] and got["winners"] == want["winners"]
+    assert any(isinstance(v, float) for v in got["scores"].values())
+
+
+@pytest.mark.parametrize("rule", ["plurality", "borda", "approval"])
+def test_the_greedy_builds_no_array(rule):
+    """The reachability engine on a small election evaluates on plain ints: its Tally
+    never builds the numpy arrays (``base``, ``ranks``, ``approved``, ``counts``), which
+    only the ballot space at once, coalitions and IRV read."""
+    data = _election(5, [list(p) for p in itertools.islice(
+        itertools.permutations("abcde"), 0, 40, 7)], manipulator={"ranking": list("edcba")})
+    e = parse_election(data)
+    oe.greedy_reachable(e, rule)
+    t = oe.tally_of(e, rule)
+    assert not {"base", "ranks", "approved", "counts", "prio"} & set(vars(t))
+    oe.enumerate_reports(e, rule)                  # plurality, approval: still none
+    assert bool({"base", "ranks"} & set(vars(t))) == (rule == "borda")
