@@ -129,14 +129,16 @@ class _Search:
 
     def head(self, x: str) -> list[str]:
         """x's head tie: the alive entries of its best tie that has one. A pair (x, y) is
-        alive iff rank_b[y][x] < cut[y]; a list untouched (cut = full) or emptied (cut = 1)
-        answers without looking x up in y's list, so big ties cost O(1) per entry."""
+        alive iff rank_b[y][x] < cut[y]. Skipping dead entries costs one look-up each
+        (none on an emptied list, cut = 1); within the head tie a list untouched (cut =
+        full) or emptied answers without looking x up in y's list, so big ties cost O(1)
+        per entry."""
         lst, i, rb, cut, full = self.lists[x], self.ptr[x], self.rank_b, self.cut, self.full
         n = len(lst)
-        while i < n:
+        while i < n:             # dead entries: one look-up each (none on an emptied list)
             y = lst[i]
             c = cut[y]
-            if c == full[y] or (c > 1 and rb[y][x] < c):
+            if c > 1 and rb[y][x] < c:
                 break
             i += 1
         self.ptr[x] = i

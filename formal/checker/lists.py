@@ -68,10 +68,10 @@ class DeletionState:
         lst, rank, rrank, cut, full = self.lists[x], self.prank[x], self.rrank, self.cut, \
             self.full
         i, n = self.stop[x], len(lst)
-        while i < n:            # to its first alive entry: dead ones need no rank look-up
-            y = lst[i]
-            c = cut[y]          # untouched / emptied lists answer without a look-up
-            if c == full[y] or (c > 1 and rrank[y][x] < c):
+        while i < n:            # to its first alive entry: an emptied list answers
+            y = lst[i]          # without a look-up, the others with one rank look-up
+            c = cut[y]          # (an untouched list too: that entry ends the scan)
+            if c > 1 and rrank[y][x] < c:
                 break
             i += 1
         if i == n:
