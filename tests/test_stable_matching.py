@@ -189,3 +189,32 @@ def test_engine_crash_and_disagreement_are_reported_never_labelled():
         label(replace(job, question=q), engines=["oracle"])
     assert "rejected" in e.value.report["reason"]
     assert any(a["checker"].startswith("rejected") for a in e.value.report["answers"])
+
+
+@pytest.mark.parametrize("step", [["dominate", ["b1"], "a1"], ["dominate", "b1", ["a1"]],
+                                  ["dominate", "b1", "a1", "a1"], ["dominate", "b1"],
+                                  ["critical", "b1"], ["dominate", "b9", "a1"], "critical"])
+def test_malformed_log_steps_are_refused(step):
+    """Unknown, unhashable or repeated agents and malformed steps are refused as
+    CertificateError (never a TypeError out of the replay)."""
+    tied = {"preferences": {"A": {"a1": [["b1", "b2"]], "a2": [["b1", "b2"]]},
+                            "B": {"b1": [["a1", "a2"]], "b2": [["a1", "a2"]]}}}
+    market = parse_market(tied)
+    for notion in ("super", "strong"):
+        with pytest.raises(CertificateError):
+            check_deletion_log(market, notion, {"steps": [step]})
+
+
+def test_oracle_refutations_replay():
+    """Completeness on random markets: every deletion log of SUPER / STRONG is accepted
+    (the replay's head ties and proposed set follow the oracle's)."""
+    from prefcert.generators.stable_matching import sample_smti
+    seen = 0
+    for seed in range(300):
+        market = parse_market(sample_smti(8, tie_prob=0.3, seed=seed))
+        for notion, search in (("super", super_stable_search), ("strong", strongly_stable_search)):
+            matching, log = search(market)
+            if log is not None:
+                check_deletion_log(market, notion, log)
+                seen += 1
+    assert seen > 100

@@ -135,10 +135,6 @@ def replay_deletion_log(market: HRMarket, notion: str, cert: dict) -> None:
     if not isinstance(steps, list):
         raise CertificateError("deletion log has no list of steps")
     st = _ListState(market)
-    ever: dict[str, set[str]] = {h: set() for h in market.hospitals}
-    for r in st.lists:
-        for y in st.head(r):
-            ever[y].add(r)
     for i, step in enumerate(steps):
         if not isinstance(step, list) or not step:
             raise CertificateError(f"step {i}: malformed {step!r:.60}")
@@ -162,11 +158,10 @@ def replay_deletion_log(market: HRMarket, notion: str, cert: dict) -> None:
                 st.cut_to(h, t)
         else:
             raise CertificateError(f"step {i}: not a valid {notion} step: {step!r:.60}")
-        for r in st.settle():   # a resident's head changes only when its head tie empties
-            for y in st.head(r):
-                ever[y].add(r)
-    s = sum(1 for r in st.lists if st.has_list(r))
-    need = sum(min(market.capacities[h], len(p)) for h, p in ever.items())
+        if st.stale:            # a resident's head changes only when its head tie empties;
+            st.settle()         # the tie it enters is recorded in st.ever
+    s = st.with_lists()
+    need = sum(min(market.capacities[h], len(p)) for h, p in st.ever.items())
     if need <= s:
         raise CertificateError(f"after the log, hospitals must take {need} residents but "
                                f"{s} residents keep non-empty lists: no contradiction")
@@ -178,8 +173,15 @@ class _ListState(DeletionState):
     every tie structure)."""
 
     def __init__(self, market: HRMarket):
+        self.ever: dict[str, set[str]] = {h: set() for h in market.hospitals}
         super().__init__(market.pr, market.ph)
         self.rank_r, self.rank_h, self.hlist = self.prank, self.rrank, self.rlist
+
+    def record(self, x, head: tuple) -> None:
+        """P_h: the residents that held hospital h in their head tie at some point."""
+        ever = self.ever
+        for y in head:
+            ever[y].add(x)
 
 
 def _augment(root, adj, quota, mate, held) -> bool:

@@ -46,36 +46,58 @@ class DeletionState:
         self.holders: dict = {y: [] for y in receivers}   # see cut_to
         self.heads: dict = {}        # x -> its head tie as last computed; dropped whenever
                                      # it may change (its head moves or loses an entry)
-        for x in self.lists:
-            self._advance(x)
+        self.proposed: set = set()   # see record
+        holders, record = self.holders, self.record
+        for x, lst in self.lists.items():   # nothing is deleted yet: each head is the
+            if not lst:                     # first tie, every entry alive
+                self.heads[x] = ()
+                continue
+            rank = self.prank[x]
+            r, j, n = rank[lst[0]], 1, len(lst)
+            while j < n and rank[lst[j]] == r:
+                j += 1
+            h = tuple(lst[:j])
+            for y in h:
+                holders[y].append(x)
+            self.stop[x], self.live[x], self.hrank[x], self.heads[x] = j, j, r, h
+            record(x, h)
 
     def _advance(self, x) -> None:
-        """Move x's head to its next tie holding an alive entry (none: list empty)."""
+        """Move x's head to its next tie holding an alive entry (none: list empty); the
+        alive entries of that tie are x's head (cached) and are passed to :meth:`record`."""
         lst, rank, rrank, cut, full = self.lists[x], self.prank[x], self.rrank, self.cut, \
             self.full
-        holders = self.holders
         i, n = self.stop[x], len(lst)
-        self.heads.pop(x, None)
-        while i < n:            # to its first alive entry: dead ones need no rank look-up
-            y = lst[i]
-            c = cut[y]          # untouched / emptied lists answer without a look-up
-            if c == full[y] or (c > 1 and rrank[y][x] < c):
+        while i < n:            # to its first alive entry: an emptied list answers
+            y = lst[i]          # without a look-up, the others with one rank look-up
+            c = cut[y]          # (an untouched list too: that entry ends the scan)
+            if c > 1 and rrank[y][x] < c:
                 break
             i += 1
         if i == n:
             self.start[x] = self.stop[x] = n
             self.hrank.pop(x, None)
             self.live.pop(x, None)
+            self.heads[x] = ()
             return
-        r, j, live = rank[lst[i]], i, 0          # then the rest of its tie
+        r, j, entered = rank[lst[i]], i, []          # then the rest of its tie
+        holders = self.holders
         while j < n and rank[lst[j]] == r:
             y = lst[j]
             c = cut[y]
             if c == full[y] or (c > 1 and rrank[y][x] < c):
-                live += 1
+                entered.append(y)
                 holders[y].append(x)
             j += 1
-        self.start[x], self.stop[x], self.live[x], self.hrank[x] = i, j, live, r
+        self.start[x], self.stop[x], self.live[x], self.hrank[x] = i, j, len(entered), r
+        h = self.heads[x] = tuple(entered)
+        self.record(x, h)
+
+    def record(self, x, head: tuple) -> None:
+        """Called with every head tie x enters (its alive entries), the initial ones
+        included: here the receivers go into :attr:`proposed`, the receivers that were
+        in some proposer's head tie at some point."""
+        self.proposed.update(head)
 
     def settle(self) -> list:
         """Move on every emptied head; returns the proposers whose head moved (their new
@@ -114,6 +136,12 @@ class DeletionState:
                        if (c := cut[y]) == full[y] or (c > 1 and rrank[y][x] < c)])
         self.heads[x] = h
         return h
+
+    def with_lists(self) -> int:
+        """The number of proposers whose current list is non-empty."""
+        if self.stale:
+            self.settle()
+        return len(self.hrank)
 
     def has_list(self, x) -> bool:
         """x's current list is non-empty."""

@@ -123,31 +123,35 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
     if not isinstance(steps, list):
         raise CertificateError("deletion log has no list of steps")
     st = _ListState(market)
-    proposed: set[str] = set()
-    for x in st.lists:
-        proposed.update(st.head(x))
+    rank_a, rank_b, hrank, cut, stale = st.rank_a, st.rank_b, st.hrank, st.cut, st.stale
+    cut_to, settle = st.cut_to, st.settle
     for i, step in enumerate(steps):
-        if not isinstance(step, list) or not step:
+        if step.__class__ is not list or not step:
             raise CertificateError(f"step {i}: malformed {step!r:.60}")
-        if step[0] == "dominate" and len(step) in (3, 4) and (len(step) == 3 or notion == "super"):
-            y, wit = step[1], step[2:]
-            if y not in st.rank_b or len(set(wit)) != len(wit):
+        kind, n = step[0], len(step)
+        if kind == "dominate" and (n == 3 or (n == 4 and notion == "super")):
+            y = step[1]
+            rby = rank_b.get(y) if y.__class__ is str else None
+            if rby is None or (n == 4 and step[2] == step[3]):
                 raise CertificateError(f"step {i}: malformed {step!r:.60}")
-            for x in wit:
-                if x not in st.rank_a or not st.in_head(x, y):
+            worst = 0
+            for x in step[2:]:       # y in x's head tie: alive, and of x's head rank
+                h = hrank.get(x) if x.__class__ is str else None
+                if h is None or rank_a[x].get(y) != h or (r := rby[x]) >= cut[y]:
                     raise CertificateError(f"step {i}: {y!r} is not in the head tie of {x!r}")
-            r = [st.rank_b[y][x] for x in wit]
-            st.cut_to(y, r[0] + 1 if len(r) == 1 else max(r))
-        elif step == ["critical"] and notion == "strong":
+                if r > worst:
+                    worst = r
+            cut_to(y, worst + 1 if n == 3 else worst)
+        elif n == 1 and kind == "critical" and notion == "strong":
             for y, t in _critical_tails(st, i):
-                st.cut_to(y, t)
+                cut_to(y, t)
         else:
             raise CertificateError(f"step {i}: not a valid {notion} step: {step!r:.60}")
-        for x in st.settle():   # a A-agent's head changes only when its head tie loses its last
-            proposed.update(st.head(x))                                       # B-agent
-    s = sum(1 for x in st.lists if st.has_list(x))
-    if len(proposed) <= s:
-        raise CertificateError(f"after the log, {len(proposed)} B-agents were proposed to but "
+        if stale:        # an A-agent's head moves on only when its head tie loses its
+            settle()     # last B-agent; the tie it enters is recorded in st.proposed
+    p, s = len(st.proposed), st.with_lists()
+    if p <= s:
+        raise CertificateError(f"after the log, {p} B-agents were proposed to but "
                                f"{s} A-agents keep non-empty lists: no contradiction")
 
 
