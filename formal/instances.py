@@ -82,14 +82,13 @@ def canonical_pieces(value: Any, depth: int = 0) -> Iterator[str]:
     ``json.dumps(value, sort_keys=True, separators=(",", ":"))``), in pieces whose
     concatenation is that text. A list of plain strings — printable ASCII without a quote
     or a backslash, the names of nearly every instance — is one ``str.join`` (about five
-    times faster than the encoder, which escapes each string); objects with string keys
-    are descended into up to :data:`_CANONICAL_DEPTH` levels; anything else is
-    ``json.dumps`` itself. O(size of the text)."""
-    if value.__class__ is dict and depth < _CANONICAL_DEPTH \
-            and all(k.__class__ is str for k in value):
+    times faster than the encoder, which escapes each string); objects are descended into
+    up to :data:`_CANONICAL_DEPTH` levels where that pays (:func:`_worth_descending`);
+    anything else is ``json.dumps`` itself. O(size of the text)."""
+    if value.__class__ is dict and depth < _CANONICAL_DEPTH and _worth_descending(value):
         sep = "{"
         for k in sorted(value):
-            yield sep + json.dumps(k) + ":"
+            yield sep + _encode_key(k) + ":"
             yield from canonical_pieces(value[k], depth + 1)
             sep = ","
         yield "{}" if sep == "{" else "}"
@@ -100,6 +99,21 @@ def canonical_pieces(value: Any, depth: int = 0) -> Iterator[str]:
             yield plain
             return
     yield json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+#: the encoder's own string escaping (C): ``json.dumps`` of a string, ASCII
+_encode_key = json.encoder.encode_basestring_ascii
+
+
+def _worth_descending(d: dict[Any, Any]) -> bool:
+    """Whether :func:`canonical_pieces` writes the object ``d`` piece by piece: its keys
+    are strings and it is small (an instance's top level) or its lists average at least 8
+    entries (a preference profile); else one ``json.dumps`` is faster (many short values:
+    an endowment, short lists), the Python work per key outweighing the join's saving."""
+    if not all(k.__class__ is str for k in d):
+        return False
+    return len(d) <= 64 or sum(len(v) for v in d.values() if v.__class__ is list) \
+        >= 8 * len(d)
 
 
 def _plain_strings(v: list[Any]) -> str | None:
