@@ -213,3 +213,20 @@ def test_read_and_parse_make_calls_per_list_not_per_entry(tmp_path):
     c_small = _calls(lambda: parse_house_allocation(read_json(small)[0].data))
     c_big = _calls(lambda: parse_house_allocation(read_json(big)[0].data))
     assert c_big < 6 * c_small                                       # about 4 (n ratio)
+
+
+@pytest.mark.parametrize("prefs", [
+    {"a": ["h1", "h2"], "b": ["h3"], "c": ["h2", "h3", "h1"]},    # total = n · first length
+    {"a": ["h1", ["h2", "h3"]], "b": [["h3", "h1"], "h2"], "c": ["h2", "h1"]},
+    {"a": [["h1", "h2"]], "b": ["h2", "h3"], "c": ["h3", "h1"]},  # equal lengths, ties
+])
+def test_dense_rank_matrix_of_equal_and_unequal_lengths(prefs):
+    """Regression: the 2-D fill of equal-length lists is taken only when every length is
+    equal (not when the total merely equals n times the first one); the oracle's matching
+    and certificate are those of the welfare graph's path."""
+    from prefcert.formal.welfare import welfare_graph
+    from prefcert.oracles import house_allocation as oa
+    data = {"preferences": prefs, "objects": ["h1", "h2", "h3"]}
+    got = oa.utilitarian_matching(parse_house_allocation(data))
+    want = oa.utilitarian_matching(welfare_graph(parse_house_allocation(data)))
+    assert json.dumps(got) == json.dumps(want)
