@@ -28,9 +28,9 @@ Rows:
   numpy): the whole oracle (parse of the decoded instance included) against
   ``linear_sum_assignment`` with its cost matrix built from the same decoded dict (per
   agent with ``np.fromiter``, and by the naive loop), ``prefcert label`` and ``check``
-  of the instance against ``json.load`` of the instance and of the label file; with
-  ``--before``, the older oracle on the same file at n = 1000 (at n = 5000 it builds a
-  dict of 25 M tuples);
+  of the instance in CPU seconds against a child process's ``json.load`` of it; with
+  ``--before``, the older label and check (both n) and the older oracle on the same file
+  at n = 1000 (at n = 5000 it builds a dict of 25 M tuples);
 - ``help``: ``prefcert --help``;
 - ``dublin``: ``prefcert label`` of Dublin West 2002 (PrefLib 00001-00000002, 29,988
   voters; the copy in ``tests/data/preflib/soi``), all default questions;
@@ -297,8 +297,9 @@ def welfare(work: Path, n: int, row: str, *, repeat: int = 1, exe: str | None = 
     (parse of the decoded instance included) against ``linear_sum_assignment`` with its
     cost matrix built from the same decoded dict (the naive loop, and per agent with
     ``np.fromiter``), in this process; with ``exe``, ``prefcert label`` / ``check`` of the
-    instance against ``json.load`` of the label and the instance files; with ``before``,
-    the older installation's oracle on the same file (a child process, same timing code)."""
+    instance in CPU seconds against a child's ``json.load`` of it (:func:`whole_welfare`);
+    with ``before``, the older installation's label and check, and at n ≤ 1000 its oracle
+    on the same file (a child process, same timing code)."""
     import numpy as np
     from prefcert.formal.house_allocation import parse_house_allocation
     from prefcert.oracles import house_allocation as oa
@@ -335,7 +336,7 @@ def welfare(work: Path, n: int, row: str, *, repeat: int = 1, exe: str | None = 
          "lsa, matrix per row", "<= 2x")
     line(row, f"utilitarian n={n} (parse incl.)", t_ours, t_naive, "lsa, naive loop", "")
     line(row, f"  json.load of the instance (n={n})", t_load, t_rows, "lsa, matrix per row", "")
-    if before:
+    if before and n <= 1000:          # (the older oracle builds 25 M tuples at n = 5000)
         py = str(Path(before).with_name("python"))
         out = subprocess.run([py, "-c", _WELFARE_CHILD, str(path), str(repeat)],
                              capture_output=True, text=True, cwd="/")
@@ -347,18 +348,32 @@ def welfare(work: Path, n: int, row: str, *, repeat: int = 1, exe: str | None = 
         else:
             print(f"{row:<12} before failed: {out.stderr[-200:]!r}")
     if exe:
-        labels = work / f"{path.stem}.labels.jsonl"
+        whole_welfare(row, path, exe, before, work)
+
+
+def load_floor(path: Path) -> float:
+    """CPU seconds of a child process that only ``json.load``\ s ``path`` (the floor of
+    the whole-process rows: the interpreter's start and the decode, freeing included)."""
+    return run_cpu([sys.executable, "-c", f"import json; json.load(open({str(path)!r}))"])[1]
+
+
+def whole_welfare(row: str, path: Path, exe: str, before: str | None, work: Path) -> None:
+    """``prefcert label`` and ``check`` of the instance as processes, in CPU seconds (the
+    machine is shared), against a child's ``json.load`` of the same file; with ``before``,
+    the older installation's label and check in the same run."""
+    floor = load_floor(path)
+    line(row, "  json.load of the instance (child, CPU)", floor, None, "", "")
+    for tag, prog in (("after", exe), ("before", before)):
+        if prog is None:
+            continue
+        labels = work / f"{path.stem}.{tag}.labels.jsonl"
         labels.unlink(missing_ok=True)
-        t_l, mib, rc_l = run([exe, "label", str(path), "-o", str(labels)])
-        t_c, mib_c, rc_c = run([exe, "check", str(labels)])
-        t0 = time.perf_counter()
-        json.loads(labels.read_text())
-        t_jl = time.perf_counter() - t0
-        line(row, f"  prefcert label (rc {rc_l}, {mib:.0f} MiB)", t_l, t_rows,
-             "lsa, matrix per row", "")
-        line(row, f"  prefcert check (rc {rc_c}, {mib_c:.0f} MiB)", t_c, t_load,
-             "json.load instance", "")
-        line(row, "  json.load of the label file", t_jl, t_c, "prefcert check", "")
+        _, c_l, mib, rc_l = run_cpu([prog, "label", str(path), "-o", str(labels)])
+        _, c_c, mib_c, rc_c = run_cpu([prog, "check", str(labels)])
+        line(row, f"  {tag}: prefcert label (CPU; rc {rc_l}, {mib:.0f} MiB)", c_l, floor,
+             "json.load (CPU)", "small multiple")
+        line(row, f"  {tag}: prefcert check (CPU; rc {rc_c}, {mib_c:.0f} MiB)", c_c, floor,
+             "json.load (CPU)", "small multiple")
 
 
 def irv_m20(count: int) -> None:
@@ -768,7 +783,7 @@ def main() -> None:
     if want("peers-n1000"):
         peers(args.work)
     if want("welfare-n5000"):
-        welfare(args.work, 5000, "welfare-n5000", exe=exe, before=None)
+        welfare(args.work, 5000, "welfare-n5000", exe=exe, before=args.before)
     if want("welfare-n1000"):
         welfare(args.work, 1000, "welfare-n1000", repeat=3, exe=exe, before=args.before)
     if want("help"):

@@ -146,6 +146,40 @@ class HouseAllocation:
                 "objects": list(self.objects)}
 
 
+def _strict_indexed(prefs: dict[str, Any], known: list[str] | None
+                    ) -> tuple[tuple[str, ...], dict[str, int], RankIndex] | None:
+    """:func:`_indexed` of strict lists (every entry a string), or None when the lists are
+    not all well-formed strict lists. Two C-level passes per list and no type scan: the
+    look-up of each entry's index bytes (``b"".join(map(code.__getitem__, …))``) refuses anything that is not a known object
+    name (a tie group is unhashable, a number or an unknown name a missing key; the
+    object table holds strings only), and a set as long as the list has no item twice.
+    Without ``objects`` the table is every ranked entry in order of first mention
+    (``dict.fromkeys``), its type set checked once per distinct entry. O(L)."""
+    lists = list(prefs.values())
+    if not all(lst.__class__ is list for lst in lists):
+        return None
+    try:
+        if known is None:
+            objects = tuple(dict.fromkeys(chain.from_iterable(lists)))
+            if not set(map(type, objects)) <= {str}:
+                return None
+        else:
+            objects = tuple(known)
+        oi = {h: j for j, h in enumerate(objects)}
+        code = {h: array("i", [j]).tobytes() for h, j in oi.items()}  # j's machine bytes
+        offsets, objs = array("q", [0]), array("i")
+        top = 0
+        for lst in lists:       # one look-up per entry, then a memcpy: no int conversion
+            objs.frombytes(b"".join(map(code.__getitem__, lst)))
+            if len(set(lst)) != len(lst):
+                return None
+            offsets.append(len(objs))
+            top = max(top, len(lst))
+    except (KeyError, TypeError):
+        return None
+    return objects, oi, RankIndex(offsets, objs, None, top)
+
+
 def _indexed(prefs: dict[str, Any], known: list[str] | None
              ) -> tuple[tuple[str, ...], dict[str, int], RankIndex] | None:
     """(objects, object -> index, :class:`RankIndex`) of well-formed preference lists, or
@@ -217,7 +251,7 @@ def parse_house_allocation(data: dict) -> HouseAllocation:
                 raise InstanceError("object listed twice in 'objects'", value=h)
             seen.add(h)
         known = raw_objects
-    fast = _indexed(prefs, known)
+    fast = _strict_indexed(prefs, known) or _indexed(prefs, known)
     if fast is not None:
         objects, oi, index = fast
         return HouseAllocation(LazyOrders(prefs, oi), objects,

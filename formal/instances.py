@@ -12,10 +12,9 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from sys import intern
 from typing import Any, BinaryIO
 
 from .errors import InstanceError
@@ -62,9 +61,75 @@ def canonical_sha256(data: dict[str, Any]) -> str:
 
 
 def _canonical(data: dict[str, Any]) -> tuple[str, int]:
-    """(SHA-256, length) of the canonical JSON of ``data``."""
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest(), len(text)
+    """(SHA-256, length) of the canonical JSON of ``data``: the text of ``json.dumps(data,
+    sort_keys=True, separators=(",", ":"))`` (ASCII, so its length in characters is its
+    length in bytes), hashed piece by piece (:func:`canonical_pieces`) without holding it.
+    O(size)."""
+    h = hashlib.sha256()
+    size = 0
+    for piece in canonical_pieces(data):
+        h.update(piece.encode("ascii"))
+        size += len(piece)
+    return h.hexdigest(), size
+
+
+#: how deep :func:`canonical_pieces` descends into objects itself (below, ``json.dumps``)
+_CANONICAL_DEPTH = 4
+
+
+def canonical_pieces(value: Any, depth: int = 0) -> Iterator[str]:
+    """The canonical JSON text of ``value`` (sorted keys, no white space, ASCII: exactly
+    ``json.dumps(value, sort_keys=True, separators=(",", ":"))``), in pieces whose
+    concatenation is that text. A list of plain strings — printable ASCII without a quote
+    or a backslash, the names of nearly every instance — is one ``str.join`` (about five
+    times faster than the encoder, which escapes each string); objects are descended into
+    up to :data:`_CANONICAL_DEPTH` levels where that pays (:func:`_worth_descending`);
+    anything else is ``json.dumps`` itself. O(size of the text)."""
+    if value.__class__ is dict and depth < _CANONICAL_DEPTH and _worth_descending(value):
+        sep = "{"
+        for k in sorted(value):
+            yield sep + _encode_key(k) + ":"
+            yield from canonical_pieces(value[k], depth + 1)
+            sep = ","
+        yield "{}" if sep == "{" else "}"
+        return
+    if value.__class__ is list and value:
+        plain = _plain_strings(value)
+        if plain is not None:
+            yield plain
+            return
+    yield json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+#: the encoder's own string escaping (C): ``json.dumps`` of a string, ASCII
+_encode_key = json.encoder.encode_basestring_ascii
+
+
+def _worth_descending(d: dict[Any, Any]) -> bool:
+    """Whether :func:`canonical_pieces` writes the object ``d`` piece by piece: its keys
+    are strings and it is small (an instance's top level) or its lists average at least 8
+    entries (a preference profile); else one ``json.dumps`` is faster (many short values:
+    an endowment, short lists), the Python work per key outweighing the join's saving."""
+    if not all(k.__class__ is str for k in d):
+        return False
+    return len(d) <= 64 or sum(len(v) for v in d.values() if v.__class__ is list) \
+        >= 8 * len(d)
+
+
+def _plain_strings(v: list[Any]) -> str | None:
+    """``json.dumps(v)`` of a non-empty list of strings that need no escaping (printable
+    ASCII, no ``"`` and no ``\\``), else None. Three C-level scans of the joined text:
+    the quotes it holds are exactly the separators' (2 per gap), no backslash, printable
+    ASCII (``isprintable`` also turns DEL away, which JSON would write as is: that list
+    merely takes the encoder's path)."""
+    try:
+        joined = '","'.join(v)
+    except TypeError:                       # an entry that is not a string
+        return None
+    if joined.isascii() and joined.isprintable() and "\\" not in joined \
+            and joined.count('"') == 2 * len(v) - 2:
+        return '["' + joined + '"]'
+    return None
 
 
 def from_object(obj: Any, file: str, line: int | None, default_id: str) -> Instance:
@@ -199,7 +264,7 @@ def read_json(path: Path, limit: int | None = None) -> list[Instance]:
     _json_start(path, head)
     text = read_text(path, limit)
     try:
-        obj = json.loads(text, object_pairs_hook=_shared_strings)
+        obj = json.loads(text, object_pairs_hook=shared_strings())
     except json.JSONDecodeError as e:
         raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=e.lineno,
                             value=_near(text, e.pos)) from None
@@ -214,29 +279,41 @@ def read_json(path: Path, limit: int | None = None) -> list[Instance]:
     return [from_object(obj, str(path), None, path.stem)]
 
 
-_STR, _STR_LIST = {str}, {str, list}
 
+def shared_strings() -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """A ``json.loads`` object hook that makes equal strings one object as each object is
+    decoded: its keys, and the strings of its list values and of the lists in them. A big
+    instance's lists name the same few agents millions of times and ``json`` makes a new
+    string for each, so the decoded data would hold them all at once (about 55 bytes a
+    string: 110 MB for two million list entries); shared, they are freed as each object
+    is decoded, and the names in the lists are the very objects of the agents' keys
+    (later look-ups compare by identity). The data is equal, so its hash is unchanged.
 
-def _shared_strings(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """The ``json.loads`` object hook that makes equal strings one object (``sys.intern``)
-    as each object is decoded: its keys, and the strings of its list values and of the
-    lists in them. A big instance's lists name the same few agents millions of times and
-    ``json`` makes a new string for each, so the decoded data would hold them all at once
-    (about 55 bytes a string: 110 MB for two million list entries); interned, they are
-    freed as each object is decoded, and the names in the lists are the very objects of
-    the agents' keys (later look-ups compare by identity). The data is equal, so its hash
-    is unchanged. O(size): lists of strings at C speed, lists with ties item by item."""
-    for _, v in pairs:
-        if v.__class__ is list and v:
-            types = set(map(type, v))
-            if types <= _STR:
-                v[:] = map(intern, v)
-            elif list in types and types <= _STR_LIST:
-                v[:] = [intern(e) if e.__class__ is str else _shared_tie(e) for e in v]
-    out = dict(zip(map(intern, [k for k, _ in pairs]), [v for _, v in pairs]))
-    if len(out) < len(pairs):
-        _duplicate(pairs)
-    return out
+    The strings are shared through the hook's own dict (one per read, freed with the
+    hook), which is cheaper than ``sys.intern``: a list of strings is one C-level
+    ``map(memo.setdefault, …)`` after a C-level type check (``"".join`` refuses a list
+    holding anything but strings, so no number meets the dict, where 1, 1.0 and True are
+    one key); a list with ties or other values goes entry by entry. O(size).
+    """
+    memo: dict[str, str] = {}
+    share = memo.setdefault
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        for _, v in pairs:
+            if v.__class__ is list and v:
+                try:
+                    "".join(v)                 # the type check: strings only
+                except TypeError:              # a tie group, a number, …
+                    v[:] = [share(e, e) if e.__class__ is str else
+                            _shared_tie(e, share) if e.__class__ is list else e for e in v]
+                else:
+                    v[:] = map(share, v, v)
+        keys = [k for k, _ in pairs]
+        out = dict(zip(map(share, keys, keys), [v for _, v in pairs]))
+        if len(out) < len(pairs):
+            _duplicate(pairs)
+        return out
+    return hook
 
 
 DUPLICATE = "a key appears twice in one object (JSON would keep only the last)"
@@ -264,9 +341,9 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _shared_tie(e: list[Any]) -> list[Any]:
-    if set(map(type, e)) <= _STR:
-        e[:] = map(intern, e)
+def _shared_tie(e: list[Any], share: Callable[[str, str], str]) -> list[Any]:
+    if all(x.__class__ is str for x in e):
+        e[:] = map(share, e, e)
     return e
 
 

@@ -167,15 +167,22 @@ def _utilitarian_indexed(model: HouseAllocation) -> tuple[dict[str, str], dict |
         return utilitarian_matching(welfare_graph(model))
     cols = np.frombuffer(ix.objects, np.int32)
     lens = np.diff(offsets)
-    rows = np.repeat(np.arange(nl, dtype=np.int64), lens)
-    if ix.ranks is None:
-        ranks = np.arange(total, dtype=np.int64) - np.repeat(offsets[:-1], lens) + 1
-    else:
-        ranks = np.frombuffer(ix.ranks, np.int32)
     dense = np.zeros((nl, nr), np.int64)
-    flat = dense.reshape(-1)
-    flat[rows * nr + cols] = ranks
-    del rows, ranks
+    k = int(lens[0])
+    if bool((lens == k).all()):       # every list of one length: 2-D fancy indexing over
+        # the arrays as they are (no index array of L entries is made)
+        rank_rows = np.arange(1, k + 1) if ix.ranks is None \
+            else np.frombuffer(ix.ranks, np.int32).reshape(nl, k)
+        dense[np.arange(nl)[:, None], cols.reshape(nl, k)] = rank_rows
+    else:
+        rows = np.repeat(np.arange(nl, dtype=np.int64), lens)
+        if ix.ranks is None:
+            ranks = np.arange(total, dtype=np.int64) - np.repeat(offsets[:-1], lens) + 1
+        else:
+            ranks = np.frombuffer(ix.ranks, np.int32)
+        flat = dense.reshape(-1)
+        flat[rows * nr + cols] = ranks
+        del rows, ranks
     return _utilitarian_dense(agents, objects, dense, total == nl * nr,
                               lambda: welfare_graph(model))
 
