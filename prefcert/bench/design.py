@@ -115,11 +115,16 @@ class Task:
 @dataclass(frozen=True)
 class RenderedPrompt:
     """A prompt as shown to a model: ``text``, the ``answer_shape`` its parser expects, and
-    ``extra`` fields for the prompt record (e.g. MCQ ``options``)."""
+    ``extra`` fields for the prompt record (e.g. MCQ ``options``). ``shared``: the span
+    ``(start, end)`` of ``text`` that many prompts repeat (a whole profile), which
+    ``prefcert generate`` then writes once to ``profiles.jsonl`` and replaces in the record
+    by a reference (:func:`prefcert.bench.generate.share_span`); None (the default): the
+    record holds the whole text."""
 
     text: str
     answer_shape: str
     extra: Mapping[str, Any] = field(default_factory=dict)
+    shared: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

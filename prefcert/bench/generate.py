@@ -10,6 +10,11 @@ count):
 - ``prompts.jsonl`` (or ``prompts.parquet``): one record per prompt — ``id``, ``suite``,
   ``instance_id`` (and ``instance_ids``, every instance of the task), ``question``, ``format``, ``cell``, ``prompt``, ``answer_shape``,
   ``gold_label_ids``, ``answer`` (a gold answer the scorer accepts) and ``task``;
+- ``profiles.jsonl`` (only when a suite renders shared spans, e.g. the preference suite's
+  ``--param profiles=shared``): each distinct shared text (a whole profile) once,
+  ``{"sha256", "text"}``; a prompt record holding a reference has the text cut out of its
+  ``prompt`` and ``profile_ref = {"sha256", "offset"}`` instead (:func:`resolve_profiles`
+  puts it back; :func:`read_prompts` does so for every reader);
 - ``manifest.json``: suite, seed, sizes, per-cell count, prefcert version, the composition
   per cell with its total, the rejection-sampling acceptance rates and label counts, the
   readings and the template set chosen, and the instances drawn more than once.
@@ -20,7 +25,7 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -188,11 +193,13 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
           per_cell: int | None = None, progress: bool = False, jobs: int = 1,
           encoding: str = "json", readings: dict | None = None,
           templates: str | None = None, params: dict | None = None,
-          prompt_sink: Callable[[dict], None] | None = None) -> dict:
+          prompt_sink: Callable[[dict], None] | None = None,
+          share: Callable[[str], str] | None = None) -> dict:
     """Sample and certify ``suite`` in memory: ``{"instances", "labels", "prompts",
     "manifest"}`` (see :func:`generate` for the parameters). ``prompt_sink``: called with
     each prompt record as it is rendered, in file order; the prompts are then not kept
-    (``"prompts"`` is None) and the manifest is the same."""
+    (``"prompts"`` is None) and the manifest is the same. ``share``: see
+    :func:`iter_prompts` (default: every record self-contained)."""
     readings = suite.chosen_readings(readings)
     chosen = suite.chosen_parameters(params)
     suite = suite.configured(chosen, sizes)
@@ -214,7 +221,7 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     repeats, duplicates = _duplicates(suite, tasks)
     records = iter_prompts(suite, tasks, labels, ids, seed=seed, stats=stats,
                            encoding=encoding, readings=readings, templates=tpl,
-                           repeats=repeats, params=chosen)
+                           repeats=repeats, params=chosen, share=share)
     composition: Counter = Counter()
     prompts: list[dict] | None = None
     if prompt_sink is None:
@@ -261,14 +268,18 @@ def iter_prompts(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
                  readings: dict | None = None, templates: Any = None,
                  repeats: dict | None = None,
                  first_ids: Sequence[int] | None = None,
-                 params: dict | None = None) -> Iterator[dict]:
+                 params: dict | None = None,
+                 share: Callable[[str], str] | None = None) -> Iterator[dict]:
     """The prompt records of ``tasks`` (every variant of each), one at a time, numbered
     from 1 in order, or from ``first_ids[k]`` for the k-th task (its design position, see
     :func:`design_tasks`). ``readings``: the suite's readings (defaults filled);
     ``templates``: its resolved template set; ``repeats``: id(task) -> the fields of a
     repeated election (``cluster``, ``duplicate_of``). A caller that writes each as it
     comes holds one task's prompts, not the suite's (the preference suite's prompts are
-    about 0.3 GB of text). O(prompts) time."""
+    about 0.3 GB of text). ``share``: called with the shared span of a prompt that has
+    one (:attr:`~prefcert.bench.design.RenderedPrompt.shared`), returning its key; the
+    record then holds the reference instead of the span (:func:`share_span`); without it
+    every record holds its whole text. O(prompts) time."""
     repeats = repeats or {}
     by_id = {lab["label_id"]: lab for lab in labels}
     count = 0
@@ -281,7 +292,7 @@ def iter_prompts(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
             r = suite.render(task, variant, Context(seed, row, index, stats, variant, encoding,
                                                     readings, templates, params))
             count += 1
-            yield {
+            rec = {
                 "id": f"{number + j:05d}", "suite": suite.name,
                 "instance_id": task.instances[0]["id"] if task.instances else None,
                 "instance_ids": [i["id"] for i in task.instances],
@@ -291,6 +302,92 @@ def iter_prompts(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
                 "gold_label_ids": gold_ids,
                 "answer": suite.gold(task, variant, labs, r), "task": task.payload,
                 **repeats.get(id(task), {}), **r.extra}
+            if share is not None and r.shared is not None:
+                share_span(rec, r.shared, share)
+            yield rec
+
+
+PROFILES_FILE = "profiles.jsonl"
+
+
+def text_key(text: str) -> str:
+    """The key of a shared text: the SHA-256 (hex) of its UTF-8 bytes. O(len(text))."""
+    import hashlib
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def share_span(record: dict, span: tuple[int, int], share: Callable[[str], str]) -> None:
+    """Cut the span ``(start, end)`` out of ``record["prompt"]`` and append a reference to
+    it, ``profile_ref = {"sha256": share(span text), "offset": start}``, as the record's
+    last field, so :func:`resolve_profiles` restores the record exactly (same fields in
+    the same order, same text). O(len(prompt))."""
+    start, end = span
+    text = record["prompt"]
+    record["prompt"] = text[:start] + text[end:]
+    record["profile_ref"] = {"sha256": share(text[start:end]), "offset": start}
+
+
+class SharedTexts:
+    """The ``share`` callback of :func:`iter_prompts` for a generated folder: each distinct
+    text written once, as ``{"sha256", "text"}`` lines, through ``open_file()`` (called at
+    the first text, so a run without shared spans writes no file). O(len(text)) a call."""
+
+    def __init__(self, open_file: Callable[[], Any]):
+        self.open_file = open_file
+        self.file: Any = None
+        self.seen: set[str] = set()
+
+    def __call__(self, text: str) -> str:
+        key = text_key(text)
+        if key not in self.seen:
+            if self.file is None:
+                self.file = self.open_file()
+            self.seen.add(key)
+            self.file.write(_dumps({"sha256": key, "text": text}) + "\n")
+        return key
+
+
+def read_profiles(path: str | Path) -> dict[str, str]:
+    """The shared texts of a ``profiles.jsonl``: key -> text. InstanceError (one line) for
+    a missing file, a line that is not a ``{"sha256", "text"}`` record or a key that is
+    not its text's SHA-256."""
+    path = Path(path)
+    if not path.is_file():
+        raise InstanceError(f"{PROFILES_FILE} is missing beside the prompts (they refer to "
+                            "shared profiles)", file=str(path))
+    out: dict[str, str] = {}
+    for i, rec in enumerate(read_jsonl(path), 1):
+        key, text = rec.get("sha256"), rec.get("text")
+        if not isinstance(key, str) or not isinstance(text, str):
+            raise InstanceError("not a shared-profile record (sha256, text)", file=str(path),
+                                line=i)
+        if text_key(text) != key:
+            raise InstanceError("the text's SHA-256 is not its key", file=str(path), line=i,
+                                value=key)
+        out[key] = text
+    return out
+
+
+def resolve_profiles(records: Sequence[dict], profiles: Mapping[str, str],
+                     where: str = PROFILES_FILE) -> None:
+    """Put every referenced profile back into its prompt record, in place: the record
+    becomes the self-contained one (its ``profile_ref`` removed, the text inserted at the
+    offset), byte for byte. InstanceError for a reference that is malformed, out of range
+    or to a profile ``profiles`` does not hold. O(total prompt length)."""
+    for r in records:
+        ref = r.pop("profile_ref", None)
+        if ref is None:
+            continue
+        key = ref.get("sha256") if isinstance(ref, dict) else None
+        off = ref.get("offset") if isinstance(ref, dict) else None
+        prompt = r.get("prompt")
+        if not isinstance(key, str) or not isinstance(off, int) or isinstance(off, bool) \
+                or not isinstance(prompt, str) or not 0 <= off <= len(prompt):
+            raise InstanceError("a malformed profile_ref", file=where, value=r.get("id", ""))
+        if key not in profiles:
+            raise InstanceError(f"prompt {r.get('id')} refers to a profile {PROFILES_FILE} "
+                                "does not hold", file=where, value=key)
+        r["prompt"] = prompt[:off] + profiles[key] + prompt[off:]
 
 
 def design_tasks(suite: Suite, *, sizes: Sequence[Any], per_cell: int | None
@@ -429,11 +526,13 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
             raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
                                 "replace it)", file=str(folder.path / held[0]))
         if fmt == "jsonl":           # prompts written as rendered: never all in memory
-            with folder.file("prompts.jsonl") as pf:
+            from contextlib import ExitStack
+            with ExitStack() as stack, folder.file("prompts.jsonl") as pf:
+                shared = SharedTexts(lambda: stack.enter_context(folder.file(PROFILES_FILE)))
                 b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell,
                           progress=progress, jobs=jobs, encoding=encoding,
                           readings=readings, templates=templates, params=params,
-                          prompt_sink=lambda r: pf.write(_dumps(r) + "\n"))
+                          prompt_sink=lambda r: pf.write(_dumps(r) + "\n"), share=shared)
         else:
             b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress,
                       jobs=jobs, encoding=encoding, readings=readings, templates=templates,
@@ -463,13 +562,16 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
             folder.write(name, text)
         folder.write("manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
         folder.commit()
+        if fmt == "jsonl" and shared.file is None:   # an earlier run's, now unreferenced
+            (folder.path / PROFILES_FILE).unlink(missing_ok=True)
     manifest = dict(manifest)
     manifest["_seconds"] = dict(b["seconds"], write=time.perf_counter() - t0)
     manifest["_seconds"]["total"] += manifest["_seconds"]["write"]
     return manifest
 
 
-OUTPUT_FILES = ("instances.jsonl", "labels.jsonl", "prompts.jsonl", "data", "manifest.json")
+OUTPUT_FILES = ("instances.jsonl", "labels.jsonl", "prompts.jsonl", PROFILES_FILE, "data",
+                "manifest.json")
 
 
 def _write_rows(f, rows: list) -> None:
@@ -608,7 +710,9 @@ def prompts_path(path: str | Path) -> Path:
 def read_prompts(path: str | Path) -> list[dict]:
     """Prompt records from ``prompts.jsonl``, a Parquet file or a folder of Parquet splits
     (rows decoded by :func:`decode_row`, in id order; the labels and instances each row
-    carries are left to the benchmark's own files)."""
+    carries are left to the benchmark's own files). Prompts that refer to shared profiles
+    come back self-contained (:func:`resolve_profiles`, from the ``profiles.jsonl``
+    beside them)."""
     path = prompts_path(path)
     files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
     if path.is_dir() or path.suffix == ".parquet":
@@ -627,7 +731,11 @@ def read_prompts(path: str | Path) -> list[dict]:
             rec.pop("instances", None)
             out.append(rec)
         return sorted(out, key=lambda r: r["id"])
-    return read_jsonl(path)
+    records = read_jsonl(path)
+    if any("profile_ref" in r for r in records):
+        where = Path(path).parent / PROFILES_FILE
+        resolve_profiles(records, read_profiles(where), str(where))
+    return records
 
 
 def read_jsonl(path: str | Path, unique_keys: bool = False) -> list[dict]:
