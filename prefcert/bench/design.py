@@ -120,10 +120,11 @@ class Task:
 class RenderedPrompt:
     """A prompt as shown to a model: ``text``, the ``answer_shape`` its parser expects, and
     ``extra`` fields for the prompt record (e.g. MCQ ``options``). ``shared``: the span
-    ``(start, end)`` of ``text`` that many prompts repeat (a whole profile), which
-    ``prefcert generate`` then writes once to ``profiles.jsonl`` and replaces in the record
-    by a reference (:func:`prefcert.bench.generate.share_span`); None (the default): the
-    record holds the whole text."""
+    ``(start, end)`` of ``text`` that many prompts repeat (a whole profile): ``prefcert
+    generate`` encodes it once for ``prompts.jsonl`` and, when the suite's ``profiles``
+    parameter is ``shared``, writes it once to ``profiles.jsonl`` and replaces it in the
+    record by a reference (:func:`prefcert.bench.generate.share_span`); None (the
+    default): nothing is repeated."""
 
     text: str
     answer_shape: str

@@ -315,12 +315,69 @@ def iter_prompts(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
                 "gold_label_ids": gold_ids,
                 "answer": suite.gold(task, variant, labs, r), "task": task.payload,
                 **repeats.get(id(task), {}), **r.extra}
-            if share is not None and r.shared is not None:
-                share_span(rec, r.shared, share)
+            if r.shared is not None:
+                if share is not None:
+                    share_span(rec, r.shared, share)
+                else:                 # the writer may splice the span's cached encoding
+                    rec = _Spanned(rec)
+                    rec.span = r.shared
             yield rec
 
 
+class _Spanned(dict):
+    """A prompt record (a plain dict to every reader) that remembers the span of its
+    ``prompt`` repeated by other prompts, for :class:`_LineWriter`."""
+
+    span: tuple[int, int]
+
+
+class _LineWriter:
+    """:func:`_dumps` of prompt records, the same text, with the JSON encoding of a
+    repeated span (a whole profile, 0.1 MB at n = 200) computed once: a JSON string's
+    encoding is the concatenation of its pieces' encodings (escapes are per character),
+    so a record's line is its encoding with the prompt left out, the prompt spliced in
+    from the encoded text before, the span's cached encoding and the text after.
+    O(len(line)) a record, the span's encoding only on a miss (kept for the last few
+    distinct spans)."""
+
+    MARK = '"prompt":"\\u0000"'
+
+    def __init__(self, keep: int = 8):
+        self.keep = keep
+        self.cache: list[tuple[str, str]] = []
+
+    def _encoded(self, text: str) -> str:
+        for k, (t, enc) in enumerate(self.cache):
+            if t == text:
+                if k:
+                    self.cache.insert(0, self.cache.pop(k))
+                return enc
+        enc = _dumps(text)[1:-1]
+        self.cache.insert(0, (text, enc))
+        del self.cache[self.keep:]
+        return enc
+
+    def __call__(self, rec: dict) -> str:
+        span = getattr(rec, "span", None)
+        if span is None:
+            return _dumps(rec)
+        head = _dumps({**rec, "prompt": "\x00"})
+        if head.count(self.MARK) != 1:
+            return _dumps(rec)
+        text = rec["prompt"]
+        start, end = span
+        prompt = "".join(('"prompt":"', _dumps(text[:start])[1:-1],
+                          self._encoded(text[start:end]), _dumps(text[end:])[1:-1], '"'))
+        return head.replace(self.MARK, prompt, 1)
+
+
 PROFILES_FILE = "profiles.jsonl"
+
+
+def _shares(suite: Suite, params: dict | None) -> bool:
+    """Whether ``suite`` run with ``params`` stores shared spans once (its ``profiles``
+    parameter is ``shared``)."""
+    return suite.chosen_parameters(params).get("profiles") == "shared"
 
 
 def text_key(text: str) -> str:
@@ -543,10 +600,12 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
             from contextlib import ExitStack
             with ExitStack() as stack, folder.file("prompts.jsonl") as pf:
                 shared = SharedTexts(lambda: stack.enter_context(folder.file(PROFILES_FILE)))
+                line = _LineWriter()
                 b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell,
                           progress=progress, jobs=jobs, encoding=encoding,
                           readings=readings, templates=templates, params=params,
-                          prompt_sink=lambda r: pf.write(_dumps(r) + "\n"), share=shared)
+                          prompt_sink=lambda r: pf.write(line(r) + "\n"),
+                          share=shared if _shares(suite, params) else None)
         else:
             b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress,
                       jobs=jobs, encoding=encoding, readings=readings, templates=templates,

@@ -767,21 +767,16 @@ def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
         question = t.render("question", task=task_text,
                             format=t[f"{'format_ffk' if fmt == 'ffk' else 'format'}.{key}"])
     profile = encode_profile(inst, encoding, single, t, dishes)
-    shared = (getattr(ctx, "params", None) or {}).get("profiles") == "shared"
     text = t.render("prompt", n_items=len(inst["items"]), n_agents=shown,
                     agents_word="agent" if shown == 1 else "agents",
-                    data=t[f"data.{f['pref']}"],
-                    preferences=_PROFILE_MARK if shared else profile, question=question)
+                    data=t[f"data.{f['pref']}"], preferences=_PROFILE_MARK, question=question)
     if "mitigation" in variant:                                  # App. M
         before, after = mitigation_text(variant["mitigation"], f["family"])
         text = "\n\n".join(x for x in (before, text, after) if x)
-    shape = "mcq" if fmt == "mcq" else shape
-    if not shared:
-        return RenderedPrompt(text, shape, extra)
-    return _shared_profile(text, profile, shape, extra)
+    return _shared_profile(text, profile, "mcq" if fmt == "mcq" else shape, extra)
 
 
-#: where the profile goes while a prompt is rendered for ``profiles=shared`` (no template
+#: where the profile goes while a prompt is rendered, so its span is known (no template
 #: text holds a NUL)
 _PROFILE_MARK = "\x00profile\x00"
 
