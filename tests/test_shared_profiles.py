@@ -151,3 +151,26 @@ def test_parquet_rows_are_self_contained_under_shared_profiles(pair, tmp_path):
         "profiles=shared")
     assert not (out / PROFILES_FILE).exists()
     assert read_prompts(out) == read_prompts(pair[0])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_spliced_lines_equal_the_plain_encoding(seed):
+    """_LineWriter's lines (a cached span's encoding spliced in) are _dumps's, byte for
+    byte, on texts full of what JSON escapes (quotes, backslashes, control characters,
+    NUL, non-ASCII), with the span anywhere, repeated and not."""
+    import random
+
+    from prefcert.bench.generate import _LineWriter, _Spanned
+    rng = random.Random(seed)
+    alphabet = ['"', "\\", "\n", "\t", "\x00", "\x1f", "é", "→", "a", " ", "{", "}", "\u2028"]
+    write = _LineWriter(keep=2)
+    shared = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40)))
+              for _ in range(3)]
+    for _ in range(20):
+        mid = rng.choice(shared)
+        before = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 10)))
+        after = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 10)))
+        rec = _Spanned({"id": "00001", "x": rng.choice(alphabet), "prompt": before + mid + after,
+                        "answer": rng.choice(alphabet)})
+        rec.span = (len(before), len(before) + len(mid))
+        assert write(rec) == _dumps(dict(rec))
