@@ -67,7 +67,9 @@ Rows:
   process and its workers) and peak memory, against the ``json.load`` floor of its output
   (every line of its JSONL files and the manifest decoded, in this process); with
   ``--before``, the older installation generates the same suite in the same run, and the
-  row says whether every output file is byte-identical (SHA-256).
+  row says whether every output file is byte-identical (SHA-256); for
+  ``indeterminacy-preference`` also ``--param profiles=shared`` (CPU, peak memory, and
+  the bytes of ``prompts.jsonl`` + ``profiles.jsonl`` against the default prompts).
 
 Targets (issue "label at the speed of reading the input") are printed beside each row;
 nothing is asserted. A timing script, not a test.
@@ -586,6 +588,26 @@ def generate_suites(work: Path, exe: str, before: str | None, suites: list[str])
                   flush=True)
         if rc != 0:
             print(f"{'generate':<12} WARNING: generate {name} failed")
+        if name == "indeterminacy-preference" and rc == 0:
+            shared_row(work, exe, out, cpu)
+
+
+def shared_row(work: Path, exe: str, inline: Path, inline_cpu: float) -> None:
+    """The preference suite with ``--param profiles=shared``: CPU seconds and peak memory,
+    and the bytes of prompts.jsonl + profiles.jsonl against the default prompts.jsonl (the
+    resolved prompts equal the default ones byte for byte: tests/test_shared_profiles.py)."""
+    out = work / "gen-indeterminacy-preference.shared"
+    wall, cpu, mib, rc = run_cpu([exe, "generate", "indeterminacy-preference", "-o", str(out),
+                                  "--overwrite", "--param", "profiles=shared"])
+    if rc != 0:
+        print(f"{'generate':<12} WARNING: generate --param profiles=shared failed")
+        return
+    line("generate", "  profiles=shared: CPU", cpu, inline_cpu, "default (CPU)", "")
+    line("generate", "  profiles=shared: peak memory", mib, None, "", "", "MiB")
+    size = sum((out / f).stat().st_size for f in ("prompts.jsonl", "profiles.jsonl"))
+    line("generate", "  profiles=shared: prompts + profiles", size / 2 ** 20,
+         (inline / "prompts.jsonl").stat().st_size / 2 ** 20, "default prompts (MiB)", "",
+         "MiB")
 
 
 #: The plain floor of the ``smti-5000`` row: read each raw instance (``json.loads`` of its

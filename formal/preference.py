@@ -167,7 +167,8 @@ def parse_preference_data(data: dict) -> PreferenceModel:
         if x in seen:
             raise InstanceError("item listed twice in 'items'", value=x)
         seen.add(x)
-    agents = [_parse_agent(name, spec, items, sem) for name, spec in prof.items()]
+    known = frozenset(items)                      # once per instance, not per agent
+    agents = [_parse_agent(name, spec, items, sem, known) for name, spec in prof.items()]
     conventions = read_conventions(data, CONVENTIONS)
     return PreferenceModel(tuple(items), tuple(agents), sem, {a.name: a for a in agents},
                            conventions=conventions)
@@ -200,7 +201,8 @@ def _as_list(v: Any) -> list:
     return v if isinstance(v, list) else []
 
 
-def _parse_agent(name: str, spec: Any, items: list, sem: str) -> Agent:
+def _parse_agent(name: str, spec: Any, items: list, sem: str,
+                 known: frozenset | None = None) -> Agent:
     if isinstance(spec, list):
         spec = {"order": spec}
     if not isinstance(spec, dict):
@@ -217,7 +219,8 @@ def _parse_agent(name: str, spec: Any, items: list, sem: str) -> Agent:
         raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT}", agent=name,
                             value=count)
     kind = kinds[0]
-    known = set(items)
+    if known is None:
+        known = frozenset(items)
     succ: dict = {x: [] for x in items}
     if kind == "order":
         order = parse_weak_order(spec["order"], agent=name, known=known)

@@ -83,9 +83,9 @@ def card(suite: Any, manifest: Mapping[str, Any], splits: Mapping[str, Path],
     for f in files[1:]:
         other = pq.read_schema(f)
         if other != schema:             # splits may differ in optional fields: the union
-            names = set(schema.names)
+            have = set(schema.names)
             for fld in other:
-                if fld.name not in names:
+                if fld.name not in have:
                     schema = schema.append(fld)
     total = manifest["total"]
     size_cat = ("n<1K" if total < 1000 else "1K<n<10K" if total < 10000 else "10K<n<100K")

@@ -10,6 +10,11 @@ count):
 - ``prompts.jsonl`` (or ``prompts.parquet``): one record per prompt — ``id``, ``suite``,
   ``instance_id`` (and ``instance_ids``, every instance of the task), ``question``, ``format``, ``cell``, ``prompt``, ``answer_shape``,
   ``gold_label_ids``, ``answer`` (a gold answer the scorer accepts) and ``task``;
+- ``profiles.jsonl`` (only when a suite renders shared spans, e.g. the preference suite's
+  ``--param profiles=shared``): each distinct shared text (a whole profile) once,
+  ``{"sha256", "text"}``; a prompt record holding a reference has the text cut out of its
+  ``prompt`` and ``profile_ref = {"sha256", "offset"}`` instead (:func:`resolve_profiles`
+  puts it back; :func:`read_prompts` does so for every reader);
 - ``manifest.json``: suite, seed, sizes, per-cell count, prefcert version, the composition
   per cell with its total, the rejection-sampling acceptance rates and label counts, the
   readings and the template set chosen, and the instances drawn more than once.
@@ -20,7 +25,7 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,9 +91,12 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
 
 
 def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = False,
-            jobs: int = 1) -> tuple[list[dict], list[dict], dict]:
+            jobs: int = 1, reuse: Callable[[Any], Any] | None = None
+            ) -> tuple[list[dict], list[dict], dict]:
     """Label every question of the tasks through :func:`prefcert.pipeline.jobs.plan` /
-    :func:`prefcert.pipeline.jobs.label`.
+    :func:`prefcert.pipeline.jobs.label`; ``reuse``: the suite's hook
+    (:attr:`~prefcert.bench.design.Suite.reuse`), entered with an instance's
+    ``Task.reuse`` value while that instance is labelled.
 
     Returns (instance dicts in file order, labels in file order, (instance id, canonical
     question) -> label id). Raises InstanceError when an instance id is reused with other
@@ -97,7 +105,10 @@ def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = F
     """
     insts: dict[str, dict] = {}
     qs: dict[str, dict[str, Any]] = {}
+    hints: dict[str, Any] = {}
     for _, _, task in tasks:
+        if reuse is not None:
+            hints.update(task.reuse)
         for data in task.instances:
             iid = data["id"]
             if iid in insts:
@@ -109,28 +120,33 @@ def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = F
         for iid, q in task.questions:
             qs[iid].setdefault(canonical(q), q)
     order = list(insts)
-    work = [(iid, line, insts[iid], list(qs[iid].values()))
+    work = [(iid, line, insts[iid], list(qs[iid].values()), hints.get(iid))
             for line, iid in enumerate(order, 1) if qs[iid]]
     ids: dict[tuple[str, str], str] = {}
     labels: list[dict] = []
-    for (iid, _, _, _), labs in zip(work, _label_all(work, engines, progress, jobs)):
+    for (iid, *_), labs in zip(work, _label_all(work, (engines, reuse), progress, jobs)):
         for k, key in zip(range(len(labs)), qs[iid]):
             ids[(iid, key)] = f"{iid}#{k}"
         labels += labs
     return [insts[i] for i in order], labels, ids
 
 
-def _label_instance(item: tuple, engines) -> list[dict]:
-    """Parse one instance, plan its questions and label them (label ids ``<id>#<k>``).
+def _label_instance(item: tuple, how: tuple) -> list[dict]:
+    """Parse one instance, plan its questions and label them (label ids ``<id>#<k>``);
+    ``how``: (engines, the suite's reuse hook or None).
     The parsed model and its caches live while this instance is labelled only: memory
     is one instance's, not the suite's (the preference suite's closures at n = 300 are
     about 2 MB an instance)."""
+    from contextlib import nullcontext
+
     from ..formal.instances import from_object
     from ..pipeline.jobs import plan
-    iid, line, data, questions = item
+    iid, line, data, questions, hint = item
+    engines, reuse = how
     inst = from_object(data, "instances.jsonl", line, iid)
-    return [_label_one((f"{iid}#{k}", job), engines)
-            for k, job in enumerate(plan([inst], questions))]
+    with nullcontext() if reuse is None or hint is None else reuse(hint):
+        return [_label_one((f"{iid}#{k}", job), engines)
+                for k, job in enumerate(plan([inst], questions))]
 
 
 def _label_one(item, engines):
@@ -151,8 +167,8 @@ _ITEMS: list = []
 
 
 def _label_idx(i: int) -> list[dict]:
-    item, engines = _ITEMS[i]
-    return _label_instance(item, engines)
+    item, how = _ITEMS[i]
+    return _label_instance(item, how)
 
 
 def _quiet_worker() -> None:
@@ -161,13 +177,15 @@ def _quiet_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _label_all(items: list, engines, progress: bool, jobs: int) -> list[list[dict]]:
-    """The labels of each work item (an instance and its questions), in order; with
-    ``jobs`` > 1 the instances are parsed and labelled in that many processes."""
+def _label_all(items: list, how: tuple, progress: bool, jobs: int) -> list[list[dict]]:
+    """The labels of each work item (an instance, its questions and its reuse hint), in
+    order; ``how``: (engines, reuse hook); with ``jobs`` > 1 the instances are parsed and
+    labelled in that many processes."""
+    how = (tuple(how[0]), how[1])
     if jobs > 1 and len(items) > 1:
         import multiprocessing as mp
         global _ITEMS
-        _ITEMS = [(it, tuple(engines)) for it in items]
+        _ITEMS = [(it, how) for it in items]
         try:
             with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
                 return pool.map(_label_idx, range(len(items)), chunksize=4)
@@ -179,7 +197,7 @@ def _label_all(items: list, engines, progress: bool, jobs: int) -> list[list[dic
         t = bar.add_task("certifying", total=sum(len(it[3]) for it in items))
         out = []
         for item in items:
-            out.append(_label_instance(item, engines))
+            out.append(_label_instance(item, how))
             bar.advance(t, len(out[-1]))
     return out
 
@@ -188,11 +206,13 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
           per_cell: int | None = None, progress: bool = False, jobs: int = 1,
           encoding: str = "json", readings: dict | None = None,
           templates: str | None = None, params: dict | None = None,
-          prompt_sink: Callable[[dict], None] | None = None) -> dict:
+          prompt_sink: Callable[[dict], None] | None = None,
+          share: Callable[[str], str] | None = None) -> dict:
     """Sample and certify ``suite`` in memory: ``{"instances", "labels", "prompts",
     "manifest"}`` (see :func:`generate` for the parameters). ``prompt_sink``: called with
     each prompt record as it is rendered, in file order; the prompts are then not kept
-    (``"prompts"`` is None) and the manifest is the same."""
+    (``"prompts"`` is None) and the manifest is the same. ``share``: see
+    :func:`iter_prompts` (default: every record self-contained)."""
     readings = suite.chosen_readings(readings)
     chosen = suite.chosen_parameters(params)
     suite = suite.configured(chosen, sizes)
@@ -209,12 +229,12 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
                          jobs=jobs, readings=readings, params=chosen)
     t1 = time.perf_counter()
     instances, labels, ids = certify(tasks, engines=suite.engines or ENGINES,
-                                     progress=progress, jobs=jobs)
+                                     progress=progress, jobs=jobs, reuse=suite.reuse)
     t2 = time.perf_counter()
     repeats, duplicates = _duplicates(suite, tasks)
     records = iter_prompts(suite, tasks, labels, ids, seed=seed, stats=stats,
                            encoding=encoding, readings=readings, templates=tpl,
-                           repeats=repeats, params=chosen)
+                           repeats=repeats, params=chosen, share=share)
     composition: Counter = Counter()
     prompts: list[dict] | None = None
     if prompt_sink is None:
@@ -261,14 +281,18 @@ def iter_prompts(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
                  readings: dict | None = None, templates: Any = None,
                  repeats: dict | None = None,
                  first_ids: Sequence[int] | None = None,
-                 params: dict | None = None) -> Iterator[dict]:
+                 params: dict | None = None,
+                 share: Callable[[str], str] | None = None) -> Iterator[dict]:
     """The prompt records of ``tasks`` (every variant of each), one at a time, numbered
     from 1 in order, or from ``first_ids[k]`` for the k-th task (its design position, see
     :func:`design_tasks`). ``readings``: the suite's readings (defaults filled);
     ``templates``: its resolved template set; ``repeats``: id(task) -> the fields of a
     repeated election (``cluster``, ``duplicate_of``). A caller that writes each as it
     comes holds one task's prompts, not the suite's (the preference suite's prompts are
-    about 0.3 GB of text). O(prompts) time."""
+    about 0.3 GB of text). ``share``: called with the shared span of a prompt that has
+    one (:attr:`~prefcert.bench.design.RenderedPrompt.shared`), returning its key; the
+    record then holds the reference instead of the span (:func:`share_span`); without it
+    every record holds its whole text. O(prompts) time."""
     repeats = repeats or {}
     by_id = {lab["label_id"]: lab for lab in labels}
     count = 0
@@ -281,7 +305,7 @@ def iter_prompts(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
             r = suite.render(task, variant, Context(seed, row, index, stats, variant, encoding,
                                                     readings, templates, params))
             count += 1
-            yield {
+            rec = {
                 "id": f"{number + j:05d}", "suite": suite.name,
                 "instance_id": task.instances[0]["id"] if task.instances else None,
                 "instance_ids": [i["id"] for i in task.instances],
@@ -291,6 +315,149 @@ def iter_prompts(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
                 "gold_label_ids": gold_ids,
                 "answer": suite.gold(task, variant, labs, r), "task": task.payload,
                 **repeats.get(id(task), {}), **r.extra}
+            if r.shared is not None:
+                if share is not None:
+                    share_span(rec, r.shared, share)
+                else:                 # the writer may splice the span's cached encoding
+                    rec = _Spanned(rec)
+                    rec.span = r.shared
+            yield rec
+
+
+class _Spanned(dict):
+    """A prompt record (a plain dict to every reader) that remembers the span of its
+    ``prompt`` repeated by other prompts, for :class:`_LineWriter`."""
+
+    span: tuple[int, int]
+
+
+class _LineWriter:
+    """:func:`_dumps` of prompt records, the same text, with the JSON encoding of a
+    repeated span (a whole profile, 0.1 MB at n = 200) computed once: a JSON string's
+    encoding is the concatenation of its pieces' encodings (escapes are per character),
+    so a record's line is its encoding with the prompt left out, the prompt spliced in
+    from the encoded text before, the span's cached encoding and the text after.
+    O(len(line)) a record, the span's encoding only on a miss (kept for the last few
+    distinct spans)."""
+
+    MARK = '"prompt":"\\u0000"'
+
+    def __init__(self, keep: int = 8):
+        self.keep = keep
+        self.cache: list[tuple[str, str]] = []
+
+    def _encoded(self, text: str) -> str:
+        for k, (t, enc) in enumerate(self.cache):
+            if t == text:
+                if k:
+                    self.cache.insert(0, self.cache.pop(k))
+                return enc
+        enc = _dumps(text)[1:-1]
+        self.cache.insert(0, (text, enc))
+        del self.cache[self.keep:]
+        return enc
+
+    def __call__(self, rec: dict) -> str:
+        span = getattr(rec, "span", None)
+        if span is None:
+            return _dumps(rec)
+        head = _dumps({**rec, "prompt": "\x00"})
+        if head.count(self.MARK) != 1:
+            return _dumps(rec)
+        text = rec["prompt"]
+        start, end = span
+        prompt = "".join(('"prompt":"', _dumps(text[:start])[1:-1],
+                          self._encoded(text[start:end]), _dumps(text[end:])[1:-1], '"'))
+        return head.replace(self.MARK, prompt, 1)
+
+
+PROFILES_FILE = "profiles.jsonl"
+
+
+def _shares(suite: Suite, params: dict | None) -> bool:
+    """Whether ``suite`` run with ``params`` stores shared spans once (its ``profiles``
+    parameter is ``shared``)."""
+    return suite.chosen_parameters(params).get("profiles") == "shared"
+
+
+def text_key(text: str) -> str:
+    """The key of a shared text: the SHA-256 (hex) of its UTF-8 bytes. O(len(text))."""
+    import hashlib
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def share_span(record: dict, span: tuple[int, int], share: Callable[[str], str]) -> None:
+    """Cut the span ``(start, end)`` out of ``record["prompt"]`` and append a reference to
+    it, ``profile_ref = {"sha256": share(span text), "offset": start}``, as the record's
+    last field, so :func:`resolve_profiles` restores the record exactly (same fields in
+    the same order, same text). O(len(prompt))."""
+    start, end = span
+    text = record["prompt"]
+    record["prompt"] = text[:start] + text[end:]
+    record["profile_ref"] = {"sha256": share(text[start:end]), "offset": start}
+
+
+class SharedTexts:
+    """The ``share`` callback of :func:`iter_prompts` for a generated folder: each distinct
+    text written once, as ``{"sha256", "text"}`` lines, through ``open_file()`` (called at
+    the first text, so a run without shared spans writes no file). O(len(text)) a call."""
+
+    def __init__(self, open_file: Callable[[], Any]):
+        self.open_file = open_file
+        self.file: Any = None
+        self.seen: set[str] = set()
+
+    def __call__(self, text: str) -> str:
+        key = text_key(text)
+        if key not in self.seen:
+            if self.file is None:
+                self.file = self.open_file()
+            self.seen.add(key)
+            self.file.write(_dumps({"sha256": key, "text": text}) + "\n")
+        return key
+
+
+def read_profiles(path: str | Path) -> dict[str, str]:
+    """The shared texts of a ``profiles.jsonl``: key -> text. InstanceError (one line) for
+    a missing file, a line that is not a ``{"sha256", "text"}`` record or a key that is
+    not its text's SHA-256."""
+    path = Path(path)
+    if not path.is_file():
+        raise InstanceError(f"{PROFILES_FILE} is missing beside the prompts (they refer to "
+                            "shared profiles)", file=str(path))
+    out: dict[str, str] = {}
+    for i, rec in enumerate(read_jsonl(path), 1):
+        key, text = rec.get("sha256"), rec.get("text")
+        if not isinstance(key, str) or not isinstance(text, str):
+            raise InstanceError("not a shared-profile record (sha256, text)", file=str(path),
+                                line=i)
+        if text_key(text) != key:
+            raise InstanceError("the text's SHA-256 is not its key", file=str(path), line=i,
+                                value=key)
+        out[key] = text
+    return out
+
+
+def resolve_profiles(records: Sequence[dict], profiles: Mapping[str, str],
+                     where: str = PROFILES_FILE) -> None:
+    """Put every referenced profile back into its prompt record, in place: the record
+    becomes the self-contained one (its ``profile_ref`` removed, the text inserted at the
+    offset), byte for byte. InstanceError for a reference that is malformed, out of range
+    or to a profile ``profiles`` does not hold. O(total prompt length)."""
+    for r in records:
+        ref = r.pop("profile_ref", None)
+        if ref is None:
+            continue
+        key = ref.get("sha256") if isinstance(ref, dict) else None
+        off = ref.get("offset") if isinstance(ref, dict) else None
+        prompt = r.get("prompt")
+        if not isinstance(key, str) or not isinstance(off, int) or isinstance(off, bool) \
+                or not isinstance(prompt, str) or not 0 <= off <= len(prompt):
+            raise InstanceError("a malformed profile_ref", file=where, value=r.get("id", ""))
+        if key not in profiles:
+            raise InstanceError(f"prompt {r.get('id')} refers to a profile {PROFILES_FILE} "
+                                "does not hold", file=where, value=key)
+        r["prompt"] = prompt[:off] + profiles[key] + prompt[off:]
 
 
 def design_tasks(suite: Suite, *, sizes: Sequence[Any], per_cell: int | None
@@ -319,7 +486,8 @@ def build_task(suite: Suite, row: Any, index: int, number: int, *, seed: int,
     readings = suite.chosen_readings(None)
     chosen = suite.chosen_parameters(params)
     task, _ = _sample_one((suite.name, seed, row, index, readings, chosen))
-    instances, labels, ids = certify([(row, index, task)], engines=suite.engines or ENGINES)
+    instances, labels, ids = certify([(row, index, task)], engines=suite.engines or ENGINES,
+                                     reuse=suite.reuse)
     # label ids unique across the design: an instance shared by several tasks (a pooled
     # profile) has other questions in each
     rename = {lab["label_id"]: f"{lab['label_id'].rsplit('#', 1)[0]}#{number:05d}."
@@ -429,11 +597,15 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
             raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
                                 "replace it)", file=str(folder.path / held[0]))
         if fmt == "jsonl":           # prompts written as rendered: never all in memory
-            with folder.file("prompts.jsonl") as pf:
+            from contextlib import ExitStack
+            with ExitStack() as stack, folder.file("prompts.jsonl") as pf:
+                shared = SharedTexts(lambda: stack.enter_context(folder.file(PROFILES_FILE)))
+                line = _LineWriter()
                 b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell,
                           progress=progress, jobs=jobs, encoding=encoding,
                           readings=readings, templates=templates, params=params,
-                          prompt_sink=lambda r: pf.write(_dumps(r) + "\n"))
+                          prompt_sink=lambda r: pf.write(line(r) + "\n"),
+                          share=shared if _shares(suite, params) else None)
         else:
             b = build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress,
                       jobs=jobs, encoding=encoding, readings=readings, templates=templates,
@@ -463,13 +635,16 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
             folder.write(name, text)
         folder.write("manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
         folder.commit()
+        if fmt == "jsonl" and shared.file is None:   # an earlier run's, now unreferenced
+            (folder.path / PROFILES_FILE).unlink(missing_ok=True)
     manifest = dict(manifest)
     manifest["_seconds"] = dict(b["seconds"], write=time.perf_counter() - t0)
     manifest["_seconds"]["total"] += manifest["_seconds"]["write"]
     return manifest
 
 
-OUTPUT_FILES = ("instances.jsonl", "labels.jsonl", "prompts.jsonl", "data", "manifest.json")
+OUTPUT_FILES = ("instances.jsonl", "labels.jsonl", "prompts.jsonl", PROFILES_FILE, "data",
+                "manifest.json")
 
 
 def _write_rows(f, rows: list) -> None:
@@ -608,7 +783,9 @@ def prompts_path(path: str | Path) -> Path:
 def read_prompts(path: str | Path) -> list[dict]:
     """Prompt records from ``prompts.jsonl``, a Parquet file or a folder of Parquet splits
     (rows decoded by :func:`decode_row`, in id order; the labels and instances each row
-    carries are left to the benchmark's own files)."""
+    carries are left to the benchmark's own files). Prompts that refer to shared profiles
+    come back self-contained (:func:`resolve_profiles`, from the ``profiles.jsonl``
+    beside them)."""
     path = prompts_path(path)
     files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
     if path.is_dir() or path.suffix == ".parquet":
@@ -627,7 +804,11 @@ def read_prompts(path: str | Path) -> list[dict]:
             rec.pop("instances", None)
             out.append(rec)
         return sorted(out, key=lambda r: r["id"])
-    return read_jsonl(path)
+    records = read_jsonl(path)
+    if any("profile_ref" in r for r in records):
+        where = Path(path).parent / PROFILES_FILE
+        resolve_profiles(records, read_profiles(where), str(where))
+    return records
 
 
 def read_jsonl(path: str | Path, unique_keys: bool = False) -> list[dict]:

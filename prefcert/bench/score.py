@@ -16,7 +16,7 @@ from typing import Any
 
 from ..formal.errors import InstanceError
 from .design import VERDICTS, Entry, Suite, Verdict
-from .generate import read_jsonl, read_prompts
+from .generate import PROFILES_FILE, read_jsonl, read_prompts
 
 
 class Benchmark:
@@ -54,7 +54,8 @@ class Benchmark:
         bench = cls(read_prompts(p), labels, instances)
         # every file the benchmark is read from: an output naming one is refused
         read = [p, folder / "labels.jsonl", folder / "instances.jsonl",
-                folder / "manifest.json", *sorted((folder / "data").glob("*.parquet"))]
+                folder / "manifest.json", p.parent / PROFILES_FILE,
+                *sorted((folder / "data").glob("*.parquet"))]
         bench.files = tuple(f for f in read if f.is_file() or f == p)
         return bench
 

@@ -766,15 +766,30 @@ def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
     else:
         question = t.render("question", task=task_text,
                             format=t[f"{'format_ffk' if fmt == 'ffk' else 'format'}.{key}"])
+    profile = encode_profile(inst, encoding, single, t, dishes)
     text = t.render("prompt", n_items=len(inst["items"]), n_agents=shown,
                     agents_word="agent" if shown == 1 else "agents",
-                    data=t[f"data.{f['pref']}"],
-                    preferences=encode_profile(inst, encoding, single, t, dishes),
-                    question=question)
+                    data=t[f"data.{f['pref']}"], preferences=_PROFILE_MARK, question=question)
     if "mitigation" in variant:                                  # App. M
         before, after = mitigation_text(variant["mitigation"], f["family"])
         text = "\n\n".join(x for x in (before, text, after) if x)
-    return RenderedPrompt(text, "mcq" if fmt == "mcq" else shape, extra)
+    return _shared_profile(text, profile, "mcq" if fmt == "mcq" else shape, extra)
+
+
+#: where the profile goes while a prompt is rendered, so its span is known (no template
+#: text holds a NUL)
+_PROFILE_MARK = "\x00profile\x00"
+
+
+def _shared_profile(marked: str, profile: str, shape: str, extra: dict) -> RenderedPrompt:
+    """The prompt with ``profile`` in place of its one mark, the profile's span declared
+    shared (:attr:`RenderedPrompt.shared`); a template that shows the profile more or
+    less than once gets the whole text, unshared. O(len(text))."""
+    at = marked.find(_PROFILE_MARK)
+    if at < 0 or marked.count(_PROFILE_MARK) != 1:
+        return RenderedPrompt(marked.replace(_PROFILE_MARK, profile), shape, extra)
+    text = marked[:at] + profile + marked[at + len(_PROFILE_MARK):]
+    return RenderedPrompt(text, shape, extra, shared=(at, at + len(profile)))
 
 
 def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPrompt) -> str:
@@ -1373,6 +1388,11 @@ PARAMETERS = {
                            "draw budget per query of the rejection samplers (default "
                            "100,000): a cell with no acceptable draw within it is refused, "
                            "naming the cell; a progress line every 500 draws"),
+    "profiles": Parameter("profiles", "inline", lambda v: _profiles(v),
+                          "inline (default): every prompt record holds its whole text; "
+                          "shared: prompts.jsonl refers to each profile, written once to "
+                          "profiles.jsonl (keyed by SHA-256); every reader resolves the "
+                          "references, so the prompts read are the same", run=True),
     "design": Parameter("design", "main", lambda v: _design(v),
                         "main (Table 3, the default), mitigation: the App. M levels "
                         "(Tables 27-28; 390 prompts at n = 50) or h5: the H.5 rendering "
@@ -1449,6 +1469,16 @@ def mitigation_text(level: str, family: str) -> tuple[str, str]:
     if level == "L4_cross_source":
         return (DEMO_ATOMIC if family == "bundle" else DEMO_BUNDLE), ""
     return "", ""
+
+
+def _profiles(v: Any) -> str:
+    if v not in PROFILES:
+        raise ValueError(f"profiles is {' or '.join(PROFILES)}, not {v!r}")
+    return str(v)
+
+
+#: how prompts.jsonl holds the profiles (the ``profiles`` parameter)
+PROFILES = ("inline", "shared")
 
 
 def _design(v: Any) -> str:
