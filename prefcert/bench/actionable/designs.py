@@ -93,32 +93,17 @@ def _rows(design: str, per: int, formats: Sequence[str]):
 
 
 @lru_cache(maxsize=4096)
-def _h2(structure: str, size: int, seed: int, index: int, suite_seed: int
-        ) -> tuple[tuple, dict]:
-    """(H2 group ``index`` of a cell, instance id -> the sampler's oracle results)."""
-    reuse: dict = {}
-    return tuple(design_group(structure, size, seed, index, seed=suite_seed, design="h2",
-                              reuse=reuse)), reuse
+def h2_group(structure: str, size: int, seed: int, index: int, suite_seed: int) -> tuple:
+    """The six instance dicts of H2 group ``index`` of a cell (cached)."""
+    return tuple(design_group(structure, size, seed, index, seed=suite_seed, design="h2"))
 
 
 @lru_cache(maxsize=4096)
-def _balanced(structure: str, size: int, seed: int, index: int, suite_seed: int
-              ) -> tuple[tuple, dict]:
-    """(cue-balanced group ``index`` of a cell, the sampler's oracle results)."""
-    reuse: dict = {}
-    return tuple(design_group(structure, size, seed, index, seed=suite_seed, design="v3b",
-                              balanced=True, reuse=reuse)), reuse
-
-
-def h2_group(structure: str, size: int, seed: int, index: int, suite_seed: int) -> tuple:
-    """The six instance dicts of H2 group ``index`` of a cell (cached)."""
-    return _h2(structure, size, seed, index, suite_seed)[0]
-
-
 def balanced_group(structure: str, size: int, seed: int, index: int, suite_seed: int
                    ) -> tuple:
     """The six instance dicts of cue-balanced group ``index`` of a cell (cached)."""
-    return _balanced(structure, size, seed, index, suite_seed)[0]
+    return tuple(design_group(structure, size, seed, index, seed=suite_seed, design="v3b",
+                              balanced=True))
 
 
 def shared_draw(row: Row, index: int) -> tuple:
@@ -133,7 +118,7 @@ def sample(row: Row, index: int, ctx) -> Task:
     (``v3b``); the bases drawn are counted once per group. O(one group)."""
     f = row.factors
     make = DESIGNS[f["design"]].group
-    members, reuse = make(f["structure"], f["size"], f["seed"], index, ctx.suite_seed)
+    members = make(f["structure"], f["size"], f["seed"], index, ctx.suite_seed)
     (d,) = [m for m in members if m["meta"]["source"] == f["source"]
             and m["meta"]["role"] == f["role"]]
     if f["role"] == "act" and f["source"] == "preference":
@@ -142,8 +127,7 @@ def sample(row: Row, index: int, ctx) -> Task:
         ctx.accept(tag)
     return Task([d], [(d["id"], "decision")],
                 {"question": "decision", **d["meta"], "design": f["design"],
-                 **base.matching_repair(ctx)},
-                reuse={d["id"]: reuse[d["id"]]} if d["id"] in reuse else {})
+                 **base.matching_repair(ctx)})
 
 
 def render(task: Task, variant: dict, ctx) -> RenderedPrompt:
@@ -209,13 +193,12 @@ CITATION = base.SUITE.citation
 @dataclass(frozen=True)
 class Design:
     """One suite of this module: the row design tag, the group builder (H2 groups or
-    cue-balanced ones, with the sampler's oracle results: (members, reuse)), groups per
-    cell, wordings and the description. The prompt total is
+    cue-balanced ones), groups per cell, wordings and the description. The prompt total is
     36 cells × groups × 6 tasks × wordings."""
 
     name: str
     tag: str
-    group: Callable[[str, int, int, int, int], tuple[tuple, dict]]
+    group: Callable[[str, int, int, int, int], tuple]
     per_cell: int
     formats: tuple[str, ...]
     description: str
@@ -223,16 +206,16 @@ class Design:
 
 #: the three suites, declared once (tag -> design)
 DESIGNS = {d.tag: d for d in (
-    Design("actionable-indeterminacy-h2", "h2", _h2, H2_GROUPS_PER_CELL, H2_FORMATS,
+    Design("actionable-indeterminacy-h2", "h2", h2_group, H2_GROUPS_PER_CELL, H2_FORMATS,
            "Li et al. 2026, H2 response requirements (§5, Table 1): 10 groups of six "
            "matched tasks per cell in the original wording, the explicit JSON clause and the "
            "explicit clause plus task-derived evidence (checked apart from FC)."),
-    Design("actionable-indeterminacy-wording", "k2", _h2, K_GROUPS_PER_CELL,
+    Design("actionable-indeterminacy-wording", "k2", h2_group, K_GROUPS_PER_CELL,
            WORDING_FORMATS,
            "Li et al. 2026, App. K.2: the first 5 H2 groups of every cell on the "
            "explicit-JSON prompt, closed by a neutral sentence or by an intervention "
            "reminder."),
-    Design("actionable-indeterminacy-balanced", "v3b", _balanced, 20, ("original",),
+    Design("actionable-indeterminacy-balanced", "v3b", balanced_group, 20, ("original",),
            "Li et al. 2026, V3 design with the surface cues balanced: ASK-OBJECTIVE and ACT "
            "members show three rules each, RELAX and ACT members the same number of "
            "constraints, ties as often for every gold decision (20 groups per cell, "
@@ -247,7 +230,7 @@ def _suite(d: Design) -> Suite:
         sample=sample, render=render, gold=gold, score=score, metrics=metrics,
         results=base.results, readings=base.READINGS, shared_draw=shared_draw,
         expected_total=36 * d.per_cell * 6 * len(d.formats),
-        engines=("oracle", "cpsat"), citation=CITATION, reuse=base.reuse_oracle,
+        engines=("oracle", "cpsat"), citation=CITATION,
     )
 
 
