@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..formal.decision import (
@@ -538,55 +537,6 @@ def world_key(task: DecisionTask, world: World, cs: ConstraintSet) -> tuple:
     return (head, tuple(world.prefs.items()), world.objective, tuple(cs))
 
 
-#: the memo :func:`decide` reads when its caller passes none (set by :func:`reusing`)
-_REUSED: dict | None = None
-
-
-@contextmanager
-def reusing(memo: dict | None) -> Iterator[None]:
-    """Inside the block, every :func:`decide` call without a memo of its own (the label's
-    oracle engine) reads and extends ``memo``: world results (and minimum repairs) a
-    sampler computed for the same task, keyed by :func:`world_key` — so a key that does
-    not match the task's (another task's entries) is simply not used, and the outcome is
-    the same with or without it. None: nothing reused. Not thread-safe (one label at a
-    time per process, as the labelling runs). O(1)."""
-    global _REUSED
-    before, _REUSED = _REUSED, memo
-    try:
-        yield
-    finally:
-        _REUSED = before
-
-
-def memo_entries(task: DecisionTask, memo: Mapping) -> dict:
-    """The entries of ``memo`` (as :func:`decide` fills it) that :func:`decide` reads for
-    ``task``: its worlds' results and its minimum repairs. What a sampler hands on to the
-    labelling of the task's instance (:func:`reusing`). O(worlds × size)."""
-    cs = stated(task)
-    out = {}
-    for w in task.worlds():
-        key = world_key(task, w, cs)
-        if key in memo:
-            out[key] = memo[key]
-        rkey = ("repairs", key, task.permitted)
-        if rkey in memo:
-            out[rkey] = memo[rkey]
-    return out
-
-
-def _repairs(task: DecisionTask, world: World, cs: ConstraintSet, cache: dict,
-             memo: dict | None) -> dict:
-    """:func:`repairs`, kept in ``memo`` under ``("repairs", world key, permitted)`` (all it
-    reads); the caller gets its own copy of each repair (it pops their values)."""
-    if memo is None:
-        return repairs(task, world, cache)
-    key = ("repairs", world_key(task, world, cs), task.permitted)
-    rep = memo.get(key)
-    if rep is None:
-        rep = memo[key] = repairs(task, world, cache)
-    return {**rep, "repairs": [dict(x) for x in rep["repairs"]]}
-
-
 def decide(task: DecisionTask, memo: dict | None = None, *, certificate: bool = True
            ) -> Outcome:
     """The oracle's label: verdict, solution and certificate (see the module docstring).
@@ -599,10 +549,7 @@ def decide(task: DecisionTask, memo: dict | None = None, *, certificate: bool = 
     certificate may then share world proofs with another outcome's (read them, do not
     mutate them). ``certificate=False`` (the samplers' judge): the verdict and ``stats``
     only (for relax also the solution, whose repairs the samplers read), without building
-    the certificate. Without ``memo``, the one installed by :func:`reusing`, if any.
-    O(worlds × one world's solve), a memo hit O(size)."""
-    if memo is None:
-        memo = _REUSED
+    the certificate. O(worlds × one world's solve), a memo hit O(size)."""
     cs = stated(task)
     worlds = task.worlds()
     cache: dict = {}
@@ -629,7 +576,7 @@ def decide(task: DecisionTask, memo: dict | None = None, *, certificate: bool = 
             stats["shared"] = r.count
             sol = {"action": r.example, "worlds": _counts(worlds, results), "shared": r.count}
             return Outcome("act", sol, cert, stats)
-        rep = _repairs(task, w, cs, cache, memo)
+        rep = repairs(task, w, cache)
         stats["repair_values"] = [x.pop("value") for x in rep["repairs"]]
         sol = {"edits": rep["edits"],
                "repairs": [{"edits": x["edits"], "action": x["action"]}
@@ -694,6 +641,6 @@ def oracle(task: DecisionTask, params: Any = None, *, time_limit: float = 10.0,
     return decide(task)
 
 
-__all__ = ["decide", "hungarian", "memo_entries", "oracle", "repairs", "reusing",
-           "solve_world", "stable_lattice", "world_key"]
+__all__ = ["decide", "hungarian", "oracle", "repairs", "solve_world", "stable_lattice",
+           "world_key"]
 

@@ -104,16 +104,12 @@ class Task:
     shared by several tasks appears with the same id and content in each. ``questions``:
     ``(instance id, question)`` pairs to label through :func:`prefcert.pipeline.jobs.label`; the
     prompt's ``gold_label_ids`` are their labels, in this order. ``payload``: suite data
-    (queried agent, menus, …) kept in the prompt record as ``task``. ``reuse``: instance
-    id -> what the sampler already computed for labelling it (engine results), handed to
-    the suite's :attr:`Suite.reuse` hook while that instance is labelled; never written,
-    and a label is the same without it.
+    (queried agent, menus, …) kept in the prompt record as ``task``.
     """
 
     instances: list[dict]
     questions: list[tuple[str, Any]]
     payload: dict = field(default_factory=dict)
-    reuse: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -292,10 +288,7 @@ class Suite:
     others (the group several rows' tasks are members of): ``--jobs`` keeps tasks with one
     key in one process, so a shared draw is made once, not once per process;
     ``encodings``: the preference renderings its prompts offer (``--encoding``; default
-    ``json`` alone: a suite that renders no preference lists has no other);
-    ``reuse(value)``: optional, a context manager under which an instance with
-    ``Task.reuse`` ``value`` is labelled (the decision suites: the sampler's oracle
-    results, :func:`prefcert.oracles.decision.reusing`).
+    ``json`` alone: a suite that renders no preference lists has no other).
     """
 
     name: str
@@ -326,7 +319,6 @@ class Suite:
     files: Callable[[Mapping[str, Any]], Mapping[str, str]] | None = None
     shared_draw: Callable[[Row, int], Any] | None = None
     encodings: tuple[str, ...] = ("json",)
-    reuse: Callable[[Any], Any] | None = None
 
     def check_encoding(self, encoding: str) -> None:
         """InstanceError (one line) for an encoding the suite does not render."""

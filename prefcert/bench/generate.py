@@ -91,12 +91,9 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
 
 
 def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = False,
-            jobs: int = 1, reuse: Callable[[Any], Any] | None = None
-            ) -> tuple[list[dict], list[dict], dict]:
+            jobs: int = 1) -> tuple[list[dict], list[dict], dict]:
     """Label every question of the tasks through :func:`prefcert.pipeline.jobs.plan` /
-    :func:`prefcert.pipeline.jobs.label`; ``reuse``: the suite's hook
-    (:attr:`~prefcert.bench.design.Suite.reuse`), entered with an instance's
-    ``Task.reuse`` value while that instance is labelled.
+    :func:`prefcert.pipeline.jobs.label`.
 
     Returns (instance dicts in file order, labels in file order, (instance id, canonical
     question) -> label id). Raises InstanceError when an instance id is reused with other
@@ -105,10 +102,7 @@ def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = F
     """
     insts: dict[str, dict] = {}
     qs: dict[str, dict[str, Any]] = {}
-    hints: dict[str, Any] = {}
     for _, _, task in tasks:
-        if reuse is not None:
-            hints.update(task.reuse)
         for data in task.instances:
             iid = data["id"]
             if iid in insts:
@@ -120,33 +114,28 @@ def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = F
         for iid, q in task.questions:
             qs[iid].setdefault(canonical(q), q)
     order = list(insts)
-    work = [(iid, line, insts[iid], list(qs[iid].values()), hints.get(iid))
+    work = [(iid, line, insts[iid], list(qs[iid].values()))
             for line, iid in enumerate(order, 1) if qs[iid]]
     ids: dict[tuple[str, str], str] = {}
     labels: list[dict] = []
-    for (iid, *_), labs in zip(work, _label_all(work, (engines, reuse), progress, jobs)):
+    for (iid, _, _, _), labs in zip(work, _label_all(work, engines, progress, jobs)):
         for k, key in zip(range(len(labs)), qs[iid]):
             ids[(iid, key)] = f"{iid}#{k}"
         labels += labs
     return [insts[i] for i in order], labels, ids
 
 
-def _label_instance(item: tuple, how: tuple) -> list[dict]:
-    """Parse one instance, plan its questions and label them (label ids ``<id>#<k>``);
-    ``how``: (engines, the suite's reuse hook or None).
+def _label_instance(item: tuple, engines) -> list[dict]:
+    """Parse one instance, plan its questions and label them (label ids ``<id>#<k>``).
     The parsed model and its caches live while this instance is labelled only: memory
     is one instance's, not the suite's (the preference suite's closures at n = 300 are
     about 2 MB an instance)."""
-    from contextlib import nullcontext
-
     from ..formal.instances import from_object
     from ..pipeline.jobs import plan
-    iid, line, data, questions, hint = item
-    engines, reuse = how
+    iid, line, data, questions = item
     inst = from_object(data, "instances.jsonl", line, iid)
-    with nullcontext() if reuse is None or hint is None else reuse(hint):
-        return [_label_one((f"{iid}#{k}", job), engines)
-                for k, job in enumerate(plan([inst], questions))]
+    return [_label_one((f"{iid}#{k}", job), engines)
+            for k, job in enumerate(plan([inst], questions))]
 
 
 def _label_one(item, engines):
@@ -167,8 +156,8 @@ _ITEMS: list = []
 
 
 def _label_idx(i: int) -> list[dict]:
-    item, how = _ITEMS[i]
-    return _label_instance(item, how)
+    item, engines = _ITEMS[i]
+    return _label_instance(item, engines)
 
 
 def _quiet_worker() -> None:
@@ -177,15 +166,13 @@ def _quiet_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _label_all(items: list, how: tuple, progress: bool, jobs: int) -> list[list[dict]]:
-    """The labels of each work item (an instance, its questions and its reuse hint), in
-    order; ``how``: (engines, reuse hook); with ``jobs`` > 1 the instances are parsed and
-    labelled in that many processes."""
-    how = (tuple(how[0]), how[1])
+def _label_all(items: list, engines, progress: bool, jobs: int) -> list[list[dict]]:
+    """The labels of each work item (an instance and its questions), in order; with
+    ``jobs`` > 1 the instances are parsed and labelled in that many processes."""
     if jobs > 1 and len(items) > 1:
         import multiprocessing as mp
         global _ITEMS
-        _ITEMS = [(it, how) for it in items]
+        _ITEMS = [(it, tuple(engines)) for it in items]
         try:
             with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
                 return pool.map(_label_idx, range(len(items)), chunksize=4)
@@ -197,7 +184,7 @@ def _label_all(items: list, how: tuple, progress: bool, jobs: int) -> list[list[
         t = bar.add_task("certifying", total=sum(len(it[3]) for it in items))
         out = []
         for item in items:
-            out.append(_label_instance(item, how))
+            out.append(_label_instance(item, engines))
             bar.advance(t, len(out[-1]))
     return out
 
@@ -229,7 +216,7 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
                          jobs=jobs, readings=readings, params=chosen)
     t1 = time.perf_counter()
     instances, labels, ids = certify(tasks, engines=suite.engines or ENGINES,
-                                     progress=progress, jobs=jobs, reuse=suite.reuse)
+                                     progress=progress, jobs=jobs)
     t2 = time.perf_counter()
     repeats, duplicates = _duplicates(suite, tasks)
     records = iter_prompts(suite, tasks, labels, ids, seed=seed, stats=stats,
@@ -486,8 +473,7 @@ def build_task(suite: Suite, row: Any, index: int, number: int, *, seed: int,
     readings = suite.chosen_readings(None)
     chosen = suite.chosen_parameters(params)
     task, _ = _sample_one((suite.name, seed, row, index, readings, chosen))
-    instances, labels, ids = certify([(row, index, task)], engines=suite.engines or ENGINES,
-                                     reuse=suite.reuse)
+    instances, labels, ids = certify([(row, index, task)], engines=suite.engines or ENGINES)
     # label ids unique across the design: an instance shared by several tasks (a pooled
     # profile) has other questions in each
     rename = {lab["label_id"]: f"{lab['label_id'].rsplit('#', 1)[0]}#{number:05d}."

@@ -460,42 +460,6 @@ def oracle_judge(data: dict | DecisionTask, memo: dict | None = None) -> tuple[s
     return out.verdict, stats
 
 
-def _content_key(d: dict) -> tuple:
-    """What tells the tasks drawn for one design apart, from an instance dict: source,
-    menu, every list (unknown blocks as tuples), constraints and permitted edits.
-    O(size)."""
-    prefs = tuple((p, tuple(tuple(e["unknown"]) if isinstance(e, dict) else (e,) for e in lst))
-                  for p, lst in d["preferences"].items())
-    cons = tuple(tuple(sorted(c.items())) for c in d.get("constraints", ()))
-    return (d["source"], tuple(d["objectives"]), prefs, cons,
-            tuple(d.get("permitted_edits", ())))
-
-
-def _model_key(m: DecisionTask) -> tuple:
-    """:func:`_content_key` of a parsed model (the same tuple for the model of a dict)."""
-    cons = tuple(tuple(sorted(c.to_json().items())) for c in m.constraints)
-    return (m.source, m.objectives, tuple((p, m.prefs[p]) for p in m.parties), cons,
-            m.permitted)
-
-
-def _reused(members: list[dict], judged: list[DecisionTask], memo: dict, reuse: dict
-            ) -> None:
-    """``reuse[instance id]``: the judge's world results (and repairs) for that member, read
-    from ``memo`` through the member's judged model (the latest judged model with the
-    member's content: the draws end with the members' own). A model that is not the
-    member's only wastes the entries: they are keyed by everything the oracle reads
-    (:func:`prefcert.oracles.decision.world_key`). O(members × size + judged models
-    scanned)."""
-    from ...oracles.decision import memo_entries
-    want = {_content_key(d): d["id"] for d in members}
-    for m in reversed(judged):
-        if not want:
-            break
-        iid = want.pop(_model_key(m), None)
-        if iid is not None:
-            reuse[iid] = memo_entries(m, memo)
-
-
 def _finish(task: dict, iid: str, meta: dict) -> dict:
     out = {"id": iid, **task, "questions": ["decision"]}
     out["meta"] = {**task.get("meta", {}), **meta}
@@ -503,15 +467,12 @@ def _finish(task: dict, iid: str, meta: dict) -> dict:
 
 
 def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: int = 0,
-                 design: str = "v3", balanced: bool = False, reuse: dict | None = None
-                 ) -> list[dict]:
+                 design: str = "v3", balanced: bool = False) -> list[dict]:
     """The six instance dicts of one V3 group (Li et al. 2026, §2.2): per source an ACT
     member and an intervention member from one base, with ``meta`` giving the suite, design
     (``v3``; ``h2``: the groups of the response-requirement study, drawn apart; ``v3b``:
     cue-balanced groups, ``balanced=True``), cell, group, pair, source, role and the number
-    of bases drawn. ``reuse``: filled with instance id -> the oracle's results for that
-    member, computed while judging the draws, for the labelling to reuse
-    (:func:`prefcert.oracles.decision.reusing`)."""
+    of bases drawn."""
     from ...generators.decision import group
     rng = derive_rng(seed, design, structure, n, cell_seed, index)
     cell = f"{structure}-n{n}-s{cell_seed}"
@@ -519,11 +480,8 @@ def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: in
     out = []
     stats: dict = {}
     memo: dict = {}          # world results shared by the group's candidate draws
-    judged: list[DecisionTask] = []
 
     def judge(task: DecisionTask) -> tuple[str, dict]:
-        if reuse is not None:
-            judged.append(task)
         return oracle_judge(task, memo)
     for source, pair in group(structure, n, judge, rng, stats=stats,
                               balanced=balanced).items():
@@ -532,17 +490,14 @@ def design_group(structure: str, n: int, cell_seed: int, index: int, *, seed: in
                     "size": n, "seed": cell_seed, "group": gid, "pair": f"{gid}-{source}",
                     "source": source, "role": role, "draws": stats["draws"]}
             out.append(_finish(task, f"{gid}-{source}-{role}", meta))
-    if reuse is not None:
-        _reused(out, judged, memo, reuse)
     return out
 
 
 def design_local_pair(structure: str, n: int, cell_seed: int, source: str, index: int, *,
-                      seed: int = 0, design: str = "h5", reuse: dict | None = None
-                      ) -> list[dict]:
+                      seed: int = 0, design: str = "h5") -> list[dict]:
     """The two instance dicts of one H5 local-cue-matched pair (Li et al. 2026, §4.1):
     an ACT member and an intervention member agreeing on the source's surface cues (see
-    :mod:`prefcert.generators.decision`). ``reuse``: as in :func:`design_group`."""
+    :mod:`prefcert.generators.decision`)."""
     from ...generators.decision import local_cue_pair
     rng = derive_rng(seed, design, structure, n, cell_seed, source, index)
     cell = f"{structure}-n{n}-s{cell_seed}"
@@ -551,11 +506,8 @@ def design_local_pair(structure: str, n: int, cell_seed: int, source: str, index
     out = []
     stats: dict = {}
     memo: dict = {}
-    judged: list[DecisionTask] = []
 
     def judge(task: DecisionTask) -> tuple[str, dict]:
-        if reuse is not None:
-            judged.append(task)
         return oracle_judge(task, memo)
     pair = local_cue_pair(structure, n, source, judge, rng, stats=stats)
     for role, task in zip(("act", "intervention"), pair):
@@ -563,8 +515,6 @@ def design_local_pair(structure: str, n: int, cell_seed: int, source: str, index
                 "size": n, "seed": cell_seed, "group": None, "pair": pid, "source": source,
                 "role": role, "draws": stats["draws"]}
         out.append(_finish(task, f"{pid}-{role}", meta))
-    if reuse is not None:
-        _reused(out, judged, memo, reuse)
     return out
 
 

@@ -71,22 +71,14 @@ def rows(sizes: Sequence[int]) -> list[Row]:
 
 
 @lru_cache(maxsize=4096)
-def _group(structure: str, size: int, seed: int, index: int, suite_seed: int
-           ) -> tuple[tuple, dict]:
-    """(the group's six instance dicts, instance id -> the oracle results the sampler
-    computed for it)."""
-    reuse: dict = {}
-    return tuple(design_group(structure, size, seed, index, seed=suite_seed,
-                              reuse=reuse)), reuse
+def _group(structure: str, size: int, seed: int, index: int, suite_seed: int) -> tuple:
+    return tuple(design_group(structure, size, seed, index, seed=suite_seed))
 
 
 @lru_cache(maxsize=4096)
 def _pair(structure: str, size: int, seed: int, source: str, index: int,
-          suite_seed: int) -> tuple[tuple, dict]:
-    """(the pair's two instance dicts, their oracle results as in :func:`_group`)."""
-    reuse: dict = {}
-    return tuple(design_local_pair(structure, size, seed, source, index, seed=suite_seed,
-                                   reuse=reuse)), reuse
+          suite_seed: int) -> tuple:
+    return tuple(design_local_pair(structure, size, seed, source, index, seed=suite_seed))
 
 
 def shared_draw(row: Row, index: int) -> tuple:
@@ -101,10 +93,10 @@ def shared_draw(row: Row, index: int) -> tuple:
 def sample(row: Row, index: int, ctx) -> Task:
     f = row.factors
     if f["design"] == "v3":
-        members, reuse = _group(f["structure"], f["size"], f["seed"], index, ctx.suite_seed)
+        members = _group(f["structure"], f["size"], f["seed"], index, ctx.suite_seed)
     else:
-        members, reuse = _pair(f["structure"], f["size"], f["seed"], f["source"], index,
-                               ctx.suite_seed)
+        members = _pair(f["structure"], f["size"], f["seed"], f["source"], index,
+                        ctx.suite_seed)
     (d,) = [m for m in members if m["meta"]["source"] == f["source"]
             and m["meta"]["role"] == f["role"]]
     # bases drawn per accepted group (V3) or pair (H5), counted once per group / pair
@@ -115,16 +107,7 @@ def sample(row: Row, index: int, ctx) -> Task:
         ctx.draw(tag, d["meta"]["draws"])
         ctx.accept(tag)
     return Task([d], [(d["id"], "decision")],
-                {"question": "decision", **d["meta"], **matching_repair(ctx)},
-                reuse={d["id"]: reuse[d["id"]]} if d["id"] in reuse else {})
-
-
-def reuse_oracle(memo: dict):
-    """The suites' :attr:`~prefcert.bench.design.Suite.reuse` hook: the labelling's oracle
-    reads the sampler's results for the instance (:func:`prefcert.oracles.decision.
-    reusing`)."""
-    from ...oracles.decision import reusing
-    return reusing(dict(memo))
+                {"question": "decision", **d["meta"], **matching_repair(ctx)})
 
 
 def matching_repair(ctx) -> dict:
@@ -261,5 +244,4 @@ SUITE = Suite(
              '"Ask, relax, or act? Evaluating actionable indeterminacy in LLM preference reasoning".'
              ' arXiv:2610.03102.'),
     shared_draw=shared_draw,
-    reuse=reuse_oracle,
 )
