@@ -419,7 +419,6 @@ def report_outcomes(e: Election, rule: str, rep: np.ndarray | None = None) -> np
     """The winner index of every report (one manipulator, weight 1)."""
     t = tally_of(e, rule)
     rep = all_reports(e, rule) if rep is None else rep
-    m = e.m
     if t.engine.rounds:
         cache: dict[tuple, int] = {}
         out = np.empty(len(rep), dtype=np.int64)

@@ -561,7 +561,7 @@ def _refutations(e: Election, best: str, cert: dict) -> dict:
 def refute_greedy(cnt: Count, c: str, proof: Any, weight: int = 1) -> None:
     """Verify that one manipulator of ``weight`` cannot make ``c`` win (plurality, Borda,
     Copeland: a stuck set; approval: a rival beating c when only c is approved)."""
-    e, rule = cnt.e, cnt.rule
+    e = cnt.e
     admitted(cnt.definition, "greedy")
     if not isinstance(proof, list) or not proof or len(set(proof)) != len(proof) or \
             not cnt.names.issuperset(proof) or c in proof:

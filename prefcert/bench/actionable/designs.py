@@ -42,7 +42,7 @@ from ..design import Entry, RenderedPrompt, Row, Suite, Task, Verdict
 from ..stats import proportion
 from . import suite as base
 from .evidence import extract_evidence, gold_evidence, judge_evidence
-from .responses import SEEDS, SIZES, STRUCTURES, design_group, gold_response, render_prompt
+from .responses import SEEDS, SIZES, STRUCTURES, design_group, render_prompt
 
 H2_GROUPS_PER_CELL = 10
 K_GROUPS_PER_CELL = 5
