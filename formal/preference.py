@@ -571,14 +571,25 @@ def _two_distinct(name: str, p: dict) -> None:
 def _item_set(name: str, p: dict) -> None:
     if not (isinstance(p["items"], list) and p["items"]):
         raise InstanceError("rank_set needs a non-empty list of items", value=p["items"])
-    p["items"] = list(dict.fromkeys(p["items"]))
+    _no_repeat("rank_set's items", p["items"])
 
 
 def _two_bundles(name: str, p: dict) -> None:
     if not (isinstance(p["bundles"], list) and len(p["bundles"]) == 2
             and all(isinstance(b, list) for b in p["bundles"])):
         raise InstanceError("rs needs two bundles [[...], [...]]", value=p["bundles"])
-    p["bundles"] = [list(dict.fromkeys(b)) for b in p["bundles"]]
+    for b in p["bundles"]:
+        _no_repeat("a bundle", b)
+
+
+def _no_repeat(what: str, items: list) -> None:
+    """A set written as a list names each item once (a repeat is a typo, never merged)."""
+    seen: set = set()
+    for x in items:
+        if isinstance(x, str) and x in seen:
+            raise InstanceError(f"{what} names an item twice", value=x)
+        if isinstance(x, str):
+            seen.add(x)
 
 
 def _winner_rule(name: str, p: dict) -> None:

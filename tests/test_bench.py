@@ -472,6 +472,23 @@ print(script[os.environ["PREFCERT_PROMPT_ID"]][int(os.environ["PREFCERT_ROUND"])
 '''
 
 
+def test_refine_refuses_a_command_that_fails(alg_bench, tmp_path):
+    """A command that exits non-zero is a broken harness, not a model that timed out (it
+    was recorded as a timeout, exit 0; found by a new user): one line, exit 2, no file."""
+    import sys
+    first = read_jsonl(alg_bench / "prompts.jsonl")[0]["id"]
+    (tmp_path / "broken.py").write_text("import sys\nprint('no key set', file=sys.stderr)\n"
+                                        "sys.exit(3)\n")
+    out = tmp_path / "refine.jsonl"
+    r = run("refine", str(alg_bench / "prompts.jsonl"), "--command",
+            f"{sys.executable} {tmp_path / 'broken.py'}", "--id", first, "-o", str(out),
+            check=False)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and "Traceback" not in r.stderr
+    assert f"--command exited with status 3 on prompt {first}, round 1: no key set" in lines[0]
+    assert not out.exists()
+
+
 def test_refine_with_a_scripted_fake_model(alg_bench, tmp_path):
     import sys
     prompts = read_jsonl(alg_bench / "prompts.jsonl")
@@ -593,3 +610,23 @@ def test_generate_never_replaces_a_benchmark_silently(tmp_path):
     assert (out / "manifest.json").read_bytes() == before
     run(*args, "--seed", "5", "--overwrite")
     assert (out / "manifest.json").read_bytes() != before
+
+
+def test_the_calibration_table_shows_every_header_whole():
+    """15 columns in one 160-wide table cut every header to 'ic_mani…' (found by a new
+    user): parts of a few columns, the cell's names repeated in each."""
+    import io
+    from types import SimpleNamespace
+
+    from prefcert.bench.generate import print_summary
+    names = [f"random_metric_{i}" for i in range(12)]
+    rows = [{"rule": r, "m": m, "draws": 10, **{k: 0.125 for k in names}}
+            for r in ("plurality", "borda") for m in (3, 4)]
+    manifest = {"suite": "s", "total": 1, "labels": 1, "labels_checked": 1,
+                "acceptance": [], "calibration": rows}
+    out = io.StringIO()
+    print_summary(manifest, SimpleNamespace(calibration_title="calibration"), stream=out)
+    text = out.getvalue()
+    assert "…" not in text
+    assert all(k in text for k in names) and "calibration (3/3)" in text
+    assert text.count("plurality") == 2 * 3          # two rows in each of three parts

@@ -501,3 +501,20 @@ def test_a_huge_value_is_cut_in_the_error_line(tmp_path):
     assert line.endswith(": count must be an integer from 1 to 1000000000000: 1"
                          + "0" * 59 + "… (100001 digits)"), line[:300]
     assert len(line) < 300
+
+
+@needs_cli
+@pytest.mark.parametrize("question, what, repeat", [
+    ({"type": "rs", "agent": "V1", "bundles": [["a"], ["a", "a"]]}, "a bundle", "a"),
+    ({"type": "rank_set", "agent": "V1", "items": ["b", "c", "b"]}, "rank_set's items", "b")])
+def test_a_set_that_names_an_item_twice_is_refused(tmp_path, question, what, repeat):
+    """A bundle or item set written with a repeat was merged silently and labelled (found
+    by a new user): the repeat is a typo, refused like a repeated item in a list."""
+    data = {"id": "p", "domain": "preference", "items": ["a", "b", "c"],
+            "profile": {"V1": ["a", "b", "c"]}}
+    (tmp_path / "p.json").write_text(json.dumps(data))
+    out = tmp_path / "labels.jsonl"
+    line = one_error_line(run("label", tmp_path / "p.json", "-q", json.dumps(question),
+                              "-o", out))
+    assert f"{what} names an item twice: {repeat!r}" in line
+    assert not out.exists()

@@ -406,6 +406,20 @@ def test_a_ctrl_c_while_reading_says_the_output_is_unchanged(tmp_path, monkeypat
     assert not out.exists()
 
 
+def test_a_ctrl_c_in_any_command_exits_130_without_a_traceback(monkeypatch):
+    """Click's own handler printed "Aborted!" and exited 1, the status of a failed check
+    (found by a new user)."""
+    from click.testing import CliRunner
+    from prefcert.cli import main
+    from prefcert.cli.check import check
+
+    def interrupted(*args, **kw):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(check, "callback", interrupted)
+    r = CliRunner().invoke(main, ["check", __file__])
+    assert r.exit_code == 130 and r.output.strip() == "prefcert: interrupted."
+
+
 # ------------------------------------------------------------------ 13. time limits
 
 def test_exhaustive_engines_stop_at_their_time_limit():

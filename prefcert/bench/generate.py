@@ -825,6 +825,10 @@ def read_jsonl(path: str | Path, unique_keys: bool = False) -> list[dict]:
     return out
 
 
+#: Value columns per part of the calibration table (its headers are never cut).
+CALIBRATION_COLUMNS = 5
+
+
 def print_summary(manifest: dict, suite: Suite, stream=None) -> None:
     """Composition, acceptance and calibration tables (rich) on stderr."""
     from rich.console import Console
@@ -842,10 +846,22 @@ def print_summary(manifest: dict, suite: Suite, stream=None) -> None:
                       f"{a['rate']:.3f}")
     console.print(t)
     if manifest.get("calibration"):
-        c = Table(title=suite.calibration_title, title_justify="left")
-        keys = list(manifest["calibration"][0])
-        for k in keys:
-            c.add_column(k, justify="right")
-        for r in manifest["calibration"]:
-            c.add_row(*[f"{r[k]:.3f}" if isinstance(r[k], float) else str(r[k]) for k in keys])
-        console.print(c)
+        rows = manifest["calibration"]
+        keys = list(rows[0])
+        lead = next((i for i, k in enumerate(keys) if any(isinstance(r[k], float)
+                                                         for r in rows)), len(keys))
+        ids, rest = keys[:max(lead, 1)], keys[max(lead, 1):]
+        # in parts of a few columns each, the cell's names repeated: every header whole
+        parts = [rest[i:i + CALIBRATION_COLUMNS]
+                 for i in range(0, len(rest), CALIBRATION_COLUMNS)] or [[]]
+        for n, part in enumerate(parts, 1):
+            title = suite.calibration_title + (f" ({n}/{len(parts)})" if len(parts) > 1 else "")
+            c = Table(title=title, title_justify="left")
+            for k in ids:
+                c.add_column(k, no_wrap=True)
+            for k in part:
+                c.add_column(k, justify="right", no_wrap=True, min_width=len(k))
+            for r in rows:
+                c.add_row(*[f"{r[k]:.3f}" if isinstance(r[k], float) else str(r[k])
+                            for k in ids + part])
+            console.print(c)

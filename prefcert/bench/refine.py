@@ -15,6 +15,7 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..formal.errors import InstanceError
 from .design import Entry
 
 GENERIC = {"invalid": "Your answer could not be read: follow the answer format given in the "
@@ -63,7 +64,10 @@ def refine(bench, prompt: Mapping[str, Any], command: str | Sequence[str], *, ro
     that a refinement output is a scores file ``prefcert report`` reads, plus
     ``attempts``, ``final`` (the last attempt's verdict), ``model`` when given, and
     ``rounds``: ``[{"round", "answer", "verdict", "feedback"}]`` (1-based ``round``, the
-    shape the Inspect refinement solver logs). O(rounds) runs of ``command``.
+    shape the Inspect refinement solver logs). A round past ``timeout`` is a timeout;
+    a command exiting with a non-zero status raises InstanceError naming the prompt, the
+    round and the last line it wrote to stderr (it was scored as a timeout before, which
+    blamed the model for a broken harness). O(rounds) runs of ``command``.
     """
     from .score import score_prompt
     argv = shlex.split(command) if isinstance(command, str) else list(command)
@@ -76,9 +80,15 @@ def refine(bench, prompt: Mapping[str, Any], command: str | Sequence[str], *, ro
         try:
             run = subprocess.run(argv, input=transcript(prompt["prompt"], turns),
                                  capture_output=True, text=True, timeout=timeout, env=env)
-            answer = run.stdout if run.returncode == 0 else None
         except subprocess.TimeoutExpired:
-            answer = None
+            answer = None                   # no answer in time: the round is a timeout
+        else:
+            if run.returncode != 0:         # the command broke: no answer was attempted
+                said = (run.stderr.strip().splitlines() or [""])[-1][:200]
+                raise InstanceError(f"--command exited with status {run.returncode} on "
+                                    f"prompt {prompt['id']}, round {r}"
+                                    + (f": {said}" if said else ""), value=" ".join(argv))
+            answer = run.stdout
         entry.history = tuple(a for a, _ in turns)
         last = score_prompt(prompt, answer, entry)
         rec = {"round": r, "answer": answer, "verdict": last["verdict"]}

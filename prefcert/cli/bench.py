@@ -236,7 +236,8 @@ def _print_metrics(rows, tests, mc, family="paper", suites=(), pairs=()) -> None
     for r in rows:
         g = ", ".join(f"{k}={v}" for k, v in r["group"].items() if v is not None)
         val = "—" if r.get("value") is None else f"{r['value']:.3f}"
-        ci = f"[{r['low']:.3f}, {r['high']:.3f}]" if r.get("low") is not None else ""
+        ci = f"[{r['low']:.3f}, {r['high']:.3f}]" if r.get("low") is not None else \
+            r.get("note", "")
         kn = f"{r['k']}/{r['n']}" if r.get("k") is not None else f"n={r['n']}"
         t.add_row(r["metric"], g, kn, val, ci)
     console.print(t)
@@ -358,8 +359,8 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
             raise InstanceError("--command: no such program", value=exe)
     except InstanceError as e:
         bad_input(e)
-    recs = [run(bench, p, command, rounds=rounds, timeout=timeout) for p in chosen]
     try:
+        recs = [run(bench, p, command, rounds=rounds, timeout=timeout) for p in chosen]
         from ..bench.generate import write_jsonl
         write_jsonl(out, recs)
     except InstanceError as e:

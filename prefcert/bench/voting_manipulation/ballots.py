@@ -638,8 +638,12 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
     of one profile stay together; the copies of an instance drawn twice, same
     ``cluster``, are one profile); each replicate is the stratified mean of its resample
     (same weights), and the interval is the percentile interval over ``replicates``
-    replicates. Returns ``{"metric", "value", "low", "high", "n", "instances",
-    "pooled"}``. O(replicates · instances)."""
+    replicates. A stratum with a single instance contributes no resampling variance (its
+    one cluster is drawn every time), so when any stratum holds fewer than two instances
+    with a denominator there is no interval: ``low`` and ``high`` are None and ``note``
+    says why (a zero-width "95 % interval" was reported before). Returns ``{"metric",
+    "value", "low", "high", "n", "instances", "pooled"}`` (and ``note``).
+    O(replicates · instances)."""
     import numpy as np
     sums = {k: s for k, s in _cluster_sums(records, name).items()}
     if not any(s[1] for s in sums.values()):
@@ -664,12 +668,16 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
         reps = (w * np.where(sd > 0, sn / np.where(sd > 0, sd, 1), 0)).sum(axis=0) / \
             w.sum(axis=0)
     reps = reps[np.isfinite(reps)]          # a replicate whose strata all lack a denominator
+    thin = any(0 < (den[idx] > 0).sum() < 2 for idx in idxs)
     a = (1 - level) / 2
-    return {"metric": name, "value": float(_stratified(num, den, idxs, ws)),
-            "low": float(np.quantile(reps, a)) if reps.size else None,
-            "high": float(np.quantile(reps, 1 - a)) if reps.size else None,
-            "n": int(den.sum()), "instances": sum(1 for s in sums.values() if s[1]),
-            "pooled": float(num.sum() / den.sum())}
+    out = {"metric": name, "value": float(_stratified(num, den, idxs, ws)),
+           "low": float(np.quantile(reps, a)) if reps.size and not thin else None,
+           "high": float(np.quantile(reps, 1 - a)) if reps.size and not thin else None,
+           "n": int(den.sum()), "instances": sum(1 for s in sums.values() if s[1]),
+           "pooled": float(num.sum() / den.sum())}
+    if thin:
+        out["note"] = "no interval: a stratum holds one instance"
+    return out
 
 
 # --------------------------------------------------------------------------- baselines
