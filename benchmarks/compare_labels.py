@@ -4,7 +4,7 @@ the labels byte for byte, apart from the engines' timings.
     python benchmarks/compare_labels.py --before OLD/.venv/bin/prefcert \
         [--after NEW/.venv/bin/prefcert] [--count 1000] [--seed 0] [--work DIR]
         [--elections 100] [--preflib FILE ...] [--jobs 2] [--sets bundled,random,elections,preflib]
-        [--cross-check always|budget|never]
+        [--cross-check always|budget|never] [--both]
 
 Inputs (the same paths for both runs, so ``source`` fields agree):
 
@@ -28,7 +28,9 @@ the first differences are printed. ``--cross-check`` is passed to AFTER (default
 ``always``, under which the labels must be byte-identical to those of an installation
 without the option); with ``budget`` or ``never`` the labels may differ only in the
 cross-check record: AFTER's ``cross_check`` field is dropped and the engines it names as
-skipped are dropped from BEFORE's ``engines`` before comparing. Both runs use ``PYTHONHASHSEED=0`` (see HASH_SEED). Exit status 1 when any set differs. A check script,
+skipped are dropped from BEFORE's ``engines`` before comparing. With ``--both`` (BEFORE
+has the option too) both runs get the same mode and the labels are compared as they are.
+Both runs use ``PYTHONHASHSEED=0`` (see HASH_SEED). Exit status 1 when any set differs. A check script,
 not a test (it runs minutes).
 """
 from __future__ import annotations
@@ -178,10 +180,11 @@ def timing_only(a: str, b: str) -> bool:
 
 
 def compare(name: str, before: str, after: str, paths: list[str], jobs: int,
-            cross_check: str = "always") -> bool:
-    old, t_old, rc_old = run(before, paths, jobs)
-    new, t_new, rc_new = run(after, paths, jobs, ("--cross-check", cross_check))
-    if cross_check != "always":
+            cross_check: str = "always", both: bool = False) -> bool:
+    mode = ("--cross-check", cross_check)
+    old, t_old, rc_old = run(before, paths, jobs, mode if both else ())
+    new, t_new, rc_new = run(after, paths, jobs, mode)
+    if cross_check != "always" and not both:
         old, new, skipping = without_skipped(old, new)
         print(f"{name:<9} {skipping} labels skipped a cross-check ({cross_check}); compared "
               f"without it")
@@ -221,13 +224,16 @@ def main() -> None:
     ap.add_argument("--elections", type=int, default=100)
     ap.add_argument("--sets", default="bundled,random,elections,preflib")
     ap.add_argument("--cross-check", default="always", choices=("always", "budget", "never"),
-                    help="AFTER's --cross-check (BEFORE predates the option)")
+                    help="AFTER's --cross-check (BEFORE predates the option, unless --both)")
+    ap.add_argument("--both", action="store_true",
+                    help="BEFORE has --cross-check too: give it the same mode and compare "
+                         "the labels as they are")
     args = ap.parse_args()
     sets = args.sets.split(",")
     ok = True
     if "bundled" in sets:
         ok &= compare("bundled", args.before, args.after, ["instances"], args.jobs,
-                      args.cross_check)
+                      args.cross_check, args.both)
     if "random" in sets:
         folder = args.work / "random"
         folder.mkdir(parents=True, exist_ok=True)
@@ -237,7 +243,7 @@ def main() -> None:
             path.write_text("".join(json.dumps(i) + "\n" for i in insts))
             files.append(str(path))
         ok &= compare("random", args.before, args.after, files, args.jobs,
-                      args.cross_check)
+                      args.cross_check, args.both)
     if "elections" in sets:
         folder = args.work / "elections"
         folder.mkdir(parents=True, exist_ok=True)
@@ -245,14 +251,14 @@ def main() -> None:
         path.write_text("".join(json.dumps(i) + "\n" for i in
                                 random_elections(args.elections, args.seed)))
         ok &= compare("elections", args.before, args.after, [str(path)], args.jobs,
-                      args.cross_check)
+                      args.cross_check, args.both)
     if "preflib" in sets:
         files = args.preflib if args.preflib is not None else \
             [str((PREFLIB / f).relative_to(ROOT)) for f in DEFAULT_PREFLIB
              if (PREFLIB / f).exists()]
         if files:
             ok &= compare("preflib", args.before, args.after, files, args.jobs,
-                          args.cross_check)
+                          args.cross_check, args.both)
     print("no label changes" if ok else "LABELS CHANGED")
     sys.exit(0 if ok else 1)
 
