@@ -224,6 +224,9 @@ def read_text(path: Path, limit: int | None = None) -> str:
             line += raw.count(b"\n")
 
 
+#: The byte-order mark some editors write at the start of a UTF-8 file: skipped there.
+BOM = "\ufeff"
+
 #: what a JSON text may start with (after white space): ``json`` says "Expecting value"
 #: for anything else, found here without decoding the rest of the file
 _JSON_START = re.compile(rb'[ \t\r\n]*(?:\xef\xbb\xbf)?[ \t\r\n]*[{\["0-9tfnNI-]|[ \t\r\n]*\Z')
@@ -263,6 +266,8 @@ def read_json(path: Path, limit: int | None = None) -> list[Instance]:
         head = f.read(64)
     _json_start(path, head)
     text = read_text(path, limit)
+    if text.startswith(BOM):
+        text = text[1:]
     try:
         obj = json.loads(text, object_pairs_hook=shared_strings())
     except json.JSONDecodeError as e:
@@ -362,6 +367,8 @@ def read_jsonl(path: Path, limit: int | None = None) -> list[Instance]:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise _not_utf8(path, raw, e, i) from None
+            if i == 1 and text.startswith(BOM):
+                text = text[1:]
             _json_start(path, raw, i)
             try:
                 obj = json.loads(text, object_pairs_hook=_no_duplicates)

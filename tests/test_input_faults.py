@@ -518,3 +518,42 @@ def test_a_set_that_names_an_item_twice_is_refused(tmp_path, question, what, rep
                               "-o", out))
     assert f"{what} names an item twice: {repeat!r}" in line
     assert not out.exists()
+
+
+@needs_cli
+def test_a_byte_order_mark_at_the_start_of_a_file_is_skipped(tmp_path):
+    """Editors on some systems start a UTF-8 file with a byte-order mark; it was refused
+    with Python's "decode using utf-8-sig" (found by a new user). The labels of such a
+    file are those of the same file without it."""
+    text = json.dumps(ONE)
+    for name, body in (("plain.json", text), ("bom.json", "\ufeff" + text),
+                       ("bom.jsonl", "\ufeff" + text + "\n" + text.replace('"one"', '"two"')
+                        + "\n")):
+        (tmp_path / name).write_text(body, encoding="utf-8")
+
+    def labels(name):
+        r = run("label", tmp_path / name, "--engines", "oracle")
+        assert r.returncode == 0, r.stderr
+        return [{k: v for k, v in json.loads(x).items() if k not in ("source", "engines")}
+                for x in r.stdout.splitlines()]
+    plain = labels("plain.json")
+    assert labels("bom.json") == plain and len(plain) == 3
+    assert labels("bom.jsonl")[:3] == plain
+    stray = tmp_path / "stray.jsonl"            # a mark anywhere else is bad input
+    stray.write_text(text + "\n\ufeff" + text + "\n", encoding="utf-8")
+    assert ":2:" in one_error_line(run("label", stray))
+
+
+@needs_cli
+def test_a_reader_that_stops_ends_the_run_quietly():
+    """``prefcert label … | head -1``: the closed pipe ended in "prefcert: error: cannot
+    write to stdout (Broken pipe)", exit 2 (found by a new user); now silently, 141."""
+    folder = Path(__file__).resolve().parents[1] / "instances" / "stable_matching"
+    p = subprocess.Popen([EXE, "label", str(folder)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    first = p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read()
+    p.wait(timeout=600)
+    assert json.loads(first)["domain"] == "stable_matching"
+    assert p.returncode == 141 and err == "", (p.returncode, err[-2000:])

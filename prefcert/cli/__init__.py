@@ -5,7 +5,7 @@ load no engine.
 Exit status: 0 success; 1 a label could not be produced (engines disagree or time out), an
 audited answer is wrong, or a certificate fails; 2 bad input (a one-line message naming the
 file, line and value; no output written); 130 interrupted by Ctrl-C (a command writing
-output says what it has written).
+output says what it has written); 141, silently, when the reader of stdout stops (``| head``).
 """
 from __future__ import annotations
 
@@ -85,6 +85,8 @@ class _Group(click.Group):
             sys.exit(130)
         except OSError as e:
             _drop_stdout()
+            if e.errno == errno.EPIPE and e.filename is None:
+                sys.exit(141)           # the reader of stdout stopped (| head): no message
             where = f"{e.filename}: " if e.filename else "stdout: " if \
                 e.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO) else ""
             click.echo(f"prefcert: error: {where}{e.strerror or e.__class__.__name__}",

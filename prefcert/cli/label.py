@@ -240,6 +240,8 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
         sys.exit(130)
     except (InstanceError, OSError) as e:        # OUT (or stdout) cannot take a line
         results.close()
+        if isinstance(e, BrokenPipeError) and out is None:
+            raise                       # a reader that stopped (| head): quiet, as below
         what = e if isinstance(e, InstanceError) else \
             f"cannot write to stdout ({e.strerror or e.__class__.__name__})"
         where = f"; {written} label(s) written before it, rerun the same command to " \
