@@ -293,6 +293,24 @@ def test_resume_never_deletes_a_complete_line(tmp_path):
 
 
 @needs_cli
+def test_a_rerun_says_how_many_labels_of_changed_instances_it_replaced(tmp_path):
+    """The rerun said only how many labels it skipped, not that it replaced those made
+    from an instance that has since changed (found by a new user)."""
+    two = dict(ONE, id="two")
+    src = write(tmp_path / "many.jsonl", json.dumps(ONE) + "\n" + json.dumps(two) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert run("label", src, "-o", out, "--engines", "oracle").returncode == 0
+    changed = dict(two, preferences={"A": {"m1": ["w2", "w1"], "m2": ["w1", "w2"]},
+                                     "B": {"w1": ["m1", "m2"], "w2": ["m2", "m1"]}})
+    src.write_text(json.dumps(ONE) + "\n" + json.dumps(changed) + "\n")
+    r = run("label", src, "-o", out, "--engines", "oracle")
+    assert r.returncode == 0, r.stderr
+    assert f"3 label(s) in {out} were made from an instance that has since changed" in r.stderr
+    assert "3 label(s) already in the output file were skipped" in r.stderr
+    assert len(out.read_text().splitlines()) == 6
+
+
+@needs_cli
 def test_a_second_run_on_the_same_output_exits_2_and_check_flags_duplicates(tmp_path):
     import fcntl
     src = write(tmp_path / "one.json", ONE)

@@ -50,7 +50,7 @@ def _pending(jobs: list, out: AppendFile) -> list:
     text = out.read()
     lines = text.splitlines(keepends=True)
     current = {j.key: j.instance.sha256 for j in jobs}
-    keep, done = [], set()
+    keep, done, stale = [], set(), 0
     for i, line in enumerate(lines, 1):
         if not line.strip():
             keep.append(line)
@@ -68,11 +68,15 @@ def _pending(jobs: list, out: AppendFile) -> list:
         if not line.endswith("\n"):                  # a whole label whose newline was lost
             line += "\n"
         if key in current and current[key] != sha:
-            continue                                 # stale: the instance changed
+            stale += 1                               # the instance changed: relabelled
+            continue
         done.add(key)
         keep.append(line)
     if keep != lines:
         out.replace("".join(keep))
+    if stale:
+        click.echo(f"prefcert: {stale} label(s) in {out.path} were made from an instance "
+                   f"that has since changed: dropped, and labelled again.", err=True)
     return [j for j in jobs if j.key not in done]
 
 
