@@ -138,19 +138,23 @@ def test_metrics_denominators_and_bootstrap():
     assert flat["low"] == flat["high"] == flat["value"] == 1.0
 
 
-def test_a_stratum_of_one_instance_gives_no_interval():
+def test_strata_of_one_instance_give_no_interval():
     """One instance per stratum (--per-cell 1): the bootstrap draws that instance every
     time, so the "interval" had width zero (MDR 0.4 [0.400, 0.400], found by a new user).
-    No interval then; two instances of differing values in each stratum give one."""
+    No interval then; a stratum of two instances of differing values gives one, with a
+    note when another stratum holds one instance."""
     one = _records([("a", "manipulable", 1, 1, True, False, 1),
                     ("a", "manipulable", 0, 0, True, True, 0)])
     m = metric(one, "MDR", replicates=200)
     assert m["value"] == 0.5 and m["low"] is None and m["high"] is None
-    assert m["note"] == "no interval: a stratum holds one instance"
+    assert m["note"] == "no interval: every stratum holds one instance"
     two = _records([("a", "manipulable", 1, 1, True, False, 1),
                     ("b", "manipulable", 0, 0, True, True, 0)])
     m = metric(two, "MDR", replicates=200, seed=2)
     assert m["low"] == 0.0 and m["high"] == 1.0 and "note" not in m
+    mixed = two + [dict(r, rule="irv", instance_id="c") for r in one]   # a stratum of one
+    m = metric(mixed, "MDR", replicates=200, seed=2)
+    assert m["low"] < m["high"] and m["note"] == "1 stratum(s) of one instance add no variance"
 
 
 def test_bootstrap_keeps_clusters_together():

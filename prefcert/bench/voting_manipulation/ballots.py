@@ -639,10 +639,11 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
     ``cluster``, are one profile); each replicate is the stratified mean of its resample
     (same weights), and the interval is the percentile interval over ``replicates``
     replicates. A stratum with a single instance contributes no resampling variance (its
-    one cluster is drawn every time), so when any stratum holds fewer than two instances
-    with a denominator there is no interval: ``low`` and ``high`` are None and ``note``
-    says why (a zero-width "95 % interval" was reported before). Returns ``{"metric",
-    "value", "low", "high", "n", "instances", "pooled"}`` (and ``note``).
+    one cluster is drawn every time; survey practice's "lonely PSU", here removed): when
+    every stratum with a denominator holds one instance there is no interval (``low``
+    and ``high`` None; a zero-width "95 % interval" was reported before), and when only
+    some do, ``note`` says how many strata added no variance. Returns ``{"metric", "value",
+    "low", "high", "n", "instances", "pooled"}`` (and ``note``).
     O(replicates · instances)."""
     import numpy as np
     sums = {k: s for k, s in _cluster_sums(records, name).items()}
@@ -668,7 +669,9 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
         reps = (w * np.where(sd > 0, sn / np.where(sd > 0, sd, 1), 0)).sum(axis=0) / \
             w.sum(axis=0)
     reps = reps[np.isfinite(reps)]          # a replicate whose strata all lack a denominator
-    thin = any(0 < (den[idx] > 0).sum() < 2 for idx in idxs)
+    held = [len(idx) for idx in idxs if den[idx].sum() > 0]   # instances per stratum
+    lonely = held.count(1)
+    thin = lonely == len(held)
     a = (1 - level) / 2
     out = {"metric": name, "value": float(_stratified(num, den, idxs, ws)),
            "low": float(np.quantile(reps, a)) if reps.size and not thin else None,
@@ -676,7 +679,9 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
            "n": int(den.sum()), "instances": sum(1 for s in sums.values() if s[1]),
            "pooled": float(num.sum() / den.sum())}
     if thin:
-        out["note"] = "no interval: a stratum holds one instance"
+        out["note"] = "no interval: every stratum holds one instance"
+    elif lonely:
+        out["note"] = f"{lonely} stratum(s) of one instance add no variance"
     return out
 
 
