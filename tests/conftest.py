@@ -1,11 +1,14 @@
-"""Shared test setup: the test data folder, hypothesis profiles, SMTI and house-allocation
-strategies.
+"""Shared test setup: the test data folder, hypothesis profiles, the console script,
+SMTI and house-allocation strategies.
 
 ``default``: local runs. ``ci``: loaded when the environment has CI=true (as .ci/run does)
 or HYPOTHESIS_PROFILE=ci; tests marked ``heavy`` scale their budgets through ``heavy_examples``.
 """
 import json
 import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +30,26 @@ PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or \
 settings.load_profile(PROFILE)
 
 CHROMIUM = Path("/usr/bin/chromium")
+
+#: The console script of the environment running the tests (not whichever ``prefcert`` comes
+#: first on PATH), so that CLI tests exercise the installation under test.
+PREFCERT = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
+
+
+#: The environment with string hashing fixed, for runs whose output is compared byte for byte.
+HASHSEED_0 = {**os.environ, "PYTHONHASHSEED": "0"}
+
+
+def cli(*args: object, check: bool = True, code: int = 0, **kw) -> subprocess.CompletedProcess:
+    """Run ``prefcert ARGS`` (each argument ``str``-ed) as a user would, capturing text.
+
+    ``check``: fail the test, showing the end of stderr, unless the exit status is ``code``.
+    Other keywords go to :func:`subprocess.run` (``env`` replaces the environment, ``cwd``,
+    ``input``)."""
+    r = subprocess.run([PREFCERT, *map(str, args)], capture_output=True, text=True, **kw)
+    if check:
+        assert r.returncode == code, r.stdout[-1000:] + r.stderr[-3000:]
+    return r
 
 
 def require_chromium() -> None:

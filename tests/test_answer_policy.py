@@ -3,22 +3,21 @@ misreadings on generated benchmarks (regression tests; the answer corpus covers 
 from __future__ import annotations
 
 import json
-import subprocess
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 import prefcert
 from prefcert.bench.answers import read
+from conftest import cli
 
 SM = {"id": "sm", "domain": "stable_matching", "questions": ["weakly_stable"],
       "preferences": {"A": {"A1": ["B1", "B2"], "A2": ["B2", "B1"]},
                       "B": {"B1": ["A1", "A2"], "B2": ["A2", "A1"]}}}
 
 
-def run(*args):
-    return subprocess.run(["prefcert", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+run = partial(cli, check=False)
 
 
 @pytest.mark.parametrize("text,kind", [

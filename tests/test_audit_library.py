@@ -3,13 +3,11 @@ refutation passes the checker, random audits run, the CLI reports as documented.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import PREFCERT
 
 pytestmark = pytest.mark.peers
 from prefcert.formal.checker.hospitals_residents import blocking_pairs
@@ -20,7 +18,6 @@ from prefcert.pipeline.peers import audit_run, runs_for
 
 ROOT = Path(__file__).resolve().parents[1]
 FAILURES = ROOT / "instances" / "peer_failures"
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 
 
 def _instances(lib):
@@ -150,14 +147,14 @@ def test_voting_input_classes():
     assert audit_run("preflibtools:copeland", tied)["verdict"] == "unsupported"
 
 
-@pytest.mark.skipif(EXE is None, reason="console script not installed")
+@pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 @pytest.mark.parametrize("lib, wrong", [("pref-voting", False), ("preflibtools", True)])
 def test_cli_random_voting_audit(tmp_path, lib, wrong):
     """Random elections, half of them full strict profiles: pref-voting gets every judged
     one right; preflibtools' Copeland is refuted on textbook input."""
     pytest.importorskip(lib.replace("-", "_"))
     out = tmp_path / "a.jsonl"
-    r = subprocess.run([EXE, "audit-library", lib, "--random", "60", "-o", str(out)],
+    r = subprocess.run([PREFCERT, "audit-library", lib, "--random", "60", "-o", str(out)],
                        capture_output=True, text=True, timeout=600)
     recs = [json.loads(x) for x in out.read_text().splitlines()]
     bad = [x for x in recs if x["verdict"] in ("incorrect", "crash", "timeout")]
@@ -167,18 +164,18 @@ def test_cli_random_voting_audit(tmp_path, lib, wrong):
     assert sum(x["verdict"] == "correct" for x in recs) > 100
 
 
-@pytest.mark.skipif(EXE is None, reason="console script not installed")
+@pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 def test_cli_random_audit_and_exit_codes(tmp_path):
     pytest.importorskip("algmatch")
     out = tmp_path / "a.jsonl"
-    r = subprocess.run([EXE, "audit-library", "algmatch", "--random", "15", "-o", str(out)],
+    r = subprocess.run([PREFCERT, "audit-library", "algmatch", "--random", "15", "-o", str(out)],
                        capture_output=True, text=True)
     recs = [json.loads(x) for x in out.read_text().splitlines()]
     assert len(recs) == 15 * 6 and all(rec["random"] for rec in recs)
     assert r.returncode == (1 if any(x["verdict"] in ("incorrect", "crash") for x in recs) else 0)
     assert "audit of algmatch" in r.stderr
-    r = subprocess.run([EXE, "audit-library", "nolib", "--random", "1"],
+    r = subprocess.run([PREFCERT, "audit-library", "nolib", "--random", "1"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "unknown library" in r.stderr
-    r = subprocess.run([EXE, "audit-library", "matching"], capture_output=True, text=True)
+    r = subprocess.run([PREFCERT, "audit-library", "matching"], capture_output=True, text=True)
     assert r.returncode == 2

@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import headless_page, require_chromium
+from conftest import HASHSEED_0, cli, headless_page, require_chromium
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,11 +15,7 @@ from prefcert.bench.suites import SUITES, suite
 
 
 def run(*args, env=None, check=True):
-    e = {**os.environ, "PYTHONHASHSEED": "0", **(env or {})}
-    r = subprocess.run(["prefcert", *args], capture_output=True, text=True, env=e)
-    if check:
-        assert r.returncode == 0, r.stderr[-3000:]
-    return r
+    return cli(*args, env={**HASHSEED_0, **(env or {})}, check=check)
 
 
 def read_jsonl(p: Path) -> list[dict]:

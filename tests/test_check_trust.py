@@ -5,22 +5,19 @@ test forges labels from a real one and runs the console script, as a user would.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import prefcert
+from functools import partial
 import pytest
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError
 from prefcert.formal.instances import from_object
 from prefcert.pipeline.jobs import audit, plan
 from prefcert.pipeline.registry import spec
+from conftest import cli, PREFCERT
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
-needs_cli = pytest.mark.skipif(EXE is None, reason="console script not installed")
+needs_cli = pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 
 # r1 and r2 both want h1 (capacity 1), which prefers r1; r2 also accepts h2: the unique
 # stable matching is r1-h1, r2-h2 (every notion).
@@ -33,9 +30,7 @@ PREF = {"id": "pref", "domain": "preference", "items": ["a", "b", "c", "d"],
         "profile": {"V1": ["a", ["b", "c"], "d"], "V2": {"edges": [["a", "b"]]}}}
 
 
-def run(*args, cwd=None):
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
+run = partial(cli, check=False)
 
 
 def labelled(tmp_path: Path, inst: dict, question) -> tuple[Path, dict]:

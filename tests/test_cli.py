@@ -1,15 +1,14 @@
 """CLI tests through the installed console script ``prefcert``."""
 import json
-import os
-import shutil
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
+from conftest import cli, PREFCERT
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
-pytestmark = pytest.mark.skipif(EXE is None, reason="console script not installed")
+pytestmark = pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 
 INDIFFERENT = {"id": "indiff", "domain": "stable_matching",
                "preferences": {"A": {"m1": [["w1", "w2"]], "m2": [["w1", "w2"]]},
@@ -19,9 +18,7 @@ STRICT = {"id": "strict", "domain": "stable_matching",
                           "B": {"w1": ["m2", "m1"], "w2": ["m1", "m2"]}}}
 
 
-def run(*args, cwd=None):
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
+run = partial(cli, check=False)
 
 
 def write(tmp_path, name, obj):
@@ -96,7 +93,7 @@ def test_killed_run_resumes(tmp_path):
     src.write_text("".join(json.dumps(dict(sample_smti(40, tie_prob=0.2, seed=s), id=f"i{s}")) + "\n"
                            for s in range(30)))
     out = tmp_path / "out.jsonl"
-    p = subprocess.Popen([EXE, "label", src, "-o", out, "--engines", "oracle,cpsat"],
+    p = subprocess.Popen([PREFCERT, "label", src, "-o", out, "--engines", "oracle,cpsat"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     import time
     deadline = time.time() + 120

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
 import subprocess
 import sys
 from fractions import Fraction
 
 import numpy as np
+from functools import partial
 import pytest
 from prefcert.formal.errors import InstanceError
 from prefcert.generators.consistency import paper_design, simulate_responses
@@ -25,8 +24,8 @@ from prefcert.bench.self_consistency.audit import (
     read_responses,
     resample_means,
 )
+from conftest import cli, PREFCERT
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 
 
 def rows_of(sim):
@@ -410,11 +409,10 @@ def test_options_are_validated():
 
 # ------------------------------------------------------------------------------------ CLI
 
-needs_cli = pytest.mark.skipif(EXE is None, reason="console script not installed")
+needs_cli = pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 
 
-def run(*args):
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=300)
+run = partial(cli, check=False)
 
 
 @pytest.fixture(scope="module")

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA, heavy_examples
+from conftest import SHARED_DATA, heavy_examples, PREFCERT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prefcert.formal import checker
@@ -221,23 +219,22 @@ def test_greedy_maximum_matches_enumeration(data):
 
 # ----------------------------------------------------------------- the CLI option
 
-EXE = shutil.which("prefcert", path=str(Path(sys.executable).parent)) or shutil.which("prefcert")
 
 
-@pytest.mark.skipif(EXE is None, reason="console script not installed")
+@pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 def test_convention_option_is_recorded_checked_and_resumed_exactly(tmp_path):
     src = tmp_path / "split.json"
     src.write_text(json.dumps(dict(SPLIT, questions=[
         {"type": "winner", "rule": "plurality", "item": "c"},
         {"type": "count", "items": ["a", "b"]}])))
     out = tmp_path / "out.jsonl"
-    run = [EXE, "label", src, "-o", out, "--convention", "counts=identical"]
+    run = [PREFCERT, "label", src, "-o", out, "--convention", "counts=identical"]
     assert subprocess.run(run, capture_output=True).returncode == 0
     labs = [json.loads(x) for x in out.read_text().splitlines()]
     assert [lab["verdict"] for lab in labs] == ["false", "undetermined"]
     # count's answer does not depend on it, but its instance was re-read under it
     assert all(lab["conventions"] == {"counts": "identical"} for lab in labs)
-    assert subprocess.run([EXE, "check", out], capture_output=True).returncode == 0
+    assert subprocess.run([PREFCERT, "check", out], capture_output=True).returncode == 0
     r = subprocess.run(run, capture_output=True, text=True)
     assert r.returncode == 0 and "2 label(s) already" in r.stderr.replace("\n", " ")
 

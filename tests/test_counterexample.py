@@ -4,13 +4,11 @@ synthesis agreeing with enumeration, user properties, the disagreement minimiser
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import PREFCERT
 
 import prefcert
 from prefcert.domains.base import Outcome, Question
@@ -27,7 +25,6 @@ from prefcert.pipeline.minimize import measure, shrink
 from prefcert.pipeline.registry import domain, spec
 
 ROOT = Path(__file__).resolve().parents[1]
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 
 
 def test_smallest_market_without_a_strongly_stable_matching():
@@ -201,23 +198,23 @@ def test_a_minimised_instance_stays_valid_for_the_question():
 
 # ------------------------------------------------------------------ CLI
 
-@pytest.mark.skipif(EXE is None, reason="console script not installed")
+@pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 def test_cli_counterexample(tmp_path):
     out = tmp_path / "ce.json"
-    r = subprocess.run([EXE, "counterexample", "strict-core-nonempty", "--max-size", "3",
+    r = subprocess.run([PREFCERT, "counterexample", "strict-core-nonempty", "--max-size", "3",
                         "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     res = json.loads(out.read_text())
     assert res["size"] == [3, 4, 1] and "minimality proven" in r.stderr
     prop = tmp_path / "prop.py"
     prop.write_text("def never(inst):\n    return True\n")
-    r = subprocess.run([EXE, "counterexample", f"{prop}:never", "--domain", "housing_market",
+    r = subprocess.run([PREFCERT, "counterexample", f"{prop}:never", "--domain", "housing_market",
                         "--max-size", "2"], capture_output=True, text=True)
     assert r.returncode == 1 and json.loads(r.stdout)["found"] is False
-    r = subprocess.run([EXE, "counterexample", f"{prop}:missing", "--domain", "housing_market"],
+    r = subprocess.run([PREFCERT, "counterexample", f"{prop}:missing", "--domain", "housing_market"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "cannot load" in r.stderr
-    r = subprocess.run([EXE, "counterexample", "--list"], capture_output=True, text=True)
+    r = subprocess.run([PREFCERT, "counterexample", "--list"], capture_output=True, text=True)
     assert "strongly-stable-exists" in r.stdout
 
 
@@ -295,13 +292,13 @@ def test_manipulation_minimality_reproved_by_an_independent_count():
     assert checked == 2 * (2 + 6 + 24 + 4)
 
 
-@pytest.mark.skipif(EXE is None, reason="console script not installed")
+@pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 def test_a_property_that_raises_is_an_error_not_a_verdict(tmp_path):
     """Regression: a user property that raised gave a traceback and exit 1, which means
     "no counterexample"; now exit 2 with the exception and the instance."""
     prop = tmp_path / "prop.py"
     prop.write_text("def boom(inst):\n    raise ValueError('boom')\n")
-    r = subprocess.run([EXE, "counterexample", f"{prop}:boom", "--domain", "stable_matching",
+    r = subprocess.run([PREFCERT, "counterexample", f"{prop}:boom", "--domain", "stable_matching",
                         "--max-size", "2"], capture_output=True, text=True)
     assert r.returncode == 2 and "raised ValueError('boom') on {" in r.stderr
     assert "Traceback" not in r.stderr

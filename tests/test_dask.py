@@ -2,26 +2,21 @@
 with the same output file guarantees (lock, resume, no duplicate), and a worker killed
 mid-run loses and duplicates nothing."""
 import json
-import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
+from functools import partial
 
 import pytest
-from conftest import labels_without_timings
+from conftest import labels_without_timings, cli, PREFCERT
 
 pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
-pytestmark = pytest.mark.skipif(EXE is None, reason="console script not installed")
+pytestmark = pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 
 
-def run(*args, cwd=None):
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          timeout=600)
+run = partial(cli, check=False)
 
 
 def instances(path, n, size, tie_prob=0.3):
@@ -72,7 +67,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path):
     src = instances(tmp_path / "many.jsonl", 48, 24, tie_prob=0.2)
     out = tmp_path / "out.jsonl"
     args = ["label", src, "-o", out, "--engines", "oracle,cpsat", "--dask", "local:2"]
-    p = subprocess.Popen([EXE, *map(str, args)], stdout=subprocess.DEVNULL,
+    p = subprocess.Popen([PREFCERT, *map(str, args)], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.time() + 180

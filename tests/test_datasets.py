@@ -13,17 +13,12 @@ from pathlib import Path
 import pytest
 
 import prefcert
+from conftest import cli as run
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = "voting-manipulation"
 WRONG = "Final ballot: Z > Z > Z"
 
-
-def run(*args, check=True):
-    r = subprocess.run(["prefcert", *args], capture_output=True, text=True)
-    if check:
-        assert r.returncode == 0, r.stderr[-3000:]
-    return r
 
 
 @pytest.fixture(scope="module")

@@ -4,15 +4,12 @@ label / check / audit / classify through the CLI."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA, heavy_examples
+from conftest import SHARED_DATA, heavy_examples, PREFCERT
 from hypothesis import given
 from hypothesis import strategies as st
 from prefcert.encodings.hospitals_residents import stable_matching_cpsat
@@ -356,32 +353,31 @@ def test_audit_reads_both_views_and_reports_blocking_pairs():
     assert audit(job, '"h1"')["verdict"] == "unparseable"
 
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 
 
-@pytest.mark.skipif(EXE is None, reason="console script not installed")
+@pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 def test_cli_label_check_audit_classify(tmp_path):
     src = tmp_path / "m.json"
     src.write_text(json.dumps(dict(MARKET, id="m")))
     out = tmp_path / "labels.jsonl"
-    r = subprocess.run([EXE, "label", str(src), "-o", str(out)], capture_output=True, text=True)
+    r = subprocess.run([PREFCERT, "label", str(src), "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert len(out.read_text().splitlines()) == 3
-    r = subprocess.run([EXE, "check", str(out)], capture_output=True, text=True, cwd=tmp_path)
+    r = subprocess.run([PREFCERT, "check", str(out)], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0 and "3 label(s) checked" in r.stdout
     ans = tmp_path / "a.txt"
     ans.write_text('<answer>{"h1": ["r2"], "h2": ["r1"]}</answer>')
-    r = subprocess.run([EXE, "audit", str(src), "-q", "weakly_stable", str(ans)],
+    r = subprocess.run([PREFCERT, "audit", str(src), "-q", "weakly_stable", str(ans)],
                        capture_output=True, text=True)
     assert r.returncode == 1 and json.loads(r.stdout)["verdict"] == "incorrect"
     cands = tmp_path / "c.json"
     cands.write_text(json.dumps([{"r3": "h1", "r1": "h2"}, {"r2": "h1"}]))
-    r = subprocess.run([EXE, "classify", str(src), str(cands)], capture_output=True, text=True)
+    r = subprocess.run([PREFCERT, "classify", str(src), str(cands)], capture_output=True, text=True)
     rows = [json.loads(x) for x in r.stdout.splitlines()]
     assert "strongly_stable" in rows[0]["satisfies"] and rows[1]["fails"]
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(hr({"r1": ["h1"]}, {"h1": ["r1"]}, {"h1": -2})))
-    r = subprocess.run([EXE, "label", str(bad)], capture_output=True, text=True)
+    r = subprocess.run([PREFCERT, "label", str(bad)], capture_output=True, text=True)
     assert r.returncode == 2 and "capacity" in r.stderr and "-2" in r.stderr
 
 

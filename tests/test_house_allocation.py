@@ -10,7 +10,7 @@ import pathlib
 from functools import partial
 
 import pytest
-from conftest import SHARED_DATA, house_allocations, smti_instances
+from conftest import PREFCERT, SHARED_DATA, house_allocations, smti_instances
 from hypothesis import given, settings
 from prefcert.encodings import house_allocation as ea
 from prefcert.formal import house_allocation as fa
@@ -476,11 +476,8 @@ def test_medium_instances_oracles_agree(seed):
 
 
 def test_cli_label_check_audit(tmp_path):
-    import os
-    import shutil
     import subprocess
-    import sys
-    exe = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
+    exe = PREFCERT
     if exe is None:
         pytest.skip("console script not installed")
     ref = json.loads(REF.read_text())

@@ -7,14 +7,12 @@ import copy
 import functools
 import itertools
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA, heavy_examples
+from conftest import SHARED_DATA, heavy_examples, PREFCERT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prefcert.encodings.housing_market import core_cpsat, core_z3, strict_core_milp
@@ -664,15 +662,14 @@ def test_generator(n, seed, tie_prob, truncate):
 
 # ------------------------------------------------------------------ CLI
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 
 
-@pytest.mark.skipif(EXE is None, reason="console script prefcert not installed")
+@pytest.mark.skipif(PREFCERT is None, reason="console script prefcert not installed")
 def test_cli_label_audit_classify(tmp_path):
     ref = json.loads((REFERENCE / "hm_three_agents_empty_strict_core.json").read_text())
     inst = tmp_path / "hm.json"
     inst.write_text(json.dumps(ref["design_md_instance"]))
-    run = subprocess.run([EXE, "label", str(inst), "--time-limit", "30"], capture_output=True,
+    run = subprocess.run([PREFCERT, "label", str(inst), "--time-limit", "30"], capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     labels = {lab["question"]: lab for lab in map(json.loads, run.stdout.splitlines())}
@@ -680,7 +677,7 @@ def test_cli_label_audit_classify(tmp_path):
     assert labels["weak_core"]["verdict"] == "exists"
     answer = tmp_path / "answer.txt"
     answer.write_text("<answer>" + json.dumps(ref["endowment"]) + "</answer>")
-    run = subprocess.run([EXE, "audit", str(inst), "-q", "strict_core", str(answer)],
+    run = subprocess.run([PREFCERT, "audit", str(inst), "-q", "strict_core", str(answer)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 1, run.stderr
     out = json.loads(run.stdout)
@@ -689,12 +686,12 @@ def test_cli_label_audit_classify(tmp_path):
     for v in out["violations"]:
         checker.check(spec("housing_market"), m, "strict_core", None, "incorrect", ref["endowment"], v)
     answer.write_text("none")
-    run = subprocess.run([EXE, "audit", str(inst), "-q", "strict_core", str(answer)],
+    run = subprocess.run([PREFCERT, "audit", str(inst), "-q", "strict_core", str(answer)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and json.loads(run.stdout)["verdict"] == "correct"
     cands = tmp_path / "cands.json"
     cands.write_text(json.dumps(ref["expected"]["core"] + [ref["endowment"]]))
-    run = subprocess.run([EXE, "classify", str(inst), str(cands)], capture_output=True,
+    run = subprocess.run([PREFCERT, "classify", str(inst), str(cands)], capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     rows = [json.loads(line) for line in run.stdout.splitlines()]
@@ -702,12 +699,12 @@ def test_cli_label_audit_classify(tmp_path):
     assert "weak_core" in rows[-1]["fails"] and "strict_core" in rows[-1]["fails"]
 
 
-@pytest.mark.skipif(EXE is None, reason="console script prefcert not installed")
+@pytest.mark.skipif(PREFCERT is None, reason="console script prefcert not installed")
 def test_cli_bad_endowment_exits_2(tmp_path):
     data = {"id": "bad", "domain": "housing_market", **copy.deepcopy(BASE)}
     data["endowment"] = {"a1": "h1", "a2": "h1"}
     inst = tmp_path / "bad.jsonl"
     inst.write_text(json.dumps(data) + "\n")
-    run = subprocess.run([EXE, "label", str(inst)], capture_output=True, text=True, timeout=300)
+    run = subprocess.run([PREFCERT, "label", str(inst)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and not run.stdout
     assert "bad.jsonl:1" in run.stderr and "a2" in run.stderr and "h1" in run.stderr

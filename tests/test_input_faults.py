@@ -5,7 +5,6 @@ timeouts, and the smaller one-line errors. (Write faults: tests/test_write_fault
 from __future__ import annotations
 
 import json
-import os
 import resource
 import shutil
 import subprocess
@@ -13,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import PREFCERT, cli
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
-needs_cli = pytest.mark.skipif(EXE is None, reason="console script not installed")
+needs_cli = pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 
 ONE = {"id": "one", "domain": "stable_matching",
        "preferences": {"A": {"m1": ["w1", "w2"], "m2": ["w2", "w1"]},
@@ -28,8 +27,7 @@ def run(*args, limit_gb: float | None = None, **kw) -> subprocess.CompletedProce
     def cap():
         n = int(limit_gb * 2**30)
         resource.setrlimit(resource.RLIMIT_AS, (n, n))
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=900,
-                          preexec_fn=cap if limit_gb else None, **kw)
+    return cli(*args, check=False, preexec_fn=cap if limit_gb else None, **kw)
 
 
 def one_error_line(r: subprocess.CompletedProcess) -> str:
@@ -438,7 +436,6 @@ sys.stdout.write(r.html())
 @needs_cli
 def test_a_foreign_line_in_a_benchmark_file_names_file_and_line(pref_bench, tmp_path):
     """A regression: a line without ``label_id`` in labels.jsonl was a KeyError traceback."""
-    import shutil
     bench = tmp_path / "b"
     shutil.copytree(pref_bench, bench)
     n = len((bench / "labels.jsonl").read_text().splitlines())
@@ -549,7 +546,7 @@ def test_a_reader_that_stops_ends_the_run_quietly():
     """``prefcert label … | head -1``: the closed pipe ended in "prefcert: error: cannot
     write to stdout (Broken pipe)", exit 2 (found by a new user); now silently, 141."""
     folder = Path(__file__).resolve().parents[1] / "instances" / "stable_matching"
-    p = subprocess.Popen([EXE, "label", str(folder)], stdout=subprocess.PIPE,
+    p = subprocess.Popen([PREFCERT, "label", str(folder)], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     first = p.stdout.readline()
     p.stdout.close()

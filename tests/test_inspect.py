@@ -25,6 +25,7 @@ from openai_server import OpenAIServer                              # noqa: E402
 from prefcert.bench.dataset import SuiteDataset                     # noqa: E402
 from prefcert.bench.design import Entry                             # noqa: E402
 from prefcert.bench.score import score_prompt                       # noqa: E402
+from conftest import cli as run
 
 #: per suite: small task parameters (the smallest size, one instance per cell)
 SMALL = {"indeterminacy-preference": {"sizes": 50, "per_cell": 1},
@@ -57,13 +58,6 @@ def entries(suite: str, n: int) -> list[dict]:
     p = SMALL[suite]
     ds = SuiteDataset(suite, sizes=[p["sizes"]], per_cell=p["per_cell"])
     return [ds[i] for i in range(n)]
-
-
-def run(*args, env=None, check=True):
-    r = subprocess.run(["prefcert", *args], capture_output=True, text=True, env=env)
-    if check:
-        assert r.returncode == 0, r.stderr[-3000:]
-    return r
 
 
 def test_every_suite_runs_as_an_inspect_task_and_its_verdicts_are_prefcert_scores(tmp_path):

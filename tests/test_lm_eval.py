@@ -16,18 +16,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from openai_server import OpenAIServer                              # noqa: E402
+from conftest import cli as run
 
 SUITE = "voting-manipulation"
 TASK = "prefcert_voting_manipulation"
 N = 4
 WRONG = "Final ballot: Z > Z > Z"
 
-
-def run(*args, check=True, env=None):
-    r = subprocess.run(["prefcert", *args], capture_output=True, text=True, env=env)
-    if check:
-        assert r.returncode == 0, r.stderr[-3000:]
-    return r
 
 
 @pytest.fixture(scope="module")

@@ -3,22 +3,17 @@ Amiri-Margavi et al. 2026, Li et al. 2026). Every bench goes through the console
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
+from functools import partial
 from pathlib import Path
 
 import pytest
+from conftest import HASHSEED_0, cli
 
 STRONG_EXEMPT = {"pareto_optimal"}       # implied by core, utilitarian, rank-maximal outcomes
 
 
-def run(*args, check=True):
-    r = subprocess.run(["prefcert", *args], capture_output=True, text=True,
-                       env={**os.environ, "PYTHONHASHSEED": "0"})
-    if check:
-        assert r.returncode == 0, r.stderr[-3000:]
-    return r
+run = partial(cli, env=HASHSEED_0)
 
 
 def read_jsonl(p: Path) -> list[dict]:

@@ -30,12 +30,9 @@ import csv
 import io
 import json
 import math
-import os
-import shutil
-import subprocess
-import sys
 
 import numpy as np
+from functools import partial
 import pytest
 
 from prefcert.bench.self_consistency.audit import (
@@ -44,9 +41,9 @@ from prefcert.bench.self_consistency.audit import (
     read_responses,
 )
 from prefcert.bench.self_consistency.results import audit_results, pvalue_text
+from conftest import cli, PREFCERT
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
-needs_cli = pytest.mark.skipif(EXE is None, reason="console script not installed")
+needs_cli = pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 B = 199                      # resamples: the floor 1/(B+1) = 1/200 = 0.005 < 0.05/6
 
 
@@ -250,8 +247,7 @@ def test_judgments_count_the_judgment_graph(audit):
 
 # ---------------------------------------------------------------------------------- CLI
 
-def run(*args):
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=600)
+run = partial(cli, check=False)
 
 
 @needs_cli

@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import headless_page, require_chromium
+from conftest import cli, headless_page, require_chromium
 
 from prefcert.bench.indeterminacy.preference import results
 from prefcert.bench.report import Report
@@ -259,12 +258,8 @@ def test_figure_text_is_svg_text_not_glyph_paths():
 
 # ------------------------------------------------------------------ the CLI on three models
 
-def run(*args, check=True, **kw):
-    env = {**os.environ, **kw.pop("env", {})}
-    r = subprocess.run(["prefcert", *args], capture_output=True, text=True, env=env, **kw)
-    if check and r.returncode != 0:
-        raise AssertionError(f"prefcert {' '.join(args)} failed:\n{r.stdout}\n{r.stderr}")
-    return r
+def run(*args, env=None, **kw):
+    return cli(*args, env={**os.environ, **(env or {})}, **kw)
 
 
 def three_models(tmp_path: Path) -> list[Path]:

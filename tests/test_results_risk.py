@@ -22,18 +22,15 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import subprocess
-import sys
+from functools import partial
 
 import pytest
 
 from prefcert.bench.rational_value_risk.results import risk_results
 from prefcert.bench.rational_value_risk.risk import rational_value_risk
+from conftest import cli, PREFCERT
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
-needs_cli = pytest.mark.skipif(EXE is None, reason="console script not installed")
+needs_cli = pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 
 U = {"m1": [[1, 0, 1, 1], [0, 0, 0, 1], [1, 1, 1, 1]],
      "m2": [[0, 0, 1, 0], [0, 0, 0, 0], [1, 0, 1, 1]],
@@ -43,8 +40,7 @@ BOUND = {"certified": math.sqrt(2 * LG / 3) + math.sqrt(LG / (2 * 3 * 4)),
          "best_of_k": math.sqrt(2 * LG / 3) + 0.75 * math.sqrt(LG / (2 * 3))}
 
 
-def run(*args):
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=600)
+run = partial(cli, check=False)
 
 
 @pytest.fixture(scope="module")

@@ -6,29 +6,20 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
+from functools import partial
 import pytest
-from conftest import headless_page, require_chromium
+from conftest import headless_page, require_chromium, HASHSEED_0, cli, PREFCERT
 from prefcert.formal.errors import InstanceError
 
 from prefcert.bench.rational_value_risk.risk import error_bounds, pass_at_k, rational_value_risk
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 
 
-def run(*args, check=True):
-    r = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=300,
-                       env=dict(os.environ, PYTHONHASHSEED="0"))
-    if check:
-        assert r.returncode == 0, r.stderr[-3000:]
-    return r
+run = partial(cli, env=HASHSEED_0)
 
 
 def test_intervals_cover_the_true_risk_at_the_nominal_rate():
@@ -199,7 +190,7 @@ def test_reu_outside_the_unit_interval_is_refused(bad):
 
 # ------------------------------------------------------------------ prefcert as verifier
 
-needs_cli = pytest.mark.skipif(EXE is None, reason="console script not installed")
+needs_cli = pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import subprocess
-import sys
 
 import numpy as np
+from functools import partial
 import pytest
 from scipy import stats
 
@@ -20,18 +17,12 @@ from prefcert.bench.rational_value_risk.risk import (
     verification_term)
 from prefcert.formal.errors import InstanceError
 
-from conftest import heavy_examples
+from conftest import heavy_examples, HASHSEED_0, cli, PREFCERT
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
-needs_cli = pytest.mark.skipif(EXE is None, reason="console script not installed")
+needs_cli = pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 
 
-def run(*args, check=True):
-    r = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=300,
-                       env=dict(os.environ, PYTHONHASHSEED="0"))
-    if check:
-        assert r.returncode == 0, r.stderr[-3000:]
-    return r
+run = partial(cli, env=HASHSEED_0)
 
 
 # three prompts, K = 4 samples each, with the answer key of every sample

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from prefcert.formal.preference import (
 )
 from prefcert.formal.rules import RULES, rule_named, rule_names
 from prefcert.pipeline.registry import DOMAINS, spec
+from conftest import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the refusal of an unknown rule, naming the known ones (every rule; those of incomplete
@@ -281,8 +283,7 @@ def test_api_refuses_a_rule_without_incomplete_profiles_for_winners():
             prefcert.necessary_winner(PROFILE, rule, "a")
 
 
-def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["prefcert", *args], capture_output=True, text=True)
+_run = partial(cli, check=False)
 
 
 @pytest.mark.parametrize("instance,question,message", [

@@ -25,18 +25,12 @@ three exceed the 25 % magnitude bound (300 − a few dollars ≥ 0.25 · (345 + 
 from __future__ import annotations
 
 import json
-import subprocess
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import cli as run
 
-
-def run(*args, check=True):
-    r = subprocess.run(["prefcert", *args], capture_output=True, text=True)
-    if check:
-        assert r.returncode == 0, r.stderr[-3000:]
-    return r
 
 
 def jsonl(path: Path) -> list[dict]:

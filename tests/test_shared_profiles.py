@@ -6,7 +6,6 @@ self-contained ones byte for byte, and the other files are unchanged."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,17 +19,11 @@ from prefcert.bench.generate import (
     text_key,
 )
 from prefcert.formal.errors import InstanceError
+from conftest import cli as run
 
 SUITE = "indeterminacy-preference"
 SMALL = ("--sizes", "50", "--per-cell", "1", "--jobs", "1")
 
-
-def run(*args, check=True):
-    r = subprocess.run(["prefcert", *map(str, args)], capture_output=True, text=True,
-                       timeout=600)
-    if check:
-        assert r.returncode == 0, r.stderr[-3000:]
-    return r
 
 
 @pytest.fixture(scope="module")

@@ -6,21 +6,17 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import PREFCERT, cli
 from scipy import stats
 
 from prefcert.bench.score import size_tests
 from prefcert.bench.suites import suite
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
-needs_cli = pytest.mark.skipif(EXE is None, reason="console script not installed")
+needs_cli = pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 
 
 def records(name: str, rng=None, p: float = 0.5) -> list[dict]:
@@ -113,9 +109,7 @@ def test_adjusted_tests_hold_their_level_under_the_null():
 # ------------------------------------------------------------------------------------ CLI
 
 def run(*args):
-    r = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return r.stdout
+    return cli(*args).stdout
 
 
 def _answer_half(bench: Path, tmp_path: Path) -> Path:

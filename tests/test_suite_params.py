@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,19 +14,13 @@ import pytest
 from prefcert import create_dataset
 from prefcert.bench.dataset import SuiteDataset
 from prefcert.formal.errors import InstanceError
+from conftest import cli as run
 
 VM = "voting-manipulation"
 #: a cheap non-default design: m = 3, one instance per cell, seven voters, random τ
 VM_ARGS = ("--sizes", "3", "--per-cell", "1", "--param", "n=7", "--param", "tau=random")
 VM_PARAMS = {"n": 7, "tau": "random"}
 
-
-def run(*args, check=True, env=None):
-    r = subprocess.run(["prefcert", *map(str, args)], capture_output=True, text=True,
-                       env=env, timeout=300)
-    if check:
-        assert r.returncode == 0, r.stderr[-3000:]
-    return r
 
 
 def _jsonl(path: Path) -> list[dict]:

@@ -10,10 +10,11 @@ import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
-from conftest import labels_without_timings
+from conftest import labels_without_timings, cli, PREFCERT
 from prefcert.formal import checker
 from prefcert.formal.errors import CertificateError, Disagreement, InstanceError
 from prefcert.formal.instances import from_object
@@ -21,8 +22,7 @@ from prefcert.formal.files import read_paths
 
 from prefcert.pipeline.registry import DOMAINS, domain, spec
 
-EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
-needs_cli = pytest.mark.skipif(EXE is None, reason="console script not installed")
+needs_cli = pytest.mark.skipif(PREFCERT is None, reason="console script not installed")
 
 INDIFFERENT = {"id": "indiff", "domain": "stable_matching",
                "preferences": {"A": {"m1": [["w1", "w2"]], "m2": [["w1", "w2"]]},
@@ -33,9 +33,7 @@ PREF = {"id": "pref", "domain": "preference", "items": ["a", "b", "c", "d"],
         "profile": {"V1": ["a", ["b", "c"]], "V2": {"edges": [["a", "b"], ["b", "c"]]}}}
 
 
-def run(*args, cwd=None, **kw):
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          timeout=300, **kw)
+run = partial(cli, check=False)
 
 
 def write(path: Path, obj) -> Path:
@@ -348,7 +346,7 @@ def test_ctrl_c_reports_and_a_rerun_resumes_exactly(tmp_path, jobs, sample):
     src.write_text("".join(json.dumps(dict(sample(s), id=f"i{s}")) + "\n" for s in range(12)))
     out = tmp_path / "out.jsonl"
     args = ["label", src, "-o", out, "--engines", "oracle,cpsat", "--jobs", jobs]
-    p = subprocess.Popen([EXE, *map(str, args)], stdout=subprocess.DEVNULL,
+    p = subprocess.Popen([PREFCERT, *map(str, args)], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline and (not out.exists() or out.read_text().count("\n") < 2):

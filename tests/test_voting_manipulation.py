@@ -1,6 +1,7 @@
 """The voting-manipulation benchmark pieces: parser, prompts, scoring, metrics, exact
 baselines, the bootstrap and the balanced design."""
 from __future__ import annotations
+from functools import partial
 
 import pytest
 
@@ -12,6 +13,7 @@ from prefcert.bench.voting_manipulation.ballots import (
     render_prompt,
     score_ballot,
 )
+from conftest import HASHSEED_0, cli
 
 ABC = ["A", "B", "C"]
 
@@ -208,16 +210,10 @@ def test_balanced_design_is_seeded_and_balanced():
 # --------------------------------------------------------------------------- the suite
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 
-def _run(*args):
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    r = subprocess.run(["prefcert", *map(str, args)], capture_output=True, text=True, env=env)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return r
+_run = partial(cli, env=HASHSEED_0)
 
 
 def _jsonl(p: Path) -> list[dict]:

@@ -9,21 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import pytest
+from conftest import HASHSEED_0, cli
 
 RULES = ("plurality", "borda", "approval", "irv", "copeland")
 
 
-def _run(*args, code: int = 0):
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    r = subprocess.run(["prefcert", *map(str, args)], capture_output=True, text=True, env=env)
-    assert r.returncode == code, r.stderr[-3000:]
-    return r
+_run = partial(cli, env=HASHSEED_0)
 
 
 def _jsonl(p: Path) -> list[dict]:
