@@ -34,26 +34,8 @@ class Closure:
         self.model, self.agent = model, agent
         self.items = model.items
         self.idx = _index(model)
-        # A weak order over all items (complete, or truncated): its completions go tie by
-        # tie, so the lexicographic sort by a key is each tie sorted by the key in turn,
-        # and x is above exactly the items of the later ties.
-        self.blocks = None
-        if agent.kind == "order" and (agent.truncated or len(agent.order) == len(self.items)):
-            blocks = list(agent.order.ties)
-            if agent.truncated:
-                blocks.append(tuple(x for x in model.items if x not in agent.order.rank))
-            self.blocks = blocks
-            bits = [sum(1 << self.idx[x] for x in blk) for blk in blocks]
-            down, up, below, over = {}, {}, 0, 0
-            for blk, b in zip(reversed(blocks), reversed(bits)):
-                for x in blk:
-                    down[x] = below
-                below |= b
-            for blk, b in zip(blocks, bits):
-                for x in blk:
-                    up[x] = over
-                over |= b
-            self.down, self.up = down, up
+        if agent.kind == "order":
+            self.down, self.up = _order_closure(agent, self.items, self.idx)
             return
         g, topo = self.graph, self.topo
         down = {x: 0 for x in model.items}
@@ -65,6 +47,20 @@ class Closure:
             for y in g.predecessors(x):
                 up[x] |= up[y] | (1 << self.idx[y])
         self.down, self.up = down, up
+
+    @cached_property
+    def blocks(self) -> list | None:
+        """The ties of a weak order over all items (complete, or truncated: the unlisted
+        items a last tie), best first; None for any other datum. Its completions go tie by
+        tie, so the lexicographic sort by a key is each tie sorted by the key in turn, and
+        x is above exactly the items of the later ties. Built on first use."""
+        agent = self.agent
+        if agent.kind != "order" or not (agent.truncated or len(agent.order) == len(self.items)):
+            return None
+        blocks = list(agent.order.ties)
+        if agent.truncated:
+            blocks.append(tuple(x for x in self.items if x not in agent.order.rank))
+        return blocks
 
     @cached_property
     def graph(self) -> nx.DiGraph:
@@ -182,6 +178,39 @@ def _index(model: PreferenceModel) -> dict:
     if key not in model._cache:
         model._cache[key] = {x: i for i, x in enumerate(model.items)}
     return model._cache[key]
+
+
+def _order_closure(agent: Agent, items: tuple, idx: dict) -> tuple[dict, dict]:
+    """(down, up) bitsets of a weak order's closure, from its ranks: an item of tie r is
+    above every item of the later ties (under ``truncated`` the unlisted items are a last
+    tie, below every listed one; under ``unknown`` an unlisted item is related to none).
+    The same sets as the closure of the base relation's graph, without building it. O(m)
+    big-int operations, no tuple per tie."""
+    order = agent.order
+    rank, nties = order.rank, order.nties
+    by_rank = [0] * (nties + 3)          # ranks 1..nties; nties + 1: the truncated tail
+    for x, r in rank.items():
+        by_rank[r] |= 1 << idx[x]
+    tail = nties + 1 if agent.truncated else nties + 2    # nties + 2: related to nothing
+    if agent.truncated:
+        listed = 0
+        for b in by_rank:
+            listed |= b
+        by_rank[tail] = ((1 << len(items)) - 1) & ~listed
+    below = [0] * (nties + 3)
+    acc = 0
+    for r in range(nties + 1, 0, -1):
+        below[r] = acc
+        acc |= by_rank[r]
+    above = [0] * (nties + 3)
+    acc = 0
+    for r in range(1, nties + 2):
+        above[r] = acc
+        acc |= by_rank[r]
+    get = rank.get
+    ranks = [get(x, tail) for x in items]
+    return (dict(zip(items, map(below.__getitem__, ranks))),
+            dict(zip(items, map(above.__getitem__, ranks))))
 
 
 def closures(model: PreferenceModel) -> list:

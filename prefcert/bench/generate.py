@@ -66,22 +66,23 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
     for row in suite.rows(tuple(sizes)):
         k = per_cell if per_cell is not None else (row.per_cell or suite.per_cell)
         work += [(suite.name, seed, row, i, readings, params) for i in range(k)]
+    # tasks sharing a draw (suite.shared_draw) are sampled together, in one process: the
+    # draw is made once and its tasks hold the one object (one process or several)
+    key = suite.shared_draw or (lambda row, i: (id(row), i))
+    batches: dict[Any, list[int]] = {}
+    for k, w in enumerate(work):
+        batches.setdefault(key(w[2], w[3]), []).append(k)
     if jobs > 1 and len(work) > 1:
         import multiprocessing as mp
-        # tasks sharing a draw (suite.shared_draw) go to one process together
-        key = suite.shared_draw or (lambda row, i: (id(row), i))
-        batches: dict[Any, list[int]] = {}
-        for k, w in enumerate(work):
-            batches.setdefault(key(w[2], w[3]), []).append(k)
         with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
             parts = pool.map(_sample_batch, [[work[k] for k in b] for b in batches.values()],
                              chunksize=1)
-        results: list = [None] * len(work)
-        for b, part in zip(batches.values(), parts):
-            for k, r in zip(b, part):
-                results[k] = r
     else:
-        results = [_sample_one(w) for w in work]
+        parts = [_sample_batch([work[k] for k in b]) for b in batches.values()]
+    results: list = [None] * len(work)
+    for b, part in zip(batches.values(), parts):
+        for k, r in zip(b, part):
+            results[k] = r
     out = []
     for (_, _, row, i, _, _), (task, st) in zip(work, results):
         for tag, c in st.items():
