@@ -299,14 +299,15 @@ def _duals_dense(cost: np.ndarray, mate_l: np.ndarray, base: int, complete: bool
     return dist, yr
 
 
-def egalitarian_matching(g) -> tuple[dict[str, str], dict | None]:
+def egalitarian_matching(g, *, certificate: bool = True) -> tuple[dict[str, str], dict | None]:
     """Egalitarian optimum: minimum worst (counted) rank over maximum-cardinality matchings.
 
     Binary search for the smallest level k whose threshold graph (edges of level ≤ k) has a
     matching of the maximum size ν (Hopcroft–Karp per probe, O(√n·m·log R)); then, among
     those, one of minimum total rank (Hungarian method) so the answer is also Pareto-optimal
     among the bottleneck-optimal matchings. Gabow & Tarjan 1988 (bottleneck matching).
-    Certificate: Hall sets (:func:`welfare_certificate`).
+    Certificate: Hall sets (:func:`welfare_certificate`); ``certificate=False``: None
+    instead (the same matching, for a caller that reads the matching only).
     """
     g = as_graph(g)
     nu = len(maximum_matching(g))
@@ -322,11 +323,13 @@ def egalitarian_matching(g) -> tuple[dict[str, str], dict | None]:
             lo = mid + 1
     k = levels[lo]
     m = _min_cost_max_card(g, [e for e in g.ranks if g.level(e) <= k])
+    if not certificate:
+        return m, None
     cert, _ = welfare_certificate(g, "egalitarian", m)
     return m, cert
 
 
-def rank_maximal(g) -> tuple[dict[str, str], dict | None]:
+def rank_maximal(g, *, certificate: bool = True) -> tuple[dict[str, str], dict | None]:
     """Rank-maximal matching: lexicographically maximum signature over all matchings.
 
     One-sided graphs: the combinatorial algorithm of Irving, Kavitha, Mehlhorn, Michail &
@@ -342,13 +345,16 @@ def rank_maximal(g) -> tuple[dict[str, str], dict | None]:
     ``maximum`` scope (the greedy maximum matching: cardinality first): maximum-weight
     matching with w(e) = Σ_k B^(R−k) (+ B^(R+1) for the scope), B = 2·min(|A|,|B|) + 1,
     Python integers (networkx blossom, exact; Michail 2005). Certificate: LP duals under
-    those weights.
+    those weights. ``certificate=False``: None instead of the certificate (the same
+    matching, for a caller that reads the matching only).
     """
     g = as_graph(g)
     if g.two_sided or g.maximum_first:     # IKMMP's phases do not put cardinality first
         m = rank_maximal_weighted(g)
     else:
         m = _ikmmp(g)
+    if not certificate:
+        return m, None
     cert, _ = welfare_certificate(g, "rank_maximal", m)
     return m, cert
 
