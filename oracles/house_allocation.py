@@ -68,6 +68,29 @@ def maximum_matching(g: WelfareGraph, max_level: int | None = None) -> dict[str,
                                    if max_level is None or g.level(e) <= max_level))
 
 
+def _threshold_sizes(g: WelfareGraph):
+    """``size(k)``: the size of a maximum matching over the edges of level ≤ ``k`` (every
+    edge when None), the number :func:`maximum_matching` would give, from index arrays
+    built once for all probes (scipy Hopcroft–Karp on each threshold graph). O(L) once,
+    then O(√n·L) a probe."""
+    li = {x: i for i, x in enumerate(g.left)}
+    ri = {y: j for j, y in enumerate(g.right)}
+    edges = list(g.ranks)
+    rows = np.fromiter((li[x] for x, _ in edges), np.int64, len(edges))
+    cols = np.fromiter((ri[y] for _, y in edges), np.int64, len(edges))
+    lev = np.fromiter((g.level(e) for e in edges), np.int64, len(edges))
+    shape = (len(g.left), len(g.right))
+
+    def size(k: int | None) -> int:
+        keep = slice(None) if k is None else lev <= k
+        r, c = rows[keep], cols[keep]
+        if not len(r):
+            return 0
+        a = csr_matrix((np.ones(len(r), dtype=np.int8), (r, c)), shape=shape)
+        return int((maximum_bipartite_matching(a, perm_type="column") >= 0).sum())
+    return size
+
+
 def _min_cost_max_card(g: WelfareGraph, edges: Sequence[tuple[str, str]]) -> dict[str, str]:
     """Among maximum-cardinality matchings of ``edges``, one of minimum total cost.
 
@@ -310,19 +333,21 @@ def egalitarian_matching(g, *, certificate: bool = True) -> tuple[dict[str, str]
     instead (the same matching, for a caller that reads the matching only).
     """
     g = as_graph(g)
-    nu = len(maximum_matching(g))
-    levels = sorted({g.level(e) for e in g.ranks})
+    size = _threshold_sizes(g)
+    nu = size(None)
+    edge_levels = {e: g.level(e) for e in g.ranks}       # once, not once per probe
+    levels = sorted(set(edge_levels.values()))
     if nu == 0:
         return {}, welfare_certificate(g, "egalitarian", {})[0]
     lo, hi = 0, len(levels) - 1
     while lo < hi:
         mid = (lo + hi) // 2
-        if len(maximum_matching(g, levels[mid])) == nu:
+        if size(levels[mid]) == nu:
             hi = mid
         else:
             lo = mid + 1
     k = levels[lo]
-    m = _min_cost_max_card(g, [e for e in g.ranks if g.level(e) <= k])
+    m = _min_cost_max_card(g, [e for e, lv in edge_levels.items() if lv <= k])
     if not certificate:
         return m, None
     cert, _ = welfare_certificate(g, "egalitarian", m)

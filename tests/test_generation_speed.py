@@ -307,3 +307,32 @@ def test_algorithmic_draw_optima_skip_certificates_and_match_the_engines(monkeyp
     assert calls == []
     for q, m in got.items():
         assert m == AL.oracle_outcome(insts[role], models[role], q).solution
+
+
+def test_egalitarian_probes_read_each_edge_level_once(monkeypatch):
+    # the binary search over levels probes threshold graphs from arrays built once: the
+    # edge levels are read twice per edge in all (not once per edge per probe)
+    import networkx as nx
+    import numpy as np
+
+    import prefcert.formal.welfare as fw
+    import prefcert.oracles.house_allocation as oa
+    from prefcert.bench.indeterminacy import algorithmic as AL
+    insts = AL.draw_instances("allocation", "SO", 12, np.random.default_rng(5), "t")
+    g = fw.welfare_graph(AL._model(insts["ha"]))
+    calls: list = []
+    real = fw.WelfareGraph.level
+    monkeypatch.setattr(fw.WelfareGraph, "level", lambda s, e: calls.append(1) or real(s, e))
+    m, cert = oa.egalitarian_matching(g, certificate=False)
+    assert cert is None and len(calls) == 2 * len(g.ranks)
+    monkeypatch.undo()
+    # the optimum: a maximum matching whose worst rank is the least any maximum matching
+    # has (networkx's matchings of the threshold graphs, not the oracle's)
+    def nu(k=None):
+        h = nx.Graph()
+        h.add_nodes_from(("L", x) for x in g.left)
+        h.add_edges_from((("L", x), ("R", y)) for (x, y), r in g.ranks.items()
+                         if k is None or max(r) <= k)
+        return len(nx.bipartite.maximum_matching(h, top_nodes=[("L", x) for x in g.left])) // 2
+    best = min(k for k in range(1, g.max_rank + 1) if nu(k) == nu())
+    assert len(m) == nu() and max(max(g.ranks[(a, b)]) for a, b in m.items()) == best
