@@ -46,6 +46,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .errors import CertificateError, InstanceError
@@ -92,6 +93,11 @@ class Agent:
 
     ``order``: the WeakOrder (kind order); ``pairs``: the base pairs a ≻ b (edges/choices);
     ``succ``: item -> items directly below (base relation as a DAG, all kinds).
+
+    ``base``: the ``succ`` of an edges / choices datum, built by the parser; None for a
+    weak order, whose ``succ`` is derived from the order and ``items`` (the instance's
+    items, in order) on first use: most queries read a weak order's ranks only, and a
+    profile of n lists over n items would otherwise build n² lists at parse time.
     """
 
     name: str
@@ -99,8 +105,27 @@ class Agent:
     count: int
     order: WeakOrder | None
     pairs: frozenset
-    succ: dict = field(repr=False, compare=False)
+    base: dict | None = field(repr=False, compare=False)
     truncated: bool = False
+    items: tuple = field(default=(), repr=False, compare=False)
+
+    @cached_property
+    def succ(self) -> dict:
+        """item -> the items directly below it (the base relation as a DAG), every item a
+        key in ``items`` order. For a weak order: each item of a tie -> the items of the
+        next tie (under ``truncated``, the unlisted items are a last tie). O(m + base
+        relation) on first use, cached."""
+        if self.base is not None:
+            return self.base
+        assert self.order is not None
+        succ: dict = {x: [] for x in self.items}
+        ties = list(self.order.ties)
+        if self.truncated:
+            ties.append(tuple(x for x in self.items if x not in self.order.rank))
+        for hi, lo in zip(ties, ties[1:]):
+            for x in hi:
+                succ[x].extend(lo)
+        return succ
 
 
 @dataclass(frozen=True)
@@ -168,9 +193,10 @@ def parse_preference_data(data: dict) -> PreferenceModel:
             raise InstanceError("item listed twice in 'items'", value=x)
         seen.add(x)
     known = frozenset(items)                      # once per instance, not per agent
-    agents = [_parse_agent(name, spec, items, sem, known) for name, spec in prof.items()]
+    shared = tuple(items)                         # one tuple, held by every agent
+    agents = [_parse_agent(name, spec, shared, sem, known) for name, spec in prof.items()]
     conventions = read_conventions(data, CONVENTIONS)
-    return PreferenceModel(tuple(items), tuple(agents), sem, {a.name: a for a in agents},
+    return PreferenceModel(shared, tuple(agents), sem, {a.name: a for a in agents},
                            conventions=conventions)
 
 
@@ -201,7 +227,7 @@ def _as_list(v: Any) -> list:
     return v if isinstance(v, list) else []
 
 
-def _parse_agent(name: str, spec: Any, items: list, sem: str,
+def _parse_agent(name: str, spec: Any, items: Sequence[str], sem: str,
                  known: frozenset | None = None) -> Agent:
     if isinstance(spec, list):
         spec = {"order": spec}
@@ -221,17 +247,13 @@ def _parse_agent(name: str, spec: Any, items: list, sem: str,
     kind = kinds[0]
     if known is None:
         known = frozenset(items)
-    succ: dict = {x: [] for x in items}
     if kind == "order":
         order = parse_weak_order(spec["order"], agent=name, known=known)
-        ties = list(order.ties)
         trunc = sem == "truncated" and len(order) < len(items)
-        if trunc:
-            ties.append(tuple(x for x in items if x not in order.rank))
-        for hi, lo in zip(ties, ties[1:]):
-            for x in hi:
-                succ[x].extend(lo)
-        return Agent(name, kind, count, order, frozenset(), succ, trunc)
+        # succ derived on first use (Agent.succ): O(len(list)) here, not O(m)
+        return Agent(name, kind, count, order, frozenset(), None, trunc,
+                     items if isinstance(items, tuple) else tuple(items))
+    succ: dict = {x: [] for x in items}
     raw = spec[kind]
     if not isinstance(raw, list):
         raise InstanceError(f"'{kind}' must be a list", agent=name, value=raw)
@@ -265,7 +287,8 @@ def _parse_agent(name: str, spec: Any, items: list, sem: str,
     ps = frozenset(pairs)
     for a, b in sorted(ps):
         succ[a].append(b)
-    return Agent(name, kind, count, None, ps, succ)
+    return Agent(name, kind, count, None, ps, succ, False,
+                 items if isinstance(items, tuple) else tuple(items))
 
 
 def find_cycle(pairs: Sequence[tuple[str, str]]) -> list | None:

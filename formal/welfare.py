@@ -87,7 +87,7 @@ def welfare_graph(model: HouseAllocation | Market) -> WelfareGraph:
         if isinstance(model, (HouseAllocation, Market)) else False
     if isinstance(model, HouseAllocation):
         ranks = {(a, h): (model.prefs[a].rank[h],) for a, h in model.edges()}
-        r = max((len(o.ties) for o in model.prefs.values()), default=0)
+        r = max((o.nties for o in model.prefs.values()), default=0)   # (= len(o.ties))
         return WelfareGraph(model.agents, model.objects, ranks, r, False, maximum)
     if isinstance(model, Market):
         # ranks in the lists after one-sided entries are dropped, or as written
@@ -95,7 +95,7 @@ def welfare_graph(model: HouseAllocation | Market) -> WelfareGraph:
         written = model.conventions.get("welfare_ranks") == "written"
         pa, pb = (model.a, model.b) if written else (model.pa, model.pb)
         ranks = {(x, y): (pa[x].rank[y], pb[y].rank[x]) for x, y in model.edges()}
-        r = max((len(o.ties) for o in [*pa.values(), *pb.values()]), default=0)
+        r = max((o.nties for o in [*pa.values(), *pb.values()]), default=0)
         return WelfareGraph(tuple(model.a), tuple(model.b), ranks, r, True, maximum)
     raise TypeError(f"no welfare graph for {type(model).__name__}")
 

@@ -30,7 +30,8 @@ def strict_profile(n_agents: int, items: Sequence[str], rng: np.random.Generator
     if not n_agents or not items:
         return [[] for _ in range(n_agents)]
     orders = impartial(n_agents, len(items), seed=int(rng.integers(2 ** 32)))
-    return [[items[int(j)] for j in o] for o in orders]
+    get = items.__getitem__               # (numpy ints index a list as they are)
+    return [list(map(get, o)) for o in orders]
 
 
 def truncate(order: Sequence, rng: np.random.Generator, low: int | None = None) -> list:

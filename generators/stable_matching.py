@@ -31,12 +31,17 @@ from .spaces import (
 def merge_ties(order: list[str], tie_prob: float, rng: np.random.Generator) -> list:
     """Merge each item into the previous tie with probability ``tie_prob``; DESIGN.md
     encoding (singletons as strings, ties as lists)."""
-    groups: list[list[str]] = []
-    for i, x in enumerate(order):
-        if i > 0 and tie_prob > 0 and rng.random() < tie_prob:
-            groups[-1].append(x)
+    if not order:
+        return []
+    # one uniform per item after the first (when tie_prob > 0), drawn as one array: the
+    # same numbers, in the same order, as one rng.random() per item
+    u = rng.random(len(order) - 1).tolist() if tie_prob > 0 and len(order) > 1 else None
+    groups: list[list[str]] = [[order[0]]]
+    for i in range(1, len(order)):
+        if u is not None and u[i - 1] < tie_prob:
+            groups[-1].append(order[i])
         else:
-            groups.append([x])
+            groups.append([order[i]])
     return [g[0] if len(g) == 1 else g for g in groups]
 
 

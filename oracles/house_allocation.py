@@ -68,6 +68,29 @@ def maximum_matching(g: WelfareGraph, max_level: int | None = None) -> dict[str,
                                    if max_level is None or g.level(e) <= max_level))
 
 
+def _threshold_sizes(g: WelfareGraph):
+    """``size(k)``: the size of a maximum matching over the edges of level ≤ ``k`` (every
+    edge when None), the number :func:`maximum_matching` would give, from index arrays
+    built once for all probes (scipy Hopcroft–Karp on each threshold graph). O(L) once,
+    then O(√n·L) a probe."""
+    li = {x: i for i, x in enumerate(g.left)}
+    ri = {y: j for j, y in enumerate(g.right)}
+    edges = list(g.ranks)
+    rows = np.fromiter((li[x] for x, _ in edges), np.int64, len(edges))
+    cols = np.fromiter((ri[y] for _, y in edges), np.int64, len(edges))
+    lev = np.fromiter((g.level(e) for e in edges), np.int64, len(edges))
+    shape = (len(g.left), len(g.right))
+
+    def size(k: int | None) -> int:
+        keep = slice(None) if k is None else lev <= k
+        r, c = rows[keep], cols[keep]
+        if not len(r):
+            return 0
+        a = csr_matrix((np.ones(len(r), dtype=np.int8), (r, c)), shape=shape)
+        return int((maximum_bipartite_matching(a, perm_type="column") >= 0).sum())
+    return size
+
+
 def _min_cost_max_card(g: WelfareGraph, edges: Sequence[tuple[str, str]]) -> dict[str, str]:
     """Among maximum-cardinality matchings of ``edges``, one of minimum total cost.
 
@@ -299,34 +322,39 @@ def _duals_dense(cost: np.ndarray, mate_l: np.ndarray, base: int, complete: bool
     return dist, yr
 
 
-def egalitarian_matching(g) -> tuple[dict[str, str], dict | None]:
+def egalitarian_matching(g, *, certificate: bool = True) -> tuple[dict[str, str], dict | None]:
     """Egalitarian optimum: minimum worst (counted) rank over maximum-cardinality matchings.
 
     Binary search for the smallest level k whose threshold graph (edges of level ≤ k) has a
     matching of the maximum size ν (Hopcroft–Karp per probe, O(√n·m·log R)); then, among
     those, one of minimum total rank (Hungarian method) so the answer is also Pareto-optimal
     among the bottleneck-optimal matchings. Gabow & Tarjan 1988 (bottleneck matching).
-    Certificate: Hall sets (:func:`welfare_certificate`).
+    Certificate: Hall sets (:func:`welfare_certificate`); ``certificate=False``: None
+    instead (the same matching, for a caller that reads the matching only).
     """
     g = as_graph(g)
-    nu = len(maximum_matching(g))
-    levels = sorted({g.level(e) for e in g.ranks})
+    size = _threshold_sizes(g)
+    nu = size(None)
+    edge_levels = {e: g.level(e) for e in g.ranks}       # once, not once per probe
+    levels = sorted(set(edge_levels.values()))
     if nu == 0:
         return {}, welfare_certificate(g, "egalitarian", {})[0]
     lo, hi = 0, len(levels) - 1
     while lo < hi:
         mid = (lo + hi) // 2
-        if len(maximum_matching(g, levels[mid])) == nu:
+        if size(levels[mid]) == nu:
             hi = mid
         else:
             lo = mid + 1
     k = levels[lo]
-    m = _min_cost_max_card(g, [e for e in g.ranks if g.level(e) <= k])
+    m = _min_cost_max_card(g, [e for e, lv in edge_levels.items() if lv <= k])
+    if not certificate:
+        return m, None
     cert, _ = welfare_certificate(g, "egalitarian", m)
     return m, cert
 
 
-def rank_maximal(g) -> tuple[dict[str, str], dict | None]:
+def rank_maximal(g, *, certificate: bool = True) -> tuple[dict[str, str], dict | None]:
     """Rank-maximal matching: lexicographically maximum signature over all matchings.
 
     One-sided graphs: the combinatorial algorithm of Irving, Kavitha, Mehlhorn, Michail &
@@ -342,13 +370,16 @@ def rank_maximal(g) -> tuple[dict[str, str], dict | None]:
     ``maximum`` scope (the greedy maximum matching: cardinality first): maximum-weight
     matching with w(e) = Σ_k B^(R−k) (+ B^(R+1) for the scope), B = 2·min(|A|,|B|) + 1,
     Python integers (networkx blossom, exact; Michail 2005). Certificate: LP duals under
-    those weights.
+    those weights. ``certificate=False``: None instead of the certificate (the same
+    matching, for a caller that reads the matching only).
     """
     g = as_graph(g)
     if g.two_sided or g.maximum_first:     # IKMMP's phases do not put cardinality first
         m = rank_maximal_weighted(g)
     else:
         m = _ikmmp(g)
+    if not certificate:
+        return m, None
     cert, _ = welfare_certificate(g, "rank_maximal", m)
     return m, cert
 

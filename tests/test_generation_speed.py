@@ -5,12 +5,20 @@
   written, and that world is solved once;
 - ``build(prompt_sink=...)`` hands over the very records ``build`` returns, in order, with
   the same manifest (``prefcert generate`` writes ``prompts.jsonl`` that way);
-- the preference suite encodes a shared profile once for the prompts of one instance.
+- the preference suite encodes a shared profile once for the prompts of one instance;
+- the preference suite in O(size of the data) (issue 24): parsing weak orders builds no
+  successor lists or tie tuples, counts read ranks only, weak-order closures and
+  completions need no graph (each equal to networkx's on the same relation), one job
+  samples each pooled profile once, prompts are written as their labels come in, and a
+  renderer that draws nothing seeds no generator; ``merge_ties`` draws the numbers one
+  draw per item would.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
+
+import pytest
 
 import prefcert.oracles.decision as od
 from prefcert.formal.decision import parse_decision
@@ -103,3 +111,228 @@ def test_tasks_sharing_a_draw_are_sampled_alike_with_two_jobs():
         runs.append(([t.instances for _, _, t in tasks], stats))
     assert runs[0] == runs[1]
     assert len({i[0]["meta"]["group"] for i in runs[0][0]}) == 1 and len(runs[0][0]) == 6
+
+
+# ------------------------------------------------------------- preference suite (issue 24)
+
+def _weak_profile():
+    # A1 complete strict, A2 complete with ties, A3 incomplete (unknown: C4 unrelated)
+    return {"id": "w", "domain": "preference", "items": ["C1", "C2", "C3", "C4"],
+            "semantics": "unknown",
+            "profile": {"A1": ["C2", "C1", "C4", "C3"], "A2": [["C1", "C3"], "C2", "C4"],
+                        "A3": ["C3", ["C1", "C2"]]}}
+
+
+def test_parsing_weak_orders_builds_no_successor_lists_or_ties():
+    from prefcert.formal.preference import parse_preference_data
+    model = parse_preference_data(_weak_profile())
+    for ag in model.agents:           # made on first use only
+        assert "succ" not in ag.__dict__ and ag.order._ties is None
+    # the successor lists, when read, are the base relation (each tie to the next)
+    by = model.by_name
+    assert by["A1"].succ == {"C1": ["C4"], "C2": ["C1"], "C3": [], "C4": ["C3"]}
+    assert by["A2"].succ == {"C1": ["C2"], "C2": ["C4"], "C3": ["C2"], "C4": []}
+    assert by["A3"].succ == {"C1": [], "C2": [], "C3": ["C1", "C2"], "C4": []}
+    trunc = parse_preference_data({**_weak_profile(), "semantics": "truncated"})
+    assert trunc.by_name["A3"].succ == {"C1": ["C4"], "C2": ["C4"], "C3": ["C1", "C2"],
+                                        "C4": []}
+
+
+def test_counts_of_weak_orders_read_ranks_only():
+    # a count over n weak orders: no closure, no graph, no successor list, no tie tuple
+    import prefcert.oracles.preference as op
+    from prefcert.formal.preference import parse_preference_data
+    model = parse_preference_data(_weak_profile())
+    out = op.count(model, {"items": ["C1", "C2"]})
+    # C1 > C2: A1 no (C2 first), A2 yes (tie above), A3 no (tied: unknown) -> [1, 2]
+    assert (out.verdict, out.solution) == ("undetermined", {"min": 1, "max": 2})
+    assert not any(k[0].startswith("oracle-closure") for k in model._cache)
+    for ag in model.agents:
+        assert "succ" not in ag.__dict__ and ag.order._ties is None
+
+
+def _nx_closure(model, ag):
+    import networkx as nx
+    g = nx.DiGraph()
+    g.add_nodes_from(model.items)
+    g.add_edges_from((a, b) for a, bs in ag.succ.items() for b in bs)
+    return {x: set(nx.descendants(g, x)) for x in model.items}
+
+
+@pytest.mark.parametrize("semantics", ["unknown", "truncated"])
+def test_weak_order_closures_equal_the_graph_closure_without_a_graph(semantics):
+    import numpy as np
+
+    import prefcert.oracles.preference as op
+    from prefcert.formal.preference import parse_preference_data
+    from prefcert.generators import indeterminacy as gen
+    rng = np.random.default_rng(7)
+    items = [f"C{i}" for i in range(1, 13)]
+    orders = gen.strict_profile(12, items, rng)
+    prof = {}
+    for i, o in enumerate(orders):
+        o = gen.truncate(o, rng, low=3) if i % 3 == 1 else o
+        prof[f"A{i}"] = gen.merge_adjacent(o, 0.4, rng) if i % 2 else o
+    model = parse_preference_data({"domain": "preference", "items": items,
+                                   "semantics": semantics, "profile": prof})
+    for ag in model.agents:
+        C = op.Closure(model, ag)
+        want = _nx_closure(model, ag)          # networkx's reachability, not the oracle's
+        assert {x: set(C.members(C.down[x])) for x in items} == want
+        assert {x: {y for y in items if x in want[y]} for x in items} == \
+            {x: set(C.members(C.up[x])) for x in items}
+        assert "graph" not in C.__dict__
+
+
+def test_weak_order_sorts_equal_networkx_lexicographic_sorts():
+    import networkx as nx
+    import numpy as np
+
+    import prefcert.oracles.preference as op
+    from prefcert.formal.preference import parse_preference_data
+    from prefcert.generators import indeterminacy as gen
+    rng = np.random.default_rng(11)
+    items = [f"C{i}" for i in range(1, 11)]
+    for semantics in ("unknown", "truncated"):
+        prof = {f"A{i}": gen.merge_adjacent(gen.truncate(o, rng, low=2), 0.5, rng)
+                for i, o in enumerate(gen.strict_profile(8, items, rng))}
+        model = parse_preference_data({"domain": "preference", "items": items,
+                                       "semantics": semantics, "profile": prof})
+        for ag in model.agents:
+            C = op.Closure(model, ag)
+            g = nx.DiGraph()
+            g.add_nodes_from(items)
+            g.add_edges_from((a, b) for a, bs in ag.succ.items() for b in bs)
+            for _ in range(5):
+                key = [items[int(j)] for j in rng.permutation(len(items))]
+                pos = {x: i for i, x in enumerate(key)}
+                sub = [x for x in items if rng.random() < 0.6]
+                assert C._lex_sort(list(items), pos.__getitem__) == \
+                    list(nx.lexicographical_topological_sort(g, key=pos.__getitem__))
+                assert C._lex_sort(sub, pos.__getitem__) == \
+                    list(nx.lexicographical_topological_sort(g.subgraph(sub),
+                                                             key=pos.__getitem__))
+            assert "graph" not in C.__dict__
+
+
+def test_merge_ties_draws_the_numbers_one_draw_per_item_would():
+    import numpy as np
+
+    from prefcert.generators.stable_matching import merge_ties
+
+    def per_item(order, p, rng):          # the definition: one uniform per later item
+        groups: list = []
+        for i, x in enumerate(order):
+            if i > 0 and p > 0 and rng.random() < p:
+                groups[-1].append(x)
+            else:
+                groups.append([x])
+        return [g[0] if len(g) == 1 else g for g in groups]
+    for seed in range(30):
+        for n in (0, 1, 2, 9):
+            for p in (0.0, 0.3, 0.9):
+                order = [f"x{i}" for i in range(n)]
+                a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+                assert merge_ties(order, p, a) == per_item(order, p, b)
+                assert a.random() == b.random()        # the stream is left at one place
+
+
+def _small_preference():
+    from prefcert.bench.suites import suite
+    full = suite("indeterminacy-preference")
+    return dataclasses.replace(full, rows=lambda sizes: full.rows(sizes)[:6])
+
+
+def test_one_job_samples_each_pooled_profile_once():
+    from prefcert.bench.generate import sample_tasks
+    from prefcert.bench.indeterminacy import preference as P
+    s = _small_preference()
+    P.pool_profile.cache_clear()
+    tasks = sample_tasks(s, seed=s.seed, sizes=(50,), per_cell=40, stats={}, jobs=1)
+    # 6 rows x 40 tasks over the SO and SI pools of 40 profiles each (more than the
+    # cache holds): each profile drawn once, and every task of it holds the one object
+    assert P.pool_profile.cache_info().misses == 80
+    by_id: dict = {}
+    for _, _, t in tasks:
+        assert by_id.setdefault(t.instances[0]["id"], t.instances[0]) is t.instances[0]
+
+
+def test_prompts_are_written_as_their_labels_come_in(monkeypatch):
+    import prefcert.bench.generate as G
+    s = _small_preference()
+    calls: list = []
+    real = G._label_instance
+    monkeypatch.setattr(G, "_label_instance", lambda *a: calls.append(1) or real(*a))
+    seen: list = []
+    b = G.build(s, sizes=(50,), per_cell=2, jobs=1,
+                prompt_sink=lambda r: seen.append(len(calls)))
+    # the first prompt needs the first instance's labels only; at the end every instance
+    # is labelled once
+    assert seen[0] == 1 and len(calls) == b["manifest"]["instances"] == 4
+    calls.clear()
+    kept = G.build(s, sizes=(50,), per_cell=2, jobs=1)
+    assert kept["labels"] == b["labels"] and kept["manifest"] == b["manifest"]
+
+
+def test_a_renderer_that_draws_nothing_seeds_no_generator(monkeypatch):
+    import prefcert.bench.design as D
+    calls: list = []
+    real = D.np.random.default_rng
+    monkeypatch.setattr(D.np.random, "default_rng", lambda *a: calls.append(1) or real(*a))
+    row = D.Row({"size": 5}, [{}])
+    ctx = D.Context(1, row, 0, {})
+    assert calls == []
+    first = ctx.rng.random()
+    assert calls == [1] and ctx.rng.random() != first and calls == [1]
+    assert first == real(D.derive_seed(1, {"size": 5}, 0)).random()
+
+
+@pytest.mark.parametrize("kind,pref", [("allocation", "SO"), ("housing", "TO"),
+                                       ("housing", "SI"), ("matching", "SO")])
+def test_algorithmic_draw_optima_skip_certificates_and_match_the_engines(monkeypatch, kind,
+                                                                          pref):
+    # a draw's welfare optima are the oracle engines' solutions, found without building the
+    # certificates the draw never reads (its labels certify them)
+    import numpy as np
+
+    import prefcert.oracles.house_allocation as oa
+    from prefcert.bench.indeterminacy import algorithmic as AL
+    insts = AL.draw_instances(kind, pref, 6, np.random.default_rng(3), "t")
+    models = {r: AL._model(i) for r, i in insts.items()}
+    role = "sm" if "sm" in insts else "ha"
+    calls: list = []
+    real = oa.welfare_certificate
+    monkeypatch.setattr(oa, "welfare_certificate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    got = {q: AL._solve(insts, models, {}, role, q) for q in ("egalitarian", "rank_maximal")}
+    assert calls == []
+    for q, m in got.items():
+        assert m == AL.oracle_outcome(insts[role], models[role], q).solution
+
+
+def test_egalitarian_probes_read_each_edge_level_once(monkeypatch):
+    # the binary search over levels probes threshold graphs from arrays built once: the
+    # edge levels are read twice per edge in all (not once per edge per probe)
+    import networkx as nx
+    import numpy as np
+
+    import prefcert.formal.welfare as fw
+    import prefcert.oracles.house_allocation as oa
+    from prefcert.bench.indeterminacy import algorithmic as AL
+    insts = AL.draw_instances("allocation", "SO", 12, np.random.default_rng(5), "t")
+    g = fw.welfare_graph(AL._model(insts["ha"]))
+    calls: list = []
+    real = fw.WelfareGraph.level
+    monkeypatch.setattr(fw.WelfareGraph, "level", lambda s, e: calls.append(1) or real(s, e))
+    m, cert = oa.egalitarian_matching(g, certificate=False)
+    assert cert is None and len(calls) == 2 * len(g.ranks)
+    monkeypatch.undo()
+    # the optimum: a maximum matching whose worst rank is the least any maximum matching
+    # has (networkx's matchings of the threshold graphs, not the oracle's)
+    def nu(k=None):
+        h = nx.Graph()
+        h.add_nodes_from(("L", x) for x in g.left)
+        h.add_edges_from((("L", x), ("R", y)) for (x, y), r in g.ranks.items()
+                         if k is None or max(r) <= k)
+        return len(nx.bipartite.maximum_matching(h, top_nodes=[("L", x) for x in g.left])) // 2
+    best = min(k for k in range(1, g.max_rank + 1) if nu(k) == nu())
+    assert len(m) == nu() and max(max(g.ranks[(a, b)]) for a, b in m.items()) == best

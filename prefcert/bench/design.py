@@ -175,9 +175,18 @@ class Context:
         self.templates = templates
         self.row = row
         self.index = index
-        parts = [dict(row.factors), index] + ([dict(variant)] if variant is not None else [])
-        self.rng = np.random.default_rng(derive_seed(seed, *parts))
+        self._parts = [dict(row.factors), index] + ([dict(variant)] if variant is not None
+                                                     else [])
+        self._rng: np.random.Generator | None = None
         self._stats = stats
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The generator private to this (row, index[, variant]), made on first use (most
+        renderers draw nothing: seeding one costs a SHA-256 and a SeedSequence)."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(derive_seed(self.suite_seed, *self._parts))
+        return self._rng
 
     def seed_for(self, *parts: Any) -> int:
         return derive_seed(self.suite_seed, *parts)

@@ -66,22 +66,23 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
     for row in suite.rows(tuple(sizes)):
         k = per_cell if per_cell is not None else (row.per_cell or suite.per_cell)
         work += [(suite.name, seed, row, i, readings, params) for i in range(k)]
+    # tasks sharing a draw (suite.shared_draw) are sampled together, in one process: the
+    # draw is made once and its tasks hold the one object (one process or several)
+    key = suite.shared_draw or (lambda row, i: (id(row), i))
+    batches: dict[Any, list[int]] = {}
+    for k, w in enumerate(work):
+        batches.setdefault(key(w[2], w[3]), []).append(k)
     if jobs > 1 and len(work) > 1:
         import multiprocessing as mp
-        # tasks sharing a draw (suite.shared_draw) go to one process together
-        key = suite.shared_draw or (lambda row, i: (id(row), i))
-        batches: dict[Any, list[int]] = {}
-        for k, w in enumerate(work):
-            batches.setdefault(key(w[2], w[3]), []).append(k)
         with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
             parts = pool.map(_sample_batch, [[work[k] for k in b] for b in batches.values()],
                              chunksize=1)
-        results: list = [None] * len(work)
-        for b, part in zip(batches.values(), parts):
-            for k, r in zip(b, part):
-                results[k] = r
     else:
-        results = [_sample_one(w) for w in work]
+        parts = [_sample_batch([work[k] for k in b]) for b in batches.values()]
+    results: list = [None] * len(work)
+    for b, part in zip(batches.values(), parts):
+        for k, r in zip(b, part):
+            results[k] = r
     out = []
     for (_, _, row, i, _, _), (task, st) in zip(work, results):
         for tag, c in st.items():
@@ -100,6 +101,72 @@ def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = F
     content, and RuntimeError when a label cannot be certified (engines disagree, a
     certificate is rejected, or the label is not checked).
     """
+    pending = certify_stream(tasks, engines=engines, progress=progress, jobs=jobs)
+    pending.drain()
+    return pending.instances, pending.labels, pending.ids
+
+
+class Pending:
+    """The labels of a suite's instances as they come in (:func:`certify_stream`): the
+    instances in file order (``instances``, known at once), and ``labels`` (in file
+    order), ``ids`` ((instance id, canonical question) -> label id) and ``by_id`` (label
+    id -> label), filled one instance at a time. ``label_id(key)`` and ``label(id)`` wait
+    for the instance that holds it, so a prompt can be written as soon as its labels are
+    in while the workers certify the rest; ``drain()`` waits for every one."""
+
+    def __init__(self, instances: list[dict], work: list, qs: dict, results: Iterator):
+        self.instances = instances
+        self.labels: list[dict] = []
+        self.ids: dict[tuple[str, str], str] = {}
+        self.by_id: dict[str, dict] = {}
+        self._results = results
+        self._next = zip(work, results)
+        self._qs = qs
+
+    def _pull(self) -> bool:
+        """Take the next instance's labels; False when none is left. O(its labels)."""
+        got = next(self._next, None)
+        if got is None:
+            return False
+        (iid, _, _, _), labs = got
+        for k, key in zip(range(len(labs)), self._qs[iid]):
+            self.ids[(iid, key)] = f"{iid}#{k}"
+        self.labels += labs
+        for lab in labs:
+            self.by_id[lab["label_id"]] = lab
+        return True
+
+    def label_id(self, key: tuple[str, str]) -> str:
+        while key not in self.ids:
+            if not self._pull():
+                raise KeyError(key)
+        return self.ids[key]
+
+    def label(self, label_id: str) -> dict:
+        while label_id not in self.by_id:
+            if not self._pull():
+                raise KeyError(label_id)
+        return self.by_id[label_id]
+
+    def drain(self) -> None:
+        while self._pull():
+            pass
+
+    def close(self) -> None:
+        """Stop the labelling (its processes end) when the reader stops early."""
+        close = getattr(self._results, "close", None)
+        if close is not None:
+            close()
+
+
+def certify_stream(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = False,
+                   jobs: int = 1) -> Pending:
+    """:func:`certify` as labels come in: the :class:`Pending` labels of the tasks'
+    instances, in file order. With ``jobs`` > 1 the instances are labelled in that many
+    processes in the background while the caller reads the labels (the same labels, in
+    the same order); with one job each is labelled when it is first read. Raises as
+    :func:`certify` (a label that cannot be certified: when it is read, or at
+    ``drain()``)."""
     insts: dict[str, dict] = {}
     qs: dict[str, dict[str, Any]] = {}
     for _, _, task in tasks:
@@ -116,13 +183,8 @@ def certify(tasks: list, *, engines: Sequence[str] = ENGINES, progress: bool = F
     order = list(insts)
     work = [(iid, line, insts[iid], list(qs[iid].values()))
             for line, iid in enumerate(order, 1) if qs[iid]]
-    ids: dict[tuple[str, str], str] = {}
-    labels: list[dict] = []
-    for (iid, _, _, _), labs in zip(work, _label_all(work, engines, progress, jobs)):
-        for k, key in zip(range(len(labs)), qs[iid]):
-            ids[(iid, key)] = f"{iid}#{k}"
-        labels += labs
-    return [insts[i] for i in order], labels, ids
+    return Pending([insts[i] for i in order], work, qs,
+                   _label_stream(work, engines, progress, jobs))
 
 
 def _label_instance(item: tuple, engines) -> list[dict]:
@@ -169,24 +231,31 @@ def _quiet_worker() -> None:
 def _label_all(items: list, engines, progress: bool, jobs: int) -> list[list[dict]]:
     """The labels of each work item (an instance and its questions), in order; with
     ``jobs`` > 1 the instances are parsed and labelled in that many processes."""
+    return list(_label_stream(items, engines, progress, jobs))
+
+
+def _label_stream(items: list, engines, progress: bool, jobs: int) -> Iterator[list[dict]]:
+    """:func:`_label_all` one work item at a time, in order: with ``jobs`` > 1 the
+    processes label ahead of the reader (results are kept until read); the pool ends
+    when the last is read or the reader stops."""
     if jobs > 1 and len(items) > 1:
         import multiprocessing as mp
         global _ITEMS
         _ITEMS = [(it, tuple(engines)) for it in items]
         try:
             with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
-                return pool.map(_label_idx, range(len(items)), chunksize=4)
+                yield from pool.imap(_label_idx, range(len(items)), chunksize=4)
         finally:
             _ITEMS = []
+        return
     from rich.progress import Progress
     bar = Progress(transient=True, disable=not progress)
     with bar:
         t = bar.add_task("certifying", total=sum(len(it[3]) for it in items))
-        out = []
         for item in items:
-            out.append(_label_instance(item, engines))
-            bar.advance(t, len(out[-1]))
-    return out
+            labs = _label_instance(item, engines)
+            bar.advance(t, len(labs))
+            yield labs
 
 
 def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None = None,
@@ -215,22 +284,31 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     tasks = sample_tasks(suite, seed=seed, sizes=sizes, per_cell=per_cell, stats=stats,
                          jobs=jobs, readings=readings, params=chosen)
     t1 = time.perf_counter()
-    instances, labels, ids = certify(tasks, engines=suite.engines or ENGINES,
-                                     progress=progress, jobs=jobs)
+    pending = certify_stream(tasks, engines=suite.engines or ENGINES, progress=progress,
+                             jobs=jobs)
+    if prompt_sink is None:
+        pending.drain()
     t2 = time.perf_counter()
     repeats, duplicates = _duplicates(suite, tasks)
-    records = iter_prompts(suite, tasks, labels, ids, seed=seed, stats=stats,
+    # a prompt is rendered once its labels are in: while the workers certify the rest
+    records = iter_prompts(suite, tasks, pending.labels, pending.ids, seed=seed, stats=stats,
                            encoding=encoding, readings=readings, templates=tpl,
-                           repeats=repeats, params=chosen, share=share)
+                           repeats=repeats, params=chosen, share=share, pending=pending)
     composition: Counter = Counter()
     prompts: list[dict] | None = None
-    if prompt_sink is None:
-        prompts = list(records)
-        composition.update(canonical(p["cell"]) for p in prompts)
-    else:
-        for p in records:
-            composition[canonical(p["cell"])] += 1
-            prompt_sink(p)
+    try:
+        if prompt_sink is None:
+            prompts = list(records)
+            composition.update(canonical(p["cell"]) for p in prompts)
+        else:
+            for p in records:
+                composition[canonical(p["cell"])] += 1
+                prompt_sink(p)
+            pending.drain()
+            t2 = time.perf_counter()
+    finally:
+        pending.close()
+    instances, labels = pending.instances, pending.labels
     total = sum(composition.values())
     from .. import __version__
     verdicts = Counter(f"{_qname(lab['question'])}:{lab['verdict']}" for lab in labels)
@@ -269,7 +347,8 @@ def iter_prompts(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
                  repeats: dict | None = None,
                  first_ids: Sequence[int] | None = None,
                  params: dict | None = None,
-                 share: Callable[[str], str] | None = None) -> Iterator[dict]:
+                 share: Callable[[str], str] | None = None,
+                 pending: Pending | None = None) -> Iterator[dict]:
     """The prompt records of ``tasks`` (every variant of each), one at a time, numbered
     from 1 in order, or from ``first_ids[k]`` for the k-th task (its design position, see
     :func:`design_tasks`). ``readings``: the suite's readings (defaults filled);
@@ -279,13 +358,19 @@ def iter_prompts(suite: Suite, tasks: Sequence[tuple[Any, int, Task]], labels: S
     about 0.3 GB of text). ``share``: called with the shared span of a prompt that has
     one (:attr:`~prefcert.bench.design.RenderedPrompt.shared`), returning its key; the
     record then holds the reference instead of the span (:func:`share_span`); without it
-    every record holds its whole text. O(prompts) time."""
+    every record holds its whole text. ``pending``: the labels as they come in
+    (:func:`certify_stream`; ``labels`` and ``ids`` are then read through it): each
+    task waits for its own labels only. O(prompts) time."""
     repeats = repeats or {}
-    by_id = {lab["label_id"]: lab for lab in labels}
+    if pending is not None:
+        label_id, label = pending.label_id, pending.label
+    else:
+        by_id = {lab["label_id"]: lab for lab in labels}
+        label_id, label = ids.__getitem__, by_id.__getitem__
     count = 0
     for k, (row, index, task) in enumerate(tasks):
-        gold_ids = [ids[(iid, canonical(q))] for iid, q in task.questions]
-        labs = [by_id[i] for i in gold_ids]
+        gold_ids = [label_id((iid, canonical(q))) for iid, q in task.questions]
+        labs = [label(i) for i in gold_ids]
         number = count + 1 if first_ids is None else first_ids[k]
         for j, variant in enumerate(row.variants):
             cell = {**row.factors, **variant}

@@ -454,9 +454,12 @@ def _solve(insts: dict, models: dict, graphs: dict, role: str, question: str) ->
     the graph per question); ``tests/test_generation_speed.py`` pins the two equal."""
     if question in WELFARE_NOTIONS:
         from ...oracles import house_allocation as orc
-        fn = {"utilitarian": orc.utilitarian_matching, "egalitarian": orc.egalitarian_matching,
-              "rank_maximal": orc.rank_maximal}[question]
-        return fn(_graph(models, graphs, role))[0]
+        g = _graph(models, graphs, role)
+        if question == "utilitarian":          # (its duals are how it finds the optimum)
+            return orc.utilitarian_matching(g)[0]
+        # the matching only: the labels certify it later (the same matching either way)
+        fn = orc.egalitarian_matching if question == "egalitarian" else orc.rank_maximal
+        return fn(g, certificate=False)[0]
     return oracle_outcome(insts[role], models[role], question).solution
 
 

@@ -195,7 +195,8 @@ def sample(row: Row, index: int, ctx) -> Task:
         agent = _pick(rng, agents)
         order = inst["profile"][agent]
         listed = flat(order)
-        unlisted = [x for x in items if x not in set(listed)]
+        seen = set(listed)
+        unlisted = [x for x in items if x not in seen]
         question: dict[str, Any] | None = None
         if f["family"] in ("atomic", "comparative"):
             question = _atomic(q, case, agent, order, listed, unlisted, items, rng)
@@ -313,12 +314,33 @@ def _topk(q, case, agent, order, rng):
     return {"type": "topk", "agent": agent, "item": _pick(rng, t), "k": k}
 
 
+#: the tie indices of every list of the last profiles counted: id(profile) -> (profile,
+#: [tie_of(list) per agent]); the profile is held so that its id stays its own
+_PROFILE_TIES: dict[int, tuple[Any, list]] = {}
+_PROFILE_TIES_SIZE = 4
+
+
+def profile_ties(inst: dict) -> list[dict[str, int]]:
+    """:func:`tie_of` of every agent's list, in profile order, computed once for the
+    counts of one task (three counts read it) and kept for the last few profiles. A hit
+    is the very same profile object; instance data are not changed once sampled.
+    O(size of the profile) on a miss, O(1) on a hit."""
+    prof = inst["profile"]
+    hit = _PROFILE_TIES.get(id(prof))
+    if hit is not None and hit[0] is prof:
+        return hit[1]
+    ties = [tie_of(o) for o in prof.values()]
+    if len(_PROFILE_TIES) >= _PROFILE_TIES_SIZE:
+        del _PROFILE_TIES[next(iter(_PROFILE_TIES))]
+    _PROFILE_TIES[id(prof)] = (prof, ties)
+    return ties
+
+
 def _count_c1_only(inst, a, b) -> int:
     """Agents with a ≻ b entailed plus those who list a but not b (the reading that treats
     unlisted items as last): the paper's "implicit disambiguation" count."""
     n = 0
-    for order in inst["profile"].values():
-        r = tie_of(order)
+    for r in profile_ties(inst):
         if a in r and (b not in r or r[a] < r[b]):
             n += 1
     return n
@@ -327,8 +349,7 @@ def _count_c1_only(inst, a, b) -> int:
 def _count_entailed(inst, a, b) -> int:
     """Agents whose list has a strictly above b (both listed, not tied)."""
     n = 0
-    for o in inst["profile"].values():
-        r = tie_of(o)                    # once per list (four look-ups read it)
+    for r in profile_ties(inst):
         if a in r and b in r and r[a] < r[b]:
             n += 1
     return n
@@ -336,8 +357,7 @@ def _count_entailed(inst, a, b) -> int:
 
 def _all_ordered(inst, a, b) -> bool:
     """Every agent lists a and b, not tied."""
-    for o in inst["profile"].values():
-        r = tie_of(o)
+    for r in profile_ties(inst):
         if not (a in r and b in r and r[a] != r[b]):
             return False
     return True
