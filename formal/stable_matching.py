@@ -336,7 +336,11 @@ def parse_market(data: dict) -> Market:
 
     Raises :class:`InstanceError` naming the agent and value for: missing sides, an agent
     on both sides, a list naming an agent not on the other side, an item twice, an empty tie
-    group. O(total list length); the model's lists hold the agents' own name objects.
+    group. O(total list length), one pass: agents are numbered per side in input order and
+    every list becomes partner ints with tie indices and a rank dict (:class:`IntMarket`),
+    restricted to mutually acceptable pairs; the WeakOrders of ``a``/``b``/``pa``/``pb``
+    are made from it on first look-up and hold the agents' own name objects (the keys of
+    ``data``). The input is only read.
     """
     prefs = data.get("preferences")
     if not isinstance(prefs, dict) or set(prefs) != {"A", "B"}:
@@ -373,7 +377,6 @@ def _side_ints(side: dict, index: dict[str, int]) -> _Arrays:
     ties: list[list[int]] = []
     nties: list[int] = []
     ranks: list[dict[int, int]] = []
-    canon: dict[str, str] | None = None
     for x, raw in side.items():
         if raw.__class__ is list:
             try:
@@ -405,9 +408,7 @@ def _side_ints(side: dict, index: dict[str, int]) -> _Arrays:
                             continue
             except (KeyError, TypeError):       # an unknown or unhashable item
                 pass
-        if canon is None:
-            canon = {y: y for y in index}
-        o = parse_weak_order(raw, agent=x, known=canon, canon=canon)
+        o = parse_weak_order(raw, agent=x, known=index)
         lst = list(map(get, o.items))
         tie = list(map(o.rank.__getitem__, o.items))
         lists.append(lst)

@@ -1,9 +1,10 @@
 """The market parser's fast paths against the general ones they stand in for.
 
 ``formal.stable_matching._order`` must give exactly what ``parse_weak_order`` gives (the same
-order, the same name objects, the input rewritten alike, the same error on bad input), and
+order, the same name objects, the input rewritten alike, the same error on bad input),
 ``Market`` must restrict side B's lists exactly as the per-entry pass does when it skips
-that pass. Inputs: well-formed lists (strict, tied, one big tie, empty) and malformed ones
+that pass, and ``parse_market``'s one-pass integer form must give the orders, restrictions
+and errors of the order-by-order parse. Inputs: well-formed lists (strict, tied, one big tie, empty) and malformed ones
 (unknown, repeated, non-string and unhashable items, empty ties, tuples, non-lists).
 """
 from __future__ import annotations
@@ -77,14 +78,19 @@ def test_side_b_restricted_as_by_the_entry_pass(data):
     assert list(m.pb) == list(restrict(b, a))
 
 
-def test_parse_market_rewrites_to_shared_names():
-    data = {"preferences": {"A": {"a1": ["b1", ["b2", "b1x"]], "a2": ["b2"]},
+def test_parse_market_orders_hold_the_agents_name_objects():
+    """The orders made from the integer form name the agents by their own key objects
+    (one string per agent however often it is listed), and the input is only read."""
+    b2 = "".join(["b", "2"])                   # distinct objects, equal to the keys
+    data = {"preferences": {"A": {"a1": ["b1", [b2, "b1x"]], "a2": ["".join(["b", "2"])]},
                             "B": {"b1": ["a1"], "b2": ["a2", "a1"], "b1x": ["a1"]}}}
+    before = copy.deepcopy(data)
     m = parse_market(data)
     assert m.a["a1"].rank == {"b1": 1, "b2": 2, "b1x": 2}
-    assert data["preferences"]["A"]["a1"][1][0] is next(k for k in data["preferences"]["B"]
-                                                        if k == "b2")
+    key = next(k for k in data["preferences"]["B"] if k == "b2")
+    assert m.a["a1"].items[1] is key and m.a["a2"].items[0] is key
     assert m.pb["b2"].items == ("a2", "a1")
+    assert data == before and data["preferences"]["A"]["a1"][1][0] is b2
 
 
 def _weak_reference(market: Market) -> dict:
