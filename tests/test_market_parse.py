@@ -246,3 +246,15 @@ def test_parse_market_integer_form_matches_the_orders(data):
             (r.names, r.index, r.lists, r.ties, r.nties, r.rank)
         assert (s.written, s.written_ties, s.written_nties) == \
             (r.written, r.written_ties, r.written_nties)
+
+
+def test_super_dominate_step_names_the_two_smallest_names():
+    """SUPER's multiply-engaged step names the two A-agents that come first by name, as the
+    name-keyed search did, not the first two by input order (integers): here the input
+    order is a2, a10, a1 and the names sort a1 < a10 < a2."""
+    from prefcert.oracles.stable_matching import super_stable_search
+    data = {"preferences": {"A": {"a2": ["y"], "a10": ["y"], "a1": ["y"]},
+                            "B": {"y": [["a2", "a10", "a1"]]}}}
+    matching, log = super_stable_search(parse_market(data))
+    assert matching is None
+    assert log["steps"] == [["dominate", "y", "a1", "a10"]]
