@@ -12,7 +12,10 @@ an older installation, so before/after ratios come from the same machine load.
 Rows:
 
 - ``label-n1000``: ``prefcert label`` (super, strong, weak) of n = 1000 a side, complete
-  lists, ties by merging with p = 0.2 (L = 2·10⁶);
+  lists, ties by merging with p = 0.2 (L = 2·10⁶); then the issue's anchor: the CPU of
+  ``label`` and ``check`` against a pure-Python rank-array Gale–Shapley from the raw file
+  (its own process: ``json.load``, rank arrays, proposals; targets 2x and 1.5x), medians
+  of ``--anchor-repeat`` runs, with ``--before`` the older installation's too;
 - ``label-n10k``: n = 10⁴ a side, 100 entries per list (a random 100-regular bipartite
   acceptability graph, so every entry is mutual; L = 2·10⁶), ties p = 0.2;
 - ``label-n3000``: n = 3000 complete, p = 0.2 (L = 1.8·10⁷);
@@ -147,12 +150,101 @@ def run(cmd: list[str], out: Path | None = None) -> tuple[float, float, int]:
 
 
 def label_and_check(exe: str, path: Path, work: Path, tag: str) -> dict:
+    """One ``label -o`` and one ``check`` of ``path``: wall seconds, CPU seconds (the
+    process and its workers, from ``wait4``), peak MiB."""
     out = work / f"{path.stem}.{tag}.jsonl"
     out.unlink(missing_ok=True)
-    t_l, m_l, rc_l = run([exe, "label", str(path), "-o", str(out)])
-    t_c, m_c, rc_c = run([exe, "check", str(out)])
-    return {"label": t_l, "label_mib": m_l, "check": t_c, "check_mib": m_c,
-            "ok": rc_l == 0 and rc_c == 0}
+    t_l, cpu_l, m_l, rc_l = run_cpu([exe, "label", str(path), "-o", str(out)])
+    t_c, cpu_c, m_c, rc_c = run_cpu([exe, "check", str(out)])
+    return {"label": t_l, "label_cpu": cpu_l, "label_mib": m_l, "check": t_c,
+            "check_cpu": cpu_c, "check_mib": m_c, "ok": rc_l == 0 and rc_c == 0}
+
+
+#: The issue's floor for ``label-n1000``: a pure-Python rank-array Gale–Shapley from the
+#: raw file, run as its own process (interpreter start, ``json.load``, agents numbered,
+#: lists as partner-int arrays with ties flattened in list order, B's rank arrays by tie
+#: index, then proposals). Prints the matching's size.
+_GS_FLOOR = r'''
+import json, sys
+with open(sys.argv[1], encoding="utf-8") as f:
+    d = json.load(f)
+A, B = d["preferences"]["A"], d["preferences"]["B"]
+men, women = list(A), list(B)
+wid = {w: j for j, w in enumerate(women)}
+mid = {m: i for i, m in enumerate(men)}
+lists = []
+for m in men:
+    lst = []
+    for e in A[m]:
+        if e.__class__ is list:
+            lst.extend(wid[w] for w in e)
+        else:
+            lst.append(wid[e])
+    lists.append(lst)
+NONE = 1 << 30
+rank = []
+for w in women:
+    r = [NONE] * len(men)
+    for k, e in enumerate(B[w]):
+        if e.__class__ is list:
+            for m in e:
+                r[mid[m]] = k
+        else:
+            r[mid[e]] = k
+    rank.append(r)
+nxt, holds, free = [0] * len(men), [-1] * len(women), list(range(len(men)))
+while free:
+    i = free.pop()
+    lst = lists[i]
+    while nxt[i] < len(lst):
+        j = lst[nxt[i]]
+        nxt[i] += 1
+        rj = rank[j]
+        if rj[i] == NONE:
+            continue
+        h = holds[j]
+        if h < 0:
+            holds[j] = i
+            break
+        if rj[i] < rj[h]:
+            holds[j] = i
+            free.append(h)
+            break
+print(sum(1 for h in holds if h >= 0))
+'''
+
+
+def floor_anchor(row: str, path: Path, exe: str, before: str | None, work: Path,
+                 repeat: int = 3) -> None:
+    """The issue's targets at L = 2·10⁶: ``label`` <= 2x and ``check`` <= 1.5x the CPU of
+    the rank-array Gale–Shapley floor from the raw file (:data:`_GS_FLOOR`); medians of
+    ``repeat`` whole processes each, ours and (with ``before``) the older installation's
+    interleaved in this run."""
+    runs: dict[str, list[float]] = {"floor": [], "label": [], "check": [],
+                                    "before label": [], "before check": []}
+    for _ in range(repeat):
+        runs["floor"].append(run_cpu([sys.executable, "-c", _GS_FLOOR, str(path)])[1])
+        for tag, x in (("", exe), ("before ", before)):
+            if x is None:
+                continue
+            r = label_and_check(x, path, work, "anchor" + tag.strip())
+            runs[tag + "label"].append(r["label_cpu"])
+            runs[tag + "check"].append(r["check_cpu"])
+    med = {k: statistics.median(v) for k, v in runs.items() if v}
+    fl = med["floor"]
+    line(row, "GS floor from the raw file (CPU)", fl, None, "", "")
+    line(row, "  label CPU / floor", med["label"], fl, "floor (CPU s)", "<= 2x the floor")
+    line(row, "  check CPU / floor", med["check"], fl, "floor (CPU s)", "<= 1.5x the floor")
+    if before:
+        line(row, "  before: label CPU / floor", med["before label"], fl, "floor (CPU s)", "")
+        line(row, "  before: check CPU / floor", med["before check"], fl, "floor (CPU s)", "")
+        line(row, "  label CPU after / before", med["label"], med["before label"],
+             "before (CPU s)", "")
+        line(row, "  check CPU after / before", med["check"], med["before check"],
+             "before (CPU s)", "")
+    print(f"{'':<12} CPU s, medians of {repeat}; runs: "
+          + "; ".join(f"{k} {[round(c, 2) for c in v]}" for k, v in runs.items() if v),
+          flush=True)
 
 
 def line(row: str, what: str, ours: float, ref: float | None, ref_name: str, target: str,
@@ -174,6 +266,8 @@ def whole_process(name: str, path: Path, exe: str, before: str | None, work: Pat
     line(name, "  check / label", new["check"] / new["label"],
          old and old["check"] / old["label"], "before (ratio)", "<= 0.30", "x")
     line(name, "  check", new["check"], old and old["check"], "before (check)", "")
+    line(name, "  label CPU", new["label_cpu"], old and old["label_cpu"], "before (CPU s)", "")
+    line(name, "  check CPU", new["check_cpu"], old and old["check_cpu"], "before (CPU s)", "")
     if not new["ok"]:
         print(f"{name:<12} WARNING: a command failed")
     return new
@@ -764,6 +858,8 @@ def main() -> None:
     ap.add_argument("--manip-count", type=int, default=20)
     ap.add_argument("--smti-repeat", type=int, default=3,
                     help="whole-process runs per command of the smti-5000 row (medians)")
+    ap.add_argument("--anchor-repeat", type=int, default=3,
+                    help="whole-process runs of the label-n1000 floor anchor (medians)")
     ap.add_argument("--svvamp", help="a side venv's python with svvamp (the manip rows' peer)")
     ap.add_argument("--suites", default=",".join(SUITES),
                     help="the suites of the generate row (comma-separated)")
@@ -781,8 +877,11 @@ def main() -> None:
     print(f"{'row':<12} {'what':<44} {'ours':>9}     {'reference':<22} {'ref':>9} "
           f"{'ratio':>7}  target", flush=True)
     if want("label-n1000"):
-        whole_process("label-n1000", smti_file(args.work, "n1000", 1000, 0.2), exe,
-                      args.before, args.work, "<= 3 s", "<= 250 MiB")
+        n1000 = smti_file(args.work, "n1000", 1000, 0.2)
+        whole_process("label-n1000", n1000, exe, args.before, args.work, "<= 3 s",
+                      "<= 250 MiB")
+        floor_anchor("label-n1000", n1000, exe, args.before, args.work,
+                     args.anchor_repeat)
     if want("label-n10k"):
         path = args.work / "n10k.json"
         if not path.exists():

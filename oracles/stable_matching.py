@@ -1,7 +1,8 @@
 """Combinatorial algorithms for two-sided stable matching with ties and incomplete lists.
 
 All functions take a :class:`formal.stable_matching.Market` and work on its mutually acceptable
-lists (``pa``/``pb``). Matchings are dicts A-agent -> B-agent. Side A proposes ("A-agents"),
+lists in integer form (``market.ints``: agents numbered per side, partner-int lists with
+aligned tie indices, rank dicts); names appear only in the outputs. Matchings are dicts A-agent -> B-agent. Side A proposes ("A-agents"),
 unless stated otherwise. Not trusted: every answer is verified by ``formal``'s checker.
 """
 from __future__ import annotations
@@ -22,39 +23,52 @@ def deferred_acceptance(market: Market, proposing: str = "A") -> dict[str, str]:
 
     ``proposing``: "A" or "B". Returns the proposing-side-optimal stable matching as a dict
     A-agent -> B-agent. Raises ValueError if some list has a tie (use
-    :func:`weakly_stable_matching`). O(L). Source: Gale & Shapley 1962; McVitie & Wilson 1971.
+    :func:`weakly_stable_matching`). O(L), on the integer form (``market.ints``).
+    Source: Gale & Shapley 1962; McVitie & Wilson 1971.
     """
     if proposing not in ("A", "B"):
         raise ValueError("proposing must be 'A' or 'B'")
-    props, recv = (market.pa, market.pb) if proposing == "A" else (market.pb, market.pa)
-    for who, o in list(props.items()) + list(recv.items()):
-        if not o.is_strict():
-            raise ValueError(f"deferred_acceptance needs strict lists; {who!r} has a tie")
-    holds = _gale_shapley({x: o.items for x, o in props.items()},
-                          {y: o.rank for y, o in recv.items()})
+    ints = market.ints
+    props, recv = (ints.a, ints.b) if proposing == "A" else (ints.b, ints.a)
+    for side in (props, recv):
+        for who, lst, nt in zip(side.names, side.lists, side.nties):
+            if nt != len(lst):
+                raise ValueError(f"deferred_acceptance needs strict lists; {who!r} has a tie")
+    holds, order = _gale_shapley(props.lists, recv.rank)
+    pn, rn = props.names, recv.names
     if proposing == "A":
-        return {x: y for y, x in holds.items()}
-    return holds
+        return {pn[holds[y]]: rn[y] for y in order}
+    return {rn[y]: pn[holds[y]] for y in order}
 
 
-def _gale_shapley(lists, rank) -> dict[str, str]:
-    """Proposals in list order; receiver y keeps the proposer of smallest rank[y]. O(L)."""
-    nxt = dict.fromkeys(lists, 0)
-    holds: dict[str, str] = {}
-    free = deque(lists)
+def _gale_shapley(lists: list[list[int]], rank: list[dict[int, int]]
+                  ) -> tuple[list[int], list[int]]:
+    """Proposals in list order; receiver y keeps the proposer of smallest rank[y]. O(L).
+    Returns (holds: receiver -> proposer or -1, the receivers in the order of their first
+    proposal accepted)."""
+    nxt = [0] * len(lists)
+    holds = [-1] * len(rank)
+    order: list[int] = []
+    free = deque(range(len(lists)))
     while free:
         x = free.popleft()
         lst = lists[x]
-        while nxt[x] < len(lst):
-            y = lst[nxt[x]]
-            nxt[x] += 1
-            cur = holds.get(y)
-            if cur is None or rank[y][x] < rank[y][cur]:
+        i, n = nxt[x], len(lst)
+        while i < n:
+            y = lst[i]
+            i += 1
+            cur = holds[y]
+            if cur < 0:
                 holds[y] = x
-                if cur is not None:
-                    free.append(cur)
+                order.append(y)
                 break
-    return holds
+            ry = rank[y]
+            if ry[x] < ry[cur]:
+                holds[y] = x
+                free.append(cur)
+                break
+        nxt[x] = i
+    return holds, order
 
 
 def weakly_stable_matching(market: Market) -> dict[str, str]:
@@ -62,77 +76,79 @@ def weakly_stable_matching(market: Market) -> dict[str, str]:
     then run deferred acceptance with side A proposing.
 
     Any stable matching of a tie-broken instance is weakly stable in the original (a
-    weakly blocking pair would block in the refinement too). Always exists. O(L).
+    weakly blocking pair would block in the refinement too). Always exists. O(L), on the
+    integer form.
     Source: Irving 1994, DAM 48.
     """
-    lists = {x: o.items for x, o in market.pa.items()}
-    pos = {y: _Position(o) for y, o in market.pb.items()}
-    nxt = dict.fromkeys(lists, 0)          # _gale_shapley, y's choice by list position
-    holds: dict[str, str] = {}
-    free = deque(lists)
+    ints = market.ints
+    lists, rank, blists = ints.a.lists, ints.b.rank, ints.b.lists
+    index: list[dict[int, int] | None] = [None] * len(rank)   # y's list positions, made
+    nxt = [0] * len(lists)                                    # when y compares two of a tie
+    holds = [-1] * len(rank)
+    order: list[int] = []
+    free = deque(range(len(lists)))      # _gale_shapley, y's choice by list position
     while free:
         x = free.popleft()
         lst = lists[x]
-        while nxt[x] < len(lst):
-            y = lst[nxt[x]]
-            nxt[x] += 1
-            cur = holds.get(y)
-            if cur is None or pos[y].before(x, cur):
+        i, n = nxt[x], len(lst)
+        while i < n:
+            y = lst[i]
+            i += 1
+            cur = holds[y]
+            if cur < 0:
                 holds[y] = x
-                if cur is not None:
-                    free.append(cur)
+                order.append(y)
                 break
-    return {x: y for y, x in holds.items()}
-
-
-class _Position:
-    """A B-agent's order of A-agents by list position, compared as (tie rank, index in its
-    list): the same order as the index alone, but the index dict is built only for a
-    B-agent who compares two A-agents of one tie, so a market with few ties builds almost none
-    (one dict per B-agent as long as its list would be 0.45 GB at n = 3000)."""
-
-    __slots__ = ("order", "index")
-
-    def __init__(self, order):
-        self.order, self.index = order, None
-
-    def before(self, x, cur) -> bool:
-        """x is before cur in the list (x != cur)."""
-        rank = self.order.rank
-        rx, rc = rank[x], rank[cur]
-        if rx != rc:
-            return rx < rc
-        if self.index is None:
-            self.index = {z: i for i, z in enumerate(self.order.items)}
-        return self.index[x] < self.index[cur]
+            ry = rank[y]
+            rx, rc = ry[x], ry[cur]
+            if rx == rc:                 # one tie: the list position decides
+                pos = index[y]
+                if pos is None:
+                    pos = index[y] = dict(zip(blists[y], range(len(blists[y]))))
+                better = pos[x] < pos[cur]
+            else:
+                better = rx < rc
+            if better:
+                holds[y] = x
+                free.append(cur)
+                break
+        nxt[x] = i
+    an, bn = ints.a.names, ints.b.names
+    return {an[holds[y]]: bn[y] for y in order}
 
 
 class _Search:
-    """Shared state of SUPER and STRONG: current lists as one rank cut per B-agent, engagements,
-    and the deletion log (the refutation certificate of formal.stable_matching.check_deletion_log)."""
+    """Shared state of SUPER and STRONG on the integer form: current lists as one rank cut
+    per B-agent, engagements, and the deletion log (the refutation certificate of
+    formal.checker.stable_matching.check_deletion_log, in names)."""
 
     def __init__(self, market: Market):
-        self.lists = {x: o.items for x, o in market.pa.items()}
-        self.rank_a = {x: o.rank for x, o in market.pa.items()}
-        self.rank_b = {y: o.rank for y, o in market.pb.items()}
-        self.b_agents = {y: o.items for y, o in market.pb.items()}
-        self.cut = {y: o.nties + 1 for y, o in market.pb.items()}
-        self.full = dict(self.cut)            # the cut of a list nothing was deleted from
-        self.end = {y: len(o.items) for y, o in market.pb.items()}
-        self.tail = {y: o.nties if o.items else 0 for y, o in market.pb.items()}
-        self.ptr = dict.fromkeys(self.lists, 0)
-        self.stop = dict.fromkeys(self.lists, 0)
-        self.eng_a: dict[str, set[str]] = {x: set() for x in self.lists}
-        self.eng_b: dict[str, set[str]] = {y: set() for y in self.b_agents}
+        ints = market.ints
+        self.ints = ints
+        self.names_a, self.names_b = ints.a.names, ints.b.names
+        self.lists = ints.a.lists
+        self.ties_a = ints.a.ties
+        self.rank_b = ints.b.rank
+        self.b_agents = ints.b.lists
+        self.cut = [t + 1 for t in ints.b.nties]
+        self.full = list(self.cut)           # the cut of a list nothing was deleted from
+        self.end = [len(lst) for lst in self.b_agents]
+        self.tail = [t if lst else 0 for t, lst in zip(ints.b.nties, self.b_agents)]
+        self.ties_b = ints.b.ties
+        na = len(self.lists)
+        self.ptr = [0] * na
+        self.stop = [0] * na
+        self.eng_a: list[set[int]] = [set() for _ in range(na)]
+        self.eng_b: list[set[int]] = [set() for _ in self.b_agents]
         self.steps: list[list] = []
-        self.free = deque(self.lists)
+        self.free = deque(range(na))
 
-    def head(self, x: str) -> list[str]:
+    def head(self, x: int) -> list[int]:
         """x's head tie: the alive entries of its best tie that has one. A pair (x, y) is
         alive iff rank_b[y][x] < cut[y]. Skipping dead entries costs one look-up each
-        (none on an emptied list, cut = 1); within the head tie a list untouched (cut =
-        full) or emptied answers without looking x up in y's list, so big ties cost O(1)
-        per entry."""
+        (none on an emptied list, cut = 1); within the head tie (read from x's aligned tie
+        indices) a list untouched (cut = full) or emptied answers without looking x up in
+        y's list, so big ties cost O(1) per entry."""
         lst, i, rb, cut, full = self.lists[x], self.ptr[x], self.rank_b, self.cut, self.full
         n = len(lst)
         while i < n:             # dead entries: one look-up each (none on an emptied list)
@@ -144,13 +160,13 @@ class _Search:
         self.ptr[x] = i
         if i == n:
             return []
-        ra = self.rank_a[x]
-        r = ra[lst[i]]
+        ta = self.ties_a[x]
+        r = ta[i]
         out = []
         while i < n:
-            y = lst[i]
-            if ra[y] != r:
+            if ta[i] != r:
                 break
+            y = lst[i]
             c = cut[y]
             if c == full[y] or (c > 1 and rb[y][x] < c):
                 out.append(y)
@@ -158,17 +174,17 @@ class _Search:
         self.stop[x] = i        # x's engagements lie in lists[x][ptr[x]:stop[x]]
         return out
 
-    def tail_rank(self, y: str) -> int:
+    def tail_rank(self, y: int) -> int:
         return self.tail[y]
 
-    def cut_to(self, y: str, cut: int) -> None:
+    def cut_to(self, y: int, cut: int) -> None:
         """Delete every A-agent of rank >= cut from y's list (worst first), breaking their
         engagements."""
         if cut >= self.cut[y]:
             return
         self.cut[y] = cut
-        lst, e, rank = self.b_agents[y], self.end[y], self.rank_b[y]
-        k = bisect_left(lst, cut, 0, e, key=rank.__getitem__)   # ranks ascend along lst
+        lst, e, ties = self.b_agents[y], self.end[y], self.ties_b[y]
+        k = bisect_left(ties, cut, 0, e)        # tie indices ascend along lst
         eng_y, eng_a, free = self.eng_b[y], self.eng_a, self.free
         for x in reversed(lst[k:e]):
             if x in eng_y:
@@ -178,13 +194,14 @@ class _Search:
                 if not ex:
                     free.append(x)
         self.end[y] = k
-        self.tail[y] = rank[lst[k - 1]] if k else 0
+        self.tail[y] = ties[k - 1] if k else 0
 
     def propose_all(self) -> None:
         """Free A-agents propose to their whole head tie; each B-agent deletes the A-agents strictly
         worse than the proposer (step ``dominate``). Runs to quiescence."""
         free, eng_a, eng_b, tail, rank_b = self.free, self.eng_a, self.eng_b, self.tail, \
             self.rank_b
+        na, nb, steps = self.names_a, self.names_b, self.steps
         while free:
             x = free.popleft()
             ex = eng_a[x]
@@ -197,43 +214,49 @@ class _Search:
                 if t > 1:                        # else no A-agent is worse than x on y's list
                     r = rank_b[y][x] + 1
                     if t >= r:
-                        self.steps.append(["dominate", y, x])
+                        steps.append(["dominate", nb[y], na[x]])
                         self.cut_to(y, r)
 
 
-def _ever_proposed(s: _Search, market: Market) -> set[str]:
-    return {y for y in s.b_agents if s.eng_b[y] or s.cut[y] <= market.pb[y].nties}
+def _ever_proposed(s: _Search) -> int:
+    """The number of B-agents that were ever in some A-agent's head tie."""
+    nties = s.ints.b.nties
+    return sum(1 for y, e in enumerate(s.eng_b) if e or s.cut[y] <= nties[y])
 
 
 def super_stable_search(market: Market) -> tuple[dict[str, str] | None, dict | None]:
     """Algorithm SUPER with its certificate: ``(matching, None)`` or ``(None, deletion log)``.
 
-    The log is checked by :func:`formal.stable_matching.check_deletion_log`. O(L).
+    The log is checked by :func:`formal.stable_matching.check_deletion_log`. O(L), on the
+    integer form.
     Source: Irving 1994 (SMT); Manlove 1999/2002 (SMTI).
     """
     s = _Search(market)
+    akey = None
     while True:
         s.propose_all()
-        multi = [y for y, e in s.eng_b.items() if len(e) >= 2]
+        multi = [y for y, e in enumerate(s.eng_b) if len(e) >= 2]
         if not multi:
             break
+        if akey is None:
+            akey = s.ints.name_order("A")
         for y in multi:      # break all its engagements, delete its whole tail tie
-            x1, x2 = nsmallest(2, s.eng_b[y])
-            s.steps.append(["dominate", y, x1, x2])
+            x1, x2 = nsmallest(2, s.eng_b[y], key=akey.__getitem__)   # by name
+            s.steps.append(["dominate", s.names_b[y], s.names_a[x1], s.names_a[x2]])
             s.cut_to(y, s.tail_rank(y))
-    return _finish(s, market)
+    return _finish(s)
 
 
-def _finish(s: _Search, market: Market):
+def _finish(s: _Search):
     matching = {}
-    for x in s.lists:
-        h = s.eng_a[x]
+    na, nb = s.names_a, s.names_b
+    for x, h in enumerate(s.eng_a):
         if len(h) > 1:
             return None, {"type": "deletion_log", "steps": s.steps}
         if h:
-            matching[x] = next(iter(h))
+            matching[na[x]] = nb[next(iter(h))]
     if len(set(matching.values())) < len(matching) or \
-            len(_ever_proposed(s, market)) > len(matching):
+            _ever_proposed(s) > len(matching):
         return None, {"type": "deletion_log", "steps": s.steps}
     return matching, None
 
@@ -344,13 +367,14 @@ def hopcroft_karp(adj: list[list[int]], ncols: int) -> list[int]:
                     parent[w] = r
 
 
-def _maximum_matching(a_agents: list[str], s: _Search) -> tuple[dict[str, str], dict[str, str]]:
+def _maximum_matching(a_agents: list[int], s: _Search) -> tuple[dict[int, int], dict[int, int]]:
     """A maximum matching of the engagement graph, both ways: (A -> B, B -> A).
 
-    Rows are ``a_agents`` in order, columns the engaged B-agents sorted; edges
+    Rows are ``a_agents`` in order, columns the engaged B-agents sorted by name; edges
     :func:`hopcroft_karp` (or scipy's, the same matching, on more than
     :data:`SCIPY_MATCHING_EDGES` edges), so the result is deterministic."""
-    b_agents = sorted({y for x in a_agents for y in s.eng_a[x]})
+    bkey = s.ints.name_order("B")
+    b_agents = sorted({y for x in a_agents for y in s.eng_a[x]}, key=bkey.__getitem__)
     col = {y: j for j, y in enumerate(b_agents)}
     adj = [sorted([col[y] for y in s.eng_a[x]]) for x in a_agents]
     if sum(map(len, adj)) <= SCIPY_MATCHING_EDGES:
@@ -389,7 +413,7 @@ def strongly_stable_search(market: Market) -> tuple[dict[str, str] | None, dict 
     s = _Search(market)
     while True:
         s.propose_all()
-        a_agents = [x for x in s.lists if s.eng_a[x]]
+        a_agents = [x for x, e in enumerate(s.eng_a) if e]
         mate_a, mate_b = _maximum_matching(a_agents, s)
         frontier = [x for x in a_agents if x not in mate_a]
         z, nz = set(frontier), set()
@@ -404,10 +428,12 @@ def strongly_stable_search(market: Market) -> tuple[dict[str, str] | None, dict 
         if not z:
             break
         s.steps.append(["critical"])
-        for y in sorted(nz):
+        bkey = s.ints.name_order("B")
+        for y in sorted(nz, key=bkey.__getitem__):         # by name
             s.cut_to(y, s.tail_rank(y))
-    matching = {mate_b[y]: y for y in s.b_agents if y in mate_b}
-    if len(_ever_proposed(s, market)) > len(matching):
+    na, nb = s.names_a, s.names_b
+    matching = {na[mate_b[y]]: nb[y] for y in range(len(nb)) if y in mate_b}
+    if _ever_proposed(s) > len(matching):
         return None, {"type": "deletion_log", "steps": s.steps}
     return matching, None
 

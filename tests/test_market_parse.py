@@ -1,9 +1,10 @@
 """The market parser's fast paths against the general ones they stand in for.
 
 ``formal.stable_matching._order`` must give exactly what ``parse_weak_order`` gives (the same
-order, the same name objects, the input rewritten alike, the same error on bad input), and
+order, the same name objects, the input rewritten alike, the same error on bad input),
 ``Market`` must restrict side B's lists exactly as the per-entry pass does when it skips
-that pass. Inputs: well-formed lists (strict, tied, one big tie, empty) and malformed ones
+that pass, and ``parse_market``'s one-pass integer form must give the orders, restrictions
+and errors of the order-by-order parse. Inputs: well-formed lists (strict, tied, one big tie, empty) and malformed ones
 (unknown, repeated, non-string and unhashable items, empty ties, tuples, non-lists).
 """
 from __future__ import annotations
@@ -77,14 +78,19 @@ def test_side_b_restricted_as_by_the_entry_pass(data):
     assert list(m.pb) == list(restrict(b, a))
 
 
-def test_parse_market_rewrites_to_shared_names():
-    data = {"preferences": {"A": {"a1": ["b1", ["b2", "b1x"]], "a2": ["b2"]},
+def test_parse_market_orders_hold_the_agents_name_objects():
+    """The orders made from the integer form name the agents by their own key objects
+    (one string per agent however often it is listed), and the input is only read."""
+    b2 = "".join(["b", "2"])                   # distinct objects, equal to the keys
+    data = {"preferences": {"A": {"a1": ["b1", [b2, "b1x"]], "a2": ["".join(["b", "2"])]},
                             "B": {"b1": ["a1"], "b2": ["a2", "a1"], "b1x": ["a1"]}}}
+    before = copy.deepcopy(data)
     m = parse_market(data)
     assert m.a["a1"].rank == {"b1": 1, "b2": 2, "b1x": 2}
-    assert data["preferences"]["A"]["a1"][1][0] is next(k for k in data["preferences"]["B"]
-                                                        if k == "b2")
+    key = next(k for k in data["preferences"]["B"] if k == "b2")
+    assert m.a["a1"].items[1] is key and m.a["a2"].items[0] is key
     assert m.pb["b2"].items == ("a2", "a1")
+    assert data == before and data["preferences"]["A"]["a1"][1][0] is b2
 
 
 def _weak_reference(market: Market) -> dict:
@@ -170,3 +176,85 @@ def test_blocking_pairs_is_the_definition(data):
             used.add(m[x])
     for notion in ("weak", "strong", "super"):
         assert blocking_pairs(market, m, notion) == _blocking_by_definition(market, m, notion)
+
+
+def _reference_market(data: dict):
+    """The market by the general parser, order by order (the path before the integer
+    form): ``parse_weak_order`` per list, A's lists first, then ``Market(a, b)``."""
+    prefs = data["preferences"]
+    ka, kb = set(prefs["A"]), set(prefs["B"])
+    a = {x: parse_weak_order(lst, agent=x, known=kb) for x, lst in prefs["A"].items()}
+    b = {y: parse_weak_order(lst, agent=y, known=ka) for y, lst in prefs["B"].items()}
+    return Market(a, b)
+
+
+SIDE_ENTRY = st.one_of(st.sampled_from(["b0", "b1", "b2", "a0", "a1", "a2"]),
+                       st.lists(st.sampled_from(["b0", "b1", "b2", "a0", "a1", "a2"]),
+                                min_size=0, max_size=3),
+                       st.integers(0, 2))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_parse_market_integer_form_matches_the_orders(data):
+    """The one-pass integer parse gives the orders, restrictions, edges and errors of the
+    order-by-order parse, on well-formed lists (strict, tied, incomplete, one-sided
+    entries) and malformed ones."""
+    na, nb = data.draw(st.integers(0, 3)), data.draw(st.integers(0, 3))
+    a_names, b_names = [f"a{i}" for i in range(na)], [f"b{j}" for j in range(nb)]
+
+    def side(owners, others):
+        out = {}
+        for x in owners:
+            if data.draw(st.integers(0, 9)) == 0:          # occasionally malformed
+                out[x] = data.draw(st.lists(SIDE_ENTRY, max_size=4))
+                continue
+            items = data.draw(st.permutations(others))
+            items = items[:data.draw(st.integers(0, len(items)))]
+            cuts = data.draw(st.lists(st.booleans(), min_size=len(items), max_size=len(items)))
+            lst: list = []
+            for y, new in zip(items, cuts):
+                if new or not lst:
+                    lst.append(y)
+                else:
+                    last = lst.pop()
+                    lst.append((last if isinstance(last, list) else [last]) + [y])
+            out[x] = lst
+        return out
+    inst = {"preferences": {"A": side(a_names, b_names), "B": side(b_names, a_names)}}
+    try:
+        ref = _reference_market(copy.deepcopy(inst))
+    except InstanceError as e:
+        try:
+            parse_market(copy.deepcopy(inst))
+        except InstanceError as f:
+            assert str(f) == str(e)
+        else:
+            raise AssertionError("no error")
+        return
+    m = parse_market(copy.deepcopy(inst))
+    for got, want in ((m.a, ref.a), (m.b, ref.b), (m.pa, ref.pa), (m.pb, ref.pb)):
+        assert list(got) == list(want)
+        for x in want:
+            assert (got[x].items, got[x].rank, got[x].nties, got[x].ties) == \
+                (want[x].items, want[x].rank, want[x].nties, want[x].ties)
+    assert list(m.edges()) == list(ref.edges())
+    assert m.to_json() == ref.to_json() and m == ref and m.size == ref.size
+    ints, rints = m.ints, ref.ints                 # both ways to the integer form agree
+    for s, r in ((ints.a, rints.a), (ints.b, rints.b)):
+        assert (s.names, s.index, s.lists, s.ties, s.nties, s.rank) == \
+            (r.names, r.index, r.lists, r.ties, r.nties, r.rank)
+        assert (s.written, s.written_ties, s.written_nties) == \
+            (r.written, r.written_ties, r.written_nties)
+
+
+def test_super_dominate_step_names_the_two_smallest_names():
+    """SUPER's multiply-engaged step names the two A-agents that come first by name, as the
+    name-keyed search did, not the first two by input order (integers): here the input
+    order is a2, a10, a1 and the names sort a1 < a10 < a2."""
+    from prefcert.oracles.stable_matching import super_stable_search
+    data = {"preferences": {"A": {"a2": ["y"], "a10": ["y"], "a1": ["y"]},
+                            "B": {"y": [["a2", "a10", "a1"]]}}}
+    matching, log = super_stable_search(parse_market(data))
+    assert matching is None
+    assert log["steps"] == [["dominate", "y", "a1", "a10"]]

@@ -30,20 +30,27 @@ class DeletionState:
     """
 
     def __init__(self, proposers: Mapping[Any, Any], receivers: Mapping[Any, Any]):
-        self.lists = {x: o.items for x, o in proposers.items()}
-        self.prank = {x: o.rank for x, o in proposers.items()}
-        self.rrank = {y: o.rank for y, o in receivers.items()}
-        self.rlist = {y: o.items for y, o in receivers.items()}
-        self.cut = {y: o.nties + 1 for y, o in receivers.items()}
+        self.setup({x: o.items for x, o in proposers.items()},
+                   {x: o.rank for x, o in proposers.items()},
+                   {y: o.rank for y, o in receivers.items()},
+                   {y: o.items for y, o in receivers.items()},
+                   {y: o.nties for y, o in receivers.items()})
+
+    def setup(self, lists: dict, prank: dict, rrank: dict, rlist: dict, rnties: dict) -> None:
+        """The state from the lists themselves (any hashable agents, e.g. the integers of an
+        integer form): proposer -> its items and its rank dict, receiver -> its rank dict,
+        its items (sorted by rank) and its number of ties."""
+        self.lists, self.prank, self.rrank, self.rlist = lists, prank, rrank, rlist
+        self.cut = {y: t + 1 for y, t in rnties.items()}
+        self.end = {y: len(lst) for y, lst in rlist.items()}
         self.full = dict(self.cut)        # the cut of a list nothing was deleted from
-        self.end = {y: len(o.items) for y, o in receivers.items()}
         self.start = dict.fromkeys(self.lists, 0)  # the head tie's alive entries lie in
                                                    # lists[x][start:stop]
         self.stop = dict.fromkeys(self.lists, 0)
         self.hrank: dict = {}                       # head-tie rank (absent: empty list)
         self.live: dict = {}                        # alive entries of the head tie
         self.stale: set = set()                     # heads emptied, not yet moved on
-        self.holders: dict = {y: [] for y in receivers}   # see cut_to
+        self.holders: dict = {y: [] for y in rlist}   # see cut_to
         self.heads: dict = {}        # x -> its head tie as last computed; dropped whenever
                                      # it may change (its head moves or loses an entry)
         self.proposed: set = set()   # see record

@@ -33,16 +33,23 @@ welfare.register(SPEC)
 
 
 def validate_matching(market: Market, matching: object) -> dict[str, str]:
-    """Validate a matching (A -> B over admissible pairs); return it or raise CertificateError."""
+    """Validate a matching (A -> B over admissible pairs); return it or raise CertificateError.
+
+    Read on the market's integer form (``market.ints``): names are looked up in each
+    side's index, admissibility in the A-agent's rank dict. O(|matching|)."""
     if not isinstance(matching, dict):
         raise CertificateError(f"a matching must be an object A-agent -> B-agent, got {matching!r:.60}")
+    ints = market.ints
+    ia, ib, rank_a = ints.a.index, ints.b.index, ints.a.rank
     seen: dict[str, str] = {}
     for x, y in matching.items():
-        if x not in market.a:
+        i = ia.get(x)
+        if i is None:
             raise CertificateError(f"{x!r} is not an agent of side A")
-        if not isinstance(y, str) or y not in market.b:
+        j = ib.get(y) if isinstance(y, str) else None
+        if j is None:
             raise CertificateError(f"{x!r} is matched to {y!r}, not an agent of side B")
-        if y not in market.pa[x]:
+        if j not in rank_a[i]:
             raise CertificateError(f"pair ({x}, {y}) is not mutually acceptable")
         if y in seen:
             raise CertificateError(f"{y!r} is matched to both {seen[y]!r} and {x!r}")
@@ -55,8 +62,10 @@ def blocking_pairs(market: Market, matching: Mapping[str, str], notion: str) -> 
 
     Scans every admissible pair, including pairs tied with the current partner and pairs of
     unmatched agents (ALGORITHMS.md §1). Returns pairs in list order. O(L) for total list
-    length L; a matched A-agent's scan stops at the first B-agent it ranks below its partner
-    (a WeakOrder's rank dict lists its items best first, so no later one can block).
+    length L, on the integer form (``market.ints``: each A-agent's partner ints with their
+    aligned tie indices, B's rank dicts); a matched A-agent's scan stops at the first
+    B-agent it ranks below its partner (tie indices never decrease along a list, so no
+    later one can block).
     Raises ValueError for an unknown notion and CertificateError for an invalid matching.
     Source: Irving 1994.
     """
@@ -64,28 +73,34 @@ def blocking_pairs(market: Market, matching: Mapping[str, str], notion: str) -> 
         raise ValueError(f"unknown stability notion {notion!r} (known: {', '.join(NOTIONS)})")
     m = validate_matching(market, matching)
     inf = float("inf")
-    rank_a = {x: o.rank for x, o in market.pa.items()}
-    rank_b = {y: o.rank for y, o in market.pb.items()}
-    cur_a = {x: rank_a[x][m[x]] if x in m else inf for x in rank_a}
-    cur_b = dict.fromkeys(rank_b, inf)
+    ints = market.ints
+    sa, sb = ints.a, ints.b
+    rank_a, rank_b, names_a, names_b = sa.rank, sb.rank, sa.names, sb.names
+    ia, ib = sa.index, sb.index
+    mate_a = [-1] * len(names_a)
+    cur_a: list[float] = [inf] * len(names_a)
+    cur_b: list[float] = [inf] * len(names_b)
     for x, y in m.items():
-        cur_b[y] = rank_b[y][x]
+        i, j = ia[x], ib[y]
+        mate_a[i] = j
+        cur_a[i] = rank_a[i][j]
+        cur_b[j] = rank_b[j][i]
     out = []
     weak, strong = notion == "weak", notion == "strong"
-    for x, ra in rank_a.items():
-        cx, mx = cur_a[x], m.get(x)
-        for y, rxy in ra.items():    # in list order, so ranks never decrease
+    for i, lst in enumerate(sa.lists):
+        cx, mx = cur_a[i], mate_a[i]
+        for y, rxy in zip(lst, sa.ties[i]):    # in list order, so ranks never decrease
             if rxy > cx:
                 break             # x strictly prefers its partner: no notion blocks
             if y == mx:
                 continue
             if rxy == cx and (weak or (strong and cur_b[y] == 1)):
                 continue          # x indifferent: weak needs x better off, strong then
-            ryx, cy = rank_b[y][x], cur_b[y]                        # needs y better off
+            ryx, cy = rank_b[y][i], cur_b[y]                        # needs y better off
             sx, sy, wy = rxy < cx, ryx < cy, ryx <= cy
             if (notion == "weak" and sx and sy) or (notion == "super" and wy) or \
                     (notion == "strong" and ((sx and wy) or sy)):
-                out.append((x, y))
+                out.append((names_a[i], names_b[y]))
     return out
 
 
@@ -124,6 +139,7 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
         raise CertificateError("deletion log has no list of steps")
     st = _ListState(market)
     rank_a, rank_b, hrank, cut, stale = st.rank_a, st.rank_b, st.hrank, st.cut, st.stale
+    ia, ib = st.index_a, st.index_b
     cut_to, settle = st.cut_to, st.settle
     for i, step in enumerate(steps):
         if step.__class__ is not list or not step:
@@ -131,17 +147,19 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
         kind, n = step[0], len(step)
         if kind == "dominate" and (n == 3 or (n == 4 and notion == "super")):
             y = step[1]
-            rby = rank_b.get(y) if y.__class__ is str else None
-            if rby is None or (n == 4 and step[2] == step[3]):
+            j = ib.get(y) if y.__class__ is str else None
+            if j is None or (n == 4 and step[2] == step[3]):
                 raise CertificateError(f"step {i}: malformed {step!r:.60}")
+            rby = rank_b[j]
             worst = 0
             for x in step[2:]:       # y in x's head tie: alive, and of x's head rank
-                h = hrank.get(x) if x.__class__ is str else None
-                if h is None or rank_a[x].get(y) != h or (r := rby[x]) >= cut[y]:
+                k = ia.get(x) if x.__class__ is str else None
+                h = None if k is None else hrank.get(k)
+                if h is None or rank_a[k].get(j) != h or (r := rby[k]) >= cut[j]:
                     raise CertificateError(f"step {i}: {y!r} is not in the head tie of {x!r}")
                 if r > worst:
                     worst = r
-            cut_to(y, worst + 1 if n == 3 else worst)
+            cut_to(j, worst + 1 if n == 3 else worst)
         elif n == 1 and kind == "critical" and notion == "strong":
             for y, t in _critical_tails(st, i):
                 cut_to(y, t)
@@ -158,14 +176,21 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
 class _ListState(DeletionState):
     """Current lists during a replay: per B-agent a rank cut; per A-agent its head tie, kept
     with a count of its alive entries (:class:`~.lists.DeletionState`: O(L) for every
-    tie structure)."""
+    tie structure). Agents are the integers of the market's integer form; the log's names
+    are looked up in ``index_a`` / ``index_b``."""
 
     def __init__(self, market: Market):
-        super().__init__(market.pa, market.pb)
+        ints = market.ints
+        a, b = ints.a, ints.b
+        self.setup(dict(enumerate(a.lists)), dict(enumerate(a.rank)),
+                   dict(enumerate(b.rank)), dict(enumerate(b.lists)),
+                   dict(enumerate(b.nties)))
         self.rank_a, self.rank_b, self.b_agents = self.prank, self.rrank, self.rlist
+        self.index_a, self.index_b = a.index, b.index
+        self.names_a, self.names_b = a.names, b.names
 
 
-def _critical_tails(st: _ListState, i: int) -> list[tuple[str, int]]:
+def _critical_tails(st: _ListState, i: int) -> list[tuple[int, int]]:
     """(B-agent, tail rank) for each B-agent of N(Z) at a ``critical`` step; raises if unjustified.
     O(size of the engagement graph) plus its maximum matching."""
     adj = {x: h for x in st.lists if (h := st.head(x))}
@@ -173,8 +198,8 @@ def _critical_tails(st: _ListState, i: int) -> list[tuple[str, int]]:
     for x, ws in adj.items():
         for y in ws:
             if rank_b[y][x] != rank_b[y][b_agents[y][end[y] - 1]]:
-                raise CertificateError(f"step {i}: not quiescent: {x!r} is not in the tail "
-                                       f"tie of {y!r}")
+                raise CertificateError(f"step {i}: not quiescent: {st.names_a[x]!r} is not "
+                                       f"in the tail tie of {st.names_b[y]!r}")
     mate = maximum_bipartite_matching(adj)
     matched = set(mate.values())
     frontier = [x for x in adj if x not in matched]
