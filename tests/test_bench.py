@@ -249,6 +249,50 @@ def test_score_refuses_a_prompt_answered_twice_and_says_what_is_unanswered(pref_
     assert f"{n - 1} of {n} prompts have no answer" in r.stderr.replace("\n", " ")
 
 
+def _cut(src: Path, dst: Path, name: str, drop: str) -> Path:
+    """A copy of the benchmark ``src`` with the record of ``name`` whose line holds
+    ``drop`` deleted."""
+    import shutil
+    shutil.copytree(src, dst)
+    lines = (dst / name).read_text(encoding="utf-8").splitlines(keepends=True)
+    (dst / name).write_text("".join(x for x in lines if drop not in x), encoding="utf-8")
+    return dst
+
+
+def test_every_reader_of_a_benchmark_refuses_a_missing_instance_or_label(pref_bench,
+                                                                         tmp_path):
+    """Regression (found by a new user): a folder missing an instance scored with exit 0
+    and the prompts on it 'invalid' (scorer_error KeyError); missing a label, exit 1 and a
+    traceback. Every reader of a folder (score, feedback, refine, export lm-eval; eval and
+    Inspect's -T benchmark= read through the same Benchmark.read) now refuses it: one
+    line naming the file and the id, exit 2, nothing written."""
+    prompts = read_jsonl(pref_bench / "prompts.jsonl")
+    first = prompts[0]
+    inst_id, label_id = first["instance_ids"][0], first["gold_label_ids"][0]
+    no_inst = _cut(pref_bench, tmp_path / "ni", "instances.jsonl", f'"id":"{inst_id}"')
+    no_label = _cut(pref_bench, tmp_path / "nl", "labels.jsonl", f'"label_id":"{label_id}"')
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"id": p["id"], "answer": p["answer"]}) + "\n"
+                            for p in prompts))
+    one = tmp_path / "one.txt"
+    one.write_text(first["answer"])
+    for folder, file, missing in ((no_inst, "instances.jsonl", inst_id),
+                                  (no_label, "labels.jsonl", label_id)):
+        out = tmp_path / f"{folder.name}-scores.jsonl"
+        for args in (("score", folder, gold, "-o", out),
+                     ("score", folder / "prompts.jsonl", gold),
+                     ("feedback", folder / "prompts.jsonl", one, "--id", first["id"]),
+                     ("refine", folder, "--command", "cat", "-o", out),
+                     ("export", "lm-eval", "indeterminacy-preference",
+                      tmp_path / f"{folder.name}-lm", "--benchmark", folder)):
+            r = run(*map(str, args), check=False)
+            assert r.returncode == 2, (args, r.stderr[-2000:])
+            lines = r.stderr.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith(f"prefcert: error: {folder / file}: ")
+            assert repr(missing) in lines[0] and "Traceback" not in r.stderr
+        assert not out.exists() and not (tmp_path / f"{folder.name}-lm").exists()
+
+
 # ------------------------------------------------------------------ parsers
 
 @pytest.mark.parametrize("shape,text,kind,value", [

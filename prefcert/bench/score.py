@@ -52,12 +52,49 @@ class Benchmark:
                     raise InstanceError(f"not a {name} record of prefcert generate: no "
                                         f"{key!r}", file=str(folder / name), line=i)
         bench = cls(read_prompts(p), labels, instances)
+        bench.check_complete(folder / "labels.jsonl", folder / "instances.jsonl", p)
         # every file the benchmark is read from: an output naming one is refused
         read = [p, folder / "labels.jsonl", folder / "instances.jsonl",
                 folder / "manifest.json", p.parent / PROFILES_FILE,
                 *sorted((folder / "data").glob("*.parquet"))]
         bench.files = tuple(f for f in read if f.is_file() or f == p)
         return bench
+
+    def check_complete(self, labels_file: str | Path, instances_file: str | Path,
+                       prompts_file: str | Path) -> None:
+        """InstanceError (one line naming the file and the id) when a record refers to one
+        the benchmark's files do not hold: a prompt's gold label missing from
+        ``labels.jsonl``, or an instance (of a label, or of a prompt) missing from
+        ``instances.jsonl`` — a truncated or hand-edited folder, refused before anything
+        is scored, as ``prefcert check`` refuses a label whose instance is gone.
+
+        Parameters
+        ----------
+        labels_file, instances_file, prompts_file : str or Path
+            The files the labels, instances and prompts were read from (named in the
+            error).
+
+        Raises
+        ------
+        InstanceError
+            The first missing id, in file order: labels' instances first, then the
+            prompts' labels and instances. O(prompts + labels).
+        """
+        for lab in self.labels.values():
+            if lab.get("id") not in self.instances:
+                raise InstanceError(f"instance {lab.get('id')!r} of label "
+                                    f"{lab['label_id']!r} is not in the benchmark's "
+                                    f"instances", file=str(instances_file))
+        for prompt in self.prompts:
+            pid = prompt.get("id")
+            for lid in prompt.get("gold_label_ids", ()):
+                if lid not in self.labels:
+                    raise InstanceError(f"label {lid!r} of prompt {pid!r} is not in the "
+                                        f"benchmark's labels", file=str(labels_file))
+            for iid in prompt.get("instance_ids", ()):
+                if iid not in self.instances:
+                    raise InstanceError(f"instance {iid!r} of prompt {pid!r} is not in the "
+                                        f"benchmark's instances", file=str(instances_file))
 
     def entry(self, prompt: Mapping[str, Any], parse: str = "lenient") -> Entry:
         """The scorer's view of a prompt: its labels and the instances (parsed models are
