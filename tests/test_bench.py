@@ -293,6 +293,44 @@ def test_every_reader_of_a_benchmark_refuses_a_missing_instance_or_label(pref_be
         assert not out.exists() and not (tmp_path / f"{folder.name}-lm").exists()
 
 
+def test_every_command_ends_quietly_with_141_when_stdout_is_closed(pref_bench, tmp_path):
+    """Regression (found by a new user): with the reader of stdout gone (``| head``),
+    score, report and domains exited 1 silently (rich's own SystemExit) while label and
+    suites exited 141; every command now ends as label does: nothing on stderr, 141.
+    The read end of the pipe is closed before the command starts, so the first write
+    fails whatever the output's size."""
+    import os
+    import subprocess
+
+    from conftest import PREFCERT
+    prompts = read_jsonl(pref_bench / "prompts.jsonl")
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"id": p["id"], "answer": p["answer"]}) + "\n"
+                            for p in prompts))
+    scores = tmp_path / "scores.jsonl"
+    run("score", str(pref_bench), str(gold), "-o", str(scores))
+    for args in (("score", pref_bench, gold), ("score", pref_bench, gold, "--json"),
+                 ("report", scores, "-o", tmp_path / "r.html"), ("domains",),
+                 ("suites",), ("label", pref_bench / "instances.jsonl")):
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            r = subprocess.run([PREFCERT, *map(str, args)], stdout=write,
+                               stderr=subprocess.PIPE, text=True, env=HASHSEED_0)
+        finally:
+            os.close(write)
+        assert (r.returncode, r.stderr) == (141, ""), (args, r.returncode, r.stderr[-2000:])
+
+
+def test_commands_print_tables_through_the_one_shared_console():
+    """The console of prefcert.cli.common is where a closed stdout becomes 141; a command
+    building rich's Console itself would exit 1 again (the test above)."""
+    cli_dir = Path(__file__).resolve().parents[1] / "prefcert" / "cli"
+    direct = [f.name for f in sorted(cli_dir.glob("*.py")) if f.name != "common.py"
+              and "rich.console import" in f.read_text(encoding="utf-8")]
+    assert direct == []
+
+
 # ------------------------------------------------------------------ parsers
 
 @pytest.mark.parametrize("shape,text,kind,value", [
