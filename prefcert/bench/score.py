@@ -53,7 +53,7 @@ class Benchmark:
                     raise InstanceError(f"not a {name} record of prefcert generate: no "
                                         f"{key!r}", file=str(folder / name), line=i)
         bench = cls(read_prompts(p), labels, instances)
-        bench.check_complete(folder / "labels.jsonl", folder / "instances.jsonl", p)
+        bench.check_complete(folder / "labels.jsonl", folder / "instances.jsonl")
         # every file the benchmark is read from: an output naming one is refused
         read = [p, folder / "labels.jsonl", folder / "instances.jsonl",
                 folder / "manifest.json", p.parent / PROFILES_FILE,
@@ -61,8 +61,7 @@ class Benchmark:
         bench.files = tuple(f for f in read if f.is_file() or f == p)
         return bench
 
-    def check_complete(self, labels_file: str | Path, instances_file: str | Path,
-                       prompts_file: str | Path) -> None:
+    def check_complete(self, labels_file: str | Path, instances_file: str | Path) -> None:
         """InstanceError (one line naming the file and the id) when a record refers to one
         the benchmark's files do not hold: a prompt's gold label missing from
         ``labels.jsonl``, or an instance (of a label, or of a prompt) missing from
@@ -71,9 +70,8 @@ class Benchmark:
 
         Parameters
         ----------
-        labels_file, instances_file, prompts_file : str or Path
-            The files the labels, instances and prompts were read from (named in the
-            error).
+        labels_file, instances_file : str or Path
+            The files the labels and the instances were read from (named in the error).
 
         Raises
         ------
@@ -194,12 +192,12 @@ ANSWER_KEYS = ("id", "answer", "timeout", "suite")
 def read_answers(path: str | Path,
                  known: Mapping[str, Any] | None = None) -> dict[str, str | None]:
     """prompt id -> answer text (None for a timeout; an ``answer`` that is not a string,
-    such as a decision written as a JSON object, is its JSON text); InstanceError naming
-    the line of a
-    record :func:`answer_id` refuses, with an id answered twice, a key that is not one of
-    :data:`ANSWER_KEYS` (a misspelt ``answer`` would otherwise score as a timeout), with
-    neither ``answer`` nor ``timeout``, or (given ``known``) answering a prompt of several
-    turns (:func:`single_answer`); and for a file with no record. O(lines)."""
+    such as a decision written as a JSON object, is its JSON text, :func:`answer_text`);
+    InstanceError naming the line of a record :func:`answer_id` refuses, with an id
+    answered twice, a key that is not one of :data:`ANSWER_KEYS` (a misspelt ``answer``
+    would otherwise score as a timeout), with neither ``answer`` nor ``timeout``, or
+    (given ``known``) answering a prompt of several turns (:func:`single_answer`); and for
+    a file with no record. O(lines)."""
     out: dict[str, str | None] = {}
     for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
         pid = answer_id(rec, path, i, known)
