@@ -139,10 +139,20 @@ def single_answer(prompt: Mapping[str, Any], file: str | Path | None = None,
 
 
 def answer_text(value: Any) -> str | None:
-    """The text of an ``answer`` read from JSON: a string as it is, None (a timeout) as
-    None, any other JSON value (a decision object, a list, a number) as its JSON text
-    (``ensure_ascii=False``), as a model would have written it — never Python's repr.
-    O(size of the value)."""
+    """The text of an ``answer`` read from JSON, as a model would have written it.
+
+    Parameters
+    ----------
+    value : any JSON value
+        The record's ``answer``.
+
+    Returns
+    -------
+    str or None
+        A string as it is; None (a timeout) as None; any other JSON value (a decision
+        object, a list, a number) as its JSON text (``json.dumps``, ``ensure_ascii=False``),
+        never Python's repr. O(size of the value).
+    """
     if value is None or isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)

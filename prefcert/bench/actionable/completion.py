@@ -357,9 +357,20 @@ def feedback(prompt: dict, answer: str, entry: Entry) -> str | None:
 
 
 def multi_turn(prompt: Mapping[str, Any]) -> bool:
-    """Whether a prompt is a two-turn episode (the interactive route: a first intervention,
-    the environment's answer, the final action), which no single answer completes; a
-    reference-route prompt takes one final answer. O(1)."""
+    """Whether a prompt is a two-turn episode, which no single answer completes (the
+    suite's ``multi_turn`` hook).
+
+    Parameters
+    ----------
+    prompt : mapping
+        A prompt record of this suite (its ``cell`` names the route).
+
+    Returns
+    -------
+    bool
+        True on the interactive route (a first intervention, the environment's answer,
+        the final action); False on the reference route, whose one answer is final. O(1).
+    """
     return route_of(prompt["cell"]) != "reference"
 
 
