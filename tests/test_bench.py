@@ -249,6 +249,88 @@ def test_score_refuses_a_prompt_answered_twice_and_says_what_is_unanswered(pref_
     assert f"{n - 1} of {n} prompts have no answer" in r.stderr.replace("\n", " ")
 
 
+def _cut(src: Path, dst: Path, name: str, drop: str) -> Path:
+    """A copy of the benchmark ``src`` with the record of ``name`` whose line holds
+    ``drop`` deleted."""
+    import shutil
+    shutil.copytree(src, dst)
+    lines = (dst / name).read_text(encoding="utf-8").splitlines(keepends=True)
+    (dst / name).write_text("".join(x for x in lines if drop not in x), encoding="utf-8")
+    return dst
+
+
+def test_every_reader_of_a_benchmark_refuses_a_missing_instance_or_label(pref_bench,
+                                                                         tmp_path):
+    """Regression (found by a new user): a folder missing an instance scored with exit 0
+    and the prompts on it 'invalid' (scorer_error KeyError); missing a label, exit 1 and a
+    traceback. Every reader of a folder (score, feedback, refine, export lm-eval; eval and
+    Inspect's -T benchmark= read through the same Benchmark.read) now refuses it: one
+    line naming the file and the id, exit 2, nothing written."""
+    prompts = read_jsonl(pref_bench / "prompts.jsonl")
+    first = prompts[0]
+    inst_id, label_id = first["instance_ids"][0], first["gold_label_ids"][0]
+    no_inst = _cut(pref_bench, tmp_path / "ni", "instances.jsonl", f'"id":"{inst_id}"')
+    no_label = _cut(pref_bench, tmp_path / "nl", "labels.jsonl", f'"label_id":"{label_id}"')
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"id": p["id"], "answer": p["answer"]}) + "\n"
+                            for p in prompts))
+    one = tmp_path / "one.txt"
+    one.write_text(first["answer"])
+    for folder, file, missing in ((no_inst, "instances.jsonl", inst_id),
+                                  (no_label, "labels.jsonl", label_id)):
+        out = tmp_path / f"{folder.name}-scores.jsonl"
+        for args in (("score", folder, gold, "-o", out),
+                     ("score", folder / "prompts.jsonl", gold),
+                     ("feedback", folder / "prompts.jsonl", one, "--id", first["id"]),
+                     ("refine", folder, "--command", "cat", "-o", out),
+                     ("export", "lm-eval", "indeterminacy-preference",
+                      tmp_path / f"{folder.name}-lm", "--benchmark", folder)):
+            r = run(*map(str, args), check=False)
+            assert r.returncode == 2, (args, r.stderr[-2000:])
+            lines = r.stderr.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith(f"prefcert: error: {folder / file}: ")
+            assert repr(missing) in lines[0] and "Traceback" not in r.stderr
+        assert not out.exists() and not (tmp_path / f"{folder.name}-lm").exists()
+
+
+def test_every_command_ends_quietly_with_141_when_stdout_is_closed(pref_bench, tmp_path):
+    """Regression (found by a new user): with the reader of stdout gone (``| head``),
+    score, report and domains exited 1 silently (rich's own SystemExit) while label and
+    suites exited 141; every command now ends as label does: nothing on stderr, 141.
+    The read end of the pipe is closed before the command starts, so the first write
+    fails whatever the output's size."""
+    import os
+    import subprocess
+
+    from conftest import PREFCERT
+    prompts = read_jsonl(pref_bench / "prompts.jsonl")
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"id": p["id"], "answer": p["answer"]}) + "\n"
+                            for p in prompts))
+    scores = tmp_path / "scores.jsonl"
+    run("score", str(pref_bench), str(gold), "-o", str(scores))
+    for args in (("score", pref_bench, gold), ("score", pref_bench, gold, "--json"),
+                 ("report", scores, "-o", tmp_path / "r.html"), ("domains",),
+                 ("suites",), ("label", pref_bench / "instances.jsonl")):
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            r = subprocess.run([PREFCERT, *map(str, args)], stdout=write,
+                               stderr=subprocess.PIPE, text=True, env=HASHSEED_0)
+        finally:
+            os.close(write)
+        assert (r.returncode, r.stderr) == (141, ""), (args, r.returncode, r.stderr[-2000:])
+
+
+def test_commands_print_tables_through_the_one_shared_console():
+    """The console of prefcert.cli.common is where a closed stdout becomes 141; a command
+    building rich's Console itself would exit 1 again (the test above)."""
+    cli_dir = Path(__file__).resolve().parents[1] / "prefcert" / "cli"
+    direct = [f.name for f in sorted(cli_dir.glob("*.py")) if f.name != "common.py"
+              and "rich.console import" in f.read_text(encoding="utf-8")]
+    assert direct == []
+
+
 # ------------------------------------------------------------------ parsers
 
 @pytest.mark.parametrize("shape,text,kind,value", [

@@ -249,3 +249,15 @@ def test_a_bare_verdict_word_is_an_answer():
     assert audit(job, "<answer>Undetermined</answer>")["verdict"] == "correct"
     assert audit(job, "true")["verdict"] == "incorrect"
     assert audit(job, "perhaps")["verdict"] == "unparseable"
+
+
+def test_check_names_another_instance_once():
+    """``prefcert.check(lab, other_instance)`` said "instance instance is not the one
+    labelled" (an instance without an id is named 'instance'; found by a new user)."""
+    lab = prefcert.label(PREF, {"type": "compare", "agent": "V1", "items": ["a", "b"]})
+    other = {k: v for k, v in PREF.items() if k != "id"}
+    other["items"] = ["a", "b", "c", "d", "e"]
+    with pytest.raises(CertificateError) as err:
+        prefcert.check(lab, other)
+    assert str(err.value) == ("the instance given (id 'instance') is not the one labelled: "
+                              "its SHA-256 is not the label's instance_sha256")

@@ -289,6 +289,15 @@ def test_the_inspect_task_takes_two_turns_from_the_suite(bench, tmp_path):
         assert [x["verdict"] for x in s.store.get("prefcert_rounds", [])] == (
             want if len(want) > 1 else [])          # one turn: the plain generate solver
         assert s.scores["prefcert_scorer"].metadata["completed"] is (len(want) == 2)
+        # regression: 'prefcert score LOG' re-scored the final answer without the earlier
+        # turns, so a completed episode scored incorrect (its final ACT read as turn 1)
+        out = tmp_path / f"scored-{len(want)}.jsonl"
+        r = subprocess.run(["prefcert", "score", str(tmp_path / str(len(want))), "-o",
+                            str(out)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-2000:]
+        (rec,) = _jsonl(out)
+        assert (rec["verdict"], rec["turn"], rec["completed"]) == (
+            ("correct", 2, True) if len(want) == 2 else ("incorrect", 1, False))
 
 
 # --------------------------------------------------------------------------- reference route
@@ -482,3 +491,66 @@ def test_the_reference_route_as_a_task_parameter_without_a_benchmark():
     assert t.metadata["parameters"] == {"route": "reference"}
     with pytest.raises(InstanceError, match="fresh"):
         suite_task(NAME, route="fresh", sizes="4", per_cell=1)
+
+
+# ------------------------------------------------------- single-answer paths (found by a new user)
+
+def _gold_file(folder: Path, path: Path, as_object: bool = False) -> Path:
+    path.write_text("".join(json.dumps({"id": p["id"], "answer": json.loads(p["answer"])
+                                        if as_object else p["answer"]}) + "\n"
+                            for p in _jsonl(folder / "prompts.jsonl")))
+    return path
+
+
+def test_single_answer_paths_refuse_the_two_turn_episode(bench, tmp_path):
+    """Regression: the interactive prompts' own gold (a first turn) scored 0 on every
+    single-answer path (108/108 incorrect) and export lm-eval wrote a task that could only
+    score 0. They now refuse in one line pointing to refine / eval (docs/suites.md)."""
+    import prefcert
+    from prefcert.bench.dataset import benchmark_entries
+    from prefcert.formal.errors import InstanceError
+    gold = _gold_file(bench, tmp_path / "gold.jsonl")
+    out = tmp_path / "s.jsonl"
+    r = subprocess.run(["prefcert", "score", str(bench), str(gold), "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and not out.exists()
+    (line,) = r.stderr.strip().splitlines()
+    assert line.startswith(f"prefcert: error: {gold}:1: prompt 00001 of suite {NAME} is a "
+                           f"two-turn episode")
+    assert "prefcert refine" in line and "prefcert eval" in line
+    lm = tmp_path / "lm"
+    r = subprocess.run(["prefcert", "export", "lm-eval", NAME, str(lm), "--benchmark",
+                        str(bench)], capture_output=True, text=True)
+    assert r.returncode == 2 and "two-turn episode" in r.stderr and not lm.exists()
+    (e, *_) = benchmark_entries(bench)
+    with pytest.raises(InstanceError, match="two-turn episode"):
+        prefcert.score_answer(e["answer"], e)
+    with pytest.raises(InstanceError, match="two-turn episode"):
+        prefcert.reward(None, [e["answer"]], metadata=[e["metadata"]])
+
+
+def test_the_reference_route_gold_scores_correct_on_every_single_answer_path(ref_bench,
+                                                                            tmp_path):
+    """The reference route takes one final answer: its gold (an ACT object) is correct
+    through prefcert score (also written as a JSON object, not a string: regression, it
+    was read as Python's repr and invalid), score_answer, reward and the exported lm-eval
+    documents' process_results."""
+    import prefcert
+    for as_object in (False, True):
+        gold = _gold_file(ref_bench, tmp_path / f"gold-{as_object}.jsonl", as_object)
+        out = tmp_path / f"s-{as_object}.jsonl"
+        r = subprocess.run(["prefcert", "score", str(ref_bench), str(gold), "-o", str(out)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-2000:]
+        got = _jsonl(out)
+        assert len(got) == 36 and {x["verdict"] for x in got} == {"correct"}
+    lm = tmp_path / "lm"
+    r = subprocess.run(["prefcert", "export", "lm-eval", NAME, str(lm), "--benchmark",
+                        str(ref_bench)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    docs = _jsonl(lm / f"{NAME}.jsonl")
+    assert len(docs) == 36
+    entries = [{"metadata": json.loads(d["prefcert"])} for d in docs]
+    assert [prefcert.score_answer(d["answer"], e) for d, e in zip(docs, entries)] == [1.0] * 36
+    assert prefcert.reward(None, [d["answer"] for d in docs],
+                           metadata=[e["metadata"] for e in entries]) == [1.0] * 36

@@ -188,7 +188,8 @@ def check(lab: Label | Mapping[str, Any], instance: InstanceLike) -> bool:
         raise CertificateError("the label's conventions are not an object")
     inst = reread(inst, record.get("semantics"), conv)
     if record.get("instance_sha256") != inst.sha256:
-        raise CertificateError(f"instance {inst.id} is not the one labelled")
+        raise CertificateError(f"the instance given (id {inst.id!r}) is not the one "
+                               f"labelled: its SHA-256 is not the label's instance_sha256")
     dspec = spec(inst.domain)
     model = dspec.parse(inst.data)
     name, params = dspec.question(record.get("question"))

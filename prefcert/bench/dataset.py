@@ -236,6 +236,14 @@ def score_answer(answer: str | None, entry: DatasetEntry | Mapping[str, Any], *,
     float
         1.0 or 0.0; never raises on a malformed answer (it scores 0.0).
 
+    Raises
+    ------
+    InstanceError
+        For an entry that one answer cannot complete: a prompt of several turns (the
+        two-turn completion suite's interactive route;
+        :func:`prefcert.bench.score.single_answer`), which ``prefcert refine`` and the
+        Inspect task run.
+
     Examples
     --------
     >>> ds = create_dataset("indeterminacy-algorithmic", size=2, seed=1, sizes=[10])
@@ -247,10 +255,11 @@ def score_answer(answer: str | None, entry: DatasetEntry | Mapping[str, Any], *,
     The same verdict as ``prefcert score`` on the same prompt; cost of one scoring.
     """
     from .design import Entry
-    from .score import score_prompt
+    from .score import score_prompt, single_answer
     arg.text(answer, "answer", optional=True)
     how = arg.choice(parse, "parse", ("lenient", "strict"))
     meta = record_of(arg.mapping(entry, "entry", "(an entry of create_dataset)"))
+    single_answer(meta)
     e = Entry(meta["labels"], meta["instances"], parse=how)
     return 1.0 if score_prompt(meta, answer, e)["verdict"] == "correct" else 0.0
 
@@ -298,7 +307,8 @@ def reward(prompts: Sequence[Any] | None, completions: Sequence[Any], **columns:
     ------
     InstanceError
         Columns that hold no prompt record (neither ``metadata`` nor ``labels`` and
-        ``instances``), or a column without one value per completion.
+        ``instances``), a column without one value per completion, or a prompt of
+        several turns (:func:`score_answer`).
 
     Examples
     --------

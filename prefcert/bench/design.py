@@ -15,7 +15,15 @@ A **suite** is data plus hooks:
 - ``render(task, variant, ctx) -> RenderedPrompt``: the prompt text and the expected answer
   shape; ``gold(task, variant, labels, rendered) -> str``: a gold answer (the text a
   model should give, e.g. ``C9``, ``unknown``, ``B``), computed from the certified labels
-  of the task's questions; the scorer must score it ``correct``.
+  of the task's questions; the scorer must score it ``correct`` (for a prompt that
+  ``multi_turn`` marks, the gold of its first turn, which the suite's ``feedback``
+  answers).
+- ``multi_turn(prompt) -> bool`` (optional): True for a prompt that is an episode of
+  several turns, which no single answer can complete (the two-turn completion suite's
+  interactive route). The single-answer paths — ``prefcert score`` of an answers file,
+  :func:`prefcert.score_answer`, :func:`prefcert.reward`, ``prefcert export lm-eval`` —
+  refuse such a prompt in one line (:func:`prefcert.bench.score.single_answer`); the
+  refinement paths (``prefcert refine``, ``prefcert eval``, the Inspect tasks) run it.
 - ``score(prompt, answer_text, entry) -> Verdict`` scores one answer; ``metrics(scores)``
   aggregates scored records into metric rows; ``feedback(prompt, answer_text, entry)``
   (optional) returns a refinement message; ``plots(scores, report)`` (optional) adds the
@@ -312,6 +320,7 @@ class Suite:
     score: Callable[[dict, str | None, Entry], Verdict]
     metrics: Callable[[Sequence[dict]], list[dict]]
     feedback: Callable[[dict, str, Entry], str] | None = None
+    multi_turn: Callable[[Mapping[str, Any]], bool] | None = None
     plots: Callable[[Sequence[dict], Any], None] | None = None
     results: Callable[[Sequence[dict]], list] | None = None
     calibration: Callable[[Mapping[str, Counter]], list[dict]] | None = None

@@ -10,6 +10,7 @@ fields (``parsed`` is ``{"kind", "value", "rule"}``: what the answer says and th
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -52,12 +53,47 @@ class Benchmark:
                     raise InstanceError(f"not a {name} record of prefcert generate: no "
                                         f"{key!r}", file=str(folder / name), line=i)
         bench = cls(read_prompts(p), labels, instances)
+        bench.check_complete(folder / "labels.jsonl", folder / "instances.jsonl")
         # every file the benchmark is read from: an output naming one is refused
         read = [p, folder / "labels.jsonl", folder / "instances.jsonl",
                 folder / "manifest.json", p.parent / PROFILES_FILE,
                 *sorted((folder / "data").glob("*.parquet"))]
         bench.files = tuple(f for f in read if f.is_file() or f == p)
         return bench
+
+    def check_complete(self, labels_file: str | Path, instances_file: str | Path) -> None:
+        """InstanceError (one line naming the file and the id) when a record refers to one
+        the benchmark's files do not hold: a prompt's gold label missing from
+        ``labels.jsonl``, or an instance (of a label, or of a prompt) missing from
+        ``instances.jsonl`` — a truncated or hand-edited folder, refused before anything
+        is scored, as ``prefcert check`` refuses a label whose instance is gone.
+
+        Parameters
+        ----------
+        labels_file, instances_file : str or Path
+            The files the labels and the instances were read from (named in the error).
+
+        Raises
+        ------
+        InstanceError
+            The first missing id, in file order: labels' instances first, then the
+            prompts' labels and instances. O(prompts + labels).
+        """
+        for lab in self.labels.values():
+            if lab.get("id") not in self.instances:
+                raise InstanceError(f"instance {lab.get('id')!r} of label "
+                                    f"{lab['label_id']!r} is not in the benchmark's "
+                                    f"instances", file=str(instances_file))
+        for prompt in self.prompts:
+            pid = prompt.get("id")
+            for lid in prompt.get("gold_label_ids", ()):
+                if lid not in self.labels:
+                    raise InstanceError(f"label {lid!r} of prompt {pid!r} is not in the "
+                                        f"benchmark's labels", file=str(labels_file))
+            for iid in prompt.get("instance_ids", ()):
+                if iid not in self.instances:
+                    raise InstanceError(f"instance {iid!r} of prompt {pid!r} is not in the "
+                                        f"benchmark's instances", file=str(instances_file))
 
     def entry(self, prompt: Mapping[str, Any], parse: str = "lenient") -> Entry:
         """The scorer's view of a prompt: its labels and the instances (parsed models are
@@ -69,6 +105,57 @@ class Benchmark:
 def suite_of(prompt: Mapping[str, Any]) -> Suite:
     from .suites import suite
     return suite(prompt["suite"])
+
+
+def single_answer(prompt: Mapping[str, Any], file: str | Path | None = None,
+                  line: int | None = None) -> None:
+    """Refuse a prompt that one answer cannot complete: the paths that score a single
+    answer per prompt (an answers file, :func:`prefcert.score_answer`,
+    :func:`prefcert.reward`, ``prefcert export lm-eval``) call this first.
+
+    Parameters
+    ----------
+    prompt : mapping
+        A prompt record (``id``, ``suite``, ``cell``).
+    file, line : optional
+        Where the answer was read (named in the error).
+
+    Raises
+    ------
+    InstanceError
+        When the prompt's suite marks it as an episode of several turns
+        (:attr:`~prefcert.bench.design.Suite.multi_turn`: the two-turn completion suite's
+        interactive route); the line points to the paths that run the turns. O(1).
+    """
+    s = suite_of(prompt)
+    if s.multi_turn is not None and s.multi_turn(prompt):
+        raise InstanceError(
+            f"prompt {prompt['id']} of suite {s.name} is a two-turn episode (a first "
+            f"intervention, the environment's answer, the final action) that one answer "
+            f"cannot complete: run it with 'prefcert refine PROMPTS --command ...' or "
+            f"'prefcert eval' (then 'prefcert score LOGS'), or generate the suite with "
+            f"--param route=reference (one final answer a prompt)",
+            file=None if file is None else str(file), line=line)
+
+
+def answer_text(value: Any) -> str | None:
+    """The text of an ``answer`` read from JSON, as a model would have written it.
+
+    Parameters
+    ----------
+    value : any JSON value
+        The record's ``answer``.
+
+    Returns
+    -------
+    str or None
+        A string as it is; None (a timeout) as None; any other JSON value (a decision
+        object, a list, a number) as its JSON text (``json.dumps``, ``ensure_ascii=False``),
+        never Python's repr. O(size of the value).
+    """
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
 
 
 def score_prompt(prompt: Mapping[str, Any], answer: str | None, entry: Entry) -> dict:
@@ -114,10 +201,13 @@ ANSWER_KEYS = ("id", "answer", "timeout", "suite")
 
 def read_answers(path: str | Path,
                  known: Mapping[str, Any] | None = None) -> dict[str, str | None]:
-    """prompt id -> answer text (None for a timeout); InstanceError naming the line of a
-    record :func:`answer_id` refuses, with an id answered twice, a key that is not one of
-    :data:`ANSWER_KEYS` (a misspelt ``answer`` would otherwise score as a timeout), or
-    with neither ``answer`` nor ``timeout``; and for a file with no record. O(lines)."""
+    """prompt id -> answer text (None for a timeout; an ``answer`` that is not a string,
+    such as a decision written as a JSON object, is its JSON text, :func:`answer_text`);
+    InstanceError naming the line of a record :func:`answer_id` refuses, with an id
+    answered twice, a key that is not one of :data:`ANSWER_KEYS` (a misspelt ``answer``
+    would otherwise score as a timeout), with neither ``answer`` nor ``timeout``, or
+    (given ``known``) answering a prompt of several turns (:func:`single_answer`); and for
+    a file with no record. O(lines)."""
     out: dict[str, str | None] = {}
     for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
         pid = answer_id(rec, path, i, known)
@@ -136,10 +226,9 @@ def read_answers(path: str | Path,
         if not isinstance(rec.get("timeout", False), bool):
             raise InstanceError("'timeout' is true or false", file=str(path), line=i,
                                 value=rec["timeout"])
-        ans = None if rec.get("timeout") else rec.get("answer")
-        if ans is not None and not isinstance(ans, str):
-            ans = str(ans)
-        out[pid] = ans
+        if known is not None:
+            single_answer(known[pid], path, i)
+        out[pid] = answer_text(None if rec.get("timeout") else rec.get("answer"))
     if not out:
         raise InstanceError("holds no answer records", file=str(path))
     return out
@@ -149,10 +238,14 @@ def score_answers(bench: Benchmark, answers: Mapping[str, str | None],
                   parse: str = "lenient") -> list[dict]:
     """Scored records for every prompt that has an answer, in prompt order, the answers read
     under ``parse`` (``lenient`` or ``strict``, :mod:`prefcert.bench.answers`). InstanceError
-    for an answer to an unknown prompt id."""
+    for an answer to an unknown prompt id, or to a prompt of several turns
+    (:func:`single_answer`)."""
     unknown = [k for k in answers if k not in bench.by_id]
     if unknown:
         raise InstanceError("answer to an unknown prompt id", value=unknown[0])
+    for p in bench.prompts:
+        if p["id"] in answers:
+            single_answer(p)
     return [score_prompt(p, answers[p["id"]], bench.entry(p, parse)) for p in bench.prompts
             if p["id"] in answers]
 
@@ -281,7 +374,6 @@ def across_sizes(scores: Sequence[dict], factor: str = "size") -> list[dict]:
     """Fisher's exact test of accuracy between every pair of levels of ``factor`` within
     each cell that has them (the cell key less ``factor``), uncorrected."""
     import itertools
-    import json
 
     from .stats import fisher_exact
     groups: dict[str, dict] = {}

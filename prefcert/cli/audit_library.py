@@ -106,8 +106,9 @@ def _audit_all(lib: str, insts: list[dict], timeout: float, sink, counts: Counte
 
 
 def _print_summary(lib: str, counts: Counter) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from .common import console
     verdicts = ["correct", "incorrect", "crash", "timeout", "unsupported",
                 "failing on textbook input"]
     table = Table(title=f"audit of {lib}", title_justify="left")
@@ -116,4 +117,4 @@ def _print_summary(lib: str, counts: Counter) -> None:
         table.add_column(v, justify="right")
     for run in sorted({r for r, _ in counts}):
         table.add_row(run, *[str(counts.get((run, v), 0)) for v in verdicts])
-    Console(stderr=True, width=None if sys.stderr.isatty() else 120).print(table)
+    console(stderr=True, width=120).print(table)

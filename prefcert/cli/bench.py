@@ -13,6 +13,7 @@ from ..bench.design import ENCODINGS
 from ..formal.errors import InstanceError
 from ..output import check_output, refuse_inputs
 from .common import OutputPath, bad_input, name_value_pairs
+from .common import console as shared_console
 
 
 def _sizes(value: str | None, suite) -> tuple | None:
@@ -226,9 +227,8 @@ def _is_log(path: Path) -> bool:
 
 
 def _print_metrics(rows, tests, mc, family="paper", suites=(), pairs=()) -> None:
-    from rich.console import Console
     from rich.table import Table
-    console = Console(width=None if sys.stdout.isatty() else 200)
+    console = shared_console(width=200)
     t = Table(title="metrics (95 % intervals: Wilson for shares k/n, else the metric's own, "
                     "e.g. a cluster bootstrap)", title_justify="left")
     for c in ("metric", "group", "k/n", "value", "95 % CI"):
@@ -457,10 +457,8 @@ def report(scores, out, json_out, figures, title):
 def _print_result_sets(sets, rows) -> None:
     """Every result set on stdout (models as columns, every row), or a line saying the
     suites present have none."""
-    from rich.console import Console
-
     from ..bench.results import print_result_set
-    console = Console(width=None if sys.stdout.isatty() else 200)
+    console = shared_console(width=200)
     if not sets:
         console.print("no result sets: the suites present ("
                       + ", ".join(dict.fromkeys(r["suite"] for r in rows))

@@ -42,6 +42,48 @@ def unfreeze() -> None:
     gc.unfreeze()
 
 
+_CONSOLE: Any = None
+
+
+def console(*, stderr: bool = False, width: int | None = None) -> Any:
+    """The ``rich`` console every command prints its tables with: on stdout (``stderr``:
+    on stderr), ``width`` columns when the stream is not a terminal (a terminal's own
+    width otherwise).
+
+    Rich's own reaction to a reader that stopped (``prefcert score … | head``) is
+    ``SystemExit(1)``; this console raises :class:`BrokenPipeError` instead, which
+    :mod:`prefcert.cli` turns into the silent exit 141 of every other command.
+
+    Parameters
+    ----------
+    stderr : bool, default False
+        Print on stderr instead of stdout.
+    width : int, optional
+        Columns when the stream is not a terminal (None: rich's default).
+
+    Returns
+    -------
+    rich.console.Console
+        A console of that subclass. O(1); rich is imported on the first call.
+    """
+    global _CONSOLE
+    if _CONSOLE is None:
+        import errno
+
+        from rich.console import Console
+
+        class QuietPipeConsole(Console):
+            """A console whose closed pipe is a :class:`BrokenPipeError`."""
+
+            def on_broken_pipe(self) -> None:
+                self.quiet = True
+                raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+        _CONSOLE = QuietPipeConsole
+    stream = sys.stderr if stderr else sys.stdout
+    return _CONSOLE(stderr=stderr, width=None if stream.isatty() else width)
+
+
 def bad_input(e: Exception) -> None:
     click.echo(f"prefcert: error: {e}", err=True)
     sys.exit(2)
@@ -248,7 +290,6 @@ def report_disagreement(report: dict, path: Path | None) -> None:
 def summary(counts: Counter, skipped: int, title: str = "labels", note: bool = True) -> None:
     """One row per question: its labels, by verdict; ``(q, UNVERIFIED)`` counts those of its
     labels that rest on engine agreement only (a subset, shown in parentheses)."""
-    from rich.console import Console
     from rich.table import Table
     table = Table(title=title, title_justify="left")
     table.add_column("question", no_wrap=True)
@@ -260,13 +301,13 @@ def summary(counts: Counter, skipped: int, title: str = "labels", note: bool = T
         if counts.get((q, UNVERIFIED)):
             shown += f" ({counts[(q, UNVERIFIED)]} {UNVERIFIED})"
         table.add_row(q, str(sum(n for _, n in mine)), shown)
-    console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
+    out = console(stderr=True, width=120)
     if counts:
-        console.print(table)
+        out.print(table)
     unverified = sum(n for (_, v), n in counts.items() if v == UNVERIFIED)
     if unverified and note:
-        console.print(f"{unverified} label(s) rest on engine agreement only (\"checked\": "
+        out.print(f"{unverified} label(s) rest on engine agreement only (\"checked\": "
                       f"false): no certificate proves them; 'prefcert check' reports them.")
     if skipped:
-        console.print(f"{skipped} label(s) already in the output file were skipped.")
+        out.print(f"{skipped} label(s) already in the output file were skipped.")
 

@@ -14,8 +14,8 @@ from .common import OutputPath, bad_input
 
 
 def _console():
-    from rich.console import Console
-    return Console(width=None if sys.stdout.isatty() else 200)
+    from .common import console
+    return console(width=200)
 
 
 def _dumps(row) -> str:

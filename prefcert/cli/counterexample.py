@@ -46,8 +46,8 @@ def counterexample(prop, max_size, domain, complete, seconds, enumeration_limit,
         return
     if not prop:
         bad_input(InstanceError("missing PROPERTY (see --list)"))
-    from rich.console import Console
-    console = Console(stderr=True)
+    from .common import console as shared_console
+    console = shared_console(stderr=True)
     tty = sys.stderr.isatty()
     try:
         if out is not None:

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
 from ..formal.errors import InstanceError
 from ..pipeline.registry import spec
 from .common import bad_input
+from .common import console as shared_console
 
 
 def rule_rows() -> dict:
@@ -46,7 +46,6 @@ def domains(as_json):
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
     table = Table(title="domains and questions", title_justify="left")
     for col in ("domain", "question", "verdicts", "engines", "certificates"):
@@ -70,7 +69,7 @@ def domains(as_json):
     for name, r in rules.items():
         voting.add_row(name, r["ballot"], "yes" if r["incomplete"] else "no",
                        ", ".join(r["proofs"]), r["doc"])
-    console = Console(width=None if sys.stdout.isatty() else 160)
+    console = shared_console(width=160)
     console.print(table)
     console.print(conv)
     console.print(voting)

@@ -28,6 +28,7 @@ def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
     prefcert_<suite> --include_path OUT' runs."""
     from ..bench.lm_eval import export as write
     from ..bench.lm_eval import task_name
+    from ..bench.score import single_answer
     try:
         if benchmark is not None:
             from ..bench.dataset import benchmark_entries
@@ -39,7 +40,13 @@ def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
             entries = entries[:size] if size else entries
         else:
             from ..bench.dataset import create_dataset
+            from ..bench.suites import suite
+            if suite(suite_name).multi_turn is not None:    # refused before the whole run
+                entries = create_dataset(suite_name, size=1, seed=seed)
+                single_answer(entries[0]["metadata"])
             entries = create_dataset(suite_name, size=size, seed=seed)
+        for e in entries:          # lm-eval gives one answer a document: no second turn
+            single_answer(e["metadata"], benchmark)
         if out.exists() and any(out.iterdir()):
             raise InstanceError("the folder is not empty", file=str(out))
     except InstanceError as e:

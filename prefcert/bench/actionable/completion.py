@@ -61,7 +61,7 @@ reference``.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
@@ -356,6 +356,24 @@ def feedback(prompt: dict, answer: str, entry: Entry) -> str | None:
     return environment_answer(prompt, prompt["task"]["resolved"][f["resolved"]])
 
 
+def multi_turn(prompt: Mapping[str, Any]) -> bool:
+    """Whether a prompt is a two-turn episode, which no single answer completes (the
+    suite's ``multi_turn`` hook).
+
+    Parameters
+    ----------
+    prompt : mapping
+        A prompt record of this suite (its ``cell`` names the route).
+
+    Returns
+    -------
+    bool
+        True on the interactive route (a first intervention, the environment's answer,
+        the final action); False on the reference route, whose one answer is final. O(1).
+    """
+    return route_of(prompt["cell"]) != "reference"
+
+
 def metrics(scored: Sequence[dict]) -> list[dict]:
     """The autonomous completion rate (completed / tasks), the rate conditional on a valid
     first intervention, and the valid-first-intervention rate (App. J): overall, per source
@@ -414,7 +432,7 @@ SUITE = Suite(
                  "instance."),
     sizes=SIZES, per_cell=GROUPS_PER_CELL, seed=0,
     rows=rows, sample=sample, render=render, gold=gold, score=score, metrics=metrics,
-    feedback=feedback, results=completion_results,
+    feedback=feedback, multi_turn=multi_turn, results=completion_results,
     expected_total=36 * GROUPS_PER_CELL * 3,
     # the Inspect task's default number of turns (its -T rounds=N overrides it)
     parameters={"rounds": Parameter("rounds", 2, int_in(1, 10),

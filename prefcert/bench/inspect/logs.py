@@ -133,13 +133,17 @@ def unfinished(samples: Sequence[dict]) -> list[str]:
 def score_samples(samples: Sequence[dict]) -> list[dict]:
     """Scored records (``prefcert score``'s) of logged samples, each re-scored with the
     labels it carries, plus ``model``, ``epoch``, ``sample_id``, ``timing``, ``tokens``
-    (and ``rounds``)."""
+    (and ``rounds``). After refinement rounds the entry's ``history`` holds the earlier
+    answers, as when the sample was scored (a two-turn episode's final answer is judged
+    as the second turn)."""
     from ..design import Entry
     from ..score import score_prompt
     out = []
     for s in samples:
         meta = s["record"]
-        rec = score_prompt(meta, s["answer"], Entry(meta["labels"], meta["instances"]))
+        history = [r["answer"] for r in (s.get("rounds") or [])[:-1]]
+        rec = score_prompt(meta, s["answer"], Entry(meta["labels"], meta["instances"],
+                                                    history=history))
         rec.update({k: s[k] for k in ("model", "epoch", "sample_id", "timing", "tokens",
                                       "rounds") if k in s})
         out.append(rec)

@@ -356,17 +356,18 @@ def read_samples(path: str | Path,
     "answers": [...]}``. InstanceError naming the line of a record that
     :func:`~prefcert.bench.score.answer_id` refuses."""
     from ..generate import read_jsonl
-    from ..score import answer_id
+    from ..score import answer_id, answer_text, single_answer
     out: dict[str, list[str | None]] = {}
     for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
         pid = answer_id(rec, path, i, known)
+        if known is not None:
+            single_answer(known[pid], path, i)
         if "answers" in rec:
             if not isinstance(rec["answers"], list):
                 raise InstanceError("'answers' must be a list", file=str(path), line=i)
-            got = [None if a is None else str(a) for a in rec["answers"]]
+            got = [answer_text(a) for a in rec["answers"]]
         else:
-            a = None if rec.get("timeout") else rec.get("answer")
-            got = [None if a is None else str(a)]
+            got = [answer_text(None if rec.get("timeout") else rec.get("answer"))]
         out.setdefault(pid, []).extend(got)
     return out
 
