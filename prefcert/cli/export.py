@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
-from .common import bad_input
+from ..output import check_output
+from .common import OutputPath, bad_input
 
 TOOLS = ("lm-eval",)
 
@@ -15,7 +16,7 @@ TOOLS = ("lm-eval",)
 @click.command()
 @click.argument("tool", type=click.Choice(TOOLS))
 @click.argument("suite_name", metavar="SUITE")
-@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("out", type=OutputPath(folder=True))
 @click.option("--benchmark", type=click.Path(path_type=Path),
               help="A folder made by prefcert generate (default: generate the entries).")
 @click.option("--size", type=click.IntRange(min=1),
@@ -40,10 +41,11 @@ def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
         else:
             from ..bench.dataset import create_dataset
             entries = create_dataset(suite_name, size=size, seed=seed)
-        if out.exists() and any(out.iterdir()):
+        if out.exists() and out.is_dir() and any(out.iterdir()):
             raise InstanceError("the folder is not empty", file=str(out))
+        check_output(out, folder=True)
+        write(entries, suite_name, out, max_tokens=max_tokens)   # all files or none
     except InstanceError as e:
         bad_input(e)
-    write(entries, suite_name, out, max_tokens=max_tokens)
     click.echo(f"{len(entries)} prompts -> {out} (lm_eval --tasks {task_name(suite_name)} "
                f"--include_path {out})", err=True)
