@@ -605,18 +605,16 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
             from .card import card, split_of
             manifest["prompts_file"] = "data"
             rows = parquet_rows(b["prompts"], b["labels"], b["instances"])
-            splits: dict[str, list[dict]] = {}
-            for r in rows:
-                splits.setdefault(split_of(suite, r["cell"]), []).append(r)
+            names = [split_of(suite, r["cell"]) for r in rows]
             (folder.path / "data").mkdir(exist_ok=True)
-            as_json: list[str] = []
             staged: dict[str, Path] = {}
-            for name, part in sorted(splits.items()):
+            tables, as_json = parquet_splits(rows, names)
+            for name, table in sorted(tables.items()):
                 with folder.file(f"data/{name}.parquet", binary=True) as f:
-                    as_json += write_parquet(f, part)
+                    write_table(f, table)
                 staged[name] = folder.staged[-1][0]
-            manifest["splits"] = {name: len(part) for name, part in splits.items()}
-            folder.write("README.md", card(suite, manifest, staged, sorted(set(as_json))))
+            manifest["splits"] = dict(Counter(names))      # (in the rows' order)
+            folder.write("README.md", card(suite, manifest, staged, as_json))
         for name, text in b["files"].items():
             folder.write(name, text)
         folder.write("manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
@@ -678,12 +676,39 @@ def strip_nulls(v: Any) -> Any:
     return v
 
 
-def arrow_columns(rows: Sequence[dict]) -> tuple[dict, list[str]]:
+#: fields of a Parquet row always stored as JSON text (``<field>_json``): their shape
+#: depends on the draw (instances keyed by their agents' and items' names, certificates
+#: whose fields vary), so a typed column would change type from one split or run to the
+#: next; a fixed rule keeps one schema for every split and every run of a suite
+JSON_FIELDS = ("labels", "instances")
+#: the only fields stored as typed structs: records whose keys the suite's design fixes
+#: (the cell's factors, the task payload, a shared-profile reference). Any other field
+#: holding a mapping (an MCQ's options keyed by agent, a question whose keys vary with its
+#: type) or a list of anything but scalars is JSON text, as :data:`JSON_FIELDS` are
+TYPED_STRUCTS = ("cell", "task", "profile_ref")
+
+
+def _text_fields(rows: Sequence[dict]) -> list[str]:
+    """The fields of ``rows`` stored as JSON text by the fixed rule (:data:`JSON_FIELDS`,
+    :data:`TYPED_STRUCTS`): the same for every split and every run of a suite."""
+    out = []
+    for k in dict.fromkeys(k for r in rows for k in r):
+        vals = [r[k] for r in rows if r.get(k) is not None]
+        if k in JSON_FIELDS or (k not in TYPED_STRUCTS and any(
+                isinstance(v, dict) or (isinstance(v, list) and any(
+                    isinstance(x, (dict, list)) for x in v)) for v in vals)):
+            out.append(k)
+    return out
+
+
+def arrow_columns(rows: Sequence[dict], as_text: Sequence[str] = ()
+                  ) -> tuple[dict, list[str]]:
     """Arrow arrays for the rows' fields: each field with the nested type Arrow infers
     (structs, lists) when that type holds every value exactly (read back with
     :func:`strip_nulls`); otherwise — a list mixing items and tie groups, a certificate
-    whose fields change type — the field as JSON text in a column ``<field>_json``.
-    Returns (column name -> array, the fields stored as JSON)."""
+    whose fields change type, or a field named in ``as_text`` — the field as JSON text
+    in a column ``<field>_json``. Returns (column name -> array, the fields stored as
+    JSON)."""
     import pyarrow as pa
     keys = list(dict.fromkeys(k for r in rows for k in r))
     cols: dict = {}
@@ -691,7 +716,9 @@ def arrow_columns(rows: Sequence[dict]) -> tuple[dict, list[str]]:
     for k in keys:
         vals = [r.get(k) for r in rows]
         nested = any(isinstance(v, (dict, list)) for v in vals)
-        if nested and not any(_has_none(v) for v in vals if v is not None):
+        if k in as_text:
+            pass
+        elif nested and not any(_has_none(v) for v in vals if v is not None):
             try:
                 arr = pa.array(vals)
                 if not pa.types.is_null(arr.type) and \
@@ -723,6 +750,29 @@ def _pyarrow() -> tuple[Any, Any]:
         raise InstanceError("--format parquet needs pyarrow (pip install "
                             "'prefcert[parquet]')") from None
     return pa, pq
+
+
+def parquet_splits(rows: Sequence[dict], split: Sequence[str]) -> tuple[dict, list[str]]:
+    """The rows as one Arrow table per split (``split[i]``: the split of ``rows[i]``), all
+    of one schema: the columns are laid out over every row together
+    (:func:`arrow_columns`; which fields are JSON text is a fixed rule, :data:`JSON_FIELDS`
+    and :data:`TYPED_STRUCTS`, so runs of other sizes get the same), then cut into
+    the splits, so ``datasets.load_dataset`` reads the same columns in every split.
+    Returns (split name -> table, the fields stored as JSON, sorted). O(rows)."""
+    pa, _ = _pyarrow()
+    cols, as_json = arrow_columns(rows, _text_fields(rows))
+    table = pa.table(cols)
+    where: dict[str, list[int]] = {}
+    for i, name in enumerate(split):
+        where.setdefault(name, []).append(i)
+    return ({name: table.take(pa.array(ix, pa.int64())) for name, ix in where.items()},
+            sorted(as_json))
+
+
+def write_table(sink: Any, table: Any) -> None:
+    """One Arrow table written to ``sink`` (a binary file) as Parquet (zstd)."""
+    _, pq = _pyarrow()
+    pq.write_table(table, sink, compression="zstd")
 
 
 def write_parquet(sink: Any, rows: list[dict]) -> list[str]:
