@@ -22,6 +22,7 @@ count):
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -565,7 +566,11 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     InstanceError for a size the suite does not have, an unknown format, encoding,
     reading, parameter or template set, a parameter outside its limits, a bad template
     file, or an ``out`` that already holds a benchmark (unless ``overwrite``: existing
-    output is never replaced silently).
+    output is never replaced silently). ``overwrite`` replaces the whole earlier
+    benchmark: the files its manifest lists that this run does not write again are
+    removed (an earlier Parquet run's splits and card, an earlier JSONL run's prompts);
+    a folder holding any other file (a user's, or a benchmark without a readable
+    manifest) is refused, naming it, and nothing is written or removed.
     """
     if fmt not in ("jsonl", "parquet"):
         raise InstanceError("format must be jsonl or parquet", value=fmt)
@@ -582,6 +587,16 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
         if held and not overwrite:
             raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
                                 "replace it)", file=str(folder.path / held[0]))
+        earlier = _earlier_files(folder.path) if held else set()
+        if held:                      # --overwrite: the whole earlier benchmark, and only it
+            # (and the temporary files of a killed earlier run, removed with it)
+            earlier |= {f for f in _folder_files(folder.path) if _TEMPORARY.match(f)}
+            foreign = next((f for f in _folder_files(folder.path) if f not in earlier), None)
+            if foreign is not None:
+                raise InstanceError(
+                    "--overwrite replaces a whole benchmark folder, and this one holds a "
+                    "file the earlier run's manifest does not list (move it away, or "
+                    "generate elsewhere)", file=str(folder.path / foreign))
         if fmt == "jsonl":           # prompts written as rendered: never all in memory
             from contextlib import ExitStack
             with ExitStack() as stack, folder.file("prompts.jsonl") as pf:
@@ -618,9 +633,17 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
         for name, text in b["files"].items():
             folder.write(name, text)
         folder.write("manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+        written = {final.relative_to(folder.path).as_posix() for _, final in folder.staged}
         folder.commit()
         if fmt == "jsonl" and shared.file is None:   # an earlier run's, now unreferenced
             (folder.path / PROFILES_FILE).unlink(missing_ok=True)
+        for name in sorted(earlier - written):       # the earlier run's other files
+            (folder.path / name).unlink(missing_ok=True)
+        if "data" not in {n.split("/")[0] for n in written}:
+            try:
+                (folder.path / "data").rmdir()       # an earlier Parquet run's, now empty
+            except OSError:
+                pass
     manifest = dict(manifest)
     manifest["_seconds"] = dict(b["seconds"], write=time.perf_counter() - t0)
     manifest["_seconds"]["total"] += manifest["_seconds"]["write"]
@@ -629,6 +652,37 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
 
 OUTPUT_FILES = ("instances.jsonl", "labels.jsonl", "prompts.jsonl", PROFILES_FILE, "data",
                 "manifest.json")
+
+
+def _earlier_files(folder: Path) -> set[str]:
+    """The files (paths relative to ``folder``, ``/``-separated) the benchmark in
+    ``folder`` was written as, by its manifest: ``instances.jsonl``, ``labels.jsonl``,
+    ``manifest.json``, the prompts (``prompts.jsonl`` with ``profiles.jsonl``, or the
+    ``data/<split>.parquet`` of its ``splits`` with the card ``README.md``) and the
+    suite's own ``files``. Empty without a readable manifest of ``prefcert generate``
+    (then nothing in the folder is known to be prefcert's)."""
+    try:
+        m = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        names = {"instances.jsonl", "labels.jsonl", "manifest.json"}
+        if m["prompts_file"] == "data":
+            names |= {"README.md", *(f"data/{s}.parquet" for s in m["splits"])}
+        else:
+            names |= {str(m["prompts_file"]), PROFILES_FILE}
+        names |= {str(f) for f in m.get("files") or ()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return set()
+    return names
+
+
+#: a temporary file of :mod:`prefcert.output` (``.<name>.<8 hex digits>.tmp``), at any depth
+_TEMPORARY = re.compile(r"^(?:.*/)?\.[^/]+\.[0-9a-f]{8}\.tmp$")
+
+
+def _folder_files(folder: Path) -> list[str]:
+    """Every file under ``folder`` (hidden ones too; folders are not listed, their files
+    are), relative and ``/``-separated, sorted."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if not p.is_dir())
 
 
 def _write_rows(f, rows: list) -> None:
