@@ -20,7 +20,8 @@ TOOLS = ("lm-eval",)
 @click.option("--benchmark", type=click.Path(path_type=Path),
               help="A folder made by prefcert generate (default: generate the entries).")
 @click.option("--size", type=click.IntRange(min=1),
-              help="Entries to generate (default: the whole design).")
+              help="Entries to generate (default: the whole design), or with --benchmark "
+                   "to take: the first of the design's task order, spread over the cells.")
 @click.option("--seed", type=int, help="Suite seed (default: the suite's).")
 @click.option("--max-tokens", type=click.IntRange(min=1), default=4096, show_default=True)
 def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
@@ -31,13 +32,16 @@ def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
     from ..bench.lm_eval import task_name
     try:
         if benchmark is not None:
-            from ..bench.dataset import benchmark_entries
-            entries = [e for e in benchmark_entries(benchmark)
-                       if e["metadata"]["suite"] == suite_name]
-            if not entries:
+            # --size N: the first N of the design's task order (spread over the cells, as
+            # without --benchmark), only those entries built; else every prompt, in file
+            # order
+            from ..bench.dataset import BenchmarkEntries
+            folder = BenchmarkEntries(benchmark, order="design" if size else "file")
+            keep = [i for i, p in enumerate(folder.prompts) if p["suite"] == suite_name]
+            if not keep:
                 raise InstanceError(f"holds no prompt of suite {suite_name}",
                                     file=str(benchmark))
-            entries = entries[:size] if size else entries
+            entries = [folder[i] for i in (keep[:size] if size else keep)]
         else:
             from ..bench.dataset import create_dataset
             entries = create_dataset(suite_name, size=size, seed=seed)
