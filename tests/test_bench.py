@@ -688,6 +688,38 @@ def test_generate_never_replaces_a_benchmark_silently(tmp_path):
     assert (out / "manifest.json").read_bytes() != before
 
 
+def _files(folder):
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+def test_overwrite_replaces_the_whole_benchmark_and_never_a_users_file(tmp_path):
+    """Regression (a new user): ``generate --overwrite`` in another ``--format`` left the
+    old format's files (Parquet splits and card beside a new prompts.jsonl, or an old
+    prompts.jsonl beside new splits). Now the earlier run's files, by its manifest, are
+    replaced as a whole; a file it did not write is never removed: the run is refused."""
+    out = tmp_path / "b"
+    args = ("generate", "voting-manipulation", "-o", str(out), "--per-cell", "1",
+            "--sizes", "3", "--jobs", "1")
+    run(*args, "--format", "parquet")
+    assert _files(out) == ["README.md", "data/size_3.parquet", "instances.jsonl",
+                           "labels.jsonl", "manifest.json"]
+    run(*args, "--overwrite")                                     # jsonl
+    assert _files(out) == ["instances.jsonl", "labels.jsonl", "manifest.json",
+                           "prompts.jsonl"]
+    assert not (out / "data").exists()
+    run(*args, "--format", "parquet", "--overwrite")
+    assert _files(out) == ["README.md", "data/size_3.parquet", "instances.jsonl",
+                           "labels.jsonl", "manifest.json"]
+    # a file the benchmark's manifest does not list: refused, naming it, nothing changed
+    (out / "data" / "notes.txt").write_text("mine\n")
+    before = {f: (out / f).read_bytes() for f in _files(out)}
+    r = run(*args, "--overwrite", check=False)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    (line,) = [x for x in r.stderr.splitlines() if x.startswith("prefcert: error:")]
+    assert str(out / "data" / "notes.txt") in line and "does not list" in line
+    assert {f: (out / f).read_bytes() for f in _files(out)} == before
+
+
 def test_the_calibration_table_shows_every_header_whole():
     """15 columns in one 160-wide table cut every header to 'ic_mani…' (found by a new
     user): parts of a few columns, the cell's names repeated in each."""

@@ -132,3 +132,35 @@ def test_import_prefcert_and_check_load_no_optional_integration(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.splitlines()[-1] == "[]"
+
+
+#: the columns of every split of a voting-manipulation Parquet benchmark, in order
+VM_COLUMNS = ["id", "suite", "instance_id", "instance_ids", "question", "format", "cell",
+              "prompt", "answer_shape", "gold_label_ids", "answer", "task", "framing",
+              "labels_json", "instances_json"]
+
+
+def test_every_split_and_every_run_has_one_schema(benches, tmp_path):
+    """Regression (a new user): size_3 and size_4 held ``instances_json``, size_5 a typed
+    ``instances``, so ``load_dataset`` gave ``row["instances"] is None`` in some splits
+    and the card declared both. Now one schema for every split of a run and for runs of
+    other sizes: labels and instances always as JSON text."""
+    datasets = pytest.importorskip("datasets")
+    pq, _ = benches                                   # seed 5, sizes 3, 4
+    other = tmp_path / "pq45"
+    run("generate", SUITE, "-o", str(other), "--per-cell", "1", "--sizes", "4,5",
+        "--format", "parquet")                       # the suite's seed: size_5 was typed
+    a = datasets.load_dataset(str(pq), cache_dir=str(tmp_path / "hf"))
+    b = datasets.load_dataset(str(other), cache_dir=str(tmp_path / "hf2"))
+    assert sorted(b) == ["size_4", "size_5"]
+    splits = [a["size_3"], a["size_4"], b["size_4"], b["size_5"]]
+    for split in splits:
+        assert split.column_names == VM_COLUMNS
+        assert split.features == splits[0].features
+        for row in split:
+            assert isinstance(row["instances_json"], str) and row["labels_json"]
+            assert prefcert.score_answer(row["answer"], row) == 1.0
+    # the card declares the columns the splits have, once each
+    yaml = pytest.importorskip("yaml")
+    card = yaml.safe_load((other / "README.md").read_text().split("---\n", 2)[1])
+    assert [f["name"] for f in card["dataset_info"]["features"]] == VM_COLUMNS

@@ -321,3 +321,27 @@ def test_openai_compatible_provider_over_http_with_a_retry_and_a_resumed_run(tmp
     ok = [x for x in final if x.status == "success"]
     assert ok and len(ok[-1].samples) == 4
     assert all(s.scores["prefcert_scorer"].value == "C" for s in ok[-1].samples)
+
+
+def test_limit_on_a_benchmark_folder_is_spread_over_the_cells(tmp_path):
+    """Regression (a new user): ``eval --benchmark DIR --limit N`` ran the first N prompts
+    of the file (voting-manipulation: plurality and Borda only). Now it runs the prompts a
+    run without the folder runs: the design's task order, spread over the cells."""
+    bench = tmp_path / "bench"
+    run("generate", "voting-manipulation", "-o", str(bench), "--per-cell", "1",
+        "--sizes", "3,4", "--jobs", "1")
+    # the file's first 20 prompts are plurality (ids 1-16) and Borda (17-20)
+    first = [json.loads(x) for x in (bench / "prompts.jsonl").read_text().splitlines()][:20]
+    assert {p["cell"]["rule"] for p in first} == {"plurality", "borda"}
+    logs = tmp_path / "logs"
+    run("eval", "voting-manipulation", "--model", "mockllm/model", "--limit", "20",
+        "--log-dir", str(logs), "--benchmark", str(bench))
+    (log,) = [read_eval_log(str(f)) for f in logs.glob("*.eval")]
+    cells = {s.id: (s.metadata["cell"]["rule"], s.metadata["cell"]["size"])
+             for s in log.samples}
+    assert len(cells) == 20
+    assert len({rule for rule, _ in cells.values()}) >= 3
+    assert {size for _, size in cells.values()} == {3, 4}
+    # the prompts a run without the folder takes (the lazily generated design's first 20)
+    design = SuiteDataset("voting-manipulation", sizes=[3, 4], per_cell=1)
+    assert set(cells) == {design.id_of(i) for i in range(20)}

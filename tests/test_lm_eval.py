@@ -107,3 +107,20 @@ def test_lm_eval_over_http_scores_with_prefcert(folder, tmp_path):
     assert got["results"]["acc,none"] == pytest.approx(3 / N)
     by_id = {s["doc"]["id"]: s["acc"] for s in got["samples"]}
     assert by_id == {d["id"]: (1.0 if d["prompt"].strip() in right else 0.0) for d in ds}
+
+
+def test_size_of_a_benchmark_folder_is_spread_over_the_cells(tmp_path):
+    """``export --benchmark DIR --size N`` took the file's first N prompts (plurality and
+    Borda only, as ``eval --limit`` did, found by a new user): now the first N of the
+    design's task order, the entries ``create_dataset`` gives without the folder."""
+    bench = tmp_path / "bench"
+    run("generate", SUITE, "-o", str(bench), "--per-cell", "1", "--sizes", "3,4",
+        "--jobs", "1")
+    run("export", "lm-eval", SUITE, str(tmp_path / "t"), "--benchmark", str(bench),
+        "--size", "20")
+    got = [json.loads(x) for x in (tmp_path / "t" / f"{SUITE}.jsonl").read_text().splitlines()]
+    rules = {json.loads(d["prefcert"])["cell"]["rule"] for d in got}
+    assert len(got) == 20 and len(rules) >= 3
+    from prefcert.bench.dataset import SuiteDataset
+    design = SuiteDataset(SUITE, sizes=[3, 4], per_cell=1)
+    assert [d["id"] for d in got] == [design.id_of(i) for i in range(20)]

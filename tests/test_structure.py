@@ -357,3 +357,20 @@ def test_every_domain_provides_each_hook_or_declares_it_absent():
     # which domains provide a hook is listed in docs/architecture.md (generated, kept
     # current by test_registry_is_one_table_enumerated_by_cli_and_docs)
     assert all(provided.values())
+
+
+def test_readme_lists_every_registered_suite():
+    """Regression (a new user): the README's list of suites left out two that ``prefcert
+    suites`` shows. Every suite of the registry is named in the bullet of ``prefcert
+    suites`` (in full, or as ``-<suffix>`` right after the suite it extends)."""
+    from prefcert.bench.suites import SUITES
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("- `prefcert suites` lists the suites")
+    bullet = text[start:text.index("\n- ", start + 1)]
+    missing = []
+    for name in SUITES:
+        base, _, suffix = name.partition("actionable-indeterminacy-")
+        if f"`{name}`" not in bullet and not (suffix and not base and f"`-{suffix}`" in bullet):
+            missing.append(name)
+    assert missing == []
+    assert {"actionable-indeterminacy-completion", "self-consistency"} <= set(SUITES)

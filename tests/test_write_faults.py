@@ -122,6 +122,8 @@ WRITERS = {
     ("risk", "out"): (lambda w, out: ["risk", "--utilities", w["utilities"], "-o", out], False),
     ("risk", "report"): (lambda w, out: ["risk", "--utilities", w["utilities"], "--report",
                                          out], False),
+    ("export", "out"): (lambda w, out: ["export", "lm-eval", "indeterminacy-preference", out,
+                                        "--benchmark", w["bench"]], True),
     ("audit-library", "out"): (lambda w, out: ["audit-library", _peer() or "matching",
                                                "--random", "2", "-o", out], False),
 }
@@ -399,3 +401,34 @@ def test_two_concurrent_generates_into_one_folder(tmp_path):
     assert names == ["instances.jsonl", "labels.jsonl", "manifest.json", "prompts.jsonl"]
     r = run("check", out / "labels.jsonl")
     assert r.returncode == 0, r.stderr
+
+
+def _file_size_limit(limit: int):
+    """A ``preexec_fn`` capping the size of every file the child writes (RLIMIT_FSIZE:
+    a write past it fails with EFBIG, as a full disk fails with ENOSPC; Python ignores
+    SIGXFSZ), so that a full disk is simulated without root."""
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return cap
+
+
+@pytest.mark.parametrize("args", [
+    ["export", "lm-eval", "indeterminacy-preference", "{out}", "--benchmark", "{bench}"],
+    ["generate", "indeterminacy-preference", "--per-cell", "1", "--sizes", "50",
+     "--format", "parquet", "-o", "{out}"]], ids=["export-lm-eval", "generate-parquet"])
+def test_a_write_past_the_file_size_limit_names_the_file_and_leaves_nothing(ws, tmp_path,
+                                                                              args):
+    """Regression (a new user): export lm-eval on a full disk said "stdout: No space left
+    on device" and left ``<suite>.jsonl.tmp`` and the folder it had made. Now: one line
+    naming the file, exit 2, and the folder it created removed."""
+    out = tmp_path / "made" / "lme"
+    r = subprocess.run([EXE, *(a.format(out=out, bench=ws["bench"]) for a in args)],
+                       capture_output=True, text=True, timeout=600,
+                       preexec_fn=_file_size_limit(2048))
+    assert_refused(r, "File too large")
+    assert "stdout" not in r.stderr
+    line = next(x for x in r.stderr.splitlines() if x.startswith("prefcert: error:"))
+    assert f"{out}/" in line                                  # a file of the folder
+    assert list(tmp_path.iterdir()) == []                     # made/ and made/lme removed

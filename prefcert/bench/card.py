@@ -138,9 +138,12 @@ prefcert.score_answer(row["answer"], row)        # 1.0: the gold answer is corre
 |---|---|
 {rows}
 
-Fields stored as JSON text because their values have no single Arrow type (a list
-mixing items and tie groups, certificates whose fields vary): {js}. Every other field is
-a typed column (structs and lists); `prefcert.score_answer` reads a row either way.
+Fields stored as JSON text: {js}. `labels` and `instances` always are (their shape
+depends on the draw: instances keyed by their agents' and items' names, certificates
+whose fields vary), and so is every other field holding a mapping or a list of
+non-scalars, except `cell`, `task` and `profile_ref`, typed structs whose keys the design
+fixes. Every other field is a typed column. Every split, and every run of the suite with
+other sizes, has the same columns; `prefcert.score_answer` reads a row either way.
 
 ## Splits
 

@@ -75,6 +75,13 @@ class SuiteDataset(Sequence):
         t, j = self._items[i]
         return f"{self._tasks[t][2] + j:05d}"
 
+    def cell_of(self, i: int) -> dict:
+        """The cell of entry ``i`` (its row's factors and its variant), without building
+        it."""
+        t, j = self._items[i]
+        row = self._tasks[t][0]
+        return {**row.factors, **row.variants[j]}
+
     def _task(self, t: int) -> dict:
         if t not in self._built:
             from .generate import build_task
@@ -113,10 +120,79 @@ def entry_of(built: Mapping[str, Any], variant: int, seed: int | None = None) ->
 def benchmark_entries(folder: str | Path) -> list[DatasetEntry]:
     """The entries of a benchmark made by ``prefcert generate`` (its prompts with their
     labels and instances), in prompt order."""
-    from .design import entry_from
-    from .score import Benchmark
-    b = Benchmark.read(folder)
-    return [entry_from(p, b.labels, b.instances) for p in b.prompts]
+    return list(BenchmarkEntries(folder))
+
+
+class BenchmarkEntries(Sequence):
+    """The entries of a benchmark folder made by ``prefcert generate`` as a lazy sequence:
+    entry ``i`` (:func:`~prefcert.bench.design.entry_from`) is built when it is read, so
+    a run of a few prompts copies the labels and instances of those few only.
+
+    ``order="design"`` lays the prompts out as :class:`SuiteDataset` lays out the same
+    design (the folder's manifest gives the seed, sizes, per-cell count and parameters):
+    a permutation of the design's tasks drawn from the seed, the variants of a task
+    adjacent, so any prefix (``--limit``) is spread over the cells and is the prefix a run
+    without the folder takes. A folder whose prompts are not that design (an edited one)
+    keeps its file order. ``order="file"``: the prompts in file order. ``prompts``: the
+    prompt records in the same order (read without building entries)."""
+
+    def __init__(self, folder: str | Path, order: str = "file"):
+        from .score import Benchmark
+        b = Benchmark.read(folder)
+        self._bench = b
+        self.prompts: list[dict] = b.prompts
+        if order == "design":
+            ids = design_order(folder, b.prompts)
+            if ids is not None:
+                self.prompts = [b.by_id[i] for i in ids]
+
+    def __len__(self) -> int:
+        return len(self.prompts)
+
+    def __getitem__(self, i):                  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        from .design import entry_from
+        return entry_from(self.prompts[i], self._bench.labels, self._bench.instances)
+
+    def id_of(self, i: int) -> str:
+        """The prompt id of entry ``i``, without building it."""
+        return str(self.prompts[i]["id"])
+
+
+def design_order(folder: str | Path, prompts: Sequence[Mapping[str, Any]]
+                 ) -> list[str] | None:
+    """The ids of ``prompts`` (a benchmark folder's) in the order :class:`SuiteDataset`
+    gives the design the folder's manifest names, or None when the manifest is missing or
+    the prompts are not exactly that design (every id, with its cell). O(prompts); nothing
+    is sampled."""
+    import json
+
+    from ..formal.errors import InstanceError
+    from .design import canonical
+    from .suites import SUITES
+    p = Path(folder)
+    try:
+        m = json.loads(((p if p.is_dir() else p.parent) / "manifest.json").read_text(
+            encoding="utf-8"))
+        name, seed, sizes = m["suite"], m["seed"], list(m["sizes"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if name not in SUITES:
+        return None
+    have = {str(x["id"]): canonical(x["cell"]) for x in prompts}
+    for per_cell in dict.fromkeys([None, m.get("per_cell")]):
+        try:
+            ds = SuiteDataset(name, seed=seed, sizes=sizes, per_cell=per_cell,
+                              params=m.get("parameters") or None)
+        except (InstanceError, TypeError, ValueError):
+            continue
+        if len(ds) != len(have):
+            continue
+        ids = [ds.id_of(i) for i in range(len(ds))]
+        if all(have.get(i) == canonical(ds.cell_of(k)) for k, i in enumerate(ids)):
+            return ids
+    return None
 
 
 def create_dataset(suite: str, size: int | None = None, seed: int | None = None, *,

@@ -22,6 +22,7 @@ count):
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -650,7 +651,11 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     InstanceError for a size the suite does not have, an unknown format, encoding,
     reading, parameter or template set, a parameter outside its limits, a bad template
     file, or an ``out`` that already holds a benchmark (unless ``overwrite``: existing
-    output is never replaced silently).
+    output is never replaced silently). ``overwrite`` replaces the whole earlier
+    benchmark: the files its manifest lists that this run does not write again are
+    removed (an earlier Parquet run's splits and card, an earlier JSONL run's prompts);
+    a folder holding any other file (a user's, or a benchmark without a readable
+    manifest) is refused, naming it, and nothing is written or removed.
     """
     if fmt not in ("jsonl", "parquet"):
         raise InstanceError("format must be jsonl or parquet", value=fmt)
@@ -667,6 +672,16 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
         if held and not overwrite:
             raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
                                 "replace it)", file=str(folder.path / held[0]))
+        earlier = _earlier_files(folder.path) if held else set()
+        if held:                      # --overwrite: the whole earlier benchmark, and only it
+            # (and the temporary files of a killed earlier run, removed with it)
+            earlier |= {f for f in _folder_files(folder.path) if _TEMPORARY.match(f)}
+            foreign = next((f for f in _folder_files(folder.path) if f not in earlier), None)
+            if foreign is not None:
+                raise InstanceError(
+                    "--overwrite replaces a whole benchmark folder, and this one holds a "
+                    "file the earlier run's manifest does not list (move it away, or "
+                    "generate elsewhere)", file=str(folder.path / foreign))
         if fmt == "jsonl":           # prompts written as rendered: never all in memory
             from contextlib import ExitStack
             with ExitStack() as stack, folder.file("prompts.jsonl") as pf:
@@ -690,24 +705,30 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
             from .card import card, split_of
             manifest["prompts_file"] = "data"
             rows = parquet_rows(b["prompts"], b["labels"], b["instances"])
-            splits: dict[str, list[dict]] = {}
-            for r in rows:
-                splits.setdefault(split_of(suite, r["cell"]), []).append(r)
+            names = [split_of(suite, r["cell"]) for r in rows]
             (folder.path / "data").mkdir(exist_ok=True)
-            as_json: list[str] = []
             staged: dict[str, Path] = {}
-            for name, part in sorted(splits.items()):
+            tables, as_json = parquet_splits(rows, names)
+            for name, table in sorted(tables.items()):
                 with folder.file(f"data/{name}.parquet", binary=True) as f:
-                    as_json += write_parquet(f, part)
+                    write_table(f, table)
                 staged[name] = folder.staged[-1][0]
-            manifest["splits"] = {name: len(part) for name, part in splits.items()}
-            folder.write("README.md", card(suite, manifest, staged, sorted(set(as_json))))
+            manifest["splits"] = dict(Counter(names))      # (in the rows' order)
+            folder.write("README.md", card(suite, manifest, staged, as_json))
         for name, text in b["files"].items():
             folder.write(name, text)
         folder.write("manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+        written = {final.relative_to(folder.path).as_posix() for _, final in folder.staged}
         folder.commit()
         if fmt == "jsonl" and shared.file is None:   # an earlier run's, now unreferenced
             (folder.path / PROFILES_FILE).unlink(missing_ok=True)
+        for name in sorted(earlier - written):       # the earlier run's other files
+            (folder.path / name).unlink(missing_ok=True)
+        if "data" not in {n.split("/")[0] for n in written}:
+            try:
+                (folder.path / "data").rmdir()       # an earlier Parquet run's, now empty
+            except OSError:
+                pass
     manifest = dict(manifest)
     manifest["_seconds"] = dict(b["seconds"], write=time.perf_counter() - t0)
     manifest["_seconds"]["total"] += manifest["_seconds"]["write"]
@@ -716,6 +737,37 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
 
 OUTPUT_FILES = ("instances.jsonl", "labels.jsonl", "prompts.jsonl", PROFILES_FILE, "data",
                 "manifest.json")
+
+
+def _earlier_files(folder: Path) -> set[str]:
+    """The files (paths relative to ``folder``, ``/``-separated) the benchmark in
+    ``folder`` was written as, by its manifest: ``instances.jsonl``, ``labels.jsonl``,
+    ``manifest.json``, the prompts (``prompts.jsonl`` with ``profiles.jsonl``, or the
+    ``data/<split>.parquet`` of its ``splits`` with the card ``README.md``) and the
+    suite's own ``files``. Empty without a readable manifest of ``prefcert generate``
+    (then nothing in the folder is known to be prefcert's)."""
+    try:
+        m = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        names = {"instances.jsonl", "labels.jsonl", "manifest.json"}
+        if m["prompts_file"] == "data":
+            names |= {"README.md", *(f"data/{s}.parquet" for s in m["splits"])}
+        else:
+            names |= {str(m["prompts_file"]), PROFILES_FILE}
+        names |= {str(f) for f in m.get("files") or ()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return set()
+    return names
+
+
+#: a temporary file of :mod:`prefcert.output` (``.<name>.<8 hex digits>.tmp``), at any depth
+_TEMPORARY = re.compile(r"^(?:.*/)?\.[^/]+\.[0-9a-f]{8}\.tmp$")
+
+
+def _folder_files(folder: Path) -> list[str]:
+    """Every file under ``folder`` (hidden ones too; folders are not listed, their files
+    are), relative and ``/``-separated, sorted."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if not p.is_dir())
 
 
 def _write_rows(f, rows: list) -> None:
@@ -763,12 +815,39 @@ def strip_nulls(v: Any) -> Any:
     return v
 
 
-def arrow_columns(rows: Sequence[dict]) -> tuple[dict, list[str]]:
+#: fields of a Parquet row always stored as JSON text (``<field>_json``): their shape
+#: depends on the draw (instances keyed by their agents' and items' names, certificates
+#: whose fields vary), so a typed column would change type from one split or run to the
+#: next; a fixed rule keeps one schema for every split and every run of a suite
+JSON_FIELDS = ("labels", "instances")
+#: the only fields stored as typed structs: records whose keys the suite's design fixes
+#: (the cell's factors, the task payload, a shared-profile reference). Any other field
+#: holding a mapping (an MCQ's options keyed by agent, a question whose keys vary with its
+#: type) or a list of anything but scalars is JSON text, as :data:`JSON_FIELDS` are
+TYPED_STRUCTS = ("cell", "task", "profile_ref")
+
+
+def _text_fields(rows: Sequence[dict]) -> list[str]:
+    """The fields of ``rows`` stored as JSON text by the fixed rule (:data:`JSON_FIELDS`,
+    :data:`TYPED_STRUCTS`): the same for every split and every run of a suite."""
+    out = []
+    for k in dict.fromkeys(k for r in rows for k in r):
+        vals = [r[k] for r in rows if r.get(k) is not None]
+        if k in JSON_FIELDS or (k not in TYPED_STRUCTS and any(
+                isinstance(v, dict) or (isinstance(v, list) and any(
+                    isinstance(x, (dict, list)) for x in v)) for v in vals)):
+            out.append(k)
+    return out
+
+
+def arrow_columns(rows: Sequence[dict], as_text: Sequence[str] = ()
+                  ) -> tuple[dict, list[str]]:
     """Arrow arrays for the rows' fields: each field with the nested type Arrow infers
     (structs, lists) when that type holds every value exactly (read back with
     :func:`strip_nulls`); otherwise — a list mixing items and tie groups, a certificate
-    whose fields change type — the field as JSON text in a column ``<field>_json``.
-    Returns (column name -> array, the fields stored as JSON)."""
+    whose fields change type, or a field named in ``as_text`` — the field as JSON text
+    in a column ``<field>_json``. Returns (column name -> array, the fields stored as
+    JSON)."""
     import pyarrow as pa
     keys = list(dict.fromkeys(k for r in rows for k in r))
     cols: dict = {}
@@ -776,7 +855,9 @@ def arrow_columns(rows: Sequence[dict]) -> tuple[dict, list[str]]:
     for k in keys:
         vals = [r.get(k) for r in rows]
         nested = any(isinstance(v, (dict, list)) for v in vals)
-        if nested and not any(_has_none(v) for v in vals if v is not None):
+        if k in as_text:
+            pass
+        elif nested and not any(_has_none(v) for v in vals if v is not None):
             try:
                 arr = pa.array(vals)
                 if not pa.types.is_null(arr.type) and \
@@ -808,6 +889,29 @@ def _pyarrow() -> tuple[Any, Any]:
         raise InstanceError("--format parquet needs pyarrow (pip install "
                             "'prefcert[parquet]')") from None
     return pa, pq
+
+
+def parquet_splits(rows: Sequence[dict], split: Sequence[str]) -> tuple[dict, list[str]]:
+    """The rows as one Arrow table per split (``split[i]``: the split of ``rows[i]``), all
+    of one schema: the columns are laid out over every row together
+    (:func:`arrow_columns`; which fields are JSON text is a fixed rule, :data:`JSON_FIELDS`
+    and :data:`TYPED_STRUCTS`, so runs of other sizes get the same), then cut into
+    the splits, so ``datasets.load_dataset`` reads the same columns in every split.
+    Returns (split name -> table, the fields stored as JSON, sorted). O(rows)."""
+    pa, _ = _pyarrow()
+    cols, as_json = arrow_columns(rows, _text_fields(rows))
+    table = pa.table(cols)
+    where: dict[str, list[int]] = {}
+    for i, name in enumerate(split):
+        where.setdefault(name, []).append(i)
+    return ({name: table.take(pa.array(ix, pa.int64())) for name, ix in where.items()},
+            sorted(as_json))
+
+
+def write_table(sink: Any, table: Any) -> None:
+    """One Arrow table written to ``sink`` (a binary file) as Parquet (zstd)."""
+    _, pq = _pyarrow()
+    pq.write_table(table, sink, compression="zstd")
 
 
 def write_parquet(sink: Any, rows: list[dict]) -> list[str]:

@@ -12,7 +12,6 @@ needs neither lm-eval nor torch; running it needs prefcert installed beside lm-e
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -62,23 +61,52 @@ def task_name(suite: str) -> str:
 
 def export(entries: Sequence[dict], suite: str, out: str | Path, *,
            max_tokens: int = 4096) -> list[Path]:
-    """Write the task folder ``out`` for ``entries`` (dataset entries of ``suite``);
-    returns the files written (each through a temporary file)."""
+    """Write the task folder ``out`` for ``entries`` (dataset entries of ``suite``).
+
+    Parameters
+    ----------
+    entries : sequence of dict
+        Dataset entries of ``suite`` (:func:`prefcert.create_dataset`).
+    suite : str
+        The suite's name (the task is ``prefcert_<suite>``).
+    out : str or Path
+        The folder (created when missing); it must hold none of the files written.
+    max_tokens : int
+        The task's ``max_gen_toks``.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+
+    Raises
+    ------
+    InstanceError
+        One line naming the file that could not be written (a full disk, a read-only
+        folder) or a folder already holding one of the files. The files are staged in
+        ``out`` and renamed into place together (:class:`prefcert.output.OutputFolder`):
+        on a failure none is left, no temporary file either, and ``out`` is removed
+        again when this call created it.
+    """
+    from ..formal.errors import InstanceError
+    from ..output import OutputFolder
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     docs = f"{suite}.jsonl"
     files = {
-        out / docs: "".join(json.dumps({"id": e["metadata"]["id"], "prompt": e["question"],
-                                        "answer": e["answer"],
-                                        "prefcert": json.dumps(e["metadata"],
-                                                               separators=(",", ":"))},
-                                       ensure_ascii=False) + "\n" for e in entries),
-        out / "prefcert_lm_eval.py": HOOK.replace("DOCS", repr(docs)),
-        out / f"{task_name(suite)}.yaml": YAML.format(task=task_name(suite), suite=suite,
-                                                      max_tokens=max_tokens),
+        docs: "".join(json.dumps({"id": e["metadata"]["id"], "prompt": e["question"],
+                                  "answer": e["answer"],
+                                  "prefcert": json.dumps(e["metadata"],
+                                                         separators=(",", ":"))},
+                                 ensure_ascii=False) + "\n" for e in entries),
+        "prefcert_lm_eval.py": HOOK.replace("DOCS", repr(docs)),
+        f"{task_name(suite)}.yaml": YAML.format(task=task_name(suite), suite=suite,
+                                                max_tokens=max_tokens),
     }
-    for path, text in files.items():
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    return list(files)
+    with OutputFolder(out, "'prefcert export'") as folder:    # locked; all or nothing
+        held = next((n for n in files if (out / n).exists()), None)
+        if held is not None:
+            raise InstanceError("the folder already holds an export", file=str(out / held))
+        for name, text in files.items():
+            folder.write(name, text)
+        folder.commit()
+    return [out / n for n in files]

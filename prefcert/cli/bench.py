@@ -50,7 +50,9 @@ def _sizes(value: str | None, suite) -> tuple | None:
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A design parameter of the suite (repeatable; docs/suites.md lists them "
                    "with their limits).")
-@click.option("--overwrite", is_flag=True, help="Replace a benchmark already in OUT.")
+@click.option("--overwrite", is_flag=True,
+              help="Replace a benchmark already in OUT: the files its manifest lists go "
+                   "(in either format); OUT holding any other file is refused.")
 def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, templates, readings,
              params, overwrite):
     """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
-from .common import bad_input
+from ..output import check_output
+from .common import OutputPath, bad_input
 
 TOOLS = ("lm-eval",)
 
@@ -15,11 +16,12 @@ TOOLS = ("lm-eval",)
 @click.command()
 @click.argument("tool", type=click.Choice(TOOLS))
 @click.argument("suite_name", metavar="SUITE")
-@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("out", type=OutputPath(folder=True))
 @click.option("--benchmark", type=click.Path(path_type=Path),
               help="A folder made by prefcert generate (default: generate the entries).")
 @click.option("--size", type=click.IntRange(min=1),
-              help="Entries to generate (default: the whole design).")
+              help="Entries to generate (default: the whole design), or with --benchmark "
+                   "to take: the first of the design's task order, spread over the cells.")
 @click.option("--seed", type=int, help="Suite seed (default: the suite's).")
 @click.option("--max-tokens", type=click.IntRange(min=1), default=4096, show_default=True)
 def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
@@ -31,13 +33,16 @@ def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
     from ..bench.score import single_answer
     try:
         if benchmark is not None:
-            from ..bench.dataset import benchmark_entries
-            entries = [e for e in benchmark_entries(benchmark)
-                       if e["metadata"]["suite"] == suite_name]
-            if not entries:
+            # --size N: the first N of the design's task order (spread over the cells, as
+            # without --benchmark), only those entries built; else every prompt, in file
+            # order
+            from ..bench.dataset import BenchmarkEntries
+            folder = BenchmarkEntries(benchmark, order="design" if size else "file")
+            keep = [i for i, p in enumerate(folder.prompts) if p["suite"] == suite_name]
+            if not keep:
                 raise InstanceError(f"holds no prompt of suite {suite_name}",
                                     file=str(benchmark))
-            entries = entries[:size] if size else entries
+            entries = [folder[i] for i in (keep[:size] if size else keep)]
         else:
             from ..bench.dataset import create_dataset
             from ..bench.suites import suite
@@ -47,10 +52,11 @@ def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
             entries = create_dataset(suite_name, size=size, seed=seed)
         for e in entries:          # lm-eval gives one answer a document: no second turn
             single_answer(e["metadata"], benchmark)
-        if out.exists() and any(out.iterdir()):
+        if out.exists() and out.is_dir() and any(out.iterdir()):
             raise InstanceError("the folder is not empty", file=str(out))
+        check_output(out, folder=True)
+        write(entries, suite_name, out, max_tokens=max_tokens)   # all files or none
     except InstanceError as e:
         bad_input(e)
-    write(entries, suite_name, out, max_tokens=max_tokens)
     click.echo(f"{len(entries)} prompts -> {out} (lm_eval --tasks {task_name(suite_name)} "
                f"--include_path {out})", err=True)

@@ -26,7 +26,10 @@ with its certificate) and the ``instances`` they are about: what the scorer read
 what ``prefcert check`` re-verifies, so a log is self-contained. Without ``benchmark`` the
 samples are built lazily from the design, in a task order drawn from the seed (the
 variants of one task adjacent): ``--limit 20`` samples and certifies only the tasks of
-those 20 prompts.
+those 20 prompts. With ``benchmark`` the folder's prompts come in the same order (the
+design its manifest names: ``--limit 20`` runs the prompts a run without the folder
+would, spread over the cells; a folder whose prompts are not that design keeps its file
+order), and only the samples run are built.
 """
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ from inspect_ai.tool import python
 from inspect_ai.util import apply_limits, registry_info, time_limit
 
 from ...formal.errors import InstanceError
-from ..dataset import benchmark_entries
+from ..dataset import BenchmarkEntries
 from ..suites import SUITES
 from .scorer import prefcert_scorer
 from .solver import refinement
@@ -174,10 +177,12 @@ def wants_tools(entries: Sequence[dict]) -> bool:
     metadata, a lazy :class:`~prefcert.bench.dataset.SuiteDataset` by its design's rows
     (a ``tools`` factor other than ``none``) without building an entry. O(entries) or
     O(rows)."""
-    from ..dataset import SuiteDataset
+    from ..dataset import BenchmarkEntries, SuiteDataset
     if isinstance(entries, SuiteDataset):
         return any(r.factors.get("tools") not in (None, "none")
                    for r in entries.suite.rows(entries.sizes))
+    if isinstance(entries, BenchmarkEntries):           # the records: no entry built
+        return any(p.get("tools") for p in entries.prompts)
     return any(e["metadata"].get("tools") for e in entries)
 
 
@@ -246,17 +251,20 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
         raise InstanceError("rounds must be at least 1", value=rounds)
     size_levels = None if sizes is None else [int(x) for x in _levels(sizes, "sizes")]
     configured = s.configured(chosen, size_levels)
+    positions: list[int] | None = None
     if benchmark is not None:
-        entries: Sequence[dict] = benchmark_entries(benchmark)
-        if any(e["metadata"]["suite"] != suite for e in entries):
+        # in the order a run without the folder takes (a --limit prefix spread over the
+        # cells); an entry is built only when its sample is read
+        entries: Sequence[dict] = BenchmarkEntries(benchmark, order="design")
+        prompts = entries.prompts               # type: ignore[attr-defined]
+        if any(p["suite"] != suite for p in prompts):
             raise InstanceError(f"the benchmark is not of suite {suite}", file=str(benchmark))
-        rows = [Row(e["metadata"]["cell"], [{}]) for e in entries] or \
-            configured.rows(configured.sizes)
+        rows = [Row(p["cell"], [{}]) for p in prompts] or configured.rows(configured.sizes)
         _known(s, cells, [r.cells() for r in rows])
         wanted = _cell_filter(s, {**cells, **({"size": size_levels} if size_levels else {})},
                               [(r, 0, 0) for r in rows])
-        entries = [e for e in entries if wanted(e["metadata"]["cell"])]
-        if not entries:
+        positions = [i for i, p in enumerate(prompts) if wanted(p["cell"])]
+        if not positions:
             raise InstanceError("no prompt of the benchmark is in the chosen sizes and "
                                 "cells", file=str(benchmark))
     else:
@@ -271,7 +279,7 @@ def suite_task(suite: str, *, seed: int | None = None, sizes: Any = None,
         raise InstanceError(f"sandbox is {' or '.join(SANDBOXES)}", value=sandbox)
     answer = refinement(rounds) if rounds > 1 else generate()
     tools = wants_tools(entries)
-    return Task(dataset=LazySamples(entries, suite),
+    return Task(dataset=LazySamples(entries, suite, positions),
                 solver=code_tool(answer) if tools else answer,
                 sandbox=sandbox if tools else None,
                 scorer=prefcert_scorer(), name=suite, epochs=epochs,
