@@ -8,7 +8,10 @@ A reader never raises: it returns a :class:`Reading` whose ``kind`` is
 ``value``      the answer states a value (``value`` holds it, typed by shape);
 ``abstain``    the answer says the question cannot be settled ("cannot be determined",
                "neither", "incomparable", "not enough information", the multiple-choice
-               abstain option's own text, …: :data:`ABSTAIN_PHRASES`);
+               abstain option's own text, …: :data:`ABSTAIN_PHRASES`) as the answer it
+               states: the last statement that abstains or states a value decides
+               (:func:`stated_abstention`; negated, attributive and aside phrases do not
+               count, Khanna & Wang §2.2, H.4);
 ``none``       the answer claims that no such outcome / option exists (``{}``, "none of the
                above", "no super-stable matching exists", a dictionary of ``"None"``);
 ``ambiguous``  two different answers with nothing saying which is final, or a text a careful
@@ -137,13 +140,137 @@ def phrase_in(text: str, phrases: Iterable[str]) -> str | None:
     return None
 
 
+#: words that negate an abstention phrase within the three words before it, same clause
+_NEGATION = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bhardly)(?:\s+[\w']+){0,2}\s*$")
+#: nouns after which "unknown", "uncertain" … are attributive ("the unknown items"), not the
+#: answer
+_ATTRIBUTIVE = re.compile(r"(?:unknown|uncertain|undetermined|unknowable)\s+(?:items?|"
+                          r"alternatives?|choices?|positions?|parts?|entries|entry|ranks?|"
+                          r"order|places?|elements?|options?|candidates?|ones?)\b")
+
+
+def _abstain_phrase(text: str) -> str | None:
+    """The first abstention phrase of ``text`` (normalised) that is neither negated ("not
+    unknown", "isn't uncertain") nor attributive ("the unknown items"), else None."""
+    t = normalise(text)
+    for p in ABSTAIN_PHRASES:
+        for m in re.finditer(rf"(?<![\w]){re.escape(p)}(?![\w])", t):
+            before = re.split(r"[.,;:!?()]", t[:m.start()])[-1]
+            if _NEGATION.search(before) or _ATTRIBUTIVE.match(t, m.start()):
+                continue
+            return p
+    return None
+
+
 def abstention(text: str, exact_ok: bool = True) -> Reading | None:
-    """An abstention reading when ``text`` says the question cannot be settled."""
+    """An abstention reading when ``text`` says the question cannot be settled (a negated
+    or attributive phrase does not count: :func:`_abstain_phrase`)."""
     n = normalise(text)
     if exact_ok and n in ABSTAIN_EXACT:
         return Reading("abstain", None, f"abstain_word:{n}")
-    p = phrase_in(text, ABSTAIN_PHRASES)
+    p = _abstain_phrase(text)
     return Reading("abstain", None, f"abstain_phrase:{p}") if p else None
+
+
+# A statement ends at a sentence end, a line break or a semicolon, and before a contrast or
+# conclusion ("…, but", "…, so", "therefore" …). Asides are not statements: parenthetical
+# remarks, concessive clauses ("though …", "although …"), reasons ("because …") and the
+# answerer's own confidence ("I am uncertain", "I'm not sure").
+_STATEMENT_END = re.compile(
+    r"(?<=[.!?])\s+|\n+|;\s*|,?\s+(?=(?:but|however|yet|so|thus|hence|therefore|"
+    r"consequently|which means|meaning)\b)", re.I)
+_CONCESSIVE_LEAD = re.compile(r"^\s*(?:although|though|even though|even if|while|whereas)\b"
+                              r"[^,]*(?:,\s*|$)", re.I)
+_ASIDE_TAIL = re.compile(r",?\s*\b(?:though|although|even though|albeit|because|since)\b.*$",
+                         re.I | re.S)
+_HEDGE = re.compile(r"^\W*(?:but\s+|and\s+)?(?:i(?:'m| am)\s+(?:\w+\s+)?(?:uncertain|"
+                    r"unsure|not (?:entirely |completely |fully |100% )?(?:sure|certain))|"
+                    r"i(?: do not|'m not|don't) know for sure|not sure)\b", re.I)
+
+
+def statements(text: str) -> tuple[list[str], list[str]]:
+    """(statements, asides) of a text, each in order: see :data:`_STATEMENT_END`."""
+    asides: list[str] = []
+
+    def drop(m: re.Match) -> str:
+        asides.append(m.group(0))
+        return " "
+    prev = None
+    t = text
+    while prev != t:
+        prev, t = t, re.sub(r"\([^()]*\)", drop, t)
+    out = []
+    for part in _STATEMENT_END.split(t):
+        part = (part or "").strip()
+        if not part:
+            continue
+        lead = _CONCESSIVE_LEAD.match(part)
+        if lead:
+            asides.append(lead.group(0))
+            part = part[lead.end():]
+        tail = _ASIDE_TAIL.search(part)
+        if tail and tail.start() > 0:
+            asides.append(tail.group(0))
+            part = part[:tail.start()]
+        if _HEDGE.match(part):
+            asides.append(part)
+            continue
+        if part.strip(" ,.;:"):
+            out.append(part)
+    return out, asides
+
+
+#: a statement that concludes: "so …", "therefore …", "the answer is …"
+_CONCLUSION = re.compile(r"^\W*(?:so|thus|hence|therefore|consequently|which means|meaning|"
+                         r"the (?:final )?answer is|answer\s*:)\b", re.I)
+
+
+def stated_abstention(text: str, states: Callable[[str], bool]) -> Reading | None:
+    """An abstention when it is the answer stated: the last statement of ``text``
+    (:func:`statements`) that either abstains or states a value (``states``) abstains.
+    An abstention in an aside ("C5, though I am uncertain") counts only when no statement
+    abstains or states a value (Khanna & Wang §2.2: a response that commits to an answer
+    is a commitment, even when it names an assumption or a doubt; H.4, Table 16)."""
+    stmts, asides = statements(text)
+    for s in reversed(stmts):
+        a = abstention(s, exact_ok=False)
+        if a:
+            return a
+        if states(s):
+            return None
+    for s in reversed(asides):
+        a = abstention(s, exact_ok=False)
+        if a:
+            return a
+    return None
+
+
+def _states(reader: Callable[[str, Mapping[str, Any]], Reading], ctx: Mapping[str, Any]
+            ) -> Callable[[str], bool]:
+    """Whether a statement states a value of the shape ``reader`` reads (read with the
+    abstention check off); a statement that an item is absent ("C5 is not in the list")
+    states no value."""
+    sub = dict(ctx, _no_abstain=True)
+
+    def states(s: str) -> bool:
+        if _ABSENT.search(s):
+            return False
+        return reader(s, sub).kind == "value"
+    return states
+
+
+_ABSENT = re.compile(r"\bnot (?:in|on|among|part of)\b|does(?:n't| not) appear|\babsent\b|"
+                     r"\bmissing\b|\bnot listed\b|\bnot ranked\b|\bunranked\b|\bunlisted\b",
+                     re.I)
+
+
+def _abstains(body: str, ctx: Mapping[str, Any],
+              reader: Callable[[str, Mapping[str, Any]], Reading]) -> Reading | None:
+    """The abstention a body states (:func:`stated_abstention`), None inside a statement
+    test."""
+    if ctx.get("_no_abstain"):
+        return None
+    return stated_abstention(body, _states(reader, ctx))
 
 
 def none_claim(text: str) -> Reading | None:
@@ -323,9 +450,29 @@ class Shape:
                     if seg.rule == "answer_line":
                         return ambiguous("several different answers, none marked final",
                                          "answer_line/several_answers")
+            r = self._last_statement(seg.text, ctx, r)
             if seg.rule in ("answer_tag", "final_line") or r.kind != "invalid":
                 return r.at(seg.rule)
         return invalid("no answer", "no_answer")                # (not reached)
+
+    def _last_statement(self, text: str, ctx: dict, r: Reading) -> Reading:
+        """An ambiguous reading settled by the last statement (:func:`statements`) that
+        reads, when it is a conclusion (:data:`_CONCLUSION`): the reasoning names several
+        answers, the conclusion states one ("…, so A25 prefers {C32, C6}"); a last
+        statement that is itself ambiguous, or not a conclusion ("A prefers C18 over C47,
+        but C47 is ranked above C18": a contradiction), keeps ``r``."""
+        if r.kind != "ambiguous" or not self.prose:
+            return r
+        stmts, _ = statements(text)
+        if len(stmts) < 2:
+            return r
+        for st in reversed(stmts):
+            x = self.body(st, ctx)
+            if x.kind in ("value", "abstain", "none"):
+                return x.at("last_statement") if _CONCLUSION.match(st) else r
+            if x.kind == "ambiguous":
+                return r
+        return r
 
     def _prose(self, text: str, ctx: dict) -> Reading:
         whole = self.body(text, ctx)
@@ -336,9 +483,11 @@ class Shape:
             r = self.body(p, ctx)
             if whole.kind == "ambiguous":       # the reasoning names several; the last
                 return r.at("last_statement") if r.kind in ("value", "abstain", "none") \
-                    else whole.at("text")          # paragraph alone may settle it
-            if r.kind != "invalid":
+                    else self._last_statement(p, ctx, whole).at("text")   # paragraph
+            if r.kind != "invalid":                                    # may settle it
                 return r.at("last_statement")
+        if whole.kind == "ambiguous" and len(paras) <= 1:
+            return self._last_statement(text, ctx, whole).at("text")
         return whole.at("text")
 
 
@@ -441,7 +590,7 @@ def _item(body: str, ctx: Mapping[str, Any]) -> Reading:
         return Reading("value", whole, "name")
     if re.fullmatch(r"[A-Za-z]+\d+", n.strip("()[]{}.,;:").strip()):
         return invalid(f"not an alternative: {b!r}", "unknown_name")
-    a = abstention(b, exact_ok=False)
+    a = _abstains(b, ctx, _item)
     if a:
         return a
     for part in reversed(_bold(b)):
@@ -541,7 +690,7 @@ def _int(body: str, ctx: Mapping[str, Any]) -> Reading:
         return Reading("abstain", None, f"abstain_word:{n}")
     if re.fullmatch(r"-\s*1", n.split("(")[0].strip()) and _gloss(ctx):
         return Reading("abstain", None, "sentinel_gloss")
-    a = abstention(b, exact_ok=False)
+    a = _abstains(b, ctx, _int)
     if a:
         return a
     s = number_words(b)
@@ -636,7 +785,7 @@ def _bundle(body: str, ctx: Mapping[str, Any]) -> Reading:
         first = _clean_list(sets[0], vocab)[0]
         if first is not None and (len(sets) == 1 or re.search(r"\}\s*(?:≻|>|&gt;)\s*\{", b)):
             return offered(first, "braces")
-    a = abstention(b, exact_ok=False)
+    a = _abstains(b, ctx, _bundle)
     if a:
         return a
     m = re.search(r"\b(first|second|1st|2nd)\s+bundle\b", b, re.I)
@@ -679,7 +828,9 @@ def _yesno(body: str, ctx: Mapping[str, Any]) -> Reading:
     if first:
         w = first.group(1)
         return Reading("value", "yes" if w in ("yes", "y", "true") else "no", "first_word")
-    a = abstention(b)
+    if n in ABSTAIN_EXACT:
+        return Reading("abstain", None, f"abstain_word:{n}")
+    a = None if ctx.get("_no_abstain") else stated_abstention(b, _yesno_stated)
     if a:
         return a
     words = set(re.findall(r"\b(yes|no)\b", n))
@@ -688,6 +839,13 @@ def _yesno(body: str, ctx: Mapping[str, Any]) -> Reading:
     if len(words) > 1:
         return ambiguous("both yes and no", "yes_and_no")
     return invalid("not yes or no", "not_yes_no")
+
+
+def _yesno_stated(s: str) -> bool:
+    """A statement that answers yes or no: it says "yes", or "no" not followed by a word
+    ("so the answer is no", "no, it is not"; "there is no tie" does not answer)."""
+    n = normalise(s)
+    return bool(re.search(r"\byes\b", n) or re.search(r"\bno\b(?!\s+[a-z0-9])", n))
 
 
 # ----------------------------------------------------------------------------- letter
@@ -728,7 +886,9 @@ def _letter(body: str, ctx: Mapping[str, Any]) -> Reading:
     nc = none_claim(b)
     if nc:
         return nc
-    a = abstention(b)
+    if n in ABSTAIN_EXACT:
+        return Reading("abstain", None, f"abstain_word:{n}")
+    a = _abstains(b, ctx, _letter)
     if a:
         return a
     return invalid("not an option letter", "not_a_letter")
