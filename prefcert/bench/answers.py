@@ -1336,7 +1336,7 @@ def _number(body: str, ctx: Mapping[str, Any]) -> Reading:
                               False and lo[0] < 0):
             if ctx.get("ranges") == "midpoint":
                 return Reading("value", (lo[0] + abs(hi[0])) / 2, "range_midpoint")
-            return ambiguous(f"a range ({rng.group(0).strip()})", "range")
+            return ambiguous(f"a range ({rng.group(0).strip().rstrip('.,')})", "range")
     if re.fullmatch(r"\$?\s*\d{1,3}\.\d{3}", b):
         return ambiguous(f"{b} reads as a decimal or with a thousands separator",
                          "decimal_or_thousands")
