@@ -61,6 +61,10 @@ ABSTAIN_PHRASES = (
     "uncertain", "unknowable", "unknown", "not known", "incomparable", "not comparable",
     "it depends", "depends on", "neither", "no preference", "not listed", "i don't know",
     "don't know", "dont know", "not settled", "cannot be settled",
+    "impossible to tell", "impossible to say", "impossible to determine", "impossible to know",
+    "impossible to decide", "not possible to determine", "not possible to tell",
+    "not possible to say", "not possible to know", "not determinable", "indeterminable",
+    "no way to tell", "no way to know",
 )
 #: whole answers (normalised) that are an abstention only when they are all there is
 ABSTAIN_EXACT = frozenset({"none", "n/a", "na", "no answer", "?", "not applicable"})
@@ -720,6 +724,9 @@ def _ranking(body: str, ctx: Mapping[str, Any]) -> Reading:
     n = normalise(b)
     if n in ABSTAIN_EXACT:
         return Reading("abstain", None, f"abstain_word:{n}")
+    asc = _ascending(b, vocab)
+    if asc is not None:
+        return asc
     clean, why = _clean_list(_strip_parens(b), vocab)
     rule = "list"
     if clean is None and vocab is not None:         # "C2 first, then C1, then C4"
@@ -742,6 +749,25 @@ def _ranking(body: str, ctx: Mapping[str, Any]) -> Reading:
             return invalid("an alternative appears twice", "repeated_name")
         return Reading("value", last, "chain")
     return a or invalid(why, "not_a_ranking")
+
+
+_LESS = r"\s*(?:<|≺|&lt;)\s*"
+
+
+def _ascending(b: str, vocab: dict[str, str] | None) -> Reading | None:
+    """A ranking written worst first with ``<`` (or ``≺``): ``C22 < C44 < C15`` is "C22 is
+    less preferred than C44 …", the mirror of ``C15 > C44 > C22``, so it is read reversed,
+    best first (rule ``ascending_chain``); None unless the body is only such a chain."""
+    s = _strip_parens(b).strip().rstrip(".")
+    if vocab is None or re.search(r">|≻|&gt;", s) or \
+            not re.fullmatch(rf"[A-Za-z]\w*(?:{_LESS}[A-Za-z]\w*)+", s):
+        return None
+    names = [vocab.get(x.lower()) for x in re.split(_LESS, s)]
+    if any(x is None for x in names):
+        return None
+    if len(set(names)) != len(names):
+        return invalid("an alternative appears twice", "repeated_name")
+    return Reading("value", [x for x in reversed(names) if x], "ascending_chain")
 
 
 def _short(b: str) -> bool:
@@ -810,11 +836,19 @@ def _items(body: str, ctx: Mapping[str, Any]) -> Reading:
     if n in ABSTAIN_EXACT:
         return Reading("abstain", None, f"abstain_word:{n}")
     clean, why = _clean_list(_strip_parens(b), vocab)
+    rule = "list"
+    lead = _LEAD_IN.match(b)
+    if clean is None and lead and vocab is not None:      # "The answer is C1, C10, C5"
+        clean, rule = _clean_list(_strip_parens(b[lead.end():]), vocab)[0], "lead_in/list"
     if clean is not None:
         if len(set(clean)) != len(clean):
             return invalid("an alternative appears twice", "repeated_name")
-        return Reading("value", _set_value(clean), "list")
+        return Reading("value", _set_value(clean), rule)
     return abstention(b, exact_ok=False) or invalid(why, "not_a_list")
+
+
+#: a sentence opening before a list: "The answer is", "A5's top-3 choices are", "Answer:"
+_LEAD_IN = re.compile(r"^[^\n:]{0,80}?\b(?:is|are)\b\s*:?\s*|^[^\n:]{0,40}:\s*", re.I)
 
 
 # ----------------------------------------------------------------------------- yes / no
@@ -854,6 +888,9 @@ def _letter(body: str, ctx: Mapping[str, Any]) -> Reading:
     options: Mapping[str, Any] = ctx.get("options") or {}
     letters = list(options) + ([ctx["nota_option"]] if ctx.get("nota_option") else [])
     b = body.strip()
+    wrapped = _json_answer(b)
+    if wrapped is not None:                          # {"answer": "A"}, fenced or not
+        return _letter(wrapped, ctx).at("json")
     n = normalise(b)
 
     def chose(letter: str, rule: str) -> Reading:
@@ -892,6 +929,26 @@ def _letter(body: str, ctx: Mapping[str, Any]) -> Reading:
     if a:
         return a
     return invalid("not an option letter", "not_a_letter")
+
+
+_ANSWER_KEYS = ("answer", "choice", "option", "letter", "selection", "selected", "final_answer")
+
+
+def _json_answer(b: str) -> str | None:
+    """The string of a one-key JSON object ``{"answer": "A"}`` (a fence around it allowed;
+    keys :data:`_ANSWER_KEYS`), else None."""
+    s = json_body(b)
+    if not s.startswith("{"):
+        return None
+    try:
+        v = json.loads(s)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(v, dict) and len(v) == 1:
+        k, x = next(iter(v.items()))
+        if str(k).lower() in _ANSWER_KEYS and isinstance(x, str) and x.strip():
+            return x
+    return None
 
 
 def _option_text(body: str, ctx: Mapping[str, Any]) -> str | None:
@@ -1032,8 +1089,16 @@ _EMPTY_STATED = re.compile(r"\b(?:everyone|everybody|every agent|all agents|nobo
                            r"gets nothing)|\bthe empty (?:matching|allocation)\b", re.I)
 
 
+#: a whole outcome answer that claims no outcome exists, as ``prefcert audit`` reads it
+#: (K&W F.2.2 lists ``None`` among the ways models express infeasibility)
+NONE_WORDS = frozenset({"none", "null", "nil", "no outcome", "no solution", "n/a"})
+
+
 def _outcome(body: str, ctx: Mapping[str, Any]) -> Reading:
     b = json_body(body)
+    n = normalise(b)
+    if n in NONE_WORDS:
+        return Reading("none", None, f"none_word:{n}")
     try:
         objs = _json_objects(b)
     except DuplicateKey as e:
@@ -1048,6 +1113,11 @@ def _outcome(body: str, ctx: Mapping[str, Any]) -> Reading:
             m = re.search(r"\{([^{}]*)\}", b)
             if m and re.search(r"\w+\s*:\s*\w+", m.group(1)):
                 pairs = re.findall(r"([A-Za-z]\w*)\s*:\s*([A-Za-z]\w*)", m.group(1))
+        if not pairs and re.fullmatch(rf"\s*{_ARROW_PAIR}(?:\s*(?:,|;|\n|\band\b)\s*"
+                                      rf"{_ARROW_PAIR})*\s*[.;,]?\s*", b):
+            pairs = re.findall(_ARROW_PAIR, b)               # A1-B1, A2 → B3
+            if pairs:
+                return _outcome_value([list(p) for p in pairs], ctx, "arrow_pairs")
         if pairs:
             obj = [list(p) for p in pairs]
             return _outcome_value(obj, ctx, "pairs_in_text")
@@ -1056,6 +1126,10 @@ def _outcome(body: str, ctx: Mapping[str, Any]) -> Reading:
             return nc
         return invalid("no outcome (a JSON object agent -> partner)", "no_outcome")
     return _outcome_value(obj, ctx, "json")
+
+
+#: one pair written ``A1-B1``, ``A1 – B1``, ``A1 → B1``, ``A1 -> B1``, ``A1 => B1``
+_ARROW_PAIR = r"([A-Za-z]\w*\d\w*)\s*(?:->|=>|→|⟶|↦|–|—|-)\s*([A-Za-z]\w*\d\w*)"
 
 
 def _pair_list(o: Any) -> bool:
@@ -1212,13 +1286,24 @@ def read_decision(text: str, ctx: Mapping[str, Any]) -> Reading:
     jmode = ctx.get("json", "embedded" if mode == "lenient" else "fenced")
     body = text.strip()
     where = "bare_json"
+    trailing = False
     try:
         if jmode == "embedded":
             objs = [o for o in _json_objects(body) if isinstance(o, dict)]
             objs = [_unwrap(o) for o in objs]
+            if not any("decision" in o for o in objs) and _TRAILING_COMMA.search(body):
+                fixed = _TRAILING_COMMA.sub(r"\1", body)      # {"decision": "ACT",}
+                objs = [_unwrap(o) for o in _json_objects(fixed) if isinstance(o, dict)]
+                if any("decision" in o for o in objs):
+                    body, trailing = fixed, True
             found = [o for o in objs if "decision" in o] or objs
             if not found:
-                return invalid("no JSON object in the response", "no_json_object")
+                return invalid("no JSON object could be read (is the JSON malformed?)"
+                               if "{" in body else "no JSON object in the response",
+                               "no_json_object")
+            if not any("decision" in o for o in found):
+                return invalid("no JSON object with a \"decision\" key (is the JSON "
+                               "malformed?)", "no_decision_object")
             obj = found[-1]
             where = "bare_json" if body.startswith("{") and body.endswith("}") else \
                 "embedded_json"
@@ -1251,7 +1336,7 @@ def read_decision(text: str, ctx: Mapping[str, Any]) -> Reading:
     repair = obj.get("repair", obj.get("relax", obj.get("correction")))
     value = {"decision": word, "action": obj.get("action"), "question": obj.get("question"),
              "repair": repair}
-    rule = where
+    rule = where + ("/trailing_comma" if trailing else "")
     if mode == "lenient":
         canon = {k: _canon(v, names) for k, v in value.items() if k != "decision"}
         canon["action"] = _action(canon["action"])
@@ -1259,6 +1344,11 @@ def read_decision(text: str, ctx: Mapping[str, Any]) -> Reading:
             rule += "/normalised"
         value.update(canon)
     return Reading("value", value, rule)
+
+
+#: a comma before a closing brace or bracket (outside strings, approximately): lenient
+#: reading drops it (rule ``trailing_comma``); strict reading refuses the JSON
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 
 def _unwrap(obj: dict) -> dict:
