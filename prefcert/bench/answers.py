@@ -724,6 +724,9 @@ def _ranking(body: str, ctx: Mapping[str, Any]) -> Reading:
     n = normalise(b)
     if n in ABSTAIN_EXACT:
         return Reading("abstain", None, f"abstain_word:{n}")
+    wrapped = _json_answer(b)
+    if wrapped is not None:                          # {"answer": ["C2", "C1", "C3"]}
+        return _ranking(wrapped, ctx).at("json")
     asc = _ascending(b, vocab)
     if asc is not None:
         return asc
@@ -835,6 +838,9 @@ def _items(body: str, ctx: Mapping[str, Any]) -> Reading:
     n = normalise(b)
     if n in ABSTAIN_EXACT:
         return Reading("abstain", None, f"abstain_word:{n}")
+    wrapped = _json_answer(b)
+    if wrapped is not None:                          # {"answer": ["C2", "C1"]}
+        return _items(wrapped, ctx).at("json")
     clean, why = _clean_list(_strip_parens(b), vocab)
     rule = "list"
     lead = _LEAD_IN.match(b)
@@ -931,7 +937,8 @@ def _letter(body: str, ctx: Mapping[str, Any]) -> Reading:
     return invalid("not an option letter", "not_a_letter")
 
 
-_ANSWER_KEYS = ("answer", "choice", "option", "letter", "selection", "selected", "final_answer")
+_ANSWER_KEYS = ("answer", "choice", "option", "letter", "selection", "selected", "final_answer",
+                "ranking", "result", "list")
 
 
 def _json_answer(b: str) -> str | None:
@@ -948,6 +955,9 @@ def _json_answer(b: str) -> str | None:
         k, x = next(iter(v.items()))
         if str(k).lower() in _ANSWER_KEYS and isinstance(x, str) and x.strip():
             return x
+        if str(k).lower() in _ANSWER_KEYS and isinstance(x, list) and x and \
+                all(isinstance(y, str) for y in x):
+            return json.dumps(x)                      # {"answer": ["C2", "C1"]}
     return None
 
 
