@@ -926,6 +926,10 @@ def _letter(body: str, ctx: Mapping[str, Any]) -> Reading:
     for part in reversed(_bold(b)):
         if re.fullmatch(r"\(?([A-Z])\)?\.?", part.strip()):
             return chose(part.strip("(). "), "bold_letter")
+    stmts = statements(b)[0]
+    concl = _LETTER_CONCLUSION.match(stmts[-1]) if stmts else None
+    if concl and (not letters or concl.group(1) in letters):    # "…, so B."
+        return chose(concl.group(1), "conclusion_letter")
     nc = none_claim(b)
     if nc:
         return nc
@@ -939,6 +943,12 @@ def _letter(body: str, ctx: Mapping[str, Any]) -> Reading:
 
 _ANSWER_KEYS = ("answer", "choice", "option", "letter", "selection", "selected", "final_answer",
                 "ranking", "result", "list")
+
+
+#: a last statement that concludes with a letter: "so B.", "therefore (C)", "so option A"
+_LETTER_CONCLUSION = re.compile(r"^\W*(?:so|thus|hence|therefore)\b[\s,]*(?:the answer is\s+|"
+                                r"i (?:pick|choose|select)\s+|it is\s+|it's\s+)?(?:option\s+)?"
+                                r"\(?\**([A-Z])\**\)?[.!]?\s*$", re.I)
 
 
 def _json_answer(b: str) -> str | None:
