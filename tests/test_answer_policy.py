@@ -215,3 +215,38 @@ def test_ranking_in_ordinal_words_and_an_inline_numbered_ballot():
     for text in ("Final ballot: 1. B 2. A 3. C", "Final ballot: 1) B, 2) A, 3) C"):
         r = read("ballot", text, candidates=["A", "B", "C"], approval=False)
         assert (r.kind, r.value) == ("value", ["B", "A", "C"]), (text, r)
+
+
+# a small housing market: the test pins only that score's reader and audit read "None" alike
+HM_NE = {"id": "hm", "domain": "housing_market", "endowment": {"A1": "H1", "A2": "H2"},
+         "preferences": {"A1": [["H1", "H2"]], "A2": [["H1", "H2"]]}}
+
+
+@pytest.mark.parametrize("text", ["<answer>None</answer>", "None", "<answer>null</answer>"])
+def test_score_and_audit_read_a_bare_none_alike(text):
+    """Regression (found by a new user): ``<answer>None</answer>`` was invalid for
+    ``prefcert score`` (no outcome) but the non-existence claim for ``prefcert audit``."""
+    r = read("outcome", text, agents=["A1", "A2"])
+    a = prefcert.audit(HM_NE, "weak_core", text)
+    assert r.kind == "none" and a["parsed"]["kind"] == "none" and a["parsed"]["value"] is None
+    if "None" in text:
+        assert a["parsed"] == r.to_json()
+
+
+@pytest.mark.parametrize("shape,text,kind,value", [
+    # the new user's answers (K&W §2.2: the answer stated counts, not an incidental word)
+    ("item", "Some positions are unknown, but A37's 45th choice is C5.", "value", "C5"),
+    ("item", "A45's 34th most preferred choice is C14. (It is not unknown: the list is "
+             "complete.)", "value", "C14"),
+    ("bundle", "Neither item of {C30, C15} beats C32, so A25 prefers {C32, C6}.", "value",
+     ["C32", "C6"]),
+    ("yesno", "The tie group makes some positions uncertain, but C22 sits well outside the "
+              "top 32, so the answer is no.", "value", "no"),
+    ("item", "<answer>C5, though I am uncertain</answer>", "value", "C5"),
+    ("item", "<answer>uncertain</answer>", "abstain", None),
+    ("item", "C5 is unlisted, so its position cannot be determined.", "abstain", None),
+])
+def test_an_abstention_counts_when_it_is_the_answer_stated(shape, text, kind, value):
+    vocab = ["C5", "C6", "C14", "C15", "C22", "C30", "C32"]
+    r = read(shape, text, vocab=vocab, bundles=[["C15", "C30"], ["C32", "C6"]])
+    assert (r.kind, r.value) == (kind, value), r

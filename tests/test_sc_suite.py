@@ -134,13 +134,27 @@ def test_the_suite_scores_the_answer_format(bench, tmp_path):
     answers = tmp_path / "a.jsonl"
     answers.write_text("".join(json.dumps(r) + "\n" for r in [
         {"id": "00001", "answer": "-$45"}, {"id": "00002", "answer": "About $120, I think."},
-        {"id": "00003", "answer": "I cannot say."}]))
+        {"id": "00003", "answer": "I cannot say."},
+        {"id": "00004", "answer": "I would pay $300-$400."},
+        {"id": "00005", "answer": "$350"}, {"id": "00006", "answer": None}]))
     out = tmp_path / "s.jsonl"
-    run("score", str(bench), str(answers), "-o", str(out))
+    r = run("score", str(bench), str(answers), "-o", str(out), "--json")
     got = {r["id"]: r for r in jsonl(out)}
     assert {k: r["verdict"] for k, r in got.items()} == \
-        {"00001": "correct", "00002": "incorrect", "00003": "invalid"}
-    assert got["00001"]["parsed"] == -45.0 and got["00002"]["parsed"] == 120.0
+        {"00001": "correct", "00002": "incorrect", "00003": "invalid", "00004": "ambiguous",
+         "00005": "correct", "00006": "timeout"}
+    # every record's parsed is {"kind", "value", "rule"} (README, docs/consistency.md)
+    assert {k: (r["parsed"]["kind"], r["parsed"]["value"]) for k, r in got.items()} == {
+        "00001": ("value", -45.0), "00002": ("value", 120.0), "00003": ("invalid", None),
+        "00004": ("ambiguous", None), "00005": ("value", 350.0),
+        "00006": ("timeout", None)}
+    assert all(set(r["parsed"]) == {"kind", "value", "rule"} and r["parsed"]["rule"]
+               for r in got.values())
+    assert got["00004"]["parsed"]["rule"] == "text/range" and "range" in got["00004"]["reason"]
+    assert got["00005"]["number_only"] is True and got["00002"]["number_only"] is False
+    shares = {m["metric"]: m["value"] for m in map(json.loads, r.stdout.splitlines())
+              if m.get("group") == {"suite": "self-consistency"}}
+    assert shares["share_ambiguous"] == pytest.approx(1 / 6)
 
 
 # ------------------------------------------------------------------ end to end

@@ -8,7 +8,10 @@ A reader never raises: it returns a :class:`Reading` whose ``kind`` is
 ``value``      the answer states a value (``value`` holds it, typed by shape);
 ``abstain``    the answer says the question cannot be settled ("cannot be determined",
                "neither", "incomparable", "not enough information", the multiple-choice
-               abstain option's own text, …: :data:`ABSTAIN_PHRASES`);
+               abstain option's own text, …: :data:`ABSTAIN_PHRASES`) as the answer it
+               states: the last statement that abstains or states a value decides
+               (:func:`stated_abstention`; negated, attributive and aside phrases do not
+               count, Khanna & Wang §2.2, H.4);
 ``none``       the answer claims that no such outcome / option exists (``{}``, "none of the
                above", "no super-stable matching exists", a dictionary of ``"None"``);
 ``ambiguous``  two different answers with nothing saying which is final, or a text a careful
@@ -58,6 +61,10 @@ ABSTAIN_PHRASES = (
     "uncertain", "unknowable", "unknown", "not known", "incomparable", "not comparable",
     "it depends", "depends on", "neither", "no preference", "not listed", "i don't know",
     "don't know", "dont know", "not settled", "cannot be settled",
+    "impossible to tell", "impossible to say", "impossible to determine", "impossible to know",
+    "impossible to decide", "not possible to determine", "not possible to tell",
+    "not possible to say", "not possible to know", "not determinable", "indeterminable",
+    "no way to tell", "no way to know",
 )
 #: whole answers (normalised) that are an abstention only when they are all there is
 ABSTAIN_EXACT = frozenset({"none", "n/a", "na", "no answer", "?", "not applicable"})
@@ -137,13 +144,137 @@ def phrase_in(text: str, phrases: Iterable[str]) -> str | None:
     return None
 
 
+#: words that negate an abstention phrase within the three words before it, same clause
+_NEGATION = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bhardly)(?:\s+[\w']+){0,2}\s*$")
+#: nouns after which "unknown", "uncertain" … are attributive ("the unknown items"), not the
+#: answer
+_ATTRIBUTIVE = re.compile(r"(?:unknown|uncertain|undetermined|unknowable)\s+(?:items?|"
+                          r"alternatives?|choices?|positions?|parts?|entries|entry|ranks?|"
+                          r"order|places?|elements?|options?|candidates?|ones?)\b")
+
+
+def _abstain_phrase(text: str) -> str | None:
+    """The first abstention phrase of ``text`` (normalised) that is neither negated ("not
+    unknown", "isn't uncertain") nor attributive ("the unknown items"), else None."""
+    t = normalise(text)
+    for p in ABSTAIN_PHRASES:
+        for m in re.finditer(rf"(?<![\w]){re.escape(p)}(?![\w])", t):
+            before = re.split(r"[.,;:!?()]", t[:m.start()])[-1]
+            if _NEGATION.search(before) or _ATTRIBUTIVE.match(t, m.start()):
+                continue
+            return p
+    return None
+
+
 def abstention(text: str, exact_ok: bool = True) -> Reading | None:
-    """An abstention reading when ``text`` says the question cannot be settled."""
+    """An abstention reading when ``text`` says the question cannot be settled (a negated
+    or attributive phrase does not count: :func:`_abstain_phrase`)."""
     n = normalise(text)
     if exact_ok and n in ABSTAIN_EXACT:
         return Reading("abstain", None, f"abstain_word:{n}")
-    p = phrase_in(text, ABSTAIN_PHRASES)
+    p = _abstain_phrase(text)
     return Reading("abstain", None, f"abstain_phrase:{p}") if p else None
+
+
+# A statement ends at a sentence end, a line break or a semicolon, and before a contrast or
+# conclusion ("…, but", "…, so", "therefore" …). Asides are not statements: parenthetical
+# remarks, concessive clauses ("though …", "although …"), reasons ("because …") and the
+# answerer's own confidence ("I am uncertain", "I'm not sure").
+_STATEMENT_END = re.compile(
+    r"(?<=[.!?])\s+|\n+|;\s*|,?\s+(?=(?:but|however|yet|so|thus|hence|therefore|"
+    r"consequently|which means|meaning)\b)", re.I)
+_CONCESSIVE_LEAD = re.compile(r"^\s*(?:although|though|even though|even if|while|whereas)\b"
+                              r"[^,]*(?:,\s*|$)", re.I)
+_ASIDE_TAIL = re.compile(r",?\s*\b(?:though|although|even though|albeit|because|since)\b.*$",
+                         re.I | re.S)
+_HEDGE = re.compile(r"^\W*(?:but\s+|and\s+)?(?:i(?:'m| am)\s+(?:\w+\s+)?(?:uncertain|"
+                    r"unsure|not (?:entirely |completely |fully |100% )?(?:sure|certain))|"
+                    r"i(?: do not|'m not|don't) know for sure|not sure)\b", re.I)
+
+
+def statements(text: str) -> tuple[list[str], list[str]]:
+    """(statements, asides) of a text, each in order: see :data:`_STATEMENT_END`."""
+    asides: list[str] = []
+
+    def drop(m: re.Match) -> str:
+        asides.append(m.group(0))
+        return " "
+    prev = None
+    t = text
+    while prev != t:
+        prev, t = t, re.sub(r"\([^()]*\)", drop, t)
+    out = []
+    for part in _STATEMENT_END.split(t):
+        part = (part or "").strip()
+        if not part:
+            continue
+        lead = _CONCESSIVE_LEAD.match(part)
+        if lead:
+            asides.append(lead.group(0))
+            part = part[lead.end():]
+        tail = _ASIDE_TAIL.search(part)
+        if tail and tail.start() > 0:
+            asides.append(tail.group(0))
+            part = part[:tail.start()]
+        if _HEDGE.match(part):
+            asides.append(part)
+            continue
+        if part.strip(" ,.;:"):
+            out.append(part)
+    return out, asides
+
+
+#: a statement that concludes: "so …", "therefore …", "the answer is …"
+_CONCLUSION = re.compile(r"^\W*(?:so|thus|hence|therefore|consequently|which means|meaning|"
+                         r"the (?:final )?answer is|answer\s*:)\b", re.I)
+
+
+def stated_abstention(text: str, states: Callable[[str], bool]) -> Reading | None:
+    """An abstention when it is the answer stated: the last statement of ``text``
+    (:func:`statements`) that either abstains or states a value (``states``) abstains.
+    An abstention in an aside ("C5, though I am uncertain") counts only when no statement
+    abstains or states a value (Khanna & Wang §2.2: a response that commits to an answer
+    is a commitment, even when it names an assumption or a doubt; H.4, Table 16)."""
+    stmts, asides = statements(text)
+    for s in reversed(stmts):
+        a = abstention(s, exact_ok=False)
+        if a:
+            return a
+        if states(s):
+            return None
+    for s in reversed(asides):
+        a = abstention(s, exact_ok=False)
+        if a:
+            return a
+    return None
+
+
+def _states(reader: Callable[[str, Mapping[str, Any]], Reading], ctx: Mapping[str, Any]
+            ) -> Callable[[str], bool]:
+    """Whether a statement states a value of the shape ``reader`` reads (read with the
+    abstention check off); a statement that an item is absent ("C5 is not in the list")
+    states no value."""
+    sub = dict(ctx, _no_abstain=True)
+
+    def states(s: str) -> bool:
+        if _ABSENT.search(s):
+            return False
+        return reader(s, sub).kind == "value"
+    return states
+
+
+_ABSENT = re.compile(r"\bnot (?:in|on|among|part of)\b|does(?:n't| not) appear|\babsent\b|"
+                     r"\bmissing\b|\bnot listed\b|\bnot ranked\b|\bunranked\b|\bunlisted\b",
+                     re.I)
+
+
+def _abstains(body: str, ctx: Mapping[str, Any],
+              reader: Callable[[str, Mapping[str, Any]], Reading]) -> Reading | None:
+    """The abstention a body states (:func:`stated_abstention`), None inside a statement
+    test."""
+    if ctx.get("_no_abstain"):
+        return None
+    return stated_abstention(body, _states(reader, ctx))
 
 
 def none_claim(text: str) -> Reading | None:
@@ -323,9 +454,29 @@ class Shape:
                     if seg.rule == "answer_line":
                         return ambiguous("several different answers, none marked final",
                                          "answer_line/several_answers")
+            r = self._last_statement(seg.text, ctx, r)
             if seg.rule in ("answer_tag", "final_line") or r.kind != "invalid":
                 return r.at(seg.rule)
         return invalid("no answer", "no_answer")                # (not reached)
+
+    def _last_statement(self, text: str, ctx: dict, r: Reading) -> Reading:
+        """An ambiguous reading settled by the last statement (:func:`statements`) that
+        reads, when it is a conclusion (:data:`_CONCLUSION`): the reasoning names several
+        answers, the conclusion states one ("…, so A25 prefers {C32, C6}"); a last
+        statement that is itself ambiguous, or not a conclusion ("A prefers C18 over C47,
+        but C47 is ranked above C18": a contradiction), keeps ``r``."""
+        if r.kind != "ambiguous" or not self.prose:
+            return r
+        stmts, _ = statements(text)
+        if len(stmts) < 2:
+            return r
+        for st in reversed(stmts):
+            x = self.body(st, ctx)
+            if x.kind in ("value", "abstain", "none"):
+                return x.at("last_statement") if _CONCLUSION.match(st) else r
+            if x.kind == "ambiguous":
+                return r
+        return r
 
     def _prose(self, text: str, ctx: dict) -> Reading:
         whole = self.body(text, ctx)
@@ -336,9 +487,11 @@ class Shape:
             r = self.body(p, ctx)
             if whole.kind == "ambiguous":       # the reasoning names several; the last
                 return r.at("last_statement") if r.kind in ("value", "abstain", "none") \
-                    else whole.at("text")          # paragraph alone may settle it
-            if r.kind != "invalid":
+                    else self._last_statement(p, ctx, whole).at("text")   # paragraph
+            if r.kind != "invalid":                                    # may settle it
                 return r.at("last_statement")
+        if whole.kind == "ambiguous" and len(paras) <= 1:
+            return self._last_statement(text, ctx, whole).at("text")
         return whole.at("text")
 
 
@@ -441,7 +594,7 @@ def _item(body: str, ctx: Mapping[str, Any]) -> Reading:
         return Reading("value", whole, "name")
     if re.fullmatch(r"[A-Za-z]+\d+", n.strip("()[]{}.,;:").strip()):
         return invalid(f"not an alternative: {b!r}", "unknown_name")
-    a = abstention(b, exact_ok=False)
+    a = _abstains(b, ctx, _item)
     if a:
         return a
     for part in reversed(_bold(b)):
@@ -541,7 +694,7 @@ def _int(body: str, ctx: Mapping[str, Any]) -> Reading:
         return Reading("abstain", None, f"abstain_word:{n}")
     if re.fullmatch(r"-\s*1", n.split("(")[0].strip()) and _gloss(ctx):
         return Reading("abstain", None, "sentinel_gloss")
-    a = abstention(b, exact_ok=False)
+    a = _abstains(b, ctx, _int)
     if a:
         return a
     s = number_words(b)
@@ -571,6 +724,12 @@ def _ranking(body: str, ctx: Mapping[str, Any]) -> Reading:
     n = normalise(b)
     if n in ABSTAIN_EXACT:
         return Reading("abstain", None, f"abstain_word:{n}")
+    wrapped = _json_answer(b)
+    if wrapped is not None:                          # {"answer": ["C2", "C1", "C3"]}
+        return _ranking(wrapped, ctx).at("json")
+    asc = _ascending(b, vocab)
+    if asc is not None:
+        return asc
     clean, why = _clean_list(_strip_parens(b), vocab)
     rule = "list"
     if clean is None and vocab is not None:         # "C2 first, then C1, then C4"
@@ -593,6 +752,25 @@ def _ranking(body: str, ctx: Mapping[str, Any]) -> Reading:
             return invalid("an alternative appears twice", "repeated_name")
         return Reading("value", last, "chain")
     return a or invalid(why, "not_a_ranking")
+
+
+_LESS = r"\s*(?:<|≺|&lt;)\s*"
+
+
+def _ascending(b: str, vocab: dict[str, str] | None) -> Reading | None:
+    """A ranking written worst first with ``<`` (or ``≺``): ``C22 < C44 < C15`` is "C22 is
+    less preferred than C44 …", the mirror of ``C15 > C44 > C22``, so it is read reversed,
+    best first (rule ``ascending_chain``); None unless the body is only such a chain."""
+    s = _strip_parens(b).strip().rstrip(".")
+    if vocab is None or re.search(r">|≻|&gt;", s) or \
+            not re.fullmatch(rf"[A-Za-z]\w*(?:{_LESS}[A-Za-z]\w*)+", s):
+        return None
+    names = [vocab.get(x.lower()) for x in re.split(_LESS, s)]
+    if any(x is None for x in names):
+        return None
+    if len(set(names)) != len(names):
+        return invalid("an alternative appears twice", "repeated_name")
+    return Reading("value", [x for x in reversed(names) if x], "ascending_chain")
 
 
 def _short(b: str) -> bool:
@@ -636,7 +814,7 @@ def _bundle(body: str, ctx: Mapping[str, Any]) -> Reading:
         first = _clean_list(sets[0], vocab)[0]
         if first is not None and (len(sets) == 1 or re.search(r"\}\s*(?:≻|>|&gt;)\s*\{", b)):
             return offered(first, "braces")
-    a = abstention(b, exact_ok=False)
+    a = _abstains(b, ctx, _bundle)
     if a:
         return a
     m = re.search(r"\b(first|second|1st|2nd)\s+bundle\b", b, re.I)
@@ -660,12 +838,23 @@ def _items(body: str, ctx: Mapping[str, Any]) -> Reading:
     n = normalise(b)
     if n in ABSTAIN_EXACT:
         return Reading("abstain", None, f"abstain_word:{n}")
+    wrapped = _json_answer(b)
+    if wrapped is not None:                          # {"answer": ["C2", "C1"]}
+        return _items(wrapped, ctx).at("json")
     clean, why = _clean_list(_strip_parens(b), vocab)
+    rule = "list"
+    lead = _LEAD_IN.match(b)
+    if clean is None and lead and vocab is not None:      # "The answer is C1, C10, C5"
+        clean, rule = _clean_list(_strip_parens(b[lead.end():]), vocab)[0], "lead_in/list"
     if clean is not None:
         if len(set(clean)) != len(clean):
             return invalid("an alternative appears twice", "repeated_name")
-        return Reading("value", _set_value(clean), "list")
+        return Reading("value", _set_value(clean), rule)
     return abstention(b, exact_ok=False) or invalid(why, "not_a_list")
+
+
+#: a sentence opening before a list: "The answer is", "A5's top-3 choices are", "Answer:"
+_LEAD_IN = re.compile(r"^[^\n:]{0,80}?\b(?:is|are)\b\s*:?\s*|^[^\n:]{0,40}:\s*", re.I)
 
 
 # ----------------------------------------------------------------------------- yes / no
@@ -679,7 +868,9 @@ def _yesno(body: str, ctx: Mapping[str, Any]) -> Reading:
     if first:
         w = first.group(1)
         return Reading("value", "yes" if w in ("yes", "y", "true") else "no", "first_word")
-    a = abstention(b)
+    if n in ABSTAIN_EXACT:
+        return Reading("abstain", None, f"abstain_word:{n}")
+    a = None if ctx.get("_no_abstain") else stated_abstention(b, _yesno_stated)
     if a:
         return a
     words = set(re.findall(r"\b(yes|no)\b", n))
@@ -690,12 +881,22 @@ def _yesno(body: str, ctx: Mapping[str, Any]) -> Reading:
     return invalid("not yes or no", "not_yes_no")
 
 
+def _yesno_stated(s: str) -> bool:
+    """A statement that answers yes or no: it says "yes", or "no" not followed by a word
+    ("so the answer is no", "no, it is not"; "there is no tie" does not answer)."""
+    n = normalise(s)
+    return bool(re.search(r"\byes\b", n) or re.search(r"\bno\b(?!\s+[a-z0-9])", n))
+
+
 # ----------------------------------------------------------------------------- letter
 
 def _letter(body: str, ctx: Mapping[str, Any]) -> Reading:
     options: Mapping[str, Any] = ctx.get("options") or {}
     letters = list(options) + ([ctx["nota_option"]] if ctx.get("nota_option") else [])
     b = body.strip()
+    wrapped = _json_answer(b)
+    if wrapped is not None:                          # {"answer": "A"}, fenced or not
+        return _letter(wrapped, ctx).at("json")
     n = normalise(b)
 
     def chose(letter: str, rule: str) -> Reading:
@@ -725,13 +926,49 @@ def _letter(body: str, ctx: Mapping[str, Any]) -> Reading:
     for part in reversed(_bold(b)):
         if re.fullmatch(r"\(?([A-Z])\)?\.?", part.strip()):
             return chose(part.strip("(). "), "bold_letter")
+    stmts = statements(b)[0]
+    concl = _LETTER_CONCLUSION.match(stmts[-1]) if stmts else None
+    if concl and (not letters or concl.group(1) in letters):    # "…, so B."
+        return chose(concl.group(1), "conclusion_letter")
     nc = none_claim(b)
     if nc:
         return nc
-    a = abstention(b)
+    if n in ABSTAIN_EXACT:
+        return Reading("abstain", None, f"abstain_word:{n}")
+    a = _abstains(b, ctx, _letter)
     if a:
         return a
     return invalid("not an option letter", "not_a_letter")
+
+
+_ANSWER_KEYS = ("answer", "choice", "option", "letter", "selection", "selected", "final_answer",
+                "ranking", "result", "list")
+
+
+#: a last statement that concludes with a letter: "so B.", "therefore (C)", "so option A"
+_LETTER_CONCLUSION = re.compile(r"^\W*(?:so|thus|hence|therefore)\b[\s,]*(?:the answer is\s+|"
+                                r"i (?:pick|choose|select)\s+|it is\s+|it's\s+)?(?:option\s+)?"
+                                r"\(?\**([A-Z])\**\)?[.!]?\s*$", re.I)
+
+
+def _json_answer(b: str) -> str | None:
+    """The string of a one-key JSON object ``{"answer": "A"}`` (a fence around it allowed;
+    keys :data:`_ANSWER_KEYS`), else None."""
+    s = json_body(b)
+    if not s.startswith("{"):
+        return None
+    try:
+        v = json.loads(s)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(v, dict) and len(v) == 1:
+        k, x = next(iter(v.items()))
+        if str(k).lower() in _ANSWER_KEYS and isinstance(x, str) and x.strip():
+            return x
+        if str(k).lower() in _ANSWER_KEYS and isinstance(x, list) and x and \
+                all(isinstance(y, str) for y in x):
+            return json.dumps(x)                      # {"answer": ["C2", "C1"]}
+    return None
 
 
 def _option_text(body: str, ctx: Mapping[str, Any]) -> str | None:
@@ -872,8 +1109,16 @@ _EMPTY_STATED = re.compile(r"\b(?:everyone|everybody|every agent|all agents|nobo
                            r"gets nothing)|\bthe empty (?:matching|allocation)\b", re.I)
 
 
+#: a whole outcome answer that claims no outcome exists, as ``prefcert audit`` reads it
+#: (K&W F.2.2 lists ``None`` among the ways models express infeasibility)
+NONE_WORDS = frozenset({"none", "null", "nil", "no outcome", "no solution", "n/a"})
+
+
 def _outcome(body: str, ctx: Mapping[str, Any]) -> Reading:
     b = json_body(body)
+    n = normalise(b)
+    if n in NONE_WORDS:
+        return Reading("none", None, f"none_word:{n}")
     try:
         objs = _json_objects(b)
     except DuplicateKey as e:
@@ -888,6 +1133,11 @@ def _outcome(body: str, ctx: Mapping[str, Any]) -> Reading:
             m = re.search(r"\{([^{}]*)\}", b)
             if m and re.search(r"\w+\s*:\s*\w+", m.group(1)):
                 pairs = re.findall(r"([A-Za-z]\w*)\s*:\s*([A-Za-z]\w*)", m.group(1))
+        if not pairs and re.fullmatch(rf"\s*{_ARROW_PAIR}(?:\s*(?:,|;|\n|\band\b)\s*"
+                                      rf"{_ARROW_PAIR})*\s*[.;,]?\s*", b):
+            pairs = re.findall(_ARROW_PAIR, b)               # A1-B1, A2 → B3
+            if pairs:
+                return _outcome_value([list(p) for p in pairs], ctx, "arrow_pairs")
         if pairs:
             obj = [list(p) for p in pairs]
             return _outcome_value(obj, ctx, "pairs_in_text")
@@ -896,6 +1146,10 @@ def _outcome(body: str, ctx: Mapping[str, Any]) -> Reading:
             return nc
         return invalid("no outcome (a JSON object agent -> partner)", "no_outcome")
     return _outcome_value(obj, ctx, "json")
+
+
+#: one pair written ``A1-B1``, ``A1 – B1``, ``A1 → B1``, ``A1 -> B1``, ``A1 => B1``
+_ARROW_PAIR = r"([A-Za-z]\w*\d\w*)\s*(?:->|=>|→|⟶|↦|–|—|-)\s*([A-Za-z]\w*\d\w*)"
 
 
 def _pair_list(o: Any) -> bool:
@@ -1052,13 +1306,24 @@ def read_decision(text: str, ctx: Mapping[str, Any]) -> Reading:
     jmode = ctx.get("json", "embedded" if mode == "lenient" else "fenced")
     body = text.strip()
     where = "bare_json"
+    trailing = False
     try:
         if jmode == "embedded":
             objs = [o for o in _json_objects(body) if isinstance(o, dict)]
             objs = [_unwrap(o) for o in objs]
+            if not any("decision" in o for o in objs) and _TRAILING_COMMA.search(body):
+                fixed = _TRAILING_COMMA.sub(r"\1", body)      # {"decision": "ACT",}
+                objs = [_unwrap(o) for o in _json_objects(fixed) if isinstance(o, dict)]
+                if any("decision" in o for o in objs):
+                    body, trailing = fixed, True
             found = [o for o in objs if "decision" in o] or objs
             if not found:
-                return invalid("no JSON object in the response", "no_json_object")
+                return invalid("no JSON object could be read (is the JSON malformed?)"
+                               if "{" in body else "no JSON object in the response",
+                               "no_json_object")
+            if not any("decision" in o for o in found):
+                return invalid("no JSON object with a \"decision\" key (is the JSON "
+                               "malformed?)", "no_decision_object")
             obj = found[-1]
             where = "bare_json" if body.startswith("{") and body.endswith("}") else \
                 "embedded_json"
@@ -1091,7 +1356,7 @@ def read_decision(text: str, ctx: Mapping[str, Any]) -> Reading:
     repair = obj.get("repair", obj.get("relax", obj.get("correction")))
     value = {"decision": word, "action": obj.get("action"), "question": obj.get("question"),
              "repair": repair}
-    rule = where
+    rule = where + ("/trailing_comma" if trailing else "")
     if mode == "lenient":
         canon = {k: _canon(v, names) for k, v in value.items() if k != "decision"}
         canon["action"] = _action(canon["action"])
@@ -1099,6 +1364,11 @@ def read_decision(text: str, ctx: Mapping[str, Any]) -> Reading:
             rule += "/normalised"
         value.update(canon)
     return Reading("value", value, rule)
+
+
+#: a comma before a closing brace or bracket (outside strings, approximately): lenient
+#: reading drops it (rule ``trailing_comma``); strict reading refuses the JSON
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 
 def _unwrap(obj: dict) -> dict:
@@ -1176,7 +1446,7 @@ def _number(body: str, ctx: Mapping[str, Any]) -> Reading:
                               False and lo[0] < 0):
             if ctx.get("ranges") == "midpoint":
                 return Reading("value", (lo[0] + abs(hi[0])) / 2, "range_midpoint")
-            return ambiguous(f"a range ({rng.group(0).strip()})", "range")
+            return ambiguous(f"a range ({rng.group(0).strip().rstrip('.,')})", "range")
     if re.fullmatch(r"\$?\s*\d{1,3}\.\d{3}", b):
         return ambiguous(f"{b} reads as a decimal or with a thousands separator",
                          "decimal_or_thousands")

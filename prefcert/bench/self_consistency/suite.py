@@ -33,6 +33,7 @@ from functools import cache
 from typing import Any
 
 from ...generators.consistency import elicitation_design
+from ..answers import Reading
 from ..design import (Context, Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict,
                       int_in)
 from ..stats import proportion
@@ -169,11 +170,27 @@ def gold(task: Task, variant: Mapping[str, Any], labels: Sequence[dict],
 def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
     """The answer format of Ford et al.'s Table 6: ``correct`` when the whole answer is a
     signed (optionally currency-formatted) number, ``incorrect`` when a finite amount is
-    read with other text, ``invalid`` otherwise; ``parsed`` is the amount. O(len(answer))."""
-    from .audit import read_amount
-    value, only, reading = read_amount(answer, parse=entry.parse)
-    verdict = "invalid" if value is None else "correct" if only else "incorrect"
-    return Verdict(verdict, value, reading, {"cell_id": prompt.get("cell_id")})
+    read with other text, ``ambiguous`` for a range or two different numbers (the paper
+    gives no rule; corpus R17), ``invalid`` when no amount can be read, ``timeout`` for no
+    answer. ``parsed`` is ``{"kind", "value", "rule"}`` (the amount as ``value``), as in
+    every suite; ``reason`` the reader's reason when no amount is read. O(len(answer))."""
+    import math
+
+    from ..answers import read
+    extra = {"cell_id": prompt.get("cell_id")}
+    if answer is None:
+        return Verdict("timeout", None, None, extra)
+    r = read("number", answer, mode=entry.parse)
+    if r.kind == "value" and not math.isfinite(r.value["value"]):
+        r = Reading("invalid", None, r.rule + "/non_finite", "not a finite amount")
+    if r.kind != "value":
+        verdict = "ambiguous" if r.kind == "ambiguous" else "invalid"
+        return Verdict(verdict, {"kind": r.kind, "value": None, "rule": r.rule}, r.reason,
+                       {**extra, "number_only": False})
+    only = bool(r.value["number_only"])
+    return Verdict("correct" if only else "incorrect",
+                   {"kind": "value", "value": r.value["value"], "rule": r.rule}, None,
+                   {**extra, "number_only": only})
 
 
 def metrics(scores: Sequence[dict]) -> list[dict]:
