@@ -71,6 +71,8 @@ class Tally:
         self.idx = {x: i for i, x in enumerate(e.candidates)}
         tau = {x: i for i, x in enumerate(e.tie_break)}
         self._prio: list[int] = [tau[x] for x in e.candidates]
+        #: the candidate indices in τ order (best first)
+        self.tau_order: list[int] = [self.idx[x] for x in e.tie_break]
         self._irv: dict[int, np.ndarray] = {}
         self.exhaust = e.conventions.get("overvote") == "exhaust"
         if not self.engine.rounds:
@@ -113,9 +115,11 @@ class Tally:
         return out
 
     def best(self, scores: Sequence[int]) -> int:
-        """The highest of plain-int scores, ties to the τ-highest. O(m)."""
-        prio = self._prio
-        return max(range(self.m), key=lambda i: (scores[i], -prio[i]))
+        """The highest of plain-int scores, ties to the τ-highest: the first candidate in
+        τ order with the top score. O(m)."""
+        order = self.tau_order
+        vals = [scores[i] for i in order]
+        return order[vals.index(max(vals))]
 
     def one_winner(self, report: Sequence[int], weight: int = 1) -> int:
         """The winner with one report (candidate indices best first; approval: the
@@ -542,20 +546,33 @@ def _names(e: Election, rule: str, row: np.ndarray) -> list[str]:
 
 def greedy_can_win(t: Tally, c: int, weight: int = 1) -> tuple[list[int] | None, list[int]]:
     """BTT greedy for one manipulator of ``weight``: (a ranking electing c, []) or
-    (None, the stuck set). Plurality, Borda, Copeland, approval (the score of a candidate
-    placed above a set is the rule engine's ``placed_score``); O(m³) Borda, O(m³)
+    (None, the stuck set). Plurality, Borda, Copeland, approval: the rule engine's own
+    loop where it has one (plurality, Borda: the same placements), else
+    :func:`placed_greedy`; approval approves c alone. O(m) plurality, O(m²) Borda, O(m⁴)
     Copeland."""
-    m, prio = t.m, t._prio                 # plain ints: no numpy scalar per comparison
+    if t.approval:
+        s, prio = list(t.base_list), t._prio
+        s[c] += weight
+        sc, pc = s[c], prio[c]
+        rivals = [r for r in range(t.m) if r != c and
+                  (s[r] > sc or (s[r] == sc and prio[r] < pc))]
+        return (None, rivals[:1]) if rivals else ([c], [])
+    if t.engine.own_greedy:
+        return t.engine.greedy(t, c, weight)
+    return placed_greedy(t, c, weight)
+
+
+def placed_greedy(t: Tally, c: int, weight: int = 1) -> tuple[list[int] | None, list[int]]:
+    """The greedy's generic loop (ranking rules): c first, then each place to the first
+    unplaced rival in τ order that, placed there, does not beat c (its score when above
+    exactly the other unplaced rivals is the rule engine's ``placed_score``); stuck when
+    every unplaced rival beats c. O(m²) ``placed_score`` calls."""
+    prio = t._prio                         # plain ints: no numpy scalar per comparison
 
     def beats(sr: int, sc: int, r: int) -> bool:
         return sr > sc or (sr == sc and prio[r] < prio[c])
-    if t.approval:
-        s = list(t.base_list)
-        s[c] += weight
-        rivals = [r for r in range(m) if r != c and beats(s[r], s[c], r)]
-        return (None, rivals[:1]) if rivals else ([c], [])
     placed = [c]
-    left = sorted((x for x in range(m) if x != c), key=prio.__getitem__)
+    left = [x for x in t.tau_order if x != c]
     score = t.engine.placed_score          # d's score when it is above exactly `below`
     sc = score(t, c, set(left), weight)
     while left:
@@ -583,11 +600,11 @@ def greedy_reachable(e: Election, rule: str) -> Manipulation:
     w0 = sincere_winner(e, rule)
     key = preference_key(e)
     refuted: dict[str, list[str]] = {}
-    names = e.candidates
+    names, idx = e.candidates, t.idx
     for c in sorted(names, key=key):
         if c == w0:
             return Manipulation(w0, w0, None, refuted=refuted)
-        ballot, stuck = greedy_can_win(t, names.index(c))
+        ballot, stuck = greedy_can_win(t, idx[c])
         if ballot is not None:
             return Manipulation(w0, c, [names[i] for i in ballot], refuted=refuted)
         refuted[c] = [names[i] for i in stuck]
