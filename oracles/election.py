@@ -68,11 +68,12 @@ class Tally:
         self.e, self.rule, self.m = e, rule, e.m
         self.engine = rule_engine(rule)
         self.approval = _approval(rule)
-        self.idx = {x: i for i, x in enumerate(e.candidates)}
-        tau = {x: i for i, x in enumerate(e.tie_break)}
-        self._prio: list[int] = [tau[x] for x in e.candidates]
+        m = self.m                         # (index maps by zip and map: no Python loop)
+        self.idx = dict(zip(e.candidates, range(m)))
+        tau = dict(zip(e.tie_break, range(m)))
+        self._prio: list[int] = list(map(tau.__getitem__, e.candidates))
         #: the candidate indices in τ order (best first)
-        self.tau_order: list[int] = [self.idx[x] for x in e.tie_break]
+        self.tau_order: list[int] = list(map(self.idx.__getitem__, e.tie_break))
         self._irv: dict[int, np.ndarray] = {}
         self.exhaust = e.conventions.get("overvote") == "exhaust"
         if not self.engine.rounds:
@@ -118,7 +119,7 @@ class Tally:
         """The highest of plain-int scores, ties to the τ-highest: the first candidate in
         τ order with the top score. O(m)."""
         order = self.tau_order
-        vals = [scores[i] for i in order]
+        vals = list(map(scores.__getitem__, order))
         return order[vals.index(max(vals))]
 
     def one_winner(self, report: Sequence[int], weight: int = 1) -> int:
@@ -354,11 +355,22 @@ class Manipulation:
 def preference_key(e: Election):
     """Sort key of the manipulator's preference: true rank, then τ (engine twin); the
     keys are computed once per election (O(m)) and looked up."""
-    def build() -> dict[str, tuple[int, int]]:
-        pos = {x: above + 1 for g, above in ranked_groups(e.manipulator.ranking) for x in g}
-        bottom = sum(map(len, e.manipulator.ranking)) + 1        # every unranked candidate
-        return {x: (pos.get(x, bottom), i) for i, x in enumerate(e.tie_break)}
-    return once(e, "oracle-preference", build).__getitem__
+    return once(e, "oracle-preference", lambda: _preference_keys(e)).__getitem__
+
+
+def _preference_keys(e: Election) -> dict[str, tuple[int, int]]:
+    ranking, tau = e.manipulator.ranking, e.tie_break
+    if len(ranking) == e.m:                # strict and full: the ranks 1..m (no loop)
+        pos = dict(zip((g[0] for g in ranking), range(1, e.m + 1)))
+        return dict(zip(tau, zip(map(pos.__getitem__, tau), range(e.m))))
+    pos = {}
+    above = 0
+    for g in ranking:
+        for x in g:
+            pos[x] = above + 1
+        above += len(g)
+    bottom = above + 1                     # every unranked candidate
+    return {x: (pos.get(x, bottom), i) for i, x in enumerate(tau)}
 
 
 def sincere_winner(e: Election, rule: str) -> str:
@@ -374,9 +386,9 @@ def _sincere_winner(e: Election, rule: str) -> str:
         # the sincere ballot may be weak or truncated: count it as one more fixed ballot
         return _with_fixed(e, rule, man).winner()
     if t.approval:
-        return t.winner([sorted(man.approved)], [1])
-    if man.strict_full and len(man.ranking) == e.m:
-        return t.winner([[g[0] for g in man.ranking]], [1])
+        return e.candidates[t.one_winner([t.idx[x] for x in sorted(man.approved)])]
+    if len(man.ranking) == e.m:            # m non-empty groups of distinct candidates
+        return e.candidates[t.one_winner([t.idx[g[0]] for g in man.ranking])]
     return _with_fixed(e, rule, man).winner()
 
 
@@ -519,18 +531,20 @@ def enumerate_reports(e: Election, rule: str) -> Manipulation:
     names = e.candidates
     w0 = sincere_winner(e, rule)
     key = preference_key(e)
-    counts, first = report_counts(tally_of(e, rule))
-    size = all_reports_size(e, rule)
-    reach = {names[i] for i in range(e.m) if counts[i]}
-    best = min(reach | {w0}, key=key)
+    t = tally_of(e, rule)
+    counts, first = report_counts(t)
+    outcomes = {names[i]: k for i, k in enumerate(counts) if k}
+    best = min([*outcomes, w0], key=key)
     u0, ub = key(w0)[0], key(best)[0]
-    outcomes = {names[i]: counts[i] for i in range(e.m) if counts[i]}
-    ballot = None if best == w0 else [names[i] for i in first(names.index(best))]
-    return Manipulation(w0, best, ballot, reach, counts={
-        "reports": size,
-        "profitable": sum(v for x, v in outcomes.items() if key(x)[0] < u0),
-        "optimal": sum(v for x, v in outcomes.items() if key(x)[0] == ub),
-        "outcomes": outcomes})
+    ballot = None if best == w0 else [names[i] for i in first(t.idx[best])]
+    profitable = optimal = 0
+    for x, v in outcomes.items():
+        u = key(x)[0]
+        profitable += v if u < u0 else 0
+        optimal += v if u == ub else 0
+    return Manipulation(w0, best, ballot, set(outcomes), counts={
+        "reports": 2 ** e.m if t.approval else math.factorial(e.m),
+        "profitable": profitable, "optimal": optimal, "outcomes": outcomes})
 
 
 def all_reports_size(e: Election, rule: str) -> int:

@@ -258,15 +258,18 @@ class Plurality(PerVoteRule):
         m, s, prio = t.m, t.base_list, t._prio
         size = math.factorial(m - 1)
         lead = t.best(s)                   # the fixed leader: every other top faces it
+        sl, pl = s[lead], prio[lead]
+        # a top x wins, a point up, when it ties the leader's score or is one below and
+        # τ-above it; any other top elects the leader (it stays the highest)
+        wins = [x for x in range(m) if s[x] == sl or s[x] == sl - 1 and prio[x] < pl]
         counts = [0] * m
         first: dict[int, tuple[int, ...]] = {}
-        for x in range(m):
-            sx = s[x] + 1
-            w = x if x == lead or sx > s[lead] or (sx == s[lead] and prio[x] < prio[lead]) \
-                else lead
-            counts[w] += size
-            if w not in first:
-                first[w] = (x, *(y for y in range(m) if y != x))
+        for x in wins:
+            counts[x] = size
+            first[x] = (x, *range(x), *range(x + 1, m))
+        counts[lead] = size * (m - len(wins) + 1)
+        x = next(x for x in range(m) if x == lead or x not in first)
+        first[lead] = (x, *range(x), *range(x + 1, m))
         return counts, first
 
     def placed_score(self, t, d, below, weight) -> int:
@@ -279,9 +282,8 @@ class Plurality(PerVoteRule):
         it is placed, so the rivals that beat c then are the stuck set (in τ order), and
         without one every order of the rivals below c elects it: τ order. O(m)."""
         s, prio = t.base_list, t._prio
-        sc, pc = s[c] + weight, prio[c]
-        stuck = [r for r in t.tau_order if r != c and
-                 (s[r] > sc or (s[r] == sc and prio[r] < pc))]
+        sc, pc = s[c] + weight, prio[c]    # (c itself, below sc, is never in the set)
+        stuck = [r for r in t.tau_order if s[r] > sc or s[r] == sc and prio[r] < pc]
         if stuck:
             return None, stuck
         return [c, *(r for r in t.tau_order if r != c)], []
