@@ -33,6 +33,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, TypeVar
 
 import numpy as np
@@ -361,7 +362,7 @@ def preference_key(e: Election):
 def _preference_keys(e: Election) -> dict[str, tuple[int, int]]:
     ranking, tau = e.manipulator.ranking, e.tie_break
     if len(ranking) == e.m:                # strict and full: the ranks 1..m (no loop)
-        pos = dict(zip((g[0] for g in ranking), range(1, e.m + 1)))
+        pos = dict(zip(map(itemgetter(0), ranking), range(1, e.m + 1)))
         return dict(zip(tau, zip(map(pos.__getitem__, tau), range(e.m))))
     pos = {}
     above = 0
@@ -388,7 +389,8 @@ def _sincere_winner(e: Election, rule: str) -> str:
     if t.approval:
         return e.candidates[t.one_winner([t.idx[x] for x in sorted(man.approved)])]
     if len(man.ranking) == e.m:            # m non-empty groups of distinct candidates
-        return e.candidates[t.one_winner([t.idx[g[0]] for g in man.ranking])]
+        return e.candidates[t.one_winner(list(map(t.idx.__getitem__,
+                                                  map(itemgetter(0), man.ranking))))]
     return _with_fixed(e, rule, man).winner()
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -261,7 +262,7 @@ class Plurality(PerVoteRule):
         sl, pl = s[lead], prio[lead]
         # a top x wins, a point up, when it ties the leader's score or is one below and
         # τ-above it; any other top elects the leader (it stays the highest)
-        wins = [x for x in range(m) if s[x] == sl or s[x] == sl - 1 and prio[x] < pl]
+        wins = [x for x in range(m) if s[x] >= sl - 1 and (s[x] == sl or prio[x] < pl)]
         counts = [0] * m
         first: dict[int, tuple[int, ...]] = {}
         for x in wins:
@@ -283,7 +284,7 @@ class Plurality(PerVoteRule):
         without one every order of the rivals below c elects it: τ order. O(m)."""
         s, prio = t.base_list, t._prio
         sc, pc = s[c] + weight, prio[c]    # (c itself, below sc, is never in the set)
-        stuck = [r for r in t.tau_order if s[r] > sc or s[r] == sc and prio[r] < pc]
+        stuck = [r for r in t.tau_order if s[r] >= sc and (s[r] > sc or prio[r] < pc)]
         if stuck:
             return None, stuck
         return [c, *(r for r in t.tau_order if r != c)], []
@@ -324,7 +325,12 @@ class Borda(PerVoteRule):
 
     def tally(self, t) -> list:
         m, idx, s = t.m, t.idx, [0] * t.m
+        points = range(m - 1, -1, -1)
         for b in t.e.ballots:
+            if len(b.ranking) == m:            # strict and full: m − 1 − position
+                for x, p in zip(map(idx.__getitem__, map(itemgetter(0), b.ranking)), points):
+                    s[x] += b.count * p
+                continue
             for g, above in ranked_groups(b.ranking):  # |{y : x ≻ y}| = m − above − |g|
                 for x in g:
                     s[idx[x]] += b.count * (m - above - len(g))
@@ -366,8 +372,8 @@ class Borda(PerVoteRule):
         counts = [0] * m
         for w in range(m):
             sw, pw = s[w], prio[w]
-            ks = sorted([s[y] - sw + (prio[y] < pw) for y in range(m) if y != w],
-                        reverse=True)
+            ks = sorted([sy - sw + (py < pw) for sy, py in zip(s, prio)], reverse=True)
+            ks.remove(0)                   # w's own entry (any 0 is the same value)
             if ks and ks[0] > m - 1:       # some rival beats w whatever w gets
                 continue
             # with P points for w, the i-th rival has min(P + 1 − k, m) − [k ≤ 0] free

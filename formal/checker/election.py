@@ -188,10 +188,11 @@ class Count:
             for b in self.fixed:
                 self._pairs(b, self.margin)
         elif not r.rounds:
-            self.base = dict.fromkeys(e.candidates, 0)
+            self.base = base = dict.fromkeys(e.candidates, 0)
+            points, cands = r.points, e.candidates
             for b in self.fixed:
-                for x, s in r.points(b, e.candidates).items():
-                    self.base[x] += s
+                for x, s in points(b, cands).items():
+                    base[x] += s
 
     # -- contributions of one ballot
 
@@ -485,11 +486,15 @@ def _keys(e: Election) -> dict[str, tuple[int, int]]:
     """:func:`_key` of every candidate, in one pass over the true ranking. O(m)."""
     if e.manipulator is None:
         raise InstanceError("the election has no manipulator")
-    pos, above = {}, 0
-    for g in e.manipulator.ranking:
-        for x in g:
-            pos[x] = above + 1
-        above += len(g)
+    ranking = e.manipulator.ranking
+    if len(ranking) == e.m:              # m groups of distinct candidates: one each
+        pos, above = dict(zip((g[0] for g in ranking), itertools.count(1))), e.m
+    else:
+        pos, above = {}, 0
+        for g in ranking:
+            for x in g:
+                pos[x] = above + 1
+            above += len(g)
     tau = e.tie_break                    # x -> (pos, or above + 1 unranked; τ index)
     return dict(zip(tau, zip(map(pos.get, tau, itertools.repeat(above + 1)),
                              itertools.count())))
