@@ -5,7 +5,8 @@ winner determination, and single-voter and coalitional manipulation.
   the ballot space (m! rankings or 2^m subsets), giving w₀, w*, |M|, |B*| and the outcome
   counts: by classes of reports with one outcome where the rule has them (plurality: the
   top; approval: the first approved candidate in order of fixed score; IRV: the prefixes
-  up to the first surviving top), else every report at once (vectorised).
+  up to the first surviving top), Borda by points (the reports giving each rival at most
+  its cap), else every report at once (vectorised, Copeland).
 - :func:`greedy_reachable`: the greedy of Bartholdi, Tovey & Trick (1989) for one
   manipulator. Exact for plurality, Borda, Copeland (any tie value) and approval: each
   candidate's score depends only on — and grows with — the set of candidates the
@@ -40,7 +41,7 @@ import numpy as np
 
 from ..formal.election import Election
 from ..formal.rules import rule_named
-from .rules import ranked_groups, rule_engine
+from .rules import rule_engine
 
 T = TypeVar("T")
 
@@ -508,10 +509,10 @@ def irv_report_counts(t: Tally) -> tuple[list[int], dict[int, tuple[int, ...]]]:
 def report_counts(t: Tally) -> tuple[list[int], Callable[[int], tuple[int, ...]]]:
     """How many reports of the ballot space elect each candidate, and the first report (in
     the ballot space's order, :func:`all_reports`) electing a given winner: IRV by
-    :func:`irv_report_counts`; a rule whose reports fall into a few classes of one
-    outcome each by its engine's ``report_counts`` (plurality: by the top; approval: by
-    the first approved candidate in order of fixed score); the other score rules by
-    every report at once (:func:`report_outcomes`)."""
+    :func:`irv_report_counts`; a rule whose engine counts without evaluating every report
+    by its ``report_counts`` (plurality: by the top; approval: by the first approved
+    candidate in order of fixed score; Borda: by points); Copeland by every report at
+    once (:func:`report_outcomes`)."""
     classes = irv_report_counts(t) if t.engine.rounds else t.engine.report_counts(t)
     if classes is not None:
         return classes[0], classes[1].__getitem__
@@ -526,10 +527,10 @@ def report_counts(t: Tally) -> tuple[list[int], Callable[[int], tuple[int, ...]]
 
 def enumerate_reports(e: Election, rule: str) -> Manipulation:
     """The benchmark's oracle: every report evaluated. Counts: ``reports`` |B_r|,
-    ``profitable`` |M|, ``optimal`` |B*|, ``outcomes`` winner -> reports. O(|B_r| · m)
-    for the score rules (O(|B_r| · m²) Copeland; O(m²) plurality, whose winner depends
-    on the top only); IRV by :func:`irv_report_counts` (at most |B_r| prefixes, each
-    O(m) memoised rounds)."""
+    ``profitable`` |M|, ``optimal`` |B*|, ``outcomes`` winner -> reports: O(m) plurality
+    (the winner depends on the top only), O(m log m) approval, O(m³) Borda (counted by
+    points), O(|B_r| · m²) Copeland; IRV by :func:`irv_report_counts` (at most |B_r|
+    prefixes, each O(m) memoised rounds)."""
     names = e.candidates
     w0 = sincere_winner(e, rule)
     key = preference_key(e)

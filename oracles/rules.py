@@ -81,11 +81,12 @@ class RuleEngine:
         raise NotImplementedError(f"{self.name} has no loop of its own")
 
     def report_counts(self, t) -> tuple[list[int], dict[int, tuple[int, ...]]] | None:
-        """When the ballot space falls into a few classes of reports with one outcome
-        each: how many reports (one manipulator, weight 1) elect each candidate and, per
-        winner, the first report electing it in the ballot space's order (rankings
-        lexicographic; subsets by size, then lexicographic); None otherwise (every
-        report is evaluated)."""
+        """When the rule counts its ballot space without evaluating every report (a few
+        classes of reports with one outcome each, or Borda's points): how many reports
+        (one manipulator, weight 1) elect each candidate and, per winner, the first
+        report electing it in the ballot space's order (rankings lexicographic; subsets
+        by size, then lexicographic), a mapping; None otherwise (every report is
+        evaluated)."""
         return None
 
     def report_winners(self, t, rep: np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
 """The election engines' fast paths against the trusted checker's replay and against the
 vectorised paths they replace: plain-int tallies and one-report winners, the ballot space
-counted by class (plurality by top, approval by first approved candidate), Borda's report
-winners by a maximum over candidate rows, and the arrays the greedy never builds."""
+counted by class (plurality by top, approval by first approved candidate) and Borda's by
+points, Borda's report winners by a maximum over candidate rows, plurality's and Borda's
+own loops of the greedy, and the arrays the greedy and the enumeration never build."""
 from __future__ import annotations
 
 import itertools
