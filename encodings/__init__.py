@@ -14,7 +14,6 @@ processes its share of the cores).
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
 from typing import Any
 
 _WORKERS = {"allowed": 1, "now": 1}
@@ -30,16 +29,20 @@ def cpsat_workers() -> int:
     return _WORKERS["now"]
 
 
-@contextmanager
-def cross_check(on: bool = True):
+class cross_check:
     """Within this block (when ``on``), CP-SAT solves use the allowed workers: their
-    answers only confirm a verdict another engine has already proven."""
-    before = _WORKERS["now"]
-    _WORKERS["now"] = _WORKERS["allowed"] if on else 1
-    try:
-        yield
-    finally:
-        _WORKERS["now"] = before
+    answers only confirm a verdict another engine has already proven. (A class, not a
+    generator: the pipeline enters one around every engine it runs.)"""
+
+    def __init__(self, on: bool = True) -> None:
+        self.on = on
+
+    def __enter__(self) -> None:
+        self.before = _WORKERS["now"]
+        _WORKERS["now"] = _WORKERS["allowed"] if self.on else 1
+
+    def __exit__(self, *exc: object) -> None:
+        _WORKERS["now"] = self.before
 
 
 def cpsat_solver(time_limit: float, seed: int, workers: int | None = None) -> Any:

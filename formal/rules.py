@@ -217,7 +217,7 @@ def rule_named(name: Any, *, incomplete: bool = False,
     prefcert.formal.errors.InstanceError: rule must be one of plurality, borda, approval, irv, copeland: 'xyz'
     """
     r = RULES.get(name) if isinstance(name, str) else None
-    if r is not None and (r.supports_incomplete or not incomplete):
+    if r is not None and (not incomplete or r.supports_incomplete):
         return r
     e = InstanceError(f"rule must be one of {', '.join(rule_names(incomplete=incomplete))}",
                       value=name)

@@ -5,7 +5,8 @@ winner determination, and single-voter and coalitional manipulation.
   the ballot space (m! rankings or 2^m subsets), giving w₀, w*, |M|, |B*| and the outcome
   counts: by classes of reports with one outcome where the rule has them (plurality: the
   top; approval: the first approved candidate in order of fixed score; IRV: the prefixes
-  up to the first surviving top), else every report at once (vectorised).
+  up to the first surviving top), Borda by points (the reports giving each rival at most
+  its cap), else every report at once (vectorised, Copeland).
 - :func:`greedy_reachable`: the greedy of Bartholdi, Tovey & Trick (1989) for one
   manipulator. Exact for plurality, Borda, Copeland (any tie value) and approval: each
   candidate's score depends only on — and grows with — the set of candidates the
@@ -33,13 +34,14 @@ import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, TypeVar
 
 import numpy as np
 
 from ..formal.election import Election
 from ..formal.rules import rule_named
-from .rules import ranked_groups, rule_engine
+from .rules import rule_engine
 
 T = TypeVar("T")
 
@@ -68,9 +70,12 @@ class Tally:
         self.e, self.rule, self.m = e, rule, e.m
         self.engine = rule_engine(rule)
         self.approval = _approval(rule)
-        self.idx = {x: i for i, x in enumerate(e.candidates)}
-        tau = {x: i for i, x in enumerate(e.tie_break)}
-        self._prio: list[int] = [tau[x] for x in e.candidates]
+        m = self.m                         # (index maps by zip and map: no Python loop)
+        self.idx = dict(zip(e.candidates, range(m)))
+        tau = dict(zip(e.tie_break, range(m)))
+        self._prio: list[int] = list(map(tau.__getitem__, e.candidates))
+        #: the candidate indices in τ order (best first)
+        self.tau_order: list[int] = list(map(self.idx.__getitem__, e.tie_break))
         self._irv: dict[int, np.ndarray] = {}
         self.exhaust = e.conventions.get("overvote") == "exhaust"
         if not self.engine.rounds:
@@ -113,9 +118,11 @@ class Tally:
         return out
 
     def best(self, scores: Sequence[int]) -> int:
-        """The highest of plain-int scores, ties to the τ-highest. O(m)."""
-        prio = self._prio
-        return max(range(self.m), key=lambda i: (scores[i], -prio[i]))
+        """The highest of plain-int scores, ties to the τ-highest: the first candidate in
+        τ order with the top score. O(m)."""
+        order = self.tau_order
+        vals = list(map(scores.__getitem__, order))
+        return order[vals.index(max(vals))]
 
     def one_winner(self, report: Sequence[int], weight: int = 1) -> int:
         """The winner with one report (candidate indices best first; approval: the
@@ -350,11 +357,22 @@ class Manipulation:
 def preference_key(e: Election):
     """Sort key of the manipulator's preference: true rank, then τ (engine twin); the
     keys are computed once per election (O(m)) and looked up."""
-    def build() -> dict[str, tuple[int, int]]:
-        pos = {x: above + 1 for g, above in ranked_groups(e.manipulator.ranking) for x in g}
-        bottom = sum(map(len, e.manipulator.ranking)) + 1        # every unranked candidate
-        return {x: (pos.get(x, bottom), i) for i, x in enumerate(e.tie_break)}
-    return once(e, "oracle-preference", build).__getitem__
+    return once(e, "oracle-preference", lambda: _preference_keys(e)).__getitem__
+
+
+def _preference_keys(e: Election) -> dict[str, tuple[int, int]]:
+    ranking, tau = e.manipulator.ranking, e.tie_break
+    if len(ranking) == e.m:                # strict and full: the ranks 1..m (no loop)
+        pos = dict(zip(map(itemgetter(0), ranking), range(1, e.m + 1)))
+        return dict(zip(tau, zip(map(pos.__getitem__, tau), range(e.m))))
+    pos = {}
+    above = 0
+    for g in ranking:
+        for x in g:
+            pos[x] = above + 1
+        above += len(g)
+    bottom = above + 1                     # every unranked candidate
+    return {x: (pos.get(x, bottom), i) for i, x in enumerate(tau)}
 
 
 def sincere_winner(e: Election, rule: str) -> str:
@@ -370,9 +388,10 @@ def _sincere_winner(e: Election, rule: str) -> str:
         # the sincere ballot may be weak or truncated: count it as one more fixed ballot
         return _with_fixed(e, rule, man).winner()
     if t.approval:
-        return t.winner([sorted(man.approved)], [1])
-    if man.strict_full and len(man.ranking) == e.m:
-        return t.winner([[g[0] for g in man.ranking]], [1])
+        return e.candidates[t.one_winner([t.idx[x] for x in sorted(man.approved)])]
+    if len(man.ranking) == e.m:            # m non-empty groups of distinct candidates
+        return e.candidates[t.one_winner(list(map(t.idx.__getitem__,
+                                                  map(itemgetter(0), man.ranking))))]
     return _with_fixed(e, rule, man).winner()
 
 
@@ -490,10 +509,10 @@ def irv_report_counts(t: Tally) -> tuple[list[int], dict[int, tuple[int, ...]]]:
 def report_counts(t: Tally) -> tuple[list[int], Callable[[int], tuple[int, ...]]]:
     """How many reports of the ballot space elect each candidate, and the first report (in
     the ballot space's order, :func:`all_reports`) electing a given winner: IRV by
-    :func:`irv_report_counts`; a rule whose reports fall into a few classes of one
-    outcome each by its engine's ``report_counts`` (plurality: by the top; approval: by
-    the first approved candidate in order of fixed score); the other score rules by
-    every report at once (:func:`report_outcomes`)."""
+    :func:`irv_report_counts`; a rule whose engine counts without evaluating every report
+    by its ``report_counts`` (plurality: by the top; approval: by the first approved
+    candidate in order of fixed score; Borda: by points); Copeland by every report at
+    once (:func:`report_outcomes`)."""
     classes = irv_report_counts(t) if t.engine.rounds else t.engine.report_counts(t)
     if classes is not None:
         return classes[0], classes[1].__getitem__
@@ -508,25 +527,27 @@ def report_counts(t: Tally) -> tuple[list[int], Callable[[int], tuple[int, ...]]
 
 def enumerate_reports(e: Election, rule: str) -> Manipulation:
     """The benchmark's oracle: every report evaluated. Counts: ``reports`` |B_r|,
-    ``profitable`` |M|, ``optimal`` |B*|, ``outcomes`` winner -> reports. O(|B_r| · m)
-    for the score rules (O(|B_r| · m²) Copeland; O(m²) plurality, whose winner depends
-    on the top only); IRV by :func:`irv_report_counts` (at most |B_r| prefixes, each
-    O(m) memoised rounds)."""
+    ``profitable`` |M|, ``optimal`` |B*|, ``outcomes`` winner -> reports: O(m) plurality
+    (the winner depends on the top only), O(m log m) approval, O(m³) Borda (counted by
+    points), O(|B_r| · m²) Copeland; IRV by :func:`irv_report_counts` (at most |B_r|
+    prefixes, each O(m) memoised rounds)."""
     names = e.candidates
     w0 = sincere_winner(e, rule)
     key = preference_key(e)
-    counts, first = report_counts(tally_of(e, rule))
-    size = all_reports_size(e, rule)
-    reach = {names[i] for i in range(e.m) if counts[i]}
-    best = min(reach | {w0}, key=key)
+    t = tally_of(e, rule)
+    counts, first = report_counts(t)
+    outcomes = {names[i]: k for i, k in enumerate(counts) if k}
+    best = min([*outcomes, w0], key=key)
     u0, ub = key(w0)[0], key(best)[0]
-    outcomes = {names[i]: counts[i] for i in range(e.m) if counts[i]}
-    ballot = None if best == w0 else [names[i] for i in first(names.index(best))]
-    return Manipulation(w0, best, ballot, reach, counts={
-        "reports": size,
-        "profitable": sum(v for x, v in outcomes.items() if key(x)[0] < u0),
-        "optimal": sum(v for x, v in outcomes.items() if key(x)[0] == ub),
-        "outcomes": outcomes})
+    ballot = None if best == w0 else [names[i] for i in first(t.idx[best])]
+    profitable = optimal = 0
+    for x, v in outcomes.items():
+        u = key(x)[0]
+        profitable += v if u < u0 else 0
+        optimal += v if u == ub else 0
+    return Manipulation(w0, best, ballot, set(outcomes), counts={
+        "reports": 2 ** e.m if t.approval else math.factorial(e.m),
+        "profitable": profitable, "optimal": optimal, "outcomes": outcomes})
 
 
 def all_reports_size(e: Election, rule: str) -> int:
@@ -542,20 +563,33 @@ def _names(e: Election, rule: str, row: np.ndarray) -> list[str]:
 
 def greedy_can_win(t: Tally, c: int, weight: int = 1) -> tuple[list[int] | None, list[int]]:
     """BTT greedy for one manipulator of ``weight``: (a ranking electing c, []) or
-    (None, the stuck set). Plurality, Borda, Copeland, approval (the score of a candidate
-    placed above a set is the rule engine's ``placed_score``); O(m³) Borda, O(m³)
+    (None, the stuck set). Plurality, Borda, Copeland, approval: the rule engine's own
+    loop where it has one (plurality, Borda: the same placements), else
+    :func:`placed_greedy`; approval approves c alone. O(m) plurality, O(m²) Borda, O(m⁴)
     Copeland."""
-    m, prio = t.m, t._prio                 # plain ints: no numpy scalar per comparison
+    if t.approval:
+        s, prio = list(t.base_list), t._prio
+        s[c] += weight
+        sc, pc = s[c], prio[c]
+        rivals = [r for r in range(t.m) if r != c and
+                  (s[r] > sc or (s[r] == sc and prio[r] < pc))]
+        return (None, rivals[:1]) if rivals else ([c], [])
+    if t.engine.own_greedy:
+        return t.engine.greedy(t, c, weight)
+    return placed_greedy(t, c, weight)
+
+
+def placed_greedy(t: Tally, c: int, weight: int = 1) -> tuple[list[int] | None, list[int]]:
+    """The greedy's generic loop (ranking rules): c first, then each place to the first
+    unplaced rival in τ order that, placed there, does not beat c (its score when above
+    exactly the other unplaced rivals is the rule engine's ``placed_score``); stuck when
+    every unplaced rival beats c. O(m²) ``placed_score`` calls."""
+    prio = t._prio                         # plain ints: no numpy scalar per comparison
 
     def beats(sr: int, sc: int, r: int) -> bool:
         return sr > sc or (sr == sc and prio[r] < prio[c])
-    if t.approval:
-        s = list(t.base_list)
-        s[c] += weight
-        rivals = [r for r in range(m) if r != c and beats(s[r], s[c], r)]
-        return (None, rivals[:1]) if rivals else ([c], [])
     placed = [c]
-    left = sorted((x for x in range(m) if x != c), key=prio.__getitem__)
+    left = [x for x in t.tau_order if x != c]
     score = t.engine.placed_score          # d's score when it is above exactly `below`
     sc = score(t, c, set(left), weight)
     while left:
@@ -583,11 +617,11 @@ def greedy_reachable(e: Election, rule: str) -> Manipulation:
     w0 = sincere_winner(e, rule)
     key = preference_key(e)
     refuted: dict[str, list[str]] = {}
-    names = e.candidates
+    names, idx = e.candidates, t.idx
     for c in sorted(names, key=key):
         if c == w0:
             return Manipulation(w0, w0, None, refuted=refuted)
-        ballot, stuck = greedy_can_win(t, names.index(c))
+        ballot, stuck = greedy_can_win(t, idx[c])
         if ballot is not None:
             return Manipulation(w0, c, [names[i] for i in ballot], refuted=refuted)
         refuted[c] = [names[i] for i in stuck]

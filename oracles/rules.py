@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -68,12 +69,24 @@ class RuleEngine:
     def placed_score(self, t, d: int, below: set, weight: int) -> int:
         raise NotImplementedError(f"the greedy does not apply to {self.name}")
 
+    #: the rule has its own loop of the greedy (:meth:`greedy`)
+    own_greedy: bool = False
+
+    def greedy(self, t, c: int, weight: int) -> tuple[list[int] | None, list[int]]:
+        """The greedy of one manipulator of ``weight`` for candidate c as the rule's own
+        loop on plain ints: (a ranking electing c, []) or (None, the stuck set), the
+        placements of the generic loop of :func:`prefcert.oracles.election.greedy_can_win`
+        (the unplaced rivals in τ order, the first that does not beat c placed next)
+        without a ``placed_score`` call per rival tried. Rules with ``own_greedy``."""
+        raise NotImplementedError(f"{self.name} has no loop of its own")
+
     def report_counts(self, t) -> tuple[list[int], dict[int, tuple[int, ...]]] | None:
-        """When the ballot space falls into a few classes of reports with one outcome
-        each: how many reports (one manipulator, weight 1) elect each candidate and, per
-        winner, the first report electing it in the ballot space's order (rankings
-        lexicographic; subsets by size, then lexicographic); None otherwise (every
-        report is evaluated)."""
+        """When the rule counts its ballot space without evaluating every report (a few
+        classes of reports with one outcome each, or Borda's points): how many reports
+        (one manipulator, weight 1) elect each candidate and, per winner, the first
+        report electing it in the ballot space's order (rankings lexicographic; subsets
+        by size, then lexicographic), a mapping; None otherwise (every report is
+        evaluated)."""
         return None
 
     def report_winners(self, t, rep: np.ndarray) -> np.ndarray:
@@ -244,19 +257,38 @@ class Plurality(PerVoteRule):
     def report_counts(self, t) -> tuple[list[int], dict[int, tuple[int, ...]]]:
         """A report's winner depends on its top only: m classes of (m − 1)! reports; the
         first report of a class is its top, then the rest ascending. O(m²)."""
-        m = t.m
+        m, s, prio = t.m, t.base_list, t._prio
         size = math.factorial(m - 1)
+        lead = t.best(s)                   # the fixed leader: every other top faces it
+        sl, pl = s[lead], prio[lead]
+        # a top x wins, a point up, when it ties the leader's score or is one below and
+        # τ-above it; any other top elects the leader (it stays the highest)
+        wins = [x for x in range(m) if s[x] >= sl - 1 and (s[x] == sl or prio[x] < pl)]
         counts = [0] * m
         first: dict[int, tuple[int, ...]] = {}
-        for x in range(m):
-            rep = (x, *(y for y in range(m) if y != x))
-            w = t.one_winner(rep)
-            counts[w] += size
-            first.setdefault(w, rep)
+        for x in wins:
+            counts[x] = size
+            first[x] = (x, *range(x), *range(x + 1, m))
+        counts[lead] = size * (m - len(wins) + 1)
+        x = next(x for x in range(m) if x == lead or x not in first)
+        first[lead] = (x, *range(x), *range(x + 1, m))
         return counts, first
 
     def placed_score(self, t, d, below, weight) -> int:
         return t.base_list[d] + (weight if len(below) == t.m - 1 else 0)
+
+    own_greedy = True
+
+    def greedy(self, t, c, weight) -> tuple[list[int] | None, list[int]]:
+        """c first gets ``weight`` more; a rival below c keeps its fixed score wherever
+        it is placed, so the rivals that beat c then are the stuck set (in τ order), and
+        without one every order of the rivals below c elects it: τ order. O(m)."""
+        s, prio = t.base_list, t._prio
+        sc, pc = s[c] + weight, prio[c]    # (c itself, below sc, is never in the set)
+        stuck = [r for r in t.tau_order if s[r] >= sc and (s[r] > sc or prio[r] < pc)]
+        if stuck:
+            return None, stuck
+        return [c, *(r for r in t.tau_order if r != c)], []
 
     def vote_tally(self, pos) -> np.ndarray:
         return (pos == 0).astype(np.int64)
@@ -294,7 +326,12 @@ class Borda(PerVoteRule):
 
     def tally(self, t) -> list:
         m, idx, s = t.m, t.idx, [0] * t.m
+        points = range(m - 1, -1, -1)
         for b in t.e.ballots:
+            if len(b.ranking) == m:            # strict and full: m − 1 − position
+                for x, p in zip(map(idx.__getitem__, map(itemgetter(0), b.ranking)), points):
+                    s[x] += b.count * p
+                continue
             for g, above in ranked_groups(b.ranking):  # |{y : x ≻ y}| = m − above − |g|
                 for x in g:
                     s[idx[x]] += b.count * (m - above - len(g))
@@ -322,8 +359,67 @@ class Borda(PerVoteRule):
         key0 = ((m - 1 + t.base) * (m + 1) + (m - t.prio)) * m + np.arange(m)
         return (key0[:, None] - _positions(rep, (m + 1) * m, transposed=True)).max(axis=0) % m
 
+    def report_counts(self, t) -> tuple[list[int], dict[int, tuple[int, ...]]]:
+        """Counted by points, not by report: a report gives the points 0..m − 1 once
+        each. w wins with P points when every rival y gets at most its cap P − k(y),
+        k(y) = base(y) − base(w) + [y τ-above w]; sorting the caps up, the i-th rival
+        has the free points up to its cap but the i rivals before it have taken i of
+        them, so there are Π (free(cap_i) − i) such reports. Fewer points for w never
+        win more often (give w the P points of their holder instead), so P goes down
+        from m − 1 to the first count of 0. The first report electing a winner is
+        built when asked (:class:`_BordaFirst`). O(m³) (at most m · m products of
+        m − 1 factors)."""
+        m, s, prio = t.m, t.base_list, t._prio
+        counts = [0] * m
+        for w in range(m):
+            sw, pw = s[w], prio[w]
+            ks = sorted([sy - sw + (py < pw) for sy, py in zip(s, prio)], reverse=True)
+            ks.remove(0)                   # w's own entry (any 0 is the same value)
+            if ks and ks[0] > m - 1:       # some rival beats w whatever w gets
+                continue
+            # with P points for w, the i-th rival has min(P + 1 − k, m) − [k ≤ 0] free
+            # points (P itself is free to it exactly when its cap P − k reaches P) − i
+            kb = [(k, (k <= 0) + i) for i, k in enumerate(ks)]
+            for p1 in range(m, 0, -1):     # P + 1
+                n = 1
+                for k, b in kb:
+                    free = p1 - k
+                    if free > m:
+                        free = m
+                    free -= b
+                    if free <= 0:
+                        n = 0
+                        break
+                    n *= free
+                if not n:
+                    break
+                counts[w] += n
+        return counts, _BordaFirst(t)
+
     def placed_score(self, t, d, below, weight) -> int:
         return t.base_list[d] + weight * len(below)
+
+    own_greedy = True
+
+    def greedy(self, t, c, weight) -> tuple[list[int] | None, list[int]]:
+        """c first (``weight`` · (m − 1) more); the next place, above the k − 1 other
+        unplaced rivals, gives ``weight`` · (k − 1): the first unplaced rival in τ order
+        that does not beat c then takes it; none: the unplaced rivals are the stuck set.
+        O(m²)."""
+        s, prio, m = t.base_list, t._prio, t.m
+        sc, pc = s[c] + weight * (m - 1), prio[c]
+        left = [r for r in t.tau_order if r != c]
+        placed = [c]
+        while left:
+            p = weight * (len(left) - 1)
+            for k, d in enumerate(left):
+                sd = s[d] + p
+                if sd < sc or (sd == sc and prio[d] > pc):
+                    break
+            else:
+                return None, left
+            placed.append(left.pop(k))
+        return placed, []
 
     def vote_tally(self, pos) -> np.ndarray:
         return len(pos) - 1 - pos
@@ -359,6 +455,62 @@ class Borda(PerVoteRule):
         first = [x for x in C.items if x not in downc and x != c]
         rest = [x for x in C.items if x in downc and x not in between and x != d]
         return C.extension([first, [c], sorted(between, key=C.idx.get), [d], rest])
+
+
+class _BordaFirst(dict):
+    """Winner -> the first report electing it in lexicographic order (candidate indices
+    best first), built on first look-up: position by position the smallest candidate
+    that still leaves a completion electing the winner. A completion exists when, with
+    the winner given its points (or, unplaced, the most left: more points never hurt
+    it), every placed rival stays at or under its cap and the unplaced rivals' caps,
+    sorted up, have the i-th at least i (the points left are 0..r − 1). KeyError for a
+    candidate no report elects. O(m³) per winner: each try is one pass over the rivals
+    in order of key (the caps' order whatever w gets)."""
+
+    def __init__(self, t) -> None:
+        super().__init__()
+        self.t = t
+
+    def __missing__(self, w: int) -> tuple[int, ...]:
+        t = self.t
+        m, s, prio = t.m, t.base_list, t._prio
+        pw = prio[w]
+        key = [s[y] + (prio[y] < pw) for y in range(m)]   # y beats w: key + points > s(w)
+        # the rivals by key down: their caps (s(w) − key) up, whatever w gets
+        rivals = sorted((y for y in range(m) if y != w), key=key.__getitem__, reverse=True)
+        placed = [False] * m
+        high = None                        # the most key + points of a placed rival
+        got_w = 0                          # w's points, once placed
+        report: list[int] = []
+        for pos in range(m):
+            p = m - 1 - pos                # this place's points; 0..p − 1 are left after
+            for x in range(m):
+                if placed[x]:
+                    continue
+                sw = s[w] + (p if x == w else got_w if placed[w] else p - 1)
+                h = high if x == w else key[x] + p if high is None else \
+                    max(high, key[x] + p)
+                if h is not None and h > sw:
+                    continue
+                i, ok = 0, True            # the unplaced rivals' caps: the i-th ≥ i
+                for y in rivals:
+                    if y != x and not placed[y]:
+                        if key[y] + i > sw:
+                            ok = False
+                            break
+                        i += 1
+                if ok:
+                    break
+            else:
+                raise KeyError(w)
+            placed[x] = True
+            report.append(x)
+            if x == w:
+                got_w = p
+            else:
+                high = h
+        self[w] = out = tuple(report)
+        return out
 
 
 @engine("approval")

@@ -1,7 +1,8 @@
 """The election engines' fast paths against the trusted checker's replay and against the
 vectorised paths they replace: plain-int tallies and one-report winners, the ballot space
-counted by class (plurality by top, approval by first approved candidate), Borda's report
-winners by a maximum over candidate rows, and the arrays the greedy never builds."""
+counted by class (plurality by top, approval by first approved candidate) and Borda's by
+points, Borda's report winners by a maximum over candidate rows, plurality's and Borda's
+own loops of the greedy, and the arrays the greedy and the enumeration never build."""
 from __future__ import annotations
 
 import itertools
@@ -68,10 +69,11 @@ def test_report_counts_match_the_checkers_replay_of_every_report(data, rule):
 
 
 @settings(max_examples=150, deadline=None)
-@given(elections(max_m=6), st.sampled_from(("plurality", "approval")))
+@given(elections(max_m=6), st.sampled_from(("plurality", "approval", "borda")))
 def test_class_counts_equal_the_vectorised_enumeration(data, rule):
-    """Plurality's and approval's class counts equal the vectorised evaluation of every
-    report (the path they replace): same counts, same first report per winner."""
+    """Plurality's and approval's class counts and Borda's counts by points equal the
+    vectorised evaluation of every report (the path they replace): same counts, same
+    first report per winner."""
     e = parse_election(data)
     t = oe.Tally(e, rule)
     counts, first = t.engine.report_counts(t)
@@ -82,6 +84,34 @@ def test_class_counts_equal_the_vectorised_enumeration(data, rule):
         row = rep[int(np.flatnonzero(win == w)[0])]
         assert first[w] == tuple(np.flatnonzero(row).tolist() if rule == "approval"
                                  else row.tolist())
+
+
+@settings(max_examples=150, deadline=None)
+@given(elections(max_m=6), st.sampled_from(("plurality", "borda")), st.integers(1, 3))
+def test_own_greedy_loops_place_as_the_generic_loop(data, rule, weight):
+    """Plurality's and Borda's own loops of the greedy give the generic loop's answer
+    (by ``placed_score``, the path they replace) for every candidate and weight: the same
+    ranking, or the same stuck set in the same order."""
+    e = parse_election(data)
+    t = oe.Tally(e, rule)
+    assert t.engine.own_greedy
+    for c in range(e.m):
+        assert t.engine.greedy(t, c, weight) == oe.placed_greedy(t, c, weight)
+
+
+def test_borda_counts_by_points_on_a_worked_example():
+    """Borda counted by points, against the six reports worked out by hand: fixed a 2,
+    b 1, c 0, τ = a ≻ b ≻ c, the report adds 2, 1, 0. abc, acb, cab: a; bac: a 3 = b 3,
+    a by τ; cba: 2 each, a by τ; bca: b 3 > a 2. So [5, 1, 0]; b's only report is bca,
+    and c has none."""
+    data = _election(3, [["a", "b", "c"]], manipulator={"ranking": ["c", "b", "a"]})
+    e = parse_election(data)
+    t = oe.Tally(e, "borda")
+    counts, first = t.engine.report_counts(t)
+    assert counts == [5, 1, 0]
+    assert first[0] == (0, 1, 2) and first[1] == (1, 2, 0)
+    with pytest.raises(KeyError):
+        first[2]
 
 
 @settings(max_examples=100, deadline=None)
@@ -129,14 +159,14 @@ def test_copeland_winner_scores_are_halved_by_name():
 
 @pytest.mark.parametrize("rule", ["plurality", "borda", "approval"])
 def test_the_greedy_builds_no_array(rule):
-    """The reachability engine on a small election evaluates on plain ints: its Tally
-    never builds the numpy arrays (``base``, ``ranks``, ``approved``, ``counts``), which
-    only the ballot space at once, coalitions and IRV read."""
+    """The reachability engine and the enumeration on a small election evaluate on plain
+    ints: their Tally never builds the numpy arrays (``base``, ``ranks``, ``approved``,
+    ``counts``), which only the ballot space at once, coalitions and IRV read."""
     data = _election(5, [list(p) for p in itertools.islice(
         itertools.permutations("abcde"), 0, 40, 7)], manipulator={"ranking": list("edcba")})
     e = parse_election(data)
     oe.greedy_reachable(e, rule)
     t = oe.tally_of(e, rule)
     assert not {"base", "ranks", "approved", "counts", "prio"} & set(vars(t))
-    oe.enumerate_reports(e, rule)                  # plurality, approval: still none
-    assert bool({"base", "ranks"} & set(vars(t))) == (rule == "borda")
+    oe.enumerate_reports(e, rule)        # counted by class or by points: still none
+    assert not {"base", "ranks", "approved", "counts", "prio"} & set(vars(t))

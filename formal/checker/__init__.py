@@ -96,6 +96,8 @@ def _no_booleans(value: Any, where: str) -> None:
     while stack:
         v = stack.pop()
         t = type(v)
+        if t in _LEAVES:                  # the most common item: nothing to walk
+            continue
         if t is list or t is dict:
             items = v if t is list else v.values()
             if _LEAVES.issuperset(map(type, items)):
@@ -104,7 +106,7 @@ def _no_booleans(value: Any, where: str) -> None:
         elif t is bool:
             raise CertificateError(f"{where} holds the boolean {str(v).lower()}: no field of a "
                                    f"solution or certificate is a yes / no")
-        elif t not in _LEAVES:            # subclasses (an OrderedDict, a list subclass)
+        else:                             # subclasses (an OrderedDict, a list subclass)
             if isinstance(v, dict):
                 stack.extend(v.values())
             elif isinstance(v, list):

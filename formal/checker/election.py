@@ -176,7 +176,8 @@ class Count:
     def __init__(self, e: Election, rule: str, ballots: Iterable[Ballot] | None = None):
         self.definition = r = known_rule(rule)
         self.e, self.rule = e, rule
-        self.tau = {x: i for i, x in enumerate(e.tie_break)}
+        self.pairwise, self.rounds_rule = r.pairwise, r.rounds
+        self.tau = dict(zip(e.tie_break, itertools.count()))
         self.names = frozenset(e.candidates)
         self.fixed = tuple(e.ballots if ballots is None else ballots)
         self.exhaust = e.conventions.get("overvote") == "exhaust"
@@ -187,10 +188,11 @@ class Count:
             for b in self.fixed:
                 self._pairs(b, self.margin)
         elif not r.rounds:
-            self.base = dict.fromkeys(e.candidates, 0)
+            self.base = base = dict.fromkeys(e.candidates, 0)
+            points, cands = r.points, e.candidates
             for b in self.fixed:
-                for x, s in r.points(b, e.candidates).items():
-                    self.base[x] += s
+                for x, s in points(b, cands).items():
+                    base[x] += s
 
     # -- contributions of one ballot
 
@@ -213,9 +215,9 @@ class Count:
     def scores(self, extra: Sequence[Ballot] = ()) -> dict[str, int]:
         """Scores with the ``extra`` ballots added (Copeland: 2·wins + ties)."""
         r = self.definition
-        if r.rounds:
+        if self.rounds_rule:
             raise CertificateError(f"{self.rule} has rounds, not scores")
-        if r.pairwise:
+        if self.pairwise:
             margin = dict(self.margin)
             for b in extra:
                 self._pairs(b, margin)
@@ -228,13 +230,17 @@ class Count:
         return s
 
     def top(self, scores: dict[str, int]) -> str:
-        """The highest score, ties to the τ-highest."""
+        """The highest score, ties to the τ-highest: the first in τ order with the best."""
         best = max(scores.values())
-        return min((x for x, v in scores.items() if v == best), key=self.tau.__getitem__)
+        return next(x for x in self.e.tie_break if scores[x] == best)
 
     def beats(self, scores: dict[str, int], r: str, c: str) -> bool:
         """r is ranked above c by the resolute rule (score, then τ)."""
-        return scores[r] > scores[c] or (scores[r] == scores[c] and self.tau[r] < self.tau[c])
+        return self.outranks(r, scores[r], c, scores[c])
+
+    def outranks(self, r: str, sr: int, c: str, sc: int) -> bool:
+        """r with score ``sr`` is ranked above c with score ``sc`` (score, then τ)."""
+        return sr > sc or (sr == sc and self.tau[r] < self.tau[c])
 
     # -- elimination rules (IRV)
 
@@ -305,9 +311,18 @@ class Count:
         return next(iter(active)), rounds, out
 
     def winner(self, extra: Sequence[Ballot] = ()) -> str:
-        if self.definition.rounds:
+        if self.rounds_rule:
             return self.rounds(extra)[0]
         return self.top(self.scores(extra))
+
+    def pair(self, extra: Ballot, r: str, c: str) -> tuple[int, int]:
+        """The scores of r and c with the one ballot ``extra`` added (a score rule reads
+        the two entries of the ballot's points; a pairwise rule counts every contest)."""
+        if self.rounds_rule or self.pairwise:
+            s = self.scores([extra])
+            return s[r], s[c]
+        pts = self.definition.points(extra, self.e.candidates)
+        return self.base[r] + pts.get(r, 0), self.base[c] + pts.get(c, 0)
 
     def winner_set(self) -> list[str]:
         """Non-resolute winners in τ order: the top scorers; for IRV every candidate that
@@ -471,12 +486,18 @@ def _keys(e: Election) -> dict[str, tuple[int, int]]:
     """:func:`_key` of every candidate, in one pass over the true ranking. O(m)."""
     if e.manipulator is None:
         raise InstanceError("the election has no manipulator")
-    pos, above = {}, 0
-    for g in e.manipulator.ranking:
-        for x in g:
-            pos[x] = above + 1
-        above += len(g)
-    return {x: (pos.get(x, above + 1), i) for i, x in enumerate(e.tie_break)}
+    ranking = e.manipulator.ranking
+    if len(ranking) == e.m:              # m groups of distinct candidates: one each
+        pos, above = dict(zip((g[0] for g in ranking), itertools.count(1))), e.m
+    else:
+        pos, above = {}, 0
+        for g in ranking:
+            for x in g:
+                pos[x] = above + 1
+            above += len(g)
+    tau = e.tie_break                    # x -> (pos, or above + 1 unranked; τ index)
+    return dict(zip(tau, zip(map(pos.get, tau, itertools.repeat(above + 1)),
+                             itertools.count())))
 
 
 def _best(e: Election, reachable: Iterable[str]) -> str:
@@ -484,9 +505,11 @@ def _best(e: Election, reachable: Iterable[str]) -> str:
 
 
 def _check_common(e: Election, rule: str, verdict: str, solution: Any,
-                  reachable_best: str | None = None) -> tuple[Count, str, str]:
+                  reachable_best: str | None = None
+                  ) -> tuple[Count, str, str, dict[str, tuple[int, int]]]:
     """Shared part of the manipulation checks: the sincere winner, the verdict against
-    the claimed best winner, the optimal report replayed. Returns (count, w0, w*)."""
+    the claimed best winner, the optimal report replayed. Returns (count, w0, w*, the
+    manipulator's keys :func:`_keys`)."""
     if not isinstance(solution, dict):
         raise CertificateError("the manipulation solution is an object")
     cnt = Count(e, rule)
@@ -512,7 +535,7 @@ def _check_common(e: Election, rule: str, verdict: str, solution: Any,
             raise CertificateError(f"the report {ballot!r:.80} elects {got!r}, not {best!r}")
     elif best != w0:
         raise CertificateError("without a report the best winner is the sincere one")
-    return cnt, w0, best
+    return cnt, w0, best, keys
 
 
 @SPEC.certificate("enumeration", proves={"manipulation": ("manipulable", "not_manipulable")},
@@ -528,7 +551,7 @@ def check_enumeration(e: Election, question: str, params: Any, verdict: str,
     if size > ENUMERATION_LIMIT:
         raise CertificateError(f"{size} reports exceed the enumeration limit "
                                f"{ENUMERATION_LIMIT}")
-    cnt, w0, best = _check_common(e, rule, verdict, solution)
+    cnt, w0, best, _ = _check_common(e, rule, verdict, solution)
     outcomes = dict.fromkeys(e.candidates, 0)
     for q in reports(e, rule):
         outcomes[cnt.winner([report_ballot(e, rule, q)])] += 1
@@ -545,12 +568,12 @@ def check_enumeration(e: Election, question: str, params: Any, verdict: str,
             raise CertificateError(f"{key} is {v}, not {solution.get(key)!r:.80}")
 
 
-def _refutations(e: Election, best: str, cert: dict) -> dict:
-    """The candidates the manipulator prefers to ``best``, each of which must be refuted."""
+def _refutations(e: Election, best: str, cert: dict, keys: dict) -> dict:
+    """The candidates the manipulator prefers to ``best`` (``keys``: :func:`_keys`), each
+    of which must be refuted."""
     refuted = cert.get("refuted")
     if not isinstance(refuted, dict):
         raise CertificateError("the certificate needs 'refuted': candidate -> proof")
-    keys = _keys(e)
     need = [x for x in e.candidates if keys[x] < keys[best]]
     missing = [x for x in need if x not in refuted]
     if missing:
@@ -570,20 +593,22 @@ def refute_greedy(cnt: Count, c: str, proof: Any, weight: int = 1) -> None:
     if cnt.definition.approval:
         if len(proof) != 1:
             raise CertificateError("approval: name the one rival that beats c")
-        s = cnt.scores([Ballot((), weight, frozenset([c]), True)])
-        if not cnt.beats(s, proof[0], c):
+        r = proof[0]
+        sr, sc = cnt.pair(Ballot((), weight, frozenset([c]), True), r, c)
+        if not cnt.outranks(r, sr, c, sc):
             raise CertificateError(f"{proof[0]!r} does not beat {c!r} when only {c!r} is "
                                    "approved")
         return
     stuck = set(proof)
     others = [x for x in e.tie_break if x != c and x not in stuck]
+    in_tau = [x for x in e.tie_break if x in stuck]
     for r in proof:
-        rest = [x for x in e.tie_break if x in stuck and x != r]
-        # a full strict ranking of distinct candidates by construction: the ballot
-        # report_ballot would build, without its checks of a claimed report
-        s = cnt.scores([Ballot(tuple((x,) for x in [c, *others, r, *rest]), weight,
-                               frozenset())])
-        if not cnt.beats(s, r, c):
+        ranking = [c, *others, r, *(x for x in in_tau if x != r)]
+        # a full strict ranking of distinct candidates by construction (one candidate per
+        # group: zip of one list): the ballot report_ballot would build, without its
+        # checks of a claimed report
+        sr, sc = cnt.pair(Ballot(tuple(zip(ranking)), weight, frozenset()), r, c)
+        if not cnt.outranks(r, sr, c, sc):
             raise CertificateError(f"{r!r}, placed above the rest of the stuck set only, "
                                    f"does not beat {c!r}")
 
@@ -607,8 +632,8 @@ def check_greedy(e: Election, question: str, params: Any, verdict: str, solution
         refute_greedy(Count(e.sincere(), rule), c, (cert.get("refuted") or {}).get(c),
                       params["weights"][0])
         return
-    cnt, w0, best = _check_common(e, rule, verdict, solution)
-    for c, proof in _refutations(e, best, cert).items():
+    cnt, w0, best, keys = _check_common(e, rule, verdict, solution)
+    for c, proof in _refutations(e, best, cert, keys).items():
         refute_greedy(cnt, c, proof)
 
 
@@ -666,7 +691,7 @@ def check_elimination_search(e: Election, question: str, params: Any, verdict: s
         if params["candidate"] in won:
             raise CertificateError(f"{params['candidate']!r} can be made to win")
     else:
-        cnt, w0, best = _check_common(e, rule, verdict, solution)
+        cnt, w0, best, _ = _check_common(e, rule, verdict, solution)
         won, n = irv_reachable(cnt, 1, states + 1)
         if best != _best(e, won | {w0}):
             raise CertificateError(f"the best reachable winner is {_best(e, won | {w0})!r}")

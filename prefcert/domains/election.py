@@ -84,49 +84,55 @@ def _winner(model: Election, params: dict, *, time_limit: float, seed: int) -> O
 
 # --------------------------------------------------------------------------- manipulation
 
-def _solution(m, model: Election) -> dict:
-    from ..oracles.election import preference_key
-    key = preference_key(model)
+_ORACLES: list = []
+
+
+def _oe():
+    """:mod:`prefcert.oracles.election`, imported on first use (``prefcert check`` loads
+    no engine) and then held: an engine call pays no import statement."""
+    if not _ORACLES:
+        from ..oracles import election
+        _ORACLES.append(election)
+    return _ORACLES[0]
+
+
+def _answer(m, model: Election) -> tuple[str, dict]:
+    """An engine's manipulation answer as (verdict, solution): manipulable when w* is
+    strictly above w₀ in the manipulator's true ranking."""
+    key = _oe().preference_key(model)
+    u0, ustar = key(m.sincere)[0], key(m.best)[0]
     sol = {"sincere_winner": m.sincere, "best_winner": m.best, "ballot": m.ballot,
-           "gain": key(m.sincere)[0] - key(m.best)[0]}
+           "gain": u0 - ustar}
     if m.counts:
         sol.update(m.counts)
-    return sol
-
-
-def _verdict(m, model: Election) -> str:
-    return "manipulable" if model.true_pos(m.best) < model.true_pos(m.sincere) \
-        else "not_manipulable"
+    return "manipulable" if ustar < u0 else "not_manipulable", sol
 
 
 def _enumeration(model: Election, params: dict, *, time_limit: float, seed: int) -> Outcome:
-    from ..oracles.election import enumerate_reports
     rule = rule_of(model, params)
     if chk.report_space(model, rule) > chk.ENUMERATION_LIMIT:
         return Outcome(UNKNOWN, stats={"reason": "ballot space too large to enumerate"})
-    m = enumerate_reports(model, rule)
-    return Outcome(_verdict(m, model), _solution(m, model), {"type": "enumeration"})
+    return Outcome(*_answer(_oe().enumerate_reports(model, rule), model),
+                   {"type": "enumeration"})
 
 
 def _reachability(model: Election, params: dict, *, time_limit: float, seed: int) -> Outcome:
     """Candidate by candidate: the BTT greedy (the rules it is exact for: plurality,
     Borda, Copeland, approval) or the IRV elimination-state search."""
-    from ..oracles.election import greedy_reachable, irv_reachable
     rule = rule_of(model, params)
     r = rule_named(rule)
     if r.admits("greedy"):
-        m = greedy_reachable(model, rule)
-        return Outcome(_verdict(m, model), _solution(m, model),
-                       {"type": "greedy", "refuted": m.refuted})
+        m = _oe().greedy_reachable(model, rule)
+        return Outcome(*_answer(m, model), {"type": "greedy", "refuted": m.refuted})
     if not r.admits("elimination_search"):
         return Outcome(UNKNOWN, stats={"reason": f"no reachability search for {rule}"})
     try:
-        m = irv_reachable(model, time_limit=time_limit)
+        m = _oe().irv_reachable(model, time_limit=time_limit)
     except TimeoutError:
         return Outcome(UNKNOWN, stats={"reason": "time limit"})
     cert = {"type": "elimination_search", "states": m.states} \
         if m.states <= chk.SEARCH_LIMIT else None
-    return Outcome(_verdict(m, model), _solution(m, model), cert, {"states": m.states})
+    return Outcome(*_answer(m, model), cert, {"states": m.states})
 
 
 def _cpsat_manipulation(model: Election, params: dict, *, time_limit: float,
@@ -158,7 +164,7 @@ def _cpsat_manipulation(model: Election, params: dict, *, time_limit: float,
         if r.status == "feasible":
             m = Manipulation(w0, c, r.ballots[0])
             break
-    return Outcome(_verdict(m, model), _solution(m, model), None, {"solves": solves})
+    return Outcome(*_answer(m, model), None, {"solves": solves})
 
 
 def _brute_manipulation(model: Election, params: dict, *, time_limit: float,
@@ -168,7 +174,7 @@ def _brute_manipulation(model: Election, params: dict, *, time_limit: float,
     if chk.report_space(model, rule) > MAX_BRUTE_FORCE_REPORTS:
         return Outcome(UNKNOWN, stats={"reason": "too many reports"})
     m = brute_force_manipulation(model, rule)
-    return Outcome(_verdict(m, model), _solution(m, model), None)
+    return Outcome(*_answer(m, model), None)
 
 
 def _auto_manipulation(model: Election) -> list[str]:
