@@ -19,7 +19,6 @@ from prefcert.formal.checker.stable_matching import blocking_pairs, replay_delet
 from prefcert.formal.hospitals_residents import parse_hospitals_residents
 from prefcert.formal.housing_market import parse_housing_market
 from prefcert.formal.stable_matching import Market, parse_market
-from prefcert.formal.weak_order import WeakOrder
 from prefcert.oracles import hospitals_residents as ohr
 from prefcert.oracles import stable_matching as orc
 from prefcert.oracles.stable_matching_brute_force import stable_matchings
