@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import PREFCERT
 
 from prefcert.bench.actionable.evidence import judge_evidence
 from prefcert.bench.suites import suite
@@ -39,7 +40,7 @@ def test_h2_and_wording_compositions_match_the_paper():
 
 
 def test_prefcert_suites_lists_each_design_with_its_prompt_count():
-    r = subprocess.run(["prefcert", "suites"], capture_output=True, text=True)
+    r = subprocess.run([PREFCERT, "suites"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     lines = {ln.split("\t")[0]: ln.split("\t")[2] for ln in r.stdout.splitlines()}
     assert lines[H2] == "6480 prompts"
@@ -117,7 +118,7 @@ def test_evidence_hidden_comparison_derived_by_hand():
 # --------------------------------------------------------------------------- generated
 
 def _generate(name: str, out: Path, *extra: str) -> dict:
-    r = subprocess.run(["prefcert", "generate", name, "-o", str(out), "--per-cell", "1",
+    r = subprocess.run([PREFCERT, "generate", name, "-o", str(out), "--per-cell", "1",
                         "--sizes", "4", *extra], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads((out / "manifest.json").read_text())
@@ -128,7 +129,7 @@ def _score(out: Path, answers: dict, tmp_path: Path) -> tuple[dict, list[dict]]:
     path.write_text("".join(json.dumps({"id": k, "answer": v}) + "\n"
                             for k, v in answers.items()))
     rec = tmp_path / "scored.jsonl"
-    r = subprocess.run(["prefcert", "score", str(out / "prompts.jsonl"), str(path), "--json",
+    r = subprocess.run([PREFCERT, "score", str(out / "prompts.jsonl"), str(path), "--json",
                         "-o", str(rec)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     rows = [json.loads(t) for t in r.stdout.splitlines() if t.startswith("{")]
@@ -158,7 +159,7 @@ def test_h2_generation_is_certified(h2):
     assert man["labels"] == man["labels_checked"] == 72
     labels = [json.loads(t) for t in (out / "labels.jsonl").read_text().splitlines()]
     assert all({e["engine"] for e in lab["engines"]} == {"oracle", "cpsat"} for lab in labels)
-    r = subprocess.run(["prefcert", "check", str(out / "labels.jsonl")], capture_output=True,
+    r = subprocess.run([PREFCERT, "check", str(out / "labels.jsonl")], capture_output=True,
                        text=True, cwd=out)
     assert r.returncode == 0, r.stdout[-1000:] + r.stderr[-1000:]
     ps = _prompts(out)
@@ -251,7 +252,7 @@ FULL = [
 @pytest.mark.parametrize("name,cells,verdicts", FULL, ids=[f[0] for f in FULL])
 def test_full_design_counts_from_the_generated_files(tmp_path, name, cells, verdicts):
     out = tmp_path / "full"
-    r = subprocess.run(["prefcert", "generate", name, "-o", str(out), "--jobs", "2"],
+    r = subprocess.run([PREFCERT, "generate", name, "-o", str(out), "--jobs", "2"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     ps = _prompts(out)
@@ -374,7 +375,7 @@ def test_intersection_golds_and_hand_made_answers(tmp_path):
     # 2 structures × n = 4 × 2 roles × 1 pair
     assert man["total"] == man["labels_checked"] == 4
     out2 = tmp_path / "i2b"
-    r = subprocess.run(["prefcert", "generate", INTERSECTION, "-o", str(out2), "--per-cell",
+    r = subprocess.run([PREFCERT, "generate", INTERSECTION, "-o", str(out2), "--per-cell",
                         "3", "--sizes", "6"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     ps = _prompts(out2)
@@ -493,7 +494,7 @@ def test_design_transitions_by_hand_and_mcnemar_against_statsmodels():
 def test_stored_repair_reading_of_stable_matching_relax(tmp_path):
     from prefcert.bench.actionable.responses import ParseOptions, judge_response
     out = tmp_path / "sm"
-    r = subprocess.run(["prefcert", "generate", H2, "-o", str(out), "--per-cell", "1",
+    r = subprocess.run([PREFCERT, "generate", H2, "-o", str(out), "--per-cell", "1",
                         "--sizes", "4", "--reading", "matching_repair=stored"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -593,7 +594,7 @@ def test_balanced_ties_equal_across_gold_decisions(balanced, tmp_path):
                 repaired.append({**apply_edits(plain, rep["edits"]), "id": f"{iid}~{k}"})
     path = tmp_path / "repaired.jsonl"
     path.write_text("".join(json.dumps(d) + "\n" for d in repaired))
-    r = subprocess.run(["prefcert", "label", str(path), "--cross-check", "always"],
+    r = subprocess.run([PREFCERT, "label", str(path), "--cross-check", "always"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     fresh = [json.loads(t) for t in r.stdout.splitlines() if t.startswith("{")]

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import PREFCERT
 
 from prefcert.bench.suites import suite
 
@@ -25,7 +26,7 @@ def test_composition_matches_the_design():
 
 
 def _generate(out: Path) -> dict:
-    r = subprocess.run(["prefcert", "generate", SUITE, "-o", str(out), "--per-cell", "1",
+    r = subprocess.run([PREFCERT, "generate", SUITE, "-o", str(out), "--per-cell", "1",
                         "--sizes", "4"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads((out / "manifest.json").read_text())
@@ -49,7 +50,7 @@ def test_generation_is_certified_by_two_engines_and_reproducible(bench, tmp_path
     _generate(again)
     for name in ("instances.jsonl", "labels.jsonl", "prompts.jsonl", "manifest.json"):
         assert (out / name).read_bytes() == (again / name).read_bytes(), name
-    r = subprocess.run(["prefcert", "check", str(out / "labels.jsonl")], capture_output=True,
+    r = subprocess.run([PREFCERT, "check", str(out / "labels.jsonl")], capture_output=True,
                        text=True, cwd=out)
     assert r.returncode == 0, r.stdout[-1000:] + r.stderr[-1000:]
 
@@ -58,7 +59,7 @@ def _score(out: Path, answers: dict, tmp_path: Path) -> dict:
     path = tmp_path / "answers.jsonl"
     path.write_text("".join(json.dumps({"id": k, "answer": v}) + "\n"
                             for k, v in answers.items()))
-    r = subprocess.run(["prefcert", "score", str(out / "prompts.jsonl"), str(path), "--json"],
+    r = subprocess.run([PREFCERT, "score", str(out / "prompts.jsonl"), str(path), "--json"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     rows = [json.loads(t) for t in r.stdout.splitlines() if t.startswith("{")]

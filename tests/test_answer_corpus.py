@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from conftest import PREFCERT
 
 import prefcert
 from prefcert.bench.answers import Reading, read
@@ -513,7 +514,7 @@ def test_cli_and_api_agree_on_the_corpus(tmp_path):
     a.write_text("".join(json.dumps({"id": k, "answer": v}) + "\n" for k, v in answers.items()),
                  encoding="utf-8")
     out = tmp_path / "scores.jsonl"
-    r = subprocess.run(["prefcert", "score", str(prompts), str(a), "-o", str(out), "--json"],
+    r = subprocess.run([PREFCERT, "score", str(prompts), str(a), "-o", str(out), "--json"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     got = {s["id"]: s for s in map(json.loads, out.read_text().splitlines())}
@@ -536,7 +537,7 @@ def test_cli_and_api_agree_on_the_corpus(tmp_path):
     assert any(s["verdict"] == "ambiguous" for s in got.values())
     assert '"share_ambiguous"' in r.stdout
     # strict: the papers' protocol only; every prose-wrapped decision becomes invalid
-    r = subprocess.run(["prefcert", "score", str(prompts), str(a), "-o", str(out),
+    r = subprocess.run([PREFCERT, "score", str(prompts), str(a), "-o", str(out),
                         "--parse", "strict", "--json"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     strict = {s["id"]: s["verdict"] for s in map(json.loads, out.read_text().splitlines())}
@@ -590,7 +591,7 @@ def test_cli_and_api_agree_on_the_numbers(tmp_path, fmt):
     design = tmp_path / "design.json"
     design.write_text(json.dumps(NUMBER_DESIGN), encoding="utf-8")
     parsed = tmp_path / "parsed.jsonl"
-    r = subprocess.run(["prefcert", "consistency", str(resp), "--design", str(design),
+    r = subprocess.run([PREFCERT, "consistency", str(resp), "--design", str(design),
                         "--no-certify", "--resamples", "50", "--parsed", str(parsed),
                         "--json"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -630,7 +631,7 @@ def test_csv_answers_keep_their_line_breaks(tmp_path):
     design = tmp_path / "design.json"
     design.write_text(json.dumps(NUMBER_DESIGN), encoding="utf-8")
     parsed = tmp_path / "parsed.jsonl"
-    r = subprocess.run(["prefcert", "consistency", str(resp), "--design", str(design),
+    r = subprocess.run([PREFCERT, "consistency", str(resp), "--design", str(design),
                         "--no-certify", "--resamples", "20", "--parsed", str(parsed), "--json"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -638,7 +639,7 @@ def test_csv_answers_keep_their_line_breaks(tmp_path):
     assert [(x["line"], x["value"], x["reading"]["kind"]) for x in rows] == \
         [(2, 2450.0, "value"), (5, 80.0, "value")]
     resp.write_text(resp.read_text() + ",item,$90\n", encoding="utf-8")   # line 6: no model
-    r = subprocess.run(["prefcert", "consistency", str(resp), "--design", str(design),
+    r = subprocess.run([PREFCERT, "consistency", str(resp), "--design", str(design),
                         "--no-certify", "--parsed", str(tmp_path / "p2.jsonl")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and r.stdout == "" and not (tmp_path / "p2.jsonl").exists()
@@ -651,7 +652,7 @@ def test_parsed_is_not_an_input(tmp_path):
     design = tmp_path / "design.json"
     design.write_text(json.dumps(NUMBER_DESIGN), encoding="utf-8")
     before = resp.read_bytes()
-    r = subprocess.run(["prefcert", "consistency", str(resp), "--design", str(design),
+    r = subprocess.run([PREFCERT, "consistency", str(resp), "--design", str(design),
                         "--no-certify", "--parsed", str(resp)], capture_output=True, text=True)
     assert r.returncode == 2 and resp.read_bytes() == before
 
@@ -681,7 +682,7 @@ def test_cli_and_api_agree_on_the_hr_outcomes(tmp_path):
         ip, ap = tmp_path / f"{e['id']}.json", tmp_path / f"{e['id']}.txt"
         ip.write_text(json.dumps(inst), encoding="utf-8")
         ap.write_text(e["answer"], encoding="utf-8")
-        r = subprocess.run(["prefcert", "audit", str(ip), "-q", notion, str(ap)],
+        r = subprocess.run([PREFCERT, "audit", str(ip), "-q", notion, str(ap)],
                            capture_output=True, text=True)
         assert r.returncode in (0, 1), r.stderr
         cli = json.loads(r.stdout)

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import PREFCERT
 
 from prefcert.bench.suites import suite
 
@@ -21,7 +22,7 @@ PREF, OBJ, CONS = "00019", "00020", "00021"     # apartment n=4, seed 0, group 0
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("tt") / "b"
-    r = subprocess.run(["prefcert", "generate", NAME, "-o", str(out), "--sizes", "4",
+    r = subprocess.run([PREFCERT, "generate", NAME, "-o", str(out), "--sizes", "4",
                         "--per-cell", "1", "--jobs", "1"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     return out
@@ -44,12 +45,12 @@ def test_composition_is_540_intervention_tasks():
     assert by_source == {"preference": 180, "objective": 180, "constraint": 180}
     assert by_structure == {"allocation": 135, "scheduling": 135, "apartment": 135,
                             "stable_matching": 135}
-    r = subprocess.run(["prefcert", "suites"], capture_output=True, text=True)
+    r = subprocess.run([PREFCERT, "suites"], capture_output=True, text=True)
     assert r.returncode == 0 and NAME in r.stdout
 
 
 def test_resolved_tasks_are_ordinary_certified_instances(bench):
-    r = subprocess.run(["prefcert", "check", str(bench / "labels.jsonl")],
+    r = subprocess.run([PREFCERT, "check", str(bench / "labels.jsonl")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     prompts = _jsonl(bench / "prompts.jsonl")
@@ -109,7 +110,7 @@ def _refine(bench: Path, tmp: Path, name: str, script: dict) -> dict:
     (d / "model.py").write_text(MODEL)
     (d / "script.json").write_text(json.dumps(script))
     cmd = f"{sys.executable} {d / 'model.py'} {d / 'script.json'} {d}"
-    args = ["prefcert", "refine", str(bench / "prompts.jsonl"), "--command", cmd,
+    args = [PREFCERT, "refine", str(bench / "prompts.jsonl"), "--command", cmd,
             "-o", str(d / "out.jsonl")]
     for pid in script:
         args += ["--id", pid]
@@ -169,7 +170,7 @@ def test_scripted_model_through_prefcert_refine(bench, tmp_path):
 def test_feedback_command_gives_the_environment_answer(bench, tmp_path):
     a = tmp_path / "a.txt"
     a.write_text(RELAX.format("commute", 31))
-    r = subprocess.run(["prefcert", "feedback", str(bench / "prompts.jsonl"), str(a),
+    r = subprocess.run([PREFCERT, "feedback", str(bench / "prompts.jsonl"), str(a),
                         "--id", CONS], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.startswith(
         "Your proposed change is accepted: commute raised to 31.")
@@ -211,7 +212,7 @@ def test_scripted_model_through_the_inspect_solver(bench, tmp_path):
 @pytest.mark.heavy
 def test_full_design_counts_from_the_generated_files(tmp_path):
     out = tmp_path / "full"
-    r = subprocess.run(["prefcert", "generate", NAME, "-o", str(out), "--jobs", "2"],
+    r = subprocess.run([PREFCERT, "generate", NAME, "-o", str(out), "--jobs", "2"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     prompts = _jsonl(out / "prompts.jsonl")
@@ -292,7 +293,7 @@ def test_the_inspect_task_takes_two_turns_from_the_suite(bench, tmp_path):
         # regression: 'prefcert score LOG' re-scored the final answer without the earlier
         # turns, so a completed episode scored incorrect (its final ACT read as turn 1)
         out = tmp_path / f"scored-{len(want)}.jsonl"
-        r = subprocess.run(["prefcert", "score", str(tmp_path / str(len(want))), "-o",
+        r = subprocess.run([PREFCERT, "score", str(tmp_path / str(len(want))), "-o",
                             str(out)], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr[-2000:]
         (rec,) = _jsonl(out)
@@ -305,7 +306,7 @@ def test_the_inspect_task_takes_two_turns_from_the_suite(bench, tmp_path):
 @pytest.fixture(scope="module")
 def ref_bench(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("tt-ref") / "b"
-    r = subprocess.run(["prefcert", "generate", NAME, "-o", str(out), "--sizes", "4",
+    r = subprocess.run([PREFCERT, "generate", NAME, "-o", str(out), "--sizes", "4",
                         "--per-cell", "1", "--jobs", "1", "--param", "route=reference"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -321,7 +322,7 @@ def test_route_parameter_composition_and_errors(tmp_path):
         assert routes == ({None: 540} if route == "interactive" else
                           {"reference": 540} if route == "reference" else
                           {"interactive": 540, "reference": 540})
-    r = subprocess.run(["prefcert", "generate", NAME, "-o", str(tmp_path / "x"), "--param",
+    r = subprocess.run([PREFCERT, "generate", NAME, "-o", str(tmp_path / "x"), "--param",
                         "route=fresh"], capture_output=True, text=True)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "interactive, reference, both" in r.stderr and not (tmp_path / "x").exists()
@@ -511,7 +512,7 @@ def test_single_answer_paths_refuse_the_two_turn_episode(bench, tmp_path):
     from prefcert.formal.errors import InstanceError
     gold = _gold_file(bench, tmp_path / "gold.jsonl")
     out = tmp_path / "s.jsonl"
-    r = subprocess.run(["prefcert", "score", str(bench), str(gold), "-o", str(out)],
+    r = subprocess.run([PREFCERT, "score", str(bench), str(gold), "-o", str(out)],
                        capture_output=True, text=True)
     assert r.returncode == 2 and not out.exists()
     (line,) = r.stderr.strip().splitlines()
@@ -519,7 +520,7 @@ def test_single_answer_paths_refuse_the_two_turn_episode(bench, tmp_path):
                            f"two-turn episode")
     assert "prefcert refine" in line and "prefcert eval" in line
     lm = tmp_path / "lm"
-    r = subprocess.run(["prefcert", "export", "lm-eval", NAME, str(lm), "--benchmark",
+    r = subprocess.run([PREFCERT, "export", "lm-eval", NAME, str(lm), "--benchmark",
                         str(bench)], capture_output=True, text=True)
     assert r.returncode == 2 and "two-turn episode" in r.stderr and not lm.exists()
     (e, *_) = benchmark_entries(bench)
@@ -539,13 +540,13 @@ def test_the_reference_route_gold_scores_correct_on_every_single_answer_path(ref
     for as_object in (False, True):
         gold = _gold_file(ref_bench, tmp_path / f"gold-{as_object}.jsonl", as_object)
         out = tmp_path / f"s-{as_object}.jsonl"
-        r = subprocess.run(["prefcert", "score", str(ref_bench), str(gold), "-o", str(out)],
+        r = subprocess.run([PREFCERT, "score", str(ref_bench), str(gold), "-o", str(out)],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr[-2000:]
         got = _jsonl(out)
         assert len(got) == 36 and {x["verdict"] for x in got} == {"correct"}
     lm = tmp_path / "lm"
-    r = subprocess.run(["prefcert", "export", "lm-eval", NAME, str(lm), "--benchmark",
+    r = subprocess.run([PREFCERT, "export", "lm-eval", NAME, str(lm), "--benchmark",
                         str(ref_bench)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     docs = _jsonl(lm / f"{NAME}.jsonl")

@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import PREFCERT
 
 import prefcert
 from prefcert.formal import budget
@@ -244,7 +245,7 @@ def _labels(stdout: str) -> list[dict]:
 
 
 def test_always_prints_what_main_printed():
-    r = subprocess.run(["prefcert", "label", *BUNDLED, "--cross-check", "always",
+    r = subprocess.run([PREFCERT, "label", *BUNDLED, "--cross-check", "always",
                         "--jobs", "1"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     want = [json.loads(line) for line in MAIN.read_text().splitlines()]
@@ -256,7 +257,7 @@ def test_always_prints_what_main_printed():
 
 def test_cli_budget_differs_from_main_only_in_the_record(tmp_path):
     out = tmp_path / "labels.jsonl"
-    r = subprocess.run(["prefcert", "label", *BUNDLED, "-o", str(out), "--jobs", "1"],
+    r = subprocess.run([PREFCERT, "label", *BUNDLED, "-o", str(out), "--jobs", "1"],
                        capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     got = _labels(out.read_text())
@@ -275,14 +276,14 @@ def test_cli_budget_differs_from_main_only_in_the_record(tmp_path):
     markets = [json.loads(line) for line in (ROOT / BUNDLED[0]).read_text().splitlines()]
     over = [m for m in markets if len(canonical(m)) > 1024 and not sampled(m)]
     assert skipped == 3 * len(over) > 0
-    c = subprocess.run(["prefcert", "check", str(out)], capture_output=True, text=True)
+    c = subprocess.run([PREFCERT, "check", str(out)], capture_output=True, text=True)
     assert c.returncode == 0, c.stderr
     assert c.stdout.strip() == "31 label(s) checked: every certificate verified."
 
 
 def test_cli_bad_cross_check_is_one_line_exit_2(tmp_path):
     out = tmp_path / "labels.jsonl"
-    r = subprocess.run(["prefcert", "label", BUNDLED[0], "--cross-check", "sometimes",
+    r = subprocess.run([PREFCERT, "label", BUNDLED[0], "--cross-check", "sometimes",
                         "-o", str(out)], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2
     assert r.stdout == ""

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import heavy_examples
+from conftest import heavy_examples, PREFCERT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prefcert.formal import checker
@@ -400,10 +400,10 @@ def test_label_and_check_through_the_console_script(tmp_path):
     import subprocess
     out = tmp_path / "labels.jsonl"
     src = ROOT / "instances" / "decision" / "apartment.jsonl"
-    r = subprocess.run(["prefcert", "label", str(src), "-o", str(out)], capture_output=True,
+    r = subprocess.run([PREFCERT, "label", str(src), "-o", str(out)], capture_output=True,
                        text=True)
     assert r.returncode == 0, r.stderr[-2000:]
-    r = subprocess.run(["prefcert", "check", str(out)], capture_output=True, text=True)
+    r = subprocess.run([PREFCERT, "check", str(out)], capture_output=True, text=True)
     assert r.returncode == 0 and "every certificate verified" in r.stdout + r.stderr
 
 

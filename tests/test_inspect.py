@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,9 @@ from prefcert.bench.dataset import SuiteDataset                     # noqa: E402
 from prefcert.bench.design import Entry                             # noqa: E402
 from prefcert.bench.score import score_prompt                       # noqa: E402
 from conftest import cli as run
+
+#: Inspect's console script of the environment under test
+INSPECT = shutil.which("inspect", path=os.path.dirname(sys.executable)) or "inspect"
 
 #: per suite: small task parameters (the smallest size, one instance per cell)
 SMALL = {"indeterminacy-preference": {"sizes": 50, "per_cell": 1},
@@ -286,7 +290,7 @@ def test_openai_compatible_provider_over_http_with_a_retry_and_a_resumed_run(tmp
     env = dict(os.environ, LOCAL_API_KEY="test-key")
     with OpenAIServer(reply, deadline=400) as srv:
         env["LOCAL_BASE_URL"] = srv.url
-        r = subprocess.run(["inspect", "eval", f"prefcert/{suite}", "--model",
+        r = subprocess.run([INSPECT, "eval", f"prefcert/{suite}", "--model",
                             "openai-api/local/fake", "--limit", "2", "-T", "sizes=3",
                             "-T", "per_cell=1", "--max-connections", "1", "--log-dir",
                             str(tmp_path / "plain"), "--display", "none"],

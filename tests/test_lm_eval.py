@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from openai_server import OpenAIServer                              # noqa: E402
-from conftest import cli as run
+from conftest import cli as run, PREFCERT
 
 SUITE = "voting-manipulation"
 TASK = "prefcert_voting_manipulation"

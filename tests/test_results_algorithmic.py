@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import PREFCERT
 
 from prefcert.bench.indeterminacy import algorithmic as alg
 from prefcert.bench.indeterminacy import algorithmic_results as ar
@@ -223,7 +224,7 @@ def test_fig6_share_correct_within_r_attempts():
 @pytest.fixture(scope="module")
 def alg_bench(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("alg") / "b"
-    subprocess.run(["prefcert", "generate", SUITE, "-o", str(out), "--per-cell", "1",
+    subprocess.run([PREFCERT, "generate", SUITE, "-o", str(out), "--per-cell", "1",
                     "--sizes", "10"], check=True, capture_output=True, text=True)
     return out
 

@@ -26,7 +26,7 @@ from prefcert.formal.preference import (
 )
 from prefcert.formal.rules import RULES, rule_named, rule_names
 from prefcert.pipeline.registry import DOMAINS, spec
-from conftest import cli
+from conftest import cli, PREFCERT
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the refusal of an unknown rule, naming the known ones (every rule; those of incomplete
@@ -79,14 +79,14 @@ def test_one_table_of_rules_per_layer_keyed_by_the_same_names():
 
 
 def test_cli_and_docs_list_the_rules_from_the_registry():
-    listed = json.loads(subprocess.run(["prefcert", "domains", "--json"], capture_output=True,
+    listed = json.loads(subprocess.run([PREFCERT, "domains", "--json"], capture_output=True,
                                        text=True, check=True).stdout)
     by = {d["domain"]: d for d in listed}
     assert list(by["election"]["rules"]) == list(RULES)
     assert list(by["preference"]["rules"]) == list(rule_names(incomplete=True))
     assert by["election"]["rules"]["irv"]["proofs"] == ["elimination_search"]
     assert by["stable_matching"]["rules"] == {}
-    table = subprocess.run(["prefcert", "domains"], capture_output=True, text=True,
+    table = subprocess.run([PREFCERT, "domains"], capture_output=True, text=True,
                            check=True).stdout
     assert "voting rules" in table and "elimination_search" in table
     docs = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")

@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import PREFCERT
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ("formal", "oracles", "encodings", "generators", "prefcert")
@@ -103,7 +104,7 @@ def _label_one_per_domain(tmp_path: Path) -> Path:
     paths = [ROOT / "instances" / d / "reference.jsonl"
              for d in ("stable_matching", "housing_market", "house_allocation")]
     paths.append(ROOT / "instances" / "preflib" / "00009-00000002.soc")
-    r = subprocess.run(["prefcert", "label", *map(str, paths), "-o", str(out)],
+    r = subprocess.run([PREFCERT, "label", *map(str, paths), "-o", str(out)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     return out
@@ -144,7 +145,7 @@ def test_one_installed_top_level_package(tmp_path):
 
 def test_registry_is_one_table_enumerated_by_cli_and_docs():
     from prefcert.pipeline.registry import DOMAINS, domain, spec
-    listed = json.loads(subprocess.run(["prefcert", "domains", "--json"], capture_output=True,
+    listed = json.loads(subprocess.run([PREFCERT, "domains", "--json"], capture_output=True,
                                        text=True, check=True).stdout)
     assert [d["domain"] for d in listed] == list(DOMAINS)
     docs = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")

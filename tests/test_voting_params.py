@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from conftest import HASHSEED_0, cli
+from conftest import HASHSEED_0, cli, PREFCERT
 
 RULES = ("plurality", "borda", "approval", "irv", "copeland")
 
@@ -301,7 +301,7 @@ def test_parameters_of_a_suite_without_any_are_refused(tmp_path):
 
 
 def test_prefcert_suites_lists_the_parameters_and_their_defaults():
-    r = subprocess.run(["prefcert", "suites"], capture_output=True, text=True)
+    r = subprocess.run([PREFCERT, "suites"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     rows = {ln.split("\t")[0]: ln.split("\t") for ln in r.stdout.splitlines()}
     assert rows["voting-manipulation"][3] == "params tau=alphabetical,n=5,k=1,max_draws=20000"
