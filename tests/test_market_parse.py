@@ -1,7 +1,5 @@
 """The market parser's fast paths against the general ones they stand in for.
 
-``formal.stable_matching._order`` must give exactly what ``parse_weak_order`` gives (the same
-order, the same name objects, the input rewritten alike, the same error on bad input),
 ``Market`` must restrict side B's lists exactly as the per-entry pass does when it skips
 that pass, and ``parse_market``'s one-pass integer form must give the orders, restrictions
 and errors of the order-by-order parse. Inputs: well-formed lists (strict, tied, one big tie, empty) and malformed ones
@@ -14,7 +12,7 @@ import copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prefcert.formal.errors import InstanceError
-from prefcert.formal.stable_matching import Market, _order, parse_market, restrict
+from prefcert.formal.stable_matching import Market, parse_market, restrict
 from prefcert.formal.weak_order import WeakOrder, parse_weak_order
 
 NAMES = [f"b{i}" for i in range(6)]
@@ -24,35 +22,6 @@ ENTRY = st.one_of(st.sampled_from(NAMES),
                   st.lists(st.sampled_from(NAMES), min_size=0, max_size=4),
                   st.lists(ITEM, min_size=1, max_size=3), ITEM,
                   st.tuples(st.sampled_from(NAMES)))
-
-
-def _outcome(fn, raw, names):
-    raw = copy.deepcopy(raw)
-    try:
-        out = fn(raw, names)
-    except InstanceError as e:
-        return ("error", str(e)), raw
-    return ("order", out.items, out.rank, out.nties, [id(x) for x in out.items]), raw
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.one_of(st.lists(st.sampled_from(NAMES), max_size=6, unique=True),
-                 st.lists(ENTRY, max_size=6), ITEM))
-def test_order_fast_path_is_parse_weak_order(raw):
-    names = {y: "".join(y) for y in NAMES}      # name objects distinct from the input's
-    fast, fast_raw = _outcome(lambda r, n: _order(r, "a0", n), raw, names)
-    slow, slow_raw = _outcome(
-        lambda r, n: parse_weak_order(r, agent="a0", known=n, canon=n), raw, names)
-    assert fast == slow
-    assert fast_raw == slow_raw     # and rewritten to the same (shared) objects:
-    assert _shared(fast_raw, names) == _shared(slow_raw, names)
-
-
-def _shared(raw, names):
-    if not isinstance(raw, list):
-        return None
-    flat = [x for e in raw for x in (e if isinstance(e, (list, tuple)) else [e])]
-    return [isinstance(x, str) and x is names.get(x) for x in flat]
 
 
 def _side(draw, owners, others):
