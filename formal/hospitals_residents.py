@@ -28,10 +28,47 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from .errors import InstanceError
-from .weak_order import WeakOrder, parse_weak_order
+from .stable_matching import (
+    Side,
+    _Arrays,
+    _keep_mutual,
+    _Orders,
+    _side_from_orders,
+    _side_ints,
+)
+from .weak_order import WeakOrder
 
 NOTIONS = ("weak", "strong", "super")
 QUESTIONS = {"weakly_stable": "weak", "strongly_stable": "strong", "super_stable": "super"}
+
+
+@dataclass(frozen=True, eq=False)
+class HRInts:
+    """A hospitals/residents market held as integers: residents and hospitals numbered
+    ``0..n-1`` per side in input order, each list an array of partner ints with aligned
+    tie indices and a rank dict (:class:`~prefcert.formal.stable_matching.Side`; ``r``:
+    the residents, ``h``: the hospitals), restricted to admissible pairs (mutually
+    acceptable, capacity > 0); ``cap[j]``: hospital ``j``'s capacity. The oracles and the
+    checker read this form; the names are kept for output."""
+
+    r: Side
+    h: Side
+    cap: list[int]
+    #: per agent of each side, its position in its side sorted by name (for choices the
+    #: name-keyed algorithms made by name order); built on first use
+    _order: dict = field(default_factory=dict, repr=False)
+
+    def name_order(self, side: str) -> list[int]:
+        """``key[i]``: the position of agent ``i`` of ``side`` ("r" or "h") when the side's
+        names are sorted."""
+        key = self._order.get(side)
+        if key is None:
+            names = (self.r if side == "r" else self.h).names
+            key = [0] * len(names)
+            for pos, i in enumerate(sorted(range(len(names)), key=names.__getitem__)):
+                key[i] = pos
+            self._order[side] = key
+        return key
 
 
 @dataclass(frozen=True)
@@ -41,7 +78,12 @@ class HRMarket:
     ``residents``: resident -> WeakOrder over hospitals, as given; ``hospitals``: hospital
     -> WeakOrder over residents, as given; ``capacities``: hospital -> int ≥ 0.
     Derived ``pr`` / ``ph``: the same orders restricted to admissible pairs (mutually
-    acceptable, capacity > 0); every algorithm and definition uses these.
+    acceptable, capacity > 0); every definition uses these. ``ints``: the same market as
+    integers (:class:`HRInts`), which the oracles and the checker read.
+
+    Built from the orders (``HRMarket(residents, hospitals, capacities)``: the integer
+    form is made on first use) or, by :func:`parse_hospitals_residents`, from the integer
+    form (:meth:`from_ints`: the orders are made on first look-up, one agent at a time).
     """
 
     residents: Mapping[str, WeakOrder]
@@ -49,6 +91,38 @@ class HRMarket:
     capacities: Mapping[str, int]
     pr: Mapping[str, WeakOrder] = field(init=False, repr=False, compare=False)
     ph: Mapping[str, WeakOrder] = field(init=False, repr=False, compare=False)
+    _ints: HRInts | None = field(init=False, repr=False, compare=False, default=None)
+
+    @classmethod
+    def from_ints(cls, ints: HRInts) -> HRMarket:
+        """The market of an integer form; its orders are made on first look-up. O(n)."""
+        self = object.__new__(cls)
+        r, h = ints.r, ints.h
+        put = object.__setattr__
+        put(self, "residents", _Orders(r.names, r.index, r.written, r.written_ties,
+                                       r.written_nties, h.names))
+        put(self, "hospitals", _Orders(h.names, h.index, h.written, h.written_ties,
+                                       h.written_nties, r.names))
+        put(self, "capacities", dict(zip(h.names, ints.cap)))
+        put(self, "pr", self.residents if r.lists is r.written else _Orders(
+            r.names, r.index, r.lists, r.ties, r.nties, h.names))
+        put(self, "ph", self.hospitals if h.lists is h.written else _Orders(
+            h.names, h.index, h.lists, h.ties, h.nties, r.names))
+        put(self, "_ints", ints)
+        return self
+
+    @property
+    def ints(self) -> HRInts:
+        """The integer form (made on first use when the market was built from orders)."""
+        ints = self._ints
+        if ints is None:
+            ir = dict(zip(self.residents, range(len(self.residents))))
+            ih = dict(zip(self.hospitals, range(len(self.hospitals))))
+            ints = HRInts(_side_from_orders(self.residents, self.pr, ih),
+                          _side_from_orders(self.hospitals, self.ph, ir),
+                          [self.capacities[h] for h in self.hospitals])
+            object.__setattr__(self, "_ints", ints)
+        return ints
 
     def __post_init__(self):
         cap = self.capacities
@@ -136,6 +210,39 @@ def parse_hospitals_residents(data: dict) -> HRMarket:
     for h in hos:
         if h not in caps:
             raise InstanceError("hospital has no capacity", agent=h)
-    r = {x: parse_weak_order(lst, agent=x, known=hos) for x, lst in res.items()}
-    h = {y: parse_weak_order(lst, agent=y, known=res) for y, lst in hos.items()}
-    return HRMarket(r, h, {y: caps[y] for y in hos})
+    names_r, names_h = list(res), list(hos)
+    ir = dict(zip(names_r, range(len(names_r))))
+    ih = dict(zip(names_h, range(len(names_h))))
+    wr = _side_ints(res, ih)
+    wh = _side_ints(hos, ir)
+    cap = [caps[y] for y in names_h]
+    return HRMarket.from_ints(_admissible(names_r, ir, wr, names_h, ih, wh, cap))
+
+
+def _admissible(names_r: list[str], ir: dict[str, int], wr: _Arrays, names_h: list[str],
+                ih: dict[str, int], wh: _Arrays, cap: list[int]) -> HRInts:
+    """The integer form from both sides' lists as written, restricted to admissible pairs:
+    a resident keeps the hospitals of capacity > 0 that list it, a hospital of capacity >
+    0 the residents that list it (one of capacity 0 keeps none). O(total length); no pass
+    over the entries when every list is complete and no capacity is 0."""
+    nr, nh = len(names_r), len(names_h)
+    if all(cap) and all(len(lst) == nh for lst in wr[0]) and \
+            all(len(lst) == nr for lst in wh[0]):
+        mr, mh = wr, wh
+    else:
+        empty: dict[int, int] = {}
+        mr, kept_r = _keep_mutual(wr, [rk if c else empty for rk, c in zip(wh[3], cap)])
+        if kept_r:
+            mr = wr
+        lists, ties, nties, ranks = wh
+        if not all(cap):                 # a hospital of capacity 0 keeps nothing
+            zero = [c == 0 and bool(lst) for lst, c in zip(lists, cap)]
+            lists = [[] if z else lst for lst, z in zip(lists, zero)]
+            ties = [[] if z else t for t, z in zip(ties, zero)]
+            nties = [0 if z else k for k, z in zip(nties, zero)]
+            ranks = [{} if z else rk for rk, z in zip(ranks, zero)]
+        mh, kept_h = _keep_mutual((lists, ties, nties, ranks), wr[3])
+        if kept_h and lists is wh[0]:
+            mh = wh
+    return HRInts(Side(names_r, ir, *mr, wr[0], wr[1], wr[2]),
+                  Side(names_h, ih, *mh, wh[0], wh[1], wh[2]), cap)

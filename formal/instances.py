@@ -13,6 +13,8 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator
+from itertools import accumulate, chain, compress, repeat
+from operator import getitem, is_, setitem
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -298,7 +300,9 @@ def shared_strings() -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
     hook), which is cheaper than ``sys.intern``: a list of strings is one C-level
     ``map(memo.setdefault, …)`` after a C-level type check (``"".join`` refuses a list
     holding anything but strings, so no number meets the dict, where 1, 1.0 and True are
-    one key); a list with ties or other values goes entry by entry. O(size).
+    one key); a list with ties or other values goes entry by entry for its own items,
+    then its tie groups at once when they hold only strings (:func:`_shared_groups`).
+    O(size).
     """
     memo: dict[str, str] = {}
     share = memo.setdefault
@@ -309,8 +313,8 @@ def shared_strings() -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
                 try:
                     "".join(v)                 # the type check: strings only
                 except TypeError:              # a tie group, a number, …
-                    v[:] = [share(e, e) if e.__class__ is str else
-                            _shared_tie(e, share) if e.__class__ is list else e for e in v]
+                    v[:] = [share(e, e) if e.__class__ is str else e for e in v]
+                    _shared_groups(v, share)
                 else:
                     v[:] = map(share, v, v)
         keys = [k for k, _ in pairs]
@@ -344,6 +348,26 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(out) < len(pairs):
         _duplicate(pairs)
     return out
+
+
+def _shared_groups(v: list[Any], share: Callable[[str, str], str]) -> None:
+    """The strings of the lists in ``v`` (tie groups) shared: when they are all strings,
+    at C level (one type check and one ``map`` over them all, then each group given its
+    slice of the result), else group by group (:func:`_shared_tie`). O(their number)."""
+    groups = list(compress(v, map(is_, map(type, v), repeat(list))))
+    flat = list(chain.from_iterable(groups))
+    try:
+        "".join(flat)                          # the type check: strings only
+    except TypeError:
+        for e in groups:
+            _shared_tie(e, share)
+        return
+    ends = list(accumulate(map(len, groups)))
+    list(map(setitem, groups, repeat(_WHOLE),
+             map(getitem, repeat(list(map(share, flat, flat))), map(slice, [0, *ends], ends))))
+
+
+_WHOLE = slice(None)
 
 
 def _shared_tie(e: list[Any], share: Callable[[str, str], str]) -> list[Any]:

@@ -13,7 +13,7 @@ This module is the model; the definitions that certificates are checked against
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from itertools import chain, repeat
+from itertools import compress, count, repeat
 from operator import contains, is_
 from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Any, Callable
@@ -392,13 +392,9 @@ def _side_ints(side: dict, index: dict[str, int]) -> _Arrays:
                         ranks.append(rank)
                         continue
                 else:
-                    groups = [e if e.__class__ is list else (e,) for e in raw]
-                    flat = list(chain.from_iterable(groups))
-                    if all(groups) and set(map(type, flat)) <= _STR:
+                    flat, tie, r = _flatten(raw)
+                    if r and set(map(type, flat)) <= _STR:
                         lst = list(map(get, flat))
-                        r = len(groups)
-                        tie = list(chain.from_iterable(
-                            map(repeat, shared_ints(r)[1:r + 1], map(len, groups))))
                         rank = dict(zip(lst, tie))
                         if len(rank) == len(lst):
                             lists.append(lst)
@@ -416,6 +412,34 @@ def _side_ints(side: dict, index: dict[str, int]) -> _Arrays:
         nties.append(o.nties)
         ranks.append(dict(zip(lst, tie)))
     return lists, ties, nties, ranks
+
+
+def _flatten(raw: list) -> tuple[list, list[int], int]:
+    """A list with tie groups (lists) as its items flattened, with the 1-based tie index of
+    each item and the number of ties; ``r`` is 0 when a tie group is empty (the caller
+    then lets :func:`parse_weak_order` name the error). The runs of single items between
+    the groups are copied by slices (C level): Python work per tie group, not per item.
+    O(len(flat))."""
+    n = len(raw)
+    ints = shared_ints(n)
+    flat: list = []
+    tie: list[int] = []
+    add, add_tie = flat.extend, tie.extend
+    prev, k = 0, 1                   # raw[prev:] not yet copied; k: its first tie index
+    for p in compress(count(), map(is_, map(type, raw), repeat(list))):
+        group = raw[p]
+        if not group:
+            return flat, tie, 0
+        add(raw[prev:p])
+        add_tie(ints[k:k + p - prev])
+        k += p - prev
+        add(group)
+        add_tie([ints[k]] * len(group))
+        k += 1
+        prev = p + 1
+    add(raw[prev:])
+    add_tie(ints[k:k + n - prev])
+    return flat, tie, k + n - prev - 1
 
 
 def _keep_mutual(w: _Arrays, other_rank: list[dict[int, int]]) -> tuple[_Arrays, bool]:

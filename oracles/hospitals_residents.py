@@ -30,28 +30,35 @@ __all__ = ["all_matchings", "brute_force_stable_matching", "deferred_acceptance"
 
 
 # ------------------------------------------------------------------ deferred acceptance
+#
+# Every algorithm below reads the market's integer form (``market.ints``: residents and
+# hospitals numbered in input order, lists restricted to admissible pairs) and names its
+# output and its log's agents with the names; where the name-keyed algorithms chose by
+# name order, the ints are ordered by ``ints.name_order``.
 
 def _strict_lists(market: HRMarket, by_position: bool):
-    """(resident lists, resident rank, hospital lists, hospital rank) as strict orders:
-    the given ones (ValueError on a tie) or, with ``by_position``, ties broken in list
-    order."""
+    """(resident lists, resident rank, hospital lists, hospital rank) as strict orders over
+    the ints: the given ones (ValueError on a tie) or, with ``by_position``, ties broken
+    in list order (a rank is then a position)."""
+    ints = market.ints
+    sr, sh = ints.r, ints.h
     if not by_position:
-        for who, o in list(market.pr.items()) + list(market.ph.items()):
-            if not o.is_strict():
-                raise ValueError(f"deferred_acceptance needs strict lists; {who!r} has a tie "
-                                 f"(use weakly_stable_matching)")
-    rl = {r: o.items for r, o in market.pr.items()}
-    hl = {h: o.items for h, o in market.ph.items()}
-    rr = {r: {h: i for i, h in enumerate(lst)} for r, lst in rl.items()}
-    hr = {h: {r: i for i, r in enumerate(lst)} for h, lst in hl.items()}
-    return rl, rr, hl, hr
+        for side in (sr, sh):
+            for who, lst, k in zip(side.names, side.lists, side.nties):
+                if k != len(lst):
+                    raise ValueError(f"deferred_acceptance needs strict lists; {who!r} has a "
+                                     f"tie (use weakly_stable_matching)")
+    rr = [dict(zip(lst, range(len(lst)))) for lst in sr.lists]
+    hr = [dict(zip(lst, range(len(lst)))) for lst in sh.lists]
+    return sr.lists, rr, sh.lists, hr
 
 
 def _resident_proposing(market: HRMarket, rl, hr) -> dict[str, str]:
-    cap = market.capacities
-    nxt = dict.fromkeys(rl, 0)
-    held: dict[str, list[str]] = {h: [] for h in market.hospitals}
-    free = deque(rl)
+    ints = market.ints
+    cap = ints.cap
+    nxt = [0] * len(rl)
+    held: list[list[int]] = [[] for _ in cap]
+    free = deque(range(len(rl)))
     while free:
         r = free.popleft()
         lst = rl[r]
@@ -66,15 +73,17 @@ def _resident_proposing(market: HRMarket, rl, hr) -> dict[str, str]:
             if worst != r:
                 free.append(worst)
                 break
-    return {r: h for h, rs in held.items() for r in rs}
+    nr, nh = ints.r.names, ints.h.names
+    return {nr[r]: nh[h] for h, rs in enumerate(held) for r in rs}
 
 
 def _hospital_proposing(market: HRMarket, hl, rr) -> dict[str, str]:
-    cap = market.capacities
-    nxt = dict.fromkeys(hl, 0)
-    load = dict.fromkeys(hl, 0)
-    holds: dict[str, str] = {}
-    active = deque(hl)
+    ints = market.ints
+    cap = ints.cap
+    nxt = [0] * len(hl)
+    load = [0] * len(hl)
+    holds: dict[int, int] = {}
+    active = deque(range(len(hl)))
     while active:
         h = active.popleft()
         lst = hl[h]
@@ -88,7 +97,8 @@ def _hospital_proposing(market: HRMarket, hl, rr) -> dict[str, str]:
                 if cur is not None:
                     load[cur] -= 1
                     active.append(cur)
-    return holds
+    nr, nh = ints.r.names, ints.h.names
+    return {nr[r]: nh[h] for r, h in holds.items()}
 
 
 def deferred_acceptance(market: HRMarket, proposing: str = "residents", *,
@@ -123,24 +133,29 @@ def weakly_stable_matching(market: HRMarket, proposing: str = "residents") -> di
 
 class _Search:
     """Current lists (one rank cut per hospital), provisional assignments and the deletion
-    log (the refutation certificate of the checker's ``deletion_log``)."""
+    log (the refutation certificate of the checker's ``deletion_log``), on the integer
+    form; the log names the agents."""
 
     def __init__(self, market: HRMarket):
-        self.cap = market.capacities
-        self.lists = {r: o.items for r, o in market.pr.items()}
-        self.rank_r = {r: o.rank for r, o in market.pr.items()}
-        self.rank_h = {h: o.rank for h, o in market.ph.items()}
-        self.hlist = {h: o.items for h, o in market.ph.items()}
-        self.cut = {h: o.nties + 1 for h, o in market.ph.items()}
-        self.end = {h: len(o.items) for h, o in market.ph.items()}
-        self.ptr = dict.fromkeys(self.lists, 0)
-        self.a_r: dict[str, set[str]] = {r: set() for r in self.lists}
-        self.a_h: dict[str, set[str]] = {h: set() for h in self.hlist}
-        self.ever: dict[str, set[str]] = {h: set() for h in self.hlist}
+        ints = market.ints
+        sr, sh = ints.r, ints.h
+        self.names_r, self.names_h = sr.names, sh.names
+        self.cap = ints.cap
+        self.lists = sr.lists
+        self.rank_r = sr.rank
+        self.rank_h = sh.rank
+        self.hlist = sh.lists
+        self.cut = [k + 1 for k in sh.nties]
+        self.end = [len(lst) for lst in sh.lists]
+        self.ptr = [0] * len(sr.lists)
+        self.a_r: list[set[int]] = [set() for _ in sr.lists]
+        self.a_h: list[set[int]] = [set() for _ in sh.lists]
+        self.ever: list[set[int]] = [set() for _ in sh.lists]
         self.steps: list[list] = []
-        self.free = deque(self.lists)
+        self.free = deque(range(len(sr.lists)))
+        self.key_r, self.key_h = ints.name_order("r"), ints.name_order("h")
 
-    def head(self, r: str) -> list[str]:
+    def head(self, r: int) -> list[int]:
         lst, i, rh, cut = self.lists[r], self.ptr[r], self.rank_h, self.cut
         while i < len(lst) and rh[lst[i]][r] >= cut[lst[i]]:
             i += 1
@@ -156,15 +171,15 @@ class _Search:
             i += 1
         return out
 
-    def tail_rank(self, h: str) -> int:
+    def tail_rank(self, h: int) -> int:
         return self.rank_h[h][self.hlist[h][self.end[h] - 1]]
 
-    def assign(self, r: str, h: str) -> None:
+    def assign(self, r: int, h: int) -> None:
         self.a_r[r].add(h)
         self.a_h[h].add(r)
         self.ever[h].add(r)
 
-    def cut_to(self, h: str, cut: int) -> None:
+    def cut_to(self, h: int, cut: int) -> None:
         """Delete every resident of rank >= cut from h's list, breaking assignments."""
         if cut >= self.cut[h]:
             return
@@ -180,15 +195,26 @@ class _Search:
                     self.free.append(r)
         self.end[h] = e
 
-    def by_rank(self, h: str) -> list[str]:
+    def by_rank(self, h: int) -> list[int]:
         """h's assignees, best first (list order inside a tie)."""
-        pos = {r: i for i, r in enumerate(self.hlist[h])}
+        pos = dict(zip(self.hlist[h], range(len(self.hlist[h]))))
         return sorted(self.a_h[h], key=pos.__getitem__)
 
-    def shortfall(self, matched: dict[str, int]) -> bool:
+    def log(self, kind: str, h: int, w: list[int]) -> None:
+        """A step of the log, naming its agents."""
+        nr = self.names_r
+        self.steps.append([kind, self.names_h[h], [nr[r] for r in w]])
+
+    def shortfall(self, matched: dict[int, int]) -> bool:
         """Some hospital holds fewer than min(c_h, |ever proposed|) (the counting
         contradiction of the checker)."""
-        return any(matched.get(h, 0) < min(self.cap[h], len(p)) for h, p in self.ever.items())
+        cap = self.cap
+        return any(matched.get(h, 0) < min(cap[h], len(p)) for h, p in enumerate(self.ever))
+
+    def named(self, matching: dict[int, int]) -> dict[str, str]:
+        """The matching by names, residents in input order."""
+        nr, nh = self.names_r, self.names_h
+        return {nr[r]: nh[matching[r]] for r in range(len(nr)) if r in matching}
 
 
 def super_stable_search(market: HRMarket) -> tuple[dict[str, str] | None, dict | None]:
@@ -211,17 +237,17 @@ def super_stable_search(market: HRMarket) -> tuple[dict[str, str] | None, dict |
             c = s.cap[h]
             if len(s.a_h[h]) > c:
                 w = s.by_rank(h)
-                s.steps.append(["oversubscribed", h, w])
+                s.log("oversubscribed", h, w)
                 s.cut_to(h, s.rank_h[h][w[-1]])
             if len(s.a_h[h]) == c:
                 w = s.by_rank(h)
                 worst = s.rank_h[h][w[-1]]
                 if s.tail_rank(h) > worst:
-                    s.steps.append(["dominate", h, w])
+                    s.log("dominate", h, w)
                     s.cut_to(h, worst + 1)
-    loads: dict[str, int] = {}
+    loads: dict[int, int] = {}
     matching = {}
-    for r, hs in s.a_r.items():
+    for r, hs in enumerate(s.a_r):
         if len(hs) > 1:
             return None, {"type": "deletion_log", "steps": s.steps}
         if hs:
@@ -230,21 +256,23 @@ def super_stable_search(market: HRMarket) -> tuple[dict[str, str] | None, dict |
             loads[h] = loads.get(h, 0) + 1
     if s.shortfall(loads):
         return None, {"type": "deletion_log", "steps": s.steps}
-    return {r: matching[r] for r in market.residents if r in matching}, None
+    return s.named(matching), None
 
 
-def _quota_matching(adj: dict[str, list[str]], quota: dict[str, int]) -> dict[str, str]:
+def _quota_matching(adj: dict[int, list[int]], quota: dict[int, int],
+                    key_h: list[int]) -> dict[int, int]:
     """A maximum matching of residents into hospitals with ``quota`` posts: scipy's
-    Hopcroft–Karp on hospitals split into quota slots (deterministic). A hospital gets
-    no more slots than residents adjacent to it (no more can be filled), so the graph is
-    O(admissible pairs²) whatever the capacities."""
-    degree: dict[str, int] = {}
+    Hopcroft–Karp on hospitals split into quota slots, ordered by hospital name
+    (``key_h``: deterministic). A hospital gets no more slots than residents adjacent to
+    it (no more can be filled), so the graph is O(admissible pairs²) whatever the
+    capacities."""
+    degree: dict[int, int] = {}
     for hs in adj.values():
         for h in hs:
             degree[h] = degree.get(h, 0) + 1
     quota = {h: min(q, degree.get(h, 0)) for h, q in quota.items()}
-    slots = [(h, k) for h in sorted(quota) for k in range(quota[h])]
-    first = {}
+    slots = [(h, k) for h in sorted(quota, key=key_h.__getitem__) for k in range(quota[h])]
+    first: dict[int, int] = {}
     for j, (h, k) in enumerate(slots):
         first.setdefault(h, j)
     res = list(adj)
@@ -277,6 +305,7 @@ def strongly_stable_search(market: HRMarket) -> tuple[dict[str, str] | None, dic
     problem", STACS (LNCS 2607); Kavitha, Mehlhorn, Michail & Paluch 2007.
     """
     s = _Search(market)
+    key_r, key_h = s.key_r.__getitem__, s.key_h
     while True:
         while s.free:
             r = s.free.popleft()
@@ -289,25 +318,25 @@ def strongly_stable_search(market: HRMarket) -> tuple[dict[str, str] | None, dic
                     w = s.by_rank(h)[:c]
                     kth = s.rank_h[h][w[-1]]
                     if s.tail_rank(h) > kth:
-                        s.steps.append(["dominate", h, w])
+                        s.log("dominate", h, w)
                         s.cut_to(h, kth + 1)
-        bound: dict[str, list[str]] = {}
-        quota: dict[str, int] = {}
-        for h, a in s.a_h.items():
+        bound: dict[int, list[int]] = {}
+        quota: dict[int, int] = {}
+        for h, a in enumerate(s.a_h):
             if not a:
                 continue
             if len(a) <= s.cap[h]:
-                b = sorted(a)
+                b = sorted(a, key=key_r)
             else:
                 t = s.tail_rank(h)
-                b = sorted(r for r in a if s.rank_h[h][r] < t)
+                b = sorted((r for r in a if s.rank_h[h][r] < t), key=key_r)
             quota[h] = s.cap[h] - len(b)
             for r in b:
                 bound.setdefault(r, []).append(h)
         adj = {r: [h for h in s.lists[r] if h in s.a_r[r]]
-               for r in s.lists if s.a_r[r] and r not in bound}
-        mate = _quota_matching(adj, quota)
-        held: dict[str, list[str]] = {}
+               for r in range(len(s.lists)) if s.a_r[r] and r not in bound}
+        mate = _quota_matching(adj, quota, key_h)
+        held: dict[int, list[int]] = {}
         for r, h in mate.items():
             held.setdefault(h, []).append(r)
         frontier = [r for r in adj if r not in mate]
@@ -323,19 +352,19 @@ def strongly_stable_search(market: HRMarket) -> tuple[dict[str, str] | None, dic
         if not z:
             break
         s.steps.append(["critical"])
-        for h in sorted(nz):
+        for h in sorted(nz, key=key_h.__getitem__):
             s.cut_to(h, s.tail_rank(h))
     refutation = {"type": "deletion_log", "steps": s.steps}
     if any(len(hs) > 1 for hs in bound.values()):
         return None, refutation
     matching = {r: hs[0] for r, hs in bound.items()}
     matching.update(mate)
-    loads: dict[str, int] = {}
+    loads: dict[int, int] = {}
     for h in matching.values():
         loads[h] = loads.get(h, 0) + 1
     if s.shortfall(loads):
         return None, refutation
-    return {r: matching[r] for r in market.residents if r in matching}, None
+    return s.named(matching), None
 
 
 # ------------------------------------------------------------------ exhaustive search

@@ -263,37 +263,40 @@ def test_pipeline_all_engines_agree_on_adversarial_shapes(data):
 
 def _random_prover(market, notion, rng: random.Random, max_steps: int = 12) -> list:
     """A random sequence of *valid* deletion steps (each justified at the state it is
-    played in), built with the checker's own list state: the checker must refuse every
-    such log on an instance that has a stable matching."""
+    played in), built with the checker's own list state (whose agents are the integers of
+    the market's integer form; the steps name them): the checker must refuse every such
+    log on an instance that has a stable matching."""
     state = chk._ListState(market)
+    nr, nh = state.names_r, state.names_h
     steps: list = []
     for _ in range(rng.randint(0, max_steps)):
         heads = {r: state.head(r) for r in state.lists}
-        holders: dict[str, list[str]] = {}
+        holders: dict[int, list[int]] = {}
         for r, hd in heads.items():
             for h in hd:
                 holders.setdefault(h, []).append(r)
         moves = []
         for h, ws in holders.items():
-            c = market.capacities[h]
+            c = state.cap[h]
             if len(ws) >= c:
-                moves.append(["dominate", h, rng.sample(ws, rng.randint(c, len(ws)))])
+                moves.append(("dominate", h, rng.sample(ws, rng.randint(c, len(ws)))))
             if notion == "super" and len(ws) >= c + 1:
-                moves.append(["oversubscribed", h, rng.sample(ws, rng.randint(c + 1, len(ws)))])
+                moves.append(("oversubscribed", h, rng.sample(ws, rng.randint(c + 1, len(ws)))))
         if notion == "strong":
             try:
-                tails = chk._critical_tails(state, market, 0)
-                moves.append(["critical"])
+                tails = chk._critical_tails(state, 0)
+                moves.append(("critical",))
             except CertificateError:
                 tails = None
         if not moves:
             break
         step = rng.choice(moves)
-        steps.append(step)
-        if step == ["critical"]:
+        if step == ("critical",):
+            steps.append(["critical"])
             for h, t in tails:
                 state.cut_to(h, t)
         else:
+            steps.append([step[0], nh[step[1]], [nr[w] for w in step[2]]])
             worst = max(state.rank_h[step[1]][w] for w in step[2])
             state.cut_to(step[1], worst + (step[0] == "dominate"))
     return steps

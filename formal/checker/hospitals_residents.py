@@ -40,24 +40,29 @@ SPEC = DomainSpec(
 
 def validate_matching(market: HRMarket, matching: object) -> dict[str, str]:
     """Validate a matching (resident -> hospital over admissible pairs, capacities kept);
-    return it or raise CertificateError."""
+    return it or raise CertificateError. Read on the integer form (``market.ints``):
+    names are looked up in each side's index, admissibility in the resident's rank
+    dict. O(|matching|)."""
     if not isinstance(matching, dict):
         raise CertificateError(f"a matching must be an object resident -> hospital, got "
                                f"{matching!r:.60}")
-    load: dict[str, int] = {}
+    ints = market.ints
+    ir, ih, rank_r, cap = ints.r.index, ints.h.index, ints.r.rank, ints.cap
+    load = [0] * len(cap)
     for r, h in matching.items():
-        if r not in market.residents:
+        i = ir.get(r) if isinstance(r, str) else None
+        if i is None:
             raise CertificateError(f"{r!r} is not a resident")
-        if not isinstance(h, str) or h not in market.hospitals:
+        j = ih.get(h) if isinstance(h, str) else None
+        if j is None:
             raise CertificateError(f"{r!r} is assigned to {h!r}, not a hospital")
-        if market.capacities[h] == 0:
+        if cap[j] == 0:
             raise CertificateError(f"{h!r} has capacity 0 and gets {r!r}")
-        if h not in market.pr[r]:
+        if j not in rank_r[i]:
             raise CertificateError(f"pair ({r}, {h}) is not admissible (not mutually listed)")
-        load[h] = load.get(h, 0) + 1
-        if load[h] > market.capacities[h]:
-            raise CertificateError(f"{h!r} gets more than its capacity "
-                                   f"{market.capacities[h]}")
+        load[j] += 1
+        if load[j] > cap[j]:
+            raise CertificateError(f"{h!r} gets more than its capacity {cap[j]}")
     return dict(matching)
 
 
@@ -68,31 +73,39 @@ def blocking_pairs(market: HRMarket, matching: Mapping[str, str], notion: str
     r's side: strictly / weakly better off when unassigned or h ≻_r / ⪰_r M(r). h's side:
     strictly and weakly better off when undersubscribed; when full, when r ≻_h / ⪰_h its
     worst member. Weak: both strict; super: both weak; strong: one strict, the other weak.
-    Every admissible pair is scanned, ties with the partner included. O(L). Raises
-    ValueError for an unknown notion and CertificateError for an invalid matching.
+    Every admissible pair is scanned, ties with the partner included. O(L), on the
+    integer form (``market.ints``). Raises ValueError for an unknown notion and
+    CertificateError for an invalid matching.
     """
     if notion not in NOTIONS:
         raise ValueError(f"unknown stability notion {notion!r} (known: {', '.join(NOTIONS)})")
     m = validate_matching(market, matching)
     inf = float("inf")
-    rank_r = {r: o.rank for r, o in market.pr.items()}
-    rank_h = {h: o.rank for h, o in market.ph.items()}
-    members: dict[str, list[str]] = {h: [] for h in market.hospitals}
+    ints = market.ints
+    sr, sh, cap = ints.r, ints.h, ints.cap
+    rank_h = sh.rank
+    mate = [-1] * len(sr.names)
+    members: list[list[int]] = [[] for _ in sh.names]
     for r, h in m.items():
-        members[h].append(r)
-    worst = {h: (max((rank_h[h][r] for r in ms), default=0) if len(ms) >= market.capacities[h] else inf)
-             for h, ms in members.items()}          # inf: undersubscribed
+        i, j = sr.index[r], sh.index[h]
+        mate[i] = j
+        members[j].append(i)
+    worst: list[float] = [
+        (max((rank_h[j][i] for i in ms), default=0) if len(ms) >= cap[j] else inf)
+        for j, ms in enumerate(members)]          # inf: undersubscribed
     out = []
-    for r, ra in rank_r.items():
-        cur, mine = (ra[m[r]], m[r]) if r in m else (inf, None)
-        for h, rh in ra.items():
-            if rh > cur or h == mine:
+    names_r, names_h = sr.names, sh.names
+    for i, ra in enumerate(sr.rank):
+        mine = mate[i]
+        cur = ra[mine] if mine >= 0 else inf
+        for j, rh in ra.items():
+            if rh > cur or j == mine:
                 continue          # r strictly prefers its hospital: no notion blocks
-            rr, wh = rank_h[h][r], worst[h]
-            sr, sh, wkh = rh < cur, rr < wh, rr <= wh     # r weakly better off here
-            if (notion == "weak" and sr and sh) or (notion == "super" and wkh) or \
-                    (notion == "strong" and ((sr and wkh) or sh)):
-                out.append((r, h))
+            rr, wh = rank_h[j][i], worst[j]
+            s_r, s_h, w_h = rh < cur, rr < wh, rr <= wh     # r weakly better off here
+            if (notion == "weak" and s_r and s_h) or (notion == "super" and w_h) or \
+                    (notion == "strong" and ((s_r and w_h) or s_h)):
+                out.append((names_r[i], names_h[j]))
     return out
 
 
@@ -135,33 +148,36 @@ def replay_deletion_log(market: HRMarket, notion: str, cert: dict) -> None:
     if not isinstance(steps, list):
         raise CertificateError("deletion log has no list of steps")
     st = _ListState(market)
+    ir, ih, cap = st.index_r, st.index_h, st.cap
     for i, step in enumerate(steps):
         if not isinstance(step, list) or not step:
             raise CertificateError(f"step {i}: malformed {step!r:.60}")
         if step[0] in ("dominate", "oversubscribed") and len(step) == 3 and \
                 (step[0] == "dominate" or notion == "super"):
             h, wit = step[1], step[2]
-            if not isinstance(h, str) or h not in st.rank_h or not isinstance(wit, list) \
+            if not isinstance(h, str) or h not in ih or not isinstance(wit, list) \
                     or not all(isinstance(w, str) for w in wit) or len(set(wit)) != len(wit):
                 raise CertificateError(f"step {i}: malformed {step!r:.60}")
-            need = market.capacities[h] + (step[0] == "oversubscribed")
+            j = ih[h]
+            need = cap[j] + (step[0] == "oversubscribed")
             if len(wit) < need or not wit:
                 raise CertificateError(f"step {i}: {step[0]} at {h!r} needs {need} residents, "
                                        f"got {len(wit)}")
             for w in wit:
-                if w not in st.rank_r or not st.in_head(w, h):
+                if w not in ir or not st.in_head(ir[w], j):
                     raise CertificateError(f"step {i}: {h!r} is not in the head tie of {w!r}")
-            worst = max(st.rank_h[h][w] for w in wit)
-            st.cut_to(h, worst + (step[0] == "dominate"))
+            rank = st.rank_h[j]
+            worst = max(rank[ir[w]] for w in wit)
+            st.cut_to(j, worst + (step[0] == "dominate"))
         elif step == ["critical"] and notion == "strong":
-            for h, t in _critical_tails(st, market, i):
-                st.cut_to(h, t)
+            for j, t in _critical_tails(st, i):
+                st.cut_to(j, t)
         else:
             raise CertificateError(f"step {i}: not a valid {notion} step: {step!r:.60}")
         if st.stale:            # a resident's head changes only when its head tie empties;
             st.settle()         # the tie it enters is recorded in st.ever
     s = st.with_lists()
-    need = sum(min(market.capacities[h], len(p)) for h, p in st.ever.items())
+    need = sum(min(cap[j], len(p)) for j, p in st.ever.items())
     if need <= s:
         raise CertificateError(f"after the log, hospitals must take {need} residents but "
                                f"{s} residents keep non-empty lists: no contradiction")
@@ -170,12 +186,19 @@ def replay_deletion_log(market: HRMarket, notion: str, cert: dict) -> None:
 class _ListState(DeletionState):
     """Current lists during a replay: per hospital a rank cut; per resident its head tie,
     kept with a count of its alive entries (:class:`~.lists.DeletionState`: O(L) for
-    every tie structure)."""
+    every tie structure). Agents are the integers of the market's integer form; the
+    log's names are looked up in ``index_r`` / ``index_h``."""
 
     def __init__(self, market: HRMarket):
-        self.ever: dict[str, set[str]] = {h: set() for h in market.hospitals}
-        super().__init__(market.pr, market.ph)
+        ints = market.ints
+        r, h = ints.r, ints.h
+        self.ever: dict[int, set[int]] = {j: set() for j in range(len(h.names))}
+        self.setup(dict(enumerate(r.lists)), dict(enumerate(r.rank)),
+                   dict(enumerate(h.rank)), dict(enumerate(h.lists)),
+                   dict(enumerate(h.nties)))
         self.rank_r, self.rank_h, self.hlist = self.prank, self.rrank, self.rlist
+        self.index_r, self.index_h, self.cap = r.index, h.index, ints.cap
+        self.names_r, self.names_h = r.names, h.names
 
     def record(self, x, head: tuple) -> None:
         """P_h: the residents that held hospital h in their head tie at some point."""
@@ -187,9 +210,9 @@ class _ListState(DeletionState):
 def _augment(root, adj, quota, mate, held) -> bool:
     """One augmenting path from ``root`` by depth-first search over hospitals (each
     hospital visited once); explicit stack, so deep instances cannot overflow."""
-    seen: set[str] = set()
-    parent: dict[str, tuple[str, str | None]] = {}     # hospital -> (resident, prev hosp)
-    stack: list[tuple[str, str | None]] = [(root, None)]   # (resident, hospital it came from)
+    seen: set = set()
+    parent: dict = {}                                  # hospital -> (resident, prev hosp)
+    stack: list = [(root, None)]                       # (resident, hospital it came from)
     while stack:
         r, came = stack.pop()
         for h in adj[r]:
@@ -212,17 +235,17 @@ def _augment(root, adj, quota, mate, held) -> bool:
     return False
 
 
-def _critical_tails(st: _ListState, market: HRMarket, i: int) -> list[tuple[str, int]]:
+def _critical_tails(st: _ListState, i: int) -> list[tuple[int, int]]:
     """(hospital, tail rank) for each hospital of N(Z) at a ``critical`` step; raises if the
     step is not justified."""
-    cap = market.capacities
+    cap = st.cap
     heads = {r: hd for r in st.lists if (hd := st.head(r))}
-    assigned: dict[str, list[str]] = {h: [] for h in market.hospitals}
+    assigned: dict[int, list[int]] = {j: [] for j in range(len(cap))}
     for r, hd in heads.items():
         for h in hd:
             assigned[h].append(r)
-    bound: dict[str, list[str]] = {}
-    quota: dict[str, int] = {}
+    bound: dict[int, list[int]] = {}
+    quota: dict[int, int] = {}
     for h, a in assigned.items():
         if not a:
             continue
@@ -230,8 +253,8 @@ def _critical_tails(st: _ListState, market: HRMarket, i: int) -> list[tuple[str,
         if len(a) >= cap[h]:
             kth = sorted(st.rank_h[h][r] for r in a)[cap[h] - 1]
             if tail > kth:
-                raise CertificateError(f"step {i}: not quiescent: {h!r} keeps residents "
-                                       f"dominated by {cap[h]} head-tie residents")
+                raise CertificateError(f"step {i}: not quiescent: {st.names_h[h]!r} keeps "
+                                       f"residents dominated by {cap[h]} head-tie residents")
         b = a if len(a) <= cap[h] else [r for r in a if st.rank_h[h][r] < tail]
         quota[h] = cap[h] - len(b)
         for r in b:
@@ -240,7 +263,7 @@ def _critical_tails(st: _ListState, market: HRMarket, i: int) -> list[tuple[str,
     mate = _matching_into(adj, quota)
     frontier = [r for r in adj if r not in mate]
     z, nz = set(frontier), set()
-    held: dict[str, list[str]] = {}
+    held: dict[int, list[int]] = {}
     for r, h in mate.items():
         held.setdefault(h, []).append(r)
     while frontier:
@@ -256,9 +279,10 @@ def _critical_tails(st: _ListState, market: HRMarket, i: int) -> list[tuple[str,
     return [(h, st.tail_rank(h)) for h in sorted(nz)]
 
 
-def _matching_into(adj: Mapping[str, list[str]], quota: Mapping[str, int]) -> dict[str, str]:
-    mate: dict[str, str] = {}
-    held: dict[str, list[str]] = {h: [] for h in quota}
+def _matching_into(adj: Mapping[int, tuple[int, ...]], quota: Mapping[int, int]
+                   ) -> dict[int, int]:
+    mate: dict[int, int] = {}
+    held: dict[int, list[int]] = {h: [] for h in quota}
     for r in adj:
         _augment(r, adj, quota, mate, held)
     return mate

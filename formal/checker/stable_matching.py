@@ -9,13 +9,16 @@ Certificate types: ``stable_matching`` (the label's solution is stable), ``delet
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import repeat
+from operator import getitem
+from weakref import WeakKeyDictionary
 
 from ..errors import CertificateError
 from ..spec import PREFERENCE_SIDE, STABILITY_QUESTIONS, DomainSpec, instance_schema
-from ..stable_matching import CONVENTIONS, NOTIONS, QUESTIONS, Market, parse_market
+from ..stable_matching import CONVENTIONS, NOTIONS, QUESTIONS, IntMarket, Market, parse_market
 from . import welfare
 from .graphs import maximum_bipartite_matching
-from .lists import DeletionState
+from .lists import DeletionState, mutual_ranks
 
 SPEC = DomainSpec(
     name="stable_matching",
@@ -184,10 +187,39 @@ class _ListState(DeletionState):
         a, b = ints.a, ints.b
         self.setup(dict(enumerate(a.lists)), dict(enumerate(a.rank)),
                    dict(enumerate(b.rank)), dict(enumerate(b.lists)),
-                   dict(enumerate(b.nties)))
+                   dict(enumerate(b.nties)), _mutual_ranks(ints))
         self.rank_a, self.rank_b, self.b_agents = self.prank, self.rrank, self.rlist
         self.index_a, self.index_b = a.index, b.index
         self.names_a, self.names_b = a.names, b.names
+
+
+def _mutual_ranks(ints: IntMarket) -> dict[int, list[int]]:
+    """A-agent ``i`` -> its rank on the list of each B-agent of its list, aligned with
+    that list (:func:`~.lists.mutual_ranks`). When B's lists hold at least a quarter of
+    all pairs, B's rank dicts are first laid out as dense arrays indexed by A-agent (one
+    C-level pass over each dict in key order, read while it is in cache), so the
+    transposition reads small arrays rather than a rank dict per entry; else the rank
+    dicts are read directly. O(L) both ways (the dense arrays have at most 4 L
+    cells). Made once per integer form (the replays of one market share them)."""
+    out = _MUTUAL.get(ints)
+    if out is not None:
+        return out
+    a, b = ints.a, ints.b
+    na = len(a.names)
+    if 4 * sum(map(len, b.lists)) < na * len(b.names):
+        out = mutual_ranks(dict(enumerate(a.lists)), b.rank)
+    else:
+        cells = range(na)
+        dense = [list(map(r.get, cells)) for r in b.rank]
+        out = {i: list(map(getitem, map(dense.__getitem__, lst), repeat(i)))
+               for i, lst in enumerate(a.lists)}
+    _MUTUAL[ints] = out
+    return out
+
+
+#: the arrays of :func:`_mutual_ranks` per integer form, made once for all the replays of
+#: one market (they are only read); dropped with the market
+_MUTUAL: WeakKeyDictionary[IntMarket, dict[int, list[int]]] = WeakKeyDictionary()
 
 
 def _critical_tails(st: _ListState, i: int) -> list[tuple[int, int]]:

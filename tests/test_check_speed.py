@@ -1,0 +1,229 @@
+"""The cheaper ``prefcert check`` of big SMTI markets (issue 24, item 2): the tie groups
+shared at C level by the read's JSON hook, the one-pass flatten of tied lists in the
+parse, and the deletion-log replay reading aligned mutual-rank arrays (dense when B's
+lists hold at least a quarter of all pairs) give the same data, integer form and replay
+outcomes as the old paths — plain ``json.loads``, the order-built integer form
+(:func:`parse_weak_order` per agent), and the replay's old per-entry scan of the
+receivers' rank dicts — on random instances. No timing: linear behaviour is pinned by
+call counts."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prefcert.formal.checker import stable_matching as csm
+from prefcert.formal.errors import CertificateError, InstanceError
+from prefcert.formal.instances import shared_strings
+from prefcert.formal.stable_matching import Market, _ints_from_orders, parse_market
+from prefcert.formal.weak_order import parse_weak_order
+from prefcert.oracles import stable_matching as orc
+
+NAMES = st.sampled_from(["a1", "a2", "a3", "b1", "b2", "b3", "é", "x y", "1"])
+LEAF = NAMES | st.sampled_from([1, 1.0, True, None, 0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(NAMES, st.lists(LEAF | st.lists(LEAF | st.lists(NAMES, max_size=2),
+                                                        max_size=3), max_size=8),
+                       max_size=6))
+def test_hook_keeps_the_data_and_shares_group_strings(obj):
+    """Against plain ``json.loads``: the same data, value types included (``true`` is not
+    ``1``: compared through ``json.dumps``), and every string of a tie group that holds
+    only strings is the one object of that name."""
+    text = json.dumps({"p": obj, "names": ["a1", "a2", "a3", "b1", "b2", "b3"]})
+    got = json.loads(text, object_pairs_hook=shared_strings())
+    assert json.dumps(got) == json.dumps(json.loads(text))
+    one = {s: s for s in got["names"]}
+    for v in got["p"].values():
+        for e in v:
+            if isinstance(e, str) and e in one:
+                assert e is one[e]
+            if isinstance(e, list) and all(isinstance(x, str) for x in e):
+                assert all(x is one[x] for x in e if x in one)
+
+
+def test_hook_shares_groups_beside_a_group_with_a_number():
+    """A tie group with a number sends the groups group by group: the others still
+    share, the number stays a number."""
+    text = '{"a": ["b1", ["b2", "b1"], [1, "b2"], [true]], "k": ["b1", "b2"]}'
+    got = json.loads(text, object_pairs_hook=shared_strings())
+    b1, b2 = got["k"]
+    assert got["a"][1][0] is b2 and got["a"][1][1] is b1
+    assert got["a"][2][0] == 1 and got["a"][2][0] is not True
+    assert got["a"][3] == [True] and got["a"][3][0] is True
+
+
+@st.composite
+def smti(draw, max_side: int = 5):
+    """An SMTI instance as written: ties, incomplete lists, sometimes an empty tie group,
+    an unknown agent, a repeated one or a number (bad input the parse must name)."""
+    na, nb = draw(st.integers(1, max_side)), draw(st.integers(1, max_side))
+    a = [f"a{i}" for i in range(na)]
+    b = [f"b{j}" for j in range(nb)]
+    bad = draw(st.booleans()) and draw(st.booleans())
+    rng = random.Random(draw(st.integers(0, 2**32)))
+
+    def lists(own, other):
+        out = {}
+        for x in own:
+            order = rng.sample(other, rng.randint(0, len(other)))
+            lst, k = [], 0
+            while k < len(order):
+                w = rng.choice([1, 1, 2, 3])
+                grp = order[k:k + w]
+                lst.append(grp if w > 1 or rng.random() < 0.2 else grp[0])
+                k += w
+            if bad and rng.random() < 0.3:
+                lst.insert(rng.randint(0, len(lst)),
+                           rng.choice([[], "zz", 7, other[0], [other[0], 7]]))
+            out[x] = lst
+        return out
+    return {"preferences": {"A": lists(a, b), "B": lists(b, a)}}
+
+
+def order_built(data) -> Market:
+    """The old path: one :func:`parse_weak_order` per agent, the integer form made from
+    the orders."""
+    pa, pb = data["preferences"]["A"], data["preferences"]["B"]
+    a = {x: parse_weak_order(v, agent=x, known=pb) for x, v in pa.items()}
+    b = {y: parse_weak_order(v, agent=y, known=pa) for y, v in pb.items()}
+    return Market(a, b)
+
+
+def side(s):
+    return (s.names, s.lists, s.ties, s.nties, s.rank, s.written, s.written_ties,
+            s.written_nties)
+
+
+@settings(max_examples=400, deadline=None)
+@given(smti())
+def test_one_pass_parse_is_the_order_built_form(data):
+    try:
+        want = order_built(data)
+    except InstanceError as e:
+        with pytest.raises(InstanceError) as got:
+            parse_market(data)
+        assert (got.value.agent, got.value.value) == (e.agent, e.value)
+        return
+    ref = _ints_from_orders(want.a, want.b, want.pa, want.pb)
+    ints = parse_market(data).ints
+    assert side(ints.a) == side(ref.a) and side(ints.b) == side(ref.b)
+
+
+def old_advance(self, x) -> None:
+    """The replay's old scan (before the mutual-rank arrays): one look-up in the
+    receiver's rank dict per entry passed over."""
+    lst, rank, rrank, cut, full = self.lists[x], self.prank[x], self.rrank, self.cut, \
+        self.full
+    i, n = self.stop[x], len(lst)
+    while i < n:
+        y = lst[i]
+        c = cut[y]
+        if c > 1 and rrank[y][x] < c:
+            break
+        i += 1
+    if i == n:
+        self.start[x] = self.stop[x] = n
+        self.hrank.pop(x, None)
+        self.live.pop(x, None)
+        self.heads[x] = ()
+        return
+    r, j, entered = rank[lst[i]], i, []
+    holders = self.holders
+    while j < n and rank[lst[j]] == r:
+        y = lst[j]
+        c = cut[y]
+        if c == full[y] or (c > 1 and rrank[y][x] < c):
+            entered.append(y)
+            holders[y].append(x)
+        j += 1
+    self.start[x], self.stop[x], self.live[x], self.hrank[x] = i, j, len(entered), r
+    h = self.heads[x] = tuple(entered)
+    self.record(x, h)
+
+
+def outcome(market, notion, cert):
+    try:
+        csm.replay_deletion_log(market, notion, cert)
+    except CertificateError as e:
+        return str(e)
+    return "ok"
+
+
+def markets(rng: random.Random, n: int, complete: bool, tie_p: float) -> dict:
+    def lists(own, other):
+        out = {}
+        for x in own:
+            order = rng.sample(other, len(other) if complete else rng.randint(0, len(other)))
+            lst: list = []
+            for y in order:
+                if lst and rng.random() < tie_p:
+                    last = lst.pop()
+                    lst.append((last if isinstance(last, list) else [last]) + [y])
+                else:
+                    lst.append(y)
+            out[x] = lst
+        return out
+    a = [f"a{i}" for i in range(n)]
+    b = [f"b{j}" for j in range(n)]
+    return {"preferences": {"A": lists(a, b), "B": lists(b, a)}}
+
+
+@pytest.mark.parametrize("complete", [True, False])
+def test_replay_outcomes_are_the_old_scan(monkeypatch, complete):
+    """The oracles' refutations and mutated ones (a step dropped, a step's agent moved)
+    replay to the same outcome, message included, with the old per-entry scan; dense
+    arrays on complete lists, the rank dicts on sparse ones."""
+    rng = random.Random(24 + complete)
+    seen = 0
+    for trial in range(60):
+        data = markets(rng, rng.randint(2, 7), complete, rng.choice([0.0, 0.3, 0.8]))
+        market = parse_market(data)
+        for notion, search in (("super", orc.super_stable_search),
+                               ("strong", orc.strongly_stable_search)):
+            matching, cert = search(market)
+            if matching is not None:
+                continue
+            steps = cert["steps"]
+            certs = [cert]
+            for _ in range(4 if steps else 0):
+                mutated = [list(s) for s in steps]
+                k = rng.randrange(len(mutated))
+                if rng.random() < 0.5 or len(mutated[k]) < 3:
+                    del mutated[k]
+                else:
+                    mutated[k][2] = rng.choice(market.ints.a.names)
+                certs.append({**cert, "steps": mutated})
+            for c in certs:
+                new = outcome(market, notion, c)
+                with monkeypatch.context() as m:
+                    m.setattr(csm._ListState, "_advance", old_advance)
+                    old = outcome(market, notion, c)
+                assert new == old, (data, notion, c)
+                seen += 1
+    assert seen > 50
+
+
+@pytest.mark.parametrize("complete", [True, False])
+def test_mutual_ranks_are_the_definition(complete):
+    rng = random.Random(7 + complete)
+    for _ in range(30):
+        ints = parse_market(markets(rng, rng.randint(1, 8), complete, 0.3)).ints
+        got = csm._mutual_ranks(ints)
+        assert got == {i: [ints.b.rank[j][i] for j in lst]
+                       for i, lst in enumerate(ints.a.lists)}
+
+
+def test_mutual_ranks_are_made_once_per_market():
+    """The replays of one market (super and strong, every label of a labels file) share
+    one set of arrays; another market gets its own."""
+    m1 = parse_market(markets(random.Random(3), 12, True, 0.4))
+    m2 = parse_market(markets(random.Random(4), 12, True, 0.4))
+    first = csm._ListState(m1).mrank
+    assert csm._ListState(m1).mrank is first
+    assert csm._mutual_ranks(m1.ints) is first
+    assert csm._ListState(m2).mrank is not first
