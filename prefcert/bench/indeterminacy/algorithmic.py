@@ -194,7 +194,7 @@ def draw_instances(kind: str, pref: str, n: int, rng, iid: str, p: float | None 
         for side, own, other in (("A", agents, B), ("B", B, agents)):
             lists = gen.strict_profile(n, other, rng)
             if pref == "TO":
-                lists = [gen.merge_adjacent(o, p, rng) for o in lists]
+                lists = gen.merge_adjacent_all(lists, p, rng)
             elif pref == "SI":
                 lists = [gen.truncate(o, rng) for o in lists]
             sides[side] = dict(zip(own, lists))
@@ -202,7 +202,7 @@ def draw_instances(kind: str, pref: str, n: int, rng, iid: str, p: float | None 
     houses = names("O", n)
     lists = gen.strict_profile(n, houses, rng)
     if pref == "TO":
-        lists = [gen.merge_adjacent(o, p, rng) for o in lists]
+        lists = gen.merge_adjacent_all(lists, p, rng)
     elif pref == "SI":
         lists = [gen.truncate(o, rng) for o in lists]
     prefs = dict(zip(agents, lists))
@@ -455,8 +455,8 @@ def _solve(insts: dict, models: dict, graphs: dict, role: str, question: str) ->
     if question in WELFARE_NOTIONS:
         from ...oracles import house_allocation as orc
         g = _graph(models, graphs, role)
-        if question == "utilitarian":          # (its duals are how it finds the optimum)
-            return orc.utilitarian_matching(g)[0]
+        if question == "utilitarian":
+            return orc.utilitarian_matching(g, certificate=False)[0]
         # the matching only: the labels certify it later (the same matching either way)
         fn = orc.egalitarian_matching if question == "egalitarian" else orc.rank_maximal
         return fn(g, certificate=False)[0]
@@ -483,9 +483,7 @@ def _egalitarian_variant(insts: dict, cands: dict, rng) -> dict:
     """An egalitarian optimum differing from the other candidates when one is easy to find:
     a random maximum matching among the pairs whose worst rank is at most the optimum's
     (every such matching is egalitarian-optimal); else the oracle's own."""
-    import numpy as np
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import maximum_bipartite_matching
+    from ...oracles.house_allocation import _scipy_rows
     best = cands["egalitarian"]
     if "sm" in insts:
         P = insts["sm"]["preferences"]
@@ -501,15 +499,17 @@ def _egalitarian_variant(insts: dict, cands: dict, rng) -> dict:
     lefts = sorted({a for a, _ in keep})
     rights = sorted({b for _, b in keep})
     for _ in range(8):            # random relabellings of both sides (arrays: no hash order)
-        row = {a: int(i) for a, i in zip(lefts, rng.permutation(len(lefts)))}
-        col = {b: int(j) for b, j in zip(rights, rng.permutation(len(rights)))}
-        adj = csr_matrix((np.ones(len(keep)), ([row[a] for a, _ in keep],
-                                               [col[b] for _, b in keep])),
-                         shape=(len(lefts), len(rights)))
-        mate = maximum_bipartite_matching(adj, perm_type="column")
+        # scipy's Hopcroft–Karp matching of the relabelled graph (``_scipy_rows``: its
+        # pure-Python twin on small graphs, the same matching)
+        row = dict(zip(lefts, rng.permutation(len(lefts)).tolist()))
+        col = dict(zip(rights, rng.permutation(len(rights)).tolist()))
+        adj: list[list[int]] = [[] for _ in lefts]
+        for a, b in keep:
+            adj[row[a]].append(col[b])
+        mate = _scipy_rows(adj, len(rights))
         by_row = {i: a for a, i in row.items()}
         by_col = {j: b for b, j in col.items()}
-        out = {by_row[i]: by_col[int(j)] for i, j in enumerate(mate) if j >= 0}
+        out = {by_row[i]: by_col[j] for i, j in enumerate(mate) if j >= 0}
         if len(out) == len(best) and canonical(out) not in others:
             return dict(sorted(out.items()))
     return best
