@@ -93,8 +93,10 @@ class EdgeIndex:
     """The edges of a :class:`WelfareGraph` as integers, in the order of ``ranks``: edge
     ``k`` is ``(left[rows[k]], right[cols[k]])`` with counted ranks ``ranks[k]``, level
     (worst counted rank) ``levels[k]`` and cost (their sum) ``costs[k]``. ``li`` / ``ri``:
-    name -> index of each side. Plain lists (the checker-free oracles convert to arrays
-    where they need them)."""
+    name -> index of each side. ``by_row[i]``: the (column, level) pairs of row ``i``'s
+    edges, by column; ``least_l[i]`` / ``least_r[j]``: the least level of a vertex's edges
+    (None without edges). Plain lists (the oracles convert to arrays where they need
+    them)."""
 
     li: dict[str, int]
     ri: dict[str, int]
@@ -103,6 +105,9 @@ class EdgeIndex:
     ranks: list[tuple[int, ...]]
     levels: list[int]
     costs: list[int]
+    by_row: list[list[tuple[int, int]]]
+    least_l: list[int | None]
+    least_r: list[int | None]
 
     @classmethod
     def of(cls, g: WelfareGraph) -> EdgeIndex:
@@ -119,7 +124,17 @@ class EdgeIndex:
         else:
             levels = list(map(max, ranks))
             costs = list(map(sum, ranks))
-        return cls(li, ri, rows, cols, ranks, levels, costs)
+        by_row: list[list[tuple[int, int]]] = [[] for _ in g.left]
+        least_r: list[int | None] = [None] * len(g.right)
+        for r, c, lv in zip(rows, cols, levels):
+            by_row[r].append((c, lv))
+            cur = least_r[c]
+            if cur is None or lv < cur:
+                least_r[c] = lv
+        for a in by_row:
+            a.sort()
+        least_l = [min(lv for _, lv in a) if a else None for a in by_row]
+        return cls(li, ri, rows, cols, ranks, levels, costs, by_row, least_l, least_r)
 
 
 def welfare_graph(model: HouseAllocation | Market) -> WelfareGraph:

@@ -75,43 +75,29 @@ def maximum_matching(g: WelfareGraph, max_level: int | None = None) -> dict[str,
 
 
 def _level_adj(g: WelfareGraph, max_level: int | None) -> list[list[int]]:
-    """Row -> columns of the edges of level ≤ ``max_level`` (every edge when None). O(L)."""
-    ix = g.index()
-    adj: list[list[int]] = [[] for _ in g.left]
+    """Row -> columns (ascending) of the edges of level ≤ ``max_level`` (every edge when
+    None). O(L)."""
+    by_row = g.index().by_row
     if max_level is None:
-        for r, c in zip(ix.rows, ix.cols):
-            adj[r].append(c)
-    else:
-        for r, c, lv in zip(ix.rows, ix.cols, ix.levels):
-            if lv <= max_level:
-                adj[r].append(c)
-    return adj
+        return [[c for c, _ in a] for a in by_row]
+    return [[c for c, lv in a if lv <= max_level] for a in by_row]
 
 
 def _threshold_sizes(g: WelfareGraph):
     """``size(k)``: the size of a maximum matching over the edges of level ≤ ``k`` (every
-    edge when None), the number :func:`maximum_matching` would give, from per-row
-    (column, level) lists built once for all probes from the graph's integer index;
-    Hopcroft–Karp on each threshold graph. O(L) once, then O(√n·L) a probe."""
+    edge when None), the number :func:`maximum_matching` would give, from the per-row
+    (column, level) lists of the graph's integer index (built once for all probes);
+    Hopcroft–Karp on each threshold graph. O(√n·L) a probe."""
     from .stable_matching import SCIPY_MATCHING_EDGES, _scipy_matching, hopcroft_karp
-    ix = g.index()
-    by_row: list[list[tuple[int, int]]] = [[] for _ in g.left]
-    for r, c, lv in zip(ix.rows, ix.cols, ix.levels):
-        by_row[r].append((c, lv))
-    for a in by_row:
-        a.sort()
     ncols = len(g.right)
 
     def size(k: int | None) -> int:
-        if k is None:
-            adj = [[c for c, _ in a] for a in by_row]
-        else:
-            adj = [[c for c, lv in a if lv <= k] for a in by_row]
+        adj = _level_adj(g, k)
         if sum(map(len, adj)) <= SCIPY_MATCHING_EDGES:     # (any maximum matching: a size)
             mate = hopcroft_karp(adj, ncols)
         else:
             mate = _scipy_matching(adj, ncols)
-        return sum(1 for j in mate if j >= 0)
+        return len(mate) - mate.count(-1)
     return size
 
 
@@ -119,19 +105,12 @@ def _bottleneck_floor(g: WelfareGraph, nu: int) -> int:
     """A lower bound on the egalitarian optimum's worst level: when a maximum matching
     (size ``nu``) covers every left (right) vertex, each of them is matched along one of
     its edges, so the worst level is at least the largest, over those vertices, of their
-    least edge level. 0 when neither side is covered entirely. O(L)."""
+    least edge level. 0 when neither side is covered entirely. O(n)."""
     ix = g.index()
     floor = 0
-    for side, n, ends in ((0, len(g.left), ix.rows), (1, len(g.right), ix.cols)):
-        if nu != n:
-            continue
-        least = [None] * n
-        for v, lv in zip(ends, ix.levels):
-            cur = least[v]
-            if cur is None or lv < cur:
-                least[v] = lv
-        if None not in least:
-            floor = max(floor, max(least, default=0))
+    for n, least in ((len(g.left), ix.least_l), (len(g.right), ix.least_r)):
+        if nu == n and n and None not in least:
+            floor = max(floor, max(lv for lv in least if lv is not None))
     return floor
 
 

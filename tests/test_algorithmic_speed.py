@@ -328,3 +328,25 @@ def test_edge_index_is_built_once_per_graph(monkeypatch):
     assert calls == [1]
     assert [e for e in itertools.islice(g.ranks, 3)] == \
         [(g.left[r], g.right[c]) for r, c in zip(g.index().rows[:3], g.index().cols[:3])]
+
+
+@pytest.mark.parametrize("kind,pref", [("housing", "TO"), ("housing", "SO"),
+                                       ("allocation", "SO"), ("housing", "SI")])
+def test_a_draw_shares_orders_and_graphs_without_changing_a_candidate(kind, pref):
+    # the allocation adopts the market's orders (the same lists): equal to its own parse;
+    # the egalitarian variant read from the draw's graph draws and returns what it did
+    # from the lists
+    rng = np.random.default_rng(11)
+    notions = AL.SETTINGS[{"housing": "HA-", "allocation": "OA-"}[kind] + pref]["notions"]
+    for _ in range(25):
+        insts = AL.draw_instances(kind, pref, 8, rng, "t")
+        d = AL._Draw(insts, notions)
+        fresh = AL._model(insts["ha"])
+        assert dict(d.models["ha"].prefs) == dict(fresh.prefs)
+        if "egalitarian" not in notions:
+            continue
+        cands = {x: d.found[x] for x in notions}
+        a, b = np.random.default_rng(5), np.random.default_rng(5)
+        assert AL._egalitarian_variant(insts, cands, a, d.graphs["ha"]) == \
+            AL._egalitarian_variant(insts, cands, b)
+        assert a.random() == b.random()
