@@ -651,29 +651,31 @@ def _ikmmp(g: WelfareGraph) -> dict[str, str]:
                 adj_r[y].append(x)
         # Gallai–Edmonds labels: 0 unreachable, 1 even, 2 odd (reachability: the order of
         # the search does not change them)
-        lab_l, lab_r = [0] * nl, [0] * nr
-        stack = [("L", x) for x in range(nl) if mate_l[x] < 0]
-        stack += [("R", y) for y in range(nr) if mate_r[y] < 0]
-        for s, v in stack:
-            (lab_l if s == "L" else lab_r)[v] = 1
-        while stack:
-            s, v = stack.pop()
-            if s == "L":
+        lab_l = [1 if j < 0 else 0 for j in mate_l]
+        lab_r = [1 if x < 0 else 0 for x in mate_r]
+        stack_l = [x for x in range(nl) if mate_l[x] < 0]      # even rows to scan
+        stack_r = [y for y in range(nr) if mate_r[y] < 0]      # even columns to scan
+        while stack_l or stack_r:
+            while stack_l:
+                v = stack_l.pop()
+                mv = mate_l[v]
                 for y in adj_l[v]:
-                    if lab_r[y] == 0 and mate_l[v] != y:
+                    if lab_r[y] == 0 and mv != y:
                         lab_r[y] = 2
                         x2 = mate_r[y]
                         if x2 >= 0 and lab_l[x2] == 0:
                             lab_l[x2] = 1
-                            stack.append(("L", x2))
-            else:
+                            stack_l.append(x2)
+            while stack_r:
+                v = stack_r.pop()
+                mv = mate_r[v]
                 for x in adj_r[v]:
-                    if lab_l[x] == 0 and mate_r[v] != x:
+                    if lab_l[x] == 0 and mv != x:
                         lab_l[x] = 2
                         y2 = mate_l[x]
                         if y2 >= 0 and lab_r[y2] == 0:
                             lab_r[y2] = 1
-                            stack.append(("R", y2))
+                            stack_r.append(y2)
         for x in range(nl):
             if lab_l[x] != 1:
                 closed_l[x] = True
