@@ -115,9 +115,19 @@ class EdgeIndex:
         li = {x: i for i, x in enumerate(g.left)}
         ri = {y: j for j, y in enumerate(g.right)}
         keys = list(g.ranks)
-        ranks = list(g.ranks.values())
-        rows = [li[x] for x, _ in keys]
-        cols = [ri[y] for _, y in keys]
+        return cls.from_lists(g, [li[x] for x, _ in keys], [ri[y] for _, y in keys],
+                              list(g.ranks.values()), li, ri)
+
+    @classmethod
+    def from_lists(cls, g: WelfareGraph, rows: list[int], cols: list[int],
+                   ranks: list[tuple[int, ...]], li: dict[str, int] | None = None,
+                   ri: dict[str, int] | None = None) -> EdgeIndex:
+        """The index of ``g`` from its edges as integers, in the order of ``g.ranks`` (a
+        builder that has them gives them: no name look-up). O(L)."""
+        if li is None:
+            li = {x: i for i, x in enumerate(g.left)}
+        if ri is None:
+            ri = {y: j for j, y in enumerate(g.right)}
         if g.two_sided:
             levels = [a if a >= b else b for a, b in ranks]
             costs = [a + b for a, b in ranks]
@@ -149,12 +159,17 @@ def welfare_graph(model: HouseAllocation | Market) -> WelfareGraph:
         agents, objects = model.agents, model.objects
         offsets, objs = ix.offsets, ix.objects
         ranks: dict[tuple[str, str], tuple[int, ...]] = {}
+        rows: list[int] = []
         for i, a in enumerate(agents):
             lo, hi = offsets[i], offsets[i + 1]
             rk = range(1, hi - lo + 1) if ix.ranks is None else ix.ranks[lo:hi]
             for j, k in zip(objs[lo:hi], rk):
                 ranks[(a, objects[j])] = (k,)
-        return WelfareGraph(agents, objects, ranks, ix.max_rank, False, maximum)
+            rows.extend([i] * (hi - lo))
+        g = WelfareGraph(agents, objects, ranks, ix.max_rank, False, maximum)
+        if len(ranks) == len(objs):       # (no pair twice: the edges are the entries)
+            g._index.append(EdgeIndex.from_lists(g, rows, list(objs), list(ranks.values())))
+        return g
     if isinstance(model, Market):
         return _market_graph(model, maximum)
     raise TypeError(f"no welfare graph for {type(model).__name__}")
@@ -178,11 +193,19 @@ def _market_graph(model: Market, maximum: bool) -> WelfareGraph:
         rank_a, rank_b = sa.rank, sb.rank
         nties = [*sa.nties, *sb.nties]
     ranks: dict[tuple[str, str], tuple[int, ...]] = {}
+    rows: list[int] = []
+    cols: list[int] = []
     for i, (x, lst) in enumerate(zip(na, sa.lists)):
         ra = rank_a[i]
         for j in lst:
             ranks[(x, nb[j])] = (ra[j], rank_b[j][i])
-    return WelfareGraph(tuple(na), tuple(nb), ranks, max(nties, default=0), True, maximum)
+        rows.extend([i] * len(lst))
+        cols.extend(lst)
+    g = WelfareGraph(tuple(na), tuple(nb), ranks, max(nties, default=0), True, maximum)
+    if len(ranks) == len(rows):
+        g._index.append(EdgeIndex.from_lists(g, rows, cols, list(ranks.values()),
+                                             sa.index, sb.index))
+    return g
 
 
 def total_rank(g: WelfareGraph, m: Mapping[str, str]) -> int:

@@ -316,11 +316,12 @@ def test_merging_all_lists_draws_what_one_list_at_a_time_draws():
 
 def test_edge_index_is_built_once_per_graph(monkeypatch):
     insts = AL.draw_instances("housing", "TO", 8, np.random.default_rng(2), "t")
-    g = fw.welfare_graph(AL._model(insts["ha"]))
+    model = AL._model(insts["ha"])
     calls: list = []
-    real = fw.EdgeIndex.of
-    monkeypatch.setattr(fw.EdgeIndex, "of", classmethod(
-        lambda cls, graph: calls.append(1) or real(graph)))
+    real = fw.EdgeIndex.from_lists.__func__
+    monkeypatch.setattr(fw.EdgeIndex, "from_lists", classmethod(
+        lambda cls, *a, **k: calls.append(1) or real(cls, *a, **k)))
+    g = fw.welfare_graph(model)                 # the builder makes the index
     oa.utilitarian_matching(g, certificate=False)
     oa.egalitarian_matching(g, certificate=False)
     oa.rank_maximal(g, certificate=False)
@@ -350,3 +351,14 @@ def test_a_draw_shares_orders_and_graphs_without_changing_a_candidate(kind, pref
         assert AL._egalitarian_variant(insts, cands, a, d.graphs["ha"]) == \
             AL._egalitarian_variant(insts, cands, b)
         assert a.random() == b.random()
+
+
+@pytest.mark.parametrize("kind", ["matching", "allocation"])
+def test_an_index_made_with_the_graph_equals_one_made_from_it(kind):
+    rng = np.random.default_rng(3)
+    for t in range(40):
+        insts = AL.draw_instances(kind, ("SO", "SI", "TO")[t % 3], int(rng.integers(1, 9)),
+                                  rng, "x", float(rng.random()))
+        g = fw.welfare_graph(AL._model(insts["sm" if kind == "matching" else "ha"]))
+        assert g._index                       # made by the builder
+        assert vars(g.index()) == vars(fw.EdgeIndex.of(g))
