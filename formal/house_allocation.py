@@ -89,6 +89,17 @@ class LazyOrders(Mapping[str, WeakOrder]):
     def __contains__(self, agent: object) -> bool:
         return agent in self._raw
 
+    def adopt(self, orders: Mapping[str, WeakOrder], raw: Mapping[str, Any]) -> bool:
+        """Take the orders another model parsed from the very same lists (``raw`` must be
+        this mapping's own input object, e.g. a housing market over the same preference
+        dict: its orders are the ones this mapping would parse). Returns whether they were
+        taken (not when ``raw`` is another object or the agents differ). O(n)."""
+        if raw is not self._raw or list(orders) != list(raw):
+            return False
+        for a, o in orders.items():
+            self._built.setdefault(a, o)
+        return True
+
 
 @dataclass(frozen=True)
 class HouseAllocation:

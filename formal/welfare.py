@@ -64,11 +64,20 @@ class WelfareGraph:
     maximum_first: bool = False     # rank-maximal over maximum-cardinality matchings
     adj: Mapping[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
+    _index: list = field(init=False, repr=False, compare=False, default_factory=list)
+
     def __post_init__(self):
         adj: dict[str, list[str]] = {x: [] for x in self.left}
         for (x, y) in self.ranks:
             adj[x].append(y)
         object.__setattr__(self, "adj", {x: tuple(v) for x, v in adj.items()})
+
+    def index(self) -> EdgeIndex:
+        """The edges as integers (:class:`EdgeIndex`), made on first use and kept: every
+        oracle run on this graph reads the one index. O(L) the first time, O(1) after."""
+        if not self._index:
+            self._index.append(EdgeIndex.of(self))
+        return self._index[0]
 
     def cost(self, e: tuple[str, str]) -> int:
         """Utilitarian cost of an edge: the sum of the ranks that count."""
@@ -79,6 +88,65 @@ class WelfareGraph:
         return max(self.ranks[e])
 
 
+@dataclass(frozen=True, eq=False)
+class EdgeIndex:
+    """The edges of a :class:`WelfareGraph` as integers, in the order of ``ranks``: edge
+    ``k`` is ``(left[rows[k]], right[cols[k]])`` with counted ranks ``ranks[k]``, level
+    (worst counted rank) ``levels[k]`` and cost (their sum) ``costs[k]``. ``li`` / ``ri``:
+    name -> index of each side. ``by_row[i]``: the (column, level) pairs of row ``i``'s
+    edges, by column; ``least_l[i]`` / ``least_r[j]``: the least level of a vertex's edges
+    (None without edges). Plain lists (the oracles convert to arrays where they need
+    them)."""
+
+    li: dict[str, int]
+    ri: dict[str, int]
+    rows: list[int]
+    cols: list[int]
+    ranks: list[tuple[int, ...]]
+    levels: list[int]
+    costs: list[int]
+    by_row: list[list[tuple[int, int]]]
+    least_l: list[int | None]
+    least_r: list[int | None]
+
+    @classmethod
+    def of(cls, g: WelfareGraph) -> EdgeIndex:
+        """The index of ``g``. O(L)."""
+        li = {x: i for i, x in enumerate(g.left)}
+        ri = {y: j for j, y in enumerate(g.right)}
+        keys = list(g.ranks)
+        return cls.from_lists(g, [li[x] for x, _ in keys], [ri[y] for _, y in keys],
+                              list(g.ranks.values()), li, ri)
+
+    @classmethod
+    def from_lists(cls, g: WelfareGraph, rows: list[int], cols: list[int],
+                   ranks: list[tuple[int, ...]], li: dict[str, int] | None = None,
+                   ri: dict[str, int] | None = None) -> EdgeIndex:
+        """The index of ``g`` from its edges as integers, in the order of ``g.ranks`` (a
+        builder that has them gives them: no name look-up). O(L)."""
+        if li is None:
+            li = {x: i for i, x in enumerate(g.left)}
+        if ri is None:
+            ri = {y: j for j, y in enumerate(g.right)}
+        if g.two_sided:
+            levels = [a if a >= b else b for a, b in ranks]
+            costs = [a + b for a, b in ranks]
+        else:
+            levels = list(map(max, ranks))
+            costs = list(map(sum, ranks))
+        by_row: list[list[tuple[int, int]]] = [[] for _ in g.left]
+        least_r: list[int | None] = [None] * len(g.right)
+        for r, c, lv in zip(rows, cols, levels):
+            by_row[r].append((c, lv))
+            cur = least_r[c]
+            if cur is None or lv < cur:
+                least_r[c] = lv
+        for a in by_row:
+            a.sort()
+        least_l = [min(lv for _, lv in a) if a else None for a in by_row]
+        return cls(li, ri, rows, cols, ranks, levels, costs, by_row, least_l, least_r)
+
+
 def welfare_graph(model: HouseAllocation | Market) -> WelfareGraph:
     """The :class:`WelfareGraph` of a HouseAllocation (agents -> objects, the agent's rank)
     or of an SMTI Market (A -> B over mutually acceptable pairs, both partners' ranks).
@@ -86,18 +154,58 @@ def welfare_graph(model: HouseAllocation | Market) -> WelfareGraph:
     maximum = model.conventions.get("welfare_scope") == "maximum" \
         if isinstance(model, (HouseAllocation, Market)) else False
     if isinstance(model, HouseAllocation):
-        ranks = {(a, h): (model.prefs[a].rank[h],) for a, h in model.edges()}
-        r = max((o.nties for o in model.prefs.values()), default=0)   # (= len(o.ties))
-        return WelfareGraph(model.agents, model.objects, ranks, r, False, maximum)
+        # from the integer lists (RankIndex): no WeakOrder is built
+        ix = model.rank_index()
+        agents, objects = model.agents, model.objects
+        offsets, objs = ix.offsets, ix.objects
+        ranks: dict[tuple[str, str], tuple[int, ...]] = {}
+        rows: list[int] = []
+        for i, a in enumerate(agents):
+            lo, hi = offsets[i], offsets[i + 1]
+            rk = range(1, hi - lo + 1) if ix.ranks is None else ix.ranks[lo:hi]
+            for j, k in zip(objs[lo:hi], rk):
+                ranks[(a, objects[j])] = (k,)
+            rows.extend([i] * (hi - lo))
+        g = WelfareGraph(agents, objects, ranks, ix.max_rank, False, maximum)
+        if len(ranks) == len(objs):       # (no pair twice: the edges are the entries)
+            g._index.append(EdgeIndex.from_lists(g, rows, list(objs), list(ranks.values())))
+        return g
     if isinstance(model, Market):
-        # ranks in the lists after one-sided entries are dropped, or as written
-        # (the ``welfare_ranks`` convention); the edges are the mutual pairs either way
-        written = model.conventions.get("welfare_ranks") == "written"
-        pa, pb = (model.a, model.b) if written else (model.pa, model.pb)
-        ranks = {(x, y): (pa[x].rank[y], pb[y].rank[x]) for x, y in model.edges()}
-        r = max((o.nties for o in [*pa.values(), *pb.values()]), default=0)
-        return WelfareGraph(tuple(model.a), tuple(model.b), ranks, r, True, maximum)
+        return _market_graph(model, maximum)
     raise TypeError(f"no welfare graph for {type(model).__name__}")
+
+
+def _market_graph(model: Market, maximum: bool) -> WelfareGraph:
+    """:func:`welfare_graph` of an SMTI market from its integer form (``model.ints``): the
+    mutual pairs in A's list order, each with A's and B's tie index of the other — in the
+    lists after one-sided entries are dropped, or, under ``welfare_ranks = written``, in
+    the lists as written. No WeakOrder is built. O(L)."""
+    ints = model.ints
+    sa, sb = ints.a, ints.b
+    na, nb = sa.names, sb.names
+    if model.conventions.get("welfare_ranks") == "written":
+        def written_rank(s):
+            return [dict(zip(w, t)) if w is not lst else rk
+                    for w, t, lst, rk in zip(s.written, s.written_ties, s.lists, s.rank)]
+        rank_a, rank_b = written_rank(sa), written_rank(sb)
+        nties = [*sa.written_nties, *sb.written_nties]
+    else:
+        rank_a, rank_b = sa.rank, sb.rank
+        nties = [*sa.nties, *sb.nties]
+    ranks: dict[tuple[str, str], tuple[int, ...]] = {}
+    rows: list[int] = []
+    cols: list[int] = []
+    for i, (x, lst) in enumerate(zip(na, sa.lists)):
+        ra = rank_a[i]
+        for j in lst:
+            ranks[(x, nb[j])] = (ra[j], rank_b[j][i])
+        rows.extend([i] * len(lst))
+        cols.extend(lst)
+    g = WelfareGraph(tuple(na), tuple(nb), ranks, max(nties, default=0), True, maximum)
+    if len(ranks) == len(rows):
+        g._index.append(EdgeIndex.from_lists(g, rows, cols, list(ranks.values()),
+                                             sa.index, sb.index))
+    return g
 
 
 def total_rank(g: WelfareGraph, m: Mapping[str, str]) -> int:

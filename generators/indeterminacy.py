@@ -2,7 +2,8 @@
 indeterminacy in large language models" (2026): impartial-culture profiles from
 prefsampling, then the paper's post-processing.
 
-- :func:`strict_profile`: impartial culture (every list a uniform permutation; Black 1958).
+- :func:`strict_profile`: impartial culture (every list a uniform permutation; Black 1958),
+  the permutations of prefsampling's ``impartial``.
 - :func:`truncate`: cut a list to a length uniform in [⌊n/2⌋, n] (SI lists).
 - :func:`two_tie_groups`: the epistemic TO lists: two disjoint runs of adjacent items merged
   into ties, at least one item left untied.
@@ -20,18 +21,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from prefsampling.ordinal import impartial
 
 from .stable_matching import merge_ties
 
 
 def strict_profile(n_agents: int, items: Sequence[str], rng: np.random.Generator) -> list[list[str]]:
-    """``n_agents`` impartial-culture orders of ``items`` (prefsampling), best first."""
+    """``n_agents`` impartial-culture orders of ``items``, best first: prefsampling's
+    ``impartial`` (one permutation per agent from a generator seeded by one draw of
+    ``rng``), the same permutations read as Python ints in one ``tolist`` each rather than
+    as numpy scalars (tests/test_algorithmic_speed.py pins the two equal). O(n·m)."""
     if not n_agents or not items:
         return [[] for _ in range(n_agents)]
-    orders = impartial(n_agents, len(items), seed=int(rng.integers(2 ** 32)))
-    get = items.__getitem__               # (numpy ints index a list as they are)
-    return [list(map(get, o)) for o in orders]
+    m = len(items)
+    seed = int(rng.integers(2 ** 32))
+    r = np.random.default_rng(seed)
+    get = items.__getitem__
+    return [list(map(get, r.permutation(m).tolist())) for _ in range(n_agents)]
 
 
 def truncate(order: Sequence, rng: np.random.Generator, low: int | None = None) -> list:
@@ -45,6 +50,31 @@ def merge_adjacent(order: Sequence[str], p: float, rng: np.random.Generator) -> 
     """Each item joins the tie of the item before it with probability ``p`` (nested lists
     for ties)."""
     return merge_ties(list(order), p, rng)
+
+
+def merge_adjacent_all(orders: Sequence[Sequence[str]], p: float,
+                       rng: np.random.Generator) -> list[list]:
+    """:func:`merge_adjacent` of each order in turn, with the same numbers: one uniform per
+    item after the first of each list (when ``p`` > 0), drawn as one array for all lists
+    (a generator's doubles come in the same sequence however the draws are split). O(L)."""
+    lens = [len(o) - 1 if p > 0 and len(o) > 1 else 0 for o in orders]
+    total = sum(lens)
+    u = rng.random(total).tolist() if total else []
+    out: list[list] = []
+    pos = 0
+    for o, k in zip(orders, lens):
+        if not o:
+            out.append([])
+            continue
+        groups: list[list[str]] = [[o[0]]]
+        for i in range(1, len(o)):
+            if k and u[pos + i - 1] < p:
+                groups[-1].append(o[i])
+            else:
+                groups.append([o[i]])
+        pos += k
+        out.append([g[0] if len(g) == 1 else g for g in groups])
+    return out
 
 
 def two_tie_groups(order: Sequence[str], rng: np.random.Generator, *, min_len: int = 2,

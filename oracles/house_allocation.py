@@ -15,6 +15,7 @@ algorithm with exact Python-int weights, Galil 1986; reachability and shortest p
 from __future__ import annotations
 
 import itertools
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import itemgetter
@@ -23,8 +24,6 @@ from typing import Any
 import networkx as nx
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ..formal.house_allocation import HouseAllocation
 from ..formal.welfare import (
@@ -47,48 +46,72 @@ def as_graph(model_or_graph) -> WelfareGraph:
     return welfare_graph(model_or_graph)
 
 
-def _max_matching_edges(g: WelfareGraph, edges: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """A maximum matching of the given edges of ``g`` (scipy Hopcroft–Karp, O(√n·m))."""
-    li = {x: i for i, x in enumerate(g.left)}
-    ri = {y: j for j, y in enumerate(g.right)}
-    edges = list(edges)
-    if not edges:
-        return {}
-    rows = [li[x] for x, _ in edges]
-    cols = [ri[y] for _, y in edges]
-    a = csr_matrix((np.ones(len(edges), dtype=np.int8), (rows, cols)),
-                   shape=(len(g.left), len(g.right)))
-    mate = maximum_bipartite_matching(a, perm_type="column")
-    return {g.left[i]: g.right[j] for i, j in enumerate(mate) if j >= 0}
+def _named(g: WelfareGraph, mate: list[int]) -> dict[str, str]:
+    """A row -> column matching (−1: free) as names, in left order."""
+    left, right = g.left, g.right
+    return {left[i]: right[j] for i, j in enumerate(mate) if j >= 0}
+
+
+def _scipy_rows(adj: list[list[int]], ncols: int) -> list[int]:
+    """The matching scipy's ``maximum_bipartite_matching(perm_type="column")`` chooses on
+    the CSR graph of ``adj`` (row -> columns, any order: CSR sorts them), row -> column,
+    −1 free. Small graphs go through the pure-Python twin
+    :func:`prefcert.oracles.stable_matching.hopcroft_karp` (the same search order, so the
+    same matching: tests/test_stable_matching_hk.py), which skips scipy's per-call cost
+    (about 0.1 ms, against 13 µs for the pure-Python search at 10 × 10); larger ones
+    through scipy itself. O(√n·m)."""
+    from .stable_matching import SCIPY_MATCHING_EDGES, _scipy_matching, hopcroft_karp
+    for a in adj:
+        a.sort()
+    if sum(map(len, adj)) <= SCIPY_MATCHING_EDGES:
+        return hopcroft_karp(adj, ncols)
+    return _scipy_matching(adj, ncols)
 
 
 def maximum_matching(g: WelfareGraph, max_level: int | None = None) -> dict[str, str]:
-    """A maximum-cardinality matching over edges whose level is ≤ ``max_level`` (all if None)."""
-    return _max_matching_edges(g, (e for e in g.ranks
-                                   if max_level is None or g.level(e) <= max_level))
+    """A maximum-cardinality matching over edges whose level is ≤ ``max_level`` (all if None):
+    scipy's Hopcroft–Karp matching (:func:`_scipy_rows`). O(√n·m)."""
+    return _named(g, _scipy_rows(_level_adj(g, max_level), len(g.right)))
+
+
+def _level_adj(g: WelfareGraph, max_level: int | None) -> list[list[int]]:
+    """Row -> columns (ascending) of the edges of level ≤ ``max_level`` (every edge when
+    None). O(L)."""
+    by_row = g.index().by_row
+    if max_level is None:
+        return [[c for c, _ in a] for a in by_row]
+    return [[c for c, lv in a if lv <= max_level] for a in by_row]
 
 
 def _threshold_sizes(g: WelfareGraph):
     """``size(k)``: the size of a maximum matching over the edges of level ≤ ``k`` (every
-    edge when None), the number :func:`maximum_matching` would give, from index arrays
-    built once for all probes (scipy Hopcroft–Karp on each threshold graph). O(L) once,
-    then O(√n·L) a probe."""
-    li = {x: i for i, x in enumerate(g.left)}
-    ri = {y: j for j, y in enumerate(g.right)}
-    edges = list(g.ranks)
-    rows = np.fromiter((li[x] for x, _ in edges), np.int64, len(edges))
-    cols = np.fromiter((ri[y] for _, y in edges), np.int64, len(edges))
-    lev = np.fromiter((g.level(e) for e in edges), np.int64, len(edges))
-    shape = (len(g.left), len(g.right))
+    edge when None), the number :func:`maximum_matching` would give, from the per-row
+    (column, level) lists of the graph's integer index (built once for all probes);
+    Hopcroft–Karp on each threshold graph. O(√n·L) a probe."""
+    from .stable_matching import SCIPY_MATCHING_EDGES, _scipy_matching, hopcroft_karp
+    ncols = len(g.right)
 
     def size(k: int | None) -> int:
-        keep = slice(None) if k is None else lev <= k
-        r, c = rows[keep], cols[keep]
-        if not len(r):
-            return 0
-        a = csr_matrix((np.ones(len(r), dtype=np.int8), (r, c)), shape=shape)
-        return int((maximum_bipartite_matching(a, perm_type="column") >= 0).sum())
+        adj = _level_adj(g, k)
+        if sum(map(len, adj)) <= SCIPY_MATCHING_EDGES:     # (any maximum matching: a size)
+            mate = hopcroft_karp(adj, ncols)
+        else:
+            mate = _scipy_matching(adj, ncols)
+        return len(mate) - mate.count(-1)
     return size
+
+
+def _bottleneck_floor(g: WelfareGraph, nu: int) -> int:
+    """A lower bound on the egalitarian optimum's worst level: when a maximum matching
+    (size ``nu``) covers every left (right) vertex, each of them is matched along one of
+    its edges, so the worst level is at least the largest, over those vertices, of their
+    least edge level. 0 when neither side is covered entirely. O(n)."""
+    ix = g.index()
+    floor = 0
+    for n, least in ((len(g.left), ix.least_l), (len(g.right), ix.least_r)):
+        if nu == n and n and None not in least:
+            floor = max(floor, max(lv for lv in least if lv is not None))
+    return floor
 
 
 def _min_cost_max_card(g: WelfareGraph, edges: Sequence[tuple[str, str]]) -> dict[str, str]:
@@ -106,10 +129,15 @@ def _min_cost_max_card(g: WelfareGraph, edges: Sequence[tuple[str, str]]) -> dic
 
 def _edge_arrays(g: WelfareGraph, edges: Iterable[tuple[str, str]] | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(left index, right index, cost) of ``edges`` (default: every edge) as int64 arrays. O(L)."""
-    li = {x: i for i, x in enumerate(g.left)}
-    ri = {y: j for j, y in enumerate(g.right)}
-    keys = list(g.ranks if edges is None else edges)
+    """(left index, right index, cost) of ``edges`` (default: every edge) as int64 arrays,
+    from the graph's integer index. O(L)."""
+    ix = g.index()
+    if edges is None:
+        n = len(ix.rows)
+        return (np.fromiter(ix.rows, np.int64, n), np.fromiter(ix.cols, np.int64, n),
+                np.fromiter(ix.costs, np.int64, n))
+    li, ri = ix.li, ix.ri
+    keys = list(edges)
     n = len(keys)
     rows = np.fromiter(map(li.__getitem__, map(itemgetter(0), keys)), np.int64, n)
     cols = np.fromiter(map(ri.__getitem__, map(itemgetter(1), keys)), np.int64, n)
@@ -129,7 +157,7 @@ def _lsa_matching(g: WelfareGraph, rows: np.ndarray, cols: np.ndarray, cost: np.
     return {g.left[i]: g.right[j] for i, j in zip(r.tolist(), c.tolist()) if j < nr}
 
 
-def utilitarian_matching(g) -> tuple[dict[str, str], dict | None]:
+def utilitarian_matching(g, *, certificate: bool = True) -> tuple[dict[str, str], dict | None]:
     """Utilitarian optimum: minimum total (counted) rank over maximum-cardinality matchings.
 
     Parameters
@@ -145,6 +173,8 @@ def utilitarian_matching(g) -> tuple[dict[str, str], dict | None]:
         The matching (left -> right) and its certificate: LP duals for weights B − cost,
         ``{"type": "lp_duals", "value", "base", "duals"}``; None if the duals cannot be built
         (the matching was not optimal — a bug the pipeline reports as a disagreement).
+        ``certificate=False``: None instead, no duals computed (the same matching, for a
+        caller that reads the matching only).
 
     Notes
     -----
@@ -157,18 +187,20 @@ def utilitarian_matching(g) -> tuple[dict[str, str], dict | None]:
     Python integers when int64 could overflow. The result is the same in every case.
     """
     if isinstance(g, HouseAllocation):
-        return _utilitarian_indexed(g)
+        return _utilitarian_indexed(g, certificate)
     g = as_graph(g)
     if not g.ranks:
-        return {}, welfare_certificate(g, "utilitarian", {})[0]
+        return {}, welfare_certificate(g, "utilitarian", {})[0] if certificate else None
     rows, cols, cost = _edge_arrays(g)
     nl, nr = len(g.left), len(g.right)
     if len(cost) * 4 >= nl * nr:
         dense = np.zeros((nl, nr), np.int64)
         dense[rows, cols] = cost
         return _utilitarian_dense(g.left, g.right, dense, len(cost) == nl * nr,
-                                  lambda: g)
+                                  lambda: g, certificate)
     m = _lsa_matching(g, rows, cols, cost)
+    if not certificate:
+        return m, None
     base = min(len(g.left), len(g.right)) * int(cost.max()) + 1
     duals = _duals_int64(g, rows, cols, base - cost, m)
     if duals is None:                 # overflow risk or not optimal: the exact path decides
@@ -178,7 +210,8 @@ def utilitarian_matching(g) -> tuple[dict[str, str], dict | None]:
                "duals": duals}
 
 
-def _utilitarian_indexed(model: HouseAllocation) -> tuple[dict[str, str], dict | None]:
+def _utilitarian_indexed(model: HouseAllocation, certificate: bool = True
+                         ) -> tuple[dict[str, str], dict | None]:
     """:func:`utilitarian_matching` of a HouseAllocation from its RankIndex: the dense
     rank matrix is filled from the index arrays (no per-edge Python object). O(n·p) memory."""
     ix = model.rank_index()
@@ -187,7 +220,7 @@ def _utilitarian_indexed(model: HouseAllocation) -> tuple[dict[str, str], dict |
     offsets = np.frombuffer(ix.offsets, np.int64)
     total = int(offsets[-1])
     if not total:
-        return utilitarian_matching(welfare_graph(model))
+        return utilitarian_matching(welfare_graph(model), certificate=certificate)
     cols = np.frombuffer(ix.objects, np.int32)
     lens = np.diff(offsets)
     dense = np.zeros((nl, nr), np.int64)
@@ -207,14 +240,16 @@ def _utilitarian_indexed(model: HouseAllocation) -> tuple[dict[str, str], dict |
         flat[rows * nr + cols] = ranks
         del rows, ranks
     return _utilitarian_dense(agents, objects, dense, total == nl * nr,
-                              lambda: welfare_graph(model))
+                              lambda: welfare_graph(model), certificate)
 
 
 def _utilitarian_dense(left: Sequence[str], right: Sequence[str], cost: np.ndarray,
-                       complete: bool, graph) -> tuple[dict[str, str], dict | None]:
+                       complete: bool, graph, certificate: bool = True
+                       ) -> tuple[dict[str, str], dict | None]:
     """The utilitarian optimum and its duals from a dense cost matrix (``cost[l, r]`` the
     edge's counted rank sum, 0 for a non-edge; ``complete``: every pair is an edge).
-    ``graph()`` makes the WelfareGraph when the exact path must decide. O(|L|·|R|) memory."""
+    ``graph()`` makes the WelfareGraph when the exact path must decide; without
+    ``certificate`` no duals are computed (None instead). O(|L|·|R|) memory."""
     nl, nr = cost.shape
     top = int(cost.max())
     big = min(nl, nr) * top + 1
@@ -234,6 +269,8 @@ def _utilitarian_dense(left: Sequence[str], right: Sequence[str], cost: np.ndarr
     keep = c < nr
     r, c = r[keep], c[keep]
     m = dict(zip(map(left.__getitem__, r.tolist()), map(right.__getitem__, c.tolist())))
+    if not certificate:
+        return m, None
     value = int(cost[r, c].sum())
     mate_l = np.full(nl, -1, np.int64)
     mate_l[r] = c
@@ -326,7 +363,8 @@ def egalitarian_matching(g, *, certificate: bool = True) -> tuple[dict[str, str]
     """Egalitarian optimum: minimum worst (counted) rank over maximum-cardinality matchings.
 
     Binary search for the smallest level k whose threshold graph (edges of level ≤ k) has a
-    matching of the maximum size ν (Hopcroft–Karp per probe, O(√n·m·log R)); then, among
+    matching of the maximum size ν (Hopcroft–Karp per probe, O(√n·m·log R)), from the floor
+    of :func:`_bottleneck_floor` (probed first); then, among
     those, one of minimum total rank (Hungarian method) so the answer is also Pareto-optimal
     among the bottleneck-optimal matchings. Gabow & Tarjan 1988 (bottleneck matching).
     Certificate: Hall sets (:func:`welfare_certificate`); ``certificate=False``: None
@@ -335,19 +373,26 @@ def egalitarian_matching(g, *, certificate: bool = True) -> tuple[dict[str, str]
     g = as_graph(g)
     size = _threshold_sizes(g)
     nu = size(None)
-    edge_levels = {e: g.level(e) for e in g.ranks}       # once, not once per probe
-    levels = sorted(set(edge_levels.values()))
+    ix = g.index()                                       # levels once, not once per probe
+    levels = sorted(set(ix.levels))
     if nu == 0:
         return {}, welfare_certificate(g, "egalitarian", {})[0]
-    lo, hi = 0, len(levels) - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if size(levels[mid]) == nu:
-            hi = mid
-        else:
-            lo = mid + 1
+    # the least level whose threshold graph has a matching of size nu: at or above the
+    # floor (probed first: it is often the answer), by binary search above it
+    lo, hi = bisect_left(levels, _bottleneck_floor(g, nu)), len(levels) - 1
+    if lo < hi and size(levels[lo]) != nu:
+        lo += 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if size(levels[mid]) == nu:
+                hi = mid
+            else:
+                lo = mid + 1
     k = levels[lo]
-    m = _min_cost_max_card(g, [e for e, lv in edge_levels.items() if lv <= k])
+    lev = np.fromiter(ix.levels, np.int64, len(ix.levels))
+    rows, cols, cost = _edge_arrays(g)
+    keep = lev <= k                                      # (edge order: the same matrix)
+    m = _lsa_matching(g, rows[keep], cols[keep], cost[keep])
     if not certificate:
         return m, None
     cert, _ = welfare_certificate(g, "egalitarian", m)
@@ -375,7 +420,7 @@ def rank_maximal(g, *, certificate: bool = True) -> tuple[dict[str, str], dict |
     """
     g = as_graph(g)
     if g.two_sided or g.maximum_first:     # IKMMP's phases do not put cardinality first
-        m = rank_maximal_weighted(g)
+        m = rank_maximal_unique(g)
     else:
         m = _ikmmp(g)
     if not certificate:
@@ -400,63 +445,249 @@ def rank_maximal_weighted(g) -> dict[str, str]:
     return {x: mate[x] for x in g.left if x in mate}
 
 
-def _ikmmp(g: WelfareGraph) -> dict[str, str]:
-    nl, nr = len(g.left), len(g.right)
+def rank_maximal_unique(g) -> dict[str, str]:
+    """:func:`rank_maximal_weighted`'s matching, networkx's blossom run only when the
+    optimum is not unique.
+
+    The maximum-weight matching for the weights of :func:`rank_maximal_weighted` is found
+    by the Hungarian method in Python integers (:func:`_max_weight_assignment`), proved
+    optimal by the LP duals of :func:`duals_or_improvement` (checked here: y ≥ 0, every
+    edge covered, tight on the matching, zero on its unmatched vertices) and proved the
+    only optimum by :func:`_only_optimum`. An optimum that is the only one is the matching
+    every exact method returns, networkx's included; otherwise (or if a proof fails)
+    networkx decides, so the result is always :func:`rank_maximal_weighted`'s.
+    O(n³) with the proofs O(n·L); the blossom (O(n³) with a large constant, ~10× slower at
+    n = 30) only on ties.
+    """
+    g = as_graph(g)
+    if not g.ranks:
+        return rank_maximal_weighted(g)
+    weights = edge_weights(g, "rank_maximal", rank_base(g))
+    m = _max_weight_assignment(g, weights)
+    duals, _ = duals_or_improvement(g, weights, m)
+    if duals is not None and _only_optimum(g, weights, m, duals):
+        return m
+    return rank_maximal_weighted(g)
+
+
+def _max_weight_assignment(g: WelfareGraph, weights: Mapping[tuple[str, str], int]
+                           ) -> dict[str, str]:
+    """A maximum-weight matching of ``g`` for positive integer ``weights`` (left order).
+
+    The Hungarian method (shortest augmenting paths with potentials, one row at a time;
+    Kuhn 1955, Munkres 1957, in the O(n³) form of Jonker & Volgenant's row loop) on the
+    square matrix of side max(|L|, |R|) with weight 0 for non-edges and padding: every
+    matching extends to a perfect assignment through zero entries, so an assignment of
+    maximum weight, its zero pairs dropped, is a matching of maximum weight. Exact in
+    Python integers. O(n³).
+    """
+    left, right = g.left, g.right
+    n = max(len(left), len(right))
+    ri = {y: j for j, y in enumerate(right, 1)}
+    li = {x: i for i, x in enumerate(left, 1)}
+    # cost a[i][j] = -w (minimisation), rows/columns 1-based, row 0 / column 0 unused
+    a = [[0] * (n + 1) for _ in range(n + 1)]
+    for (x, y), w in weights.items():
+        a[li[x]][ri[y]] = -w
+    u = [0] * (n + 1)
+    v = [0] * (n + 1)
+    p = [0] * (n + 1)              # p[j]: the row assigned to column j (0: none)
+    way = [0] * (n + 1)
+    cols = range(1, n + 1)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv: list = [None] * (n + 1)
+        used = [False] * (n + 1)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            row = a[i0]
+            ui = u[i0]
+            delta = None
+            j1 = 0
+            for j in cols:
+                if used[j]:
+                    continue
+                cur = row[j] - ui - v[j]
+                mj = minv[j]
+                if mj is None or cur < mj:
+                    minv[j] = mj = cur
+                    way[j] = j0
+                if delta is None or mj < delta:
+                    delta = mj
+                    j1 = j
+            for j in range(n + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    mate = {}
+    for j in cols:
+        i = p[j]
+        if i and a[i][j] < 0:
+            mate[left[i - 1]] = right[j - 1]
+    return {x: mate[x] for x in left if x in mate}
+
+
+def _only_optimum(g: WelfareGraph, weights: Mapping[tuple[str, str], int],
+                  m: Mapping[str, str], duals: Mapping[str, Mapping[str, int]]) -> bool:
+    """Whether ``m`` is the only maximum-weight matching, given LP duals proving it optimal.
+
+    The duals are checked first (y ≥ 0, y_l + y_r ≥ w on every edge, equality on ``m``,
+    y = 0 on vertices ``m`` leaves unmatched; False if not). By complementary slackness a
+    matching is optimal iff it uses tight edges only and covers every vertex of positive
+    dual. Another optimum M' would differ from ``m`` by an alternating cycle of tight edges
+    or by an alternating path of tight edges whose two ends have dual 0 (an end left
+    uncovered by one of the two matchings). Orienting tight non-matching edges left →
+    right and matching edges right → left, such cycles are directed cycles and such paths
+    run from an unmatched left vertex or a matched right vertex of dual 0 to a matched
+    left vertex or an unmatched right vertex of dual 0. O(V + L).
+    """
+    yl, yr = duals["left"], duals["right"]
+    mate_r = {y: x for x, y in m.items()}
+    if len(mate_r) != len(m) or any(e not in weights for e in m.items()):
+        return False
+    nl = len(g.left)
     li = {x: i for i, x in enumerate(g.left)}
-    ri = {y: j for j, y in enumerate(g.right)}
+    ri = {y: nl + j for j, y in enumerate(g.right)}
+    if any(v < 0 for v in yl.values()) or any(v < 0 for v in yr.values()):
+        return False
+    if any(yl[x] for x in g.left if x not in m) or \
+            any(yr[y] for y in g.right if y not in mate_r):
+        return False
+    out: list[list[int]] = [[] for _ in range(nl + len(g.right))]
+    for (x, y), w in weights.items():
+        s = yl[x] + yr[y]
+        if s < w:
+            return False
+        if m.get(x) == y:
+            if s != w:
+                return False
+            out[ri[y]].append(li[x])
+        elif s == w:
+            out[li[x]].append(ri[y])
+    sink = [False] * len(out)
+    sources = []
+    for x in g.left:
+        if yl[x] == 0:
+            if x in m:
+                sink[li[x]] = True
+            else:
+                sources.append(li[x])
+    for y in g.right:
+        if yr[y] == 0:
+            if y in mate_r:
+                sources.append(ri[y])
+            else:
+                sink[ri[y]] = True
+    for s in sources:                 # a path from a source to a sink: another optimum
+        if out[s]:
+            seen = {s}
+            stack = [s]
+            while stack:
+                u = stack.pop()
+                for v in out[u]:
+                    if sink[v]:
+                        return False
+                    if v not in seen:
+                        seen.add(v)
+                        stack.append(v)
+    # a directed cycle (iterative colouring DFS): another optimum
+    color = [0] * len(out)
+    for r in range(len(out)):
+        if color[r] or not out[r]:
+            continue
+        color[r] = 1
+        stack2 = [(r, iter(out[r]))]
+        while stack2:
+            u, it = stack2[-1]
+            for v in it:
+                if color[v] == 1:
+                    return False
+                if color[v] == 0:
+                    color[v] = 1
+                    stack2.append((v, iter(out[v])))
+                    break
+            else:
+                color[u] = 2
+                stack2.pop()
+    return True
+
+
+def _ikmmp(g: WelfareGraph) -> dict[str, str]:
+    # G'_i is kept as adjacency lists (row -> columns in the order the edges joined, the
+    # order HK scans them), extended by each phase's edges and pruned in place
+    nl, nr = len(g.left), len(g.right)
+    ix = g.index()
     by_rank: dict[int, list[tuple[int, int]]] = {}
-    for (x, y), rk in g.ranks.items():
-        by_rank.setdefault(rk[0], []).append((li[x], ri[y]))
-    nu = len(maximum_matching(g))
+    for x, y, rk in zip(ix.rows, ix.cols, ix.ranks):
+        by_rank.setdefault(rk[0], []).append((x, y))
+    nu = nl - _scipy_rows(_level_adj(g, None), nr).count(-1)
     closed_l = [False] * nl
     closed_r = [False] * nr
-    cur: list[tuple[int, int]] = []
+    adj_l: list[list[int]] = [[] for _ in range(nl)]
     mate_l = [-1] * nl
     mate_r = [-1] * nr
     for i in range(1, g.max_rank + 1):
-        cur.extend((x, y) for x, y in by_rank.get(i, ()) if not closed_l[x] and not closed_r[y])
-        adj_l: list[list[int]] = [[] for _ in range(nl)]
-        for x, y in cur:
-            adj_l[x].append(y)
+        for x, y in by_rank.get(i, ()):
+            if not closed_l[x] and not closed_r[y]:
+                adj_l[x].append(y)
         _hopcroft_karp(adj_l, mate_l, mate_r)     # augments M_{i-1} into M_i
-        size = sum(1 for j in mate_l if j >= 0)
+        size = nl - mate_l.count(-1)
         if size == nu or i == g.max_rank:
             break
         adj_r: list[list[int]] = [[] for _ in range(nr)]
-        for x, y in cur:
-            adj_r[y].append(x)
-        # Gallai–Edmonds labels: 0 unreachable, 1 even, 2 odd
-        lab_l, lab_r = [0] * nl, [0] * nr
-        stack = [("L", x) for x in range(nl) if mate_l[x] < 0]
-        stack += [("R", y) for y in range(nr) if mate_r[y] < 0]
-        for s, v in stack:
-            (lab_l if s == "L" else lab_r)[v] = 1
-        while stack:
-            s, v = stack.pop()
-            if s == "L":
+        for x, ys in enumerate(adj_l):
+            for y in ys:
+                adj_r[y].append(x)
+        # Gallai–Edmonds labels: 0 unreachable, 1 even, 2 odd (reachability: the order of
+        # the search does not change them)
+        lab_l = [1 if j < 0 else 0 for j in mate_l]
+        lab_r = [1 if x < 0 else 0 for x in mate_r]
+        stack_l = [x for x in range(nl) if mate_l[x] < 0]      # even rows to scan
+        stack_r = [y for y in range(nr) if mate_r[y] < 0]      # even columns to scan
+        while stack_l or stack_r:
+            while stack_l:
+                v = stack_l.pop()
+                mv = mate_l[v]
                 for y in adj_l[v]:
-                    if lab_r[y] == 0 and mate_l[v] != y:
+                    if lab_r[y] == 0 and mv != y:
                         lab_r[y] = 2
                         x2 = mate_r[y]
                         if x2 >= 0 and lab_l[x2] == 0:
                             lab_l[x2] = 1
-                            stack.append(("L", x2))
-            else:
+                            stack_l.append(x2)
+            while stack_r:
+                v = stack_r.pop()
+                mv = mate_r[v]
                 for x in adj_r[v]:
-                    if lab_l[x] == 0 and mate_r[v] != x:
+                    if lab_l[x] == 0 and mv != x:
                         lab_l[x] = 2
                         y2 = mate_l[x]
                         if y2 >= 0 and lab_r[y2] == 0:
                             lab_r[y2] = 1
-                            stack.append(("R", y2))
+                            stack_r.append(y2)
         for x in range(nl):
             if lab_l[x] != 1:
                 closed_l[x] = True
         for y in range(nr):
             if lab_r[y] != 1:
                 closed_r[y] = True
-        cur = [(x, y) for x, y in cur
-               if not ((lab_l[x] == 2 and lab_r[y] != 1) or (lab_r[y] == 2 and lab_l[x] != 1))]
+        for x, ys in enumerate(adj_l):   # odd-odd and odd-unreachable edges go
+            lx = lab_l[x]
+            if lx == 2:
+                adj_l[x] = [y for y in ys if lab_r[y] == 1]
+            elif lx == 0:
+                adj_l[x] = [y for y in ys if lab_r[y] != 2]
     return {g.left[x]: g.right[y] for x, y in enumerate(mate_l) if y >= 0}
 
 

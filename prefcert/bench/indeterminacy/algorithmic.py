@@ -194,7 +194,7 @@ def draw_instances(kind: str, pref: str, n: int, rng, iid: str, p: float | None 
         for side, own, other in (("A", agents, B), ("B", B, agents)):
             lists = gen.strict_profile(n, other, rng)
             if pref == "TO":
-                lists = [gen.merge_adjacent(o, p, rng) for o in lists]
+                lists = gen.merge_adjacent_all(lists, p, rng)
             elif pref == "SI":
                 lists = [gen.truncate(o, rng) for o in lists]
             sides[side] = dict(zip(own, lists))
@@ -202,7 +202,7 @@ def draw_instances(kind: str, pref: str, n: int, rng, iid: str, p: float | None 
     houses = names("O", n)
     lists = gen.strict_profile(n, houses, rng)
     if pref == "TO":
-        lists = [gen.merge_adjacent(o, p, rng) for o in lists]
+        lists = gen.merge_adjacent_all(lists, p, rng)
     elif pref == "SI":
         lists = [gen.truncate(o, rng) for o in lists]
     prefs = dict(zip(agents, lists))
@@ -422,6 +422,12 @@ class _Draw:
     def __init__(self, insts: dict, notions: Sequence[str]):
         self.insts, self.notions = insts, list(notions)
         self.models = {r: _model(i) for r, i in insts.items()}
+        if "hm" in insts and "ha" in insts:
+            # one preference dict read by both: the allocation takes the market's orders
+            from ...formal.house_allocation import LazyOrders
+            prefs = self.models["ha"].prefs
+            if isinstance(prefs, LazyOrders):
+                prefs.adopt(self.models["hm"].preferences, insts["hm"]["preferences"])
         self.graphs: dict = {}
         self.found = _Found(self)
         self._nu: int | None = None
@@ -455,8 +461,8 @@ def _solve(insts: dict, models: dict, graphs: dict, role: str, question: str) ->
     if question in WELFARE_NOTIONS:
         from ...oracles import house_allocation as orc
         g = _graph(models, graphs, role)
-        if question == "utilitarian":          # (its duals are how it finds the optimum)
-            return orc.utilitarian_matching(g)[0]
+        if question == "utilitarian":
+            return orc.utilitarian_matching(g, certificate=False)[0]
         # the matching only: the labels certify it later (the same matching either way)
         fn = orc.egalitarian_matching if question == "egalitarian" else orc.rank_maximal
         return fn(g, certificate=False)[0]
@@ -479,15 +485,17 @@ def _ranks(lst: list) -> dict[str, int]:
     return {x: g for g, t in enumerate(lst, 1) for x in (t if isinstance(t, list) else [t])}
 
 
-def _egalitarian_variant(insts: dict, cands: dict, rng) -> dict:
+def _egalitarian_variant(insts: dict, cands: dict, rng, graph=None) -> dict:
     """An egalitarian optimum differing from the other candidates when one is easy to find:
     a random maximum matching among the pairs whose worst rank is at most the optimum's
-    (every such matching is egalitarian-optimal); else the oracle's own."""
-    import numpy as np
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import maximum_bipartite_matching
+    (every such matching is egalitarian-optimal); else the oracle's own. ``graph``: the
+    house allocation's welfare graph, whose ranks are the lists' tie indices (read instead
+    of ranking the lists again; not used for a matching market)."""
+    from ...oracles.house_allocation import _scipy_rows
     best = cands["egalitarian"]
-    if "sm" in insts:
+    if graph is not None and "sm" not in insts:
+        edges = {e: r[0] for e, r in graph.ranks.items()}
+    elif "sm" in insts:
         P = insts["sm"]["preferences"]
         ra = {a: _ranks(lst) for a, lst in P["A"].items()}
         rb = {b: _ranks(lst) for b, lst in P["B"].items()}
@@ -501,15 +509,17 @@ def _egalitarian_variant(insts: dict, cands: dict, rng) -> dict:
     lefts = sorted({a for a, _ in keep})
     rights = sorted({b for _, b in keep})
     for _ in range(8):            # random relabellings of both sides (arrays: no hash order)
-        row = {a: int(i) for a, i in zip(lefts, rng.permutation(len(lefts)))}
-        col = {b: int(j) for b, j in zip(rights, rng.permutation(len(rights)))}
-        adj = csr_matrix((np.ones(len(keep)), ([row[a] for a, _ in keep],
-                                               [col[b] for _, b in keep])),
-                         shape=(len(lefts), len(rights)))
-        mate = maximum_bipartite_matching(adj, perm_type="column")
+        # scipy's Hopcroft–Karp matching of the relabelled graph (``_scipy_rows``: its
+        # pure-Python twin on small graphs, the same matching)
+        row = dict(zip(lefts, rng.permutation(len(lefts)).tolist()))
+        col = dict(zip(rights, rng.permutation(len(rights)).tolist()))
+        adj: list[list[int]] = [[] for _ in lefts]
+        for a, b in keep:
+            adj[row[a]].append(col[b])
+        mate = _scipy_rows(adj, len(rights))
         by_row = {i: a for a, i in row.items()}
         by_col = {j: b for b, j in col.items()}
-        out = {by_row[i]: by_col[int(j)] for i, j in enumerate(mate) if j >= 0}
+        out = {by_row[i]: by_col[j] for i, j in enumerate(mate) if j >= 0}
         if len(out) == len(best) and canonical(out) not in others:
             return dict(sorted(out.items()))
     return best
@@ -546,7 +556,8 @@ def sample(row: Row, index: int, ctx) -> Task:
             if "egalitarian" in st["notions"]:
                 # the variant draws from rng: every candidate is needed before any test
                 cands = {notion: d.found[notion] for notion in st["notions"]}
-                cands["egalitarian"] = _egalitarian_variant(insts, cands, rng)
+                cands["egalitarian"] = _egalitarian_variant(
+                    insts, cands, rng, d.graphs.get("ha"))
                 if len({canonical(c) for c in cands.values()}) < len(cands):
                     continue
                 if not distinct(d.reads(cands, reading), st, reading):
@@ -1307,11 +1318,30 @@ def code_rows(sizes: Sequence[int]) -> list[Row]:
             for n in sorted(set(sizes)) for x in CODE_NOTIONS for feasible in (True, False)]
 
 
+#: the domains whose engines, checkers and labels the draws and their labels use
+_DOMAINS = ("house_allocation", "housing_market", "stable_matching")
+
+
+def _warm_imports() -> None:
+    """Import what sampling and labelling the suite load (the oracles, scipy, networkx,
+    the domains' engines and checkers, the labelling pipeline) in this process: ``build``
+    configures the suite before it forks its sampling and labelling workers, which then
+    share these modules instead of each importing them again (about 0.6 s of CPU a
+    worker, four workers with ``--jobs 2``). O(1) after the first call."""
+    from ...oracles import house_allocation, housing_market, stable_matching  # noqa: F401
+    from ...pipeline import jobs  # noqa: F401
+    from ...pipeline.registry import domain, spec
+    for name in _DOMAINS:
+        domain(name)
+        spec(name)
+
+
 def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
     """The design for ``params`` (max_draws, tools, time_budget) and the sizes kept:
     sizes within :data:`SIZE_LIMITS` (refused with one line outside them); the default
     parameters at sizes among 10 and 30 give the registered design unchanged (same
-    bytes)."""
+    bytes). Imports the engines first (:func:`_warm_imports`)."""
+    _warm_imports()
     code = params["tools"] == "code"
     kept = check_sizes(suite.name, tuple(sizes) if sizes is not None else
                        (CODE_SIZES if code else SIZES), SIZE_LIMITS,
