@@ -113,6 +113,20 @@ def test_tasks_sharing_a_draw_are_sampled_alike_with_two_jobs():
     assert len({i[0]["meta"]["group"] for i in runs[0][0]}) == 1 and len(runs[0][0]) == 6
 
 
+def test_a_suite_preload_runs_once_in_the_parent_before_workers_fork():
+    import os
+    from prefcert.bench.generate import sample_tasks
+    from prefcert.bench.suites import suite
+    full = suite("actionable-indeterminacy")
+    calls = []
+    s = dataclasses.replace(full, rows=lambda sizes: full.rows(sizes)[:6],
+                            preload=lambda: calls.append(os.getpid()))
+    sample_tasks(s, seed=s.seed, sizes=(4,), per_cell=1, stats={}, jobs=1)
+    assert calls == []                    # one process: nothing to share
+    sample_tasks(s, seed=s.seed, sizes=(4,), per_cell=1, stats={}, jobs=2)
+    assert calls == [os.getpid()]
+
+
 # ------------------------------------------------------------- preference suite (issue 24)
 
 def _weak_profile():

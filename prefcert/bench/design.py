@@ -305,7 +305,9 @@ class Suite:
     others (the group several rows' tasks are members of): ``--jobs`` keeps tasks with one
     key in one process, so a shared draw is made once, not once per process;
     ``encodings``: the preference renderings its prompts offer (``--encoding``; default
-    ``json`` alone: a suite that renders no preference lists has no other).
+    ``json`` alone: a suite that renders no preference lists has no other);
+    ``preload()``: optional, imports the modules its draws and labels use; ``generate``
+    calls it before it forks workers, so they share those modules.
     """
 
     name: str
@@ -337,6 +339,7 @@ class Suite:
     files: Callable[[Mapping[str, Any]], Mapping[str, str]] | None = None
     shared_draw: Callable[[Row, int], Any] | None = None
     encodings: tuple[str, ...] = ("json",)
+    preload: Callable[[], None] | None = None
 
     def check_encoding(self, encoding: str) -> None:
         """InstanceError (one line) for an encoding the suite does not render."""

@@ -75,6 +75,8 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
         batches.setdefault(key(w[2], w[3]), []).append(k)
     if jobs > 1 and len(work) > 1:
         import multiprocessing as mp
+        if suite.preload is not None:       # once here, not once per worker
+            suite.preload()
         with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
             parts = pool.map(_sample_batch, [[work[k] for k in b] for b in batches.values()],
                              chunksize=1)

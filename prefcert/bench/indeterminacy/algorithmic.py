@@ -1322,12 +1322,13 @@ def code_rows(sizes: Sequence[int]) -> list[Row]:
 _DOMAINS = ("house_allocation", "housing_market", "stable_matching")
 
 
-def _warm_imports() -> None:
+def _preload() -> None:
     """Import what sampling and labelling the suite load (the oracles, scipy, networkx,
-    the domains' engines and checkers, the labelling pipeline) in this process: ``build``
-    configures the suite before it forks its sampling and labelling workers, which then
-    share these modules instead of each importing them again (about 0.6 s of CPU a
-    worker, four workers with ``--jobs 2``). O(1) after the first call."""
+    the domains' engines and checkers, the labelling pipeline) in this process, the
+    suite's ``preload`` hook: ``generate`` calls it before it forks its sampling and
+    labelling workers, which then share these modules instead of each importing them
+    again (about 0.6 s of CPU a worker, four workers with ``--jobs 2``). O(1) after the
+    first call."""
     from ...oracles import house_allocation, housing_market, stable_matching  # noqa: F401
     from ...pipeline import jobs  # noqa: F401
     from ...pipeline.registry import domain, spec
@@ -1340,8 +1341,7 @@ def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
     """The design for ``params`` (max_draws, tools, time_budget) and the sizes kept:
     sizes within :data:`SIZE_LIMITS` (refused with one line outside them); the default
     parameters at sizes among 10 and 30 give the registered design unchanged (same
-    bytes). Imports the engines first (:func:`_warm_imports`)."""
-    _warm_imports()
+    bytes)."""
     code = params["tools"] == "code"
     kept = check_sizes(suite.name, tuple(sizes) if sizes is not None else
                        (CODE_SIZES if code else SIZES), SIZE_LIMITS,
@@ -1372,7 +1372,7 @@ SUITE = Suite(
     score=score, metrics=metrics, feedback=feedback, plots=plots, results=results,
     calibration=calibration,
     calibration_title="calibration: raw draws without a solution",
-    parameters=PARAMETERS, configure=configure,
+    parameters=PARAMETERS, configure=configure, preload=_preload,
     expected_total=3660, readings=READINGS, templates=TEMPLATES, size_tests=SizeTests(
         "Khanna & Wang (2026), App. J.3: small vs modest markets (n = 10 vs 30), the "
         "generation task of every notion under strict complete preferences (Fig. 4a)",
