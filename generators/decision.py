@@ -180,14 +180,15 @@ def has_tie(task: DecisionTask, verdict: str, stats: Mapping[str, Any], judge: J
 
 # --------------------------------------------------------------------------- matched pairs
 
-def preference_pair(base: dict, judge: Judge, rng: random.Random, tie: bool | None = None
-                    ) -> tuple[dict, dict] | None:
+def preference_pair(base: dict, judge: Judge, rng: random.Random, tie: bool | None = None,
+                    *, tm: DecisionTask | None = None) -> tuple[dict, dict] | None:
     """(ACT member, ASK-PREFERENCE member): one objective, the same party, two different
     hidden adjacent comparisons (another party's when no single party has both).
-    ``tie``: when given, only members whose :func:`has_tie` is ``tie`` are kept."""
+    ``tie``: when given, only members whose :func:`has_tie` is ``tie`` are kept. ``tm``:
+    the base's :func:`template`, when the caller has it (default: parsed here)."""
     obj = _objective(base["structure"], rng)
     task = with_source(base, "preference", [obj])
-    tm = template(base)
+    tm = template(base) if tm is None else tm
     ps = parties(base)
     rng.shuffle(ps)
     spare: dict[str, dict] = {}
@@ -211,11 +212,12 @@ def preference_pair(base: dict, judge: Judge, rng: random.Random, tie: bool | No
     return None
 
 
-def objective_pair(base: dict, judge: Judge, rng: random.Random) -> tuple[dict, dict] | None:
+def objective_pair(base: dict, judge: Judge, rng: random.Random, *,
+                   tm: DecisionTask | None = None) -> tuple[dict, dict] | None:
     """(ACT member with menu M, ASK-OBJECTIVE member with M plus one objective); menus of
-    two are preferred, one objective is the fallback."""
+    two are preferred, one objective is the fallback. ``tm``: as :func:`preference_pair`."""
     objs = list(OBJECTIVES[base["structure"]])
-    tm = template(base)
+    tm = template(base) if tm is None else tm
     for size in (2, 1):
         menus = [list(m) for m in itertools.combinations(objs, size)]
         rng.shuffle(menus)
@@ -302,13 +304,13 @@ def _constraint_candidates(base: dict, rng: random.Random, tries: int
     return out
 
 
-def constraint_pair(base: dict, judge: Judge, rng: random.Random, tries: int = 60
-                    ) -> tuple[dict, dict] | None:
+def constraint_pair(base: dict, judge: Judge, rng: random.Random, tries: int = 60, *,
+                    tm: DecisionTask | None = None) -> tuple[dict, dict] | None:
     """(ACT member, RELAX member): stated constraints, every one permitted to change, the
     RELAX member one tightened threshold or one added constraint away, with a minimum
-    repair of exactly one edit."""
+    repair of exactly one edit. ``tm``: as :func:`preference_pair`."""
     obj = _objective(base["structure"], rng)
-    tm = template(base)
+    tm = template(base) if tm is None else tm
     for act_c, relax_c in _constraint_candidates(base, rng, tries):
         if judge(_constrained(tm, obj, act_c))[0] != "act":
             continue
@@ -334,13 +336,14 @@ def _constrained(tm: DecisionTask, obj: str, cons: Sequence[dict]) -> DecisionTa
 # --------------------------------------------------------------------------- cue-balanced
 
 def objective_pair_balanced(base: dict, judge: Judge, rng: random.Random,
-                            tie: bool | None = None) -> tuple[dict, dict] | None:
+                            tie: bool | None = None, *, tm: DecisionTask | None = None
+                            ) -> tuple[dict, dict] | None:
     """Cue-balanced (ACT member, ASK-OBJECTIVE member): both show three admissible rules
     (the paper's design shows two against three); the intervention member swaps one rule of
     the ACT member's menu for another, emptying the intersection. ``tie``: when given, both
-    members' :func:`has_tie` is ``tie``."""
+    members' :func:`has_tie` is ``tie``. ``tm``: as :func:`preference_pair`."""
     objs = list(OBJECTIVES[base["structure"]])
-    tm = template(base)
+    tm = template(base) if tm is None else tm
     menus = [list(m) for m in itertools.combinations(objs, 3)]
     rng.shuffle(menus)
     for menu in menus:
@@ -371,15 +374,16 @@ def _like(c: dict, base: dict, rng: random.Random) -> dict:
 
 
 def constraint_pair_balanced(base: dict, judge: Judge, rng: random.Random, tries: int = 60,
-                             tie: bool | None = None) -> tuple[dict, dict] | None:
+                             tie: bool | None = None, *, tm: DecisionTask | None = None
+                             ) -> tuple[dict, dict] | None:
     """Cue-balanced (ACT member, RELAX member): the same number of stated constraints in
     both. Where the paper's RELAX member adds a constraint (scheduling, allocation, stable
     matching), the ACT member carries one more constraint of the same type that leaves the
     task feasible, so the members differ in that one constraint; apartment pairs (one
     tightened threshold) are as in :func:`constraint_pair`. ``tie``: when given, both
-    members' :func:`has_tie` is ``tie``."""
+    members' :func:`has_tie` is ``tie``. ``tm``: as :func:`preference_pair`."""
     obj = _objective(base["structure"], rng)
-    tm = template(base)
+    tm = template(base) if tm is None else tm
     for act_c, relax_c in _constraint_candidates(base, rng, tries):
         if len(relax_c) > len(act_c):
             ids = {c["id"] for c in act_c}
@@ -433,9 +437,10 @@ def group(structure: str, n: int, judge: Judge, rng: random.Random,
         if stats is not None:
             stats["draws"] = stats.get("draws", 0) + 1
         base = base_content(structure, n, rng)
+        tm = template(base)                   # one parse of the base for its three pairs
         out = {}
         for source, make in pairs.items():
-            pair = make(base, judge, rng, **extra)
+            pair = make(base, judge, rng, **extra, tm=tm)
             if pair is None:
                 break
             out[source] = pair

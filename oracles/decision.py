@@ -92,7 +92,13 @@ def matching_value(objective: str, ra, rb, m: Mapping[str, str]) -> int:
 
 
 def _ranks(world: World) -> dict[str, dict[str, int]]:
-    return {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
+    """party -> item -> rank (1 = best) of the world's lists. Built once per world and
+    kept on it (the oracle's own cache; read-only for every caller). O(size)."""
+    found = world.__dict__.get("_oracle_ranks")
+    if found is None:
+        found = {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
+        object.__setattr__(world, "_oracle_ranks", found)        # a cache, not a field
+    return found
 
 
 def _accept_all(task: DecisionTask) -> bool:
@@ -116,6 +122,10 @@ def feasible_items(task: DecisionTask, cs: ConstraintSet) -> list[str]:
 
 
 def allowed(task: DecisionTask, cs: ConstraintSet) -> dict[str, set[str]]:
+    """agent -> the items the constraints of ``cs`` leave it (a fresh dict of fresh
+    sets). O(#agents · #items)."""
+    if not cs.by_id:                                   # no constraint: every pair
+        return {a: set(task.items) for a in task.agents}
     forbid = {(c.agent, c.item) for c in cs if c.type == "forbid"}
     req_a = {}
     req_i = {}
@@ -152,9 +162,10 @@ def _matching_ok(cs: ConstraintSet, m: Mapping[str, str]) -> bool:
 def max_matching(adj: Mapping[str, Iterable[str]]) -> dict[str, str]:
     """A maximum matching agent -> item (augmenting paths)."""
     mate_i: dict[str, str] = {}
+    order = {a: sorted(adj[a]) for a in adj}          # each list sorted once
 
     def augment(a: str, seen: set) -> bool:
-        for i in sorted(adj[a]):
+        for i in order[a]:
             if i in seen:
                 continue
             seen.add(i)
@@ -193,12 +204,16 @@ def count_perfect(task: DecisionTask, adj: Mapping[str, set[str]]) -> int | None
     idx = {i: k for k, i in enumerate(task.items)}
     dp = {0: 1}
     for a in task.agents:
+        bits = [1 << idx[i] for i in adj[a]]
         nd: dict[int, int] = {}
+        get = nd.get
         for mask, c in dp.items():
-            for i in adj[a]:
-                bit = 1 << idx[i]
+            for bit in bits:
                 if not mask & bit:
-                    nd[mask | bit] = nd.get(mask | bit, 0) + c
+                    nm = mask | bit
+                    nd[nm] = get(nm, 0) + c
+        if not nd:
+            return 0
         dp = nd
     return sum(dp.values())
 
@@ -309,7 +324,8 @@ def _allocation_world(task: DecisionTask, world: World, cs: ConstraintSet) -> Wo
                  "hall": hall_violator(*prev) if k > 1 else None}
         return WorldResult(True, k, proof, graph=cut, count=count_perfect(task, cut),
                            example=dict(sorted(m.items())))
-    w = {(a, i): weight(task, obj, rk[a][i]) for a in task.agents for i in adj[a]}
+    wr = [0] + [weight(task, obj, r) for r in range(1, len(task.items) + 1)]
+    w = {(a, i): wr[rk[a][i]] for a in task.agents for i in adj[a]}
     got = hungarian(task, w)
     if got is None:
         return WorldResult(False)
@@ -534,7 +550,11 @@ def world_key(task: DecisionTask, world: World, cs: ConstraintSet) -> tuple:
                 tuple(sorted(task.reading.items())),
                 tuple((i, tuple(sorted(a.items()))) for i, a in task.attributes.items()))
         object.__setattr__(task, "_world_key_head", head)
-    return (head, tuple(world.prefs.items()), world.objective, tuple(cs))
+    lists = world.__dict__.get("_oracle_lists")
+    if lists is None:                 # the world's part, once per world (shared worlds)
+        lists = tuple(world.prefs.items())
+        object.__setattr__(world, "_oracle_lists", lists)
+    return (head, lists, world.objective, tuple(cs))
 
 
 def decide(task: DecisionTask, memo: dict | None = None, *, certificate: bool = True
