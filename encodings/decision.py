@@ -63,7 +63,7 @@ class _Model(cp_model.CpModel):
 def _ranks(world: World) -> dict[str, dict[str, int]]:
     """party -> item -> rank (1 = best); built once per world and kept on it (this
     engine's own cache, read-only). O(size)."""
-    found = world.__dict__.get("_cpsat_ranks")
+    found: dict[str, dict[str, int]] | None = world.__dict__.get("_cpsat_ranks")
     if found is None:
         found = {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
         object.__setattr__(world, "_cpsat_ranks", found)         # a cache, not a field
@@ -71,7 +71,7 @@ def _ranks(world: World) -> dict[str, dict[str, int]]:
 
 
 #: (structure, agents, items) -> (the model of the actions alone, variable key -> index)
-_BASES: dict[tuple, tuple[cp_model.CpModel, dict[Any, int]]] = {}
+_BASES: dict[tuple[Any, ...], tuple[cp_model.CpModel, dict[Any, int]]] = {}
 _BASES_MAX = 256
 
 
@@ -278,9 +278,9 @@ def _scan_optimum(task: DecisionTask, world: World, cs: ConstraintSet | None,
     return best[0], items[best[1]]
 
 
-def _lists(world: World) -> tuple:
+def _lists(world: World) -> tuple[Any, ...]:
     """The world's lists as a hashable tuple, built once per world and kept on it."""
-    found = world.__dict__.get("_cpsat_lists")
+    found: tuple[Any, ...] | None = world.__dict__.get("_cpsat_lists")
     if found is None:
         found = tuple(world.prefs.items())
         object.__setattr__(world, "_cpsat_lists", found)         # a cache, not a field

@@ -218,7 +218,7 @@ class DecisionTask:
             object.__setattr__(self, "_flat", found)             # a cache, not a field
         return found
 
-    def _world_pool(self) -> dict[tuple, World]:
+    def _world_pool(self) -> dict[tuple[Any, ...], World]:
         """(completion as (party, order) pairs, objective) -> its World, shared by every
         task derived from one parse (:meth:`derive`, :meth:`edited`): they have the same
         flattened lists, so a completion and an objective fix the world. A world is built
@@ -262,7 +262,7 @@ class DecisionTask:
                 out.append(w)
         return out
 
-    def _derived(self, changes: Mapping[str, Any], blocks: tuple | None = None
+    def _derived(self, changes: Mapping[str, Any], blocks: tuple[Any, ...] | None = None
                  ) -> DecisionTask:
         """This task with the fields of ``changes`` replaced (not validated), keeping the
         caches that stay true: the flattened lists and the world pool (a derived task's

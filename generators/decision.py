@@ -41,7 +41,8 @@ from typing import Any
 
 from prefsampling.ordinal import impartial
 
-from ..formal.decision import INTERVENTION, OBJECTIVES, DecisionTask, parse_decision
+from ..formal.decision import (INTERVENTION, OBJECTIVES, READINGS, DecisionTask,
+                               parse_decision)
 
 Judge = Callable[[DecisionTask], tuple[str, Mapping[str, Any]]]
 
@@ -143,6 +144,20 @@ def template(base: dict) -> DecisionTask:
     (:meth:`~prefcert.formal.decision.DecisionTask.derive`). O(size)."""
     return parse_decision({**base, "source": "objective",
                            "objectives": [OBJECTIVES[base["structure"]][0]]})
+
+
+def _drawn_template(base: dict) -> DecisionTask:
+    """:func:`template` of a base this module just drew (:func:`base_content`: complete
+    strict lists over distinct names, integer attributes), built without re-validating
+    what the draw guarantees; equal to :func:`template` (tested). O(size)."""
+    s = base["structure"]
+    agents, items = tuple(base["agents"]), tuple(base["items"])
+    lists = base["preferences"]
+    ranking = agents + items if s == "stable_matching" else agents
+    prefs = {p: tuple((x,) for x in lists[p]) for p in ranking}
+    attributes = {i: dict(base["attributes"][i]) for i in items} if s == "apartment" else {}
+    return DecisionTask(s, "objective", agents, items, prefs, (OBJECTIVES[s][0],), (), (),
+                        attributes, {k: v[0] for k, v in READINGS.items()})
 
 
 def has_tie(task: DecisionTask, verdict: str, stats: Mapping[str, Any], judge: Judge
@@ -437,7 +452,7 @@ def group(structure: str, n: int, judge: Judge, rng: random.Random,
         if stats is not None:
             stats["draws"] = stats.get("draws", 0) + 1
         base = base_content(structure, n, rng)
-        tm = template(base)                   # one parse of the base for its three pairs
+        tm = _drawn_template(base)            # one model of the base for its three pairs
         out = {}
         for source, make in pairs.items():
             pair = make(base, judge, rng, **extra, tm=tm)
@@ -572,7 +587,7 @@ def local_cue_pair(structure: str, n: int, source: str, judge: Judge, rng: rando
             if got is None:
                 continue
             obj = _objective(structure, rng)
-            tm = template(base)
+            tm = _drawn_template(base)
             out = []
             for edges in got:
                 cs = forbid_constraints(base, edges)
@@ -584,7 +599,7 @@ def local_cue_pair(structure: str, n: int, source: str, judge: Judge, rng: rando
             if v1 == "act" and v2 == "relax" and st2.get("edits") == 1:
                 return out[0], out[1]
             continue
-        tm = template(base)
+        tm = _drawn_template(base)
         if source == "preference":
             obj = _objective(structure, rng)
             party, pos = rng.choice(parties(base)), rng.randrange(n - 1)

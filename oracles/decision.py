@@ -94,7 +94,7 @@ def matching_value(objective: str, ra, rb, m: Mapping[str, str]) -> int:
 def _ranks(world: World) -> dict[str, dict[str, int]]:
     """party -> item -> rank (1 = best) of the world's lists. Built once per world and
     kept on it (the oracle's own cache; read-only for every caller). O(size)."""
-    found = world.__dict__.get("_oracle_ranks")
+    found: dict[str, dict[str, int]] | None = world.__dict__.get("_oracle_ranks")
     if found is None:
         found = {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
         object.__setattr__(world, "_oracle_ranks", found)        # a cache, not a field
@@ -196,15 +196,26 @@ def hall_violator(adj: Mapping[str, Iterable[str]], m: Mapping[str, str]) -> lis
     return sorted(seen)
 
 
+#: perfect-matching counts by the graph's item bitmasks per agent (bounded: cleared when
+#: full): the worlds of one sampled group repeat their tight graphs and intersections
+_COUNTS: dict[tuple[int, ...], int] = {}
+_COUNTS_MAX = 1 << 16
+
+
 def count_perfect(task: DecisionTask, adj: Mapping[str, set[str]]) -> int | None:
-    """Number of perfect matchings of ``adj`` (DP over item subsets), None when too big."""
+    """Number of perfect matchings of ``adj`` (DP over item subsets), None when too big.
+    Kept per process by the graph (agent order, items as bits in item order)."""
     n = len(task.agents)
     if n > MAX_COUNT_AGENTS:
         return None
     idx = {i: k for k, i in enumerate(task.items)}
+    rows = [[1 << idx[i] for i in adj[a]] for a in task.agents]
+    key = tuple(sum(bits) for bits in rows)
+    got = _COUNTS.get(key)
+    if got is not None:
+        return got
     dp = {0: 1}
-    for a in task.agents:
-        bits = [1 << idx[i] for i in adj[a]]
+    for bits in rows:
         nd: dict[int, int] = {}
         get = nd.get
         for mask, c in dp.items():
@@ -212,10 +223,14 @@ def count_perfect(task: DecisionTask, adj: Mapping[str, set[str]]) -> int | None
                 if not mask & bit:
                     nm = mask | bit
                     nd[nm] = get(nm, 0) + c
-        if not nd:
-            return 0
         dp = nd
-    return sum(dp.values())
+        if not dp:
+            break
+    total = sum(dp.values())
+    if len(_COUNTS) >= _COUNTS_MAX:
+        _COUNTS.clear()
+    _COUNTS[key] = total
+    return total
 
 
 def hungarian(task: DecisionTask, w: Mapping[tuple[str, str], int]
@@ -288,16 +303,31 @@ def _explicit_world(task: DecisionTask, world: World, cs: ConstraintSet) -> Worl
     feas = feasible_items(task, cs)
     if not feas:
         return WorldResult(False)
-    rk = _ranks(world)
     if _accept_all(task):
         return WorldResult(True, None, {"accepted": feas}, frozenset(feas), count=len(feas),
                            example=feas[0])
-    vals = {i: rank_value(task, world.objective, [rk[a][i] for a in task.agents])
-            for i in feas}
-    best = min(_order_key(world.objective, v) for v in vals.values())
-    opt = [i for i in feas if _order_key(world.objective, vals[i]) == best]
-    return WorldResult(True, vals[opt[0]], {"accepted": opt}, frozenset(opt),
-                       count=len(opt), example=opt[0])
+    vals, keys = _item_values(task, world)
+    best = min(keys[i] for i in feas)
+    opt = [i for i in feas if keys[i] == best]
+    value = vals[opt[0]]
+    return WorldResult(True, list(value) if isinstance(value, list) else value,
+                       {"accepted": opt}, frozenset(opt), count=len(opt), example=opt[0])
+
+
+def _item_values(task: DecisionTask, world: World) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Single-choice structures: item -> its JSON value in ``world`` (:func:`rank_value`)
+    and item -> its order key (smaller is better), for every item. Kept on the world
+    (the constraints only choose which items count; the tasks of one parse share their
+    worlds) with the names they were computed for. O(#agents · #items) the first time."""
+    names = (task.agents, task.items)
+    got = world.__dict__.get("_oracle_item_values")
+    if got is None or got[0] != names:
+        rk, obj = _ranks(world), world.objective
+        vals = {i: rank_value(task, obj, [rk[a][i] for a in task.agents])
+                for i in task.items}
+        got = (names, vals, {i: _order_key(obj, v) for i, v in vals.items()})
+        object.__setattr__(world, "_oracle_item_values", got)   # a cache, not a field
+    return got[1], got[2]
 
 
 def _allocation_world(task: DecisionTask, world: World, cs: ConstraintSet) -> WorldResult:
