@@ -235,6 +235,18 @@ class DecisionTask:
                                 value=self.world_count())
         flat = self._flat_lists()
         pool = self._world_pool()
+        if not self.unknown_blocks():           # one completion, the lists as written
+            empty: Mapping[str, tuple[str, ...]] = MappingProxyType({})
+            known: Mapping[str, tuple[str, ...]] | None = None
+            found = []
+            for obj in self.objectives:
+                w = pool.get(((), obj))
+                if w is None:
+                    if known is None:
+                        known = MappingProxyType({p: flat[p] for p in self.parties})
+                    w = pool[((), obj)] = World(known, obj, empty)
+                found.append(w)
+            return found
         per_party: list[tuple[str, list[tuple[str, ...]]]] = []
         chain = itertools.chain.from_iterable
         uncertain = dict.fromkeys(p for p, _ in self.unknown_blocks())

@@ -242,12 +242,15 @@ def hungarian(task: DecisionTask, w: Mapping[tuple[str, str], int]
     agents, items = list(task.agents), list(task.items)
     n = len(agents)
     big = 2 * n * (max((abs(x) for x in w.values()), default=0) + 1) + 1
-    cost = [[-w[(a, i)] if (a, i) in w else big for i in items] for a in agents]
+    # 1-based rows and columns (row 0 / column 0 unused): cost[i][j]
+    cost: list[list[Any]] = [[]] + [[0] + [-w[(a, i)] if (a, i) in w else big
+                                           for i in items] for a in agents]
     inf = float("inf")
     u = [0] * (n + 1)
     v = [0] * (n + 1)
     p = [0] * (n + 1)          # p[j]: row matched to column j (1-based; 0 = none)
     way = [0] * (n + 1)
+    cols = range(1, n + 1)
     for row in range(1, n + 1):
         p[0] = row
         j0 = 0
@@ -256,9 +259,10 @@ def hungarian(task: DecisionTask, w: Mapping[tuple[str, str], int]
         while True:
             used[j0] = True
             i0, delta, j1 = p[j0], inf, 0
-            for j in range(1, n + 1):
+            crow, ui = cost[i0], u[i0]          # (u changes after this scan only)
+            for j in cols:
                 if not used[j]:
-                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    cur = crow[j] - ui - v[j]
                     if cur < minv[j]:
                         minv[j], way[j] = cur, j0
                     if minv[j] < delta:

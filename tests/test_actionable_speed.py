@@ -284,3 +284,55 @@ def test_gold_does_not_parse_the_instance(monkeypatch):
     lab = {"verdict": "act", "solution": {"action": "T1"}}
     got = SUITE.gold(task, {"format": "original"}, [lab], RenderedPrompt("", "decision"))
     assert got == '{"decision": "ACT", "action": "T1", "question": null, "repair": null}'
+
+
+def _hungarian_reference(task, w):
+    """The shortest-augmenting-path Hungarian method as the oracle wrote it before its
+    inner loop was tightened (0-based cost rows): the same optimum and the same duals."""
+    agents, items = list(task.agents), list(task.items)
+    n = len(agents)
+    big = 2 * n * (max((abs(x) for x in w.values()), default=0) + 1) + 1
+    cost = [[-w[(a, i)] if (a, i) in w else big for i in items] for a in agents]
+    inf = float("inf")
+    u, v, p, way = [0] * (n + 1), [0] * (n + 1), [0] * (n + 1), [0] * (n + 1)
+    for row in range(1, n + 1):
+        p[0], j0 = row, 0
+        minv, used = [inf] * (n + 1), [False] * (n + 1)
+        while True:
+            used[j0] = True
+            i0, delta, j1 = p[j0], inf, 0
+            for j in range(1, n + 1):
+                if not used[j]:
+                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j], way[j] = cur, j0
+                    if minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(n + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    match = {agents[p[j] - 1]: items[j - 1] for j in range(1, n + 1)}
+    if any((a, i) not in w for a, i in match.items()):
+        return None
+    return (match, {agents[r - 1]: -u[r] for r in range(1, n + 1)},
+            {items[j - 1]: -v[j] for j in range(1, n + 1)})
+
+
+def test_hungarian_matches_the_reference():
+    rng = random.Random(13)
+    for _ in range(300):
+        n = rng.randint(1, 7)
+        task = template(base_content("allocation", n, rng))
+        w = {(a, i): rng.randint(-20, 20) for a in task.agents for i in task.items
+             if rng.random() < 0.8}
+        assert O.hungarian(task, w) == _hungarian_reference(task, w)
