@@ -358,6 +358,11 @@ class DecisionTask:
             "constraints": tuple(cons),
             "permitted": tuple(x for x in self.permitted if x not in dropped)}))
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields only (pickling): the caches — worlds, flattened lists, the world
+        pool shared with related tasks — are rebuilt on demand after unpickling."""
+        return {f: self.__dict__[f] for f in _FIELDS}
+
     def base_constraints(self) -> dict[str, Constraint]:
         """The stated constraints, id -> constraint."""
         return {c.id: c for c in self.constraints}

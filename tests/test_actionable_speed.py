@@ -336,3 +336,14 @@ def test_hungarian_matches_the_reference():
         w = {(a, i): rng.randint(-20, 20) for a in task.agents for i in task.items
              if rng.random() < 0.8}
         assert O.hungarian(task, w) == _hungarian_reference(task, w)
+
+
+def test_tasks_pickle_without_their_caches():
+    import pickle
+    base = base_content("stable_matching", 3, random.Random(8))
+    tm = template(base)
+    t = tm.derive(source="preference", objectives=["a_optimal"], hide=("A1", 0))
+    want = [w.descriptor() for w in t.worlds()]
+    got = pickle.loads(pickle.dumps(t))
+    assert got == t and "_pool" not in got.__dict__
+    assert [w.descriptor() for w in got.worlds()] == want
