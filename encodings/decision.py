@@ -61,7 +61,45 @@ class _Model(cp_model.CpModel):
 
 
 def _ranks(world: World) -> dict[str, dict[str, int]]:
-    return {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
+    """party -> item -> rank (1 = best); built once per world and kept on it (this
+    engine's own cache, read-only). O(size)."""
+    found: dict[str, dict[str, int]] | None = world.__dict__.get("_cpsat_ranks")
+    if found is None:
+        found = {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
+        object.__setattr__(world, "_cpsat_ranks", found)         # a cache, not a field
+    return found
+
+
+#: (structure, agents, items) -> (the model of the actions alone, variable key -> index)
+_BASES: dict[tuple[Any, ...], tuple[cp_model.CpModel, dict[Any, int]]] = {}
+_BASES_MAX = 256
+
+
+def _base(task: DecisionTask) -> tuple[cp_model.CpModel, dict[Any, int]]:
+    """The model of a task's actions before any constraint (its Booleans and exactly-one
+    constraints, built in the order :class:`_Builder` always built them), kept per
+    process by the structure and the names: every builder starts from a copy of it, the
+    same model proto as building it afresh. O(#agents · #items) the first time."""
+    key = (task.structure in ("scheduling", "apartment"), task.agents, task.items)
+    got = _BASES.get(key)
+    if got is None:
+        m = _Model()
+        if key[0]:
+            y = {i: m.new_bool_var(f"y_{i}") for i in task.items}
+            m.add_exactly_one(y.values())
+            idx: dict[Any, int] = {i: v.index for i, v in y.items()}
+        else:
+            x = {(a, i): m.new_bool_var(f"x_{a}_{i}") for a in task.agents
+                 for i in task.items}
+            for a in task.agents:
+                m.add_exactly_one(x[(a, i)] for i in task.items)
+            for i in task.items:
+                m.add_exactly_one(x[(a, i)] for a in task.agents)
+            idx = {k: v.index for k, v in x.items()}
+        if len(_BASES) >= _BASES_MAX:
+            _BASES.clear()
+        got = _BASES[key] = (m, idx)
+    return got
 
 
 def _value(task: DecisionTask, world: World, action: Any) -> Any:
@@ -95,16 +133,15 @@ class _Builder:
     def __init__(self, task: DecisionTask):
         self.task = task
         self.m = _Model()
-        t = task
-        if t.structure in ("scheduling", "apartment"):
-            self.y = {i: self.m.new_bool_var(f"y_{i}") for i in t.items}
-            self.m.add_exactly_one(self.y.values())
+        base, idx = _base(task)
+        self.m.proto.copy_from(base.proto)           # the action variables, built once
+        self.m.rebuild_constant_map()
+        proto = self.m.model_proto
+        vars_ = {k: cp_model.IntVar(proto, j) for k, j in idx.items()}
+        if task.structure in ("scheduling", "apartment"):
+            self.y = vars_
         else:
-            self.x = {(a, i): self.m.new_bool_var(f"x_{a}_{i}") for a in t.agents for i in t.items}
-            for a in t.agents:
-                self.m.add_exactly_one(self.x[(a, i)] for i in t.items)
-            for i in t.items:
-                self.m.add_exactly_one(self.x[(a, i)] for a in t.agents)
+            self.x = vars_
 
     def constraints(self, cs: ConstraintSet, relax: Mapping[str, Any] | None = None) -> None:
         relax = relax or {}
@@ -128,14 +165,23 @@ class _Builder:
     def stability(self, world: World) -> None:
         rk = _ranks(world)
         t, x = self.task, self.x
-        for a in t.agents:
+        agents, items = t.agents, t.items
+        # per item its column of Booleans and its ranks of the agents, in agent order
+        cols = {b: ([x[(a2, b)] for a2 in agents], [rk[b][a2] for a2 in agents])
+                for b in items}
+        add = self.m.add_bool_or
+        for a in agents:
             ra = rk[a]
-            for b in t.items:
-                rb = rk[b]
-                terms = [x[(a, b)]]                 # a clause: the Booleans sum to >= 1
-                terms += [x[(a, b2)] for b2 in t.items if ra[b2] < ra[b]]
-                terms += [x[(a2, b)] for a2 in t.agents if rb[a2] < rb[a]]
-                self.m.add_bool_or(terms)
+            row = [x[(a, b2)] for b2 in items]
+            rrow = [ra[b2] for b2 in items]
+            for j, b in enumerate(items):
+                rab = rrow[j]
+                col, rcol = cols[b]
+                rba = rk[b][a]
+                # a clause: x_ab, then the better items of a (item order), then the
+                # better agents of b (agent order): the Booleans sum to >= 1
+                add([row[j]] + [v for v, r in zip(row, rrow) if r < rab]
+                    + [v for v, r in zip(col, rcol) if r < rba])
 
     def cost(self, world: World):
         """A linear expression to minimise for the world's objective."""
@@ -232,6 +278,15 @@ def _scan_optimum(task: DecisionTask, world: World, cs: ConstraintSet | None,
     return best[0], items[best[1]]
 
 
+def _lists(world: World) -> tuple[Any, ...]:
+    """The world's lists as a hashable tuple, built once per world and kept on it."""
+    found: tuple[Any, ...] | None = world.__dict__.get("_cpsat_lists")
+    if found is None:
+        found = tuple(world.prefs.items())
+        object.__setattr__(world, "_cpsat_lists", found)         # a cache, not a field
+    return found
+
+
 #: world optima by :func:`_optimum_key`, per process (bounded: cleared when full)
 _OPTIMA: dict[tuple, Any] = {}
 _OPTIMA_MAX = 4096
@@ -244,7 +299,7 @@ def _optimum_key(task: DecisionTask, world: World, cs: ConstraintSet | None,
     O(size)."""
     return (task.structure, task.agents, task.items,
             tuple((i, tuple(sorted(a.items()))) for i, a in task.attributes.items()),
-            tuple(world.prefs.items()), world.objective,
+            _lists(world), world.objective,
             None if cs is None else tuple(cs), accept_all)
 
 

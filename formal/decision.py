@@ -54,7 +54,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
@@ -207,30 +207,96 @@ class DecisionTask:
             object.__setattr__(self, "_worlds", found)           # a cache, not a field
         return list(found)
 
+    def _flat_lists(self) -> dict[str, tuple[str, ...]]:
+        """party -> its list with every block read in the order written (party order).
+        Kept, and shared with the tasks :meth:`derive` and :meth:`edited` make from this
+        one (their lists flatten alike). O(size) the first time."""
+        found = self.__dict__.get("_flat")
+        if found is None:
+            chain = itertools.chain.from_iterable
+            found = {p: tuple(chain(self.prefs[p])) for p in self.parties}
+            object.__setattr__(self, "_flat", found)             # a cache, not a field
+        return found
+
+    def _world_pool(self) -> dict[tuple[Any, ...], World]:
+        """(completion as (party, order) pairs, objective) -> its World, shared by every
+        task derived from one parse (:meth:`derive`, :meth:`edited`): they have the same
+        flattened lists, so a completion and an objective fix the world. A world is built
+        once per lineage and its readers' caches kept with it."""
+        found = self.__dict__.get("_pool")
+        if found is None:
+            found = {}
+            object.__setattr__(self, "_pool", found)             # a cache, not a field
+        return found
+
     def _build_worlds(self) -> list[World]:
         if self.world_count() > MAX_WORLDS:
             raise InstanceError(f"more than {MAX_WORLDS} admissible worlds",
                                 value=self.world_count())
+        flat = self._flat_lists()
+        pool = self._world_pool()
+        if not self.unknown_blocks():           # one completion, the lists as written
+            empty: Mapping[str, tuple[str, ...]] = MappingProxyType({})
+            known: Mapping[str, tuple[str, ...]] | None = None
+            found = []
+            for obj in self.objectives:
+                w = pool.get(((), obj))
+                if w is None:
+                    if known is None:
+                        known = MappingProxyType({p: flat[p] for p in self.parties})
+                    w = pool[((), obj)] = World(known, obj, empty)
+                found.append(w)
+            return found
         per_party: list[tuple[str, list[tuple[str, ...]]]] = []
-        fixed: dict[str, tuple[str, ...]] = {}
         chain = itertools.chain.from_iterable
-        for p in self.parties:
+        uncertain = dict.fromkeys(p for p, _ in self.unknown_blocks())
+        for p in uncertain:
             blocks = self.prefs[p]
-            if max(map(len, blocks)) == 1:          # fully known: the blocks are singletons
-                fixed[p] = tuple(chain(blocks))
-                continue
             orders = [tuple(chain(choice)) for choice in
                       itertools.product(*(itertools.permutations(b) for b in blocks))]
             per_party.append((p, orders))
         out = []
         names = [p for p, _ in per_party]
+        parties = self.parties
         for choice in itertools.product(*(orders for _, orders in per_party)):
-            completion = MappingProxyType(dict(zip(names, choice)))
-            prefs = MappingProxyType({p: completion[p] if p in completion else fixed[p]
-                                      for p in self.parties})
+            ckey = tuple(zip(names, choice))
+            prefs: Mapping[str, tuple[str, ...]] | None = None
+            completion: Mapping[str, tuple[str, ...]] = MappingProxyType({})
             for obj in self.objectives:
-                out.append(World(prefs, obj, completion))
+                w = pool.get((ckey, obj))
+                if w is None:
+                    if prefs is None:
+                        c = dict(ckey)
+                        completion = MappingProxyType(c)
+                        prefs = MappingProxyType({p: c[p] if p in c else flat[p]
+                                                  for p in parties})
+                    w = pool[(ckey, obj)] = World(prefs, obj, completion)
+                out.append(w)
         return out
+
+    def _derived(self, changes: Mapping[str, Any], blocks: tuple[Any, ...] | None = None
+                 ) -> DecisionTask:
+        """This task with the fields of ``changes`` replaced (not validated), keeping the
+        caches that stay true: the flattened lists and the world pool (a derived task's
+        lists flatten alike: :meth:`derive` only ever makes two known items a block), and
+        the unknown blocks when the lists are unchanged (or ``blocks``: the new ones).
+        Equal to ``dataclasses.replace``; O(fields)."""
+        new = object.__new__(DecisionTask)
+        d = new.__dict__
+        mine = self.__dict__
+        for f in _FIELDS:
+            d[f] = changes[f] if f in changes else mine[f]
+        for k in ("_flat", "_pool"):
+            if k in mine:
+                d[k] = mine[k]
+        if "prefs" not in changes and "_unknown_blocks" in mine:
+            d["_unknown_blocks"] = mine["_unknown_blocks"]
+        elif blocks is not None:
+            d["_unknown_blocks"] = blocks
+        if "_flat" not in mine:                  # share from now on: build on this task
+            d["_flat"] = self._flat_lists()
+            d["_pool"] = self._world_pool()
+        return new
 
     def derive(self, *, source: str | None = None, objectives: Sequence[str] | None = None,
                hide: tuple[str, int] | None = None,
@@ -245,6 +311,7 @@ class DecisionTask:
         equality is tested). O(size) for ``hide``, O(constraints × items) for
         constraints."""
         changes: dict[str, Any] = {}
+        new_blocks = None
         if source is not None:
             if source not in SOURCES:
                 raise InstanceError(f"'source' must be one of {', '.join(SOURCES)}",
@@ -262,12 +329,14 @@ class DecisionTask:
             prefs[party] = blocks[:pos] + ((blocks[pos][0], blocks[pos + 1][0]),) + \
                 blocks[pos + 2:]
             changes["prefs"] = prefs
+            if not self.unknown_blocks():               # the one block (the samplers' case)
+                new_blocks = ((party, prefs[party][pos]),)
         if constraints is not None or permitted is not None:
             cons = tuple(_constraint(c, self.structure, self.agents, self.items,
                                      self.attributes) for c in (constraints or ()))
             changes["constraints"] = cons
             changes["permitted"] = _permitted(list(permitted or ()), cons)
-        return _validated(replace(self, **changes))
+        return _validated(self._derived(changes, new_blocks))
 
     def edited(self, edits: Sequence[Mapping[str, Any]]) -> DecisionTask:
         """This task with a repair applied, as the samplers' ``apply_edits`` applies it to
@@ -285,9 +354,14 @@ class DecisionTask:
                 cons.append(Constraint(c.id, c.type, c.agent, c.item, c.attribute,
                                        e["value"]))
         dropped = {c for c, e in by.items() if "value" not in e}
-        return _validated(replace(self, constraints=tuple(cons),
-                                  permitted=tuple(x for x in self.permitted
-                                                  if x not in dropped)))
+        return _validated(self._derived({
+            "constraints": tuple(cons),
+            "permitted": tuple(x for x in self.permitted if x not in dropped)}))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields only (pickling): the caches — worlds, flattened lists, the world
+        pool shared with related tasks — are rebuilt on demand after unpickling."""
+        return {f: self.__dict__[f] for f in _FIELDS}
 
     def base_constraints(self) -> dict[str, Constraint]:
         """The stated constraints, id -> constraint."""
@@ -310,6 +384,10 @@ class DecisionTask:
         if nondefault:
             out["reading"] = nondefault
         return out
+
+
+#: the fields of a DecisionTask, in order (:meth:`DecisionTask._derived`)
+_FIELDS = tuple(f.name for f in fields(DecisionTask))
 
 
 # --------------------------------------------------------------------------- constraint sets

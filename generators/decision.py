@@ -39,9 +39,10 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from prefsampling.ordinal import impartial
+import numpy as np
 
-from ..formal.decision import INTERVENTION, OBJECTIVES, DecisionTask, parse_decision
+from ..formal.decision import (INTERVENTION, OBJECTIVES, READINGS, DecisionTask,
+                               parse_decision)
 
 Judge = Callable[[DecisionTask], tuple[str, Mapping[str, Any]]]
 
@@ -56,8 +57,13 @@ class Exhausted(Exception):
 
 
 def _rankings(rng: random.Random, voters: int, over: Sequence[str]) -> list[list[str]]:
-    votes = impartial(voters, len(over), seed=rng.randrange(2 ** 31))
-    return [[over[int(c)] for c in v] for v in votes]
+    """``voters`` impartial-culture rankings of ``over``: the votes of prefsampling's
+    ``impartial(voters, len(over), seed=s)`` (one ``permutation`` of numpy's
+    ``default_rng(s)`` per voter), drawn here without its per-value conversions (the same
+    votes; tested against prefsampling)."""
+    gen = np.random.default_rng(rng.randrange(2 ** 31))
+    m = len(over)
+    return [[over[c] for c in gen.permutation(m).tolist()] for _ in range(voters)]
 
 
 def base_content(structure: str, n: int, rng: random.Random) -> dict:
@@ -145,6 +151,20 @@ def template(base: dict) -> DecisionTask:
                            "objectives": [OBJECTIVES[base["structure"]][0]]})
 
 
+def _drawn_template(base: dict) -> DecisionTask:
+    """:func:`template` of a base this module just drew (:func:`base_content`: complete
+    strict lists over distinct names, integer attributes), built without re-validating
+    what the draw guarantees; equal to :func:`template` (tested). O(size)."""
+    s = base["structure"]
+    agents, items = tuple(base["agents"]), tuple(base["items"])
+    lists = base["preferences"]
+    ranking = agents + items if s == "stable_matching" else agents
+    prefs = {p: tuple((x,) for x in lists[p]) for p in ranking}
+    attributes = {i: dict(base["attributes"][i]) for i in items} if s == "apartment" else {}
+    return DecisionTask(s, "objective", agents, items, prefs, (OBJECTIVES[s][0],), (), (),
+                        attributes, {k: v[0] for k, v in READINGS.items()})
+
+
 def has_tie(task: DecisionTask, verdict: str, stats: Mapping[str, Any], judge: Judge
             ) -> bool | None:
     """Whether decision task ``task`` (judged ``verdict`` with ``stats``) has a *tie*: the
@@ -180,14 +200,15 @@ def has_tie(task: DecisionTask, verdict: str, stats: Mapping[str, Any], judge: J
 
 # --------------------------------------------------------------------------- matched pairs
 
-def preference_pair(base: dict, judge: Judge, rng: random.Random, tie: bool | None = None
-                    ) -> tuple[dict, dict] | None:
+def preference_pair(base: dict, judge: Judge, rng: random.Random, tie: bool | None = None,
+                    *, tm: DecisionTask | None = None) -> tuple[dict, dict] | None:
     """(ACT member, ASK-PREFERENCE member): one objective, the same party, two different
     hidden adjacent comparisons (another party's when no single party has both).
-    ``tie``: when given, only members whose :func:`has_tie` is ``tie`` are kept."""
+    ``tie``: when given, only members whose :func:`has_tie` is ``tie`` are kept. ``tm``:
+    the base's :func:`template`, when the caller has it (default: parsed here)."""
     obj = _objective(base["structure"], rng)
     task = with_source(base, "preference", [obj])
-    tm = template(base)
+    tm = template(base) if tm is None else tm
     ps = parties(base)
     rng.shuffle(ps)
     spare: dict[str, dict] = {}
@@ -211,11 +232,12 @@ def preference_pair(base: dict, judge: Judge, rng: random.Random, tie: bool | No
     return None
 
 
-def objective_pair(base: dict, judge: Judge, rng: random.Random) -> tuple[dict, dict] | None:
+def objective_pair(base: dict, judge: Judge, rng: random.Random, *,
+                   tm: DecisionTask | None = None) -> tuple[dict, dict] | None:
     """(ACT member with menu M, ASK-OBJECTIVE member with M plus one objective); menus of
-    two are preferred, one objective is the fallback."""
+    two are preferred, one objective is the fallback. ``tm``: as :func:`preference_pair`."""
     objs = list(OBJECTIVES[base["structure"]])
-    tm = template(base)
+    tm = template(base) if tm is None else tm
     for size in (2, 1):
         menus = [list(m) for m in itertools.combinations(objs, size)]
         rng.shuffle(menus)
@@ -302,13 +324,13 @@ def _constraint_candidates(base: dict, rng: random.Random, tries: int
     return out
 
 
-def constraint_pair(base: dict, judge: Judge, rng: random.Random, tries: int = 60
-                    ) -> tuple[dict, dict] | None:
+def constraint_pair(base: dict, judge: Judge, rng: random.Random, tries: int = 60, *,
+                    tm: DecisionTask | None = None) -> tuple[dict, dict] | None:
     """(ACT member, RELAX member): stated constraints, every one permitted to change, the
     RELAX member one tightened threshold or one added constraint away, with a minimum
-    repair of exactly one edit."""
+    repair of exactly one edit. ``tm``: as :func:`preference_pair`."""
     obj = _objective(base["structure"], rng)
-    tm = template(base)
+    tm = template(base) if tm is None else tm
     for act_c, relax_c in _constraint_candidates(base, rng, tries):
         if judge(_constrained(tm, obj, act_c))[0] != "act":
             continue
@@ -334,13 +356,14 @@ def _constrained(tm: DecisionTask, obj: str, cons: Sequence[dict]) -> DecisionTa
 # --------------------------------------------------------------------------- cue-balanced
 
 def objective_pair_balanced(base: dict, judge: Judge, rng: random.Random,
-                            tie: bool | None = None) -> tuple[dict, dict] | None:
+                            tie: bool | None = None, *, tm: DecisionTask | None = None
+                            ) -> tuple[dict, dict] | None:
     """Cue-balanced (ACT member, ASK-OBJECTIVE member): both show three admissible rules
     (the paper's design shows two against three); the intervention member swaps one rule of
     the ACT member's menu for another, emptying the intersection. ``tie``: when given, both
-    members' :func:`has_tie` is ``tie``."""
+    members' :func:`has_tie` is ``tie``. ``tm``: as :func:`preference_pair`."""
     objs = list(OBJECTIVES[base["structure"]])
-    tm = template(base)
+    tm = template(base) if tm is None else tm
     menus = [list(m) for m in itertools.combinations(objs, 3)]
     rng.shuffle(menus)
     for menu in menus:
@@ -371,15 +394,16 @@ def _like(c: dict, base: dict, rng: random.Random) -> dict:
 
 
 def constraint_pair_balanced(base: dict, judge: Judge, rng: random.Random, tries: int = 60,
-                             tie: bool | None = None) -> tuple[dict, dict] | None:
+                             tie: bool | None = None, *, tm: DecisionTask | None = None
+                             ) -> tuple[dict, dict] | None:
     """Cue-balanced (ACT member, RELAX member): the same number of stated constraints in
     both. Where the paper's RELAX member adds a constraint (scheduling, allocation, stable
     matching), the ACT member carries one more constraint of the same type that leaves the
     task feasible, so the members differ in that one constraint; apartment pairs (one
     tightened threshold) are as in :func:`constraint_pair`. ``tie``: when given, both
-    members' :func:`has_tie` is ``tie``."""
+    members' :func:`has_tie` is ``tie``. ``tm``: as :func:`preference_pair`."""
     obj = _objective(base["structure"], rng)
-    tm = template(base)
+    tm = template(base) if tm is None else tm
     for act_c, relax_c in _constraint_candidates(base, rng, tries):
         if len(relax_c) > len(act_c):
             ids = {c["id"] for c in act_c}
@@ -433,9 +457,10 @@ def group(structure: str, n: int, judge: Judge, rng: random.Random,
         if stats is not None:
             stats["draws"] = stats.get("draws", 0) + 1
         base = base_content(structure, n, rng)
+        tm = _drawn_template(base)            # one model of the base for its three pairs
         out = {}
         for source, make in pairs.items():
-            pair = make(base, judge, rng, **extra)
+            pair = make(base, judge, rng, **extra, tm=tm)
             if pair is None:
                 break
             out[source] = pair
@@ -567,7 +592,7 @@ def local_cue_pair(structure: str, n: int, source: str, judge: Judge, rng: rando
             if got is None:
                 continue
             obj = _objective(structure, rng)
-            tm = template(base)
+            tm = _drawn_template(base)
             out = []
             for edges in got:
                 cs = forbid_constraints(base, edges)
@@ -579,7 +604,7 @@ def local_cue_pair(structure: str, n: int, source: str, judge: Judge, rng: rando
             if v1 == "act" and v2 == "relax" and st2.get("edits") == 1:
                 return out[0], out[1]
             continue
-        tm = template(base)
+        tm = _drawn_template(base)
         if source == "preference":
             obj = _objective(structure, rng)
             party, pos = rng.choice(parties(base)), rng.randrange(n - 1)

@@ -92,7 +92,13 @@ def matching_value(objective: str, ra, rb, m: Mapping[str, str]) -> int:
 
 
 def _ranks(world: World) -> dict[str, dict[str, int]]:
-    return {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
+    """party -> item -> rank (1 = best) of the world's lists. Built once per world and
+    kept on it (the oracle's own cache; read-only for every caller). O(size)."""
+    found: dict[str, dict[str, int]] | None = world.__dict__.get("_oracle_ranks")
+    if found is None:
+        found = {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
+        object.__setattr__(world, "_oracle_ranks", found)        # a cache, not a field
+    return found
 
 
 def _accept_all(task: DecisionTask) -> bool:
@@ -116,6 +122,10 @@ def feasible_items(task: DecisionTask, cs: ConstraintSet) -> list[str]:
 
 
 def allowed(task: DecisionTask, cs: ConstraintSet) -> dict[str, set[str]]:
+    """agent -> the items the constraints of ``cs`` leave it (a fresh dict of fresh
+    sets). O(#agents · #items)."""
+    if not cs.by_id:                                   # no constraint: every pair
+        return {a: set(task.items) for a in task.agents}
     forbid = {(c.agent, c.item) for c in cs if c.type == "forbid"}
     req_a = {}
     req_i = {}
@@ -152,9 +162,10 @@ def _matching_ok(cs: ConstraintSet, m: Mapping[str, str]) -> bool:
 def max_matching(adj: Mapping[str, Iterable[str]]) -> dict[str, str]:
     """A maximum matching agent -> item (augmenting paths)."""
     mate_i: dict[str, str] = {}
+    order = {a: sorted(adj[a]) for a in adj}          # each list sorted once
 
     def augment(a: str, seen: set) -> bool:
-        for i in sorted(adj[a]):
+        for i in order[a]:
             if i in seen:
                 continue
             seen.add(i)
@@ -185,22 +196,41 @@ def hall_violator(adj: Mapping[str, Iterable[str]], m: Mapping[str, str]) -> lis
     return sorted(seen)
 
 
+#: perfect-matching counts by the graph's item bitmasks per agent (bounded: cleared when
+#: full): the worlds of one sampled group repeat their tight graphs and intersections
+_COUNTS: dict[tuple[int, ...], int] = {}
+_COUNTS_MAX = 1 << 16
+
+
 def count_perfect(task: DecisionTask, adj: Mapping[str, set[str]]) -> int | None:
-    """Number of perfect matchings of ``adj`` (DP over item subsets), None when too big."""
+    """Number of perfect matchings of ``adj`` (DP over item subsets), None when too big.
+    Kept per process by the graph (agent order, items as bits in item order)."""
     n = len(task.agents)
     if n > MAX_COUNT_AGENTS:
         return None
     idx = {i: k for k, i in enumerate(task.items)}
+    rows = [[1 << idx[i] for i in adj[a]] for a in task.agents]
+    key = tuple(sum(bits) for bits in rows)
+    got = _COUNTS.get(key)
+    if got is not None:
+        return got
     dp = {0: 1}
-    for a in task.agents:
+    for bits in rows:
         nd: dict[int, int] = {}
+        get = nd.get
         for mask, c in dp.items():
-            for i in adj[a]:
-                bit = 1 << idx[i]
+            for bit in bits:
                 if not mask & bit:
-                    nd[mask | bit] = nd.get(mask | bit, 0) + c
+                    nm = mask | bit
+                    nd[nm] = get(nm, 0) + c
         dp = nd
-    return sum(dp.values())
+        if not dp:
+            break
+    total = sum(dp.values())
+    if len(_COUNTS) >= _COUNTS_MAX:
+        _COUNTS.clear()
+    _COUNTS[key] = total
+    return total
 
 
 def hungarian(task: DecisionTask, w: Mapping[tuple[str, str], int]
@@ -212,12 +242,15 @@ def hungarian(task: DecisionTask, w: Mapping[tuple[str, str], int]
     agents, items = list(task.agents), list(task.items)
     n = len(agents)
     big = 2 * n * (max((abs(x) for x in w.values()), default=0) + 1) + 1
-    cost = [[-w[(a, i)] if (a, i) in w else big for i in items] for a in agents]
+    # 1-based rows and columns (row 0 / column 0 unused): cost[i][j]
+    cost: list[list[Any]] = [[]] + [[0] + [-w[(a, i)] if (a, i) in w else big
+                                           for i in items] for a in agents]
     inf = float("inf")
     u = [0] * (n + 1)
     v = [0] * (n + 1)
     p = [0] * (n + 1)          # p[j]: row matched to column j (1-based; 0 = none)
     way = [0] * (n + 1)
+    cols = range(1, n + 1)
     for row in range(1, n + 1):
         p[0] = row
         j0 = 0
@@ -226,9 +259,10 @@ def hungarian(task: DecisionTask, w: Mapping[tuple[str, str], int]
         while True:
             used[j0] = True
             i0, delta, j1 = p[j0], inf, 0
-            for j in range(1, n + 1):
+            crow, ui = cost[i0], u[i0]          # (u changes after this scan only)
+            for j in cols:
                 if not used[j]:
-                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    cur = crow[j] - ui - v[j]
                     if cur < minv[j]:
                         minv[j], way[j] = cur, j0
                     if minv[j] < delta:
@@ -273,16 +307,31 @@ def _explicit_world(task: DecisionTask, world: World, cs: ConstraintSet) -> Worl
     feas = feasible_items(task, cs)
     if not feas:
         return WorldResult(False)
-    rk = _ranks(world)
     if _accept_all(task):
         return WorldResult(True, None, {"accepted": feas}, frozenset(feas), count=len(feas),
                            example=feas[0])
-    vals = {i: rank_value(task, world.objective, [rk[a][i] for a in task.agents])
-            for i in feas}
-    best = min(_order_key(world.objective, v) for v in vals.values())
-    opt = [i for i in feas if _order_key(world.objective, vals[i]) == best]
-    return WorldResult(True, vals[opt[0]], {"accepted": opt}, frozenset(opt),
-                       count=len(opt), example=opt[0])
+    vals, keys = _item_values(task, world)
+    best = min(keys[i] for i in feas)
+    opt = [i for i in feas if keys[i] == best]
+    value = vals[opt[0]]
+    return WorldResult(True, list(value) if isinstance(value, list) else value,
+                       {"accepted": opt}, frozenset(opt), count=len(opt), example=opt[0])
+
+
+def _item_values(task: DecisionTask, world: World) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Single-choice structures: item -> its JSON value in ``world`` (:func:`rank_value`)
+    and item -> its order key (smaller is better), for every item. Kept on the world
+    (the constraints only choose which items count; the tasks of one parse share their
+    worlds) with the names they were computed for. O(#agents · #items) the first time."""
+    names = (task.agents, task.items)
+    got = world.__dict__.get("_oracle_item_values")
+    if got is None or got[0] != names:
+        rk, obj = _ranks(world), world.objective
+        vals = {i: rank_value(task, obj, [rk[a][i] for a in task.agents])
+                for i in task.items}
+        got = (names, vals, {i: _order_key(obj, v) for i, v in vals.items()})
+        object.__setattr__(world, "_oracle_item_values", got)   # a cache, not a field
+    return got[1], got[2]
 
 
 def _allocation_world(task: DecisionTask, world: World, cs: ConstraintSet) -> WorldResult:
@@ -309,7 +358,8 @@ def _allocation_world(task: DecisionTask, world: World, cs: ConstraintSet) -> Wo
                  "hall": hall_violator(*prev) if k > 1 else None}
         return WorldResult(True, k, proof, graph=cut, count=count_perfect(task, cut),
                            example=dict(sorted(m.items())))
-    w = {(a, i): weight(task, obj, rk[a][i]) for a in task.agents for i in adj[a]}
+    wr = [0] + [weight(task, obj, r) for r in range(1, len(task.items) + 1)]
+    w = {(a, i): wr[rk[a][i]] for a in task.agents for i in adj[a]}
     got = hungarian(task, w)
     if got is None:
         return WorldResult(False)
@@ -534,7 +584,11 @@ def world_key(task: DecisionTask, world: World, cs: ConstraintSet) -> tuple:
                 tuple(sorted(task.reading.items())),
                 tuple((i, tuple(sorted(a.items()))) for i, a in task.attributes.items()))
         object.__setattr__(task, "_world_key_head", head)
-    return (head, tuple(world.prefs.items()), world.objective, tuple(cs))
+    lists = world.__dict__.get("_oracle_lists")
+    if lists is None:                 # the world's part, once per world (shared worlds)
+        lists = tuple(world.prefs.items())
+        object.__setattr__(world, "_oracle_lists", lists)
+    return (head, lists, world.objective, tuple(cs))
 
 
 def decide(task: DecisionTask, memo: dict | None = None, *, certificate: bool = True

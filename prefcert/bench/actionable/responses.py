@@ -319,8 +319,10 @@ def _stored_pair(task: DecisionTask, label, edits: list[dict], action: Any
             "not the stored action after the repair (the paper's stable-matching checker)")
 
 
-def gold_response(task: DecisionTask, label: Mapping[str, Any]) -> dict:
-    """A fully correct response built from a label (the first repair for relax)."""
+def gold_response(task: DecisionTask | None, label: Mapping[str, Any]) -> dict:
+    """A fully correct response built from a label (the first repair for relax). The
+    label's solution is the whole answer: ``task`` is not read (None is accepted, so a
+    caller holding only the instance dict need not parse it)."""
     v, sol = label["verdict"], label["solution"]
     out: dict[str, Any] = {"decision": DECISION_STRINGS[v], "action": None, "question": None,
                            "repair": None}

@@ -128,14 +128,15 @@ def _label(labels: Sequence[dict]) -> dict:
 
 
 def gold(task: Task, variant: dict, labels: Sequence[dict], rendered: RenderedPrompt) -> str:
-    from ...formal.decision import INTERVENTION, parse_decision
+    from ...formal.decision import INTERVENTION
     lab = _label(labels)
     meta = task.payload
     want = "act" if meta["role"] == "act" else INTERVENTION[meta["source"]]
     if lab["verdict"] != want:
         raise RuntimeError(f"{task.instances[0]['id']}: the sampler expected {want}, the "
                            f"certified label says {lab['verdict']}")
-    return json.dumps(gold_response(parse_decision(task.instances[0]), lab))
+    # the label's solution is the answer: no parse of the (already labelled) instance
+    return json.dumps(gold_response(None, lab))
 
 
 def score(prompt: dict, answer: str | None, entry: Entry) -> Verdict:
