@@ -39,7 +39,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
+from prefsampling.ordinal import impartial
 
 from ..formal.decision import (INTERVENTION, OBJECTIVES, READINGS, DecisionTask,
                                parse_decision)
@@ -57,13 +57,9 @@ class Exhausted(Exception):
 
 
 def _rankings(rng: random.Random, voters: int, over: Sequence[str]) -> list[list[str]]:
-    """``voters`` impartial-culture rankings of ``over``: the votes of prefsampling's
-    ``impartial(voters, len(over), seed=s)`` (one ``permutation`` of numpy's
-    ``default_rng(s)`` per voter), drawn here without its per-value conversions (the same
-    votes; tested against prefsampling)."""
-    gen = np.random.default_rng(rng.randrange(2 ** 31))
-    m = len(over)
-    return [[over[c] for c in gen.permutation(m).tolist()] for _ in range(voters)]
+    """``voters`` impartial-culture rankings of ``over`` (prefsampling's ``impartial``)."""
+    votes = impartial(voters, len(over), seed=rng.randrange(2 ** 31))
+    return [[over[c] for c in v] for v in votes]      # (numpy ints index a list as ints)
 
 
 def base_content(structure: str, n: int, rng: random.Random) -> dict:

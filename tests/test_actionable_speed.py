@@ -347,14 +347,3 @@ def test_tasks_pickle_without_their_caches():
     got = pickle.loads(pickle.dumps(t))
     assert got == t and "_pool" not in got.__dict__
     assert [w.descriptor() for w in got.worlds()] == want
-
-
-def test_rankings_are_prefsamplings_impartial_votes():
-    from prefsampling.ordinal import impartial
-    for m in (1, 2, 4, 6, 8):
-        over = [f"O{k}" for k in range(m)]
-        for trial in range(40):
-            seed_rng = random.Random(f"{m}-{trial}")
-            seed = random.Random(f"{m}-{trial}").randrange(2 ** 31)
-            want = [[over[int(c)] for c in v] for v in impartial(m, m, seed=seed)]
-            assert G._rankings(seed_rng, m, over) == want
