@@ -57,9 +57,9 @@ def test_canonical_json_is_computed_once_per_instance(tmp_path, monkeypatch):
     calls: list = []
     real = inst_mod._canonical
 
-    def counting(data):
+    def counting(data, *rest):
         calls.append(data.get("id"))
-        return real(data)
+        return real(data, *rest)
     monkeypatch.setattr(inst_mod, "_canonical", counting)
     r = CliRunner().invoke(main, ["label", str(src), "--engines", "oracle", "--jobs", "1"])
     assert r.exit_code == 0, r.output
@@ -208,3 +208,53 @@ def test_boolean_scan_examples():
                       ([True, False], "false")):  # the last item is met first
         with pytest.raises(CertificateError, match=f"holds the boolean {word}:"):
             _no_booleans(bad, "the solution")
+
+
+# ------------------------------------------------------------------ canonical JSON, one call
+
+_json_object = st.dictionaries(
+    st.text(max_size=4),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+                 | st.text(max_size=4),
+                 lambda inner: st.lists(inner, max_size=6)
+                 | st.dictionaries(st.text(max_size=3), inner, max_size=4), max_leaves=30),
+    max_size=6)
+
+
+@given(_json_object)
+@settings(max_examples=300, deadline=None)
+def test_one_call_canonical_text_is_the_pieces_text(data):
+    """A small JSONL line's hash (one encoder call) is the hash of the pieces' text, and
+    both are the plain ``json.dumps`` with sorted keys (written out here)."""
+    import hashlib
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    want = (hashlib.sha256(text.encode("ascii")).hexdigest(), len(text))
+    assert inst_mod._canonical(data) == want                        # pieces
+    assert inst_mod._canonical(data, len(text)) == want             # one call
+    assert inst_mod._canonical(data, inst_mod.ONE_ENCODE_BYTES + 1) == want   # pieces
+
+
+def test_small_jsonl_lines_take_one_encoder_call_big_ones_the_pieces(tmp_path, monkeypatch):
+    """Lines up to ONE_ENCODE_BYTES are hashed from one ``json.dumps``-equal encoder
+    call; a longer line goes piece by piece; the hashes and sizes are those of the plain
+    canonical text either way."""
+    import hashlib
+    small = sample_smti(4, tie_prob=0.3, seed=1, id="small")
+    big = sample_smti(80, tie_prob=0.3, seed=2, id="big")
+    src = tmp_path / "two.jsonl"
+    src.write_text(json.dumps(small) + "\n" + json.dumps(big) + "\n")
+    assert len(json.dumps(big)) > inst_mod.ONE_ENCODE_BYTES > len(json.dumps(small))
+    pieces: list = []
+    real = inst_mod.canonical_pieces
+
+    def counting(value, depth=0):
+        if depth == 0:
+            pieces.append(value.get("id"))
+        return real(value, depth)
+    monkeypatch.setattr(inst_mod, "canonical_pieces", counting)
+    got = inst_mod.read_jsonl(src)
+    assert pieces == ["big"]
+    for inst, data in zip(got, (small, big)):
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        assert (inst.sha256, inst.size) == (hashlib.sha256(text.encode()).hexdigest(),
+                                            len(text))
