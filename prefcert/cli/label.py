@@ -92,6 +92,27 @@ def beside(file: str, out: Path) -> str:
     return Path(rel).as_posix()
 
 
+class LabelLine:
+    """A label dict -> its output line: ``json.dumps(label, separators=(",", ":"))`` and a
+    newline, with the label's ``source.file`` relative to the folder of the labels file
+    ``out`` when there is one (``prefcert check`` finds the instance from there; each input
+    file's relative path is computed once). Called where the label is made (a pool
+    worker, so the parent receives one string), or here for a Dask result."""
+
+    def __init__(self, out: Path | None):
+        self.out = out
+        self.relative: dict[str, str] = {}      # an input file -> its path relative to OUT
+
+    def __call__(self, lab: dict) -> str:
+        if self.out is not None:
+            source = lab["source"]
+            rel = self.relative.get(source["file"])
+            if rel is None:
+                rel = self.relative[source["file"]] = beside(source["file"], self.out)
+            lab["source"] = dict(source, file=rel)
+        return _LINE(lab) + "\n"
+
+
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("-o", "--out", type=OutputPath(),
@@ -182,18 +203,27 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
         bad_input(e)
     counts: Counter = Counter()
     failed = written = 0
+    line_of = LabelLine(out if sink else None)
+    results: DaskResults | LocalResults
     if cluster is not None:
         from ..pipeline.dask_runner import DaskResults
         results = DaskResults(cluster, todo, names, time_limit, seed, verify_all=verify_all,
                               cross_check=cross_check)
-    else:
+    else:                               # each label's line is made where the label is
         results = LocalResults(todo, names, time_limit, seed, jobs or cores(),
-                               cross_check=cross_check)
+                               cross_check=cross_check, line=line_of)
     progress = None                     # the progress bar: only on a terminal
     if sys.stderr.isatty():
         from rich.progress import Progress
         progress = Progress(console=None, transient=True)
-    relative: dict[str, str] = {}       # an input file -> its path relative to OUT
+    if sink:
+        put = sink.write_line
+    else:
+        stdout = sys.stdout
+
+        def put(line: str) -> None:
+            stdout.write(line)
+            stdout.flush()
     try:
         with InterruptGuard() as guard, progress or nullcontext():
             task = progress.add_task("labelling", total=len(todo)) if progress else None
@@ -201,26 +231,18 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
                 if progress is not None:
                     progress.update(task, description=f"{job.instance.id} · "
                                                       f"{job.question.name}")
-                if kind == "label":
-                    if sink:            # relative to OUT's folder: check finds it from there
-                        file = payload["source"]["file"]
-                        rel = relative.get(file)
-                        if rel is None:
-                            rel = relative[file] = beside(file, out)
-                        payload["source"] = dict(payload["source"], file=rel)
-                    line = _LINE(payload) + "\n"
+                if kind == "line" or kind == "label":
+                    if kind == "label":          # a Dask result: its line is made here
+                        payload = (line_of(payload), payload["verdict"], payload["checked"])
+                    line, verdict, checked = payload
                     guard.hold()        # a Ctrl-C lands after the line and its count
                     try:
-                        if sink:
-                            sink.write_line(line)
-                        else:
-                            sys.stdout.write(line)
-                            sys.stdout.flush()
+                        put(line)
                         written += 1
                     finally:
                         guard.release()
-                    counts[(job.question.name, payload["verdict"])] += 1
-                    if not payload["checked"]:
+                    counts[(job.question.name, verdict)] += 1
+                    if not checked:
                         counts[(job.question.name, UNVERIFIED)] += 1
                 elif kind == "disagreement":
                     failed += 1

@@ -58,9 +58,10 @@ def plan(instances: Iterable[Instance], questions: list | None = None) -> list[J
                                     "(empty data?)")
             seen = set()
             for q in asked:
-                if label_key(inst.id, q) in seen:       # a question asked twice is labelled once
+                key = label_key(inst.id, q)
+                if key in seen:                         # a question asked twice is labelled once
                     continue
-                seen.add(label_key(inst.id, q))
+                seen.add(key)
                 question, params = domain.question(q)
                 domain.validate(model, question.name, params)
                 jobs.append(Job(inst, model, question, params, q))
@@ -129,10 +130,13 @@ def skips_cross_check(job: Job, mode: str, chosen: bool) -> str | None:
 
 def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: int,
            cross_check: str = "always") -> dict:
-    q, inst = job.question, job.instance
+    q, inst, model = job.question, job.instance, job.model
     spec = get_domain(inst.domain).spec
-    names = list(job.question.auto(job.model)) if engines is None else \
-        [e for e in q.engines if e in set(engines)]
+    if engines is None:
+        names = list(q.auto(model))
+    else:
+        wanted = engines if isinstance(engines, (set, frozenset)) else set(engines)
+        names = [e for e in q.engines if e in wanted]
     if not names:
         raise InstanceError(f"none of the requested engines answers {q.name!r} "
                             f"(its engines: {', '.join(q.engines)})")
@@ -143,28 +147,32 @@ def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: 
     def check(verdict, solution, certificate):     # each certificate is verified once
         key = (verdict, id(solution), id(certificate))
         if key not in verified:
-            checker.check(spec, job.model, q.name, job.params, verdict, solution, certificate)
+            checker.check(spec, model, q.name, job.params, verdict, solution, certificate)
             verified.add(key)
     answers = []
+    # Once an engine has answered with a certificate, the label's solution and proof are
+    # settled (decide takes the first); later engines only cross-check the verdict, so
+    # CP-SAT may use its allowed workers without making labels depend on its
+    # non-reproducible parallel search.
+    settled = False
     for n in names:
-        # Once an engine has answered with a certificate, the label's solution and proof
-        # are settled (decide takes the first); later engines only cross-check the
-        # verdict, so CP-SAT may use its allowed workers without making labels depend on
-        # its non-reproducible parallel search.
-        settled = any(a.outcome.verdict != UNKNOWN and a.outcome.certificate
-                      and a.outcome.certificate.get("type") != "value" for a in answers)
         if settled and skip:         # decided before any engine ran (no wall clock)
             skipped.append(n)
             continue
         try:
             with all_workers(settled):
-                answers.append(run_engine(n, q.engines[n], job.model, job.params,
-                                          time_limit=time_limit, seed=seed))
+                answer = run_engine(n, q.engines[n], model, job.params,
+                                    time_limit=time_limit, seed=seed)
         except Exception as e:       # an engine bug: report it loudly, never a label
             if _interrupted(e):      # a Ctrl-C that a library turned into its own error
                 raise KeyboardInterrupt from None
             raise Disagreement(disagreement_report(
                 job, f"engine {n} crashed: {e!r}", traceback=traceback.format_exc())) from None
+        answers.append(answer)
+        if not settled:
+            o = answer.outcome
+            settled = o.verdict != UNKNOWN and bool(o.certificate) and \
+                o.certificate.get("type") != "value"
     try:
         decision = q.decide(answers, check)
     except Disagreement as d:
@@ -188,12 +196,15 @@ def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: 
            "certificate": certificate, "engines": [a.to_json() for a in answers]}
     if skipped:
         lab["cross_check"] = {"skipped": skipped, "reason": skip}
-    lab.update(checked=False, source=inst.where, instance_sha256=inst.sha256)
-    if getattr(job.model, "semantics", None):     # the reading of incomplete lists
-        lab["semantics"] = job.model.semantics
-    readings = spec.readings(job.model, q.name, job.params)   # the conventions the answer
-    readings.update({k: job.model.conventions[k]   # depends on, and those the instance was
-                     for k in inst.overridden})    # re-read under (its hash covers them)
+    lab["checked"] = False
+    lab["source"] = inst.where
+    lab["instance_sha256"] = inst.sha256
+    if getattr(model, "semantics", None):         # the reading of incomplete lists
+        lab["semantics"] = model.semantics
+    readings = spec.readings(model, q.name, job.params)   # the conventions the answer
+    if inst.overridden:                            # depends on, and those the instance was
+        readings.update({k: model.conventions[k]   # re-read under (its hash covers them)
+                         for k in inst.overridden})
     if readings:
         lab["conventions"] = readings
     if is_agreement(certificate):
@@ -201,7 +212,7 @@ def _label(job: Job, *, engines: Iterable[str] | None, time_limit: float, seed: 
             raise Undecided(decision.weak)
         return lab                                # a record of agreement: unverified
     try:
-        checker.check_label(spec, lab, job.model, q.name, job.params, verify=check)
+        checker.check_label(spec, lab, model, q.name, job.params, verify=check)
     except CertificateError as e:
         raise Disagreement(disagreement_report(job, f"final certificate rejected: {e}",
                                                label=lab)) from None

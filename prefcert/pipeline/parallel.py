@@ -4,8 +4,10 @@ process or by a pool of forked workers (``--jobs``); the Dask runner
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from ..formal.errors import Disagreement, InstanceError, Undecided
+from .jobs import label as _label
 
 
 def cores() -> int:
@@ -19,18 +21,25 @@ def cores() -> int:
 _RUN: dict = {}        # what the pool's workers inherit (fork): jobs and label options
 
 
-def run_one(job, names, time_limit, seed, cross_check: str = "always"
+def run_one(job, names, time_limit, seed, cross_check: str = "always", line=None
             ) -> tuple[str, object]:
-    from .jobs import label as run_label
+    """One job's result: ``("label", label dict)``; with ``line`` (label dict -> its output
+    line), ``("line", (line, verdict, checked))`` instead, so that a pool worker sends the
+    parent one string (encoded in the worker, in parallel) rather than a pickled dict;
+    ``("disagreement", report)``, ``("undecided", reason)`` or ``("bad_input", message)``
+    when the job has no label."""
     try:
-        return "label", run_label(job, engines=names, time_limit=time_limit, seed=seed,
-                                  cross_check=cross_check)
+        lab = _label(job, engines=names, time_limit=time_limit, seed=seed,
+                     cross_check=cross_check)
     except Disagreement as d:
         return "disagreement", d.report
     except Undecided as u:
         return "undecided", str(u)
     except InstanceError as e:
         return "bad_input", str(e.located(job.instance.file, job.instance.line))
+    if line is None:
+        return "label", lab
+    return "line", (line(lab), lab["verdict"], lab["checked"])
 
 
 #: A pool task is a run of consecutive jobs (:func:`chunks`): at most CHUNK_JOBS jobs, and
@@ -66,7 +75,7 @@ def chunks(todo: list, workers: int) -> list[tuple[int, int]]:
 def _work(span: tuple[int, int]) -> list[tuple[str, object]]:
     jobs = _RUN["jobs"]
     return [run_one(jobs[i], _RUN["names"], _RUN["time_limit"], _RUN["seed"],
-                    _RUN["cross_check"]) for i in range(*span)]
+                    _RUN["cross_check"], _RUN["line"]) for i in range(*span)]
 
 
 def _init_worker(cpsat_workers: int) -> None:
@@ -81,30 +90,55 @@ def _init_worker(cpsat_workers: int) -> None:
     set_cpsat_workers(cpsat_workers)
 
 
+def quiet_pool(context, processes: int, initializer, initargs):
+    """A ``multiprocessing`` pool whose worker-maintenance thread sleeps until a worker
+    exits or the pool changes state. The standard pool (CPython 3.8 to 3.13) also wakes
+    that thread whenever a result is waiting in its result queue (the queue's reader is
+    among the handles it waits on) but leaves the reading to another thread, so while
+    results arrive it spins: about 30 microseconds of CPU per label of small instances
+    (a tenth of the whole run, issue 24). The results are the pool's as before; only the
+    wake-ups change. The class is made on first use (``multiprocessing.pool`` is imported
+    only for a pool)."""
+    global _QuietPool
+    if _QuietPool is None:
+        from multiprocessing.pool import Pool
+
+        class Quiet(Pool):
+            def _get_sentinels(self):      # the change notifier only (worker sentinels
+                return [self._change_notifier._reader]   # are added by the caller)
+        _QuietPool = Quiet
+    return _QuietPool(processes, initializer, initargs, context=context)
+
+
+_QuietPool: Any = None
+
+
 class LocalResults:
     """Each job's result, in job order: computed here (``jobs`` 1) or by a pool of ``jobs``
-    forked workers, created at once (before any progress thread starts), each task a run
-    of consecutive jobs (:func:`chunks`); the pool's ordered ``imap`` buffers results, so
-    the output order never depends on ``jobs``.
+    forked workers (:func:`quiet_pool`), created at once (before any progress thread
+    starts), each task a run of consecutive jobs (:func:`chunks`); the pool's ordered
+    ``imap`` buffers results, so the output order never depends on ``jobs``.
     CP-SAT gets the cores a worker is allowed (cores // jobs, at least 1).
-    ``cross_check``: the mode of :func:`prefcert.pipeline.jobs.label`."""
+    ``cross_check``: the mode of :func:`prefcert.pipeline.jobs.label`; ``line``: label dict
+    -> its output line, applied where the label is made (see :func:`run_one`)."""
 
     def __init__(self, todo: list, names, time_limit, seed, jobs: int,
-                 cross_check: str = "always"):
+                 cross_check: str = "always", line=None):
         import multiprocessing as mp
 
         from ..encodings import set_cpsat_workers
-        self.todo, self.args, self.pool = todo, (names, time_limit, seed, cross_check), None
+        self.todo, self.pool = todo, None
+        self.args = (names, time_limit, seed, cross_check, line)
         self.workers = 1
         n_cores = cores()
         if jobs <= 1 or len(todo) <= 1 or "fork" not in mp.get_all_start_methods():
             set_cpsat_workers(max(1, n_cores))
             return
         _RUN.update(jobs=todo, names=names, time_limit=time_limit, seed=seed,
-                    cross_check=cross_check)
+                    cross_check=cross_check, line=line)
         self.workers = min(jobs, len(todo))
-        self.pool = mp.get_context("fork").Pool(self.workers, _init_worker,
-                                                (max(1, n_cores // jobs),))
+        self.pool = quiet_pool(mp.get_context("fork"), self.workers, _init_worker,
+                               (max(1, n_cores // jobs),))
 
     def __iter__(self):
         if self.pool is None:
@@ -118,4 +152,3 @@ class LocalResults:
             self.pool.join()
             self.pool = None
             _RUN.clear()
-
