@@ -35,15 +35,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from ..formal.election import Election
 from ..formal.rules import rule_named
 from .rules import rule_engine
-
-T = TypeVar("T")
 
 
 def _approval(rule: str) -> bool:
@@ -67,19 +65,20 @@ class Tally:
     bitmask."""
 
     def __init__(self, e: Election, rule: str):
-        self.e, self.rule, self.m = e, rule, e.m
-        self.engine = rule_engine(rule)
-        self.approval = _approval(rule)
+        cands = e.candidates
+        self.e, self.rule, self.m = e, rule, len(cands)
+        self.engine = engine = rule_engine(rule)
+        self.approval = engine.approval
         m = self.m                         # (index maps by zip and map: no Python loop)
-        self.idx = dict(zip(e.candidates, range(m)))
+        self.idx = idx = dict(zip(cands, range(m)))
         tau = dict(zip(e.tie_break, range(m)))
-        self._prio: list[int] = list(map(tau.__getitem__, e.candidates))
+        self._prio: list[int] = list(map(tau.__getitem__, cands))
         #: the candidate indices in τ order (best first)
-        self.tau_order: list[int] = list(map(self.idx.__getitem__, e.tie_break))
+        self.tau_order: list[int] = list(map(idx.__getitem__, e.tie_break))
         self._irv: dict[int, np.ndarray] = {}
         self.exhaust = e.conventions.get("overvote") == "exhaust"
-        if not self.engine.rounds:
-            self.base_list: list = self.engine.tally(self)
+        if not engine.rounds:
+            self.base_list: list = engine.tally(self)
 
     @functools.cached_property
     def prio(self) -> np.ndarray:
@@ -289,20 +288,16 @@ class Tally:
         return memo[(start[0], start[1].tobytes())]
 
 
-def once(e: Election, key: Any, build: Callable[[], T]) -> T:
-    """``build()``, computed once per election: kept in its engine cache under ``key``
-    (what the engines derive from an election — its Tally, w₀, the manipulator's keys —
-    is shared by every engine that labels it)."""
-    hit = e._cache.get(key)
-    if hit is None:
-        hit = e._cache[key] = build()
-    return hit
-
-
 def tally_of(e: Election, rule: str) -> Tally:
     """The :class:`Tally` of ``e`` under ``rule``, built once per election (kept in the
     election's engine cache; its arrays are read-only). O(n · m) the first time."""
-    return once(e, ("oracle-tally", rule), lambda: Tally(e, rule))
+    key = ("oracle-tally", rule)           # what the engines derive from an election —
+    # its Tally, w₀, the manipulator's keys — is kept in its engine cache, shared by
+    # every engine that labels it
+    t = e._cache.get(key)
+    if t is None:
+        t = e._cache[key] = Tally(e, rule)
+    return t
 
 
 def winner(e: Election, rule: str) -> dict:
@@ -357,7 +352,17 @@ class Manipulation:
 def preference_key(e: Election):
     """Sort key of the manipulator's preference: true rank, then τ (engine twin); the
     keys are computed once per election (O(m)) and looked up."""
-    return once(e, "oracle-preference", lambda: _preference_keys(e)).__getitem__
+    return preference(e)[0].__getitem__
+
+
+def preference(e: Election) -> tuple[dict[str, tuple[int, int]], list[str]]:
+    """The manipulator's preference, computed once per election: (candidate -> its key of
+    :func:`preference_key`, the candidates best first). O(m log m) the first time."""
+    p = e._cache.get("oracle-preference")
+    if p is None:
+        keys = _preference_keys(e)
+        p = e._cache["oracle-preference"] = (keys, sorted(keys, key=keys.__getitem__))
+    return p
 
 
 def _preference_keys(e: Election) -> dict[str, tuple[int, int]]:
@@ -378,7 +383,11 @@ def _preference_keys(e: Election) -> dict[str, tuple[int, int]]:
 def sincere_winner(e: Election, rule: str) -> str:
     """w₀: the winner with the manipulator's sincere ballot added (computed once per
     election and rule)."""
-    return once(e, ("oracle-w0", rule), lambda: _sincere_winner(e, rule))
+    key = ("oracle-w0", rule)
+    w = e._cache.get(key)
+    if w is None:
+        w = e._cache[key] = _sincere_winner(e, rule)
+    return w
 
 
 def _sincere_winner(e: Election, rule: str) -> str:
@@ -387,8 +396,8 @@ def _sincere_winner(e: Election, rule: str) -> str:
     if t.engine.rounds:
         # the sincere ballot may be weak or truncated: count it as one more fixed ballot
         return _with_fixed(e, rule, man).winner()
-    if t.approval:
-        return e.candidates[t.one_winner([t.idx[x] for x in sorted(man.approved)])]
+    if t.approval:                         # (the order of the approved set is immaterial)
+        return e.candidates[t.one_winner(list(map(t.idx.__getitem__, man.approved)))]
     if len(man.ranking) == e.m:            # m non-empty groups of distinct candidates
         return e.candidates[t.one_winner(list(map(t.idx.__getitem__,
                                                   map(itemgetter(0), man.ranking))))]
@@ -533,20 +542,30 @@ def enumerate_reports(e: Election, rule: str) -> Manipulation:
     prefixes, each O(m) memoised rounds)."""
     names = e.candidates
     w0 = sincere_winner(e, rule)
-    key = preference_key(e)
+    keys = preference(e)[0]
     t = tally_of(e, rule)
     counts, first = report_counts(t)
-    outcomes = {names[i]: k for i, k in enumerate(counts) if k}
-    best = min([*outcomes, w0], key=key)
-    u0, ub = key(w0)[0], key(best)[0]
-    ballot = None if best == w0 else [names[i] for i in first(t.idx[best])]
-    profitable = optimal = 0
+    outcomes = {}
+    best, kb = w0, keys[w0]
+    u0 = kb[0]
+    profitable = 0
+    for x, v in zip(names, counts):
+        if v:
+            outcomes[x] = v
+            kx = keys[x]
+            if kx < kb:
+                best, kb = x, kx
+            if kx[0] < u0:
+                profitable += v
+    ub = kb[0]
+    optimal = 0
     for x, v in outcomes.items():
-        u = key(x)[0]
-        profitable += v if u < u0 else 0
-        optimal += v if u == ub else 0
+        if keys[x][0] == ub:
+            optimal += v
+    ballot = None if best == w0 else list(map(names.__getitem__, first(t.idx[best])))
+    m = len(names)
     return Manipulation(w0, best, ballot, set(outcomes), counts={
-        "reports": 2 ** e.m if t.approval else math.factorial(e.m),
+        "reports": 2 ** m if t.approval else math.factorial(m),
         "profitable": profitable, "optimal": optimal, "outcomes": outcomes})
 
 
@@ -567,13 +586,14 @@ def greedy_can_win(t: Tally, c: int, weight: int = 1) -> tuple[list[int] | None,
     loop where it has one (plurality, Borda: the same placements), else
     :func:`placed_greedy`; approval approves c alone. O(m) plurality, O(m²) Borda, O(m⁴)
     Copeland."""
-    if t.approval:
-        s, prio = list(t.base_list), t._prio
-        s[c] += weight
-        sc, pc = s[c], prio[c]
-        rivals = [r for r in range(t.m) if r != c and
-                  (s[r] > sc or (s[r] == sc and prio[r] < pc))]
-        return (None, rivals[:1]) if rivals else ([c], [])
+    if t.approval:                         # the first rival (index order) beating c
+        s, prio = t.base_list, t._prio
+        sc, pc = s[c] + weight, prio[c]
+        if max(s) >= sc:                   # else none reaches c's score
+            for r in range(t.m):
+                if r != c and (s[r] > sc or (s[r] == sc and prio[r] < pc)):
+                    return None, [r]
+        return [c], []
     if t.engine.own_greedy:
         return t.engine.greedy(t, c, weight)
     return placed_greedy(t, c, weight)
@@ -615,16 +635,15 @@ def greedy_reachable(e: Election, rule: str) -> Manipulation:
     their stuck sets. O(m³) Borda, O(m⁴) Copeland."""
     t = tally_of(e, rule)
     w0 = sincere_winner(e, rule)
-    key = preference_key(e)
     refuted: dict[str, list[str]] = {}
     names, idx = e.candidates, t.idx
-    for c in sorted(names, key=key):
+    for c in preference(e)[1]:
         if c == w0:
             return Manipulation(w0, w0, None, refuted=refuted)
         ballot, stuck = greedy_can_win(t, idx[c])
         if ballot is not None:
-            return Manipulation(w0, c, [names[i] for i in ballot], refuted=refuted)
-        refuted[c] = [names[i] for i in stuck]
+            return Manipulation(w0, c, list(map(names.__getitem__, ballot)), refuted=refuted)
+        refuted[c] = list(map(names.__getitem__, stuck))
     raise AssertionError("the sincere winner is always reachable")
 
 

@@ -26,13 +26,16 @@ Adding a rule: one class here (and its twins in ``formal/rules.py`` and
 """
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator, Sequence
-from operator import itemgetter
+from itertools import repeat
+from operator import add, itemgetter, le, lt, mul, neg, sub
 
 import numpy as np
 
 from ..formal.preference import PreferenceModel
+from ..formal.rules import rule_named
 from .preference import closure
 
 
@@ -40,6 +43,8 @@ class RuleEngine:
     """A rule as the combinatorial engines evaluate it (see the module docstring)."""
 
     name: str = ""
+    #: reports are approval sets (the trusted rule's ballot kind, set at registration)
+    approval: bool = False
     #: an elimination rule (IRV), evaluated round by round by the Tally
     rounds: bool = False
     #: scores are computed as score_unit × the score (Copeland: doubled)
@@ -152,6 +157,7 @@ def engine(name: str):
         if name in ENGINES:
             raise ValueError(f"rule engine {name!r} registered twice")
         cls.name = name
+        cls.approval = rule_named(name, error=ValueError).approval
         ENGINES[name] = cls()
         return cls
     return register
@@ -165,6 +171,7 @@ def rule_engine(name: str) -> RuleEngine:
 
 
 # --------------------------------------------------------------------------- shared parts
+
 
 def ranked_groups(ranking: Sequence[Sequence[str]]) -> Iterator[tuple[Sequence[str], int]]:
     """Each tie group of a ranking (best first) with the number of candidates ranked
@@ -237,8 +244,9 @@ class Plurality(PerVoteRule):
     def tally(self, t) -> list:
         s, idx = [0] * t.m, t.idx
         for b in t.e.ballots:
-            if b.ranking and len(b.ranking[0]) == 1:
-                s[idx[b.ranking[0][0]]] += b.count
+            r = b.ranking
+            if r and len(r[0]) == 1:
+                s[idx[r[0][0]]] += b.count
         return s
 
     def one_report(self, t, q, w) -> list[int]:
@@ -256,23 +264,29 @@ class Plurality(PerVoteRule):
 
     def report_counts(self, t) -> tuple[list[int], dict[int, tuple[int, ...]]]:
         """A report's winner depends on its top only: m classes of (m − 1)! reports; the
-        first report of a class is its top, then the rest ascending. O(m²)."""
+        first report of a class is its top, then the rest ascending (built when looked
+        up: the leader's first report has the first top that elects it, itself or one
+        that does not win). O(m)."""
         m, s, prio = t.m, t.base_list, t._prio
         size = math.factorial(m - 1)
         lead = t.best(s)                   # the fixed leader: every other top faces it
         sl, pl = s[lead], prio[lead]
         # a top x wins, a point up, when it ties the leader's score or is one below and
         # τ-above it; any other top elects the leader (it stays the highest)
-        wins = [x for x in range(m) if s[x] >= sl - 1 and (s[x] == sl or prio[x] < pl)]
+        low = sl - 1
+        wins = [x for x, sx in enumerate(s) if sx >= low and (sx == sl or prio[x] < pl)]
         counts = [0] * m
-        first: dict[int, tuple[int, ...]] = {}
         for x in wins:
             counts[x] = size
-            first[x] = (x, *range(x), *range(x + 1, m))
         counts[lead] = size * (m - len(wins) + 1)
-        x = next(x for x in range(m) if x == lead or x not in first)
-        first[lead] = (x, *range(x), *range(x + 1, m))
-        return counts, first
+
+        def first(w: int) -> tuple[int, ...]:
+            if w == lead:
+                w = next(x for x in range(m) if x == lead or x not in wins)
+            elif w not in wins:
+                raise KeyError(w)
+            return (w, *range(w), *range(w + 1, m))
+        return counts, FirstReports(first)
 
     def placed_score(self, t, d, below, weight) -> int:
         return t.base_list[d] + (weight if len(below) == t.m - 1 else 0)
@@ -285,10 +299,13 @@ class Plurality(PerVoteRule):
         without one every order of the rivals below c elects it: τ order. O(m)."""
         s, prio = t.base_list, t._prio
         sc, pc = s[c] + weight, prio[c]    # (c itself, below sc, is never in the set)
-        stuck = [r for r in t.tau_order if s[r] >= sc and (s[r] > sc or prio[r] < pc)]
-        if stuck:
-            return None, stuck
-        return [c, *(r for r in t.tau_order if r != c)], []
+        if max(s) >= sc:                   # else no rival reaches c's score
+            stuck = [r for r in t.tau_order if s[r] >= sc and (s[r] > sc or prio[r] < pc)]
+            if stuck:
+                return None, stuck
+        rest = t.tau_order.copy()
+        rest.remove(c)
+        return [c, *rest], []
 
     def vote_tally(self, pos) -> np.ndarray:
         return (pos == 0).astype(np.int64)
@@ -325,16 +342,26 @@ class Borda(PerVoteRule):
     """|{y : x ≻_b y}| points from a ballot b."""
 
     def tally(self, t) -> list:
+        """Strict full ballots give m − 1 − position: their voters' positions are summed
+        by C-level maps (a ballot's positions are the argsort of its candidate indices),
+        with no Python step per candidate; other ballots group by group."""
         m, idx, s = t.m, t.idx, [0] * t.m
-        points = range(m - 1, -1, -1)
+        pos, full = [0] * m, 0             # Σ count · position, Σ count (strict full)
+        cands = range(m)
         for b in t.e.ballots:
-            if len(b.ranking) == m:            # strict and full: m − 1 − position
-                for x, p in zip(map(idx.__getitem__, map(itemgetter(0), b.ranking)), points):
-                    s[x] += b.count * p
+            n = b.count
+            if len(b.ranking) == m:            # strict and full
+                order = list(map(idx.__getitem__, map(itemgetter(0), b.ranking)))
+                at = sorted(cands, key=order.__getitem__)    # candidate -> position
+                pos = list(map(add, pos, at if n == 1 else map(mul, at, repeat(n))))
+                full += n
                 continue
             for g, above in ranked_groups(b.ranking):  # |{y : x ≻ y}| = m − above − |g|
                 for x in g:
-                    s[idx[x]] += b.count * (m - above - len(g))
+                    s[idx[x]] += n * (m - above - len(g))
+        if full:
+            top = full * (m - 1)
+            s = list(map(sub, map(add, s, repeat(top)), pos))
         return s
 
     def one_report(self, t, q, w) -> list[int]:
@@ -373,27 +400,21 @@ class Borda(PerVoteRule):
         counts = [0] * m
         for w in range(m):
             sw, pw = s[w], prio[w]
-            ks = sorted([sy - sw + (py < pw) for sy, py in zip(s, prio)], reverse=True)
+            # k(y) = s(y) − s(w) + [y τ-above w] for every y, by C-level maps
+            ks = sorted(map(add, map(sub, s, repeat(sw)), map(lt, prio, repeat(pw))),
+                        reverse=True)
             ks.remove(0)                   # w's own entry (any 0 is the same value)
             if ks and ks[0] > m - 1:       # some rival beats w whatever w gets
                 continue
             # with P points for w, the i-th rival has min(P + 1 − k, m) − [k ≤ 0] free
             # points (P itself is free to it exactly when its cap P − k reaches P) − i
-            kb = [(k, (k <= 0) + i) for i, k in enumerate(ks)]
+            # (each P's factors by C-level maps: no Python step per rival)
+            taken = list(map(add, map(le, ks, repeat(0)), itertools.count()))
             for p1 in range(m, 0, -1):     # P + 1
-                n = 1
-                for k, b in kb:
-                    free = p1 - k
-                    if free > m:
-                        free = m
-                    free -= b
-                    if free <= 0:
-                        n = 0
-                        break
-                    n *= free
-                if not n:
+                free = list(map(sub, map(min, map(sub, repeat(p1), ks), repeat(m)), taken))
+                if free and min(free) <= 0:
                     break
-                counts[w] += n
+                counts[w] += math.prod(free)
         return counts, _BordaFirst(t)
 
     def placed_score(self, t, d, below, weight) -> int:
@@ -455,6 +476,20 @@ class Borda(PerVoteRule):
         first = [x for x in C.items if x not in downc and x != c]
         rest = [x for x in C.items if x in downc and x not in between and x != d]
         return C.extension([first, [c], sorted(between, key=C.idx.get), [d], rest])
+
+
+class FirstReports(dict):
+    """Winner -> the first report electing it (:meth:`RuleEngine.report_counts`), each
+    built by ``build(winner)`` on its first look-up (KeyError for a candidate no report
+    elects): a label reads one of them, the best winner's, at most."""
+
+    def __init__(self, build) -> None:
+        super().__init__()
+        self.build = build
+
+    def __missing__(self, w: int) -> tuple[int, ...]:
+        out = self[w] = self.build(w)
+        return out
 
 
 class _BordaFirst(dict):
@@ -520,8 +555,9 @@ class Approval(RuleEngine):
     def tally(self, t) -> list:
         s, idx = [0] * t.m, t.idx
         for b in t.e.ballots:
+            n = b.count
             for x in b.approved:
-                s[idx[x]] += b.count
+                s[idx[x]] += n
         return s
 
     def one_report(self, t, q, w) -> list[int]:
@@ -545,16 +581,22 @@ class Approval(RuleEngine):
         subset electing L[0] is the empty one, and any other winner x's is {x}. O(m log m).
         """
         m, s, prio = t.m, t.base_list, t._prio
-        order = sorted(range(m), key=lambda i: (-s[i], prio[i]))
+        # by (fixed score down, τ): the sort compares (−s, τ index) pairs (distinct) at C
+        # speed, no key function called per candidate
+        order = list(map(itemgetter(2), sorted(zip(map(neg, s), prio, range(m)))))
         top = order[0]
         counts = [0] * m
         counts[top] = 2 ** (m - 1) + 1
         first: dict[int, tuple[int, ...]] = {top: ()}
-        for i, x in enumerate(order[1:], 1):
-            wins = s[x] + 1 > s[top] or (s[x] + 1 == s[top] and prio[x] < prio[top])
-            counts[x if wins else top] += 2 ** (m - 1 - i)
-            if wins:
+        st, pt = s[top], prio[top]
+        for i in range(1, m):
+            x = order[i]                   # wins, a point up, when it beats L[0]
+            if s[x] >= st or (s[x] == st - 1 and prio[x] < pt):
+                counts[x] = 2 ** (m - 1 - i)
                 first[x] = (x,)
+            else:                          # then no later L[j] wins either (the order):
+                counts[top] += 2 ** (m - i) - 1     # Σ_{j ≥ i} 2^(m−1−j) elect L[0]
+                break
         return counts, first
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from math import comb, factorial
 from typing import Any
 
@@ -127,7 +128,8 @@ SPEC = DomainSpec(
 def known_rule(rule: Any) -> Rule:
     """The registered rule (:mod:`formal.rules`) called ``rule``; CertificateError naming
     the value and the known rules for any other."""
-    return rule_named(rule, error=CertificateError)
+    r = RULES.get(rule) if isinstance(rule, str) else None
+    return r if r is not None else rule_named(rule, error=CertificateError)
 
 
 def question_rule(e: Election, params: Any) -> Rule:
@@ -138,7 +140,7 @@ def question_rule(e: Election, params: Any) -> Rule:
 def admitted(r: Rule, proof: str) -> None:
     """Refuse a rule-specific certificate type for a rule whose definition does not
     admit its argument, naming the rules that do."""
-    if not r.admits(proof):
+    if proof not in r.proofs:            # r.admits(proof), without the call
         rules = [n for n, x in RULES.items() if x.admits(proof)]
         raise CertificateError(f"{proof} does not certify rule {r.name!r} (it certifies "
                                f"{', '.join(rules) or 'no rule'})")
@@ -149,16 +151,18 @@ def report_ballot(e: Election, rule: str, report: Any, weight: int = 1) -> Ballo
     (ranking rules) or a subset (approval; the empty set allowed). Raises
     CertificateError for anything else."""
     r = known_rule(rule)
-    if not isinstance(report, (list, tuple)) or not all(isinstance(x, str) for x in report):
+    if not isinstance(report, (list, tuple)) or \
+            not all(map(isinstance, report, itertools.repeat(str))):
         raise CertificateError(f"a report is a list of candidates, not {report!r:.60}")
-    if len(set(report)) != len(report) or not set(report) <= set(e.candidates):
+    named = set(report)
+    if len(named) != len(report) or not named.issubset(e.candidates):
         raise CertificateError(f"report {list(report)!r:.80} repeats or names an unknown "
                                "candidate")
     if r.approval:
         return Ballot((), weight, frozenset(report), True)
-    if len(report) != e.m:
+    if len(report) != len(e.candidates):
         raise CertificateError(f"a {rule} report ranks every candidate: {list(report)!r:.80}")
-    return Ballot(tuple((x,) for x in report), weight, frozenset())
+    return Ballot(tuple(zip(report)), weight, frozenset())
 
 
 class Count:
@@ -177,22 +181,19 @@ class Count:
         self.definition = r = known_rule(rule)
         self.e, self.rule = e, rule
         self.pairwise, self.rounds_rule = r.pairwise, r.rounds
+        cands = e.candidates
         self.tau = dict(zip(e.tie_break, itertools.count()))
-        self.names = frozenset(e.candidates)
-        self.fixed = tuple(e.ballots if ballots is None else ballots)
+        self.names = frozenset(cands)
+        self.fixed = fixed = e.ballots if ballots is None else tuple(ballots)
         self.exhaust = e.conventions.get("overvote") == "exhaust"
         self._cache: dict[frozenset, dict[str, int]] = {}
         self._rounds: dict[tuple[frozenset, frozenset], tuple[dict, frozenset]] = {}
         if r.pairwise:
-            self.margin = {(x, y): 0 for x in e.candidates for y in e.candidates if x != y}
-            for b in self.fixed:
+            self.margin = {(x, y): 0 for x in cands for y in cands if x != y}
+            for b in fixed:
                 self._pairs(b, self.margin)
         elif not r.rounds:
-            self.base = base = dict.fromkeys(e.candidates, 0)
-            points, cands = r.points, e.candidates
-            for b in self.fixed:
-                for x, s in points(b, cands).items():
-                    base[x] += s
+            self.base = r.tally(fixed, cands)     # Σ points over the fixed ballots
 
     # -- contributions of one ballot
 
@@ -217,22 +218,27 @@ class Count:
         r = self.definition
         if self.rounds_rule:
             raise CertificateError(f"{self.rule} has rounds, not scores")
+        cands = self.e.candidates
         if self.pairwise:
             margin = dict(self.margin)
             for b in extra:
                 self._pairs(b, margin)
-            return {x: sum(r.contest(margin[(x, y)]) for y in self.e.candidates if y != x)
-                    for x in self.e.candidates}
+            return {x: sum(r.contest(margin[(x, y)]) for y in cands if y != x)
+                    for x in cands}
         s = dict(self.base)
+        points = r.points
         for b in extra:
-            for x, p in r.points(b, self.e.candidates).items():
+            for x, p in points(b, cands).items():
                 s[x] += p
         return s
 
     def top(self, scores: dict[str, int]) -> str:
         """The highest score, ties to the τ-highest: the first in τ order with the best."""
         best = max(scores.values())
-        return next(x for x in self.e.tie_break if scores[x] == best)
+        for x in self.e.tie_break:
+            if scores[x] == best:
+                return x
+        raise AssertionError("a top score belongs to a candidate")
 
     def beats(self, scores: dict[str, int], r: str, c: str) -> bool:
         """r is ranked above c by the resolute rule (score, then τ)."""
@@ -368,7 +374,8 @@ def reports(e: Election, rule: str) -> Iterable[tuple[str, ...]]:
 
 def report_space(e: Election, rule: str) -> int:
     """|B_r|: m! rankings or 2^m subsets."""
-    return 2 ** e.m if known_rule(rule).approval else factorial(e.m)
+    m = len(e.candidates)
+    return 2 ** m if known_rule(rule).approval else factorial(m)
 
 
 def score_json(rule: str, s: int) -> int | float:
@@ -486,9 +493,9 @@ def _keys(e: Election) -> dict[str, tuple[int, int]]:
     """:func:`_key` of every candidate, in one pass over the true ranking. O(m)."""
     if e.manipulator is None:
         raise InstanceError("the election has no manipulator")
-    ranking = e.manipulator.ranking
-    if len(ranking) == e.m:              # m groups of distinct candidates: one each
-        pos, above = dict(zip((g[0] for g in ranking), itertools.count(1))), e.m
+    ranking, m = e.manipulator.ranking, len(e.candidates)
+    if len(ranking) == m:                # m groups of distinct candidates: one each
+        pos, above = dict(zip(map(itemgetter(0), ranking), itertools.count(1))), m
     else:
         pos, above = {}, 0
         for g in ranking:
@@ -574,20 +581,26 @@ def _refutations(e: Election, best: str, cert: dict, keys: dict) -> dict:
     refuted = cert.get("refuted")
     if not isinstance(refuted, dict):
         raise CertificateError("the certificate needs 'refuted': candidate -> proof")
-    need = [x for x in e.candidates if keys[x] < keys[best]]
-    missing = [x for x in need if x not in refuted]
-    if missing:
-        raise CertificateError(f"no proof that {missing[0]!r} cannot be made to win")
+    kb = keys[best]
+    need = [x for x in e.candidates if keys[x] < kb]
+    if not refuted.keys() >= set(need):
+        missing = next(x for x in need if x not in refuted)
+        raise CertificateError(f"no proof that {missing!r} cannot be made to win")
     return {x: refuted[x] for x in need}
 
 
 def refute_greedy(cnt: Count, c: str, proof: Any, weight: int = 1) -> None:
     """Verify that one manipulator of ``weight`` cannot make ``c`` win (plurality, Borda,
     Copeland: a stuck set; approval: a rival beating c when only c is approved)."""
-    e = cnt.e
     admitted(cnt.definition, "greedy")
-    if not isinstance(proof, list) or not proof or len(set(proof)) != len(proof) or \
-            not cnt.names.issuperset(proof) or c in proof:
+    _refute(cnt, c, proof, weight)
+
+
+def _refute(cnt: Count, c: str, proof: Any, weight: int) -> None:
+    """:func:`refute_greedy` once the rule is known to admit the greedy."""
+    stuck = set(proof) if isinstance(proof, list) and proof else None
+    if stuck is None or len(stuck) != len(proof) or not cnt.names.issuperset(stuck) or \
+            c in stuck:
         raise CertificateError(f"a stuck set is a non-empty list of rivals of {c!r}: "
                                f"{proof!r:.60}")
     if cnt.definition.approval:
@@ -595,20 +608,25 @@ def refute_greedy(cnt: Count, c: str, proof: Any, weight: int = 1) -> None:
             raise CertificateError("approval: name the one rival that beats c")
         r = proof[0]
         sr, sc = cnt.pair(Ballot((), weight, frozenset([c]), True), r, c)
-        if not cnt.outranks(r, sr, c, sc):
+        if not (sr > sc or (sr == sc and cnt.tau[r] < cnt.tau[c])):  # cnt.outranks(…)
             raise CertificateError(f"{proof[0]!r} does not beat {c!r} when only {c!r} is "
                                    "approved")
         return
-    stuck = set(proof)
-    others = [x for x in e.tie_break if x != c and x not in stuck]
-    in_tau = [x for x in e.tie_break if x in stuck]
+    others = list(cnt.e.tie_break)       # τ order without c and the stuck set
+    others.remove(c)
     for r in proof:
-        ranking = [c, *others, r, *(x for x in in_tau if x != r)]
+        others.remove(r)
+    tau = cnt.tau
+    in_tau = sorted(proof, key=tau.__getitem__)
+    for r in proof:
+        rest = in_tau.copy()             # the rest of the stuck set, in τ order
+        rest.remove(r)
+        ranking = [c, *others, r, *rest]
         # a full strict ranking of distinct candidates by construction (one candidate per
         # group: zip of one list): the ballot report_ballot would build, without its
         # checks of a claimed report
         sr, sc = cnt.pair(Ballot(tuple(zip(ranking)), weight, frozenset()), r, c)
-        if not cnt.outranks(r, sr, c, sc):
+        if not (sr > sc or (sr == sc and tau[r] < tau[c])):      # cnt.outranks(r, sr, c, sc)
             raise CertificateError(f"{r!r}, placed above the rest of the stuck set only, "
                                    f"does not beat {c!r}")
 
@@ -634,7 +652,7 @@ def check_greedy(e: Election, question: str, params: Any, verdict: str, solution
         return
     cnt, w0, best, keys = _check_common(e, rule, verdict, solution)
     for c, proof in _refutations(e, best, cert, keys).items():
-        refute_greedy(cnt, c, proof)
+        _refute(cnt, c, proof, 1)
 
 
 def irv_reachable(cnt: Count, weight: int = 1, limit: int = SEARCH_LIMIT

@@ -99,8 +99,8 @@ def _oe():
 def _answer(m, model: Election) -> tuple[str, dict]:
     """An engine's manipulation answer as (verdict, solution): manipulable when w* is
     strictly above w₀ in the manipulator's true ranking."""
-    key = _oe().preference_key(model)
-    u0, ustar = key(m.sincere)[0], key(m.best)[0]
+    keys = _oe().preference(model)[0]
+    u0, ustar = keys[m.sincere][0], keys[m.best][0]
     sol = {"sincere_winner": m.sincere, "best_winner": m.best, "ballot": m.ballot,
            "gain": u0 - ustar}
     if m.counts:
@@ -112,8 +112,8 @@ def _enumeration(model: Election, params: dict, *, time_limit: float, seed: int)
     rule = rule_of(model, params)
     if chk.report_space(model, rule) > chk.ENUMERATION_LIMIT:
         return Outcome(UNKNOWN, stats={"reason": "ballot space too large to enumerate"})
-    return Outcome(*_answer(_oe().enumerate_reports(model, rule), model),
-                   {"type": "enumeration"})
+    m = _oe().enumerate_reports(model, rule)
+    return Outcome(*_answer(m, model), {"type": "enumeration"})
 
 
 def _reachability(model: Election, params: dict, *, time_limit: float, seed: int) -> Outcome:
@@ -121,7 +121,7 @@ def _reachability(model: Election, params: dict, *, time_limit: float, seed: int
     Borda, Copeland, approval) or the IRV elimination-state search."""
     rule = rule_of(model, params)
     r = rule_named(rule)
-    if r.admits("greedy"):
+    if "greedy" in r.proofs:                       # r.admits("greedy")
         m = _oe().greedy_reachable(model, rule)
         return Outcome(*_answer(m, model), {"type": "greedy", "refuted": m.refuted})
     if not r.admits("elimination_search"):
@@ -192,19 +192,20 @@ def _auto_manipulation(model: Election) -> list[str]:
     return names
 
 
-def _key(o: Outcome) -> tuple:
-    s = o.solution or {}
-    return o.verdict, s.get("sincere_winner"), s.get("best_winner")
-
-
 def _decide(answers, check) -> Decision:
     """Agreement on (verdict, w₀, w*); the first certificate (engines in order: the
     reachability engine first by default) is checked and gives the label; otherwise two
     agreeing exact engines give an ``engine_agreement`` record."""
-    decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
+    decided, keys = [], set()              # (one pass: a label's hot path)
+    for a in answers:
+        o = a.outcome
+        if o.verdict != UNKNOWN:
+            decided.append(a)
+            s = o.solution or {}
+            keys.add((o.verdict, s.get("sincere_winner"), s.get("best_winner")))
     if not decided:
         raise Undecided("every engine timed out or does not apply")
-    if len({_key(a.outcome) for a in decided}) > 1:
+    if len(keys) > 1:
         raise disagreement("engines disagree on the verdict or the winners", answers, check)
     return _certified(decided, answers, check)
 
@@ -214,16 +215,15 @@ def _certified(decided, answers, check) -> Decision:
     (a rejection is a disagreement report). The certificates of the engines after it are
     not verified: those engines are cross-checks (their verdict, w₀ and w* agree, and
     ``engines`` records them), and their proofs are not in the label."""
-    chosen = next((a for a in decided if a.outcome.certificate), None)
-    if chosen is not None:
+    for chosen in decided:
         o = chosen.outcome
-        try:
-            check(o.verdict, o.solution, o.certificate)
-        except CertificateError as e:
-            raise disagreement(f"certificate of {chosen.engine} rejected: {e}", answers,
-                               check)
-        return Decision(chosen.outcome.verdict, chosen.outcome.solution,
-                        chosen.outcome.certificate)
+        if o.certificate:
+            try:
+                check(o.verdict, o.solution, o.certificate)
+            except CertificateError as e:
+                raise disagreement(f"certificate of {chosen.engine} rejected: {e}", answers,
+                                   check)
+            return Decision(o.verdict, o.solution, o.certificate)
     names = [a.engine for a in decided]
     if len(names) >= 2:
         return Decision(decided[0].outcome.verdict, decided[0].outcome.solution,
