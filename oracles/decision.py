@@ -42,6 +42,7 @@ from ..formal.decision import (
 from ..formal.stable_matching import Market
 from ..formal.outcome import Outcome
 from ..formal.weak_order import WeakOrder
+from .assignment import min_cost_assignment
 from .stable_matching import deferred_acceptance
 
 MAX_COUNT_AGENTS = 16        # accepted allocations are counted (2^n DP) up to this size
@@ -245,41 +246,7 @@ def hungarian(task: DecisionTask, w: Mapping[tuple[str, str], int]
     # 1-based rows and columns (row 0 / column 0 unused): cost[i][j]
     cost: list[list[Any]] = [[]] + [[0] + [-w[(a, i)] if (a, i) in w else big
                                            for i in items] for a in agents]
-    inf = float("inf")
-    u = [0] * (n + 1)
-    v = [0] * (n + 1)
-    p = [0] * (n + 1)          # p[j]: row matched to column j (1-based; 0 = none)
-    way = [0] * (n + 1)
-    cols = range(1, n + 1)
-    for row in range(1, n + 1):
-        p[0] = row
-        j0 = 0
-        minv = [inf] * (n + 1)
-        used = [False] * (n + 1)
-        while True:
-            used[j0] = True
-            i0, delta, j1 = p[j0], inf, 0
-            crow, ui = cost[i0], u[i0]          # (u changes after this scan only)
-            for j in cols:
-                if not used[j]:
-                    cur = crow[j] - ui - v[j]
-                    if cur < minv[j]:
-                        minv[j], way[j] = cur, j0
-                    if minv[j] < delta:
-                        delta, j1 = minv[j], j
-            for j in range(n + 1):
-                if used[j]:
-                    u[p[j]] += delta
-                    v[j] -= delta
-                else:
-                    minv[j] -= delta
-            j0 = j1
-            if p[j0] == 0:
-                break
-        while j0:
-            j1 = way[j0]
-            p[j0] = p[j1]
-            j0 = j1
+    p, u, v = min_cost_assignment(cost)
     match = {agents[p[j] - 1]: items[j - 1] for j in range(1, n + 1)}
     if any((a, i) not in w for a, i in match.items()):
         return None

@@ -33,6 +33,7 @@ from ..formal.welfare import (
     welfare_value,
     worst_rank,
 )
+from .assignment import min_cost_assignment
 from .stable_matching_brute_force import deadline_after, matchings_of, within
 
 # --------------------------------------------------------------------------------------
@@ -474,8 +475,7 @@ def _max_weight_assignment(g: WelfareGraph, weights: Mapping[tuple[str, str], in
                            ) -> dict[str, str]:
     """A maximum-weight matching of ``g`` for positive integer ``weights`` (left order).
 
-    The Hungarian method (shortest augmenting paths with potentials, one row at a time;
-    Kuhn 1955, Munkres 1957, in the O(n³) form of Jonker & Volgenant's row loop) on the
+    The Hungarian method (:func:`~prefcert.oracles.assignment.min_cost_assignment`) on the
     square matrix of side max(|L|, |R|) with weight 0 for non-edges and padding: every
     matching extends to a perfect assignment through zero entries, so an assignment of
     maximum weight, its zero pairs dropped, is a matching of maximum weight. Exact in
@@ -489,51 +489,11 @@ def _max_weight_assignment(g: WelfareGraph, weights: Mapping[tuple[str, str], in
     a = [[0] * (n + 1) for _ in range(n + 1)]
     for (x, y), w in weights.items():
         a[li[x]][ri[y]] = -w
-    u = [0] * (n + 1)
-    v = [0] * (n + 1)
-    p = [0] * (n + 1)              # p[j]: the row assigned to column j (0: none)
-    way = [0] * (n + 1)
-    cols = range(1, n + 1)
-    for i in range(1, n + 1):
-        p[0] = i
-        j0 = 0
-        minv: list = [None] * (n + 1)
-        used = [False] * (n + 1)
-        while True:
-            used[j0] = True
-            i0 = p[j0]
-            row = a[i0]
-            ui = u[i0]
-            delta = None
-            j1 = 0
-            for j in cols:
-                if used[j]:
-                    continue
-                cur = row[j] - ui - v[j]
-                mj = minv[j]
-                if mj is None or cur < mj:
-                    minv[j] = mj = cur
-                    way[j] = j0
-                if delta is None or mj < delta:
-                    delta = mj
-                    j1 = j
-            for j in range(n + 1):
-                if used[j]:
-                    u[p[j]] += delta
-                    v[j] -= delta
-                else:
-                    minv[j] -= delta
-            j0 = j1
-            if p[j0] == 0:
-                break
-        while j0:
-            j1 = way[j0]
-            p[j0] = p[j1]
-            j0 = j1
+    p, _, _ = min_cost_assignment(a)
     mate = {}
-    for j in cols:
+    for j in range(1, n + 1):
         i = p[j]
-        if i and a[i][j] < 0:
+        if a[i][j] < 0:
             mate[left[i - 1]] = right[j - 1]
     return {x: mate[x] for x in left if x in mate}
 
