@@ -21,6 +21,7 @@ from prefcert.formal.instances import shared_strings
 from prefcert.formal.stable_matching import Market, _ints_from_orders, parse_market
 from prefcert.formal.weak_order import parse_weak_order
 from prefcert.oracles import stable_matching as orc
+from shared import written_lists
 
 NAMES = st.sampled_from(["a1", "a2", "a3", "b1", "b2", "b3", "é", "x y", "1"])
 LEAF = NAMES | st.sampled_from([1, 1.0, True, None, 0])
@@ -66,23 +67,8 @@ def smti(draw, max_side: int = 5):
     b = [f"b{j}" for j in range(nb)]
     bad = draw(st.booleans()) and draw(st.booleans())
     rng = random.Random(draw(st.integers(0, 2**32)))
-
-    def lists(own, other):
-        out = {}
-        for x in own:
-            order = rng.sample(other, rng.randint(0, len(other)))
-            lst, k = [], 0
-            while k < len(order):
-                w = rng.choice([1, 1, 2, 3])
-                grp = order[k:k + w]
-                lst.append(grp if w > 1 or rng.random() < 0.2 else grp[0])
-                k += w
-            if bad and rng.random() < 0.3:
-                lst.insert(rng.randint(0, len(lst)),
-                           rng.choice([[], "zz", 7, other[0], [other[0], 7]]))
-            out[x] = lst
-        return out
-    return {"preferences": {"A": lists(a, b), "B": lists(b, a)}}
+    return {"preferences": {"A": written_lists(rng, a, b, bad),
+                            "B": written_lists(rng, b, a, bad)}}
 
 
 def order_built(data) -> Market:

@@ -17,21 +17,9 @@ from prefcert.formal.checker import election as ce
 from prefcert.formal.election import parse_election
 from prefcert.oracles import election as oe
 from prefcert.oracles.rules import _positions
+from shared import replay_reports
 
 SCORE_RULES = ("plurality", "borda", "approval", "copeland")
-
-
-def _replay(e, rule: str) -> tuple[list[int], dict[int, tuple[int, ...]]]:
-    """Every report replayed by the checker's Count, in the checker's order of the ballot
-    space: the outcome counts and each winner's first report (candidate indices)."""
-    cnt = ce.Count(e, rule)
-    idx = {x: i for i, x in enumerate(e.candidates)}
-    counts, first = [0] * e.m, {}
-    for q in ce.reports(e, rule):
-        w = idx[cnt.winner([ce.report_ballot(e, rule, q)])]
-        counts[w] += 1
-        first.setdefault(w, tuple(idx[x] for x in q))
-    return counts, first
 
 
 @settings(max_examples=150, deadline=None)
@@ -62,7 +50,7 @@ def test_report_counts_match_the_checkers_replay_of_every_report(data, rule):
     first report electing it in the ballot space's order."""
     e = parse_election(data)
     counts, first = oe.report_counts(oe.Tally(e, rule))
-    want_counts, want_first = _replay(e, rule)
+    want_counts, want_first = replay_reports(e, rule)
     assert counts == want_counts
     for w, q in want_first.items():
         assert first(w) == q
@@ -142,7 +130,7 @@ def test_approval_classes_a_point_up_ties_go_to_tau():
     e = parse_election(data)
     t = oe.Tally(e, "approval")
     counts, first = t.engine.report_counts(t)
-    assert counts == _replay(e, "approval")[0] == [6, 2, 0]
+    assert counts == replay_reports(e, "approval")[0] == [6, 2, 0]
     assert first == {0: (), 1: (1,)}
 
 

@@ -18,6 +18,7 @@ from prefcert.formal.errors import InstanceError
 from prefcert.formal.hospitals_residents import HRMarket, parse_hospitals_residents
 from prefcert.formal.weak_order import parse_weak_order
 from prefcert.oracles import hospitals_residents as orc
+from shared import written_lists
 
 
 @st.composite
@@ -31,22 +32,8 @@ def hr_instances(draw, max_r: int = 5, max_h: int = 3, bad: bool = True):
     hos = [f"h{k}" for k in rng.sample(range(20), nh)]
     broken = bad and draw(st.booleans()) and draw(st.booleans())
 
-    def lists(own, other):
-        out = {}
-        for x in own:
-            order = rng.sample(other, rng.randint(0, len(other)))
-            lst, k = [], 0
-            while k < len(order):
-                w = rng.choice([1, 1, 2, 3])
-                grp = order[k:k + w]
-                lst.append(grp if w > 1 or rng.random() < 0.2 else grp[0])
-                k += w
-            if broken and rng.random() < 0.3:
-                lst.insert(rng.randint(0, len(lst)),
-                           rng.choice([[], "zz", 7, other[0], [other[0], 7]]))
-            out[x] = lst
-        return out
-    return {"preferences": {"residents": lists(res, hos), "hospitals": lists(hos, res)},
+    return {"preferences": {"residents": written_lists(rng, res, hos, broken),
+                            "hospitals": written_lists(rng, hos, res, broken)},
             "capacities": {h: rng.choice([0, 1, 1, 2, 3]) for h in hos}}
 
 

@@ -20,6 +20,7 @@ from prefcert.formal.instances import from_object
 from prefcert.formal.rules import RULES
 from prefcert.oracles import election as oe
 from prefcert.pipeline.jobs import label, plan
+from shared import replay_reports
 
 
 def _random_election(rng: random.Random, m: int, *, strict: bool, rule: str) -> dict:
@@ -88,19 +89,6 @@ def test_rule_kinds_are_plain_attributes_set_at_registration():
 
 # ------------------------------------------------------------------ the engines
 
-def _replay(e, rule: str) -> tuple[list[int], dict[int, tuple[int, ...]]]:
-    """Every report replayed one by one by the checker's Count (the ballot space's order):
-    each candidate's count and first report (indices)."""
-    cnt = ce.Count(e, rule)
-    idx = {x: i for i, x in enumerate(e.candidates)}
-    counts, first = [0] * e.m, {}
-    for q in ce.reports(e, rule):
-        w = idx[cnt.winner([ce.report_ballot(e, rule, q)])]
-        counts[w] += 1
-        first.setdefault(w, tuple(idx[x] for x in q))
-    return counts, first
-
-
 @pytest.mark.parametrize("rule", ["plurality", "approval"])
 def test_class_counts_and_lazy_first_reports_equal_every_report_replayed(rule):
     """Plurality (first reports built on look-up) and approval (the class loop stops at
@@ -109,7 +97,7 @@ def test_class_counts_and_lazy_first_reports_equal_every_report_replayed(rule):
     for _, e in _elections(2, 150, rules=(rule,), max_m=5):
         t = oe.Tally(e, rule)
         counts, first = t.engine.report_counts(t)
-        want_counts, want_first = _replay(e, rule)
+        want_counts, want_first = replay_reports(e, rule)
         assert counts == want_counts
         for w in range(e.m):
             if w in want_first:
