@@ -13,7 +13,7 @@ from heapq import nsmallest
 
 from ..formal.stable_matching import Market
 
-__all__ = ["deferred_acceptance", "hopcroft_karp", "strongly_stable_matching",
+__all__ = ["deferred_acceptance", "first_round", "hopcroft_karp", "strongly_stable_matching",
            "strongly_stable_search", "super_stable_matching", "super_stable_search",
            "weakly_stable_matching"]
 
@@ -143,6 +143,19 @@ class _Search:
         self.steps: list[list] = []
         self.free = deque(range(na))
 
+    def copy(self) -> _Search:
+        """An independent copy of this state (the market's arrays shared: they are only
+        read). O(n + engagements + steps)."""
+        c = object.__new__(_Search)
+        c.__dict__.update(self.__dict__)
+        c.cut, c.end, c.tail = self.cut.copy(), self.end.copy(), self.tail.copy()
+        c.ptr, c.stop = self.ptr.copy(), self.stop.copy()
+        c.eng_a = list(map(set.copy, self.eng_a))
+        c.eng_b = list(map(set.copy, self.eng_b))
+        c.steps = self.steps.copy()
+        c.free = self.free.copy()
+        return c
+
     def head(self, x: int) -> list[int]:
         """x's head tie: the alive entries of its best tie that has one. A pair (x, y) is
         alive iff rank_b[y][x] < cut[y]. Skipping dead entries costs one look-up each
@@ -218,20 +231,32 @@ class _Search:
                         self.cut_to(y, r)
 
 
+def first_round(market: Market) -> _Search:
+    """The state of SUPER and STRONG after their first round of proposals (free A-agents
+    propose to their head ties until quiescence, with the ``dominate`` deletions), which
+    the two algorithms share: pass it (or a :meth:`_Search.copy` of it) as ``start`` to
+    :func:`super_stable_search` or :func:`strongly_stable_search`. O(L)."""
+    s = _Search(market)
+    s.propose_all()
+    return s
+
+
 def _ever_proposed(s: _Search) -> int:
     """The number of B-agents that were ever in some A-agent's head tie."""
     nties = s.ints.b.nties
     return sum(1 for y, e in enumerate(s.eng_b) if e or s.cut[y] <= nties[y])
 
 
-def super_stable_search(market: Market) -> tuple[dict[str, str] | None, dict | None]:
+def super_stable_search(market: Market, *, start: _Search | None = None
+                        ) -> tuple[dict[str, str] | None, dict | None]:
     """Algorithm SUPER with its certificate: ``(matching, None)`` or ``(None, deletion log)``.
 
     The log is checked by :func:`formal.stable_matching.check_deletion_log`. O(L), on the
-    integer form.
+    integer form. ``start``: the state of :func:`first_round` on this market, which the
+    search then continues (and changes); by default it is made here.
     Source: Irving 1994 (SMT); Manlove 1999/2002 (SMTI).
     """
-    s = _Search(market)
+    s = _Search(market) if start is None else start
     akey = None
     while True:
         s.propose_all()
@@ -405,12 +430,15 @@ def _scipy_matching(adj: list[list[int]], ncols: int) -> list[int]:
     return maximum_bipartite_matching(graph, perm_type="column").tolist()
 
 
-def strongly_stable_search(market: Market) -> tuple[dict[str, str] | None, dict | None]:
+def strongly_stable_search(market: Market, *, start: _Search | None = None
+                           ) -> tuple[dict[str, str] | None, dict | None]:
     """Algorithm STRONG with its certificate: ``(matching, None)`` or ``(None, deletion log)``.
 
+    ``start``: the state of :func:`first_round` on this market, which the search then
+    continues (and changes); by default it is made here.
     Source: Irving 1994; Manlove 1999; Kavitha, Mehlhorn, Michail & Paluch 2007 (TALG 3).
     """
-    s = _Search(market)
+    s = _Search(market) if start is None else start
     while True:
         s.propose_all()
         a_agents = [x for x, e in enumerate(s.eng_a) if e]

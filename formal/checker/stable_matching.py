@@ -185,9 +185,8 @@ class _ListState(DeletionState):
     def __init__(self, market: Market):
         ints = market.ints
         a, b = ints.a, ints.b
-        self.setup(dict(enumerate(a.lists)), dict(enumerate(a.rank)),
-                   dict(enumerate(b.rank)), dict(enumerate(b.lists)),
-                   dict(enumerate(b.nties)), _mutual_ranks(ints))
+        self.setup_ints(a.lists, a.ties, a.rank, b.rank, b.lists, b.ties, b.nties,
+                        _mutual_ranks(ints))
         self.rank_a, self.rank_b, self.b_agents = self.prank, self.rrank, self.rlist
         self.index_a, self.index_b = a.index, b.index
         self.names_a, self.names_b = a.names, b.names
@@ -225,7 +224,7 @@ _MUTUAL: WeakKeyDictionary[IntMarket, dict[int, list[int]]] = WeakKeyDictionary(
 def _critical_tails(st: _ListState, i: int) -> list[tuple[int, int]]:
     """(B-agent, tail rank) for each B-agent of N(Z) at a ``critical`` step; raises if unjustified.
     O(size of the engagement graph) plus its maximum matching."""
-    adj = {x: h for x in st.lists if (h := st.head(x))}
+    adj = {x: h for x in range(len(st.lists)) if (h := st.head(x))}
     rank_b, end, b_agents = st.rank_b, st.end, st.b_agents
     for x, ws in adj.items():
         for y in ws:

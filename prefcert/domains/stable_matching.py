@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import random
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from ..formal.checker.stable_matching import SPEC, blocking_pairs
 from ..formal.errors import CertificateError
-from ..formal.stable_matching import QUESTIONS, Market
+from ..formal.stable_matching import QUESTIONS, IntMarket, Market
 from ..oracles import stable_matching as orc
 from ..pipeline.minimize import two_sided_shrinker
 from .base import (
@@ -27,12 +28,34 @@ MAX_BRUTE_FORCE_SIDE = 8
 BLOCKING = {"weak": "weakly blocking", "strong": "strongly blocking", "super": "super-blocking"}
 
 
+#: per integer form, the first round of SUPER / STRONG (:func:`orc.first_round`) made by
+#: the search of one notion and kept for the other's: the three labels of one market
+#: make it once. An entry is taken by the other notion (the same notion again makes its
+#: own) and dropped with the market.
+_ROUNDS: WeakKeyDictionary[IntMarket, tuple[str, Any]] = WeakKeyDictionary()
+
+
+def _search(notion: str, market: Market) -> tuple[dict[str, str] | None, dict | None]:
+    """``orc.super_stable_search`` or ``orc.strongly_stable_search`` (``notion``: "super"
+    or "strong") of ``market``, starting from the first round the other notion left in
+    :data:`_ROUNDS`, else from a new one (a copy of which is left there). The same
+    answers as the searches alone: the first round is the same state for both."""
+    ints = market.ints
+    held = _ROUNDS.pop(ints, None)
+    if held is not None and held[0] != notion:
+        start = held[1]
+    else:
+        start = orc.first_round(market)
+        _ROUNDS[ints] = (notion, start.copy())
+    search = orc.super_stable_search if notion == "super" else orc.strongly_stable_search
+    return search(market, start=start)
+
+
 def _oracle(notion: str):
     def run(market: Market, params: Any, *, time_limit: float, seed: int) -> Outcome:
         if notion == "weak":
             return Outcome("exists", orc.weakly_stable_matching(market), {"type": "stable_matching"})
-        search = orc.super_stable_search if notion == "super" else orc.strongly_stable_search
-        matching, refutation = search(market)
+        matching, refutation = _search(notion, market)
         if matching is None:
             return Outcome("none", None, refutation)
         return Outcome("exists", matching, {"type": "stable_matching"})
@@ -45,8 +68,7 @@ def _certify(notion: str):
                 time_limit: float) -> dict | None:
         if notion == "weak" or verdict != "none":
             return None
-        search = orc.super_stable_search if notion == "super" else orc.strongly_stable_search
-        matching, refutation = search(market)
+        matching, refutation = _search(notion, market)
         return refutation if matching is None else {"type": "stable_matching"}
     return certify
 
