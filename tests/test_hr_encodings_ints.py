@@ -100,6 +100,11 @@ def same_model(data: dict) -> None:
         assert [(rn[i], hn[j]) for i, j in xn] == list(xo)
         again, _ = stable_matching_cpsat_model(market.ints, notion)
         assert str(again.proto) == str(new.proto)
+        # a market built from its orders (its integer form made from them)
+        built = HRMarket(dict(market.residents), dict(market.hospitals),
+                         dict(market.capacities))
+        again, _ = stable_matching_cpsat_model(built, notion)
+        assert str(again.proto) == str(new.proto)
 
 
 @settings(max_examples=300, deadline=None)
@@ -209,10 +214,10 @@ def hr(residents: dict, hospitals: dict, capacities: dict) -> dict:
 
 
 ADVERSARIAL = [
-    # no super-stable matching: r1 indifferent between h1, h2, both hospitals want r1
+    # r1 indifferent between h1 and h2, both want r1: neither strongly nor super-stable
     hr({"r1": [["h1", "h2"]], "r2": ["h1"]}, {"h1": ["r1", "r2"], "h2": ["r1"]},
        {"h1": 1, "h2": 1}),
-    # no strongly stable matching (Irving, Manlove & Scott 2003, ties on both sides)
+    # ties on both sides, one post (h2 has capacity 0): neither strongly nor super-stable
     hr({"r1": [["h1", "h2"]], "r2": [["h1", "h2"]]}, {"h1": [["r1", "r2"]],
        "h2": [["r1", "r2"]]}, {"h1": 1, "h2": 0}),
     # every hospital of capacity 0: only the empty matching
