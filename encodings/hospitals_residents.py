@@ -23,20 +23,31 @@ Sources: Manlove 2013, §3.2–3.3 (definitions); Kwanashie & Manlove 2014 (IP m
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from ..formal.hospitals_residents import NOTIONS, HRInts, HRMarket
 from ..formal.outcome import Outcome
 from . import cpsat_solver
 
 
-def _tie_groups(lst: list[int], ties: list[int], nties: int) -> list[list[int]]:
-    """The list ``lst`` cut into its ties (tie indices ``ties``, aligned, 1..nties)."""
+def _tie_groups(lst: list, ties: list[int], nties: int) -> list[list]:
+    """``lst`` (aligned with a list's tie indices ``ties``, 1..nties) cut into its ties."""
     if nties == len(lst):
         return [[y] for y in lst]
-    groups: list[list[int]] = [[] for _ in range(nties)]
+    groups: list[list] = [[] for _ in range(nties)]
     for y, t in zip(lst, ties):
         groups[t - 1].append(y)
     return groups
+
+
+def _tie_ends(ties: list[int], nties: int) -> list[int]:
+    """``ends[k-1]``: the length of the list's prefix made of ties 1..k."""
+    if nties == len(ties):
+        return list(range(1, nties + 1))
+    ends = [0] * nties
+    for p, t in enumerate(ties, 1):
+        ends[t - 1] = p
+    return ends
 
 
 def stable_matching_cpsat_model(market: HRMarket | HRInts, notion: str):
@@ -46,6 +57,8 @@ def stable_matching_cpsat_model(market: HRMarket | HRInts, notion: str):
     admissible pairs, in each resident's list order (residents in input order). Raises
     ValueError for an unknown notion. Size O(L) variables and clauses for total list
     length L, plus the hospitals' prefix sums, O(Σ_j |list(j)| · #ties(j)) terms.
+    Variables and constraints come in the order (and with the names) of the former model
+    built from the name-keyed orders, so CP-SAT solves it the same way.
     Sources: Manlove 2013, §3.2–3.3; Kwanashie & Manlove 2014.
     """
     from ortools.sat.python import cp_model
@@ -58,7 +71,7 @@ def stable_matching_cpsat_model(market: HRMarket | HRInts, notion: str):
     model = cp_model.CpModel()
     new_bool = model.new_bool_var
     total = cp_model.LinearExpr.sum
-    x: dict[tuple[int, int], object] = {}
+    x: dict[tuple[int, int], Any] = {}
     row: list[list] = []                 # row[i]: resident i's pair variables, list order
     by_h: dict[int, list] = {}           # hospitals in order of first admissible pair
     for i, lst in enumerate(rs.lists):
@@ -112,18 +125,8 @@ def stable_matching_cpsat_model(market: HRMarket | HRInts, notion: str):
     return model, x
 
 
-def _tie_ends(ties: list[int], nties: int) -> list[int]:
-    """``ends[k-1]``: the length of the list's prefix made of ties 1..k."""
-    if nties == len(ties):
-        return list(range(1, nties + 1))
-    ends = [0] * nties
-    for p, t in enumerate(ties, 1):
-        ends[t - 1] = p
-    return ends
-
-
-def stable_matching_cpsat(market: HRMarket | HRInts, notion: str, *, time_limit: float, seed: int,
-                          workers: int = 1) -> Outcome:
+def stable_matching_cpsat(market: HRMarket | HRInts, notion: str, *, time_limit: float,
+                          seed: int, workers: int = 1) -> Outcome:
     """Find a ``notion``-stable matching with OR-tools CP-SAT, or prove none exists.
 
     Returns ``exists`` with the matching (resident -> hospital) and certificate
