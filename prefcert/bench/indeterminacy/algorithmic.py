@@ -435,10 +435,15 @@ class _Draw:
 
     def max_matching_size(self) -> int:
         """The size of a maximum matching of the house allocation's acceptability graph
-        (the oracle's Hopcroft–Karp), computed once."""
+        (the oracle's Hopcroft–Karp on the model's integer lists: every maximum matching
+        has this size, so the welfare graph is not needed), computed once."""
         if self._nu is None:
             from ...oracles import house_allocation as orc
-            self._nu = len(orc.maximum_matching(_graph(self.models, self.graphs, "ha")))
+            ix = self.models["ha"].rank_index()
+            off, objs = ix.offsets, ix.objects
+            adj = [objs[off[i]:off[i + 1]].tolist() for i in range(len(off) - 1)]
+            mate = orc._scipy_rows(adj, len(self.models["ha"].objects))
+            self._nu = len(mate) - mate.count(-1)
         return self._nu
 
     def member(self, outcome: dict) -> _Member:
@@ -736,10 +741,8 @@ def _distinct_cheap_first(d: "_Draw", setting: dict, reading: str) -> bool:
     seen: set[frozenset] = set()
     reads: dict[str, _Read] = {}
     mcpo = "max_cardinality_pareto_optimal"
+    by_size = mcpo in setting["notions"]
     for x in order:
-        if x == mcpo and any(y == mcpo and k in known and _mcpo_by_size(d, reads[k])
-                             for k, y in pairs):
-            return False
         c = d.found[x]
         key = frozenset(c.items())          # (equal item sets: equal canonical JSON)
         if key in seen:
@@ -750,6 +753,11 @@ def _distinct_cheap_first(d: "_Draw", setting: dict, reading: str) -> bool:
         for k, y in pairs:
             if x in (k, y) and k in known and y in known and reads[k].get(y):
                 return False
+        # before the MCPO oracle runs (last): whether this candidate is an MCPO allocation,
+        # by its size (most HA-SI draws end here, before the rank-maximal matching)
+        if by_size and mcpo not in known and (x, mcpo) in pairs and \
+                _mcpo_by_size(d, reads[x]):
+            return False
     return True
 
 
