@@ -492,13 +492,23 @@ def _ranks(lst: list) -> dict[str, int]:
 
 
 def _egalitarian_variant(insts: dict, cands: dict, rng, graph=None) -> dict:
+    """An egalitarian optimum differing from the other candidates (see :func:`_variant`):
+    ``cands`` holds every candidate, the oracle's egalitarian optimum under
+    ``egalitarian``."""
+    # the other candidates as item sets: equal item sets <=> equal canonical JSON (the
+    # outcomes map names to names)
+    others = {frozenset(c.items()) for k, c in cands.items() if k != "egalitarian"}
+    return _variant(insts, cands["egalitarian"], rng, graph,
+                    lambda out: frozenset(out.items()) in others)
+
+
+def _variant(insts: dict, best: dict, rng, graph, taken) -> dict:
     """An egalitarian optimum differing from the other candidates when one is easy to find:
     a random maximum matching among the pairs whose worst rank is at most the optimum's
     (every such matching is egalitarian-optimal); else the oracle's own. ``graph``: the
     house allocation's welfare graph, whose ranks are the lists' tie indices (read instead
     of ranking the lists again; not used for a matching market)."""
     from ...oracles.house_allocation import _scipy_rows
-    best = cands["egalitarian"]
     if graph is not None and "sm" not in insts:
         ranks = graph.ranks
         worst = max((ranks[e][0] for e in best.items()), default=0)
@@ -515,9 +525,6 @@ def _egalitarian_variant(insts: dict, cands: dict, rng, graph=None) -> dict:
             edges = {(a, o): r for a, lst in P.items() for o, r in _ranks(lst).items()}
         worst = max((edges[(a, b)] for a, b in best.items()), default=0)
         keep = [e for e, r in edges.items() if r <= worst]
-    # the other candidates as item sets: equal item sets <=> equal canonical JSON (the
-    # outcomes map names to names)
-    others = {frozenset(c.items()) for k, c in cands.items() if k != "egalitarian"}
     lefts = sorted({a for a, _ in keep})
     rights = sorted({b for _, b in keep})
     li = {a: i for i, a in enumerate(lefts)}
@@ -540,9 +547,111 @@ def _egalitarian_variant(insts: dict, cands: dict, rng, graph=None) -> dict:
         for b, j in enumerate(col):
             by_col[j] = b
         out = {lefts[by_row[i]]: rights[by_col[j]] for i, j in enumerate(mate) if j >= 0}
-        if len(out) == len(best) and frozenset(out.items()) not in others:
+        if len(out) == len(best) and not taken(out):
             return dict(sorted(out.items()))
     return best
+
+
+#: the candidates of a standard draw that are computed only when a test reads them: the
+#: egalitarian variant's draws depend on them only through "is this matching one of
+#: them", which a cheaper known matching often refutes (:func:`_refuted`)
+_LAZY = ("rank_maximal",)
+
+
+def _refuted(d: "_Draw", notion: str, out: dict, known: Sequence[dict]) -> bool:
+    """Whether ``out`` cannot be the oracle's optimum of the welfare ``notion``, shown by a
+    known matching that is strictly better: for the utilitarian optimum (least total rank
+    over the maximum-cardinality matchings) one of the same size as ``out`` with a smaller
+    total, given ``out`` is of maximum cardinality; for the rank-maximal one (the
+    lexicographically largest signature over all matchings) one with a larger signature.
+    Read in the welfare graph of the notion's role; a known outcome that is no matching of
+    that graph is not used. False when nothing refutes. O(n) a known matching."""
+    from ...formal.welfare import signature, total_rank
+    g = _graph(d.models, d.graphs, where(notion, d.insts)[0])
+    if notion == "rank_maximal" and g.maximum_first:
+        return False
+    ranks = g.ranks
+    if not all(e in ranks for e in out.items()):
+        return False
+    value = total_rank if notion == "utilitarian" else signature
+    mine = value(g, out)
+    for m in known:
+        if any(y is None for y in m.values()) or not all(e in ranks for e in m.items()):
+            continue
+        if notion == "utilitarian":
+            if len(m) == len(out) and value(g, m) < mine:
+                return True
+        elif value(g, m) > mine:
+            return True
+    return False
+
+
+def _standard_with_variant(d: "_Draw", st: dict, rng, reading: str) -> dict | None:
+    """The candidates of a draw of a setting with the egalitarian notion (the oracle's
+    outcome of each notion, the egalitarian one replaced by :func:`_variant`), or None when
+    the draw is rejected: two candidates equal, or :func:`distinct` fails. The same
+    candidates, the same verdict and the same numbers drawn from ``rng`` as computing
+    every candidate first (:func:`_egalitarian_variant`, then the tests): the variant
+    asks only whether a matching is one of the other candidates, which for a
+    :data:`_LAZY` candidate not yet computed is often refuted by a better known matching
+    (:func:`_refuted`); the tests then run cheapest first and compute a lazy candidate
+    only when one reads it (every test is pure: the verdict is their conjunction)."""
+    notions = st["notions"]
+    lazy = [x for x in notions if x in _LAZY]
+    known = {x: d.found[x] for x in notions if x not in _LAZY}
+    best = known["egalitarian"]
+
+    def taken(out: dict) -> bool:
+        key = frozenset(out.items())
+        if any(key == frozenset(c.items()) for k, c in known.items() if k != "egalitarian"):
+            return True
+        for x in lazy:
+            if x not in known and _refuted(d, x, out, [c for k, c in known.items()]):
+                continue
+            known[x] = d.found[x]
+            if key == frozenset(known[x].items()):
+                return True
+        return False
+
+    variant = _variant(d.insts, best, rng, d.graphs.get("ha"), taken)
+    cands = {x: (variant if x == "egalitarian" else known.get(x)) for x in notions}
+    pairs = rejecting_pairs(st, reading)
+    reads: dict[str, _Read] = {}
+    seen: set[frozenset] = set()
+    done: set[tuple[str, str]] = set()
+
+    def add(x: str, c: dict) -> bool:
+        key = frozenset(c.items())          # (equal item sets: equal canonical JSON)
+        if key in seen:
+            return False
+        seen.add(key)
+        cands[x] = c
+        reads[x] = _Read(d.member(c), reading)
+        return True
+
+    def run(ready) -> bool:
+        for k, y in pairs:
+            if (k, y) not in done and ready(k, y):
+                done.add((k, y))
+                if reads[k].get(y):
+                    return False
+        return True
+
+    for x in notions:
+        if x not in lazy or x in known:
+            if not add(x, cands[x]):
+                return None
+    # tests reading computed candidates only (a welfare notion y reads the optimum of y)
+    if not run(lambda k, y: k in reads and (y not in lazy or y in known)):
+        return None
+    for x in lazy:
+        if x not in reads:
+            if not add(x, d.found[x]):
+                return None
+            known[x] = cands[x]
+        if not run(lambda k, y: k in reads and (y not in lazy or y in known)):
+            return None
+    return cands
 
 
 def _swap(outcome: dict, k: int, rng) -> dict:
@@ -574,14 +683,12 @@ def sample(row: Row, index: int, ctx) -> Task:
             insts = draw_instances(st["kind"], st["pref"], n, rng, iid)
             d = _Draw(insts, st["notions"])
             if "egalitarian" in st["notions"]:
-                # the variant draws from rng: every candidate is needed before any test
-                cands = {notion: d.found[notion] for notion in st["notions"]}
-                cands["egalitarian"] = _egalitarian_variant(
-                    insts, cands, rng, d.graphs.get("ha"))
-                if len({frozenset(c.items()) for c in cands.values()}) < len(cands):
-                    continue          # (equal item sets: equal canonical JSON)
-                if not distinct(d.reads(cands, reading), st, reading):
+                # the variant draws from rng (as many numbers as computing every
+                # candidate first would draw: _standard_with_variant)
+                got = _standard_with_variant(d, st, rng, reading)
+                if got is None:
                     continue
+                cands = got
             elif not _distinct_cheap_first(d, st, reading):
                 continue      # (nothing is drawn after the instances: the same stream)
             break
