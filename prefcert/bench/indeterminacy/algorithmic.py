@@ -878,11 +878,12 @@ def _mcpo_by_size(d: "_Draw", read: "_Read") -> bool:
     (a maximum Pareto-optimal matching is a maximum matching: Abraham, Cechlárová, Manlove
     & Mehlhorn 2004, whose algorithm keeps the maximum matching's size; the MCPO label's
     Hall set certifies that size). Only used to reject a draw early; an accepted draw is
-    tested against the oracle's MCPO itself."""
-    if not read.get("pareto_optimal"):
-        return False
+    tested against the oracle's MCPO itself. The size first (the Pareto test, an
+    improvement search, only for a candidate of that size)."""
     x = read.member.checked("ha")
-    return x is not None and len(x) == d.max_matching_size()
+    if x is None or len(x) != d.max_matching_size():
+        return False
+    return bool(read.get("pareto_optimal"))
 
 
 #: the order in which a draw's oracle outcomes are computed when they can be tried one at a
