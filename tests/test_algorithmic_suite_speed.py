@@ -286,3 +286,26 @@ def test_two_workers_write_the_bytes_of_one(tmp_path):
     assert files[1].keys() == files[2].keys() and files[1] == files[2]
     manifest = json.loads(files[1]["manifest.json"])
     assert manifest["total"] > 0
+
+
+@pytest.mark.parametrize("pref", ["SO", "SI", "TO"])
+def test_allocation_made_from_the_market_is_the_parse(pref):
+    rng = np.random.default_rng(9)
+    for t in range(60):
+        n = t % 9
+        if n:
+            insts = AL.draw_instances("housing", pref, n, rng, "t")
+        else:           # an agent with an empty list, another with one tie of everything
+            prefs = {"A1": [], "A2": [["O1", "O2"]]}
+            insts = {"ha": {"id": "t-ha", "domain": "house_allocation", "preferences": prefs,
+                            "objects": ["O1", "O2"]},
+                     "hm": {"id": "t-hm", "domain": "housing_market", "preferences": prefs,
+                            "endowment": {"A1": "O1", "A2": "O2"}}}
+        d = AL._Draw(insts, AL.SETTINGS[f"HA-{pref}"]["notions"])
+        got, want = d.models["ha"], AL._model(insts["ha"])
+        assert dict(got.prefs) == dict(want.prefs) and got.objects == want.objects
+        assert dict(got.conventions) == dict(want.conventions)
+        gi, wi = got.rank_index(), want.rank_index()
+        assert (gi.offsets, gi.objects, gi.max_rank) == (wi.offsets, wi.objects, wi.max_rank)
+        assert gi.ranks == wi.ranks and (gi.ranks is None) == (wi.ranks is None)
+        assert all(got.prefs[a] is d.models["hm"].preferences[a] for a in got.prefs)

@@ -422,13 +422,15 @@ class _Draw:
 
     def __init__(self, insts: dict, notions: Sequence[str]):
         self.insts, self.notions = insts, list(notions)
-        self.models = {r: _model(i) for r, i in insts.items()}
         if "hm" in insts and "ha" in insts:
-            # one preference dict read by both: the allocation takes the market's orders
-            from ...formal.house_allocation import LazyOrders
-            prefs = self.models["ha"].prefs
-            if isinstance(prefs, LazyOrders):
-                prefs.adopt(self.models["hm"].preferences, insts["hm"]["preferences"])
+            # one preference dict read by both: the allocation is made from the market's
+            # orders (its lists are not read a second time)
+            hm = _model(insts["hm"])
+            ha = _allocation_from_market(insts["ha"], hm, insts["hm"])
+            self.models = {r: hm if r == "hm" else ha if r == "ha" else _model(i)
+                           for r, i in insts.items()}
+        else:
+            self.models = {r: _model(i) for r, i in insts.items()}
         self.graphs: dict = {}
         self.found = _Found(self)
         self._nu: int | None = None
@@ -457,6 +459,49 @@ class _Draw:
     def solve(self, notion: str) -> Any:
         role, q = where(notion, self.insts)
         return _solve(self.insts, self.models, self.graphs, role, q)
+
+
+def _allocation_from_market(data: dict, market, market_data: dict) -> Any:
+    """The house allocation ``data`` parses to, made from ``market``, the housing market
+    parsed from ``market_data`` over the very same preference lists
+    (``data["preferences"]`` is ``market_data["preferences"]``, as
+    :func:`draw_instances` makes it): its orders, and the integer
+    index (:class:`~prefcert.formal.house_allocation.RankIndex`) read from them —
+    entries best first, tie indices (None when every list is strict), the most ties of a
+    list. Equal to the parse (``tests/test_algorithmic_suite_speed.py``); the parse
+    itself when the lists are not the market's. O(L)."""
+    from array import array
+
+    from ...formal.house_allocation import CONVENTIONS, HouseAllocation, LazyOrders, RankIndex
+    from ...formal.spec import read_conventions
+    prefs, orders = data.get("preferences"), market.preferences
+    raw_objects = data.get("objects")
+    if prefs is not market_data.get("preferences") or not isinstance(raw_objects, list) \
+            or list(orders) != list(prefs) or set(data) - {"id", "domain", "preferences",
+                                                           "objects", "conventions"}:
+        return _model(data)
+    objects = tuple(raw_objects)
+    oi = {h: j for j, h in enumerate(objects)}
+    if len(oi) != len(objects):
+        return _model(data)
+    offsets, objs, ranks = array("q", [0]), array("i"), array("i")
+    strict, top = True, 0
+    try:
+        for o in orders.values():
+            items = o.items
+            objs.fromlist(list(map(oi.__getitem__, items)))
+            ranks.fromlist(list(map(o.rank.__getitem__, items)))
+            offsets.append(len(objs))
+            if o.nties != len(items):
+                strict = False
+            if o.nties > top:
+                top = o.nties
+    except KeyError:                        # a listed house that is no object: the parse
+        return _model(data)                 # names the error
+    lazy = LazyOrders(prefs, oi)
+    lazy.adopt(orders, prefs)
+    return HouseAllocation(lazy, objects, read_conventions(data, CONVENTIONS),
+                           RankIndex(offsets, objs, None if strict else ranks, top))
 
 
 def _solve(insts: dict, models: dict, graphs: dict, role: str, question: str) -> Any:
