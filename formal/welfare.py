@@ -31,9 +31,9 @@ of ranks that count. The certificates of the optima are checked in
 from __future__ import annotations
 
 import sys
-from itertools import repeat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from .house_allocation import HouseAllocation
