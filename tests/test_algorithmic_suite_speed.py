@@ -14,6 +14,7 @@ change:
 - the welfare graph of an allocation built by slices — the former per-entry build, key
   order and index included;
 - the tie merging cut by slices — the former per-item loop, same numbers drawn;
+- a housing draw's allocation model made from the market's parsed orders — the parse;
 - generation with two workers — the bytes of one worker.
 """
 from __future__ import annotations
