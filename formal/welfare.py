@@ -33,6 +33,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from .house_allocation import HouseAllocation
@@ -154,25 +155,48 @@ def welfare_graph(model: HouseAllocation | Market) -> WelfareGraph:
     maximum = model.conventions.get("welfare_scope") == "maximum" \
         if isinstance(model, (HouseAllocation, Market)) else False
     if isinstance(model, HouseAllocation):
-        # from the integer lists (RankIndex): no WeakOrder is built
-        ix = model.rank_index()
-        agents, objects = model.agents, model.objects
-        offsets, objs = ix.offsets, ix.objects
-        ranks: dict[tuple[str, str], tuple[int, ...]] = {}
-        rows: list[int] = []
-        for i, a in enumerate(agents):
-            lo, hi = offsets[i], offsets[i + 1]
-            rk = range(1, hi - lo + 1) if ix.ranks is None else ix.ranks[lo:hi]
-            for j, k in zip(objs[lo:hi], rk):
-                ranks[(a, objects[j])] = (k,)
-            rows.extend([i] * (hi - lo))
-        g = WelfareGraph(agents, objects, ranks, ix.max_rank, False, maximum)
-        if len(ranks) == len(objs):       # (no pair twice: the edges are the entries)
-            g._index.append(EdgeIndex.from_lists(g, rows, list(objs), list(ranks.values())))
-        return g
+        return _allocation_graph(model, maximum)
     if isinstance(model, Market):
         return _market_graph(model, maximum)
     raise TypeError(f"no welfare graph for {type(model).__name__}")
+
+
+def _allocation_graph(model: HouseAllocation, maximum: bool) -> WelfareGraph:
+    """:func:`welfare_graph` of a HouseAllocation from its integer lists (``RankIndex``): no
+    WeakOrder is built; each agent's edges go in by slices (one rank tuple per rank value,
+    shared), and the :class:`EdgeIndex` is made from the same slices (one-sided: level and
+    cost are the rank). O(L)."""
+    ix = model.rank_index()
+    agents, objects = model.agents, model.objects
+    offsets, objs, tie_ranks = ix.offsets, ix.objects, ix.ranks
+    tup = [(k,) for k in range(ix.max_rank + 1)]
+    name = objects.__getitem__
+    ranks: dict[tuple[str, str], tuple[int, ...]] = {}
+    rows: list[int] = []
+    levels: list[int] = []
+    by_row: list[list[tuple[int, int]]] = []
+    least_l: list[int | None] = []
+    for i, a in enumerate(agents):
+        lo, hi = offsets[i], offsets[i + 1]
+        cols = objs[lo:hi]
+        rk = range(1, hi - lo + 1) if tie_ranks is None else tie_ranks[lo:hi].tolist()
+        ranks.update(zip(zip(repeat(a), map(name, cols)), map(tup.__getitem__, rk)))
+        rows.extend(repeat(i, hi - lo))
+        levels.extend(rk)
+        by_row.append(sorted(zip(cols, rk)))
+        least_l.append(min(rk) if hi > lo else None)
+    g = WelfareGraph(agents, objects, ranks, ix.max_rank, False, maximum)
+    if len(ranks) == len(objs):       # (no pair twice: the edges are the entries)
+        least_r: list[int | None] = [None] * len(objects)
+        for c, lv in zip(objs, levels):
+            cur = least_r[c]
+            if cur is None or lv < cur:
+                least_r[c] = lv
+        g._index.append(EdgeIndex(
+            {x: i for i, x in enumerate(agents)}, {y: j for j, y in enumerate(objects)},
+            rows, objs.tolist(), list(ranks.values()), levels, list(levels), by_row,
+            least_l, least_r))
+    return g
 
 
 def _market_graph(model: Market, maximum: bool) -> WelfareGraph:

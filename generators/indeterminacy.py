@@ -19,6 +19,7 @@ given it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 
 import numpy as np
 
@@ -56,24 +57,21 @@ def merge_adjacent_all(orders: Sequence[Sequence[str]], p: float,
                        rng: np.random.Generator) -> list[list]:
     """:func:`merge_adjacent` of each order in turn, with the same numbers: one uniform per
     item after the first of each list (when ``p`` > 0), drawn as one array for all lists
-    (a generator's doubles come in the same sequence however the draws are split). O(L)."""
+    (a generator's doubles come in the same sequence however the draws are split); an item
+    starts a new tie where its uniform is not below ``p`` (compared in numpy: the same
+    doubles, the same comparisons), and each list is cut at those items by slices. O(L)."""
     lens = [len(o) - 1 if p > 0 and len(o) > 1 else 0 for o in orders]
     total = sum(lens)
-    u = rng.random(total).tolist() if total else []
+    starts = (rng.random(total) >= p).tolist() if total else []
     out: list[list] = []
     pos = 0
     for o, k in zip(orders, lens):
-        if not o:
-            out.append([])
+        if not k:
+            out.append(list(o))
             continue
-        groups: list[list[str]] = [[o[0]]]
-        for i in range(1, len(o)):
-            if k and u[pos + i - 1] < p:
-                groups[-1].append(o[i])
-            else:
-                groups.append([o[i]])
+        cuts = [0, *compress(range(1, k + 1), starts[pos:pos + k]), k + 1]
         pos += k
-        out.append([g[0] if len(g) == 1 else g for g in groups])
+        out.append([o[a] if b - a == 1 else list(o[a:b]) for a, b in zip(cuts, cuts[1:])])
     return out
 
 

@@ -318,15 +318,18 @@ def test_edge_index_is_built_once_per_graph(monkeypatch):
     insts = AL.draw_instances("housing", "TO", 8, np.random.default_rng(2), "t")
     model = AL._model(insts["ha"])
     calls: list = []
-    real = fw.EdgeIndex.from_lists.__func__
-    monkeypatch.setattr(fw.EdgeIndex, "from_lists", classmethod(
-        lambda cls, *a, **k: calls.append(1) or real(cls, *a, **k)))
+    for name in ("from_lists", "of"):
+        real = getattr(fw.EdgeIndex, name).__func__
+        monkeypatch.setattr(fw.EdgeIndex, name, classmethod(
+            lambda cls, *a, _real=real, **k: calls.append(1) or _real(cls, *a, **k)))
     g = fw.welfare_graph(model)                 # the builder makes the index
+    assert len(g._index) == 1
+    made = g._index[0]
     oa.utilitarian_matching(g, certificate=False)
     oa.egalitarian_matching(g, certificate=False)
     oa.rank_maximal(g, certificate=False)
     oa.maximum_matching(g)
-    assert calls == [1]
+    assert calls == [] and g._index == [made] and g.index() is made
     assert [e for e in itertools.islice(g.ranks, 3)] == \
         [(g.left[r], g.right[c]) for r, c in zip(g.index().rows[:3], g.index().cols[:3])]
 

@@ -53,6 +53,7 @@ decided by :func:`prefcert.pipeline.classify.classify` (checker-verified certifi
 """
 from __future__ import annotations
 
+import gc
 import json
 from collections import Counter
 from dataclasses import replace
@@ -421,23 +422,30 @@ class _Draw:
 
     def __init__(self, insts: dict, notions: Sequence[str]):
         self.insts, self.notions = insts, list(notions)
-        self.models = {r: _model(i) for r, i in insts.items()}
         if "hm" in insts and "ha" in insts:
-            # one preference dict read by both: the allocation takes the market's orders
-            from ...formal.house_allocation import LazyOrders
-            prefs = self.models["ha"].prefs
-            if isinstance(prefs, LazyOrders):
-                prefs.adopt(self.models["hm"].preferences, insts["hm"]["preferences"])
+            # one preference dict read by both: the allocation is made from the market's
+            # orders (its lists are not read a second time)
+            hm = _model(insts["hm"])
+            ha = _allocation_from_market(insts["ha"], hm, insts["hm"])
+            self.models = {r: hm if r == "hm" else ha if r == "ha" else _model(i)
+                           for r, i in insts.items()}
+        else:
+            self.models = {r: _model(i) for r, i in insts.items()}
         self.graphs: dict = {}
         self.found = _Found(self)
         self._nu: int | None = None
 
     def max_matching_size(self) -> int:
         """The size of a maximum matching of the house allocation's acceptability graph
-        (the oracle's Hopcroft–Karp), computed once."""
+        (the oracle's Hopcroft–Karp on the model's integer lists: every maximum matching
+        has this size, so the welfare graph is not needed), computed once."""
         if self._nu is None:
             from ...oracles import house_allocation as orc
-            self._nu = len(orc.maximum_matching(_graph(self.models, self.graphs, "ha")))
+            ix = self.models["ha"].rank_index()
+            off, objs = ix.offsets, ix.objects
+            adj = [objs[off[i]:off[i + 1]].tolist() for i in range(len(off) - 1)]
+            mate = orc._scipy_rows(adj, len(self.models["ha"].objects))
+            self._nu = len(mate) - mate.count(-1)
         return self._nu
 
     def member(self, outcome: dict) -> _Member:
@@ -451,6 +459,49 @@ class _Draw:
     def solve(self, notion: str) -> Any:
         role, q = where(notion, self.insts)
         return _solve(self.insts, self.models, self.graphs, role, q)
+
+
+def _allocation_from_market(data: dict, market, market_data: dict) -> Any:
+    """The house allocation ``data`` parses to, made from ``market``, the housing market
+    parsed from ``market_data`` over the very same preference lists
+    (``data["preferences"]`` is ``market_data["preferences"]``, as
+    :func:`draw_instances` makes it): its orders, and the integer
+    index (:class:`~prefcert.formal.house_allocation.RankIndex`) read from them —
+    entries best first, tie indices (None when every list is strict), the most ties of a
+    list. Equal to the parse (``tests/test_algorithmic_suite_speed.py``); the parse
+    itself when the lists are not the market's. O(L)."""
+    from array import array
+
+    from ...formal.house_allocation import CONVENTIONS, HouseAllocation, LazyOrders, RankIndex
+    from ...formal.spec import read_conventions
+    prefs, orders = data.get("preferences"), market.preferences
+    raw_objects = data.get("objects")
+    if prefs is not market_data.get("preferences") or not isinstance(raw_objects, list) \
+            or list(orders) != list(prefs) or set(data) - {"id", "domain", "preferences",
+                                                           "objects", "conventions"}:
+        return _model(data)
+    objects = tuple(raw_objects)
+    oi = {h: j for j, h in enumerate(objects)}
+    if len(oi) != len(objects):
+        return _model(data)
+    offsets, objs, ranks = array("q", [0]), array("i"), array("i")
+    strict, top = True, 0
+    try:
+        for o in orders.values():
+            items = o.items
+            objs.fromlist(list(map(oi.__getitem__, items)))
+            ranks.fromlist(list(map(o.rank.__getitem__, items)))
+            offsets.append(len(objs))
+            if o.nties != len(items):
+                strict = False
+            if o.nties > top:
+                top = o.nties
+    except KeyError:                        # a listed house that is no object: the parse
+        return _model(data)                 # names the error
+    lazy = LazyOrders(prefs, oi)
+    lazy.adopt(orders, prefs)
+    return HouseAllocation(lazy, objects, read_conventions(data, CONVENTIONS),
+                           RankIndex(offsets, objs, None if strict else ranks, top))
 
 
 def _solve(insts: dict, models: dict, graphs: dict, role: str, question: str) -> Any:
@@ -486,43 +537,170 @@ def _ranks(lst: list) -> dict[str, int]:
 
 
 def _egalitarian_variant(insts: dict, cands: dict, rng, graph=None) -> dict:
+    """An egalitarian optimum differing from the other candidates (see :func:`_variant`):
+    ``cands`` holds every candidate, the oracle's egalitarian optimum under
+    ``egalitarian``."""
+    # the other candidates as item sets: equal item sets <=> equal canonical JSON (the
+    # outcomes map names to names)
+    others = {frozenset(c.items()) for k, c in cands.items() if k != "egalitarian"}
+    return _variant(insts, cands["egalitarian"], rng, graph,
+                    lambda out: frozenset(out.items()) in others)
+
+
+def _variant(insts: dict, best: dict, rng, graph, taken) -> dict:
     """An egalitarian optimum differing from the other candidates when one is easy to find:
     a random maximum matching among the pairs whose worst rank is at most the optimum's
     (every such matching is egalitarian-optimal); else the oracle's own. ``graph``: the
     house allocation's welfare graph, whose ranks are the lists' tie indices (read instead
     of ranking the lists again; not used for a matching market)."""
     from ...oracles.house_allocation import _scipy_rows
-    best = cands["egalitarian"]
     if graph is not None and "sm" not in insts:
-        edges = {e: r[0] for e, r in graph.ranks.items()}
-    elif "sm" in insts:
-        P = insts["sm"]["preferences"]
-        ra = {a: _ranks(lst) for a, lst in P["A"].items()}
-        rb = {b: _ranks(lst) for b, lst in P["B"].items()}
-        edges = {(a, b): max(ra[a][b], rb[b][a]) for a in ra for b in ra[a] if a in rb.get(b, {})}
+        ranks = graph.ranks
+        worst = max((ranks[e][0] for e in best.items()), default=0)
+        keep = [e for e, r in ranks.items() if r[0] <= worst]
     else:
-        P = insts["ha"]["preferences"]
-        edges = {(a, o): r for a, lst in P.items() for o, r in _ranks(lst).items()}
-    worst = max((edges[(a, b)] for a, b in best.items()), default=0)
-    others = {canonical(c) for k, c in cands.items() if k != "egalitarian"}
-    keep = [e for e, r in edges.items() if r <= worst]
+        if "sm" in insts:
+            P = insts["sm"]["preferences"]
+            ra = {a: _ranks(lst) for a, lst in P["A"].items()}
+            rb = {b: _ranks(lst) for b, lst in P["B"].items()}
+            edges = {(a, b): max(ra[a][b], rb[b][a]) for a in ra for b in ra[a]
+                     if a in rb.get(b, {})}
+        else:
+            P = insts["ha"]["preferences"]
+            edges = {(a, o): r for a, lst in P.items() for o, r in _ranks(lst).items()}
+        worst = max((edges[(a, b)] for a, b in best.items()), default=0)
+        keep = [e for e, r in edges.items() if r <= worst]
     lefts = sorted({a for a, _ in keep})
     rights = sorted({b for _, b in keep})
+    li = {a: i for i, a in enumerate(lefts)}
+    ri = {b: j for j, b in enumerate(rights)}
+    pairs = [(li[a], ri[b]) for a, b in keep]
+    nl, nr = len(lefts), len(rights)
     for _ in range(8):            # random relabellings of both sides (arrays: no hash order)
         # scipy's Hopcroft–Karp matching of the relabelled graph (``_scipy_rows``: its
         # pure-Python twin on small graphs, the same matching)
-        row = dict(zip(lefts, rng.permutation(len(lefts)).tolist()))
-        col = dict(zip(rights, rng.permutation(len(rights)).tolist()))
-        adj: list[list[int]] = [[] for _ in lefts]
-        for a, b in keep:
+        row = rng.permutation(nl).tolist()
+        col = rng.permutation(nr).tolist()
+        adj: list[list[int]] = [[] for _ in range(nl)]
+        for a, b in pairs:
             adj[row[a]].append(col[b])
-        mate = _scipy_rows(adj, len(rights))
-        by_row = {i: a for a, i in row.items()}
-        by_col = {j: b for b, j in col.items()}
-        out = {by_row[i]: by_col[j] for i, j in enumerate(mate) if j >= 0}
-        if len(out) == len(best) and canonical(out) not in others:
+        mate = _scipy_rows(adj, nr)
+        by_row = [0] * nl
+        for a, i in enumerate(row):
+            by_row[i] = a
+        by_col = [0] * nr
+        for b, j in enumerate(col):
+            by_col[j] = b
+        out = {lefts[by_row[i]]: rights[by_col[j]] for i, j in enumerate(mate) if j >= 0}
+        if len(out) == len(best) and not taken(out):
             return dict(sorted(out.items()))
     return best
+
+
+#: the candidates of a standard draw that are computed only when a test reads them: the
+#: egalitarian variant's draws depend on them only through "is this matching one of
+#: them", which a cheaper known matching often refutes (:func:`_refuted`)
+_LAZY = ("rank_maximal",)
+
+
+def _refuted(d: "_Draw", notion: str, out: dict, known: Sequence[dict]) -> bool:
+    """Whether ``out`` cannot be the oracle's optimum of the welfare ``notion``, shown by a
+    known matching that is strictly better: for the utilitarian optimum (least total rank
+    over the maximum-cardinality matchings) one of the same size as ``out`` with a smaller
+    total, given ``out`` is of maximum cardinality; for the rank-maximal one (the
+    lexicographically largest signature over all matchings) one with a larger signature.
+    Read in the welfare graph of the notion's role; a known outcome that is no matching of
+    that graph is not used. False when nothing refutes. O(n) a known matching."""
+    from ...formal.welfare import signature, total_rank
+    g = _graph(d.models, d.graphs, where(notion, d.insts)[0])
+    if notion == "rank_maximal" and g.maximum_first:
+        return False
+    ranks = g.ranks
+    if not all(e in ranks for e in out.items()):
+        return False
+    value = total_rank if notion == "utilitarian" else signature
+    mine = value(g, out)
+    for m in known:
+        if any(y is None for y in m.values()) or not all(e in ranks for e in m.items()):
+            continue
+        if notion == "utilitarian":
+            if len(m) == len(out) and value(g, m) < mine:
+                return True
+        elif value(g, m) > mine:
+            return True
+    return False
+
+
+def _standard_with_variant(d: "_Draw", st: dict, rng, reading: str) -> dict | None:
+    """The candidates of a draw of a setting with the egalitarian notion (the oracle's
+    outcome of each notion, the egalitarian one replaced by :func:`_variant`), or None when
+    the draw is rejected: two candidates equal, or :func:`distinct` fails. The same
+    candidates, the same verdict and the same numbers drawn from ``rng`` as computing
+    every candidate first (:func:`_egalitarian_variant`, then the tests): the variant
+    asks only whether a matching is one of the other candidates, which for a
+    :data:`_LAZY` candidate not yet computed is often refuted by a better known matching
+    (:func:`_refuted`); the tests then run cheapest first and compute a lazy candidate
+    only when one reads it (every test is pure: the verdict is their conjunction)."""
+    notions = st["notions"]
+    lazy = [x for x in notions if x in _LAZY]
+    known = {x: d.found[x] for x in notions if x not in _LAZY}
+    best = known["egalitarian"]
+
+    def taken(out: dict) -> bool:
+        key = frozenset(out.items())
+        if any(key == frozenset(c.items()) for k, c in known.items() if k != "egalitarian"):
+            return True
+        for x in lazy:
+            if x not in known and _refuted(d, x, out, [c for k, c in known.items()]):
+                continue
+            known[x] = d.found[x]
+            if key == frozenset(known[x].items()):
+                return True
+        return False
+
+    variant = _variant(d.insts, best, rng, d.graphs.get("ha"), taken)
+    cands = {x: (variant if x == "egalitarian" else known.get(x)) for x in notions}
+    # a welfare optimum's candidate read against another welfare notion first: such
+    # values coincide most often (the utilitarian candidate's worst rank is the
+    # egalitarian optimum's in two thirds of the HA-TO draws at n = 10)
+    pairs = sorted(rejecting_pairs(st, reading), key=lambda p: (
+        _TEST_COST.get(p[1], 2), p[0] not in WELFARE_NOTIONS))
+    reads: dict[str, _Read] = {}
+    seen: set[frozenset] = set()
+    done: set[tuple[str, str]] = set()
+
+    def add(x: str, c: dict) -> bool:
+        key = frozenset(c.items())          # (equal item sets: equal canonical JSON)
+        if key in seen:
+            return False
+        seen.add(key)
+        cands[x] = c
+        reads[x] = _Read(d.member(c), reading)
+        return True
+
+    def run(ready) -> bool:
+        for k, y in pairs:
+            if (k, y) not in done and ready(k, y):
+                done.add((k, y))
+                if reads[k].get(y):
+                    return False
+        return True
+
+    for x in notions:
+        if x not in lazy or x in known:
+            if not add(x, cands[x]):
+                return None
+    # tests reading computed candidates only (a welfare notion y reads the optimum of y)
+    if not run(lambda k, y: k in reads and (y not in lazy or y in known)):
+        return None
+    for x in lazy:
+        if x not in reads:
+            if not add(x, d.found[x]):
+                return None
+            known[x] = cands[x]
+        if not run(lambda k, y: k in reads and (y not in lazy or y in known)):
+            return None
+    return cands
 
 
 def _swap(outcome: dict, k: int, rng) -> dict:
@@ -554,14 +732,12 @@ def sample(row: Row, index: int, ctx) -> Task:
             insts = draw_instances(st["kind"], st["pref"], n, rng, iid)
             d = _Draw(insts, st["notions"])
             if "egalitarian" in st["notions"]:
-                # the variant draws from rng: every candidate is needed before any test
-                cands = {notion: d.found[notion] for notion in st["notions"]}
-                cands["egalitarian"] = _egalitarian_variant(
-                    insts, cands, rng, d.graphs.get("ha"))
-                if len({canonical(c) for c in cands.values()}) < len(cands):
+                # the variant draws from rng (as many numbers as computing every
+                # candidate first would draw: _standard_with_variant)
+                got = _standard_with_variant(d, st, rng, reading)
+                if got is None:
                     continue
-                if not distinct(d.reads(cands, reading), st, reading):
-                    continue
+                cands = got
             elif not _distinct_cheap_first(d, st, reading):
                 continue      # (nothing is drawn after the instances: the same stream)
             break
@@ -718,15 +894,13 @@ def _distinct_cheap_first(d: "_Draw", setting: dict, reading: str) -> bool:
     pairs = rejecting_pairs(setting, reading)
     order = sorted(setting["notions"], key=lambda x: _ORACLE_COST.get(x, 1))
     known: dict[str, Any] = {}
-    seen: set[str] = set()
+    seen: set[frozenset] = set()
     reads: dict[str, _Read] = {}
     mcpo = "max_cardinality_pareto_optimal"
+    by_size = mcpo in setting["notions"]
     for x in order:
-        if x == mcpo and any(y == mcpo and k in known and _mcpo_by_size(d, reads[k])
-                             for k, y in pairs):
-            return False
         c = d.found[x]
-        key = canonical(c)
+        key = frozenset(c.items())          # (equal item sets: equal canonical JSON)
         if key in seen:
             return False
         seen.add(key)
@@ -735,6 +909,11 @@ def _distinct_cheap_first(d: "_Draw", setting: dict, reading: str) -> bool:
         for k, y in pairs:
             if x in (k, y) and k in known and y in known and reads[k].get(y):
                 return False
+        # before the MCPO oracle runs (last): whether this candidate is an MCPO allocation,
+        # by its size (most HA-SI draws end here, before the rank-maximal matching)
+        if by_size and mcpo not in known and (x, mcpo) in pairs and \
+                _mcpo_by_size(d, reads[x]):
+            return False
     return True
 
 
@@ -744,11 +923,12 @@ def _mcpo_by_size(d: "_Draw", read: "_Read") -> bool:
     (a maximum Pareto-optimal matching is a maximum matching: Abraham, Cechlárová, Manlove
     & Mehlhorn 2004, whose algorithm keeps the maximum matching's size; the MCPO label's
     Hall set certifies that size). Only used to reject a draw early; an accepted draw is
-    tested against the oracle's MCPO itself."""
-    if not read.get("pareto_optimal"):
-        return False
+    tested against the oracle's MCPO itself. The size first (the Pareto test, an
+    improvement search, only for a candidate of that size)."""
     x = read.member.checked("ha")
-    return x is not None and len(x) == d.max_matching_size()
+    if x is None or len(x) != d.max_matching_size():
+        return False
+    return bool(read.get("pareto_optimal"))
 
 
 #: the order in which a draw's oracle outcomes are computed when they can be tried one at a
@@ -1335,6 +1515,9 @@ def _preload() -> None:
     for name in _DOMAINS:
         domain(name)
         spec(name)
+    # what is loaded now lives as long as the process: out of the collector's reach, the
+    # workers' collections scan only the draws' objects (about 5 % of a worker's CPU)
+    gc.freeze()
 
 
 def configure(suite: Suite, params: dict, sizes: Sequence[int] | None) -> Suite:
