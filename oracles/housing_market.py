@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left, bisect_right
+from operator import itemgetter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -67,27 +68,26 @@ def _priority(m: HMInts, tie_break: Sequence[str] | None) -> list[int] | None:
 
 
 def _refine(m: HMInts, prio: list[int] | None) -> list[list[int]]:
-    """:func:`refine` on the integer form: per agent, its effective list tie by tie, each
-    tie sorted by ``prio`` (None: by house int, the endowment order), cut after its own
-    house. O(L log L)."""
-    key = None if prio is None else prio.__getitem__
+    """:func:`refine` on the integer form: per agent, its effective list down to its own
+    tie, each tie sorted by ``prio`` (None: by house int, the endowment order), cut after
+    its own house. One C-level sort of (tie index, priority, house) per list that has a
+    tie there (stable on the runs already in order). O(L log L)."""
     out = []
+    pick = itemgetter(-1)
     for i, (lst, t) in enumerate(zip(m.lists, m.ties)):
         r = m.rank[i][i]
         if lst[r - 1] == i and (len(lst) == r or t[r] != r):
             out.append(lst[:r])         # strict down to the own house: nothing to break
             continue
-        res: list[int] = []
-        k, end = 0, len(lst)
-        while True:
-            e = bisect_right(t, t[k], k, end)
-            group = sorted(lst[k:e], key=key)
-            if t[k] == r:
-                res.extend(group[:group.index(i) + 1])
-                break
-            res.extend(group)
-            k = e
-        out.append(res)
+        lo = bisect_left(t, r)
+        hi = bisect_right(t, r, lo)
+        head = lst[:hi]
+        if prio is None:
+            keyed = sorted(zip(t, head))
+        else:
+            keyed = sorted(zip(t, map(prio.__getitem__, head), head))
+        res = list(map(pick, keyed))
+        out.append(res[:res.index(i, lo) + 1])
     return out
 
 
