@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left, bisect_right
-from operator import itemgetter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from ..formal.housing_market import HMInts, HousingMarket
