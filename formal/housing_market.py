@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 
 from .errors import CertificateError, InstanceError
 from .spec import Convention, read_conventions
-from .weak_order import WeakOrder, parse_weak_order
+from .stable_matching import _Arrays, _Orders, _side_ints
+from .weak_order import WeakOrder
 
 QUESTIONS = ("strict_core", "weak_core")
 #: the notions :func:`prefcert.domains.housing_market.classify` reports on
@@ -54,6 +55,67 @@ UNLISTED_OWN_HOUSE = Convention("unlisted_own_house", ("acceptable", "unacceptab
 CONVENTIONS: dict[str, Convention] = {"unlisted_own_house": UNLISTED_OWN_HOUSE}
 
 
+@dataclass(frozen=True, eq=False)
+class HMInts:
+    """A housing market held as integers: agents ``0..n-1`` in input order (the order of
+    ``"endowment"``), agent ``i`` owning house ``i`` (so a house is the int of its owner).
+
+    ``names`` / ``index``: agent names and name -> int; ``houses`` / ``house_index``: house
+    names (``houses[i]`` is agent ``i``'s endowment) and house -> int. ``lists[i]``: the
+    houses of agent ``i``'s effective order (:attr:`HousingMarket.order`), best first;
+    ``ties[i]``: their 1-based tie indices, aligned (non-decreasing, every index
+    1..``nties[i]`` used); ``rank[i]``: house -> tie index. ``written`` /
+    ``written_ties`` / ``written_nties``: the lists as given (the very same objects when
+    the own house is listed; otherwise the effective list is the written one plus a last
+    tie). ``unmatched``: ``unlisted_own_house = unacceptable``. A house ``j`` that agent
+    ``i`` does not list ranks ``nties[i] + 1`` unless the last tie holds it; agent ``i``
+    lists ``j`` ⇔ ``rank[i].get(j, big) <= written_nties[i]``; being unmatched ranks
+    ``written_nties[i] + 1``. The oracles and the checker read this form; the names are
+    kept for output and messages."""
+
+    names: list[str]
+    index: dict[str, int]
+    houses: list[str]
+    house_index: dict[str, int]
+    lists: list[list[int]]
+    ties: list[list[int]]
+    nties: list[int]
+    rank: list[dict[int, int]]
+    written: list[list[int]]
+    written_ties: list[list[int]]
+    written_nties: list[int]
+    unmatched: bool
+
+
+def _effective(n: int, w: _Arrays, unmatched: bool) -> _Arrays:
+    """The effective orders from the written ones: a list leaving out its owner's house
+    ``i`` gets a last tie, ``[i]`` or (``unmatched``) every house it does not list, in
+    house order. O(n + L), or O(n) per such list when ``unmatched``."""
+    lists, ties, nties, ranks = w
+    if all(i in rk for i, rk in enumerate(ranks)):
+        return w
+    ol, ot, on, orank = list(lists), list(ties), list(nties), list(ranks)
+    for i, rk in enumerate(ranks):
+        if i in rk:
+            continue
+        last = [j for j in range(n) if j not in rk] if unmatched else [i]
+        k = nties[i] + 1
+        ol[i] = lists[i] + last
+        ot[i] = ties[i] + [k] * len(last)
+        on[i] = k
+        orank[i] = {**rk, **dict.fromkeys(last, k)}
+    return ol, ot, on, orank
+
+
+def _ints(names: list[str], houses: list[str], house_index: dict[str, int], w: _Arrays,
+          unmatched: bool) -> HMInts:
+    """The integer form from the written lists (agents and houses numbered alike). O(n + L)."""
+    n = len(names)
+    lists, ties, nties, ranks = _effective(n, w, unmatched)
+    return HMInts(names, dict(zip(names, range(n))), houses, house_index,
+                  lists, ties, nties, ranks, w[0], w[1], w[2], unmatched)
+
+
 @dataclass(frozen=True)
 class HousingMarket:
     """A Shapley–Scarf housing market.
@@ -62,7 +124,13 @@ class HousingMarket:
     (a bijection). ``conventions``: name -> choice (:data:`CONVENTIONS`). Derived:
     ``owner`` house -> agent; ``order`` agent -> the effective weak order (the given one,
     plus, when the own house is unlisted, a last tie: the own house alone, or under
-    ``unlisted_own_house = unacceptable`` every unlisted house); ``agents`` in input order.
+    ``unlisted_own_house = unacceptable`` every unlisted house); ``agents`` in input order;
+    ``ints``: the same market as integers (:class:`HMInts`), which the oracles and the
+    checker read.
+
+    Built from the orders (``HousingMarket(preferences, endowment)``: the integer form is
+    made on first use) or, by :func:`parse_housing_market`, from the integer form
+    (:meth:`from_ints`: the orders are made on first look-up, one agent at a time).
     """
 
     preferences: Mapping[str, WeakOrder]
@@ -73,6 +141,7 @@ class HousingMarket:
     owner: Mapping[str, str] = field(init=False, repr=False, compare=False)
     order: Mapping[str, WeakOrder] = field(init=False, repr=False, compare=False)
     agents: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _ints: HMInts | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self):
         object.__setattr__(self, "owner", {h: a for a, h in self.endowment.items()})
@@ -91,6 +160,40 @@ class HousingMarket:
         object.__setattr__(self, "order", order)
         object.__setattr__(self, "agents", tuple(self.endowment))
 
+    @classmethod
+    def from_ints(cls, ints: HMInts, conventions: Mapping[str, str]) -> HousingMarket:
+        """The market of an integer form; its orders are made on first look-up. O(n)."""
+        self = object.__new__(cls)
+        put = object.__setattr__
+        names, houses = ints.names, ints.houses
+        put(self, "preferences", _Orders(names, ints.index, ints.written, ints.written_ties,
+                                         ints.written_nties, houses))
+        put(self, "endowment", dict(zip(names, houses)))
+        put(self, "conventions", conventions)
+        put(self, "owner", dict(zip(houses, names)))
+        put(self, "order", self.preferences if ints.lists is ints.written else _Orders(
+            names, ints.index, ints.lists, ints.ties, ints.nties, houses))
+        put(self, "agents", tuple(names))
+        put(self, "_ints", ints)
+        return self
+
+    @property
+    def ints(self) -> HMInts:
+        """The integer form (made on first use when the market was built from orders)."""
+        ints = self._ints
+        if ints is None:
+            names, houses = list(self.endowment), list(self.endowment.values())
+            hi = dict(zip(houses, range(len(houses))))
+            get = hi.__getitem__
+            orders = [self.preferences[a] for a in names]
+            lists = [list(map(get, o.items)) for o in orders]
+            ties = [list(map(o.rank.__getitem__, o.items)) for o in orders]
+            w = (lists, ties, [o.nties for o in orders],
+                 [dict(zip(lst, t)) for lst, t in zip(lists, ties)])
+            ints = _ints(names, houses, hi, w, self.unmatched_allowed)
+            object.__setattr__(self, "_ints", ints)
+        return ints
+
     @property
     def size(self) -> int:
         """The number of agents n."""
@@ -104,18 +207,23 @@ class HousingMarket:
     def rank(self, agent: str, house: str | None) -> int:
         """1-based rank of ``house`` for ``agent``; unacceptable houses share the last rank.
         ``None`` (unmatched) ranks just below every listed house, with the unlisted ones."""
+        m = self.ints
+        i = m.index[agent]
         if house is None:
-            return self.preferences[agent].nties + 1
-        o = self.order[agent]
-        return o.rank.get(house, o.nties + 1)
+            return m.written_nties[i] + 1
+        return m.rank[i].get(m.house_index.get(house, -1), m.nties[i] + 1)
 
     def listed(self, agent: str, house: str) -> bool:
         """``agent`` lists ``house``."""
-        return house in self.preferences[agent].rank
+        m = self.ints
+        i = m.index[agent]
+        return m.rank[i].get(m.house_index.get(house, -1), m.nties[i] + 1) <= \
+            m.written_nties[i]
 
     def is_strict(self) -> bool:
         """True when every listed tie is a singleton."""
-        return all(o.is_strict() for o in self.order.values())
+        m = self.ints
+        return all(map(int.__eq__, m.nties, map(len, m.lists)))
 
     def to_json(self) -> dict:
         out = {"preferences": {a: o.to_json() for a, o in self.preferences.items()},
@@ -159,8 +267,15 @@ def parse_housing_market(data: dict) -> HousingMarket:
         if a not in endow:
             raise InstanceError("agent has a preference list but no endowment", agent=a,
                                 value=None)
-    orders = {a: parse_weak_order(prefs[a], agent=a, known=owner) for a in endow}
-    return HousingMarket(orders, dict(endow), read_conventions(data, CONVENTIONS))
+    names, houses = list(endow), list(owner)
+    hi = dict(zip(houses, range(len(houses))))
+    # the lists in the endowment's order (the agents' numbering), so the first error
+    # reported is the one the name-keyed parse reported
+    w = _side_ints(prefs if list(prefs) == names else {a: prefs[a] for a in names}, hi)
+    conventions = read_conventions(data, CONVENTIONS)
+    return HousingMarket.from_ints(_ints(
+        names, houses, hi, w, conventions.get("unlisted_own_house") == "unacceptable"),
+        conventions)
 
 
 # --------------------------------------------------------------------------- allocations

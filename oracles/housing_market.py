@@ -18,11 +18,13 @@ module does not import; the model type comes from :mod:`prefcert.formal.housing_
 from __future__ import annotations
 
 import time
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from ..formal.housing_market import HousingMarket
+from ..formal.housing_market import HMInts, HousingMarket
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,29 +44,50 @@ def refine(market: HousingMarket, tie_break: Sequence[str] | None = None
     ``tie_break``: a priority order over houses (earlier wins inside a tie); default: the
     endowment order of the input (the house of the first-listed agent first). O(L log L).
     """
-    prio = {h: k for k, h in enumerate(tie_break if tie_break is not None
-                                        else [market.endowment[a] for a in market.agents])}
-    missing = [h for h in market.owner if h not in prio]
-    if missing:
-        raise ValueError(f"tie_break does not rank house {missing[0]!r}")
-    out = {}
-    for a in market.agents:
-        own = market.endowment[a]
-        o = market.order[a]
-        r = o.rank[own]
-        items = o.items
-        if items[r - 1] == own and (len(items) == r or o.rank[items[r]] != r):
-            out[a] = list(items[:r])    # strict down to the own house: nothing to break
+    m = market.ints
+    houses, names = m.houses, m.names
+    return {names[i]: [houses[j] for j in lst]
+            for i, lst in enumerate(_refine(m, _priority(m, tie_break)))}
+
+
+def _priority(m: HMInts, tie_break: Sequence[str] | None) -> list[int] | None:
+    """House int -> its priority in ``tie_break`` (the last place of a house named twice;
+    houses nobody owns ignored); None for the default, the house order itself."""
+    if tie_break is None:
+        return None
+    prio: list[int | None] = [None] * len(m.houses)
+    get = m.house_index.get
+    for k, h in enumerate(tie_break):
+        j = get(h)
+        if j is not None:
+            prio[j] = k
+    for j, k in enumerate(prio):
+        if k is None:
+            raise ValueError(f"tie_break does not rank house {m.houses[j]!r}")
+    return prio  # type: ignore[return-value]
+
+
+def _refine(m: HMInts, prio: list[int] | None) -> list[list[int]]:
+    """:func:`refine` on the integer form: per agent, its effective list down to its own
+    tie, each tie sorted by ``prio`` (None: by house int, the endowment order), cut after
+    its own house. One C-level sort of (tie index, priority, house) per list that has a
+    tie there (stable on the runs already in order). O(L log L)."""
+    out = []
+    pick = itemgetter(-1)
+    for i, (lst, t) in enumerate(zip(m.lists, m.ties)):
+        r = m.rank[i][i]
+        if lst[r - 1] == i and (len(lst) == r or t[r] != r):
+            out.append(lst[:r])         # strict down to the own house: nothing to break
             continue
-        lst: list[str] = []
-        for tie in o.ties:
-            for h in sorted(tie, key=prio.__getitem__):
-                lst.append(h)
-                if h == own:
-                    break
-            if lst and lst[-1] == own:
-                break
-        out[a] = lst
+        lo = bisect_left(t, r)
+        hi = bisect_right(t, r, lo)
+        head = lst[:hi]
+        if prio is None:
+            keyed = sorted(zip(t, head))
+        else:
+            keyed = sorted(zip(t, map(prio.__getitem__, head), head))
+        res = list(map(pick, keyed))
+        out.append(res[:res.index(i, lo) + 1])
     return out
 
 
@@ -79,42 +102,43 @@ def top_trading_cycles(market: HousingMarket, tie_break: Sequence[str] | None = 
     strict improvement in the original is strict in the refinement); with strict
     preferences it is the unique strict-core allocation (Roth & Postlewaite 1977), but with
     ties it need not be Pareto optimal nor in the strict core (Ehlers 2014). O(n + L) with one pointer
-    per list. Source: Shapley & Scarf 1974.
+    per list, on the integer form (a house is the int of its owner). Source: Shapley & Scarf 1974.
     """
-    lists = refine(market, tie_break)
-    ptr = {a: 0 for a in market.agents}
-    left = set(market.agents)
-    out: dict[str, str] = {}
-
-    def target(a: str) -> str:
+    m = market.ints
+    lists = _refine(m, _priority(m, tie_break))
+    n = len(lists)
+    ptr = [0] * n
+    left = [True] * n
+    out = [0] * n
+    path: list[int] = []
+    on_path: dict[int, int] = {}
+    start = 0
+    remaining = n
+    while remaining:
+        if not path:
+            while not left[start]:
+                start += 1
+            path, on_path = [start], {start: 0}
+        a = path[-1]
         lst, k = lists[a], ptr[a]
-        while market.owner[lst[k]] not in left:
+        while not left[lst[k]]:
             k += 1
         ptr[a] = k
-        return market.owner[lst[k]]
-
-    path: list[str] = []
-    on_path: dict[str, int] = {}
-    order = iter(market.agents)
-    while left:
-        if not path:
-            a = next(order)
-            while a not in left:
-                a = next(order)
-            path, on_path = [a], {a: 0}
-        b = target(path[-1])
+        b = lst[k]
         if b in on_path:
             cycle = path[on_path[b]:]
             for c in cycle:
                 out[c] = lists[c][ptr[c]]
-            left.difference_update(cycle)
+                left[c] = False
+            remaining -= len(cycle)
             del path[on_path[b]:]
             for c in cycle:
                 del on_path[c]
         else:
             on_path[b] = len(path)
             path.append(b)
-    return {a: out[a] for a in market.agents}
+    houses = m.houses
+    return {x: houses[j] for x, j in zip(m.names, out)}
 
 
 # Twin of the checker's improvement digraph (numpy arrays, scipy SCCs), kept separate so a
@@ -131,28 +155,47 @@ def improvement_arcs(market: HousingMarket, x: Mapping[str, str],
     are scanned (all houses when x(i) is unacceptable).
     """
     import numpy as np
-    e = market.endowment if endowment is None else endowment
-    idx = {a: k for k, a in enumerate(market.agents)}
-    owner = {h: idx[a] for a, h in e.items()}
+    m = market.ints
+    holder, order = _holders(market, endowment)
     src: list[int] = []
     dst: list[int] = []
     strict: list[bool] = []
-    for i in market.agents:
-        o = market.order[i]
-        r = market.rank(i, x.get(i))           # an absent agent is unmatched
-        ii = idx[i]
-        for k, tie in enumerate(o.ties, 1):
-            if k > r:
-                break
-            dst.extend(owner[h] for h in tie)
-            strict.extend([k < r] * len(tie))
-        if r > len(o.ties):              # x(i) unacceptable: every house is weakly better
-            more = [owner[h] for h in owner if h not in o.rank]
+    ranks, nties, wnties, hidx = m.rank, m.nties, m.written_nties, m.house_index
+    get = x.get
+    for i, name in enumerate(m.names):
+        h = get(name)                            # an absent agent is unmatched
+        r = wnties[i] + 1 if h is None else ranks[i].get(hidx.get(h, -1), nties[i] + 1)
+        lst, t = m.lists[i], m.ties[i]
+        lo = bisect_left(t, r)
+        hi = bisect_right(t, r, lo)
+        dst.extend(lst[:hi] if holder is None else [holder[j] for j in lst[:hi]])
+        strict.extend([True] * lo)
+        strict.extend([False] * (hi - lo))
+        if r > nties[i]:                 # x(i) unacceptable: every house is weakly better
+            rk = ranks[i]
+            more = [j if holder is None else holder[j] for j in order if j not in rk]
             dst.extend(more)
             strict.extend([False] * len(more))
-        src.extend([ii] * (len(dst) - len(src)))
+        src.extend([i] * (len(dst) - len(src)))
     return (np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
             np.asarray(strict, dtype=bool))
+
+
+def _holders(market: HousingMarket, endowment: Mapping[str, str] | None
+             ) -> tuple[list[int] | None, Sequence[int]]:
+    """(house int -> the agent int holding it in ``endowment``, None when that is the
+    market's own endowment; the house ints in ``endowment``'s order). O(n)."""
+    m = market.ints
+    if endowment is None or endowment is market.endowment:
+        return None, range(len(m.names))
+    holder = [-1] * len(m.names)
+    order = []
+    idx, hidx = m.index, m.house_index
+    for a, h in endowment.items():
+        j = hidx[h]
+        holder[j] = idx[a]
+        order.append(j)
+    return holder, order
 
 
 def _scc_labels(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -236,13 +279,18 @@ def _trade(market: HousingMarket, cycle: list[str], e: Mapping[str, str]) -> dic
 
 # Twin of the checker's top_choices, kept separate so the segmentation that the engine
 # produces and the one the checker replays do not share code.
-def _top_choices(market: HousingMarket, agent: str, remaining_houses: set[str]) -> list[str]:
-    """The agent's top tie among ``remaining_houses`` (which must hold its own house)."""
-    for tie in market.order[agent].ties:
-        got = [h for h in tie if h in remaining_houses]
-        if got:
-            return got
-    return []
+def _top_choices(m: HMInts, agent: int, alive: list[bool]) -> list[int]:
+    """The agent's top tie among the houses ``alive`` marks (which must hold its own)."""
+    got: list[int] = []
+    cur = 0
+    for j, k in zip(m.lists[agent], m.ties[agent]):
+        if k != cur:
+            if got:
+                return got
+            cur = k
+        if alive[j]:
+            got.append(j)
+    return got
 
 
 @dataclass(frozen=True)
@@ -299,24 +347,19 @@ def _strict_top_trading_cycles(market: HousingMarket) -> StrictCoreResult | None
     house it points to is the segmentation's (unique) matching (Roth & Postlewaite 1977:
     with strict preferences the strict core is this one allocation).
     """
-    agents = market.agents
-    n = len(agents)
-    order, endowment = market.order, market.endowment
-    lists: list[tuple[str, ...]] = []
-    for a in agents:
-        o = order[a]
-        items, own = o.items, endowment[a]
-        r = o.rank[own]
+    m = market.ints
+    lists = m.lists
+    n = len(lists)
+    for i, (lst, t) in enumerate(zip(lists, m.ties)):
+        r = m.rank[i][i]
         # ties 1..r are singletons ⇔ the own house is the r-th item and the next item
         # (if any) ranks lower; ranks are non-decreasing along items, every index used
-        if items[r - 1] != own or (len(items) > r and o.rank[items[r]] == r):
+        if lst[r - 1] != i or (len(lst) > r and t[r] == r):
             return None
-        lists.append(items)
-    owner = {endowment[a]: i for i, a in enumerate(agents)}
     alive = [True] * n
     ptr = [0] * n
     pos = [-1] * n                  # position on the current walk, -1 when off it
-    got: list[str] = [""] * n
+    got = [0] * n
     cycles: list[list[int]] = []
     for s in range(n):
         if not alive[s]:
@@ -326,10 +369,10 @@ def _strict_top_trading_cycles(market: HousingMarket) -> StrictCoreResult | None
         while path:
             a = path[-1]
             lst, k = lists[a], ptr[a]
-            b = owner[lst[k]]
+            b = lst[k]              # a house is the int of its owner
             while not alive[b]:     # never passes the own house: a is alive
                 k += 1
-                b = owner[lst[k]]
+                b = lst[k]
             ptr[a] = k
             p = pos[b]
             if p < 0:
@@ -344,60 +387,74 @@ def _strict_top_trading_cycles(market: HousingMarket) -> StrictCoreResult | None
                 got[c] = lists[c][ptr[c]]
             cycle.sort()
             cycles.append(cycle)
-    return StrictCoreResult({a: got[i] for i, a in enumerate(agents)},
-                            [[agents[i] for i in c] for c in cycles], None)
+    names, houses = m.names, m.houses
+    return StrictCoreResult({a: houses[j] for a, j in zip(names, got)},
+                            [[names[i] for i in c] for c in cycles], None)
 
 
 def _strict_core_segmentation(market: HousingMarket) -> StrictCoreResult:
     """The Quint–Wako segmentation round by round (see :func:`strict_core`): top ties and
-    a networkx condensation rebuilt every round. O(rounds · (n + L))."""
+    a networkx condensation rebuilt every round, on the integer form (a house is the int
+    of its owner, so agents in input order are ints in increasing order). O(rounds · (n + L))."""
     import networkx as nx
-    pos = {a: k for k, a in enumerate(market.agents)}
-    left = list(market.agents)
-    segments: list[list[str]] = []      # segments of completed rounds
-    out: dict[str, str] = {}
+    m = market.ints
+    n = len(m.names)
+    left = list(range(n))
+    segments: list[list[int]] = []      # segments of completed rounds
+    out = [0] * n
+    names = m.names
+
+    def named(segs: list[list[int]]) -> list[list[str]]:
+        return [[names[a] for a in seg] for seg in segs]
+
     while left:
-        houses = {market.endowment[a] for a in left}
-        tops = {a: _top_choices(market, a, houses) for a in left}
+        alive = [False] * n
+        for a in left:
+            alive[a] = True
+        tops = {a: _top_choices(m, a, alive) for a in left}
         g = nx.DiGraph()
         g.add_nodes_from(left)
-        g.add_edges_from((a, market.owner[h]) for a in left for h in tops[a])
+        g.add_edges_from((a, h) for a in left for h in tops[a])
         cond = nx.condensation(g)
-        this_round: list[list[str]] = []
+        this_round: list[list[int]] = []
         for c in cond.nodes:
             if cond.out_degree(c):
                 continue
-            seg = sorted(cond.nodes[c]["members"], key=pos.__getitem__)
-            matched, hall = _top_matching(market, seg, tops)
+            seg = sorted(cond.nodes[c]["members"])
+            matched, hall = _top_matching(seg, tops)
             if hall is not None:
                 # sink SCCs of one round are disjoint and closed, so the earlier rounds'
                 # segments followed by this one form a valid segmentation
-                return StrictCoreResult(None, segments + this_round + [seg], {
-                    "type": "top_trading_segmentation", "segments": segments + [seg],
-                    "hall_violator": hall})
-            out.update(matched)
+                return StrictCoreResult(None, named(segments + this_round + [seg]), {
+                    "type": "top_trading_segmentation", "segments": named(segments + [seg]),
+                    "hall_violator": [names[a] for a in hall]})
+            for a, h in matched.items():
+                out[a] = h
             this_round.append(seg)
         segments.extend(this_round)
         done = {a for s in this_round for a in s}
         left = [a for a in left if a not in done]
-    return StrictCoreResult({a: out[a] for a in market.agents}, segments, None)
+    houses = m.houses
+    return StrictCoreResult({a: houses[h] for a, h in zip(names, out)}, named(segments),
+                            None)
 
 
-def _top_matching(market: HousingMarket, seg: list[str], tops: Mapping[str, list[str]]
-                  ) -> tuple[dict[str, str], list[str] | None]:
-    """Perfect matching of ``seg`` to top houses, or (partial, Hall violator)."""
+def _top_matching(seg: list[int], tops: Mapping[int, list[int]]
+                  ) -> tuple[dict[int, int], list[int] | None]:
+    """Perfect matching of ``seg`` to top houses (agent int -> house int), or (partial,
+    Hall violator)."""
     if len(seg) == 1:
         a = seg[0]
-        return {a: market.endowment[a]}, None
+        return {a: a}, None
     import numpy as np
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import maximum_bipartite_matching
     # scipy's Hopcroft–Karp on a CSR matrix is deterministic (networkx's iterates sets)
-    col = {market.endowment[a]: j for j, a in enumerate(seg)}
+    col = {a: j for j, a in enumerate(seg)}
     rows, cols = zip(*[(i, col[h]) for i, a in enumerate(seg) for h in tops[a]])
     graph = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(len(seg),) * 2)
     match = maximum_bipartite_matching(graph, perm_type="column")
-    matched = {a: market.endowment[seg[j]] for a, j in zip(seg, match) if j >= 0}
+    matched = {a: seg[j] for a, j in zip(seg, match) if j >= 0}
     free = [a for a in seg if a not in matched]
     if not free:
         return matched, None
@@ -531,12 +588,13 @@ def brute_force_cores(market: HousingMarket, max_agents: int = BRUTE_FORCE_MAX_A
     case.
     """
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    agents = list(market.agents)
+    m = market.ints
+    agents, house_of = m.names, m.houses
     n = len(agents)
     if n > max_agents:
         raise ValueError(f"brute force is limited to {max_agents} agents, got {n}")
-    house_of = [market.endowment[a] for a in agents]
-    rank = [[market.rank(a, h) for h in house_of] for a in agents]   # rank[i][j]: ω_j for i
+    rank = [[rk.get(j, last + 1) for j in range(n)]              # rank[i][j]: ω_j for i
+            for rk, last in zip(m.rank, m.nties)]
     ir = [[j for j in range(n) if rank[i][j] <= rank[i][i]] for i in range(n)]
     weak = [[sum(1 << k for k in range(n) if rank[i][k] <= rank[i][j]) for j in range(n)]
             for i in range(n)]

@@ -28,12 +28,13 @@ answer ``blocking_coalition`` and ``not_an_allocation``.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..errors import CertificateError
 from ..housing_market import (
     CONVENTIONS,
     CORE_NOTION,
+    HMInts,
     HousingMarket,
     as_allocation,
     completed_allocation,
@@ -88,25 +89,51 @@ def improvement_digraph(market: HousingMarket, x: Mapping[str, str],
 
     ``arcs[i]``: the owners j of the houses ``e_j ⪰_i x(i)``; ``strict[i]``: those with
     ``e_j ≻_i x(i)``, where ``e`` is ``endowment`` (default: the market's; ``endowment=x``
-    describes Pareto improvements). O(n + arcs + n log L): only houses at least as good as
-    x(i) are read, the ends of their ties found by bisection on the ranks (every house when
-    x(i) is unacceptable, since all are then weakly better). An agent absent from ``x``
-    is unmatched (rank ``market.rank(i, None)``).
+    describes Pareto improvements). O(n + arcs + n log L) (see :func:`_digraph`). An agent
+    absent from ``x`` is unmatched (rank ``market.rank(i, None)``).
     """
-    owner = {h: a for a, h in (market.endowment if endowment is None else endowment).items()}
-    arcs: dict[str, list[str]] = {}
-    strict: dict[str, list[str]] = {}
-    for i in market.agents:
-        o = market.order[i]
-        items, rank = o.items, o.rank           # items best first, ranks non-decreasing
-        r = market.rank(i, x.get(i))
-        key = rank.__getitem__
-        lo = bisect_left(items, r, key=key)     # items[:lo]: the houses ranked above x(i)
-        better = [owner[h] for h in items[:lo]]
-        strict[i] = better
-        same = items[lo:bisect_right(items, r, lo, key=key)] if r <= o.nties else \
-            [h for h in owner if h not in rank]
-        arcs[i] = better + [owner[h] for h in same]
+    names = market.ints.names
+    arcs, strict = _digraph(market, x, endowment)
+    return ({a: [names[j] for j in out] for a, out in zip(names, arcs)},
+            {a: [names[j] for j in out] for a, out in zip(names, strict)})
+
+
+def _digraph(market: HousingMarket, x: Mapping[str, str],
+             endowment: Mapping[str, str] | None = None
+             ) -> tuple[list[list[int]], list[list[int]]]:
+    """:func:`improvement_digraph` over agent ints (:class:`HMInts`): only houses at least
+    as good as x(i) are read, the ends of their ties found by bisection on the tie indices
+    (every house when x(i) is unacceptable, since all are then weakly better, in the order
+    of ``endowment``). O(n + arcs + n log L)."""
+    m = market.ints
+    n = len(m.names)
+    if endowment is None or endowment is market.endowment:
+        holder: list[int] | None = None        # house j is held by agent j
+        order: Sequence[int] = range(n)
+    else:
+        holder, order = [-1] * n, []
+        for a, h in endowment.items():
+            j = m.house_index[h]
+            holder[j] = m.index[a]
+            order.append(j)
+    ranks, nties, wnties, hidx = m.rank, m.nties, m.written_nties, m.house_index
+    arcs: list[list[int]] = []
+    strict: list[list[int]] = []
+    get = x.get
+    for i, name in enumerate(m.names):
+        h = get(name)
+        r = wnties[i] + 1 if h is None else ranks[i].get(hidx.get(h, -1), nties[i] + 1)
+        lst, t = m.lists[i], m.ties[i]          # ties non-decreasing along the list
+        lo = bisect_left(t, r)                  # lst[:lo]: the houses ranked above x(i)
+        if r <= nties[i]:
+            out = lst[:bisect_right(t, r, lo)]
+        else:
+            rk = ranks[i]
+            out = lst[:lo] + [j for j in order if j not in rk]
+        if holder is not None:
+            out = [holder[j] for j in out]
+        arcs.append(out)
+        strict.append(out[:lo])
     return arcs, strict
 
 
@@ -118,9 +145,11 @@ def blocked_arc(market: HousingMarket, x: Mapping[str, str], notion: str,
     cycle of strict arcs: everyone strictly better off); ``"strict"``: a strict arc inside a
     strongly connected component of D_x. None ⇔ x is in the notion's core. O(n + arcs).
     """
-    arcs, strict = improvement_digraph(market, x, endowment)
-    comp = strongly_connected_components(strict if notion == "weak" else arcs)
-    return next(((i, j) for i in market.agents for j in strict[i] if comp[i] == comp[j]), None)
+    arcs, strict = _digraph(market, x, endowment)
+    comp = strongly_connected_components(dict(enumerate(strict if notion == "weak" else arcs)))
+    names = market.ints.names
+    return next(((names[i], names[j]) for i, out in enumerate(strict) for j in out
+                 if comp[i] == comp[j]), None)
 
 
 def in_weak_core(market: HousingMarket, x: Mapping[str, str]) -> bool:
@@ -149,13 +178,16 @@ def free_improvement(market: HousingMarket, x: Mapping[str, str]) -> tuple[str, 
     """(agent, house): a house nobody holds in ``x`` that the agent lists above what it
     has (taking it is a Pareto improvement), or None. O(n + L)."""
     held = set(x.values())
-    for a in market.agents:
+    m = market.ints
+    houses = m.houses
+    for i, a in enumerate(m.names):
         r = market.rank(a, x.get(a))
-        for h in market.preferences[a].items:
-            if market.rank(a, h) >= r:
+        rk = m.rank[i]
+        for j in m.written[i]:
+            if rk[j] >= r:
                 break
-            if h not in held:
-                return a, h
+            if houses[j] not in held:
+                return a, houses[j]
     return None
 
 
@@ -266,25 +298,38 @@ def check_potentials(market: HousingMarket, x: Mapping[str, str], notion: str,
     if not isinstance(potentials, dict) or set(potentials) != set(market.agents) or \
             not all(isinstance(t, int) for t in potentials.values()):
         raise CertificateError("potentials must map every agent to an integer")
-    arcs, strict = improvement_digraph(market, x)
-    t = potentials
-    for i in market.agents:
+    arcs, strict = _digraph(market, x)
+    names = market.ints.names
+    t = [potentials[a] for a in names]
+    for i in range(len(names)):
         for j in strict[i]:
             if t[j] < t[i] + 1:
-                raise CertificateError(f"potential drops on strict arc {i}->{j}")
+                raise CertificateError(f"potential drops on strict arc {names[i]}->{names[j]}")
         if notion == "strict":
             for j in arcs[i]:
                 if t[j] < t[i]:
-                    raise CertificateError(f"potential drops on arc {i}->{j}")
+                    raise CertificateError(f"potential drops on arc {names[i]}->{names[j]}")
 
 
 def top_choices(market: HousingMarket, agent: str, remaining_houses: set[str]) -> list[str]:
     """The agent's top tie among ``remaining_houses`` (which must hold its own house)."""
-    for tie in market.order[agent].ties:
-        got = [h for h in tie if h in remaining_houses]
-        if got:
-            return got
-    return []
+    m = market.ints
+    alive = [h in remaining_houses for h in m.houses]
+    return [m.houses[j] for j in _top(m, m.index[agent], alive)]
+
+
+def _top(m: HMInts, i: int, alive: list[bool]) -> list[int]:
+    """Agent ``i``'s top tie among the houses ``alive`` marks (house ints)."""
+    got: list[int] = []
+    cur = 0
+    for j, k in zip(m.lists[i], m.ties[i]):
+        if k != cur:
+            if got:
+                return got
+            cur = k
+        if alive[j]:
+            got.append(j)
+    return got
 
 
 def check_segmentation(market: HousingMarket, cert: dict) -> None:
@@ -301,40 +346,45 @@ def check_segmentation(market: HousingMarket, cert: dict) -> None:
     house would own a strict arc inside that SCC. So x gives each member of S_t a top house,
     owned by S_t (closedness), i.e. S_t trades within itself and R_{t+1} keeps its houses.
     At t = k this is a perfect matching of S_k to top houses, impossible by Hall's condition
-    for T. O(k · (n + top arcs)).
+    for T. Read on the integer form (a house is the int of its owner).
+    O(k · (n + top arcs)).
     """
     segs, hall = cert.get("segments"), cert.get("hall_violator")
     if not isinstance(segs, list) or not segs or not isinstance(hall, list) or not hall:
         raise CertificateError("a segmentation needs non-empty 'segments' and 'hall_violator'")
-    remaining = set(market.agents)
+    m = market.ints
+    names, houses, index = m.names, m.houses, m.index
+    remaining = [True] * len(names)     # R_t, by agent int: also R_t's houses
+    last: list[int] = []
     for t, seg in enumerate(segs, 1):
         if not isinstance(seg, list) or not seg or not all(isinstance(a, str) for a in seg) \
                 or len(set(seg)) != len(seg):
             raise CertificateError(f"segment {t} must be a non-empty list of distinct agents")
-        if not set(seg) <= remaining:
+        ids = [index.get(a, -1) for a in seg]
+        if not all(i >= 0 and remaining[i] for i in ids):
             raise CertificateError(f"segment {t} names an agent that is not in the remaining "
                                    "market")
-        houses = {market.endowment[a] for a in remaining}
-        s = set(seg)
-        top: dict[str, list[str]] = {}
-        for a in seg:
-            top[a] = []
-            for h in top_choices(market, a, houses):
-                b = market.owner[h]
+        s = set(ids)
+        top: dict[int, list[int]] = {}
+        for i in ids:
+            top[i] = got = _top(m, i, remaining)
+            for b in got:
                 if b not in s:
-                    raise CertificateError(f"segment {t} is not closed: {a!r}'s top house "
-                                           f"{h!r} belongs to {b!r} outside it")
-                top[a].append(b)
+                    raise CertificateError(f"segment {t} is not closed: {names[i]!r}'s top "
+                                           f"house {houses[b]!r} belongs to {names[b]!r} "
+                                           "outside it")
         if len(set(strongly_connected_components(top).values())) != 1:
             raise CertificateError(f"segment {t} is not strongly connected in the top-choice "
                                    "digraph")
-        remaining -= s
-    last = set(segs[-1])
+        for i in ids:
+            remaining[i] = False
+        last = ids
     if not all(isinstance(a, str) for a in hall) or len(set(hall)) != len(hall) \
-            or not set(hall) <= last:
+            or not set(hall) <= set(segs[-1]):
         raise CertificateError("the Hall violator must be a set of agents of the last segment")
-    houses = {market.endowment[a] for a in last} | {market.endowment[a] for a in remaining}
-    nbrs = set().union(*(top_choices(market, a, houses) for a in hall))
+    for i in last:                      # R_k: the last segment and what remains after it
+        remaining[i] = True
+    nbrs = set().union(*(_top(m, index[a], remaining) for a in hall))
     if len(nbrs) >= len(hall):
         raise CertificateError(f"Hall violator has {len(nbrs)} top houses for {len(hall)} "
                                "agents: no violation")
