@@ -13,6 +13,7 @@ import click
 from ..api.arguments import check_engines, choice
 from ..formal.errors import InstanceError
 from ..formal.files import read_paths
+from ..formal.instances import compact_encoder
 from ..output import AppendFile, check_output, refuse_inputs
 from ..pipeline.parallel import LocalResults, cores
 from .common import (
@@ -32,8 +33,8 @@ from .common import (
 )
 
 #: a label's JSON line (without its newline): ``json.dumps(label, separators=(",", ":"))``,
-#: with the encoder made once instead of once per label
-_LINE = json.JSONEncoder(separators=(",", ":")).encode
+#: with the encoder made once instead of once per label (:func:`compact_encoder`)
+_LINE = compact_encoder()
 
 #: how every line prefcert label writes starts (a torn last line of a labels file does too)
 LABEL_START = '{"id":'

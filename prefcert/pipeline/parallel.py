@@ -128,6 +128,8 @@ class LocalResults:
 
         from ..encodings import set_cpsat_workers
         self.todo, self.pool = todo, None
+        if names is not None:         # one set for every job (label takes a set as is)
+            names = frozenset(names)
         self.args = (names, time_limit, seed, cross_check, line)
         self.workers = 1
         n_cores = cores()
