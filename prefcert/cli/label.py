@@ -23,6 +23,7 @@ from .common import (
     Seconds,
     bad_input,
     bulk_build,
+    finish,
     json_option,
     InterruptGuard,
     override_readings,
@@ -289,5 +290,6 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
         click.echo(f"prefcert: {results.verified} certificate(s) re-checked here "
                    f"({'all' if verify_all else 'a sample'}), every label checked on the "
                    f"Dask workers", err=True)
-    sys.exit(1 if failed else 0)
+        sys.exit(1 if failed else 0)     # the Dask client's own exit handlers run
+    finish(1 if failed else 0)
 
