@@ -68,7 +68,7 @@ def compact_encoder(sort_keys: bool = False) -> Callable[[Any], str]:
     instance or a label, has none: a cycle would end in RecursionError rather than
     ValueError). The same text. O(size)."""
     enc = json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":"), check_circular=False)
-    make = json.encoder.c_make_encoder
+    make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:                                    # no C accelerator
         return enc.encode
     c = make(None, enc.default, json.encoder.encode_basestring_ascii, None, ":", ",",

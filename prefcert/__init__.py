@@ -20,9 +20,7 @@ import importlib.util
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    __version__: str
-
-if TYPE_CHECKING:
+    __version__: str                   # read from the installed metadata on first use
     from .api.consistency import (
         intransitive_cycle,
         min_l1_repair,
