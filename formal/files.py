@@ -9,7 +9,10 @@ from pathlib import Path
 
 from .errors import InstanceError
 from .instances import Instance, read_json, read_jsonl
-from .preflib import SUFFIXES, read_preflib
+
+#: the PrefLib suffixes (:data:`prefcert.formal.preflib.SUFFIXES`, a test keeps the two
+#: equal), known here so that reading JSON never imports the PrefLib reader
+PREFLIB_SUFFIXES = (".soc", ".soi", ".toc", ".toi")
 
 
 #: the default size limit of an instance file read by ``prefcert check`` (1 GiB; its
@@ -20,7 +23,14 @@ MAX_FILE_SIZE = 2**30
 def readers() -> dict[str, Callable[..., list[Instance]]]:
     """File suffix -> reader (path, optional size limit in bytes -> list of Instance):
     JSON, JSONL and the PrefLib suffixes."""
-    return {".json": read_json, ".jsonl": read_jsonl, **dict.fromkeys(SUFFIXES, read_preflib)}
+    return {".json": read_json, ".jsonl": read_jsonl,
+            **dict.fromkeys(PREFLIB_SUFFIXES, read_preflib)}
+
+
+def read_preflib(path: Path, limit: int | None = None) -> list[Instance]:
+    """:func:`prefcert.formal.preflib.read_preflib`, imported on first use."""
+    from .preflib import read_preflib as read
+    return read(path, limit)
 
 
 def read_file(path: Path, limit: int | None = None) -> list[Instance]:

@@ -54,8 +54,27 @@ class Instance:
 
 def label_key(iid: str, asked: Any) -> tuple[str, str]:
     """The identity of a label: its instance id and its question as asked (canonical
-    JSON). A labels file holds one label per key."""
+    JSON: ``json.dumps(asked, sort_keys=True)``; a question name, the common case, by the
+    encoder's own string escaping). A labels file holds one label per key."""
+    if asked.__class__ is str:
+        return iid, _encode_key(asked)
     return iid, json.dumps(asked, sort_keys=True)
+
+
+def compact_encoder(sort_keys: bool = False) -> Callable[[Any], str]:
+    """``json.dumps(value, sort_keys=sort_keys, separators=(",", ":"))`` with the encoder
+    made once: the C encoder of the standard library (when there is one) called directly,
+    without the check for circular references (a value built from JSON, such as an
+    instance or a label, has none: a cycle would end in RecursionError rather than
+    ValueError). The same text. O(size)."""
+    enc = json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":"), check_circular=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:                                    # no C accelerator
+        return enc.encode
+    c = make(None, enc.default, json.encoder.encode_basestring_ascii, None, ":", ",",
+             sort_keys, False, True)
+    join = "".join
+    return lambda value: join(c(value, 0))
 
 
 def canonical_sha256(data: dict[str, Any]) -> str:
@@ -67,7 +86,7 @@ def canonical_sha256(data: dict[str, Any]) -> str:
 ONE_ENCODE_BYTES = 1 << 16
 
 #: ``json.dumps(value, sort_keys=True, separators=(",", ":"))``, the encoder made once
-_CANONICAL_TEXT = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+_CANONICAL_TEXT = compact_encoder(sort_keys=True)
 
 
 def _canonical(data: dict[str, Any], raw_size: int | None = None) -> tuple[str, int]:

@@ -339,8 +339,8 @@ def parse_market(data: dict) -> Market:
     group. O(total list length), one pass: agents are numbered per side in input order and
     every list becomes partner ints with tie indices and a rank dict (:class:`IntMarket`),
     restricted to mutually acceptable pairs; the WeakOrders of ``a``/``b``/``pa``/``pb``
-    are made from it on first look-up and hold the agents' own name objects (the keys of
-    ``data``). The input is only read.
+    are made from it on first look-up and hold the model's own name objects (equal to the
+    keys of ``data``, :func:`_own_names`). The input is only read.
     """
     prefs = data.get("preferences")
     if not isinstance(prefs, dict) or set(prefs) != {"A", "B"}:
@@ -352,13 +352,22 @@ def parse_market(data: dict) -> Market:
     both = set(prefs["A"]) & set(prefs["B"])
     if both:
         raise InstanceError("agent appears on both sides", agent=sorted(both)[0])
-    names_a, names_b = list(prefs["A"]), list(prefs["B"])
+    names_a, names_b = _own_names(prefs["A"]), _own_names(prefs["B"])
     ia = dict(zip(names_a, range(len(names_a))))
     ib = dict(zip(names_b, range(len(names_b))))
     wa = _side_ints(prefs["A"], ib)
     wb = _side_ints(prefs["B"], ia)
     return Market.from_ints(_mutual(names_a, ia, wa, names_b, ib, wb),
                             read_conventions(data, CONVENTIONS))
+
+
+def _own_names(side: dict) -> list[str]:
+    """The agents of one side in input order, each a new string object equal to its key
+    in ``side``. The model's names are then laid out together, away from the decoded
+    lists around the keys: a forked pool worker that reads a model's names (each label
+    does) copies their few pages rather than every page of the decoded instance
+    (copy-on-write: reading an object writes its reference count). O(agents)."""
+    return [(x + "\0")[:-1] for x in side]
 
 
 #: Lists of at most this many items (a tie group counts as one) are read by

@@ -17,15 +17,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = version("prefcert")
-except PackageNotFoundError:           # running from a source tree that is not installed
-    __version__ = "0+unknown"
-
 if TYPE_CHECKING:
+    __version__: str                   # read from the installed metadata on first use
     from .api.consistency import (
         intransitive_cycle,
         min_l1_repair,
@@ -151,6 +146,9 @@ if not TYPE_CHECKING:
     # hidden from type checkers, which see the imports above: a misspelt name is then an
     # error there, not Any
     def __getattr__(name: str) -> Any:
+        if name == "__version__":     # importlib.metadata is imported only when asked
+            globals()[name] = value = _version()
+            return value
         if name in _EXPORTS:
             value = getattr(importlib.import_module(_EXPORTS[name]), name)
             globals()[name] = value
@@ -158,6 +156,14 @@ if not TYPE_CHECKING:
         if importlib.util.find_spec(f"{__name__}.{name}") is not None:   # prefcert.api, …
             return importlib.import_module(f"{__name__}.{name}")
         raise AttributeError(f"module 'prefcert' has no attribute {name!r}")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("prefcert")
+    except PackageNotFoundError:       # running from a source tree that is not installed
+        return "0+unknown"
 
 
 def __dir__() -> list[str]:

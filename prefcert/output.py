@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -130,8 +129,9 @@ def _fsync_folder(folder: Path) -> None:
 def _temporary(folder: Path, name: str, flags: int = os.O_WRONLY) -> tuple[Path, int]:
     """A new, empty temporary file beside ``name`` in ``folder`` (its own random name, so
     concurrent runs never share one), opened with ``flags``."""
+    from secrets import token_hex            # imported only when a file is rewritten
     while True:
-        tmp = folder / f".{name}.{secrets.token_hex(4)}{_TMP}"
+        tmp = folder / f".{name}.{token_hex(4)}{_TMP}"
         try:
             return tmp, os.open(tmp, flags | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:

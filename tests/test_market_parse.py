@@ -48,16 +48,17 @@ def test_side_b_restricted_as_by_the_entry_pass(data):
 
 
 def test_parse_market_orders_hold_the_agents_name_objects():
-    """The orders made from the integer form name the agents by their own key objects
-    (one string per agent however often it is listed), and the input is only read."""
+    """The orders made from the integer form name the agents by the model's own name
+    objects (one string per agent however often it is listed, equal to its key), and the
+    input is only read."""
     b2 = "".join(["b", "2"])                   # distinct objects, equal to the keys
     data = {"preferences": {"A": {"a1": ["b1", [b2, "b1x"]], "a2": ["".join(["b", "2"])]},
                             "B": {"b1": ["a1"], "b2": ["a2", "a1"], "b1x": ["a1"]}}}
     before = copy.deepcopy(data)
     m = parse_market(data)
     assert m.a["a1"].rank == {"b1": 1, "b2": 2, "b1x": 2}
-    key = next(k for k in data["preferences"]["B"] if k == "b2")
-    assert m.a["a1"].items[1] is key and m.a["a2"].items[0] is key
+    own = m.ints.b.names[m.ints.b.index["b2"]]
+    assert own == "b2" and m.a["a1"].items[1] is own and m.a["a2"].items[0] is own
     assert m.pb["b2"].items == ("a2", "a1")
     assert data == before and data["preferences"]["A"]["a1"][1][0] is b2
 

@@ -13,6 +13,7 @@ import click
 from ..api.arguments import check_engines, choice
 from ..formal.errors import InstanceError
 from ..formal.files import read_paths
+from ..formal.instances import compact_encoder
 from ..output import AppendFile, check_output, refuse_inputs
 from ..pipeline.parallel import LocalResults, cores
 from .common import (
@@ -22,6 +23,7 @@ from .common import (
     Seconds,
     bad_input,
     bulk_build,
+    finish,
     json_option,
     InterruptGuard,
     override_readings,
@@ -32,8 +34,8 @@ from .common import (
 )
 
 #: a label's JSON line (without its newline): ``json.dumps(label, separators=(",", ":"))``,
-#: with the encoder made once instead of once per label
-_LINE = json.JSONEncoder(separators=(",", ":")).encode
+#: with the encoder made once instead of once per label (:func:`compact_encoder`)
+_LINE = compact_encoder()
 
 #: how every line prefcert label writes starts (a torn last line of a labels file does too)
 LABEL_START = '{"id":'
@@ -204,6 +206,9 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
     counts: Counter = Counter()
     failed = written = 0
     line_of = LabelLine(out if sink else None)
+    # each job's question, read before a local pool forks: the loop below then reads no
+    # job (a job read after the fork would have its page copied here, copy-on-write)
+    asked = [j.question.name for j in todo]
     results: DaskResults | LocalResults
     if cluster is not None:
         from ..pipeline.dask_runner import DaskResults
@@ -227,10 +232,11 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
     try:
         with InterruptGuard() as guard, progress or nullcontext():
             task = progress.add_task("labelling", total=len(todo)) if progress else None
-            for job, (kind, payload) in zip(todo, results):
+            for i, (kind, payload) in enumerate(results):
+                question = asked[i]
                 if progress is not None:
-                    progress.update(task, description=f"{job.instance.id} · "
-                                                      f"{job.question.name}")
+                    progress.update(task, description=f"{todo[i].instance.id} · "
+                                                      f"{question}")
                 if kind == "line" or kind == "label":
                     if kind == "label":          # a Dask result: its line is made here
                         payload = (line_of(payload), payload["verdict"], payload["checked"])
@@ -241,18 +247,18 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
                         written += 1
                     finally:
                         guard.release()
-                    counts[(job.question.name, verdict)] += 1
+                    counts[(question, verdict)] += 1
                     if not checked:
-                        counts[(job.question.name, UNVERIFIED)] += 1
+                        counts[(question, UNVERIFIED)] += 1
                 elif kind == "disagreement":
                     failed += 1
                     report_disagreement(payload, disagreements)
-                    counts[(job.question.name, "DISAGREEMENT")] += 1
+                    counts[(question, "DISAGREEMENT")] += 1
                 elif kind == "undecided":
                     failed += 1
-                    click.echo(f"prefcert: {job.instance.id} {job.question.name}: no label: "
+                    click.echo(f"prefcert: {todo[i].instance.id} {question}: no label: "
                                f"{payload}", err=True)
-                    counts[(job.question.name, "unknown")] += 1
+                    counts[(question, "unknown")] += 1
                 else:
                     results.close()
                     bad_input(payload)
@@ -284,5 +290,6 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
         click.echo(f"prefcert: {results.verified} certificate(s) re-checked here "
                    f"({'all' if verify_all else 'a sample'}), every label checked on the "
                    f"Dask workers", err=True)
-    sys.exit(1 if failed else 0)
+        sys.exit(1 if failed else 0)     # the Dask client's own exit handlers run
+    finish(1 if failed else 0)
 

@@ -128,6 +128,8 @@ class LocalResults:
 
         from ..encodings import set_cpsat_workers
         self.todo, self.pool = todo, None
+        if names is not None:         # one set for every job (label takes a set as is)
+            names = frozenset(names)
         self.args = (names, time_limit, seed, cross_check, line)
         self.workers = 1
         n_cores = cores()
@@ -137,14 +139,16 @@ class LocalResults:
         _RUN.update(jobs=todo, names=names, time_limit=time_limit, seed=seed,
                     cross_check=cross_check, line=line)
         self.workers = min(jobs, len(todo))
+        # the tasks are planned before the fork: read after it, each job's page would be
+        # copied in this process (reading an object writes its reference count)
+        self.spans = chunks(todo, self.workers)
         self.pool = quiet_pool(mp.get_context("fork"), self.workers, _init_worker,
                                (max(1, n_cores // jobs),))
 
     def __iter__(self):
         if self.pool is None:
             return (run_one(job, *self.args) for job in self.todo)
-        spans = chunks(self.todo, self.workers)
-        return (r for rs in self.pool.imap(_work, spans, chunksize=1) for r in rs)
+        return (r for rs in self.pool.imap(_work, self.spans, chunksize=1) for r in rs)
 
     def close(self) -> None:
         if self.pool is not None:
