@@ -218,6 +218,8 @@ class _Builder:
         # the models are a few dozen Booleans: presolve costs more than the search (about
         # 2.5x a solve at n = 6) and changes no optimum, infeasibility or enumeration
         s.parameters.cp_model_presolve = False
+        s.parameters.cp_model_probing_level = 0
+        s.parameters.symmetry_level = 0
         st = s.solve(self.m)
         if st == cp_model.INFEASIBLE:
             return None
@@ -403,16 +405,16 @@ def minimum_edit_sets(task: DecisionTask, world: World, time_limit: float, seed:
     if s is None:
         return None, []
     k = round(s.objective_value)
-    b, e = model()
+    # the same model enumerates the rest: the optimum's edit set is the first found
+    # (a no-good cut excludes it), then one feasibility solve per further set
+    b.m.clear_objective()
     b.m.add(sum(e.values()) == k)
     found = []
-    while True:
-        s = b.solve(time_limit, seed)
-        if s is None:
-            break
+    while s is not None:
         chosen = tuple(c for c in task.permitted if s.value(e[c]))
         found.append(chosen)
         b.m.add(sum(e[c] for c in chosen) <= k - 1)
+        s = b.solve(time_limit, seed)
     return k, sorted(found, key=lambda es: [task.permitted.index(c) for c in es])
 
 
