@@ -1,0 +1,139 @@
+"""Fast paths of ``generate actionable-indeterminacy`` (issue 24, item 3, second round)
+against the formulations they replace: the sampler's judge of a hidden swap in a
+single-choice task (against the oracle's general world enumeration, on random and
+tie-heavy worlds), and the CP-SAT minimum-edit enumeration that reuses its minimising
+solve (against brute force over the edit sets). Expected values never come from the fast
+path under test."""
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+import prefcert.oracles.decision as O
+from prefcert.encodings.decision import minimum_edit_sets
+from prefcert.formal.decision import RANK_OBJECTIVES, parse_decision, stated
+from prefcert.oracles.decision import decide, solve_world
+
+
+def _single_choice(structure: str, agents: int, items: int, rng: random.Random,
+                   ties: bool) -> dict:
+    """A fully specified single-choice task dict. ``ties``: every agent ranks the items
+    in one of two orders (many equal item values: ties among optima)."""
+    ag = [f"P{k}" for k in range(1, agents + 1)]
+    it = [f"T{k}" for k in range(1, items + 1)]
+    orders = [rng.sample(it, items) for _ in range(2)]
+    prefs = {a: list(rng.choice(orders)) if ties else rng.sample(it, items) for a in ag}
+    out = {"domain": "decision", "structure": structure, "agents": ag, "items": it,
+           "preferences": prefs}
+    if structure == "apartment":
+        out["attributes"] = {i: {"rent": 1000, "commute": 10} for i in it}
+    return out
+
+
+def _hidden(base: dict, party: str, pos: int, objective: str) -> dict:
+    lst = list(base["preferences"][party])
+    prefs = dict(base["preferences"])
+    prefs[party] = lst[:pos] + [{"unknown": [lst[pos], lst[pos + 1]]}] + lst[pos + 2:]
+    return {**base, "preferences": prefs, "source": "preference", "objectives": [objective]}
+
+
+def _general(task) -> tuple[str, dict]:
+    """The verdict and stats of the general path: every world solved, accepted sets
+    intersected (the certificate path, which the fast judge does not take)."""
+    out = decide(task)
+    return out.verdict, out.stats
+
+
+@pytest.mark.parametrize("structure", ["scheduling", "apartment"])
+@pytest.mark.parametrize("ties", [False, True])
+def test_hidden_swap_judge_matches_the_general_path(structure, ties):
+    rng = random.Random(f"{structure}-{ties}")
+    seen = set()
+    for _ in range(60):
+        base = _single_choice(structure, rng.randint(1, 5), rng.randint(2, 5), rng, ties)
+        for obj in RANK_OBJECTIVES:
+            for party in base["agents"]:
+                for pos in range(len(base["items"]) - 1):
+                    task = parse_decision(_hidden(base, party, pos, obj))
+                    got = O._hidden_swap(task)
+                    assert got is not None
+                    want = _general(parse_decision(_hidden(base, party, pos, obj)))
+                    assert (got.verdict, got.stats) == want
+                    assert decide(task, certificate=False).stats == want[1]
+                    seen.add(got.verdict)
+    assert seen == {"act", "ask_preference"}          # both verdicts were exercised
+
+
+def test_hidden_swap_judge_on_derived_tasks_shares_one_lineage():
+    """Many candidates of one parse (the samplers' derive), each judged like its own
+    fresh parse; a second base with the same names gets its own ranks."""
+    rng = random.Random(5)
+    for structure in ("scheduling", "apartment"):
+        for _ in range(20):
+            base = _single_choice(structure, 4, 5, rng, ties=rng.random() < 0.5)
+            tm = parse_decision({**base, "source": "objective", "objectives": ["utilitarian"]})
+            for obj in RANK_OBJECTIVES:
+                for party, pos in itertools.product(base["agents"], range(4)):
+                    m = tm.derive(source="preference", objectives=[obj], hide=(party, pos))
+                    got = O._hidden_swap(m)
+                    want = _general(parse_decision(_hidden(base, party, pos, obj)))
+                    assert got is not None and (got.verdict, got.stats) == want
+
+
+def test_hidden_swap_judge_declines_other_tasks():
+    rng = random.Random(2)
+    base = _single_choice("scheduling", 3, 4, rng, ties=False)
+    lst = base["preferences"]["P1"]
+    three = {**base, "source": "preference", "objectives": ["utilitarian"],
+             "preferences": {**base["preferences"],
+                             "P1": [{"unknown": lst[:3]}, lst[3]]}}
+    cons = {**_hidden(base, "P1", 0, "utilitarian"),
+            "constraints": [{"id": "u", "type": "unavailable", "agent": "P2",
+                             "item": lst[3]}]}
+    menu = {**base, "source": "objective", "objectives": ["utilitarian", "egalitarian"]}
+    for data in (three, cons, menu):
+        task = parse_decision(data)
+        assert O._hidden_swap(task) is None
+        assert decide(task, certificate=False).stats == decide(task).stats
+
+
+def _brute_edit_sets(task) -> tuple[int | None, list[tuple[str, ...]]]:
+    """Every smallest set of permitted constraints whose lifting makes the one world
+    feasible, by the oracle's world solve over every subset."""
+    (world,) = task.worlds()
+    cs = stated(task)
+    for k in range(0, len(task.permitted) + 1):
+        found = [e for e in itertools.combinations(task.permitted, k)
+                 if solve_world(task, world, cs.without(e), {}).feasible]
+        if found:
+            return k, found
+    return None, []
+
+
+def test_minimum_edit_sets_match_brute_force():
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(40):
+        n = rng.randint(2, 4)
+        ag = [f"A{k}" for k in range(1, n + 1)]
+        it = [f"O{k}" for k in range(1, n + 1)]
+        cons = []
+        for j in range(rng.randint(2, 6)):
+            kind = rng.choice(["require", "forbid"])
+            cons.append({"id": f"c{j}", "type": kind, "agent": rng.choice(ag),
+                         "item": rng.choice(it)})
+        data = {"domain": "decision", "structure": "allocation", "agents": ag, "items": it,
+                "preferences": {a: rng.sample(it, n) for a in ag}, "source": "constraint",
+                "objectives": ["utilitarian"], "constraints": cons,
+                "permitted_edits": [c["id"] for c in cons]}
+        task = parse_decision(data)
+        want = _brute_edit_sets(task)
+        if want[0] in (None, 0):
+            continue
+        (world,) = task.worlds()
+        k, sets = minimum_edit_sets(task, world, 10.0, 0)
+        assert (k, sorted(sets)) == (want[0], sorted(want[1]))
+        checked += 1
+    assert checked >= 10
