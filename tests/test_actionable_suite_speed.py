@@ -137,3 +137,92 @@ def test_minimum_edit_sets_match_brute_force():
         assert (k, sorted(sets)) == (want[0], sorted(want[1]))
         checked += 1
     assert checked >= 10
+
+
+# --------------------------------------------------------------------------- CP-SAT witness
+
+def _two_sided(structure: str, n: int, rng: random.Random) -> dict:
+    ag = [f"A{k}" for k in range(1, n + 1)]
+    it = [f"B{k}" for k in range(1, n + 1)]
+    prefs = {a: rng.sample(it, n) for a in ag}
+    if structure == "stable_matching":
+        prefs.update({b: rng.sample(ag, n) for b in it})
+    return {"domain": "decision", "structure": structure, "agents": ag, "items": it,
+            "preferences": prefs}
+
+
+def _fixed_model(task, world, action, stability: bool):
+    """The engine's builder with every pair variable fixed to ``action``: its cost
+    expression and (optionally) the world's stability cuts, solved by CP-SAT."""
+    from prefcert.encodings.decision import _Builder
+    b = _Builder(task)
+    for (a, i), v in b.x.items():
+        b.m.add(v == int(action[a] == i))
+    if stability:
+        b.stability(world)
+    return b, b.cost(world)
+
+
+def _blocking_free(world, action) -> bool:
+    """No pair (a, b) that both rank above their partners: brute force on positions."""
+    inv = {b: a for a, b in action.items()}
+    p = world.prefs
+    return not any(p[a].index(b) < p[a].index(action[a]) and
+                   p[b].index(a) < p[b].index(inv[b])
+                   for a in action for b in inv)
+
+
+@pytest.mark.parametrize("structure", ["allocation", "stable_matching"])
+def test_cost_and_stability_of_a_fixed_matching_match_the_model(structure):
+    from prefcert.encodings.decision import _cost_at, _stable_in
+    from prefcert.formal.decision import OBJECTIVES
+    rng = random.Random(structure)
+    for _ in range(12):
+        n = rng.randint(2, 4)
+        base = _two_sided(structure, n, rng)
+        for obj in OBJECTIVES[structure]:
+            task = parse_decision({**base, "source": "objective", "objectives": [obj]})
+            (world,) = task.worlds()
+            for perm in itertools.permutations(task.items):
+                x = dict(zip(task.agents, perm))
+                b, expr = _fixed_model(task, world, x, False)
+                s = b.solve(10.0, 0, expr)
+                assert round(s.objective_value) == _cost_at(task, world, x)
+                if structure == "stable_matching":
+                    assert _stable_in(task, world, x) == _blocking_free(world, x)
+
+
+@pytest.mark.parametrize("structure", ["allocation", "stable_matching"])
+def test_a_solved_witness_satisfies_the_joint_model(structure):
+    """Whenever a world optimum is taken as the shared action, the joint model (every
+    world's bound and cuts) is feasible and accepts it with its pair variables fixed."""
+    from prefcert.encodings.decision import _opt, _Builder, _post_world, _solved_witness
+    from prefcert.formal.decision import OBJECTIVES
+    rng = random.Random(f"w-{structure}")
+    found = 0
+    for _ in range(25):
+        n = rng.randint(2, 4)
+        base = _two_sided(structure, n, rng)
+        objs = list(OBJECTIVES[structure])
+        for data in ({**base, "source": "objective", "objectives": rng.sample(objs, 2)},
+                     _hidden(base, rng.choice(base["agents"]), rng.randrange(n - 1),
+                             rng.choice(objs))):
+            task = parse_decision(data)
+            cs = stated(task)
+            worlds = task.worlds()
+            opts = [_opt(task, w, cs, 10.0, 0) for w in worlds]
+            bounds = [o[0] for o in opts]
+            x = _solved_witness(task, worlds, [o[1] for o in opts], bounds)
+            joint = _Builder(task)
+            joint.constraints(cs)
+            for w, bound in zip(worlds, bounds):
+                _post_world(joint, task, w, bound)
+            feasible = joint.solve(10.0, 0) is not None
+            if x is None:
+                continue
+            found += 1
+            assert feasible
+            for (a, i), v in joint.x.items():
+                joint.m.add(v == int(x[a] == i))
+            assert joint.solve(10.0, 0) is not None
+    assert found >= 10
