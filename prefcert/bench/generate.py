@@ -249,7 +249,10 @@ def _label_stream(items: list, engines, progress: bool, jobs: int) -> Iterator[l
         _ITEMS = [(it, tuple(engines)) for it in items]
         try:
             with quiet_pool(mp.get_context("fork"), jobs, _quiet_worker, ()) as pool:
-                yield from pool.imap(_label_idx, range(len(items)), chunksize=4)
+                # runs of consecutive instances (those of one draw are written near each
+                # other and share a worker's caches), at least 8 runs per worker
+                run = max(4, min(120, len(items) // (8 * jobs)))
+                yield from pool.imap(_label_idx, range(len(items)), chunksize=run)
         finally:
             _ITEMS = []
         return
