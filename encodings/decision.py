@@ -245,17 +245,28 @@ def _accept_all(task: DecisionTask) -> bool:
 
 def _item_cost(task: DecisionTask, world: World, i: str) -> int:
     """The linear cost of choosing item ``i`` in ``world`` (single-choice structures): the
-    coefficient of ``y_i`` in :meth:`_Builder.cost`."""
-    rk, obj = _ranks(world), world.objective
-    base, r = len(task.agents) + 1, len(task.items)
-    ranks = [rk[a][i] for a in task.agents]
-    if obj == "utilitarian":
-        return sum(ranks)
-    if obj == "egalitarian":
-        return max(ranks)
-    if obj == "rank_maximal":
-        return -sum(base ** (r - k) for k in ranks)
-    return sum(base ** (k - 1) for k in ranks)
+    coefficient of ``y_i`` in :meth:`_Builder.cost`. Every item's is computed at the first
+    call and kept on the world with the names it was computed for (this engine's cache).
+    O(#agents · #items) the first time, then O(1)."""
+    names = (task.agents, task.items)
+    got = world.__dict__.get("_cpsat_item_costs")
+    if got is None or got[0] != names:
+        rk, obj = _ranks(world), world.objective
+        base, r = len(task.agents) + 1, len(task.items)
+        costs = {}
+        for x in task.items:
+            ranks = [rk[a][x] for a in task.agents]
+            if obj == "utilitarian":
+                costs[x] = sum(ranks)
+            elif obj == "egalitarian":
+                costs[x] = max(ranks)
+            elif obj == "rank_maximal":
+                costs[x] = -sum(base ** (r - k) for k in ranks)
+            else:
+                costs[x] = sum(base ** (k - 1) for k in ranks)
+        got = (names, costs)
+        object.__setattr__(world, "_cpsat_item_costs", got)     # a cache, not a field
+    return got[1][i]
 
 
 def _open_items(task: DecisionTask, cs: ConstraintSet | None) -> list[str]:

@@ -226,3 +226,24 @@ def test_a_solved_witness_satisfies_the_joint_model(structure):
                 joint.m.add(v == int(x[a] == i))
             assert joint.solve(10.0, 0) is not None
     assert found >= 10
+
+
+def test_item_costs_kept_per_world_order_items_as_the_oracle_does():
+    """The CP-SAT engine's kept item costs (single-choice structures) order the items as
+    the oracle's objective values do (equal costs exactly for equal values), on worlds with
+    many ties; a world asked twice gives the same costs."""
+    from prefcert.encodings.decision import _item_cost
+    rng = random.Random(7)
+    for structure in ("scheduling", "apartment"):
+        for _ in range(30):
+            base = _single_choice(structure, rng.randint(1, 5), rng.randint(2, 6), rng,
+                                  ties=rng.random() < 0.5)
+            for obj in RANK_OBJECTIVES:
+                task = parse_decision({**base, "source": "objective", "objectives": [obj]})
+                (world,) = task.worlds()
+                vals, keys = O._item_values(task, world)
+                cost = {i: _item_cost(task, world, i) for i in task.items}
+                assert cost == {i: _item_cost(task, world, i) for i in task.items}
+                for i, j in itertools.product(task.items, repeat=2):
+                    assert (cost[i] < cost[j]) == (keys[i] < keys[j])
+                    assert (cost[i] == cost[j]) == (vals[i] == vals[j])
