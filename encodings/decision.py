@@ -20,6 +20,10 @@ the Pareto-minimal attribute vectors of the apartments left feasible.
 CP-SAT answers each task's decisive question: the joint shared-action model (preference
 and objective sources), the optimum under the stated constraints and the minimum-edit
 model (constraint source), and every world optimum of allocation and stable matching.
+Where one of those world optima already meets every world's optimum (and, in a stable
+matching, every world's stability cuts), it is the shared action the joint model asks
+for, and the joint model is not solved (:func:`_solved_witness`: an evaluation of
+CP-SAT's own optima; the joint model still proves that no action is shared).
 Where a question is a scan of at most n items — a world's optimum of a single-choice
 structure (scheduling, apartment) under a preference or objective source, or after a
 repair, and the apartments a threshold edit leaves feasible (the tight vectors) — this
@@ -218,6 +222,8 @@ class _Builder:
         # the models are a few dozen Booleans: presolve costs more than the search (about
         # 2.5x a solve at n = 6) and changes no optimum, infeasibility or enumeration
         s.parameters.cp_model_presolve = False
+        s.parameters.cp_model_probing_level = 0
+        s.parameters.symmetry_level = 0
         st = s.solve(self.m)
         if st == cp_model.INFEASIBLE:
             return None
@@ -239,17 +245,28 @@ def _accept_all(task: DecisionTask) -> bool:
 
 def _item_cost(task: DecisionTask, world: World, i: str) -> int:
     """The linear cost of choosing item ``i`` in ``world`` (single-choice structures): the
-    coefficient of ``y_i`` in :meth:`_Builder.cost`."""
-    rk, obj = _ranks(world), world.objective
-    base, r = len(task.agents) + 1, len(task.items)
-    ranks = [rk[a][i] for a in task.agents]
-    if obj == "utilitarian":
-        return sum(ranks)
-    if obj == "egalitarian":
-        return max(ranks)
-    if obj == "rank_maximal":
-        return -sum(base ** (r - k) for k in ranks)
-    return sum(base ** (k - 1) for k in ranks)
+    coefficient of ``y_i`` in :meth:`_Builder.cost`. Every item's is computed at the first
+    call and kept on the world with the names it was computed for (this engine's cache).
+    O(#agents · #items) the first time, then O(1)."""
+    names = (task.agents, task.items)
+    got = world.__dict__.get("_cpsat_item_costs")
+    if got is None or got[0] != names:
+        rk, obj = _ranks(world), world.objective
+        base, r = len(task.agents) + 1, len(task.items)
+        costs = {}
+        for x in task.items:
+            ranks = [rk[a][x] for a in task.agents]
+            if obj == "utilitarian":
+                costs[x] = sum(ranks)
+            elif obj == "egalitarian":
+                costs[x] = max(ranks)
+            elif obj == "rank_maximal":
+                costs[x] = -sum(base ** (r - k) for k in ranks)
+            else:
+                costs[x] = sum(base ** (k - 1) for k in ranks)
+        got = (names, costs)
+        object.__setattr__(world, "_cpsat_item_costs", got)     # a cache, not a field
+    return got[1][i]
 
 
 def _open_items(task: DecisionTask, cs: ConstraintSet | None) -> list[str]:
@@ -381,6 +398,64 @@ def shared_action(task: DecisionTask, worlds: Sequence[World], cs: ConstraintSet
     return None if s is None else b.action(s)
 
 
+def _cost_at(task: DecisionTask, world: World, action: Mapping[str, str]) -> int:
+    """The value of :meth:`_Builder.cost` at a perfect matching ``action`` (allocation,
+    stable matching): this engine's copy of its coefficients, and the bottleneck variable
+    at its least value. O(#agents)."""
+    t, obj, rk = task, world.objective, _ranks(world)
+    pairs = list(action.items())
+    if t.structure == "allocation":
+        if obj == "egalitarian":
+            return max(rk[a][i] for a, i in pairs)
+        base, r = len(t.agents) + 1, len(t.items)
+        w = {"utilitarian": lambda k: k, "rank_maximal": lambda k: -(base ** (r - k)),
+             "leximin": lambda k: base ** (k - 1)}[obj]
+        return sum(w(rk[a][i]) for a, i in pairs)
+    if obj == "minimum_regret":
+        return max(max(rk[a][b], rk[b][a]) for a, b in pairs)
+    if obj == "a_optimal":
+        return sum(rk[a][b] for a, b in pairs)
+    if obj == "b_optimal":
+        return sum(rk[b][a] for a, b in pairs)
+    return sum(rk[a][b] + rk[b][a] for a, b in pairs)
+
+
+def _stable_in(task: DecisionTask, world: World, action: Mapping[str, str]) -> bool:
+    """Whether the perfect matching ``action`` meets every stability cut of ``world``
+    (:meth:`_Builder.stability`: no pair prefers each other to their partners).
+    O(#agents · #items)."""
+    rk = _ranks(world)
+    inv = {b: a for a, b in action.items()}
+    for a in task.agents:
+        ra, mine = rk[a], rk[a][action[a]]
+        for b in task.items:
+            if ra[b] < mine and rk[b][a] < rk[b][inv[b]]:
+                return False
+    return True
+
+
+def _solved_witness(task: DecisionTask, worlds: Sequence[World], actions: Sequence[Any],
+                    bounds: Sequence[Any]) -> Any:
+    """A shared action among the worlds' own CP-SAT optima (allocation, stable matching;
+    not ``da_only``): the first optimum that meets every world's bound (and, in a stable
+    matching, every world's stability cuts), as the joint model would require of it; None
+    when none does (the joint model then decides). Every world's bound and every candidate
+    are CP-SAT's; this only evaluates them. O(worlds² · #agents · #items)."""
+    if task.structure not in ("allocation", "stable_matching") or _da_only(task) or \
+            any(b is None for b in bounds):
+        return None
+    tried: list[Any] = []
+    for x in actions:
+        if x in tried:
+            continue
+        tried.append(x)
+        if all(_cost_at(task, w, x) <= bound and (task.structure != "stable_matching" or
+                                                   _stable_in(task, w, x))
+               for w, bound in zip(worlds, bounds)):
+            return x
+    return None
+
+
 def minimum_edit_sets(task: DecisionTask, world: World, time_limit: float, seed: int
                       ) -> tuple[int | None, list[tuple[str, ...]]]:
     """(k, every edit set of k permitted edits that restores feasibility); (None, []) when
@@ -403,16 +478,16 @@ def minimum_edit_sets(task: DecisionTask, world: World, time_limit: float, seed:
     if s is None:
         return None, []
     k = round(s.objective_value)
-    b, e = model()
+    # the same model enumerates the rest: the optimum's edit set is the first found
+    # (a no-good cut excludes it), then one feasibility solve per further set
+    b.m.clear_objective()
     b.m.add(sum(e.values()) == k)
     found = []
-    while True:
-        s = b.solve(time_limit, seed)
-        if s is None:
-            break
+    while s is not None:
         chosen = tuple(c for c in task.permitted if s.value(e[c]))
         found.append(chosen)
         b.m.add(sum(e[c] for c in chosen) <= k - 1)
+        s = b.solve(time_limit, seed)
     return k, sorted(found, key=lambda es: [task.permitted.index(c) for c in es])
 
 
@@ -474,7 +549,10 @@ def _decide(task: DecisionTask, time_limit: float, seed: int) -> Outcome:
         return Outcome("relax", {"edits": k, "repairs": reps}, None, stats)
     if any(o is None for o in opts):
         raise ValueError("a world of a preference/objective task is infeasible")
-    x = shared_action(task, worlds, cs, [o[0] for o in opts], time_limit, seed)
+    bounds = [o[0] for o in opts]
+    x = _solved_witness(task, worlds, [o[1] for o in opts], bounds)
+    if x is None:
+        x = shared_action(task, worlds, cs, bounds, time_limit, seed)
     if x is not None:
         return Outcome("act", {"action": x}, None, stats)
     verdict = INTERVENTION[task.source]

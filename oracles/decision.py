@@ -558,6 +558,71 @@ def world_key(task: DecisionTask, world: World, cs: ConstraintSet) -> tuple:
     return (head, lists, world.objective, tuple(cs))
 
 
+#: single-choice item ranks per flattened-lists object (a lineage's shared lists, held so
+#: its id is not reused while kept): id -> (lists, item -> agents' ranks in agent order,
+#: objective -> (item -> JSON value, item -> order key)); bounded, cleared when full
+_SWAPS: dict[int, tuple[Any, dict[str, list[int]], dict[str, tuple[dict, dict]]]] = {}
+_SWAPS_MAX = 4096
+
+
+def _hidden_swap(task: DecisionTask) -> Outcome | None:
+    """:func:`decide` without a certificate for the samplers' commonest candidate: a
+    single-choice task (scheduling, apartment) of the preference source, one objective, no
+    constraints, and one hidden block of two adjacent items. Its two worlds are the lists
+    as written and the same with the pair swapped, so the second world's item values are
+    the first's except for the two items (one agent's two ranks exchanged). The same
+    verdict and stats as the general path (tested); None for any other task.
+    O(#agents · #items) per lineage and objective, then O(#items)."""
+    if task.structure not in ("scheduling", "apartment") or task.source != "preference" \
+            or task.constraints or len(task.objectives) != 1 or not task.items:
+        return None
+    blocks = task.unknown_blocks()
+    if len(blocks) != 1 or len(blocks[0][1]) != 2:
+        return None
+    (party, (a, b)), = blocks
+    flat = task._flat_lists()
+    got = _SWAPS.get(id(flat))
+    if got is None or got[0] is not flat or got[1].keys() != set(task.items):
+        ranks = {i: [0] * len(task.agents) for i in task.items}
+        for k, ag in enumerate(task.agents):
+            for r, i in enumerate(flat[ag], 1):
+                ranks[i][k] = r
+        if len(_SWAPS) >= _SWAPS_MAX:
+            _SWAPS.clear()
+        got = _SWAPS[id(flat)] = (flat, ranks, {})
+    _, ranks, per_obj = got
+    obj = task.objectives[0]
+    base = per_obj.get(obj)
+    if base is None:
+        vals = {i: rank_value(task, obj, ranks[i]) for i in task.items}
+        base = per_obj[obj] = (vals, {i: _order_key(obj, v) for i, v in vals.items()})
+    vals0, keys0 = base
+    k = task.agents.index(party)
+    swapped = {}
+    for x, y in ((a, b), (b, a)):
+        rs = list(ranks[x])
+        rs[k] = ranks[y][k]
+        v = rank_value(task, obj, rs)
+        swapped[x] = (v, _order_key(obj, v))
+    keys1 = {**keys0, a: swapped[a][1], b: swapped[b][1]}
+    vals1 = {**vals0, a: swapped[a][0], b: swapped[b][0]}
+    order = list(flat[party])
+    i0 = order.index(a)
+    order1 = order[:i0] + [b, a] + order[i0 + 2:]
+    summary, accepted = [], []
+    for o, keys, vals in ((order, keys0, vals0), (order1, keys1, vals1)):
+        best = min(keys.values())
+        opt = [i for i in task.items if keys[i] == best]
+        value = vals[opt[0]]
+        summary.append({"world": {"preferences": {party: list(o)}, "objective": obj},
+                        "value": list(value) if isinstance(value, list) else value,
+                        "accepted": len(opt)})
+        accepted.append(set(opt))
+    shared = len(accepted[0] & accepted[1])
+    stats: dict[str, Any] = {"worlds": summary, "hidden": 1, "shared": shared}
+    return Outcome("act" if shared else INTERVENTION[task.source], None, None, stats)
+
+
 def decide(task: DecisionTask, memo: dict | None = None, *, certificate: bool = True
            ) -> Outcome:
     """The oracle's label: verdict, solution and certificate (see the module docstring).
@@ -571,6 +636,10 @@ def decide(task: DecisionTask, memo: dict | None = None, *, certificate: bool = 
     mutate them). ``certificate=False`` (the samplers' judge): the verdict and ``stats``
     only (for relax also the solution, whose repairs the samplers read), without building
     the certificate. O(worlds × one world's solve), a memo hit O(size)."""
+    if not certificate:
+        fast = _hidden_swap(task)
+        if fast is not None:
+            return fast
     cs = stated(task)
     worlds = task.worlds()
     cache: dict = {}

@@ -75,9 +75,10 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
         batches.setdefault(key(w[2], w[3]), []).append(k)
     if jobs > 1 and len(work) > 1:
         import multiprocessing as mp
+        from ..pipeline.parallel import quiet_pool
         if suite.preload is not None:       # once here, not once per worker
             suite.preload()
-        with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
+        with quiet_pool(mp.get_context("fork"), jobs, _quiet_worker, ()) as pool:
             parts = pool.map(_sample_batch, [[work[k] for k in b] for b in batches.values()],
                              chunksize=1)
     else:
@@ -243,11 +244,15 @@ def _label_stream(items: list, engines, progress: bool, jobs: int) -> Iterator[l
     when the last is read or the reader stops."""
     if jobs > 1 and len(items) > 1:
         import multiprocessing as mp
+        from ..pipeline.parallel import quiet_pool
         global _ITEMS
         _ITEMS = [(it, tuple(engines)) for it in items]
         try:
-            with mp.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
-                yield from pool.imap(_label_idx, range(len(items)), chunksize=4)
+            with quiet_pool(mp.get_context("fork"), jobs, _quiet_worker, ()) as pool:
+                # runs of consecutive instances (those of one draw are written near each
+                # other and share a worker's caches), at least 8 runs per worker
+                run = max(4, min(120, len(items) // (8 * jobs)))
+                yield from pool.imap(_label_idx, range(len(items)), chunksize=run)
         finally:
             _ITEMS = []
         return
