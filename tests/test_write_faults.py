@@ -23,6 +23,7 @@ import pytest
 EXE = shutil.which("prefcert", path=os.path.dirname(sys.executable)) or shutil.which("prefcert")
 pytestmark = pytest.mark.skipif(EXE is None, reason="console script not installed")
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+REPO = Path(__file__).resolve().parents[1]
 
 ONE = {"id": "one", "domain": "stable_matching",
        "preferences": {"A": {"m1": ["w1"]}, "B": {"w1": ["m1"]}}}
@@ -432,3 +433,15 @@ def test_a_write_past_the_file_size_limit_names_the_file_and_leaves_nothing(ws, 
     line = next(x for x in r.stderr.splitlines() if x.startswith("prefcert: error:"))
     assert f"{out}/" in line                                  # a file of the folder
     assert list(tmp_path.iterdir()) == []                     # made/ and made/lme removed
+
+
+def test_stdout_full_after_many_labels(tmp_path):
+    """Regression: with stdout buffered (no PYTHONUNBUFFERED, as in a user's shell), a
+    label run whose lines fill the buffer before the device refuses them reported its own
+    error and then a second one, when the rest of stdout was flushed on the way out."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([EXE, "label", str(REPO / "instances" / "stable_matching"),
+                            "--engines", "oracle"], stdout=full, stderr=subprocess.PIPE,
+                           text=True, timeout=600, env=env)
+    assert_refused(r, "No space left on device")

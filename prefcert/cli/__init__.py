@@ -75,6 +75,10 @@ class _Group(click.Group):
         try:
             try:
                 return super().invoke(ctx)
+            except SystemExit as e:     # a command that reported its own error: stdout's
+                if e.code not in (None, 0):   # unwritten rest must not raise a second one
+                    _drop_stdout()
+                raise
             finally:                    # stdout's last block is written here, not at exit
                 sys.stdout.flush()
         except InstanceError as e:
