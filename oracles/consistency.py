@@ -27,6 +27,7 @@ from ..formal.consistency import (
     Observation,
     fraction_text,
     nodes_of,
+    observation_arcs,
     order_cost,
 )
 from ..formal.outcome import Outcome
@@ -36,22 +37,23 @@ DP_NODES = 16                   # strongly connected components solved by subset
 BRUTE_FORCE_NODES = 8
 
 
-def _components(obs: Sequence[Observation], items: Sequence[str]) -> list[list[str]]:
-    """Connected components of the item graph (ground excluded), items in input order."""
-    parent = {x: x for x in items}
+def _components(tails: Sequence[int], heads: Sequence[int], n: int) -> list[list[int]]:
+    """Connected components of the item graph (ground excluded) on items ``0..n-1``, each
+    in increasing order, ordered by their first item."""
+    parent = list(range(n))
 
     def find(x):
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
         return x
-    for o in obs:
-        if o.tail is not None:
-            a, b = find(o.tail), find(o.head)
+    for t, h in zip(tails, heads):
+        if t >= 0:
+            a, b = find(t), find(h)
             if a != b:
                 parent[a] = b
-    groups: dict[str, list[str]] = {}
-    for x in items:
+    groups: dict[int, list[int]] = {}
+    for x in range(n):
         groups.setdefault(find(x), []).append(x)
     return list(groups.values())
 
@@ -73,117 +75,137 @@ def _solve_exact(matrix: list[list[Fraction]], rhs: list[Fraction]) -> list[Frac
     return [m[r][n] for r in range(n)]
 
 
-def least_squares_exact(obs: Sequence[Observation], items: Sequence[str]
-                        ) -> dict[str, Fraction] | None:
-    """Exact weighted least-squares utilities, u(ground) = 0; a component of the item graph
-    without an observation from the ground has its first item at 0 (any level fits
-    equally). None when a component exceeds :data:`EXACT_COMPONENT_ITEMS`."""
-    u: dict[str, Fraction] = {}
-    for comp in _components(obs, items):
+def least_squares_exact(tails: Sequence[int], heads: Sequence[int], r: Sequence[Fraction],
+                        w: Sequence[int], n: int) -> dict[int, Fraction] | None:
+    """Exact weighted least-squares utilities of items ``0..n-1`` (observation k:
+    ``r[k] ≈ u(heads[k]) − u(tails[k])``, weight ``w[k]``, tail ``-1`` the ground, whose
+    utility is 0); a component of the item graph without an observation from the ground
+    has its first item at 0 (any level fits equally). Keys in component order, items in
+    increasing order within one. None when a component exceeds
+    :data:`EXACT_COMPONENT_ITEMS`. O(observations + n³ per component)."""
+    u: dict[int, Fraction] = {}
+    comps = _components(tails, heads, n)
+    where = [0] * n                     # item -> its component
+    for ci, comp in enumerate(comps):
+        for x in comp:
+            where[x] = ci
+    mine: list[list[int]] = [[] for _ in comps]
+    for k, h in enumerate(heads):
+        mine[where[h]].append(k)
+    for comp, ks in zip(comps, mine):
         if len(comp) > EXACT_COMPONENT_ITEMS:
             return None
-        members = set(comp)
-        mine = [o for o in obs if o.head in members]
-        grounded = any(o.tail is None for o in mine)
+        grounded = any(tails[k] < 0 for k in ks)
         free = comp if grounded else comp[1:]
         if not grounded:
             u[comp[0]] = Fraction(0)
         if not free:
             continue
         idx = {x: i for i, x in enumerate(free)}
-        n = len(free)
-        mat = [[Fraction(0)] * n for _ in range(n)]
-        rhs = [Fraction(0)] * n
-        for o in mine:
-            h = idx.get(o.head)
-            t = idx.get(o.tail) if o.tail is not None else None
-            if h is not None:
-                mat[h][h] += o.w
-                rhs[h] += o.w * o.r
-            if t is not None:
-                mat[t][t] += o.w
-                rhs[t] -= o.w * o.r
-            if h is not None and t is not None:
-                mat[h][t] -= o.w
-                mat[t][h] -= o.w
+        m = len(free)
+        mat = [[Fraction(0)] * m for _ in range(m)]
+        rhs = [Fraction(0)] * m
+        for k in ks:
+            wk, rk = w[k], r[k]
+            hi = idx.get(heads[k])
+            ti = idx.get(tails[k]) if tails[k] >= 0 else None
+            if hi is not None:
+                mat[hi][hi] += wk
+                rhs[hi] += wk * rk
+            if ti is not None:
+                mat[ti][ti] += wk
+                rhs[ti] -= wk * rk
+            if hi is not None and ti is not None:
+                mat[hi][ti] -= wk
+                mat[ti][hi] -= wk
         for x, v in zip(free, _solve_exact(mat, rhs)):
             u[x] = v
     return u
 
 
-def _res(o: Observation, u: Mapping[str, Fraction]) -> Fraction:
-    return o.r - u[o.head] + (u[o.tail] if o.tail is not None else 0)
+def _residuals(tails: Sequence[int], heads: Sequence[int], r: Sequence[Fraction],
+               u: Sequence[Fraction]) -> list[Fraction]:
+    """r − (u(head) − u(tail)) per observation; ``u`` has one extra last entry 0 (the
+    ground, index ``-1``)."""
+    return [rk - u[h] + u[t] for t, h, rk in zip(tails, heads, r)]
 
 
 def l2_exact(model: ConsistencyData, obs: Sequence[Observation]) -> Outcome:
     """The minimum Σ w (r − Au)² with its exact dual μ = w (r − Au) (a circulation by the
     normal equations): ``Outcome("optimal", {"cost", "utilities"}, quadratic_dual)``, or
     ``unknown`` when a component is too large for exact elimination. O(n³) per component."""
-    u = least_squares_exact(obs, model.items)
+    tails, heads = observation_arcs(model, obs)
+    r = [o.r for o in obs]
+    w = [o.w for o in obs]
+    items = model.ints.items
+    u = least_squares_exact(tails, heads, r, w, len(items))
     if u is None:
         return Outcome("unknown", stats={"reason": "component too large for exact elimination"})
-    res = [_res(o, u) for o in obs]
-    cost = sum((o.w * e * e for o, e in zip(obs, res)), Fraction(0))
+    ul = [Fraction(0)] * (len(items) + 1)
+    for x, v in u.items():
+        ul[x] = v
+    res = _residuals(tails, heads, r, ul)
+    cost = sum((wk * e * e for wk, e in zip(w, res)), Fraction(0))
     return Outcome("optimal", {"cost": fraction_text(cost),
-                               "utilities": {x: fraction_text(v) for x, v in u.items()}},
+                               "utilities": {items[x]: fraction_text(v) for x, v in u.items()}},
                    {"type": "quadratic_dual",
-                    "flow": [fraction_text(o.w * e) for o, e in zip(obs, res)]},
+                    "flow": [fraction_text(wk * e) for wk, e in zip(w, res)]},
                    {"engine": "exact_normal_equations"})
-
-
-GROUND = ("ground",)     # a node name no item can have (items are strings)
 
 
 def l1_min_cost_flow(model: ConsistencyData, obs: Sequence[Observation]) -> Outcome:
     """The minimum Σ w |r − Au| by its LP dual, a maximum-weight circulation λ with
     |λ| ≤ w, solved by network simplex on integer costs (r scaled by the common
     denominator); utilities from shortest-path potentials of the residual network
-    (Bellman–Ford, exact). Returns ``Outcome("optimal", ..., circulation_dual)``.
-    O(network simplex + V·E)."""
+    (Bellman–Ford, exact). Nodes are the item integers, ``-1`` the ground. Returns
+    ``Outcome("optimal", ..., circulation_dual)``. O(network simplex + V·E)."""
     import networkx as nx
+    tails, heads = observation_arcs(model, obs)
+    items = model.ints.items
+    n = len(items)
     scale = math.lcm(*(o.r.denominator for o in obs)) if obs else 1
+    cost_of = [int(o.r * scale) for o in obs]
     g = nx.MultiDiGraph()
-    g.add_node(GROUND, demand=0)
-    for x in model.items:
+    g.add_node(-1, demand=0)
+    for x in range(n):
         g.add_node(x, demand=0)
     keys = []
-    for i, o in enumerate(obs):
-        t = GROUND if o.tail is None else o.tail
-        c = int(o.r * scale)
-        if t == o.head:             # a price-only pair: its flow is w·sign(r), on its own
+    for i, (o, t, h, c) in enumerate(zip(obs, tails, heads, cost_of)):
+        if t == h:                  # a price-only pair: its flow is w·sign(r), on its own
             keys.append(None)
             continue
-        kf = g.add_edge(t, o.head, key=("f", i), capacity=o.w, weight=-c)
-        kb = g.add_edge(o.head, t, key=("b", i), capacity=o.w, weight=c)
-        keys.append((t, kf, kb))
+        kf = g.add_edge(t, h, key=("f", i), capacity=o.w, weight=-c)
+        kb = g.add_edge(h, t, key=("b", i), capacity=o.w, weight=c)
+        keys.append((kf, kb))
     _, flow = nx.network_simplex(g)
     lam = [(o.w if o.r > 0 else -o.w if o.r < 0 else 0) if k is None else
-           flow[k[0]][o.head][k[1]] - flow[o.head][k[0]][k[2]] for k, o in zip(keys, obs)]
+           flow[t][h][k[0]] - flow[h][t][k[1]]
+           for k, o, t, h in zip(keys, obs, tails, heads)]
     # residual network: raise λ_i (t -> head, cost −r) while λ_i < w; lower it (head -> t,
     # cost +r) while λ_i > −w. Optimal λ leaves no negative cycle; potentials π then give
     # u(head) − u(tail) = π(tail) − π(head).
     res = nx.DiGraph()
     res.add_nodes_from(g.nodes)
-    source = ("source",)
+    source = -2
     for x in g.nodes:
         res.add_edge(source, x, weight=0)
 
     def add(a, b, c):
         if not res.has_edge(a, b) or res[a][b]["weight"] > c:
             res.add_edge(a, b, weight=c)
-    for k, o, lm in zip(keys, obs, lam):
+    for k, o, lm, t, h, c in zip(keys, obs, lam, tails, heads, cost_of):
         if k is None:
             continue
-        t, c = k[0], int(o.r * scale)
         if lm < o.w:
-            add(t, o.head, -c)
+            add(t, h, -c)
         if lm > -o.w:
-            add(o.head, t, c)
+            add(h, t, c)
     pi = nx.single_source_bellman_ford_path_length(res, source)
-    u = {x: Fraction(pi[GROUND] - pi[x], scale) for x in model.items}
-    cost = sum((o.w * abs(_res(o, u)) for o in obs), Fraction(0))
+    u = [Fraction(pi[-1] - pi[x], scale) for x in range(n)] + [Fraction(0)]
+    cost = sum((o.w * abs(e) for o, e in zip(obs, _residuals(tails, heads, [o.r for o in obs],
+                                                               u))), Fraction(0))
     return Outcome("optimal", {"cost": fraction_text(cost),
-                               "utilities": {x: fraction_text(v) for x, v in u.items()}},
+                               "utilities": {x: fraction_text(v) for x, v in zip(items, u)}},
                    {"type": "circulation_dual", "flow": [str(v) for v in lam]},
                    {"engine": "network_simplex", "scale": scale})
 

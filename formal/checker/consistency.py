@@ -38,11 +38,11 @@ from ..consistency import (
     ConsistencyData,
     judgment_arcs,
     nodes_of,
+    observation_arcs,
     observations,
     order_cost,
     parse_consistency,
     question_params,
-    residual,
     resolve,
     validate,
 )
@@ -116,37 +116,46 @@ def _rational(x: object, what: str) -> Fraction:
         raise CertificateError(f"{what} is not a rational: {x!r:.40}") from None
 
 
-def _utilities(model: ConsistencyData, solution: object) -> dict[str, Fraction]:
+def _utilities(model: ConsistencyData, solution: object) -> list[Fraction]:
+    """The solution's utilities by item integer, with a last entry 0 for the ground
+    (index ``-1``)."""
     if not isinstance(solution, dict) or not isinstance(solution.get("utilities"), dict):
         raise CertificateError("the solution needs 'utilities': {item: rational}")
     given = solution["utilities"]
-    missing = [x for x in model.items if x not in given]
+    items = model.ints.items
+    missing = [x for x in items if x not in given]
     if missing:
         raise CertificateError(f"no utility for item {missing[0]!r}")
-    items = set(model.items)
-    extra = [x for x in given if x not in items]
+    index = model.ints.item_index
+    extra = [x for x in given if x not in index]
     if extra:
         raise CertificateError(f"a utility for {extra[0]!r:.40}, not an item")
-    return {x: _rational(given[x], f"utility of {x!r}") for x in model.items}
+    return [_rational(given[x], f"utility of {x!r}") for x in items] + [Fraction(0)]
 
 
-def _flow(model: ConsistencyData, obs: list, certificate: dict) -> list[Fraction]:
+def _flow(model: ConsistencyData, tails: list[int], heads: list[int],
+          certificate: dict) -> list[Fraction]:
     """The certificate's flow, checked to be a circulation: Aᵀλ = 0 at every item."""
     raw = certificate.get("flow")
-    if not isinstance(raw, list) or len(raw) != len(obs):
+    if not isinstance(raw, list) or len(raw) != len(heads):
         raise CertificateError(f"'flow' must list one rational per observation "
-                               f"({len(obs)})")
+                               f"({len(heads)})")
     flow = [_rational(v, f"flow of observation {i}") for i, v in enumerate(raw)]
-    balance = dict.fromkeys(model.items, Fraction(0))
-    for o, f in zip(obs, flow):
-        balance[o.head] += f
-        if o.tail is not None:
-            balance[o.tail] -= f
-    bad = next((x for x, b in balance.items() if b != 0), None)
+    balance = [Fraction(0)] * (len(model.ints.items) + 1)       # the last: the ground
+    for t, h, f in zip(tails, heads, flow):
+        balance[h] += f
+        balance[t] -= f
+    balance.pop()
+    bad = next((x for x, b in enumerate(balance) if b != 0), None)
     if bad is not None:
-        raise CertificateError(f"the flow is not conserved at item {bad!r} "
+        raise CertificateError(f"the flow is not conserved at item {model.ints.items[bad]!r} "
                                f"(excess {balance[bad]})")
     return flow
+
+
+def _residuals(tails: list[int], heads: list[int], obs: list, u: list[Fraction]
+               ) -> list[Fraction]:
+    return [o.r - u[h] + u[t] for t, h, o in zip(tails, heads, obs)]
 
 
 def _bounds_match(question: str, verdict: str, solution: dict, lower: Fraction,
@@ -171,9 +180,11 @@ def check_circulation_dual(model: ConsistencyData, question: str, params, verdic
     bound; a circulation with |flow| ≤ weight gives the equal (``optimal``) or stated
     (``bounded``) lower bound Σ flow · r (LP duality). O(observations)."""
     obs = observations(model, question_params(question, params))
+    tails, heads = observation_arcs(model, obs)
     u = _utilities(model, solution)
-    upper = sum((o.w * abs(residual(o, u)) for o in obs), Fraction(0))
-    flow = _flow(model, obs, certificate)
+    upper = sum((o.w * abs(e) for o, e in zip(obs, _residuals(tails, heads, obs, u))),
+                Fraction(0))
+    flow = _flow(model, tails, heads, certificate)
     for i, (o, f) in enumerate(zip(obs, flow)):
         if abs(f) > o.w:
             raise CertificateError(f"flow {f} of observation {i} exceeds its weight {o.w}")
@@ -189,9 +200,11 @@ def check_quadratic_dual(model: ConsistencyData, question: str, params, verdict:
     achieve Σ w (r − Au)²; a circulation μ gives the lower bound Σ (2 μ r − μ²/w), equal
     to it (``optimal``) or as stated (``bounded``). O(observations)."""
     obs = observations(model, question_params(question, params))
+    tails, heads = observation_arcs(model, obs)
     u = _utilities(model, solution)
-    upper = sum((o.w * residual(o, u) ** 2 for o in obs), Fraction(0))
-    flow = _flow(model, obs, certificate)
+    upper = sum((o.w * e * e for o, e in zip(obs, _residuals(tails, heads, obs, u))),
+                Fraction(0))
+    flow = _flow(model, tails, heads, certificate)
     lower = sum((2 * f * o.r - f * f / o.w for o, f in zip(obs, flow)), Fraction(0))
     _bounds_match(question, verdict, solution, lower, upper)
 
