@@ -212,46 +212,70 @@ def l1_min_cost_flow(model: ConsistencyData, obs: Sequence[Observation]) -> Outc
 
 # ------------------------------------------------------------------------------ ordinal
 
-def _graph(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]):
+def _numbered(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
+              ) -> tuple[list[str], dict[tuple[int, int], int]]:
+    """Every node (:func:`nodes_of`) and the arcs on their positions."""
+    names = nodes_of(arcs, nodes)
+    idx = {x: i for i, x in enumerate(names)}
+    return names, {(idx[a], idx[b]): w for (a, b), w in arcs.items()}
+
+
+def _graph(n: int, arcs: Mapping[tuple[int, int], int]):
     import networkx as nx
     g = nx.DiGraph()
-    g.add_nodes_from(nodes_of(arcs, nodes))
+    g.add_nodes_from(range(n))
     g.add_weighted_edges_from((a, b, w) for (a, b), w in arcs.items())
     return g
 
 
-def judgment_cycle(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
-                   ) -> list[str] | None:
-    """A directed cycle of judgments (networkx ``find_cycle``), or None when acyclic."""
+def judgment_cycle_ints(n: int, arcs: Mapping[tuple[int, int], int]) -> list[int] | None:
+    """A directed cycle of judgments on nodes ``0..n-1`` (networkx ``find_cycle``), or
+    None when acyclic. O(n + arcs)."""
     import networkx as nx
     try:
-        edges = nx.find_cycle(_graph(arcs, nodes))
+        edges = nx.find_cycle(_graph(n, arcs))
     except nx.NetworkXNoCycle:
         return None
     return [a for a, _ in edges]
 
 
-def consistent_order(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
-                     ) -> list[str] | None:
-    """An order (best first) agreeing with every judgment, or None (networkx)."""
+def judgment_cycle(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
+                   ) -> list[str] | None:
+    """:func:`judgment_cycle_ints` on names."""
+    names, ia = _numbered(arcs, nodes)
+    cycle = judgment_cycle_ints(len(names), ia)
+    return None if cycle is None else [names[x] for x in cycle]
+
+
+def consistent_order_ints(n: int, arcs: Mapping[tuple[int, int], int]) -> list[int] | None:
+    """An order (best first) of nodes ``0..n-1`` agreeing with every judgment, the
+    smallest node first among the available ones, or None (networkx). O((n + arcs) log n)."""
     import networkx as nx
-    g = _graph(arcs, nodes)
+    g = _graph(n, arcs)
     if not nx.is_directed_acyclic_graph(g):
         return None
-    return list(nx.lexicographical_topological_sort(g, key=lambda x: nodes_of(arcs, nodes).index(x)))
+    return list(nx.lexicographical_topological_sort(g))
 
 
-def kahn_order(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
-               ) -> tuple[list[str] | None, list[str] | None]:
-    """Kahn's algorithm (1962) with a plain queue: (order, None) when acyclic, else
-    (None, a cycle found by walking back along the remaining arcs). O(V + E)."""
-    all_nodes = nodes_of(arcs, nodes)
-    succ: dict[str, list[str]] = {x: [] for x in all_nodes}
-    indeg = dict.fromkeys(all_nodes, 0)
+def consistent_order(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
+                     ) -> list[str] | None:
+    """:func:`consistent_order_ints` on names (ties broken by input order)."""
+    names, ia = _numbered(arcs, nodes)
+    order = consistent_order_ints(len(names), ia)
+    return None if order is None else [names[x] for x in order]
+
+
+def kahn_order_ints(n: int, arcs: Mapping[tuple[int, int], int]
+                    ) -> tuple[list[int] | None, list[int] | None]:
+    """Kahn's algorithm (1962) with a plain queue on nodes ``0..n-1``: (order, None) when
+    acyclic, else (None, a cycle found by walking back, from the smallest node left,
+    along the first remaining arc into each node). O(n + arcs)."""
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
     for a, b in arcs:
         succ[a].append(b)
         indeg[b] += 1
-    queue = deque(x for x in all_nodes if indeg[x] == 0)
+    queue = deque(x for x in range(n) if indeg[x] == 0)
     order = []
     while queue:
         x = queue.popleft()
@@ -260,21 +284,37 @@ def kahn_order(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
             indeg[y] -= 1
             if indeg[y] == 0:
                 queue.append(y)
-    if len(order) == len(all_nodes):
+    if len(order) == n:
         return order, None
-    left = {x for x in all_nodes if indeg[x] > 0}
-    pred = {x: next(a for a, b in arcs if b == x and a in left) for x in left}
-    x, seen = next(iter(sorted(left, key=all_nodes.index))), []
-    while x not in seen:
+    pred: dict[int, int] = {}
+    for a, b in arcs:
+        if indeg[b] > 0 and indeg[a] > 0 and b not in pred:
+            pred[b] = a
+    x = next(y for y in range(n) if indeg[y] > 0)
+    seen: list[int] = []
+    on: set[int] = set()
+    while x not in on:
         seen.append(x)
+        on.add(x)
         x = pred[x]
     cycle = seen[seen.index(x):]
     return None, cycle[::-1]
 
 
-def _dp_order(nodes: list[str], arcs: Mapping[tuple[str, str], int]) -> tuple[int, list[str]]:
+def kahn_order(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
+               ) -> tuple[list[str] | None, list[str] | None]:
+    """:func:`kahn_order_ints` on names (the walk starts at the first node left in input
+    order)."""
+    names, ia = _numbered(arcs, nodes)
+    order, cycle = kahn_order_ints(len(names), ia)
+    return (None if order is None else [names[x] for x in order],
+            None if cycle is None else [names[x] for x in cycle])
+
+
+def _dp_order(nodes: list[int], arcs: Mapping[tuple[int, int], int]) -> tuple[int, list[int]]:
     """Minimum reversed weight over orders of ``nodes`` and an optimal order, by DP over
-    the subsets placed first, layer by layer in numpy. O(2^k k)."""
+    the subsets placed first, layer by layer in numpy (``arcs``: those among ``nodes``,
+    or more). O(2^k k)."""
     import numpy as np
     k = len(nodes)
     idx = {x: i for i, x in enumerate(nodes)}
@@ -310,31 +350,55 @@ def _dp_order(nodes: list[str], arcs: Mapping[tuple[str, str], int]) -> tuple[in
     return int(best[full - 1]), order[::-1]
 
 
+def strong_components_ints(n: int, arcs: Mapping[tuple[int, int], int]) -> list[list[int]]:
+    """The strongly connected components of nodes ``0..n-1`` in a topological order of
+    the condensation (networkx), each in increasing order."""
+    import networkx as nx
+    cond = nx.condensation(_graph(n, arcs))
+    return [sorted(cond.nodes[c]["members"]) for c in nx.topological_sort(cond)]
+
+
 def strong_components(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
                       ) -> list[list[str]]:
-    """The strongly connected components in a topological order of the condensation
-    (networkx), each in input order."""
-    import networkx as nx
-    g = _graph(arcs, nodes)
-    cond = nx.condensation(g)
-    pos = {x: i for i, x in enumerate(nodes_of(arcs, nodes))}
-    return [sorted(cond.nodes[c]["members"], key=pos.__getitem__)
-            for c in nx.topological_sort(cond)]
+    """:func:`strong_components_ints` on names (each component in input order)."""
+    names, ia = _numbered(arcs, nodes)
+    return [[names[x] for x in c] for c in strong_components_ints(len(names), ia)]
+
+
+def fas_exact_ints(names: Sequence[str], arcs: Mapping[tuple[int, int], int],
+                   limit: int = DP_NODES) -> Outcome:
+    """Minimum feedback arc set on nodes ``0..len(names)-1`` (the solution's order in
+    ``names``): components in condensation order, each solved by subset DP; ``unknown``
+    when a component has more than ``limit`` alternatives. The certificate carries no
+    packing: the checker solves small components itself."""
+    n = len(names)
+    comps = strong_components_ints(n, arcs)
+    where = [0] * n
+    for ci, comp in enumerate(comps):
+        for x in comp:
+            where[x] = ci
+    inner: list[dict[tuple[int, int], int]] = [{} for _ in comps]
+    for (a, b), c in arcs.items():
+        if where[a] == where[b]:
+            inner[where[a]][(a, b)] = c
+    order: list[int] = []
+    for comp, mine in zip(comps, inner):
+        if len(comp) > limit:
+            return Outcome("unknown", stats={"reason": f"component of {len(comp)} > {limit}"})
+        order += _dp_order(comp, mine)[1] if len(comp) > 1 else comp
+    pos = [0] * n
+    for i, x in enumerate(order):
+        pos[x] = i
+    value = sum(w for (a, b), w in arcs.items() if pos[b] < pos[a])
+    return Outcome("optimal", {"order": [names[x] for x in order], "reversed": value},
+                   {"type": "fas_bound", "cycles": []}, {"engine": "subset_dp"})
 
 
 def fas_exact(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str],
               limit: int = DP_NODES) -> Outcome:
-    """Minimum feedback arc set: components in condensation order, each solved by subset
-    DP; ``unknown`` when a component has more than ``limit`` alternatives. The certificate
-    carries no packing: the checker solves small components itself."""
-    order = []
-    for comp in strong_components(arcs, nodes):
-        if len(comp) > limit:
-            return Outcome("unknown", stats={"reason": f"component of {len(comp)} > {limit}"})
-        order += _dp_order(comp, arcs)[1] if len(comp) > 1 else comp
-    value = order_cost(arcs, order)
-    return Outcome("optimal", {"order": order, "reversed": value},
-                   {"type": "fas_bound", "cycles": []}, {"engine": "subset_dp"})
+    """:func:`fas_exact_ints` on names."""
+    names, ia = _numbered(arcs, nodes)
+    return fas_exact_ints(names, ia, limit)
 
 
 def fas_brute_force(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]) -> Outcome:
