@@ -291,8 +291,8 @@ def _forge(model, q, o):
     yield {**sol, "utilities": {**u, items[0]: "p"}}, cert, "not a rational"
     yield sol, {**cert, "flow": cert["flow"][:-1]}, "one rational per observation"
     flow = list(cert["flow"])
-    flow[0] = str(Fraction(flow[0]) + 1)
-    yield sol, {**cert, "flow": flow}, None       # not conserved, or a wrong bound
+    flow[0] = str(Fraction(flow[0]) + 2)          # weight 1 (unit "cell"): now beyond it
+    yield sol, {**cert, "flow": flow}, None       # not conserved, too large or a wrong bound
     yield {**sol, "cost": str(Fraction(sol["cost"]) + 1)}, cert, "do not both equal"
 
 
@@ -441,3 +441,26 @@ def test_forged_ordinal_certificates_are_refused():
     with pytest.raises(CertificateError, match="reverses a judgment"):
         check(SPEC, parse_consistency({"rankings": [["a", "b", "c"]]}), q, None, "true",
               ["a", "c", "b"], {"type": "consistent_order"})
+
+
+def test_forged_cycle_packings_are_refused():
+    """A 13-cycle (beyond the checker's own DP) bounded by a packing: a packing that
+    overloads an arc, has a negative weight, names an unknown alternative or is not a list
+    is refused; the honest one proves the value."""
+    ring = [f"r{k:02d}" for k in range(13)]
+    model = parse_consistency({"choices": [[a, b, 1] for a, b in zip(ring, ring[1:] + ring[:1])]})
+    sol = {"order": ring, "reversed": 1}
+    good = {"type": "fas_bound", "cycles": [{"cycle": ring, "y": 1}]}
+    check(SPEC, model, "feedback_arc_set", None, "optimal", sol, good)
+    for cycles, message in (
+            ([{"cycle": ring, "y": "1/2"}, {"cycle": ring[1:] + ring[:1], "y": "2/3"}],
+             r"loads judgment 'r01' ≻ 'r02' beyond its weight 1"),
+            ([{"cycle": ring, "y": -1}], "negative"),
+            ([{"cycle": ring[:-1] + ["zz"], "y": 1}], r"'r11' ≻ 'zz' is not a judgment"),
+            ([{"cycle": ring[::-1], "y": 1}], r"'r12' ≻ 'r11' is not a judgment"),
+            ([["r00", "r01"]], "a packed cycle is"),
+            ({"cycle": ring}, "must be a list"),
+            ([], "does not reach the value 1")):
+        with pytest.raises(CertificateError, match=message):
+            check(SPEC, model, "feedback_arc_set", None, "optimal", sol,
+                  {"type": "fas_bound", "cycles": cycles})

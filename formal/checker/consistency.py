@@ -36,11 +36,9 @@ from ..consistency import (
     PARAMS,
     QUESTIONS,
     ConsistencyData,
-    judgment_arcs,
-    nodes_of,
+    judgment_arcs_ints,
     observation_arcs,
     observations,
-    order_cost,
     parse_consistency,
     question_params,
     resolve,
@@ -211,16 +209,33 @@ def check_quadratic_dual(model: ConsistencyData, question: str, params, verdict:
 
 # ------------------------------------------------------------------------------ ordinal
 
-def _arcs(model: ConsistencyData, question: str, params) -> dict[tuple[str, str], int]:
-    return judgment_arcs(model, question_params(question, params))
+def _arcs(model: ConsistencyData, question: str, params) -> dict[tuple[int, int], int]:
+    """The judgment graph on the node integers of ``model.ints``."""
+    return judgment_arcs_ints(model, question_params(question, params))
 
 
-def _order(model: ConsistencyData, arcs, order: object) -> list[str]:
-    nodes = nodes_of(arcs, model.nodes)
-    if not isinstance(order, list) or sorted(order) != sorted(nodes) or \
-            len(set(order)) != len(order):
+def _order(model: ConsistencyData, order: object) -> list[int]:
+    """``order`` as node integers: every alternative exactly once."""
+    index = model.ints.node_index
+    if not isinstance(order, list) or len(order) != len(index):
         raise CertificateError("the order must list every alternative exactly once")
-    return order
+    seen = [False] * len(index)
+    out = []
+    for x in order:
+        i = index.get(x) if isinstance(x, str) else None
+        if i is None or seen[i]:
+            raise CertificateError("the order must list every alternative exactly once")
+        seen[i] = True
+        out.append(i)
+    return out
+
+
+def _reversed(arcs: dict[tuple[int, int], int], order: list[int]) -> int:
+    """The weight of the arcs a → b that ``order`` puts b before a. O(nodes + arcs)."""
+    pos = [0] * len(order)
+    for k, x in enumerate(order):
+        pos[x] = k
+    return sum(w for (a, b), w in arcs.items() if pos[b] < pos[a])
 
 
 @SPEC.certificate("consistent_order", proves={"transitive": "true"}, keys=())
@@ -229,21 +244,25 @@ def check_consistent_order(model: ConsistencyData, question: str, params, verdic
     """The judgments are acyclic: the solution orders every alternative (best first)
     without reversing any judgment. O(nodes + arcs)."""
     arcs = _arcs(model, question, params)
-    order = _order(model, arcs, solution)
-    if order_cost(arcs, order) != 0:
+    if _reversed(arcs, _order(model, solution)) != 0:
         raise CertificateError("the order reverses a judgment")
 
 
-def check_cycle(arcs, cycle: object) -> list[str]:
-    """``cycle`` is a directed cycle of ``arcs``: at least two distinct nodes, each judged
-    better than the next, the last better than the first."""
+def check_cycle(model: ConsistencyData, arcs: dict[tuple[int, int], int],
+                cycle: object) -> list[int]:
+    """``cycle`` is a directed cycle of ``arcs`` (on the node integers of ``model.ints``):
+    at least two distinct alternatives, each judged better than the next, the last better
+    than the first. Returns it as node integers. O(k)."""
     if not isinstance(cycle, list) or len(cycle) < 2 or len(set(cycle)) != len(cycle):
         raise CertificateError(f"a cycle lists at least two distinct alternatives: "
                                f"{cycle!r:.60}")
-    for a, b in zip(cycle, cycle[1:] + cycle[:1]):
-        if (a, b) not in arcs:
-            raise CertificateError(f"{a!r} ≻ {b!r} is not a judgment")
-    return cycle
+    index = model.ints.node_index
+    out = [index.get(x, -1) if isinstance(x, str) else -1 for x in cycle]
+    for k, (a, b) in enumerate(zip(out, out[1:] + out[:1])):
+        if a < 0 or b < 0 or (a, b) not in arcs:
+            raise CertificateError(f"{cycle[k]!r} ≻ {cycle[(k + 1) % len(cycle)]!r} is not "
+                                   "a judgment")
+    return out
 
 
 @SPEC.certificate("judgment_cycle", proves={"transitive": "false"}, keys=("cycle",))
@@ -251,7 +270,7 @@ def check_judgment_cycle(model: ConsistencyData, question: str, params, verdict:
                          solution, certificate: dict) -> None:
     """The judgments are intransitive: the certificate's ``cycle`` a₁ ≻ a₂ ≻ … ≻ a_k ≻ a₁
     consists of judgments. O(k)."""
-    check_cycle(_arcs(model, question, params), certificate.get("cycle"))
+    check_cycle(model, _arcs(model, question, params), certificate.get("cycle"))
 
 
 def exact_minimum(nodes: list, arcs) -> int:
@@ -299,39 +318,43 @@ def check_fas_bound(model: ConsistencyData, question: str, params, verdict: str,
     arcs = _arcs(model, question, params)
     if not isinstance(solution, dict):
         raise CertificateError("the solution must be {'order': [...], 'reversed': int}")
-    order = _order(model, arcs, solution.get("order"))
+    order = _order(model, solution.get("order"))
     value = solution.get("reversed")
-    if order_cost(arcs, order) != value:
-        raise CertificateError(f"the order reverses {order_cost(arcs, order)}, not the "
-                               f"stated {value!r}")
-    nodes = nodes_of(arcs, model.nodes)
-    adj: dict[str, list[str]] = {x: [] for x in nodes}
+    cost = _reversed(arcs, order)
+    if cost != value:
+        raise CertificateError(f"the order reverses {cost}, not the stated {value!r}")
+    names = model.ints.nodes
+    adj: dict[int, list[int]] = {x: [] for x in range(len(names))}
     for a, b in arcs:
         adj[a].append(b)
     comp = strongly_connected_components(adj)
-    members: dict[int, list[str]] = {}
-    for x in nodes:
+    members: dict[int, list[int]] = {}
+    for x in range(len(names)):
         members.setdefault(comp[x], []).append(x)
+    inner: dict[int, dict[tuple[int, int], int]] = {}
+    for (a, b), c in arcs.items():
+        if comp[a] == comp[b]:
+            inner.setdefault(comp[a], {})[(a, b)] = c
     lower = Fraction(0)
-    for group in members.values():
+    for key, group in members.items():
         if 1 < len(group) <= EXHAUSTIVE_NODES:
-            lower += exact_minimum(group, arcs)
-    load: dict[tuple[str, str], Fraction] = {}
+            lower += exact_minimum(group, inner.get(key, {}))
+    load: dict[tuple[int, int], Fraction] = {}
     packing = certificate.get("cycles", [])
     if not isinstance(packing, list):
         raise CertificateError("'cycles' must be a list of {'cycle': [...], 'y': rational}")
     for entry in packing:
         if not isinstance(entry, dict):
             raise CertificateError("a packed cycle is {'cycle': [...], 'y': rational}")
-        cycle = check_cycle(arcs, entry.get("cycle"))
+        cycle = check_cycle(model, arcs, entry.get("cycle"))
         y = _rational(entry.get("y"), "cycle weight y")
         if y < 0:
             raise CertificateError(f"cycle weight {y} is negative")
         for e in zip(cycle, cycle[1:] + cycle[:1]):
             load[e] = load.get(e, Fraction(0)) + y
             if load[e] > arcs[e]:
-                raise CertificateError(f"the packing loads judgment {e[0]!r} ≻ {e[1]!r} "
-                                       f"beyond its weight {arcs[e]}")
+                raise CertificateError(f"the packing loads judgment {names[e[0]]!r} ≻ "
+                                       f"{names[e[1]]!r} beyond its weight {arcs[e]}")
         if len(members[comp[cycle[0]]]) > EXHAUSTIVE_NODES:
             lower += y
     if not lower > value - 1:
