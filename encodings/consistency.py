@@ -30,6 +30,7 @@ from ..formal.consistency import (
     Observation,
     fraction_text,
     nodes_of,
+    observation_arcs,
     order_cost,
 )
 from ..formal.outcome import Outcome
@@ -39,20 +40,20 @@ MAX_LO_NODES = 60          # components larger than this are left unanswered
 PACK_ABOVE = 12            # components needing a packing (the checker solves the rest)
 
 
-def _incidence(obs: Sequence[Observation], items: Sequence[str]):
+def _incidence(model: ConsistencyData, obs: Sequence[Observation]):
+    """The arc–node incidence matrix A (one row per observation: +1 at its head, −1 at its
+    tail unless the ground) over the item integers of ``model.ints``, with r and w as
+    float arrays. O(observations)."""
     import numpy as np
     from scipy.sparse import coo_matrix
-    idx = {x: i for i, x in enumerate(items)}
-    rows, cols, vals = [], [], []
-    for i, o in enumerate(obs):
-        rows.append(i)
-        cols.append(idx[o.head])
-        vals.append(1.0)
-        if o.tail is not None:
-            rows.append(i)
-            cols.append(idx[o.tail])
-            vals.append(-1.0)
-    return coo_matrix((vals, (rows, cols)), shape=(len(obs), len(items))).tocsr(), \
+    tails, heads = observation_arcs(model, obs)
+    n = len(obs)
+    t = np.array(tails, dtype=np.int64)
+    keep = np.stack([np.ones(n, dtype=bool), t >= 0], 1).ravel()
+    rows = np.repeat(np.arange(n, dtype=np.int64), 2)[keep]
+    cols = np.stack([np.array(heads, dtype=np.int64), t], 1).ravel()[keep]
+    vals = np.tile(np.array([1.0, -1.0]), n)[keep]
+    return coo_matrix((vals, (rows, cols)), shape=(n, len(model.ints.items))).tocsr(), \
         np.array([float(o.r) for o in obs]), np.array([float(o.w) for o in obs])
 
 
@@ -148,7 +149,7 @@ def l1_lp(model: ConsistencyData, obs: Sequence[Observation], *, time_limit: flo
     if n == 0:
         return Outcome("optimal", {"cost": "0", "utilities": dict.fromkeys(items, "0")},
                        {"type": "circulation_dual", "flow": []})
-    a, r, w = _incidence(obs, items)
+    a, r, w = _incidence(model, obs)
     # variables [u (free), e+ (≥0), e- (≥0)]:  A u + e+ − e- = r
     eq = hstack([a, eye(n), -eye(n)]).tocsr()
     c = np.r_[np.zeros(m), w, w]
@@ -237,7 +238,7 @@ def l2_lstsq(model: ConsistencyData, obs: Sequence[Observation]) -> Outcome:
     if not obs:
         return Outcome("optimal", {"cost": "0", "utilities": dict.fromkeys(items, "0")},
                        {"type": "quadratic_dual", "flow": []})
-    a, r, w = _incidence(obs, items)
+    a, r, w = _incidence(model, obs)
     sw = np.sqrt(w)
     x, *_ = np.linalg.lstsq(a.toarray() * sw[:, None], r * sw, rcond=None)
     u = {it: Fraction(float(v)).limit_denominator(10 ** 9) for it, v in zip(items, x)}

@@ -116,6 +116,32 @@ class Observation:
     r: Fraction
     w: int
     cell: str
+    #: the tail and head as item integers (``-1``: the ground; :class:`ConsistencyInts`),
+    #: ``-2`` when not known (an observation built by hand)
+    t: int = field(default=-2, compare=False, repr=False)
+    h: int = field(default=-2, compare=False, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class ConsistencyInts:
+    """An audit group held as integers: ``items`` (the utility items, numbered ``0..n-1``
+    in first-seen order of the cells) with ``item_index``; per cell its arc ``tail[c]``
+    → ``head[c]`` (``-1``: the ground) and its number of completions ``nvalues[c]``;
+    ``nodes`` (the ordinal alternatives, numbered in first-seen order) with
+    ``node_index``; the choices as aligned integer arrays ``winner``, ``loser``,
+    ``count``. The oracles, the encodings and the checker read this form; the names are
+    kept for output and messages."""
+
+    items: tuple[str, ...]
+    item_index: dict[str, int]
+    tail: list[int]
+    head: list[int]
+    nvalues: list[int]
+    nodes: tuple[str, ...]
+    node_index: dict[str, int]
+    winner: list[int]
+    loser: list[int]
+    count: list[int]
 
 
 @dataclass(frozen=True)
@@ -128,6 +154,8 @@ class ConsistencyData:
     choices: tuple[tuple[str, str, int], ...]
     nodes: tuple[str, ...]
     items: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _ints: ConsistencyInts | None = field(init=False, repr=False, compare=False,
+                                          default=None)
 
     def __post_init__(self):
         seen: dict[str, None] = {}
@@ -136,6 +164,43 @@ class ConsistencyData:
                 if x is not None:
                     seen.setdefault(x)
         object.__setattr__(self, "items", tuple(seen))
+
+    @classmethod
+    def from_ints(cls, cells: tuple[Cell, ...], choices: tuple[tuple[str, str, int], ...],
+                  ints: ConsistencyInts) -> ConsistencyData:
+        """The model of parsed cells and choices with their integer form (``items`` and
+        ``nodes`` taken from it). O(1)."""
+        self = object.__new__(cls)
+        put = object.__setattr__
+        put(self, "cells", cells)
+        put(self, "choices", choices)
+        put(self, "nodes", ints.nodes)
+        put(self, "items", ints.items)
+        put(self, "_ints", ints)
+        return self
+
+    @property
+    def ints(self) -> ConsistencyInts:
+        """The integer form (made on first use when the model was built from names)."""
+        ints = self._ints
+        if ints is None:
+            ii = {x: i for i, x in enumerate(self.items)}
+            ni = {x: i for i, x in enumerate(self.nodes)}
+            for a, b, _ in self.choices:        # a hand-built model may omit some nodes
+                ni.setdefault(a, len(ni))
+                ni.setdefault(b, len(ni))
+            tail, head = [], []
+            for c in self.cells:
+                t, h = c.arc
+                tail.append(-1 if t is None else ii[t])
+                head.append(ii[h])
+            ints = ConsistencyInts(self.items, ii, tail, head,
+                                   [len(c.values) for c in self.cells], tuple(ni), ni,
+                                   [ni[a] for a, _, _ in self.choices],
+                                   [ni[b] for _, b, _ in self.choices],
+                                   [k for _, _, k in self.choices])
+            object.__setattr__(self, "_ints", ints)
+        return ints
 
     def to_json(self) -> dict:
         out: dict = {}
@@ -181,6 +246,10 @@ def parse_consistency(data: dict) -> ConsistencyData:
                             value=sorted(data))
     cells: list[Cell] = []
     ids: set[str] = set()
+    item_index: dict[str, int] = {}
+    tails: list[int] = []
+    heads: list[int] = []
+    nvalues: list[int] = []
     raw = data.get("cells", [])
     if not isinstance(raw, list):
         raise InstanceError("'cells' must be a list", value=type(raw).__name__)
@@ -202,15 +271,23 @@ def parse_consistency(data: dict) -> ConsistencyData:
                 raise InstanceError(f"cell {cid!r}: a pair cell needs two different offers",
                                     value=d.get("a"))
             cells.append(Cell(cid, "pair", values, a=a, b=b))
+            tails.append(item_index.setdefault(a[0], len(item_index)))
+            heads.append(item_index.setdefault(b[0], len(item_index)))
         elif kind == "item":
             if not isinstance(d.get("item"), str):
                 raise InstanceError(f"cell {cid!r}: an item cell needs an 'item' name",
                                     value=d.get("item"))
             cells.append(Cell(cid, "item", values, item=d["item"]))
+            tails.append(-1)
+            heads.append(item_index.setdefault(d["item"], len(item_index)))
         else:
             raise InstanceError(f"cell {cid!r}: 'type' must be 'pair' or 'item'", value=kind)
+        nvalues.append(len(values))
     choices: list[tuple[str, str, int]] = []
-    nodes: dict[str, None] = {}
+    nodes: dict[str, int] = {}
+    winner: list[int] = []
+    loser: list[int] = []
+    count: list[int] = []
     raw = data.get("choices", [])
     if not isinstance(raw, list):
         raise InstanceError("'choices' must be a list", value=type(raw).__name__)
@@ -221,8 +298,9 @@ def parse_consistency(data: dict) -> ConsistencyData:
             raise InstanceError("a choice is [winner, loser, count >= 1] of two different "
                                 "names", value=c)
         choices.append((c[0], c[1], c[2]))
-        nodes.setdefault(c[0])
-        nodes.setdefault(c[1])
+        winner.append(nodes.setdefault(c[0], len(nodes)))
+        loser.append(nodes.setdefault(c[1], len(nodes)))
+        count.append(c[2])
     raw = data.get("rankings", [])
     if not isinstance(raw, list):
         raise InstanceError("'rankings' must be a list", value=type(raw).__name__)
@@ -230,11 +308,18 @@ def parse_consistency(data: dict) -> ConsistencyData:
         if not (isinstance(r, list) and all(isinstance(x, str) for x in r)
                 and len(set(r)) == len(r)):
             raise InstanceError("a ranking is a list of distinct names, best first", value=r)
+        ints = [nodes.setdefault(x, len(nodes)) for x in r]
         for i, x in enumerate(r):
-            nodes.setdefault(x)
-            for y in r[i + 1:]:
+            xi = ints[i]
+            for y, yi in zip(r[i + 1:], ints[i + 1:]):
                 choices.append((x, y, 1))
-    return ConsistencyData(tuple(cells), tuple(choices), tuple(nodes))
+                winner.append(xi)
+                loser.append(yi)
+                count.append(1)
+    return ConsistencyData.from_ints(
+        tuple(cells), tuple(choices),
+        ConsistencyInts(tuple(item_index), item_index, tails, heads, nvalues, tuple(nodes),
+                        nodes, winner, loser, count))
 
 
 # ------------------------------------------------------------------ the derived structures
@@ -245,14 +330,29 @@ def observations(model: ConsistencyData, unit: str = "cell") -> list[Observation
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {UNITS}")
     out = []
-    for c in model.cells:
+    ints = model.ints
+    for c, t, h in zip(model.cells, ints.tail, ints.head):
         tail, head = c.arc
         if unit == "completion":
-            out += [Observation(tail, head, v + c.shift, 1, c.id) for v in c.values]
+            out += [Observation(tail, head, v + c.shift, 1, c.id, t, h) for v in c.values]
         else:
             out.append(Observation(tail, head, c.mean + c.shift,
-                                   len(c.values) if unit == "count" else 1, c.id))
+                                   len(c.values) if unit == "count" else 1, c.id, t, h))
     return out
+
+
+def observation_arcs(model: ConsistencyData, obs: Sequence[Observation]
+                     ) -> tuple[list[int], list[int]]:
+    """The tails (``-1``: the ground) and heads of ``obs`` as item integers of
+    ``model.ints`` (read from the observations made by :func:`observations`, looked up
+    for hand-made ones). O(observations)."""
+    tails = [o.t for o in obs]
+    heads = [o.h for o in obs]
+    if -2 in heads:
+        index = model.ints.item_index
+        tails = [-1 if o.tail is None else index[o.tail] for o in obs]
+        heads = [index[o.head] for o in obs]
+    return tails, heads
 
 
 def judgment_arcs(model: ConsistencyData, mode: str = "majority") -> dict[tuple[str, str], int]:
@@ -270,6 +370,22 @@ def judgment_arcs(model: ConsistencyData, mode: str = "majority") -> dict[tuple[
         if k > count.get((b, a), 0):
             out[(a, b)] = 1
     return out
+
+
+def judgment_arcs_ints(model: ConsistencyData, mode: str = "majority"
+                       ) -> dict[tuple[int, int], int]:
+    """:func:`judgment_arcs` on the node integers of ``model.ints`` (the same arcs, the
+    same weights, the same first-seen order). O(number of choices)."""
+    if mode not in JUDGMENTS:
+        raise ValueError(f"judgments must be one of {JUDGMENTS}")
+    ints = model.ints
+    count: dict[tuple[int, int], int] = {}
+    for e in zip(ints.winner, ints.loser, ints.count):
+        key = (e[0], e[1])
+        count[key] = count.get(key, 0) + e[2]
+    if mode == "choices":
+        return count
+    return {(a, b): 1 for (a, b), k in count.items() if k > count.get((b, a), 0)}
 
 
 def order_cost(arcs: Mapping[tuple[str, str], int], order: Sequence[str]) -> int:

@@ -27,6 +27,7 @@ from ..formal.consistency import (
     Observation,
     fraction_text,
     nodes_of,
+    observation_arcs,
     order_cost,
 )
 from ..formal.outcome import Outcome
@@ -36,22 +37,23 @@ DP_NODES = 16                   # strongly connected components solved by subset
 BRUTE_FORCE_NODES = 8
 
 
-def _components(obs: Sequence[Observation], items: Sequence[str]) -> list[list[str]]:
-    """Connected components of the item graph (ground excluded), items in input order."""
-    parent = {x: x for x in items}
+def _components(tails: Sequence[int], heads: Sequence[int], n: int) -> list[list[int]]:
+    """Connected components of the item graph (ground excluded) on items ``0..n-1``, each
+    in increasing order, ordered by their first item."""
+    parent = list(range(n))
 
     def find(x):
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
         return x
-    for o in obs:
-        if o.tail is not None:
-            a, b = find(o.tail), find(o.head)
+    for t, h in zip(tails, heads):
+        if t >= 0:
+            a, b = find(t), find(h)
             if a != b:
                 parent[a] = b
-    groups: dict[str, list[str]] = {}
-    for x in items:
+    groups: dict[int, list[int]] = {}
+    for x in range(n):
         groups.setdefault(find(x), []).append(x)
     return list(groups.values())
 
@@ -73,163 +75,207 @@ def _solve_exact(matrix: list[list[Fraction]], rhs: list[Fraction]) -> list[Frac
     return [m[r][n] for r in range(n)]
 
 
-def least_squares_exact(obs: Sequence[Observation], items: Sequence[str]
-                        ) -> dict[str, Fraction] | None:
-    """Exact weighted least-squares utilities, u(ground) = 0; a component of the item graph
-    without an observation from the ground has its first item at 0 (any level fits
-    equally). None when a component exceeds :data:`EXACT_COMPONENT_ITEMS`."""
-    u: dict[str, Fraction] = {}
-    for comp in _components(obs, items):
+def least_squares_exact(tails: Sequence[int], heads: Sequence[int], r: Sequence[Fraction],
+                        w: Sequence[int], n: int) -> dict[int, Fraction] | None:
+    """Exact weighted least-squares utilities of items ``0..n-1`` (observation k:
+    ``r[k] ≈ u(heads[k]) − u(tails[k])``, weight ``w[k]``, tail ``-1`` the ground, whose
+    utility is 0); a component of the item graph without an observation from the ground
+    has its first item at 0 (any level fits equally). Keys in component order, items in
+    increasing order within one. None when a component exceeds
+    :data:`EXACT_COMPONENT_ITEMS`. O(observations + n³ per component)."""
+    u: dict[int, Fraction] = {}
+    comps = _components(tails, heads, n)
+    where = [0] * n                     # item -> its component
+    for ci, comp in enumerate(comps):
+        for x in comp:
+            where[x] = ci
+    mine: list[list[int]] = [[] for _ in comps]
+    for k, h in enumerate(heads):
+        mine[where[h]].append(k)
+    for comp, ks in zip(comps, mine):
         if len(comp) > EXACT_COMPONENT_ITEMS:
             return None
-        members = set(comp)
-        mine = [o for o in obs if o.head in members]
-        grounded = any(o.tail is None for o in mine)
+        grounded = any(tails[k] < 0 for k in ks)
         free = comp if grounded else comp[1:]
         if not grounded:
             u[comp[0]] = Fraction(0)
         if not free:
             continue
         idx = {x: i for i, x in enumerate(free)}
-        n = len(free)
-        mat = [[Fraction(0)] * n for _ in range(n)]
-        rhs = [Fraction(0)] * n
-        for o in mine:
-            h = idx.get(o.head)
-            t = idx.get(o.tail) if o.tail is not None else None
-            if h is not None:
-                mat[h][h] += o.w
-                rhs[h] += o.w * o.r
-            if t is not None:
-                mat[t][t] += o.w
-                rhs[t] -= o.w * o.r
-            if h is not None and t is not None:
-                mat[h][t] -= o.w
-                mat[t][h] -= o.w
+        m = len(free)
+        mat = [[Fraction(0)] * m for _ in range(m)]
+        rhs = [Fraction(0)] * m
+        for k in ks:
+            wk, rk = w[k], r[k]
+            hi = idx.get(heads[k])
+            ti = idx.get(tails[k]) if tails[k] >= 0 else None
+            if hi is not None:
+                mat[hi][hi] += wk
+                rhs[hi] += wk * rk
+            if ti is not None:
+                mat[ti][ti] += wk
+                rhs[ti] -= wk * rk
+            if hi is not None and ti is not None:
+                mat[hi][ti] -= wk
+                mat[ti][hi] -= wk
         for x, v in zip(free, _solve_exact(mat, rhs)):
             u[x] = v
     return u
 
 
-def _res(o: Observation, u: Mapping[str, Fraction]) -> Fraction:
-    return o.r - u[o.head] + (u[o.tail] if o.tail is not None else 0)
+def _residuals(tails: Sequence[int], heads: Sequence[int], r: Sequence[Fraction],
+               u: Sequence[Fraction]) -> list[Fraction]:
+    """r − (u(head) − u(tail)) per observation; ``u`` has one extra last entry 0 (the
+    ground, index ``-1``)."""
+    return [rk - u[h] + u[t] for t, h, rk in zip(tails, heads, r)]
 
 
 def l2_exact(model: ConsistencyData, obs: Sequence[Observation]) -> Outcome:
     """The minimum Σ w (r − Au)² with its exact dual μ = w (r − Au) (a circulation by the
     normal equations): ``Outcome("optimal", {"cost", "utilities"}, quadratic_dual)``, or
     ``unknown`` when a component is too large for exact elimination. O(n³) per component."""
-    u = least_squares_exact(obs, model.items)
+    tails, heads = observation_arcs(model, obs)
+    r = [o.r for o in obs]
+    w = [o.w for o in obs]
+    items = model.ints.items
+    u = least_squares_exact(tails, heads, r, w, len(items))
     if u is None:
         return Outcome("unknown", stats={"reason": "component too large for exact elimination"})
-    res = [_res(o, u) for o in obs]
-    cost = sum((o.w * e * e for o, e in zip(obs, res)), Fraction(0))
+    ul = [Fraction(0)] * (len(items) + 1)
+    for x, v in u.items():
+        ul[x] = v
+    res = _residuals(tails, heads, r, ul)
+    cost = sum((wk * e * e for wk, e in zip(w, res)), Fraction(0))
     return Outcome("optimal", {"cost": fraction_text(cost),
-                               "utilities": {x: fraction_text(v) for x, v in u.items()}},
+                               "utilities": {items[x]: fraction_text(v) for x, v in u.items()}},
                    {"type": "quadratic_dual",
-                    "flow": [fraction_text(o.w * e) for o, e in zip(obs, res)]},
+                    "flow": [fraction_text(wk * e) for wk, e in zip(w, res)]},
                    {"engine": "exact_normal_equations"})
-
-
-GROUND = ("ground",)     # a node name no item can have (items are strings)
 
 
 def l1_min_cost_flow(model: ConsistencyData, obs: Sequence[Observation]) -> Outcome:
     """The minimum Σ w |r − Au| by its LP dual, a maximum-weight circulation λ with
     |λ| ≤ w, solved by network simplex on integer costs (r scaled by the common
     denominator); utilities from shortest-path potentials of the residual network
-    (Bellman–Ford, exact). Returns ``Outcome("optimal", ..., circulation_dual)``.
-    O(network simplex + V·E)."""
+    (Bellman–Ford, exact). Nodes are the item integers, ``-1`` the ground. Returns
+    ``Outcome("optimal", ..., circulation_dual)``. O(network simplex + V·E)."""
     import networkx as nx
+    tails, heads = observation_arcs(model, obs)
+    items = model.ints.items
+    n = len(items)
     scale = math.lcm(*(o.r.denominator for o in obs)) if obs else 1
+    cost_of = [int(o.r * scale) for o in obs]
     g = nx.MultiDiGraph()
-    g.add_node(GROUND, demand=0)
-    for x in model.items:
+    g.add_node(-1, demand=0)
+    for x in range(n):
         g.add_node(x, demand=0)
     keys = []
-    for i, o in enumerate(obs):
-        t = GROUND if o.tail is None else o.tail
-        c = int(o.r * scale)
-        if t == o.head:             # a price-only pair: its flow is w·sign(r), on its own
+    for i, (o, t, h, c) in enumerate(zip(obs, tails, heads, cost_of)):
+        if t == h:                  # a price-only pair: its flow is w·sign(r), on its own
             keys.append(None)
             continue
-        kf = g.add_edge(t, o.head, key=("f", i), capacity=o.w, weight=-c)
-        kb = g.add_edge(o.head, t, key=("b", i), capacity=o.w, weight=c)
-        keys.append((t, kf, kb))
+        kf = g.add_edge(t, h, key=("f", i), capacity=o.w, weight=-c)
+        kb = g.add_edge(h, t, key=("b", i), capacity=o.w, weight=c)
+        keys.append((kf, kb))
     _, flow = nx.network_simplex(g)
     lam = [(o.w if o.r > 0 else -o.w if o.r < 0 else 0) if k is None else
-           flow[k[0]][o.head][k[1]] - flow[o.head][k[0]][k[2]] for k, o in zip(keys, obs)]
+           flow[t][h][k[0]] - flow[h][t][k[1]]
+           for k, o, t, h in zip(keys, obs, tails, heads)]
     # residual network: raise λ_i (t -> head, cost −r) while λ_i < w; lower it (head -> t,
     # cost +r) while λ_i > −w. Optimal λ leaves no negative cycle; potentials π then give
     # u(head) − u(tail) = π(tail) − π(head).
     res = nx.DiGraph()
     res.add_nodes_from(g.nodes)
-    source = ("source",)
+    source = -2
     for x in g.nodes:
         res.add_edge(source, x, weight=0)
 
     def add(a, b, c):
         if not res.has_edge(a, b) or res[a][b]["weight"] > c:
             res.add_edge(a, b, weight=c)
-    for k, o, lm in zip(keys, obs, lam):
+    for k, o, lm, t, h, c in zip(keys, obs, lam, tails, heads, cost_of):
         if k is None:
             continue
-        t, c = k[0], int(o.r * scale)
         if lm < o.w:
-            add(t, o.head, -c)
+            add(t, h, -c)
         if lm > -o.w:
-            add(o.head, t, c)
+            add(h, t, c)
     pi = nx.single_source_bellman_ford_path_length(res, source)
-    u = {x: Fraction(pi[GROUND] - pi[x], scale) for x in model.items}
-    cost = sum((o.w * abs(_res(o, u)) for o in obs), Fraction(0))
+    u = [Fraction(pi[-1] - pi[x], scale) for x in range(n)] + [Fraction(0)]
+    cost = sum((o.w * abs(e) for o, e in zip(obs, _residuals(tails, heads, [o.r for o in obs],
+                                                               u))), Fraction(0))
     return Outcome("optimal", {"cost": fraction_text(cost),
-                               "utilities": {x: fraction_text(v) for x, v in u.items()}},
+                               "utilities": {x: fraction_text(v) for x, v in zip(items, u)}},
                    {"type": "circulation_dual", "flow": [str(v) for v in lam]},
                    {"engine": "network_simplex", "scale": scale})
 
 
 # ------------------------------------------------------------------------------ ordinal
 
-def _graph(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]):
+def _numbered(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
+              ) -> tuple[list[str], dict[tuple[int, int], int]]:
+    """Every node (:func:`nodes_of`) and the arcs on their positions."""
+    names = nodes_of(arcs, nodes)
+    idx = {x: i for i, x in enumerate(names)}
+    return names, {(idx[a], idx[b]): w for (a, b), w in arcs.items()}
+
+
+def _graph(n: int, arcs: Mapping[tuple[int, int], int]):
     import networkx as nx
     g = nx.DiGraph()
-    g.add_nodes_from(nodes_of(arcs, nodes))
+    g.add_nodes_from(range(n))
     g.add_weighted_edges_from((a, b, w) for (a, b), w in arcs.items())
     return g
 
 
-def judgment_cycle(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
-                   ) -> list[str] | None:
-    """A directed cycle of judgments (networkx ``find_cycle``), or None when acyclic."""
+def judgment_cycle_ints(n: int, arcs: Mapping[tuple[int, int], int]) -> list[int] | None:
+    """A directed cycle of judgments on nodes ``0..n-1`` (networkx ``find_cycle``), or
+    None when acyclic. O(n + arcs)."""
     import networkx as nx
     try:
-        edges = nx.find_cycle(_graph(arcs, nodes))
+        edges = nx.find_cycle(_graph(n, arcs))
     except nx.NetworkXNoCycle:
         return None
     return [a for a, _ in edges]
 
 
-def consistent_order(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
-                     ) -> list[str] | None:
-    """An order (best first) agreeing with every judgment, or None (networkx)."""
+def judgment_cycle(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
+                   ) -> list[str] | None:
+    """:func:`judgment_cycle_ints` on names."""
+    names, ia = _numbered(arcs, nodes)
+    cycle = judgment_cycle_ints(len(names), ia)
+    return None if cycle is None else [names[x] for x in cycle]
+
+
+def consistent_order_ints(n: int, arcs: Mapping[tuple[int, int], int]) -> list[int] | None:
+    """An order (best first) of nodes ``0..n-1`` agreeing with every judgment, the
+    smallest node first among the available ones, or None (networkx). O((n + arcs) log n)."""
     import networkx as nx
-    g = _graph(arcs, nodes)
+    g = _graph(n, arcs)
     if not nx.is_directed_acyclic_graph(g):
         return None
-    return list(nx.lexicographical_topological_sort(g, key=lambda x: nodes_of(arcs, nodes).index(x)))
+    return list(nx.lexicographical_topological_sort(g))
 
 
-def kahn_order(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
-               ) -> tuple[list[str] | None, list[str] | None]:
-    """Kahn's algorithm (1962) with a plain queue: (order, None) when acyclic, else
-    (None, a cycle found by walking back along the remaining arcs). O(V + E)."""
-    all_nodes = nodes_of(arcs, nodes)
-    succ: dict[str, list[str]] = {x: [] for x in all_nodes}
-    indeg = dict.fromkeys(all_nodes, 0)
+def consistent_order(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
+                     ) -> list[str] | None:
+    """:func:`consistent_order_ints` on names (ties broken by input order)."""
+    names, ia = _numbered(arcs, nodes)
+    order = consistent_order_ints(len(names), ia)
+    return None if order is None else [names[x] for x in order]
+
+
+def kahn_order_ints(n: int, arcs: Mapping[tuple[int, int], int]
+                    ) -> tuple[list[int] | None, list[int] | None]:
+    """Kahn's algorithm (1962) with a plain queue on nodes ``0..n-1``: (order, None) when
+    acyclic, else (None, a cycle found by walking back, from the smallest node left,
+    along the first remaining arc into each node). O(n + arcs)."""
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
     for a, b in arcs:
         succ[a].append(b)
         indeg[b] += 1
-    queue = deque(x for x in all_nodes if indeg[x] == 0)
+    queue = deque(x for x in range(n) if indeg[x] == 0)
     order = []
     while queue:
         x = queue.popleft()
@@ -238,21 +284,37 @@ def kahn_order(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
             indeg[y] -= 1
             if indeg[y] == 0:
                 queue.append(y)
-    if len(order) == len(all_nodes):
+    if len(order) == n:
         return order, None
-    left = {x for x in all_nodes if indeg[x] > 0}
-    pred = {x: next(a for a, b in arcs if b == x and a in left) for x in left}
-    x, seen = next(iter(sorted(left, key=all_nodes.index))), []
-    while x not in seen:
+    pred: dict[int, int] = {}
+    for a, b in arcs:
+        if indeg[b] > 0 and indeg[a] > 0 and b not in pred:
+            pred[b] = a
+    x = next(y for y in range(n) if indeg[y] > 0)
+    seen: list[int] = []
+    on: set[int] = set()
+    while x not in on:
         seen.append(x)
+        on.add(x)
         x = pred[x]
     cycle = seen[seen.index(x):]
     return None, cycle[::-1]
 
 
-def _dp_order(nodes: list[str], arcs: Mapping[tuple[str, str], int]) -> tuple[int, list[str]]:
+def kahn_order(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
+               ) -> tuple[list[str] | None, list[str] | None]:
+    """:func:`kahn_order_ints` on names (the walk starts at the first node left in input
+    order)."""
+    names, ia = _numbered(arcs, nodes)
+    order, cycle = kahn_order_ints(len(names), ia)
+    return (None if order is None else [names[x] for x in order],
+            None if cycle is None else [names[x] for x in cycle])
+
+
+def _dp_order(nodes: list[int], arcs: Mapping[tuple[int, int], int]) -> tuple[int, list[int]]:
     """Minimum reversed weight over orders of ``nodes`` and an optimal order, by DP over
-    the subsets placed first, layer by layer in numpy. O(2^k k)."""
+    the subsets placed first, layer by layer in numpy (``arcs``: those among ``nodes``,
+    or more). O(2^k k)."""
     import numpy as np
     k = len(nodes)
     idx = {x: i for i, x in enumerate(nodes)}
@@ -288,31 +350,55 @@ def _dp_order(nodes: list[str], arcs: Mapping[tuple[str, str], int]) -> tuple[in
     return int(best[full - 1]), order[::-1]
 
 
+def strong_components_ints(n: int, arcs: Mapping[tuple[int, int], int]) -> list[list[int]]:
+    """The strongly connected components of nodes ``0..n-1`` in a topological order of
+    the condensation (networkx), each in increasing order."""
+    import networkx as nx
+    cond = nx.condensation(_graph(n, arcs))
+    return [sorted(cond.nodes[c]["members"]) for c in nx.topological_sort(cond)]
+
+
 def strong_components(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]
                       ) -> list[list[str]]:
-    """The strongly connected components in a topological order of the condensation
-    (networkx), each in input order."""
-    import networkx as nx
-    g = _graph(arcs, nodes)
-    cond = nx.condensation(g)
-    pos = {x: i for i, x in enumerate(nodes_of(arcs, nodes))}
-    return [sorted(cond.nodes[c]["members"], key=pos.__getitem__)
-            for c in nx.topological_sort(cond)]
+    """:func:`strong_components_ints` on names (each component in input order)."""
+    names, ia = _numbered(arcs, nodes)
+    return [[names[x] for x in c] for c in strong_components_ints(len(names), ia)]
+
+
+def fas_exact_ints(names: Sequence[str], arcs: Mapping[tuple[int, int], int],
+                   limit: int = DP_NODES) -> Outcome:
+    """Minimum feedback arc set on nodes ``0..len(names)-1`` (the solution's order in
+    ``names``): components in condensation order, each solved by subset DP; ``unknown``
+    when a component has more than ``limit`` alternatives. The certificate carries no
+    packing: the checker solves small components itself."""
+    n = len(names)
+    comps = strong_components_ints(n, arcs)
+    where = [0] * n
+    for ci, comp in enumerate(comps):
+        for x in comp:
+            where[x] = ci
+    inner: list[dict[tuple[int, int], int]] = [{} for _ in comps]
+    for (a, b), c in arcs.items():
+        if where[a] == where[b]:
+            inner[where[a]][(a, b)] = c
+    order: list[int] = []
+    for comp, mine in zip(comps, inner):
+        if len(comp) > limit:
+            return Outcome("unknown", stats={"reason": f"component of {len(comp)} > {limit}"})
+        order += _dp_order(comp, mine)[1] if len(comp) > 1 else comp
+    pos = [0] * n
+    for i, x in enumerate(order):
+        pos[x] = i
+    value = sum(w for (a, b), w in arcs.items() if pos[b] < pos[a])
+    return Outcome("optimal", {"order": [names[x] for x in order], "reversed": value},
+                   {"type": "fas_bound", "cycles": []}, {"engine": "subset_dp"})
 
 
 def fas_exact(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str],
               limit: int = DP_NODES) -> Outcome:
-    """Minimum feedback arc set: components in condensation order, each solved by subset
-    DP; ``unknown`` when a component has more than ``limit`` alternatives. The certificate
-    carries no packing: the checker solves small components itself."""
-    order = []
-    for comp in strong_components(arcs, nodes):
-        if len(comp) > limit:
-            return Outcome("unknown", stats={"reason": f"component of {len(comp)} > {limit}"})
-        order += _dp_order(comp, arcs)[1] if len(comp) > 1 else comp
-    value = order_cost(arcs, order)
-    return Outcome("optimal", {"order": order, "reversed": value},
-                   {"type": "fas_bound", "cycles": []}, {"engine": "subset_dp"})
+    """:func:`fas_exact_ints` on names."""
+    names, ia = _numbered(arcs, nodes)
+    return fas_exact_ints(names, ia, limit)
 
 
 def fas_brute_force(arcs: Mapping[tuple[str, str], int], nodes: Sequence[str]) -> Outcome:

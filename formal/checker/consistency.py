@@ -36,13 +36,11 @@ from ..consistency import (
     PARAMS,
     QUESTIONS,
     ConsistencyData,
-    judgment_arcs,
-    nodes_of,
+    judgment_arcs_ints,
+    observation_arcs,
     observations,
-    order_cost,
     parse_consistency,
     question_params,
-    residual,
     resolve,
     validate,
 )
@@ -116,37 +114,46 @@ def _rational(x: object, what: str) -> Fraction:
         raise CertificateError(f"{what} is not a rational: {x!r:.40}") from None
 
 
-def _utilities(model: ConsistencyData, solution: object) -> dict[str, Fraction]:
+def _utilities(model: ConsistencyData, solution: object) -> list[Fraction]:
+    """The solution's utilities by item integer, with a last entry 0 for the ground
+    (index ``-1``)."""
     if not isinstance(solution, dict) or not isinstance(solution.get("utilities"), dict):
         raise CertificateError("the solution needs 'utilities': {item: rational}")
     given = solution["utilities"]
-    missing = [x for x in model.items if x not in given]
+    items = model.ints.items
+    missing = [x for x in items if x not in given]
     if missing:
         raise CertificateError(f"no utility for item {missing[0]!r}")
-    items = set(model.items)
-    extra = [x for x in given if x not in items]
+    index = model.ints.item_index
+    extra = [x for x in given if x not in index]
     if extra:
         raise CertificateError(f"a utility for {extra[0]!r:.40}, not an item")
-    return {x: _rational(given[x], f"utility of {x!r}") for x in model.items}
+    return [_rational(given[x], f"utility of {x!r}") for x in items] + [Fraction(0)]
 
 
-def _flow(model: ConsistencyData, obs: list, certificate: dict) -> list[Fraction]:
+def _flow(model: ConsistencyData, tails: list[int], heads: list[int],
+          certificate: dict) -> list[Fraction]:
     """The certificate's flow, checked to be a circulation: Aᵀλ = 0 at every item."""
     raw = certificate.get("flow")
-    if not isinstance(raw, list) or len(raw) != len(obs):
+    if not isinstance(raw, list) or len(raw) != len(heads):
         raise CertificateError(f"'flow' must list one rational per observation "
-                               f"({len(obs)})")
+                               f"({len(heads)})")
     flow = [_rational(v, f"flow of observation {i}") for i, v in enumerate(raw)]
-    balance = dict.fromkeys(model.items, Fraction(0))
-    for o, f in zip(obs, flow):
-        balance[o.head] += f
-        if o.tail is not None:
-            balance[o.tail] -= f
-    bad = next((x for x, b in balance.items() if b != 0), None)
+    balance = [Fraction(0)] * (len(model.ints.items) + 1)       # the last: the ground
+    for t, h, f in zip(tails, heads, flow):
+        balance[h] += f
+        balance[t] -= f
+    balance.pop()
+    bad = next((x for x, b in enumerate(balance) if b != 0), None)
     if bad is not None:
-        raise CertificateError(f"the flow is not conserved at item {bad!r} "
+        raise CertificateError(f"the flow is not conserved at item {model.ints.items[bad]!r} "
                                f"(excess {balance[bad]})")
     return flow
+
+
+def _residuals(tails: list[int], heads: list[int], obs: list, u: list[Fraction]
+               ) -> list[Fraction]:
+    return [o.r - u[h] + u[t] for t, h, o in zip(tails, heads, obs)]
 
 
 def _bounds_match(question: str, verdict: str, solution: dict, lower: Fraction,
@@ -171,9 +178,11 @@ def check_circulation_dual(model: ConsistencyData, question: str, params, verdic
     bound; a circulation with |flow| ≤ weight gives the equal (``optimal``) or stated
     (``bounded``) lower bound Σ flow · r (LP duality). O(observations)."""
     obs = observations(model, question_params(question, params))
+    tails, heads = observation_arcs(model, obs)
     u = _utilities(model, solution)
-    upper = sum((o.w * abs(residual(o, u)) for o in obs), Fraction(0))
-    flow = _flow(model, obs, certificate)
+    upper = sum((o.w * abs(e) for o, e in zip(obs, _residuals(tails, heads, obs, u))),
+                Fraction(0))
+    flow = _flow(model, tails, heads, certificate)
     for i, (o, f) in enumerate(zip(obs, flow)):
         if abs(f) > o.w:
             raise CertificateError(f"flow {f} of observation {i} exceeds its weight {o.w}")
@@ -189,25 +198,44 @@ def check_quadratic_dual(model: ConsistencyData, question: str, params, verdict:
     achieve Σ w (r − Au)²; a circulation μ gives the lower bound Σ (2 μ r − μ²/w), equal
     to it (``optimal``) or as stated (``bounded``). O(observations)."""
     obs = observations(model, question_params(question, params))
+    tails, heads = observation_arcs(model, obs)
     u = _utilities(model, solution)
-    upper = sum((o.w * residual(o, u) ** 2 for o in obs), Fraction(0))
-    flow = _flow(model, obs, certificate)
+    upper = sum((o.w * e * e for o, e in zip(obs, _residuals(tails, heads, obs, u))),
+                Fraction(0))
+    flow = _flow(model, tails, heads, certificate)
     lower = sum((2 * f * o.r - f * f / o.w for o, f in zip(obs, flow)), Fraction(0))
     _bounds_match(question, verdict, solution, lower, upper)
 
 
 # ------------------------------------------------------------------------------ ordinal
 
-def _arcs(model: ConsistencyData, question: str, params) -> dict[tuple[str, str], int]:
-    return judgment_arcs(model, question_params(question, params))
+def _arcs(model: ConsistencyData, question: str, params) -> dict[tuple[int, int], int]:
+    """The judgment graph on the node integers of ``model.ints``."""
+    return judgment_arcs_ints(model, question_params(question, params))
 
 
-def _order(model: ConsistencyData, arcs, order: object) -> list[str]:
-    nodes = nodes_of(arcs, model.nodes)
-    if not isinstance(order, list) or sorted(order) != sorted(nodes) or \
-            len(set(order)) != len(order):
+def _order(model: ConsistencyData, order: object) -> list[int]:
+    """``order`` as node integers: every alternative exactly once."""
+    index = model.ints.node_index
+    if not isinstance(order, list) or len(order) != len(index):
         raise CertificateError("the order must list every alternative exactly once")
-    return order
+    seen = [False] * len(index)
+    out = []
+    for x in order:
+        i = index.get(x) if isinstance(x, str) else None
+        if i is None or seen[i]:
+            raise CertificateError("the order must list every alternative exactly once")
+        seen[i] = True
+        out.append(i)
+    return out
+
+
+def _reversed(arcs: dict[tuple[int, int], int], order: list[int]) -> int:
+    """The weight of the arcs a → b that ``order`` puts b before a. O(nodes + arcs)."""
+    pos = [0] * len(order)
+    for k, x in enumerate(order):
+        pos[x] = k
+    return sum(w for (a, b), w in arcs.items() if pos[b] < pos[a])
 
 
 @SPEC.certificate("consistent_order", proves={"transitive": "true"}, keys=())
@@ -216,21 +244,25 @@ def check_consistent_order(model: ConsistencyData, question: str, params, verdic
     """The judgments are acyclic: the solution orders every alternative (best first)
     without reversing any judgment. O(nodes + arcs)."""
     arcs = _arcs(model, question, params)
-    order = _order(model, arcs, solution)
-    if order_cost(arcs, order) != 0:
+    if _reversed(arcs, _order(model, solution)) != 0:
         raise CertificateError("the order reverses a judgment")
 
 
-def check_cycle(arcs, cycle: object) -> list[str]:
-    """``cycle`` is a directed cycle of ``arcs``: at least two distinct nodes, each judged
-    better than the next, the last better than the first."""
+def check_cycle(model: ConsistencyData, arcs: dict[tuple[int, int], int],
+                cycle: object) -> list[int]:
+    """``cycle`` is a directed cycle of ``arcs`` (on the node integers of ``model.ints``):
+    at least two distinct alternatives, each judged better than the next, the last better
+    than the first. Returns it as node integers. O(k)."""
     if not isinstance(cycle, list) or len(cycle) < 2 or len(set(cycle)) != len(cycle):
         raise CertificateError(f"a cycle lists at least two distinct alternatives: "
                                f"{cycle!r:.60}")
-    for a, b in zip(cycle, cycle[1:] + cycle[:1]):
-        if (a, b) not in arcs:
-            raise CertificateError(f"{a!r} ≻ {b!r} is not a judgment")
-    return cycle
+    index = model.ints.node_index
+    out = [index.get(x, -1) if isinstance(x, str) else -1 for x in cycle]
+    for k, (a, b) in enumerate(zip(out, out[1:] + out[:1])):
+        if a < 0 or b < 0 or (a, b) not in arcs:
+            raise CertificateError(f"{cycle[k]!r} ≻ {cycle[(k + 1) % len(cycle)]!r} is not "
+                                   "a judgment")
+    return out
 
 
 @SPEC.certificate("judgment_cycle", proves={"transitive": "false"}, keys=("cycle",))
@@ -238,7 +270,7 @@ def check_judgment_cycle(model: ConsistencyData, question: str, params, verdict:
                          solution, certificate: dict) -> None:
     """The judgments are intransitive: the certificate's ``cycle`` a₁ ≻ a₂ ≻ … ≻ a_k ≻ a₁
     consists of judgments. O(k)."""
-    check_cycle(_arcs(model, question, params), certificate.get("cycle"))
+    check_cycle(model, _arcs(model, question, params), certificate.get("cycle"))
 
 
 def exact_minimum(nodes: list, arcs) -> int:
@@ -286,39 +318,43 @@ def check_fas_bound(model: ConsistencyData, question: str, params, verdict: str,
     arcs = _arcs(model, question, params)
     if not isinstance(solution, dict):
         raise CertificateError("the solution must be {'order': [...], 'reversed': int}")
-    order = _order(model, arcs, solution.get("order"))
+    order = _order(model, solution.get("order"))
     value = solution.get("reversed")
-    if order_cost(arcs, order) != value:
-        raise CertificateError(f"the order reverses {order_cost(arcs, order)}, not the "
-                               f"stated {value!r}")
-    nodes = nodes_of(arcs, model.nodes)
-    adj: dict[str, list[str]] = {x: [] for x in nodes}
+    cost = _reversed(arcs, order)
+    if cost != value:
+        raise CertificateError(f"the order reverses {cost}, not the stated {value!r}")
+    names = model.ints.nodes
+    adj: dict[int, list[int]] = {x: [] for x in range(len(names))}
     for a, b in arcs:
         adj[a].append(b)
     comp = strongly_connected_components(adj)
-    members: dict[int, list[str]] = {}
-    for x in nodes:
+    members: dict[int, list[int]] = {}
+    for x in range(len(names)):
         members.setdefault(comp[x], []).append(x)
+    inner: dict[int, dict[tuple[int, int], int]] = {}
+    for (a, b), c in arcs.items():
+        if comp[a] == comp[b]:
+            inner.setdefault(comp[a], {})[(a, b)] = c
     lower = Fraction(0)
-    for group in members.values():
+    for key, group in members.items():
         if 1 < len(group) <= EXHAUSTIVE_NODES:
-            lower += exact_minimum(group, arcs)
-    load: dict[tuple[str, str], Fraction] = {}
+            lower += exact_minimum(group, inner.get(key, {}))
+    load: dict[tuple[int, int], Fraction] = {}
     packing = certificate.get("cycles", [])
     if not isinstance(packing, list):
         raise CertificateError("'cycles' must be a list of {'cycle': [...], 'y': rational}")
     for entry in packing:
         if not isinstance(entry, dict):
             raise CertificateError("a packed cycle is {'cycle': [...], 'y': rational}")
-        cycle = check_cycle(arcs, entry.get("cycle"))
+        cycle = check_cycle(model, arcs, entry.get("cycle"))
         y = _rational(entry.get("y"), "cycle weight y")
         if y < 0:
             raise CertificateError(f"cycle weight {y} is negative")
         for e in zip(cycle, cycle[1:] + cycle[:1]):
             load[e] = load.get(e, Fraction(0)) + y
             if load[e] > arcs[e]:
-                raise CertificateError(f"the packing loads judgment {e[0]!r} ≻ {e[1]!r} "
-                                       f"beyond its weight {arcs[e]}")
+                raise CertificateError(f"the packing loads judgment {names[e[0]]!r} ≻ "
+                                       f"{names[e[1]]!r} beyond its weight {arcs[e]}")
         if len(members[comp[cycle[0]]]) > EXHAUSTIVE_NODES:
             lower += y
     if not lower > value - 1:

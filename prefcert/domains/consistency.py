@@ -25,6 +25,7 @@ from ..formal.consistency import (
     QUESTIONS,
     ConsistencyData,
     judgment_arcs,
+    judgment_arcs_ints,
     observations,
     question_params,
 )
@@ -88,21 +89,29 @@ def _decide_repair(answers, check) -> Decision:
     return Decision(o.verdict, o.solution, o.certificate)
 
 
+def _int_arcs(model: ConsistencyData, name: str, params: Any):
+    return judgment_arcs_ints(model, question_params(name, params))
+
+
 def _transitive_oracle(model, params, *, time_limit, seed):
-    from ..oracles.consistency import consistent_order, judgment_cycle
-    arcs = _arcs(model, "transitive", params)
-    cycle = judgment_cycle(arcs, model.nodes)
+    from ..oracles.consistency import consistent_order_ints, judgment_cycle_ints
+    arcs, names = _int_arcs(model, "transitive", params), model.ints.nodes
+    cycle = judgment_cycle_ints(len(names), arcs)
     if cycle is not None:
-        return Outcome("false", None, {"type": "judgment_cycle", "cycle": cycle})
-    return Outcome("true", consistent_order(arcs, model.nodes), {"type": "consistent_order"})
+        return Outcome("false", None, {"type": "judgment_cycle",
+                                       "cycle": [names[x] for x in cycle]})
+    order = consistent_order_ints(len(names), arcs)
+    return Outcome("true", [names[x] for x in order], {"type": "consistent_order"})
 
 
 def _transitive_kahn(model, params, *, time_limit, seed):
-    from ..oracles.consistency import kahn_order
-    order, cycle = kahn_order(_arcs(model, "transitive", params), model.nodes)
+    from ..oracles.consistency import kahn_order_ints
+    names = model.ints.nodes
+    order, cycle = kahn_order_ints(len(names), _int_arcs(model, "transitive", params))
     if cycle is not None:
-        return Outcome("false", None, {"type": "judgment_cycle", "cycle": cycle})
-    return Outcome("true", order, {"type": "consistent_order"})
+        return Outcome("false", None, {"type": "judgment_cycle",
+                                       "cycle": [names[x] for x in cycle]})
+    return Outcome("true", [names[x] for x in order], {"type": "consistent_order"})
 
 
 def _decide_transitive(answers, check) -> Decision:
@@ -122,10 +131,11 @@ def _decide_transitive(answers, check) -> Decision:
 
 def _fas(kind: str):
     def run(model, params, *, time_limit, seed):
-        arcs = _arcs(model, "feedback_arc_set", params)
         if kind == "oracle":
-            from ..oracles.consistency import fas_exact
-            return fas_exact(arcs, model.nodes)
+            from ..oracles.consistency import fas_exact_ints
+            return fas_exact_ints(model.ints.nodes,
+                                  _int_arcs(model, "feedback_arc_set", params))
+        arcs = _arcs(model, "feedback_arc_set", params)
         if kind == "brute_force":
             from ..oracles.consistency import fas_brute_force
             return fas_brute_force(arcs, model.nodes)
@@ -172,9 +182,10 @@ def _fas_auto(model: ConsistencyData) -> list[str]:
     """oracle and milp always; cpsat when every strongly connected component of the
     densest judgment graph (every choice an arc) has at most 12 alternatives; brute force
     up to 8 alternatives."""
-    from ..oracles.consistency import strong_components
-    arcs = judgment_arcs(model, "choices")
-    biggest = max((len(c) for c in strong_components(arcs, model.nodes)), default=0)
+    from ..oracles.consistency import strong_components_ints
+    arcs = judgment_arcs_ints(model, "choices")
+    biggest = max((len(c) for c in strong_components_ints(len(model.ints.nodes), arcs)),
+                  default=0)
     return ["oracle", "milp"] + (["cpsat"] if biggest <= CPSAT_COMPONENT else []) + \
         (["brute_force"] if len(model.nodes) <= 8 else [])
 
