@@ -569,6 +569,26 @@ def enumerate_reports(e: Election, rule: str) -> Manipulation:
         "profitable": profitable, "optimal": optimal, "outcomes": outcomes})
 
 
+def enumerate_best(e: Election, rule: str) -> Manipulation:
+    """:func:`enumerate_reports`' w₀ and w* alone (no counts, no report): what a
+    cross-check compares. Where the rule's engine tells which candidates some report
+    elects without counting (:meth:`~prefcert.oracles.rules.RuleEngine.reachable`:
+    plurality, approval by their classes, Borda by its points), w* is the first of them
+    in the manipulator's order, w₀ included; otherwise :func:`enumerate_reports`.
+    O(m) plurality, O(m log m) approval, O(m² log m) Borda."""
+    t = tally_of(e, rule)
+    reach = None if t.engine.rounds else t.engine.reachable(t)
+    if reach is None:
+        full = enumerate_reports(e, rule)
+        return Manipulation(full.sincere, full.best, None)
+    w0 = sincere_winner(e, rule)
+    idx = t.idx
+    for c in preference(e)[1]:
+        if c == w0 or reach[idx[c]]:
+            return Manipulation(w0, c, None)
+    raise AssertionError("the sincere winner is in the manipulator's order")
+
+
 def all_reports_size(e: Election, rule: str) -> int:
     """|B_r|: m! rankings or 2^m subsets."""
     return 2 ** e.m if _approval(rule) else math.factorial(e.m)

@@ -94,6 +94,13 @@ class RuleEngine:
         evaluated)."""
         return None
 
+    def reachable(self, t) -> list[bool] | None:
+        """Whether some report (one manipulator, weight 1) elects each candidate, when the
+        rule tells it without evaluating every report: the classes' counts of
+        :meth:`report_counts` above 0 (Borda: its own test, no count); None otherwise."""
+        classes = self.report_counts(t)
+        return None if classes is None else [k > 0 for k in classes[0]]
+
     def report_winners(self, t, rep: np.ndarray) -> np.ndarray:
         """The winner index of each report row (one manipulator, weight 1): the highest
         score, ties to the τ-highest. O(k · m) beyond :meth:`report_scores`."""
@@ -416,6 +423,22 @@ class Borda(PerVoteRule):
                     break
                 counts[w] += math.prod(free)
         return counts, _BordaFirst(t)
+
+    def reachable(self, t) -> list[bool]:
+        """:meth:`report_counts`'s count above 0, without the count: w is elected by some
+        report exactly when it is with all m − 1 points (fewer never win more often), that
+        is when no rival's key exceeds m − 1 and, the keys sorted down, the i-th rival
+        still has a free point: min(m − k, m) − [k ≤ 0] − i > 0. O(m² log m)."""
+        m, s, prio = t.m, t.base_list, t._prio
+        out = []
+        for w in range(m):
+            sw, pw = s[w], prio[w]
+            ks = sorted(map(add, map(sub, s, repeat(sw)), map(lt, prio, repeat(pw))),
+                        reverse=True)
+            ks.remove(0)                   # w's own entry
+            out.append(not ks or ks[0] <= m - 1 and all(
+                min(m - k, m) - (k <= 0) - i > 0 for i, k in enumerate(ks)))
+        return out
 
     def placed_score(self, t, d, below, weight) -> int:
         return t.base_list[d] + weight * len(below)
