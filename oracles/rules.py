@@ -94,7 +94,7 @@ class RuleEngine:
         evaluated)."""
         return None
 
-    def reachable(self, t) -> list[bool] | None:
+    def reachable(self, t) -> Sequence[bool] | dict[int, bool] | None:
         """Whether some report (one manipulator, weight 1) elects each candidate, when the
         rule tells it without evaluating every report: the classes' counts of
         :meth:`report_counts` above 0 (Borda: its own test, no count); None otherwise."""
@@ -424,21 +424,23 @@ class Borda(PerVoteRule):
                 counts[w] += math.prod(free)
         return counts, _BordaFirst(t)
 
-    def reachable(self, t) -> list[bool]:
-        """:meth:`report_counts`'s count above 0, without the count: w is elected by some
-        report exactly when it is with all m − 1 points (fewer never win more often), that
-        is when no rival's key exceeds m − 1 and, the keys sorted down, the i-th rival
-        still has a free point: min(m − k, m) − [k ≤ 0] − i > 0. O(m² log m)."""
+    def reachable(self, t) -> dict[int, bool]:
+        """:meth:`report_counts`'s count above 0, without the count, each candidate's
+        decided on its first look-up (a cross-check reads those the manipulator prefers
+        to w*, and w*): w is elected by some report exactly when it is with all m − 1
+        points (fewer never win more often), that is when no rival's key exceeds m − 1
+        and, the keys sorted down, the i-th rival still has a free point:
+        min(m − k, m) − [k ≤ 0] − i > 0. O(m log m) per candidate."""
         m, s, prio = t.m, t.base_list, t._prio
-        out = []
-        for w in range(m):
+
+        def reaches(w: int) -> bool:
             sw, pw = s[w], prio[w]
             ks = sorted(map(add, map(sub, s, repeat(sw)), map(lt, prio, repeat(pw))),
                         reverse=True)
             ks.remove(0)                   # w's own entry
-            out.append(not ks or ks[0] <= m - 1 and all(
-                min(m - k, m) - (k <= 0) - i > 0 for i, k in enumerate(ks)))
-        return out
+            return not ks or ks[0] <= m - 1 and all(
+                min(m - k, m) - (k <= 0) - i > 0 for i, k in enumerate(ks))
+        return FirstReports(reaches)       # (a dict built on look-up, as the reports)
 
     def placed_score(self, t, d, below, weight) -> int:
         return t.base_list[d] + weight * len(below)
