@@ -240,6 +240,20 @@ def _forced(model: PreferenceModel, a: str, b: str) -> int:
     return model._cache[key]
 
 
+def point_up_reachable(t) -> list[bool]:
+    """Plurality's and approval's reachable winners (one manipulator, weight 1): the
+    fixed leader (highest fixed score, τ first) and every x that, a point up, beats it —
+    ties the leader's score or is one below and τ-above it; no report elects anyone else
+    (the point goes to one candidate, plurality's top, or to those approved, of whom the
+    best wins). :meth:`RuleEngine.report_counts`' counts above 0, without them. O(m)."""
+    s, prio = t.base_list, t._prio
+    lead = t.best(s)
+    sl, pl = s[lead], prio[lead]
+    low = sl - 1
+    return [x == lead or sx >= low and (sx == sl or px < pl)
+            for x, (sx, px) in enumerate(zip(s, prio))]
+
+
 # --------------------------------------------------------------------------- the rules
 
 @engine("plurality")
@@ -294,6 +308,9 @@ class Plurality(PerVoteRule):
                 raise KeyError(w)
             return (w, *range(w), *range(w + 1, m))
         return counts, FirstReports(first)
+
+    def reachable(self, t) -> list[bool]:
+        return point_up_reachable(t)
 
     def placed_score(self, t, d, below, weight) -> int:
         return t.base_list[d] + (weight if len(below) == t.m - 1 else 0)
@@ -623,6 +640,9 @@ class Approval(RuleEngine):
                 counts[top] += 2 ** (m - i) - 1     # Σ_{j ≥ i} 2^(m−1−j) elect L[0]
                 break
         return counts, first
+
+    def reachable(self, t) -> list[bool]:
+        return point_up_reachable(t)
 
 
 @engine("irv")
