@@ -11,7 +11,8 @@ instance's):
   |B_r|, |M|, |B*| and the outcome of every report. Engines: ``reachability`` (the BTT
   greedy, exact for plurality, Borda, Copeland and approval; the elimination-state search
   for IRV: the default proof), ``oracle`` (enumeration, |B_r| ≤ 5040: the cross-check
-  where enumerable), ``cpsat`` (one model per candidate: the cross-check from m = 8),
+  where enumerable; as a cross-check it gives w₀ and w* only, from the candidates some
+  report elects — plurality and approval a point up, Borda by its points — no counts), ``cpsat`` (one model per candidate: the cross-check from m = 8),
   ``brute_force`` (tests).
 - ``coalitional_manipulation``: can manipulators of the given weights make the candidate
   win? Engines: ``oracle`` (exact where a dominant report, the greedy or the IRV search
