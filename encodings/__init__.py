@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_WORKERS = {"allowed": 1, "now": 1}
+_WORKERS = {"allowed": 1, "now": 1, "cross_check": 0}
 
 
 def set_cpsat_workers(n: int) -> None:
@@ -29,6 +29,13 @@ def cpsat_workers() -> int:
     return _WORKERS["now"]
 
 
+def in_cross_check() -> bool:
+    """Whether the engine running now only cross-checks a verdict another engine has
+    already proven (inside an ``on`` :func:`cross_check` block): its solution and
+    certificate cannot reach a label, only its verdict is recorded and compared."""
+    return bool(_WORKERS["cross_check"])
+
+
 class cross_check:
     """Within this block (when ``on``), CP-SAT solves use the allowed workers: their
     answers only confirm a verdict another engine has already proven. (A class, not a
@@ -38,11 +45,12 @@ class cross_check:
         self.on = on
 
     def __enter__(self) -> None:
-        self.before = _WORKERS["now"]
+        self.before = _WORKERS["now"], _WORKERS["cross_check"]
         _WORKERS["now"] = _WORKERS["allowed"] if self.on else 1
+        _WORKERS["cross_check"] = self.on
 
     def __exit__(self, *exc: object) -> None:
-        _WORKERS["now"] = self.before
+        _WORKERS["now"], _WORKERS["cross_check"] = self.before
 
 
 def cpsat_solver(time_limit: float, seed: int, workers: int | None = None) -> Any:

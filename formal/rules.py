@@ -109,6 +109,10 @@ class Rule:
     approval: bool = False
     #: scores are sums of pairwise contests (:meth:`contest`; set by :func:`rule`)
     pairwise: bool = False
+    #: a score rule whose points from a full strict ranking depend on the position alone
+    #: (a neutral positional rule: plurality, Borda), so one ballot's points give those of
+    #: every candidate it could put at a position
+    positional: bool = False
 
     def tally(self, ballots: Iterable[Any], candidates: Sequence[str]) -> dict[str, int]:
         """A score rule's scores over ``ballots``: every candidate's sum of the ballots'
@@ -251,6 +255,8 @@ class Plurality(Rule):
     top, an overvote, counts for nobody); in a completed profile one point per voter to
     its first item."""
 
+    positional = True
+
     def points(self, b: Any, candidates: Sequence[str]) -> dict[str, int]:
         return {b.ranking[0][0]: b.count} if b.ranking and len(b.ranking[0]) == 1 else {}
 
@@ -284,6 +290,8 @@ class Plurality(Rule):
 class Borda(Rule):
     """Borda: x gets |{y : x ≻_b y}| points from a ballot b (m − r for rank r of a full
     strict ranking); in a completed profile, the number of items ranked below it."""
+
+    positional = True
 
     def points(self, b: Any, candidates: Sequence[str]) -> dict[str, int]:
         m, n = len(candidates), b.count

@@ -71,10 +71,14 @@ class Tally:
         self.approval = engine.approval
         m = self.m                         # (index maps by zip and map: no Python loop)
         self.idx = idx = dict(zip(cands, range(m)))
-        tau = dict(zip(e.tie_break, range(m)))
-        self._prio: list[int] = list(map(tau.__getitem__, cands))
-        #: the candidate indices in τ order (best first)
-        self.tau_order: list[int] = list(map(idx.__getitem__, e.tie_break))
+        if e.tie_break == cands:           # τ is the listed order: the identity
+            self._prio: list[int] = list(range(m))
+            #: the candidate indices in τ order (best first)
+            self.tau_order: list[int] = self._prio.copy()
+        else:
+            tau = dict(zip(e.tie_break, range(m)))
+            self._prio = list(map(tau.__getitem__, cands))
+            self.tau_order = list(map(idx.__getitem__, e.tie_break))
         self._irv: dict[int, np.ndarray] = {}
         self.exhaust = e.conventions.get("overvote") == "exhaust"
         if not engine.rounds:
@@ -357,19 +361,27 @@ def preference_key(e: Election):
 
 def preference(e: Election) -> tuple[dict[str, tuple[int, int]], list[str]]:
     """The manipulator's preference, computed once per election: (candidate -> its key of
-    :func:`preference_key`, the candidates best first). O(m log m) the first time."""
+    :func:`preference_key`, the candidates best first). O(m log m) the first time (O(m)
+    for a strict full ranking: its order is the preference)."""
     p = e._cache.get("oracle-preference")
     if p is None:
-        keys = _preference_keys(e)
-        p = e._cache["oracle-preference"] = (keys, sorted(keys, key=keys.__getitem__))
+        ranking, tau = e.manipulator.ranking, e.tie_break
+        m = len(tau)
+        if len(ranking) == m:              # strict and full: ranks 1..m, the ranking's order
+            order = list(map(itemgetter(0), ranking))
+            at = dict(zip(tau, range(m)))
+            keys = dict(zip(order, zip(range(1, m + 1), map(at.__getitem__, order))))
+        else:
+            keys = _preference_keys(e)
+            order = sorted(keys, key=keys.__getitem__)
+        p = e._cache["oracle-preference"] = (keys, order)
     return p
 
 
 def _preference_keys(e: Election) -> dict[str, tuple[int, int]]:
+    """The keys of a weak or truncated ranking: (1 + the candidates strictly above, or
+    the unranked bottom; τ index)."""
     ranking, tau = e.manipulator.ranking, e.tie_break
-    if len(ranking) == e.m:                # strict and full: the ranks 1..m (no loop)
-        pos = dict(zip(map(itemgetter(0), ranking), range(1, e.m + 1)))
-        return dict(zip(tau, zip(map(pos.__getitem__, tau), range(e.m))))
     pos = {}
     above = 0
     for g in ranking:
@@ -567,6 +579,26 @@ def enumerate_reports(e: Election, rule: str) -> Manipulation:
     return Manipulation(w0, best, ballot, set(outcomes), counts={
         "reports": 2 ** m if t.approval else math.factorial(m),
         "profitable": profitable, "optimal": optimal, "outcomes": outcomes})
+
+
+def enumerate_best(e: Election, rule: str) -> Manipulation:
+    """:func:`enumerate_reports`' w₀ and w* alone (no counts, no report): what a
+    cross-check compares. Where the rule's engine tells which candidates some report
+    elects without counting (:meth:`~prefcert.oracles.rules.RuleEngine.reachable`:
+    plurality, approval by their classes, Borda by its points), w* is the first of them
+    in the manipulator's order, w₀ included; otherwise :func:`enumerate_reports`.
+    O(m) plurality, O(m log m) approval, O(m² log m) Borda."""
+    t = tally_of(e, rule)
+    reach = None if t.engine.rounds else t.engine.reachable(t)
+    if reach is None:
+        full = enumerate_reports(e, rule)
+        return Manipulation(full.sincere, full.best, None)
+    w0 = sincere_winner(e, rule)
+    idx = t.idx
+    for c in preference(e)[1]:
+        if c == w0 or reach[idx[c]]:
+            return Manipulation(w0, c, None)
+    raise AssertionError("the sincere winner is in the manipulator's order")
 
 
 def all_reports_size(e: Election, rule: str) -> int:

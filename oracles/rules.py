@@ -94,6 +94,13 @@ class RuleEngine:
         evaluated)."""
         return None
 
+    def reachable(self, t) -> Sequence[bool] | dict[int, bool] | None:
+        """Whether some report (one manipulator, weight 1) elects each candidate, when the
+        rule tells it without evaluating every report: the classes' counts of
+        :meth:`report_counts` above 0 (Borda: its own test, no count); None otherwise."""
+        classes = self.report_counts(t)
+        return None if classes is None else [k > 0 for k in classes[0]]
+
     def report_winners(self, t, rep: np.ndarray) -> np.ndarray:
         """The winner index of each report row (one manipulator, weight 1): the highest
         score, ties to the τ-highest. O(k · m) beyond :meth:`report_scores`."""
@@ -233,6 +240,20 @@ def _forced(model: PreferenceModel, a: str, b: str) -> int:
     return model._cache[key]
 
 
+def point_up_reachable(t) -> list[bool]:
+    """Plurality's and approval's reachable winners (one manipulator, weight 1): the
+    fixed leader (highest fixed score, τ first) and every x that, a point up, beats it —
+    ties the leader's score or is one below and τ-above it; no report elects anyone else
+    (the point goes to one candidate, plurality's top, or to those approved, of whom the
+    best wins). :meth:`RuleEngine.report_counts`' counts above 0, without them. O(m)."""
+    s, prio = t.base_list, t._prio
+    lead = t.best(s)
+    sl, pl = s[lead], prio[lead]
+    low = sl - 1
+    return [x == lead or sx >= low and (sx == sl or px < pl)
+            for x, (sx, px) in enumerate(zip(s, prio))]
+
+
 # --------------------------------------------------------------------------- the rules
 
 @engine("plurality")
@@ -287,6 +308,9 @@ class Plurality(PerVoteRule):
                 raise KeyError(w)
             return (w, *range(w), *range(w + 1, m))
         return counts, FirstReports(first)
+
+    def reachable(self, t) -> list[bool]:
+        return point_up_reachable(t)
 
     def placed_score(self, t, d, below, weight) -> int:
         return t.base_list[d] + (weight if len(below) == t.m - 1 else 0)
@@ -416,6 +440,24 @@ class Borda(PerVoteRule):
                     break
                 counts[w] += math.prod(free)
         return counts, _BordaFirst(t)
+
+    def reachable(self, t) -> dict[int, bool]:
+        """:meth:`report_counts`'s count above 0, without the count, each candidate's
+        decided on its first look-up (a cross-check reads those the manipulator prefers
+        to w*, and w*): w is elected by some report exactly when it is with all m − 1
+        points (fewer never win more often), that is when no rival's key exceeds m − 1
+        and, the keys sorted down, the i-th rival still has a free point:
+        min(m − k, m) − [k ≤ 0] − i > 0. O(m log m) per candidate."""
+        m, s, prio = t.m, t.base_list, t._prio
+
+        def reaches(w: int) -> bool:
+            sw, pw = s[w], prio[w]
+            ks = sorted(map(add, map(sub, s, repeat(sw)), map(lt, prio, repeat(pw))),
+                        reverse=True)
+            ks.remove(0)                   # w's own entry
+            return not ks or ks[0] <= m - 1 and all(
+                min(m - k, m) - (k <= 0) - i > 0 for i, k in enumerate(ks))
+        return FirstReports(reaches)       # (a dict built on look-up, as the reports)
 
     def placed_score(self, t, d, below, weight) -> int:
         return t.base_list[d] + weight * len(below)
@@ -598,6 +640,9 @@ class Approval(RuleEngine):
                 counts[top] += 2 ** (m - i) - 1     # Σ_{j ≥ i} 2^(m−1−j) elect L[0]
                 break
         return counts, first
+
+    def reachable(self, t) -> list[bool]:
+        return point_up_reachable(t)
 
 
 @engine("irv")

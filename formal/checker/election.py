@@ -618,6 +618,21 @@ def _refute(cnt: Count, c: str, proof: Any, weight: int) -> None:
         others.remove(r)
     tau = cnt.tau
     in_tau = sorted(proof, key=tau.__getitem__)
+    if cnt.definition.positional:
+        # every r of the stuck set takes the same place in its ballot, m − |R| (index of
+        # [c, *others, r, *rest]): one ballot with the stuck set there in τ order gives
+        # c's points and that place's, each r's (the rule's points depend on the place)
+        ranking = [c, *others, *in_tau]
+        pts = cnt.definition.points(Ballot(tuple(zip(ranking)), weight, frozenset()),
+                                    cnt.e.candidates)
+        base = cnt.base
+        sc, p = base[c] + pts.get(c, 0), pts.get(in_tau[0], 0)
+        for r in proof:
+            sr = base[r] + p
+            if not (sr > sc or (sr == sc and tau[r] < tau[c])):  # cnt.outranks(r, sr, c, sc)
+                raise CertificateError(f"{r!r}, placed above the rest of the stuck set only, "
+                                       f"does not beat {c!r}")
+        return
     for r in proof:
         rest = in_tau.copy()             # the rest of the stuck set, in τ order
         rest.remove(r)

@@ -11,7 +11,8 @@ instance's):
   |B_r|, |M|, |B*| and the outcome of every report. Engines: ``reachability`` (the BTT
   greedy, exact for plurality, Borda, Copeland and approval; the elimination-state search
   for IRV: the default proof), ``oracle`` (enumeration, |B_r| ≤ 5040: the cross-check
-  where enumerable), ``cpsat`` (one model per candidate: the cross-check from m = 8),
+  where enumerable; as a cross-check it gives w₀ and w* only, from the candidates some
+  report elects — plurality and approval a point up, Borda by its points — no counts), ``cpsat`` (one model per candidate: the cross-check from m = 8),
   ``brute_force`` (tests).
 - ``coalitional_manipulation``: can manipulators of the given weights make the candidate
   win? Engines: ``oracle`` (exact where a dominant report, the greedy or the IRV search
@@ -32,6 +33,7 @@ import copy
 import random
 from typing import Any
 
+from ..encodings import in_cross_check
 from ..formal import checker
 from ..formal.checker import election as chk
 from ..formal.checker.election import SPEC
@@ -112,6 +114,9 @@ def _enumeration(model: Election, params: dict, *, time_limit: float, seed: int)
     rule = rule_of(model, params)
     if chk.report_space(model, rule) > chk.ENUMERATION_LIMIT:
         return Outcome(UNKNOWN, stats={"reason": "ballot space too large to enumerate"})
+    if in_cross_check():     # an engine before has proven the label: w₀ and w* suffice
+        return Outcome(*_answer(_oe().enumerate_best(model, rule), model), None,
+                       {"cross_check": "the best reachable winner only"})
     m = _oe().enumerate_reports(model, rule)
     return Outcome(*_answer(m, model), {"type": "enumeration"})
 
