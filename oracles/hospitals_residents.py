@@ -452,7 +452,9 @@ def stable_matchings(market: HRMarket, notion: str, *, deadline: float | None = 
     that tests every admissible pair (r, h) once both sides are final: when the later of
     "r chooses" and "h becomes full" happens (a full hospital's worst member no longer
     changes), and at the leaf for hospitals left undersubscribed; a partial matching with
-    a blocking pair is cut there. The yielded set equals ``[M for M in
+    a blocking pair is cut there, and so is one where r's pair with a hospital not yet full
+    blocks against a lower bound of its final threshold (its worst member so far, or the
+    best rank it gives a later resident). The yielded set equals ``[M for M in
     all_matchings(market) if notion in stable_notions(market, M)]``, in the same order.
     ``deadline``: a ``time.perf_counter()`` value after which TimeoutError is raised
     (checked at the first of every 256 search nodes). Raises ValueError for an unknown
@@ -473,11 +475,24 @@ def stable_matchings(market: HRMarket, notion: str, *, deadline: float | None = 
     worst = [_UNASSIGNED] * len(h_names)             # final once the hospital is full
     nodes = [0]
 
+    # A hospital's threshold only falls as residents join, and blocking only gets likelier
+    # as it rises: a pair that blocks against a lower bound of h's final threshold blocks in
+    # every completion. The bound: h's worst member so far (``top``), or, with none yet,
+    # ``best_h[h][i]``: the best rank h gives a resident numbered from i on.
+    top = [-1] * len(h_names)
+    best_h = []
+    for rh in rank_h:
+        best = [_UNASSIGNED] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            best[i] = min(best[i + 1], rh.get(i, _UNASSIGNED))
+        best_h.append(best)
+
     def consistent(r: int, p: int, w: int) -> bool:
         ranks = rank_r[r]
         c = _UNASSIGNED if p < 0 else ranks[p]
-        for h in lists[r]:                           # pairs (r, h) with h already full
-            if h != p and load[h] == cap[h] and blocks(ranks[h], c, rank_h[h][r], worst[h]):
+        for h in lists[r]:                           # pairs (r, h): final if h is full
+            if h != p and blocks(ranks[h], c, rank_h[h][r], worst[h] if load[h] == cap[h]
+                                 else top[h] if load[h] else best_h[h][r + 1]):
                 return False
         if w != _UNASSIGNED:                         # p becomes full: pairs (r', p), r' < r
             rp = rank_h[p]
@@ -518,12 +533,15 @@ def stable_matchings(market: HRMarket, notion: str, *, deadline: float | None = 
                 load[p] += 1
                 cur[i] = rank_r[i][p]
                 worst[p] = w
+                was = top[p]
+                top[p] = max(was, rank_h[p][i])
             yield from rec(i + 1)
             mate[i] = -1
             if p >= 0:
                 load[p] -= 1
                 cur[i] = _UNASSIGNED
                 worst[p] = _UNASSIGNED
+                top[p] = was
 
     yield from rec(0)
 

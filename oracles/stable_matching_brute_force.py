@@ -98,7 +98,9 @@ def stable_matchings(market: Market, notion: str, *, deadline: float | None = No
     unmatched) on the integer form (``market.ints``) that tests every admissible pair as
     soon as both its agents' partners are fixed: a pair (a, b) is tested when the later of
     "a chooses" and "b is taken" happens, and pairs whose B-agent stays free are tested at
-    the leaf; a partial matching with a blocking pair among its fixed agents is cut. The
+    the leaf; a partial matching with a blocking pair among its fixed agents is cut, and so
+    is one where a fixed agent a and a free b block even against the best partner b could
+    still get (blocking only gets likelier as b's partner gets worse). The
     yielded set equals ``[M for M in all_matchings(market) if not blocking_pairs(market, M,
     notion)]``, in the same order. ``deadline``: a ``time.perf_counter()`` value after
     which the internal timeout is raised (checked every 512 search nodes; used by
@@ -121,12 +123,23 @@ def stable_matchings(market: Market, notion: str, *, deadline: float | None = No
     counter = counter if counter is not None else [0]
     a_names, b_names = sa.names, sb.names
 
+    # best_b[b][i]: the best rank b gives an A agent i.. (numbered from i on), its best
+    # possible partner once agents 0..i-1 are fixed; blocking only gets likelier as b's
+    # partner gets worse, so a pair that blocks against it blocks in every completion
+    best_b = []
+    for rb in rank_b:
+        best = [_UNMATCHED] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            best[i] = min(best[i + 1], rb.get(i, _UNMATCHED))
+        best_b.append(best)
+
     def consistent(a: int, p: int) -> bool:
         ra = rank_a[a]
         ca = _UNMATCHED if p < 0 else ra[p]
         for b in lists[a]:                           # pairs (a, b) with b taken earlier
-            if b != p and partner_b[b] >= 0:
-                if blocks(ra[b], ca, rank_b[b][a], cur_b[b]):
+            if b != p:
+                if blocks(ra[b], ca, rank_b[b][a],
+                          cur_b[b] if partner_b[b] >= 0 else best_b[b][a + 1]):
                     return False
         if p >= 0:                                   # pairs (a', p) with a' decided earlier
             rp = rank_b[p]
