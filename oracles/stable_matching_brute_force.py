@@ -136,7 +136,7 @@ def stable_matchings(market: Market, notion: str, *, deadline: float | None = No
     def consistent(a: int, p: int) -> bool:
         ra = rank_a[a]
         ca = _UNMATCHED if p < 0 else ra[p]
-        for b in lists[a]:                           # pairs (a, b) with b taken earlier
+        for b in lists[a]:             # pairs (a, b): final if b is taken, else bounded
             if b != p:
                 if blocks(ra[b], ca, rank_b[b][a],
                           cur_b[b] if partner_b[b] >= 0 else best_b[b][a + 1]):
