@@ -369,28 +369,39 @@ def strongly_stable_search(market: HRMarket) -> tuple[dict[str, str] | None, dic
 
 # ------------------------------------------------------------------ exhaustive search
 
-_SINGLE = float("inf")  # the rank of "unassigned"
+_UNASSIGNED = 1 << 30  # the rank of "unassigned" / of an undersubscribed hospital's worst
+
+#: per notion, does a pair (r, h) block given r's rank of h (``k``) and of its hospital
+#: (``cur``), and h's rank of r (``q``) and its threshold (``worst``: the rank of its worst
+#: member when full, else :data:`_UNASSIGNED`)? r gains strictly (weakly) when k < cur
+#: (k <= cur), h likewise with q and worst (Irving, Manlove & Scott 2000, 2003).
+_BLOCKS = {
+    "weak": lambda k, cur, q, worst: k < cur and q < worst,
+    "super": lambda k, cur, q, worst: k <= cur and q <= worst,
+    "strong": lambda k, cur, q, worst: (k < cur and q <= worst) or (k <= cur and q < worst),
+}
 
 
 def all_matchings(market: HRMarket) -> Iterator[dict[str, str]]:
     """Every matching within capacities over admissible pairs (the empty one included), as
     fresh dicts resident -> hospital: residents in market order, each trying its
-    hospitals in list order and then "unassigned". At most Π (deg(r) + 1) matchings."""
-    res = list(market.pr)
-    lists = [market.pr[r].items for r in res]
-    load = dict.fromkeys(market.hospitals, 0)
-    cap = market.capacities
+    hospitals in list order and then "unassigned". Reads the integer form
+    (``market.ints``). At most Π (deg(r) + 1) matchings."""
+    ints = market.ints
+    r_names, h_names, lists = ints.r.names, ints.h.names, ints.r.lists
+    load = [0] * len(h_names)
+    cap = ints.cap
     current: dict[str, str] = {}
 
     def rec(i: int) -> Iterator[dict[str, str]]:
-        if i == len(res):
+        if i == len(r_names):
             yield dict(current)
             return
-        r = res[i]
+        r = r_names[i]
         for h in lists[i]:
             if load[h] < cap[h]:
                 load[h] += 1
-                current[r] = h
+                current[r] = h_names[h]
                 yield from rec(i + 1)
                 del current[r]
                 load[h] -= 1
@@ -402,34 +413,31 @@ def all_matchings(market: HRMarket) -> Iterator[dict[str, str]]:
 def stable_notions(market: HRMarket, matching: dict[str, str]) -> set[str]:
     """The notions (of weak, strong, super) under which ``matching`` has no blocking pair.
 
-    A twin of the checker's blocking test, written independently: r gains strictly
-    (weakly) when unassigned or h ranks above (not below) M(r); h gains strictly and
-    weakly when undersubscribed, else when r ranks above (not below) its worst member."""
-    cap = market.capacities
-    members: dict[str, list[str]] = {}
+    A twin of the checker's blocking test, written independently on the integer form: r
+    gains strictly (weakly) when unassigned or h ranks above (not below) M(r); h gains
+    strictly and weakly when undersubscribed, else when r ranks above (not below) its
+    worst member. O(L)."""
+    ints = market.ints
+    ir, ih = ints.r.index, ints.h.index
+    cap, rank_r, rank_h = ints.cap, ints.r.rank, ints.h.rank
+    mate = [-1] * len(ints.r.names)
+    members: list[list[int]] = [[] for _ in ints.h.names]
     for r, h in matching.items():
-        members.setdefault(h, []).append(r)
-    worst = {}
-    for h in market.ph:
-        ms = members.get(h, [])
-        worst[h] = max(market.ph[h].rank[r] for r in ms) if len(ms) == cap[h] and ms else \
-            (_SINGLE if len(ms) < cap[h] else -1)
+        mate[ir[r]] = ih[h]
+        members[ih[h]].append(ir[r])
+    worst = [max(rank_h[h][r] for r in ms) if ms and len(ms) == cap[h] else
+             (_UNASSIGNED if len(ms) < cap[h] else -1) for h, ms in enumerate(members)]
     ok = set(NOTIONS)
-    for r, o in market.pr.items():
-        mine = matching.get(r)
-        cur = o.rank[mine] if mine is not None else _SINGLE
-        for h, k in o.rank.items():
+    for r, ranks in enumerate(rank_r):
+        mine = mate[r]
+        cur = ranks[mine] if mine >= 0 else _UNASSIGNED
+        for h, k in ranks.items():
             if h == mine:
                 continue
-            q = market.ph[h].rank[r]
-            r_strict, r_weak = k < cur, k <= cur
-            h_strict, h_weak = q < worst[h], q <= worst[h]
-            if r_strict and h_strict:
-                ok.discard("weak")
-            if (r_strict and h_weak) or (r_weak and h_strict):
-                ok.discard("strong")
-            if r_weak and h_weak:
-                ok.discard("super")
+            q, w = rank_h[h][r], worst[h]
+            for notion in tuple(ok):
+                if _BLOCKS[notion](k, cur, q, w):
+                    ok.discard(notion)
             if not ok:
                 return ok
     return ok
@@ -438,15 +446,104 @@ def stable_notions(market: HRMarket, matching: dict[str, str]) -> set[str]:
 def stable_matchings(market: HRMarket, notion: str, *, deadline: float | None = None
                      ) -> Iterator[dict[str, str]]:
     """Yield every ``notion``-stable matching (in the order of :func:`all_matchings`).
-    ``deadline``: a ``time.perf_counter()`` value after which TimeoutError is raised.
-    Raises ValueError for an unknown notion. O(#matchings · L)."""
+
+    Backtracking over the residents in input order on the integer form (``market.ints``),
+    each trying its hospitals in list order (where under capacity) and then "unassigned",
+    that tests every admissible pair (r, h) once both sides are final: when the later of
+    "r chooses" and "h becomes full" happens (a full hospital's worst member no longer
+    changes), and at the leaf for hospitals left undersubscribed; a partial matching with
+    a blocking pair is cut there, and so is one where r's pair with a hospital not yet full
+    blocks against a lower bound of its final threshold (its worst member so far, or the
+    best rank it gives a later resident). The yielded set equals ``[M for M in
+    all_matchings(market) if notion in stable_notions(market, M)]``, in the same order.
+    ``deadline``: a ``time.perf_counter()`` value after which TimeoutError is raised
+    (checked at the first of every 256 search nodes). Raises ValueError for an unknown
+    notion. Worst case O(#matchings · L)."""
     if notion not in NOTIONS:
         raise ValueError(f"unknown stability notion {notion!r} (known: {', '.join(NOTIONS)})")
-    for i, m in enumerate(all_matchings(market)):
-        if deadline is not None and i % 256 == 255 and time.perf_counter() > deadline:
+    blocks = _BLOCKS[notion]
+    ints = market.ints
+    r_names, h_names = ints.r.names, ints.h.names
+    n = len(r_names)
+    lists, rank_r = ints.r.lists, ints.r.rank
+    lists_h, rank_h = ints.h.lists, ints.h.rank
+    cap = ints.cap
+    options = [(*lst, -1) for lst in lists]          # -1: unassigned
+    mate = [-1] * n                                  # fixed for residents 0..i-1
+    cur = [_UNASSIGNED] * n                          # r's rank of its hospital
+    load = [0] * len(h_names)
+    worst = [_UNASSIGNED] * len(h_names)             # final once the hospital is full
+    nodes = [0]
+
+    # A hospital's threshold only falls as residents join, and blocking only gets likelier
+    # as it rises: a pair that blocks against a lower bound of h's final threshold blocks in
+    # every completion. The bound: h's worst member so far (``top``), or, with none yet,
+    # ``best_h[h][i]``: the best rank h gives a resident numbered from i on.
+    top = [-1] * len(h_names)
+    best_h = []
+    for rh in rank_h:
+        best = [_UNASSIGNED] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            best[i] = min(best[i + 1], rh.get(i, _UNASSIGNED))
+        best_h.append(best)
+
+    def consistent(r: int, p: int, w: int) -> bool:
+        ranks = rank_r[r]
+        c = _UNASSIGNED if p < 0 else ranks[p]
+        for h in lists[r]:                           # pairs (r, h): final if h is full
+            if h != p and blocks(ranks[h], c, rank_h[h][r], worst[h] if load[h] == cap[h]
+                                 else top[h] if load[h] else best_h[h][r + 1]):
+                return False
+        if w != _UNASSIGNED:                         # p becomes full: pairs (r', p), r' < r
+            rp = rank_h[p]
+            for r2 in lists_h[p]:
+                if r2 < r and mate[r2] != p and blocks(rank_r[r2][p], cur[r2], rp[r2], w):
+                    return False
+        return True
+
+    def leaf_ok() -> bool:
+        for r in range(n):                           # pairs whose hospital stays open
+            c, ranks, mine = cur[r], rank_r[r], mate[r]
+            for h in lists[r]:
+                if load[h] < cap[h] and h != mine and \
+                        blocks(ranks[h], c, rank_h[h][r], _UNASSIGNED):
+                    return False
+        return True
+
+    def rec(i: int) -> Iterator[dict[str, str]]:
+        nodes[0] += 1
+        if deadline is not None and nodes[0] % 256 == 1 and time.perf_counter() > deadline:
             raise TimeoutError
-        if notion in stable_notions(market, m):
-            yield m
+        if i == n:
+            if leaf_ok():
+                yield {r_names[r]: h_names[h] for r, h in enumerate(mate) if h >= 0}
+            return
+        for p in options[i]:
+            w = _UNASSIGNED                          # p's worst member if i fills it
+            if p >= 0:
+                if load[p] == cap[p]:
+                    continue
+                if load[p] + 1 == cap[p]:
+                    rp = rank_h[p]
+                    w = max([rp[i]] + [rp[r] for r in range(i) if mate[r] == p])
+            if not consistent(i, p, w):
+                continue
+            mate[i] = p
+            if p >= 0:
+                load[p] += 1
+                cur[i] = rank_r[i][p]
+                worst[p] = w
+                was = top[p]
+                top[p] = max(was, rank_h[p][i])
+            yield from rec(i + 1)
+            mate[i] = -1
+            if p >= 0:
+                load[p] -= 1
+                cur[i] = _UNASSIGNED
+                worst[p] = _UNASSIGNED
+                top[p] = was
+
+    yield from rec(0)
 
 
 def brute_force_stable_matching(market: HRMarket, notion: str, *, time_limit: float,

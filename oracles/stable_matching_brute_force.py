@@ -17,9 +17,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from ..formal.stable_matching import NOTIONS, Market
 from ..formal.outcome import Outcome
 
-_SINGLE = float("inf")  # the rank of "unmatched"
-
-
 class _Timeout(Exception):
     pass
 
@@ -48,10 +45,12 @@ def all_matchings(market: Market) -> Iterator[dict[str, str]]:
     Each matching is a fresh dict A-agent -> B-agent (agents absent are unmatched); side A
     is scanned in the market's order, each agent's options in list order and then
     "unmatched", so the sequence is deterministic. The count is the number of matchings of
-    the acceptability graph (Σ_k C(n,k)² k! for a complete n×n market). O(1) amortised per
-    matching beyond its size.
+    the acceptability graph (Σ_k C(n,k)² k! for a complete n×n market). Reads the integer
+    form (``market.ints``). O(1) amortised per matching beyond its size.
     """
-    return matchings_of({a: o.items for a, o in market.pa.items()})
+    s, o = market.ints.a, market.ints.b
+    b_names = o.names
+    return matchings_of({a: [b_names[j] for j in s.lists[i]] for i, a in enumerate(s.names)})
 
 
 def matchings_of(adjacency: Mapping[str, Sequence[str]]) -> Iterator[dict[str, str]]:
@@ -79,69 +78,82 @@ def matchings_of(adjacency: Mapping[str, Sequence[str]]) -> Iterator[dict[str, s
     yield from rec(0)
 
 
-def _blocks(notion: str, ra: int, cur_a: float, rb: int, cur_b: float) -> bool:
-    """Does a pair block, given a's rank of b (``ra``) and of its partner (``cur_a``), and
-    b's rank of a (``rb``) and of its partner (``cur_b``)? Ranks are 1-based, lower is
-    better, unmatched = +inf."""
-    if notion == "weak":
-        return ra < cur_a and rb < cur_b
-    if notion == "super":
-        return ra <= cur_a and rb <= cur_b
-    return (ra < cur_a and rb <= cur_b) or (ra <= cur_a and rb < cur_b)
+_UNMATCHED = 1 << 30  # the rank of "unmatched": worse than every tie index
+
+#: per notion, does a pair block given a's rank of b (``ra``) and of its partner (``ca``),
+#: and b's rank of a (``rb``) and of its partner (``cb``)? Ranks are 1-based tie indices,
+#: lower is better, unmatched = :data:`_UNMATCHED` (Manlove 2013, §3.1).
+_BLOCKS = {
+    "weak": lambda ra, ca, rb, cb: ra < ca and rb < cb,
+    "super": lambda ra, ca, rb, cb: ra <= ca and rb <= cb,
+    "strong": lambda ra, ca, rb, cb: (ra < ca and rb <= cb) or (ra <= ca and rb < cb),
+}
 
 
 def stable_matchings(market: Market, notion: str, *, deadline: float | None = None,
                      counter: list[int] | None = None) -> Iterator[dict[str, str]]:
     """Yield every ``notion``-stable matching of ``market`` (notion ∈ weak/strong/super).
 
-    Backtracking over side A (each agent: a partner in list order, then unmatched) that
-    tests every admissible pair as soon as both its agents' partners are fixed: a pair
-    (a, b) is tested when the later of "a chooses" and "b is taken" happens, and pairs whose
-    B-agent stays free are tested at the leaf. The yielded set equals
-    ``[M for M in all_matchings(market) if not blocking_pairs(market, M, notion)]``, in the
-    same order. ``deadline``: a ``time.perf_counter()`` value after which the internal
-    timeout is raised (used by :func:`brute_force_stable_matching`); ``counter``: a
-    one-element list incremented per search node, for statistics. Raises ValueError for
-    an unknown notion. Worst case O(#matchings · L).
+    Backtracking over side A in input order (each agent: a partner in list order, then
+    unmatched) on the integer form (``market.ints``) that tests every admissible pair as
+    soon as both its agents' partners are fixed: a pair (a, b) is tested when the later of
+    "a chooses" and "b is taken" happens, and pairs whose B-agent stays free are tested at
+    the leaf; a partial matching with a blocking pair among its fixed agents is cut, and so
+    is one where a fixed agent a and a free b block even against the best partner b could
+    still get (blocking only gets likelier as b's partner gets worse). The
+    yielded set equals ``[M for M in all_matchings(market) if not blocking_pairs(market, M,
+    notion)]``, in the same order. ``deadline``: a ``time.perf_counter()`` value after
+    which the internal timeout is raised (checked every 512 search nodes; used by
+    :func:`brute_force_stable_matching`); ``counter``: a one-element list incremented per
+    search node, for statistics. Raises ValueError for an unknown notion. Worst case
+    O(#matchings · L).
     """
     if notion not in NOTIONS:
         raise ValueError(f"unknown stability notion {notion!r} (known: {', '.join(NOTIONS)})")
-    a_agents = list(market.pa)
-    rank_a = {a: market.pa[a].rank for a in a_agents}
-    rank_b = {b: market.pb[b].rank for b in market.pb}
-    lists = [market.pa[a].items for a in a_agents]
-    index = {a: i for i, a in enumerate(a_agents)}
-    partner_a: dict[str, str | None] = {}
-    partner_b: dict[str, str] = {}
+    blocks = _BLOCKS[notion]
+    sa, sb = market.ints.a, market.ints.b
+    n = len(sa.names)
+    lists, rank_a = sa.lists, sa.rank
+    lists_b, rank_b = sb.lists, sb.rank
+    options = [(*lst, -1) for lst in lists]          # -1: unmatched
+    partner_a = [-1] * n                             # fixed for agents 0..i-1
+    partner_b = [-1] * len(sb.names)
+    cur_a = [_UNMATCHED] * n                         # a's rank of its partner
+    cur_b = [_UNMATCHED] * len(sb.names)             # b's rank of its partner
     counter = counter if counter is not None else [0]
+    a_names, b_names = sa.names, sb.names
 
-    def cur_rank_a(a: str) -> float:
-        p = partner_a.get(a)
-        return _SINGLE if p is None else rank_a[a][p]
+    # best_b[b][i]: the best rank b gives an A agent i.. (numbered from i on), its best
+    # possible partner once agents 0..i-1 are fixed; blocking only gets likelier as b's
+    # partner gets worse, so a pair that blocks against it blocks in every completion
+    best_b = []
+    for rb in rank_b:
+        best = [_UNMATCHED] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            best[i] = min(best[i + 1], rb.get(i, _UNMATCHED))
+        best_b.append(best)
 
-    def cur_rank_b(b: str) -> float:
-        p = partner_b.get(b)
-        return _SINGLE if p is None else rank_b[b][p]
-
-    def consistent(i: int, a: str, p: str | None) -> bool:
-        ca = _SINGLE if p is None else rank_a[a][p]
-        for b in lists[i]:                       # pairs (a, b) with b taken earlier
-            if b != p and b in partner_b:
-                if _blocks(notion, rank_a[a][b], ca, rank_b[b][a], cur_rank_b(b)):
+    def consistent(a: int, p: int) -> bool:
+        ra = rank_a[a]
+        ca = _UNMATCHED if p < 0 else ra[p]
+        for b in lists[a]:             # pairs (a, b): final if b is taken, else bounded
+            if b != p:
+                if blocks(ra[b], ca, rank_b[b][a],
+                          cur_b[b] if partner_b[b] >= 0 else best_b[b][a + 1]):
                     return False
-        if p is not None:                        # pairs (a', p) with a' decided earlier
-            cp = rank_b[p][a]
-            for a2 in market.pb[p].items:
-                if a2 != a and index[a2] < i:
-                    if _blocks(notion, rank_a[a2][p], cur_rank_a(a2), rank_b[p][a2], cp):
-                        return False
+        if p >= 0:                                   # pairs (a', p) with a' decided earlier
+            rp = rank_b[p]
+            cp = rp[a]
+            for a2 in lists_b[p]:
+                if a2 < a and blocks(rank_a[a2][p], cur_a[a2], rp[a2], cp):
+                    return False
         return True
 
     def leaf_ok() -> bool:
-        for i, a in enumerate(a_agents):              # pairs whose B-agent stays free
-            ca = cur_rank_a(a)
-            for b in lists[i]:
-                if b not in partner_b and _blocks(notion, rank_a[a][b], ca, rank_b[b][a], _SINGLE):
+        for a in range(n):                           # pairs whose B-agent stays free
+            ca, ra = cur_a[a], rank_a[a]
+            for b in lists[a]:
+                if partner_b[b] < 0 and blocks(ra[b], ca, rank_b[b][a], _UNMATCHED):
                     return False
         return True
 
@@ -149,23 +161,26 @@ def stable_matchings(market: Market, notion: str, *, deadline: float | None = No
         counter[0] += 1
         if deadline is not None and counter[0] % 512 == 1 and time.perf_counter() > deadline:
             raise _Timeout
-        if i == len(a_agents):
+        if i == n:
             if leaf_ok():
-                yield {a: b for a, b in partner_a.items() if b is not None}
+                yield {a_names[a]: b_names[b] for a, b in enumerate(partner_a) if b >= 0}
             return
-        a = a_agents[i]
-        for p in (*lists[i], None):
-            if p is not None and p in partner_b:
+        for p in options[i]:
+            if p >= 0 and partner_b[p] >= 0:
                 continue
-            if not consistent(i, a, p):
+            if not consistent(i, p):
                 continue
-            partner_a[a] = p
-            if p is not None:
-                partner_b[p] = a
+            partner_a[i] = p
+            if p >= 0:
+                partner_b[p] = i
+                cur_a[i] = rank_a[i][p]
+                cur_b[p] = rank_b[p][i]
             yield from rec(i + 1)
-            del partner_a[a]
-            if p is not None:
-                del partner_b[p]
+            partner_a[i] = -1
+            if p >= 0:
+                partner_b[p] = -1
+                cur_a[i] = _UNMATCHED
+                cur_b[p] = _UNMATCHED
 
     yield from rec(0)
 
