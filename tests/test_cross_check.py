@@ -67,13 +67,14 @@ def drop_seconds(lab: dict) -> dict:
 
 # ------------------------------------------------------------------ the sample
 
-def test_sample_is_one_in_sixty_four_by_the_first_hex_digits():
+def test_sample_is_one_in_128_by_the_first_hex_digits():
     zeros = "0" * 64
     assert budget.in_sample(zeros)
-    assert budget.in_sample("00000040" + "f" * 56)        # 64
-    assert budget.in_sample("000001c0" + "1" * 56)        # 448 = 7 * 64
+    assert budget.in_sample("00000080" + "f" * 56)        # 128
+    assert budget.in_sample("00000380" + "1" * 56)        # 896 = 7 * 128
+    assert not budget.in_sample("00000040" + "0" * 56)    # 64
+    assert not budget.in_sample("000001c0" + "0" * 56)    # 448 = 7 * 64
     assert not budget.in_sample("00000010" + "0" * 56)    # 16
-    assert not budget.in_sample("00000020" + "0" * 56)    # 32
     assert not budget.in_sample("00000001" + "0" * 56)
     assert not budget.in_sample("0000000f" + "0" * 56)
     assert not budget.in_sample("ffffffff" + "0" * 56)    # 2**32 - 1 is odd
