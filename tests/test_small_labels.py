@@ -15,6 +15,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import labels_without_timings
+
 from prefcert.cli import main
 from prefcert.cli.common import finish
 from prefcert.formal import files, preflib
@@ -44,16 +46,6 @@ def _markets(tmp_path: Path, count: int, n: int = 5, name: str = "m.jsonl") -> P
     src.write_text("".join(json.dumps(sample_smti(n, tie_prob=0.3, seed=s, id=f"m{s}")) + "\n"
                            for s in range(count)))
     return src
-
-
-def _no_seconds(text: str) -> list[dict]:
-    out = []
-    for line in text.splitlines():
-        lab = json.loads(line)
-        for e in lab["engines"]:
-            e.pop("seconds")
-        out.append(lab)
-    return out
 
 
 # ------------------------------------------------------------------ the encoders
@@ -140,7 +132,7 @@ def test_two_workers_write_the_labels_of_one(tmp_path):
     runs = [CliRunner().invoke(main, ["label", str(src), "--engines", "oracle", "-j", j])
             for j in ("1", "2")]
     assert [r.exit_code for r in runs] == [0, 0]
-    assert _no_seconds(runs[0].stdout) == _no_seconds(runs[1].stdout)
+    assert labels_without_timings(runs[0].stdout) == labels_without_timings(runs[1].stdout)
     assert len(runs[0].stdout.splitlines()) == 75
 
 
@@ -165,11 +157,11 @@ def test_the_script_ends_with_its_output_whole(tmp_path):
     assert len(piped.stdout.splitlines()) == 120 and piped.stdout.endswith("\n")
     assert "strongly_stable" in piped.stderr and "weakly_stable" in written.stderr
     in_process = CliRunner().invoke(main, ["label", str(src), "--engines", "oracle"])
-    assert _no_seconds(piped.stdout) == _no_seconds(in_process.stdout)
-    labels = _no_seconds(out.read_text())
+    assert labels_without_timings(piped.stdout) == labels_without_timings(in_process.stdout)
+    labels = labels_without_timings(out.read_text())
     for lab in labels:
         lab["source"]["file"] = str(src)
-    assert labels == _no_seconds(piped.stdout)
+    assert labels == labels_without_timings(piped.stdout)
     again = subprocess.run([EXE, "label", str(src), "--engines", "oracle", "-o", str(out)],
                            capture_output=True, text=True, check=False)
     assert again.returncode == 0 and len(out.read_text().splitlines()) == 120   # resumed
