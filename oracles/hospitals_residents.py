@@ -23,6 +23,7 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ..formal.hospitals_residents import NOTIONS, HRMarket
 from ..formal.outcome import Outcome
+from .stable_matching_brute_force import best_from
 
 __all__ = ["all_matchings", "brute_force_stable_matching", "deferred_acceptance",
            "stable_matchings", "strongly_stable_search", "super_stable_search",
@@ -480,12 +481,7 @@ def stable_matchings(market: HRMarket, notion: str, *, deadline: float | None = 
     # every completion. The bound: h's worst member so far (``top``), or, with none yet,
     # ``best_h[h][i]``: the best rank h gives a resident numbered from i on.
     top = [-1] * len(h_names)
-    best_h = []
-    for rh in rank_h:
-        best = [_UNASSIGNED] * (n + 1)
-        for i in range(n - 1, -1, -1):
-            best[i] = min(best[i + 1], rh.get(i, _UNASSIGNED))
-        best_h.append(best)
+    best_h = [best_from(rh, n, _UNASSIGNED) for rh in rank_h]
 
     def consistent(r: int, p: int, w: int) -> bool:
         ranks = rank_r[r]

@@ -80,6 +80,16 @@ def matchings_of(adjacency: Mapping[str, Sequence[str]]) -> Iterator[dict[str, s
 
 _UNMATCHED = 1 << 30  # the rank of "unmatched": worse than every tie index
 
+
+def best_from(rank: Mapping[int, int], n: int, missing: int) -> list[int]:
+    """``best[i]``: the best (smallest) rank ``rank`` gives an agent numbered ``i..n-1``
+    (``missing`` for one it does not list, and at ``i = n``). The brute forces' bound on
+    the best partner an agent can still get once agents ``0..i-1`` are fixed. O(n)."""
+    best = [missing] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        best[i] = min(best[i + 1], rank.get(i, missing))
+    return best
+
 #: per notion, does a pair block given a's rank of b (``ra``) and of its partner (``ca``),
 #: and b's rank of a (``rb``) and of its partner (``cb``)? Ranks are 1-based tie indices,
 #: lower is better, unmatched = :data:`_UNMATCHED` (Manlove 2013, §3.1).
@@ -126,12 +136,7 @@ def stable_matchings(market: Market, notion: str, *, deadline: float | None = No
     # best_b[b][i]: the best rank b gives an A agent i.. (numbered from i on), its best
     # possible partner once agents 0..i-1 are fixed; blocking only gets likelier as b's
     # partner gets worse, so a pair that blocks against it blocks in every completion
-    best_b = []
-    for rb in rank_b:
-        best = [_UNMATCHED] * (n + 1)
-        for i in range(n - 1, -1, -1):
-            best[i] = min(best[i + 1], rb.get(i, _UNMATCHED))
-        best_b.append(best)
+    best_b = [best_from(rb, n, _UNMATCHED) for rb in rank_b]
 
     def consistent(a: int, p: int) -> bool:
         ra = rank_a[a]

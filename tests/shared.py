@@ -40,3 +40,14 @@ def replay_reports(e, rule: str) -> tuple[list[int], dict[int, tuple[int, ...]]]
         counts[w] += 1
         first.setdefault(w, tuple(idx[x] for x in q))
     return counts, first
+
+
+def written_hr(rng: random.Random, nr: int, nh: int, capacity) -> dict:
+    """A hospitals/residents instance of ``nr`` residents and ``nh`` hospitals (names
+    whose sorted order is not their input order) with :func:`written_lists` on both
+    sides and capacities ``capacity(rng)``, hospital by hospital."""
+    res = [f"r{k}" for k in rng.sample(range(20), nr)]
+    hos = [f"h{k}" for k in rng.sample(range(20), nh)]
+    return {"preferences": {"residents": written_lists(rng, res, hos),
+                            "hospitals": written_lists(rng, hos, res)},
+            "capacities": {h: capacity(rng) for h in hos}}

@@ -20,7 +20,7 @@ from prefcert.formal.hospitals_residents import HRMarket, parse_hospitals_reside
 from prefcert.formal.stable_matching import Market, parse_market
 from prefcert.oracles import hospitals_residents as hr
 from prefcert.oracles import stable_matching_brute_force as sbf
-from shared import written_lists
+from shared import written_hr, written_lists
 
 NOTIONS = ("weak", "strong", "super")
 
@@ -42,11 +42,7 @@ def hr_data(draw, max_r: int = 5, max_h: int = 3):
     """An HR instance: 1..max_r residents, 1..max_h hospitals of capacity 0..3."""
     nr, nh = draw(st.integers(1, max_r)), draw(st.integers(1, max_h))
     rng = random.Random(draw(st.integers(0, 2**32)))
-    res = [f"r{k}" for k in rng.sample(range(20), nr)]
-    hos = [f"h{k}" for k in rng.sample(range(20), nh)]
-    return {"preferences": {"residents": written_lists(rng, res, hos),
-                            "hospitals": written_lists(rng, hos, res)},
-            "capacities": {h: rng.choice([0, 1, 1, 2, 3]) for h in hos}}
+    return written_hr(rng, nr, nh, lambda r: r.choice([0, 1, 1, 2, 3]))
 
 
 # ------------------------------------------------------------------ from the definitions

@@ -24,18 +24,14 @@ from prefcert.encodings.hospitals_residents import (
 )
 from prefcert.formal.hospitals_residents import NOTIONS, HRMarket, parse_hospitals_residents
 from prefcert.generators.hospitals_residents import sample_hr
-from shared import written_lists
+from shared import written_hr
 
 
 @st.composite
 def markets(draw, max_r: int = 4, max_h: int = 3, max_cap: int = 3):
     nr, nh = draw(st.integers(1, max_r)), draw(st.integers(1, max_h))
     rng = random.Random(draw(st.integers(0, 2**32)))
-    res = [f"r{k}" for k in rng.sample(range(20), nr)]
-    hos = [f"h{k}" for k in rng.sample(range(20), nh)]
-    return {"preferences": {"residents": written_lists(rng, res, hos),
-                            "hospitals": written_lists(rng, hos, res)},
-            "capacities": {h: rng.randint(0, max_cap) for h in hos}}
+    return written_hr(rng, nr, nh, lambda r: r.randint(0, max_cap))
 
 
 # ------------------------------------------------------------- the old formulation
