@@ -44,6 +44,7 @@ values with their own code.
 from __future__ import annotations
 
 import heapq
+from itertools import repeat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -234,7 +235,7 @@ def parse_preference_data(data: dict) -> PreferenceModel:
         items = _items_of(prof)
         if not items:                 # name the agent whose datum holds no item names
             for name, spec in prof.items():
-                _parse_agent(name, spec, (), sem, {})
+                _parse_agent(name, spec, (), sem, {}, frozenset())
     if not isinstance(items, list) or not items:
         raise InstanceError("'items' must be a non-empty list", value=items)
     seen: set = set()
@@ -246,20 +247,12 @@ def parse_preference_data(data: dict) -> PreferenceModel:
         seen.add(x)
     shared = tuple(items)                         # one tuple, held by every agent
     index = {x: i for i, x in enumerate(shared)}  # once per instance, not per agent
-    agents = []
-    count: list[int] = []
-    rank: list[list[int] | None] = []
-    succ: list[list[list[int]] | None] = []
-    plain: list[bool] = []
-    for r, (name, spec) in enumerate(prof.items()):
-        ag, ranks, isucc = _parse_agent(name, spec, shared, sem, index, r)
-        agents.append(ag)
-        count.append(ag.count)
-        rank.append(ranks)
-        succ.append(isucc)
-        plain.append(ranks is not None and (ag.truncated or len(ag.order) == len(shared)))
+    known = frozenset(items)                      # the fastest subset test of a list
+    agents, rank, succ, plain = zip(*[_parse_agent(name, spec, shared, sem, index, known, r)
+                                      for r, (name, spec) in enumerate(prof.items())])
     conventions = read_conventions(data, CONVENTIONS)
-    ints = PreferenceInts(shared, index, count, rank, succ, plain)
+    ints = PreferenceInts(shared, index, [a.count for a in agents], list(rank), list(succ),
+                          list(plain))
     return PreferenceModel(shared, tuple(agents), sem, {a.name: a for a in agents},
                            conventions=conventions, ints=ints)
 
@@ -291,12 +284,13 @@ def _as_list(v: Any) -> list:
     return v if isinstance(v, list) else []
 
 
-def _parse_agent(name: str, spec: Any, items: tuple, sem: str, index: dict, r: int = -1
-                 ) -> tuple[Agent, list[int] | None, list[list[int]] | None]:
-    """One agent's datum: the Agent (names) and its integer form (:class:`PreferenceInts`:
-    the rank array of a weak order, else the base relation's successor lists), read in
-    one pass. ``index``: item -> its number (also the set of known items); ``r``: the
-    agent's row."""
+def _parse_agent(name: str, spec: Any, items: tuple, sem: str, index: dict,
+                 known: frozenset, r: int = -1
+                 ) -> tuple[Agent, list[int] | None, list[list[int]] | None, bool]:
+    """One agent's datum: the Agent (names) and its row of :class:`PreferenceInts` (the
+    rank array of a weak order, else the base relation's successor lists; whether it is a
+    weak order over all items), read in one pass. ``index``: item -> its number;
+    ``known``: the items as a set; ``r``: the agent's row."""
     if isinstance(spec, list):
         spec = {"order": spec}
     if not isinstance(spec, dict):
@@ -315,21 +309,13 @@ def _parse_agent(name: str, spec: Any, items: tuple, sem: str, index: dict, r: i
     kind = kinds[0]
     m = len(items)
     if kind == "order":
-        order = parse_weak_order(spec["order"], agent=name, known=index)
+        order = parse_weak_order(spec["order"], agent=name, known=known)
         trunc = sem == "truncated" and len(order) < m
         # ranks: unlisted items below the last tie (truncated) or related to nothing (0)
-        ranks = [order.nties + 1 if trunc else 0] * m
-        get = index.__getitem__
-        if order.nties == len(order.items):           # strict: the rank is the position
-            for t, x in enumerate(map(get, order.items), 1):
-                ranks[x] = t
-        else:
-            orank = order.rank
-            for x in order.items:
-                ranks[get(x)] = orank[x]
+        ranks = list(map(order.rank.get, items, repeat(order.nties + 1 if trunc else 0, m)))
         # succ derived on first use (Agent.succ): O(len(list)) here, not O(m)
         return (Agent(name, kind, count, order, frozenset(), None, trunc, items, r),
-                ranks, None)
+                ranks, None, trunc or len(order) == m)
     raw = spec[kind]
     if not isinstance(raw, list):
         raise InstanceError(f"'{kind}' must be a list", agent=name, value=raw)
@@ -366,7 +352,7 @@ def _parse_agent(name: str, spec: Any, items: tuple, sem: str, index: dict, r: i
     for a, b in sorted(ps):            # by name: the successor order the oracles read
         succ[a].append(b)
         isucc[index[a]].append(index[b])
-    return Agent(name, kind, count, None, ps, succ, False, items, r), None, isucc
+    return Agent(name, kind, count, None, ps, succ, False, items, r), None, isucc, False
 
 
 def find_cycle(pairs: Sequence[tuple[str, str]]) -> list | None:

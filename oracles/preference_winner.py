@@ -398,16 +398,23 @@ def brute_force_winner(model: PreferenceModel, params: dict, *, time_limit: floa
     choices = [list(itertools.combinations_with_replacement(range(len(ex)), voters[ag.name]))
                for ag, ex in per]
     idx = {x: x for x in range(model.m)}
-    # per agent, the summed tally of each of its choices (a multiset of extensions)
-    sums = []
-    for (ag, ex), ch in zip(per, choices):
-        t = [(ag.count // voters[ag.name]) * _tally(rule, idx, o) for o in ex]
-        sums.append([sum(t[i] for i in idxs) for idxs in ch])
+    tallies = [[(ag.count // voters[ag.name]) * _tally(rule, idx, o) for o in ex]
+               for ag, ex in per]
+    # per agent, the summed tally of each of its choices (a multiset of extensions),
+    # made on first use: the search often stops after a few profiles
+    sums: list[dict] = [{} for _ in per]
+
+    def summed(a: int, j: int):
+        got = sums[a].get(j)
+        if got is None:
+            t = tallies[a]
+            got = sums[a][j] = sum(t[i] for i in choices[a][j])
+        return got
     ci = model.ints.item_index[c]
     for pick in itertools.product(*(range(len(ch)) for ch in choices)):
         if time.perf_counter() - t0 > time_limit:
             return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
-        s = _final(rule, sum(t[j] for t, j in zip(sums, pick)))
+        s = _final(rule, sum(summed(a, j) for a, j in enumerate(pick)))
         if s[ci] >= s.max():
             win = win or pick
         else:
