@@ -327,8 +327,8 @@ def _groups(model: PreferenceModel, ag) -> list:
 
 
 def _plain(model: PreferenceModel) -> bool:
-    return all(ag.kind == "order" and (ag.truncated or len(ag.order) == model.m)
-               for ag in model.agents)
+    """Every agent gives a weak order over all items (the integer form's ``plain``)."""
+    return all(model.ints.plain)
 
 
 def _birkhoff(mat: dict, group: list, total: int) -> list:

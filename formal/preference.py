@@ -44,6 +44,7 @@ values with their own code.
 from __future__ import annotations
 
 import heapq
+from itertools import repeat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -108,6 +109,8 @@ class Agent:
     base: dict | None = field(repr=False, compare=False)
     truncated: bool = False
     items: tuple = field(default=(), repr=False, compare=False)
+    #: the agent's index in the model (its row of :class:`PreferenceInts`)
+    i: int = field(default=-1, repr=False, compare=False)
 
     @cached_property
     def succ(self) -> dict:
@@ -128,6 +131,54 @@ class Agent:
         return succ
 
 
+@dataclass(frozen=True, eq=False)
+class PreferenceInts:
+    """A profile held as integers: ``items`` (names, kept for output) numbered ``0..m-1``
+    in input order, with ``item_index``; per agent (rows in model order) its voters
+    ``count`` and, for a weak order, ``rank`` (per item its 1-based tie index; an unlisted
+    item ranks ``nties + 1`` under ``truncated``, below every listed one, and ``0`` under
+    ``unknown``: related to nothing), else ``succ``: per item the items directly below
+    it (the base relation; None for a weak order). So a ≻ b is stated by a weak order iff
+    ``0 < rank[a] < rank[b]``. ``plain[r]``: row r is a weak order over all items (no
+    rank 0). Built by the parser in the same pass as the names; the oracles, the
+    encodings and the checker read this form."""
+
+    items: tuple[str, ...]
+    item_index: dict[str, int]
+    count: list[int]
+    rank: list[list[int] | None]
+    succ: list[list[list[int]] | None]
+    plain: list[bool]
+
+    @property
+    def m(self) -> int:
+        return len(self.items)
+
+    def base_succ(self, r: int) -> list[list[int]]:
+        """Row r's base relation as successor lists (a weak order: each item of a tie ->
+        the items of the next tie, unlisted items a last tie under ``truncated``). O(m +
+        relation) for a weak order, built on each call."""
+        succ = self.succ[r]
+        if succ is not None:
+            return succ
+        rank = self.rank[r]
+        assert rank is not None
+        ties: dict[int, list[int]] = {}
+        for x, t in enumerate(rank):
+            if t:
+                ties.setdefault(t, []).append(x)
+        out: list[list[int]] = [[] for _ in rank]
+        order = sorted(ties)
+        for t, u in zip(order, order[1:]):
+            for x in ties[t]:
+                out[x] = ties[u]
+        return out
+
+    def members(self, bits: int) -> list[int]:
+        """The items of a bitset (bit i = item i), in item order."""
+        return [i for i in range(len(self.items)) if bits >> i & 1]
+
+
 @dataclass(frozen=True)
 class PreferenceModel:
     """``items`` (tuple of names), ``agents`` (tuple of Agent), ``semantics``,
@@ -140,6 +191,8 @@ class PreferenceModel:
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
     conventions: dict = field(default_factory=lambda: {k: c.default for k, c in
                                                        CONVENTIONS.items()}, compare=False)
+    #: the integer form (:class:`PreferenceInts`), built by the parser
+    ints: PreferenceInts = field(default=None, repr=False, compare=False)  # type: ignore
 
     @property
     def identical(self) -> bool:
@@ -182,7 +235,7 @@ def parse_preference_data(data: dict) -> PreferenceModel:
         items = _items_of(prof)
         if not items:                 # name the agent whose datum holds no item names
             for name, spec in prof.items():
-                _parse_agent(name, spec, [], sem)
+                _parse_agent(name, spec, (), sem, {}, frozenset())
     if not isinstance(items, list) or not items:
         raise InstanceError("'items' must be a non-empty list", value=items)
     seen: set = set()
@@ -192,12 +245,16 @@ def parse_preference_data(data: dict) -> PreferenceModel:
         if x in seen:
             raise InstanceError("item listed twice in 'items'", value=x)
         seen.add(x)
-    known = frozenset(items)                      # once per instance, not per agent
     shared = tuple(items)                         # one tuple, held by every agent
-    agents = [_parse_agent(name, spec, shared, sem, known) for name, spec in prof.items()]
+    index = {x: i for i, x in enumerate(shared)}  # once per instance, not per agent
+    known = frozenset(items)                      # the fastest subset test of a list
+    agents, rank, succ, plain = zip(*[_parse_agent(name, spec, shared, sem, index, known, r)
+                                      for r, (name, spec) in enumerate(prof.items())])
     conventions = read_conventions(data, CONVENTIONS)
+    ints = PreferenceInts(shared, index, [a.count for a in agents], list(rank), list(succ),
+                          list(plain))
     return PreferenceModel(shared, tuple(agents), sem, {a.name: a for a in agents},
-                           conventions=conventions)
+                           conventions=conventions, ints=ints)
 
 
 def _items_of(prof: dict) -> list:
@@ -227,8 +284,13 @@ def _as_list(v: Any) -> list:
     return v if isinstance(v, list) else []
 
 
-def _parse_agent(name: str, spec: Any, items: Sequence[str], sem: str,
-                 known: frozenset | None = None) -> Agent:
+def _parse_agent(name: str, spec: Any, items: tuple, sem: str, index: dict,
+                 known: frozenset, r: int = -1
+                 ) -> tuple[Agent, list[int] | None, list[list[int]] | None, bool]:
+    """One agent's datum: the Agent (names) and its row of :class:`PreferenceInts` (the
+    rank array of a weak order, else the base relation's successor lists; whether it is a
+    weak order over all items), read in one pass. ``index``: item -> its number;
+    ``known``: the items as a set; ``r``: the agent's row."""
     if isinstance(spec, list):
         spec = {"order": spec}
     if not isinstance(spec, dict):
@@ -245,15 +307,15 @@ def _parse_agent(name: str, spec: Any, items: Sequence[str], sem: str,
         raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT}", agent=name,
                             value=count)
     kind = kinds[0]
-    if known is None:
-        known = frozenset(items)
+    m = len(items)
     if kind == "order":
         order = parse_weak_order(spec["order"], agent=name, known=known)
-        trunc = sem == "truncated" and len(order) < len(items)
+        trunc = sem == "truncated" and len(order) < m
+        # ranks: unlisted items below the last tie (truncated) or related to nothing (0)
+        ranks = list(map(order.rank.get, items, repeat(order.nties + 1 if trunc else 0, m)))
         # succ derived on first use (Agent.succ): O(len(list)) here, not O(m)
-        return Agent(name, kind, count, order, frozenset(), None, trunc,
-                     items if isinstance(items, tuple) else tuple(items))
-    succ: dict = {x: [] for x in items}
+        return (Agent(name, kind, count, order, frozenset(), None, trunc, items, r),
+                ranks, None, trunc or len(order) == m)
     raw = spec[kind]
     if not isinstance(raw, list):
         raise InstanceError(f"'{kind}' must be a list", agent=name, value=raw)
@@ -277,7 +339,7 @@ def _parse_agent(name: str, spec: Any, items: Sequence[str], sem: str,
             pairs.extend((chosen, x) for x in subset if x != chosen)
     for a, b in pairs:
         for x in (a, b):
-            if not isinstance(x, str) or x not in known:
+            if not isinstance(x, str) or x not in index:
                 raise InstanceError("unknown item", agent=name, value=x)
         if a == b:
             raise InstanceError("an item preferred to itself", agent=name, value=a)
@@ -285,10 +347,12 @@ def _parse_agent(name: str, spec: Any, items: Sequence[str], sem: str,
     if cycle:
         raise InstanceError("preferences contain a cycle", agent=name, value=cycle)
     ps = frozenset(pairs)
-    for a, b in sorted(ps):
+    succ: dict = {x: [] for x in items}
+    isucc: list[list[int]] = [[] for _ in items]
+    for a, b in sorted(ps):            # by name: the successor order the oracles read
         succ[a].append(b)
-    return Agent(name, kind, count, None, ps, succ, False,
-                 items if isinstance(items, tuple) else tuple(items))
+        isucc[index[a]].append(index[b])
+    return Agent(name, kind, count, None, ps, succ, False, items, r), None, isucc, False
 
 
 def find_cycle(pairs: Sequence[tuple[str, str]]) -> list | None:
@@ -336,47 +400,92 @@ def direct(agent: Agent, a: str, b: str) -> bool:
     return (a, b) in agent.pairs
 
 
+def closure_bits(model: PreferenceModel, agent: Agent) -> tuple[list[int], list[int]]:
+    """(down, up): per item (by number) the bitset of the items below / above it in the
+    transitive closure of the agent's datum (bit i = item i), read from the integer form
+    (:class:`PreferenceInts`): for a weak order from its ranks, tie by tie; else from the
+    base relation in a topological order (Kahn 1962). O(m + E) big-int operations,
+    cached."""
+    key = ("bits", agent.i)
+    got = model._cache.get(key)
+    if got is not None:
+        return got
+    ints = model.ints
+    rank = ints.rank[agent.i]
+    m = ints.m
+    if rank is not None:
+        nt = max(rank)
+        by = [0] * (nt + 2)                 # by tie; 0: the items related to nothing
+        for x, t in enumerate(rank):
+            by[t] |= 1 << x
+        lower = [0] * (nt + 2)              # the items of the later ties
+        acc = 0
+        for t in range(nt, 0, -1):
+            lower[t] = acc
+            acc |= by[t]
+        upper = [0] * (nt + 2)              # the items of the earlier ties
+        acc = 0
+        for t in range(1, nt + 1):
+            upper[t] = acc
+            acc |= by[t]
+        got = [lower[t] for t in rank], [upper[t] for t in rank]
+    else:
+        succ = ints.succ[agent.i]
+        assert succ is not None
+        indeg = [0] * m
+        for bs in succ:
+            for y in bs:
+                indeg[y] += 1
+        topo = [x for x in range(m) if not indeg[x]]
+        for x in topo:                      # grows while read: Kahn's queue
+            for y in succ[x]:
+                indeg[y] -= 1
+                if not indeg[y]:
+                    topo.append(y)
+        down, up = [0] * m, [0] * m
+        for x in reversed(topo):
+            d = 0
+            for y in succ[x]:
+                d |= down[y] | 1 << y
+            down[x] = d
+        for x in topo:
+            bit = 1 << x
+            for y in succ[x]:
+                up[y] |= up[x] | bit
+        got = down, up
+    model._cache[key] = got
+    return got
+
+
+def _names(model: PreferenceModel, bits: int) -> frozenset:
+    items = model.items
+    return frozenset(items[i] for i in model.ints.members(bits))
+
+
 def below(model: PreferenceModel, agent: Agent, x: str) -> frozenset:
-    """Items y with x ≻ y in the transitive closure of the agent's datum. O(m + E), cached."""
-    key = ("down", agent.name, x)
+    """Items y with x ≻ y in the transitive closure of the agent's datum
+    (:func:`closure_bits`). O(m) a call after the closure, cached."""
+    key = ("down", agent.i, x)
     if key not in model._cache:
-        if agent.kind == "order":
-            model._cache[key] = frozenset(y for y in model.items if direct(agent, x, y))
-        else:
-            seen, stack = set(), [x]
-            while stack:
-                for y in agent.succ[stack.pop()]:
-                    if y not in seen:
-                        seen.add(y)
-                        stack.append(y)
-            model._cache[key] = frozenset(seen)
+        model._cache[key] = _names(model, closure_bits(model, agent)[0][model.ints.item_index[x]])
     return model._cache[key]
 
 
 def above(model: PreferenceModel, agent: Agent, x: str) -> frozenset:
-    """Items y with y ≻ x in the transitive closure. O(m·(m + E)) first call, cached."""
-    key = ("up", agent.name, x)
+    """Items y with y ≻ x in the transitive closure (:func:`closure_bits`), cached."""
+    key = ("up", agent.i, x)
     if key not in model._cache:
-        if agent.kind == "order":
-            model._cache[key] = frozenset(y for y in model.items if direct(agent, y, x))
-        else:
-            pred = predecessors(model, agent)
-            seen, stack = set(), [x]
-            while stack:
-                for y in pred[stack.pop()]:
-                    if y not in seen:
-                        seen.add(y)
-                        stack.append(y)
-            model._cache[key] = frozenset(seen)
+        model._cache[key] = _names(model, closure_bits(model, agent)[1][model.ints.item_index[x]])
     return model._cache[key]
 
 
-def predecessors(model: PreferenceModel, agent: Agent) -> dict:
-    """item -> the items directly above it in the agent's base relation. O(m + E), cached."""
-    key = ("pred", agent.name)
+def predecessors(model: PreferenceModel, agent: Agent) -> list[list[int]]:
+    """Per item (by number) the items directly above it in the agent's base relation.
+    O(m + E), cached."""
+    key = ("pred", agent.i)
     if key not in model._cache:
-        pred: dict = {x: [] for x in agent.succ}
-        for a, bs in agent.succ.items():
+        pred: list[list[int]] = [[] for _ in model.items]
+        for a, bs in enumerate(model.ints.base_succ(agent.i)):
             for b in bs:
                 pred[b].append(a)
         model._cache[key] = pred
@@ -385,103 +494,107 @@ def predecessors(model: PreferenceModel, agent: Agent) -> dict:
 
 def necessarily(model: PreferenceModel, agent: Agent, a: str, b: str) -> bool:
     """a ≻ b in every completion ⇔ (a, b) in the transitive closure (Szpilrajn)."""
-    if agent.kind == "order":
-        return direct(agent, a, b)
-    return b in below(model, agent, a)
+    ints = model.ints
+    ia, ib = ints.item_index[a], ints.item_index[b]
+    rank = ints.rank[agent.i]
+    if rank is not None:
+        return 0 < rank[ia] < rank[ib]
+    return bool(closure_bits(model, agent)[0][ia] >> ib & 1)
 
 
 def kahn(model: PreferenceModel, agent: Agent, key: Sequence[str]) -> list:
     """The lexicographic topological sort of the agent's datum: at each step the available
     item that comes first in ``key`` (a permutation of the items). A linear extension;
     equal to ``key`` when ``key`` is one. O(E + m log m). (Kahn 1962.)"""
-    return kahn_key(model, agent, key, key_positions(model, key))
+    seq = key_numbers(model, key)
+    items = model.items
+    return [items[x] for x in kahn_ints(model, agent.i, seq)]
 
 
-def key_positions(model: PreferenceModel, key: Sequence[str]) -> dict:
-    """item -> its index in ``key``; CertificateError unless ``key`` is a permutation of
-    the items. O(m)."""
-    pos = {x: i for i, x in enumerate(key)}
-    if len(pos) != model.m or set(pos) != set(model.items):
+def key_numbers(model: PreferenceModel, key: Any) -> list[int]:
+    """The item numbers of a completion key, in its order (an item written twice counts
+    at its last place); CertificateError unless ``key`` names every item and no other.
+    O(m)."""
+    try:
+        pos = {x: i for i, x in enumerate(key)}
+    except TypeError:
+        pos = {}
+    index = model.ints.item_index
+    if len(pos) != model.m or not all(x.__class__ is str and x in index for x in pos):
         raise CertificateError("a completion key must be a permutation of the items")
-    return pos
+    seq = key if len(key) == len(pos) else sorted(pos, key=pos.__getitem__)
+    return [index[x] for x in seq]
 
 
-def kahn_key(model: PreferenceModel, agent: Agent, key: Sequence[str], pos: dict) -> list:
-    """:func:`kahn` of a key already checked, with its :func:`key_positions` ``pos``.
+def kahn_ints(model: PreferenceModel, r: int, seq: list[int],
+              pos: list[int] | None = None) -> list[int]:
+    """:func:`kahn` of row r on item numbers: ``seq`` the key (a checked permutation),
+    ``pos`` its inverse (item -> index in ``seq``; made when not given).
 
     A weak order over all items (complete, or truncated: the unlisted items form a last
-    tie) completes tie by tie, each tie in key order: the items in key order, stably
-    sorted by tie index (:func:`tie_index`).
+    tie) completes tie by tie, each tie in key order: the key stably sorted by rank.
     """
-    ti = tie_index(model, agent)
-    if ti is not None:
-        seq = key if len(key) == len(pos) else sorted(pos, key=pos.__getitem__)
-        return sorted(seq, key=ti.__getitem__)
-    indeg = {x: 0 for x in model.items}
-    for bs in agent.succ.values():
-        for b in bs:
-            indeg[b] += 1
-    heap = [(pos[x], x) for x in model.items if indeg[x] == 0]
+    ints = model.ints
+    rank = ints.rank[r]
+    if ints.plain[r]:
+        assert rank is not None
+        return sorted(seq, key=rank.__getitem__)
+    if pos is None:
+        pos = [0] * len(seq)
+        for i, x in enumerate(seq):
+            pos[x] = i
+    succ = ints.base_succ(r)
+    indeg = [0] * len(seq)
+    for bs in succ:
+        for y in bs:
+            indeg[y] += 1
+    heap = [(pos[x], x) for x in range(len(seq)) if not indeg[x]]
     heapq.heapify(heap)
     out = []
     while heap:
         _, x = heapq.heappop(heap)
         out.append(x)
-        for b in agent.succ[x]:
-            indeg[b] -= 1
-            if indeg[b] == 0:
-                heapq.heappush(heap, (pos[b], b))
+        for y in succ[x]:
+            indeg[y] -= 1
+            if not indeg[y]:
+                heapq.heappush(heap, (pos[y], y))
     return out
-
-
-def tie_indices(model: PreferenceModel) -> list:
-    """:func:`tie_index` of every agent, in model order. Cached."""
-    key = ("tie-indices",)
-    if key not in model._cache:
-        model._cache[key] = [tie_index(model, ag) for ag in model.agents]
-    return model._cache[key]
 
 
 def possible_tops(model: PreferenceModel, agent: Agent) -> frozenset:
     """Items nothing is above in the agent's closure (those a completion can put first).
-    O(m·(m + E)) first call, cached."""
-    key = ("tops", agent.name)
+    O(m) after the closure, cached."""
+    key = ("tops", agent.i)
     if key not in model._cache:
-        model._cache[key] = frozenset(x for x in model.items if not above(model, agent, x))
+        up = closure_bits(model, agent)[1]
+        model._cache[key] = frozenset(x for x, u in zip(model.items, up) if not u)
     return model._cache[key]
 
 
-def tie_index(model: PreferenceModel, agent: Agent) -> dict | None:
-    """item -> its tie's 1-based index, for a weak order over all items (complete, or
-    truncated: the unlisted items share the index after the last tie); None for any other
-    datum. O(m), cached."""
-    key = ("tie-index", agent.name)
-    if key not in model._cache:
-        ti = None
-        if agent.kind == "order" and (agent.truncated or len(agent.order) == model.m):
-            r, bottom = agent.order.rank, agent.order.nties + 1
-            ti = {x: r.get(x, bottom) for x in model.items}
-        model._cache[key] = ti
-    return model._cache[key]
+def linear_extensions_ints(model: PreferenceModel, agent: Agent) -> Iterator[tuple]:
+    """All linear extensions of the agent's datum as tuples of item numbers, in the
+    lexicographic order of the item numbers (exponential; small cases only)."""
+    pred = predecessors(model, agent)
+    m = model.m
+    need = [sum(1 << p for p in ps) for ps in pred]
+
+    def rec(placed: list, done: int):
+        if len(placed) == m:
+            yield tuple(placed)
+            return
+        for x in range(m):
+            if not done >> x & 1 and need[x] & ~done == 0:
+                placed.append(x)
+                yield from rec(placed, done | 1 << x)
+                placed.pop()
+    yield from rec([], 0)
 
 
 def linear_extensions(model: PreferenceModel, agent: Agent) -> Iterator[tuple]:
     """All linear extensions of the agent's datum (exponential; small cases only)."""
-    pred = predecessors(model, agent)
     items = model.items
-
-    def rec(placed: list, done: set):
-        if len(placed) == model.m:
-            yield tuple(placed)
-            return
-        for x in items:
-            if x not in done and all(p in done for p in pred[x]):
-                done.add(x)
-                placed.append(x)
-                yield from rec(placed, done)
-                placed.pop()
-                done.discard(x)
-    yield from rec([], set())
+    for o in linear_extensions_ints(model, agent):
+        yield tuple(items[x] for x in o)
 
 
 # --------------------------------------------------------------------------- values
@@ -704,6 +817,53 @@ def _winner(model: PreferenceModel, params: dict, profile) -> bool:
     """No item scores strictly more than the item under the rule (co-winner)."""
     s = scores(params["rule"], model.items, profile)
     return s[params["item"]] >= max(s.values())
+
+
+#: profile question -> its value in a completed profile of item numbers ``[(order,
+#: voters)]`` (``value(model, params, profile)``, the items of ``params`` as names): the
+#: same definitions as the registered ``value`` of :data:`QUERIES`, read on the integer
+#: form (:func:`value_profile_ints`).
+PROFILE_INTS: dict[str, Callable[..., Any]] = {}
+
+
+def _on_ints(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        PROFILE_INTS[name] = fn
+        return fn
+    return register
+
+
+def _pair_count_ints(model: PreferenceModel, params: dict, profile) -> int:
+    index = model.ints.item_index
+    a, b = (index[x] for x in params["items"])
+    return sum(w for o, w in profile if o.index(a) < o.index(b))
+
+
+@_on_ints("count")
+def _count_ints(model: PreferenceModel, params: dict, profile) -> int:
+    """The voters with a ≻ b."""
+    return _pair_count_ints(model, params, profile)
+
+
+@_on_ints("majority")
+def _majority_ints(model: PreferenceModel, params: dict, profile) -> bool:
+    """A strict majority of the voters has a ≻ b (2·count > voters)."""
+    return 2 * _pair_count_ints(model, params, profile) > model.voters
+
+
+@_on_ints("winner")
+def _winner_ints(model: PreferenceModel, params: dict, profile) -> bool:
+    """No item scores strictly more than the item under the rule (co-winner): the rule's
+    ``linear_scores`` over the item numbers."""
+    s = scores(params["rule"], range(model.m), profile)
+    return s[model.ints.item_index[params["item"]]] >= max(s.values())
+
+
+def value_profile_ints(model: PreferenceModel, question: str, params: dict,
+                       profile: Sequence[tuple[Sequence[int], int]]) -> Any:
+    """:func:`value_profile` of a completed profile of item numbers (the orders as
+    sequences of item numbers, best first). InstanceError for an unknown question."""
+    return PROFILE_INTS[_query(question, False).name](model, params, profile)
 
 
 #: question -> parameter -> type word (optional when ending in ``?``)

@@ -34,9 +34,9 @@ class Closure:
     def __init__(self, model: PreferenceModel, agent: Agent):
         self.model, self.agent = model, agent
         self.items = model.items
-        self.idx = _index(model)
+        self.idx = model.ints.item_index
         if agent.kind == "order":
-            self.down, self.up = _order_closure(agent, self.items, self.idx)
+            self.down, self.up = _order_closure(model, agent)
             return
         g, topo = self.graph, self.topo
         down = {x: 0 for x in model.items}
@@ -208,42 +208,33 @@ class Closure:
 
 
 def _index(model: PreferenceModel) -> dict:
-    """item -> its index in ``model.items`` (the bit of the closure bitsets). Cached."""
-    key = ("oracle-index",)
-    if key not in model._cache:
-        model._cache[key] = {x: i for i, x in enumerate(model.items)}
-    return model._cache[key]
+    """item -> its number in the model's integer form (the bit of the closure bitsets)."""
+    return model.ints.item_index
 
 
-def _order_closure(agent: Agent, items: tuple, idx: dict) -> tuple[dict, dict]:
-    """(down, up) bitsets of a weak order's closure, from its ranks: an item of tie r is
-    above every item of the later ties (under ``truncated`` the unlisted items are a last
-    tie, below every listed one; under ``unknown`` an unlisted item is related to none).
-    The same sets as the closure of the base relation's graph, without building it. O(m)
-    big-int operations, no tuple per tie."""
-    order = agent.order
-    rank, nties = order.rank, order.nties
-    by_rank = [0] * (nties + 3)          # ranks 1..nties; nties + 1: the truncated tail
-    for x, r in rank.items():
-        by_rank[r] |= 1 << idx[x]
-    tail = nties + 1 if agent.truncated else nties + 2    # nties + 2: related to nothing
-    if agent.truncated:
-        listed = 0
-        for b in by_rank:
-            listed |= b
-        by_rank[tail] = ((1 << len(items)) - 1) & ~listed
-    below = [0] * (nties + 3)
+def _order_closure(model: PreferenceModel, agent: Agent) -> tuple[dict, dict]:
+    """(down, up) bitsets of a weak order's closure, from the rank array of the integer
+    form: an item of tie r is above every item of the later ties (under ``truncated``
+    the unlisted items rank last, below every listed one; under ``unknown`` they rank 0,
+    related to none). The same sets as the closure of the base relation's graph, without
+    building it. O(m) big-int operations, no tuple per tie."""
+    ranks = model.ints.rank[agent.i]
+    assert ranks is not None
+    top = max(ranks)
+    by_rank = [0] * (top + 2)
+    for i, r in enumerate(ranks):
+        by_rank[r] |= 1 << i
+    below = [0] * (top + 2)
     acc = 0
-    for r in range(nties + 1, 0, -1):
+    for r in range(top, 0, -1):
         below[r] = acc
         acc |= by_rank[r]
-    above = [0] * (nties + 3)
+    above = [0] * (top + 2)
     acc = 0
-    for r in range(1, nties + 2):
+    for r in range(1, top + 1):
         above[r] = acc
         acc |= by_rank[r]
-    get = rank.get
-    ranks = [get(x, tail) for x in items]
+    items = model.items
     return (dict(zip(items, map(below.__getitem__, ranks))),
             dict(zip(items, map(above.__getitem__, ranks))))
 
@@ -469,19 +460,20 @@ def count(model: PreferenceModel, params: dict) -> Outcome:
     the two extremal completions (one key each: a first / b last, and the reverse)."""
     a, b = params["items"]
     lo = hi = 0
-    if all(ag.kind == "order" for ag in model.agents):
-        # weak orders: a ≻ b in every completion iff a's tie is above b's (under
-        # truncated, also a listed and b not), read from the ranks: O(1) a voter, no
-        # closure (the closures' own test, below, is the same relation)
-        for ag in model.agents:
-            r = ag.order.rank
-            ra, rb = r.get(a), r.get(b)
-            if ra is not None and (ag.truncated if rb is None else ra < rb):
-                lo += ag.count
-            if not (rb is not None and (ag.truncated if ra is None else rb < ra)):
-                hi += ag.count
+    ints = model.ints
+    ia, ib = ints.item_index[a], ints.item_index[b]
+    if all(r is not None for r in ints.rank):
+        # weak orders: a ≻ b in every completion iff 0 < rank a < rank b (the unlisted
+        # items rank last under truncated, 0 under unknown), read from the rank arrays:
+        # O(1) a voter, no closure (the closures' own test, below, is the same relation)
+        for rank, w in zip(ints.rank, ints.count):
+            ra, rb = rank[ia], rank[ib]      # type: ignore[index]
+            if 0 < ra < rb:
+                lo += w
+            if not 0 < rb < ra:
+                hi += w
     else:
-        bit_a, bit_b = 1 << _index(model)[a], 1 << _index(model)[b]
+        bit_a, bit_b = 1 << ia, 1 << ib
         for ag, C in zip(model.agents, closures(model)):
             if C.down[a] & bit_b:
                 lo += ag.count

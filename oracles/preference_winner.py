@@ -121,10 +121,10 @@ def key_for(model: PreferenceModel, first: list, last: list) -> list:
     return list(first) + [x for x in model.items if x not in fl] + list(last)
 
 
-def _plain(ag) -> bool:
+def _plain(model: PreferenceModel, ag) -> bool:
     """A weak order over all items (complete, or truncated): Kahn on a key sorts ties by
     the key, so a key with d first and c last is extremal for every such voter."""
-    return ag.kind == "order" and (ag.truncated or len(ag.order) == len(ag.succ))
+    return model.ints.plain[ag.i]
 
 
 def _profile(model: PreferenceModel, spec: _Spec) -> list:
@@ -139,21 +139,18 @@ def _profile(model: PreferenceModel, spec: _Spec) -> list:
 
 def _tie_matrix(model: PreferenceModel) -> tuple:
     """(plain, ties, counts): per agent (rows in model order) whether its closure is a weak
-    order over all items (``Closure.blocks``), the index of each item's tie (columns in
-    item order; 0 for the other agents) and its voters. Cached."""
+    order over all items (``Closure.blocks``), the rank of each item's tie (the integer
+    form's rank array, columns in item order; 0 for the other agents) and its voters.
+    Cached."""
     key = ("oracle-tie-matrix",)
     if key not in model._cache:
-        idx = {x: i for i, x in enumerate(model.items)}
+        ints = model.ints
+        plain = np.array(ints.plain, dtype=bool)
         ties = np.zeros((len(model.agents), model.m), dtype=np.int64)
-        plain = np.zeros(len(model.agents), dtype=bool)
-        for r, ag in enumerate(model.agents):
-            blocks = closure(model, ag).blocks
-            if blocks is not None:
-                plain[r] = True
-                for t, blk in enumerate(blocks):
-                    ties[r, [idx[x] for x in blk]] = t
-        model._cache[key] = plain, ties, np.array([ag.count for ag in model.agents],
-                                                  dtype=np.int64)
+        for r, rank in enumerate(ints.rank):
+            if plain[r]:                    # tie ranks 1.. (the truncated tail last)
+                ties[r] = rank
+        model._cache[key] = plain, ties, np.array(ints.count, dtype=np.int64)
     return model._cache[key]
 
 
@@ -164,7 +161,7 @@ def _spec_scores(model: PreferenceModel, rule: str, spec: _Spec) -> dict:
     sorted: ties in turn, each in key order, as :meth:`Closure.complete`); the others are
     completed one by one. O(agents·m log m) numpy work."""
     plain, ties, counts = _tie_matrix(model)
-    idx = {x: i for i, x in enumerate(model.items)}
+    idx = model.ints.item_index
     fast = plain.copy()
     for r, ag in enumerate(model.agents):
         if ag.name in spec.assign:
@@ -192,7 +189,7 @@ def _wins(model, rule, c, spec) -> bool:
 def _lose_witness(model: PreferenceModel, rule: str, c: str, d: str) -> dict:
     spec, key = _Spec(), key_for(model, [d], [c])
     for ag in model.agents:
-        if _plain(ag):
+        if _plain(model, ag):
             spec.put(ag.name, key, ag.count)
         else:
             spec.put(ag.name, _extremal(model, ag, rule, c, d), ag.count)
@@ -361,15 +358,18 @@ def winner(model: PreferenceModel, params: dict, *, time_limit: float = 10.0) ->
 
 
 def _extensions(model: PreferenceModel, ag, deadline: float | None = None) -> list:
-    """All linear extensions of one voter's datum (itertools.permutations, filtered);
-    TimeoutError past ``deadline``."""
-    C = closure(model, ag)
-    edges = list(C.graph.edges)
+    """All linear extensions of one voter's datum as tuples of item numbers
+    (itertools.permutations of the numbers, filtered by the base relation of the integer
+    form); TimeoutError past ``deadline``."""
+    succ = model.ints.base_succ(ag.i)
+    edges = [(a, b) for a, bs in enumerate(succ) for b in bs]
     out = []
-    for p in within(itertools.permutations(model.items), deadline):
-        pos = {x: i for i, x in enumerate(p)}
+    pos = [0] * model.m
+    for p in within(itertools.permutations(range(model.m)), deadline):
+        for i, x in enumerate(p):
+            pos[x] = i
         if all(pos[a] < pos[b] for a, b in edges):
-            out.append(list(p))
+            out.append(p)
     return out
 
 
@@ -397,14 +397,24 @@ def brute_force_winner(model: PreferenceModel, params: dict, *, time_limit: floa
     # counts = identical: each agent is one voter of weight count
     choices = [list(itertools.combinations_with_replacement(range(len(ex)), voters[ag.name]))
                for ag, ex in per]
-    idx = {x: i for i, x in enumerate(model.items)}
+    idx = {x: x for x in range(model.m)}
     tallies = [[(ag.count // voters[ag.name]) * _tally(rule, idx, o) for o in ex]
                for ag, ex in per]
-    ci = idx[c]
-    for pick in itertools.product(*choices):
+    # per agent, the summed tally of each of its choices (a multiset of extensions),
+    # made on first use: the search often stops after a few profiles
+    sums: list[dict] = [{} for _ in per]
+
+    def summed(a: int, j: int):
+        got = sums[a].get(j)
+        if got is None:
+            t = tallies[a]
+            got = sums[a][j] = sum(t[i] for i in choices[a][j])
+        return got
+    ci = model.ints.item_index[c]
+    for pick in itertools.product(*(range(len(ch)) for ch in choices)):
         if time.perf_counter() - t0 > time_limit:
             return Outcome(UNKNOWN, None, None, {"reason": "time limit"})
-        s = _final(rule, sum(t[i] for t, idxs in zip(tallies, pick) for i in idxs))
+        s = _final(rule, sum(summed(a, j) for a, j in enumerate(pick)))
         if s[ci] >= s.max():
             win = win or pick
         else:
@@ -412,11 +422,15 @@ def brute_force_winner(model: PreferenceModel, params: dict, *, time_limit: floa
         if win and lose:
             break
     if win and lose:
+        items = model.items
+
         def spec(pick):
             sp = _Spec()
-            for (ag, ex), idxs in zip(per, pick):
+            for (ag, ex), ch, j in zip(per, choices, pick):
+                idxs = ch[j]
                 for i in sorted(set(idxs)):
-                    sp.put(ag.name, ex[i], idxs.count(i) * (ag.count // voters[ag.name]))
+                    sp.put(ag.name, [items[x] for x in ex[i]],
+                           idxs.count(i) * (ag.count // voters[ag.name]))
             return sp.json()
         return Outcome("undetermined", None, {"type": "completions",
                                               "witnesses": {"win": spec(win), "lose": spec(lose)}})

@@ -36,21 +36,18 @@ from ..preference import (
     SEMANTICS,
     Agent,
     PreferenceModel,
-    above,
-    below,
+    closure_bits,
     direct,
-    kahn_key,
-    key_positions,
-    linear_extensions,
+    kahn_ints,
+    key_numbers,
+    linear_extensions_ints,
     necessarily,
     parse_preference_data,
-    possible_tops,
     predecessors,
     resolve,
     rs_sizes_allowed,
-    tie_indices,
     validate,
-    value_profile,
+    value_profile_ints,
     value_single,
 )
 from ..rules import RULES, PartialProfile, Rule, Vote, rule_named, rule_names
@@ -117,22 +114,32 @@ SPEC = DomainSpec(
 # --------------------------------------------------------------------------- definitions
 
 def profile_from_spec(model: PreferenceModel, spec: Any) -> list:
-    """Build a completed profile from a spec ``{"keys": [key...], "assign": {agent:
-    [[key index, voters], ...]}}``; agents not assigned use key 0 for all their voters.
-    Each voter's completion is :func:`kahn` of its key, so it is a linear extension of
-    the data by construction. Raises CertificateError for a malformed spec."""
+    """:func:`profile_from_spec_ints` with the orders as item names."""
+    items = model.items
+    return [([items[x] for x in o], w) for o, w in profile_from_spec_ints(model, spec)]
+
+
+def profile_from_spec_ints(model: PreferenceModel, spec: Any) -> list:
+    """Build a completed profile, on item numbers, from a spec ``{"keys": [key...],
+    "assign": {agent: [[key index, voters], ...]}}``; agents not assigned use key 0 for
+    all their voters. Each voter's completion is :func:`kahn` of its key, so it is a
+    linear extension of the data by construction; one completion per (row, key), shared
+    by its voters. Raises CertificateError for a malformed spec."""
     if not isinstance(spec, dict) or not isinstance(spec.get("keys"), list) or not spec["keys"]:
         raise CertificateError("a profile completion needs a non-empty 'keys' list")
     keys, assign = spec["keys"], spec.get("assign", {})
     if not isinstance(assign, dict) or set(assign) - set(model.by_name):
         raise CertificateError("profile completion assigns an unknown agent")
+    ints = model.ints
+    plain, rank = ints.plain, ints.rank
     out = []
-    pos: dict = {}                          # key index -> its positions, checked once
-    for ag, ti in zip(model.agents, tie_indices(model)):
+    seqs: dict = {}                         # key index -> its item numbers, checked once
+    for ag in model.agents:
+        r = ag.i
         parts = assign.get(ag.name)
         if parts is None:
-            if ti is not None and 0 in pos:     # the common case, inlined: a weak order
-                out.append((sorted(pos[0][1], key=ti.__getitem__), ag.count))   # on key 0
+            if plain[r] and 0 in seqs:      # the common case, inlined: a weak order on key 0
+                out.append((sorted(seqs[0], key=rank[r].__getitem__), ag.count))
                 continue
             parts = [[0, ag.count]]
         elif not isinstance(parts, list) or sum(int(p[1]) for p in parts) != ag.count or \
@@ -145,22 +152,23 @@ def profile_from_spec(model: PreferenceModel, spec: Any) -> list:
         for k, w in parts:
             if w:
                 k = int(k)
-                if k not in pos:
-                    p = key_positions(model, keys[k])
-                    pos[k] = p, keys[k] if len(keys[k]) == len(p) else sorted(p, key=p.get)
-                if ti is not None:          # kahn_key of a weak order, inlined
-                    out.append((sorted(pos[k][1], key=ti.__getitem__), int(w)))
+                seq = seqs.get(k)
+                if seq is None:
+                    seq = seqs[k] = key_numbers(model, keys[k])
+                if plain[r]:                # kahn_ints of a weak order, inlined
+                    out.append((sorted(seq, key=rank[r].__getitem__), int(w)))
                 else:
-                    out.append((kahn_key(model, ag, keys[k], pos[k][0]), int(w)))
+                    out.append((kahn_ints(model, r, seq), int(w)))
     return out
 
 
 def profile_completions(model: PreferenceModel) -> Iterator[list] | None:
     """Every completed profile up to voter symmetry (the voters of one agent take a
-    multiset of linear extensions), or None if more than EXHAUSTIVE_LIMIT. Exponential."""
+    multiset of linear extensions), on item numbers, or None if more than
+    EXHAUSTIVE_LIMIT. Exponential."""
     per, total, limit = [], 1, EXHAUSTIVE_LIMIT
     for ag in model.agents:
-        exts = list(itertools.islice(linear_extensions(model, ag), limit + 1))
+        exts = list(itertools.islice(linear_extensions_ints(model, ag), limit + 1))
         voters = 1 if model.identical else ag.count      # identical: one weighted voter
         total *= comb(len(exts) + voters - 1, voters)
         if len(exts) > limit or total > limit:
@@ -173,15 +181,36 @@ def profile_completions(model: PreferenceModel) -> Iterator[list] | None:
             for pick in itertools.product(*(c for _, c in per)))
 
 
-def count_bounds(model: PreferenceModel, a: str, b: str) -> tuple[int, int]:
-    """(min, max) over completions of the voters ranking a ≻ b: voters forced a ≻ b, and all
-    voters minus those forced b ≻ a (Szpilrajn 1930). O(agents·(m + E)), cached."""
+def count_bounds(model: PreferenceModel, a: Any, b: Any) -> tuple[int, int]:
+    """(min, max) over completions of the voters ranking a ≻ b (item numbers): voters
+    forced a ≻ b, and all voters minus those forced b ≻ a (Szpilrajn 1930). For a weak
+    order read from its ranks, else from :func:`closure_bits`. O(agents), cached."""
     key = ("count", a, b)
     if key not in model._cache:
-        lo = sum(ag.count for ag in model.agents if necessarily(model, ag, a, b))
-        hi = model.voters - sum(ag.count for ag in model.agents if necessarily(model, ag, b, a))
+        ints = model.ints
+        lo = hi = 0
+        for ag, rank, w in zip(model.agents, ints.rank, ints.count):
+            if rank is not None:
+                ra, rb = rank[a], rank[b]
+                ab, ba = 0 < ra < rb, 0 < rb < ra
+            else:
+                down = closure_bits(model, ag)[0]
+                ab, ba = bool(down[a] >> b & 1), bool(down[b] >> a & 1)
+            lo += w * ab
+            hi += w * (not ba)
         model._cache[key] = (lo, hi)
     return model._cache[key]
+
+
+def _relation(model: PreferenceModel, agent: Agent, which: int, x: int) -> frozenset:
+    """The items (numbers) below (``which`` 0) / above (1) item x in the agent's closure,
+    cached."""
+    key = ("rel", agent.i, which, x)
+    got = model._cache.get(key)
+    if got is None:
+        got = model._cache[key] = frozenset(
+            model.ints.members(closure_bits(model, agent)[which][x]))
+    return got
 
 
 def winner_rule(params: dict) -> Rule:
@@ -191,24 +220,29 @@ def winner_rule(params: dict) -> Rule:
 
 
 def partial_profile(model: PreferenceModel) -> PartialProfile:
-    """The model as the rules' bounds read it (:class:`~prefcert.formal.rules.PartialProfile`):
-    per agent its voters and its closure (:func:`below`, :func:`above`), and the count
-    range of a ≻ b (:func:`count_bounds`). O(agents); the relations are cached in the
-    model."""
-    votes = tuple(Vote(ag.count, partial(below, model, ag), partial(above, model, ag))
-                  for ag in model.agents)
-    return PartialProfile(model.items, model.voters, votes, partial(count_bounds, model))
+    """The model as the rules' bounds read it (:class:`~prefcert.formal.rules.PartialProfile`),
+    on item numbers: per agent its voters and its closure (:func:`closure_bits`), and the
+    count range of a ≻ b (:func:`count_bounds`). O(agents); the relations are cached in
+    the model."""
+    votes = tuple(Vote(ag.count, partial(_relation, model, ag, 0),
+                       partial(_relation, model, ag, 1)) for ag in model.agents)
+    return PartialProfile(tuple(range(model.m)), model.voters, votes,
+                          partial(count_bounds, model))
 
 
 def diff_bound(model: PreferenceModel, rule: str, c: str, d: str, *, lower: bool) -> int:
     """Lower (or upper) bound of score(c) − score(d) over all completed profiles: the
-    rule's ``min_diff`` (:mod:`formal.rules`; the upper bound is −min_diff(d, c)); exact
-    for plurality/Borda (per-vote minimisation), sound for Copeland: Σ_x [c vs x] − [d vs x]
-    (x ≠ c, d) + 2·[c vs d], each pairwise contest at its own extreme (derived).
-    CertificateError for a rule that does not support incomplete profiles."""
+    rule's ``min_diff`` (:mod:`formal.rules`; the upper bound is −min_diff(d, c)) on the
+    item numbers; exact for plurality/Borda (per-vote minimisation), sound for Copeland:
+    Σ_x [c vs x] − [d vs x] (x ≠ c, d) + 2·[c vs d], each pairwise contest at its own
+    extreme (derived). CertificateError for a rule that does not support incomplete
+    profiles."""
     r = rule_named(rule, incomplete=True, error=CertificateError)
-    p = partial_profile(model)
-    return r.min_diff(p, c, d) if lower else -r.min_diff(p, d, c)
+    p = model._cache.get(("partial-profile",))
+    if p is None:
+        p = model._cache[("partial-profile",)] = partial_profile(model)
+    ic, id_ = model.ints.item_index[c], model.ints.item_index[d]
+    return r.min_diff(p, ic, id_) if lower else -r.min_diff(p, id_, ic)
 
 
 # --------------------------------------------------------------------------- check steps
@@ -266,16 +300,37 @@ def _chained_pairs(agent: Agent, S: list, pairs: Any, chains: Any) -> None:
         check_chain(agent, ch, x, y)
 
 
-def is_completion(model: PreferenceModel, agent: Agent, order: Any) -> None:
-    """Raise CertificateError unless ``order`` is a linear extension of the agent's datum."""
+def is_completion(model: PreferenceModel, agent: Agent, order: Any) -> list[int]:
+    """The item numbers of ``order``; CertificateError unless it is a linear extension of
+    the agent's datum. O(m + E)."""
+    index = model.ints.item_index
     if not isinstance(order, list) or sorted(map(str, order)) != sorted(model.items) \
             or len(set(order)) != model.m:
         raise CertificateError(f"agent {agent.name}: not a permutation of the items")
-    pos = {x: i for i, x in enumerate(order)}
-    bad = next(((a, b) for a, bs in agent.succ.items() for b in bs if pos[a] > pos[b]), None)
-    if bad:
+    seq = [index[x] for x in order]
+    rank = model.ints.rank[agent.i]
+    if rank is not None:                    # the stated ties' ranks never decrease
+        last, ok = 0, True
+        for x in seq:
+            t = rank[x]
+            if t:
+                if t < last:
+                    ok = False
+                    break
+                last = t
+    else:
+        pos = [0] * len(seq)
+        for i, x in enumerate(seq):
+            pos[x] = i
+        succ = model.ints.succ[agent.i]
+        assert succ is not None
+        ok = all(pos[a] < pos[b] for a, bs in enumerate(succ) for b in bs)
+    if not ok:                              # the first offending pair, by name
+        npos = {x: i for i, x in enumerate(order)}
+        bad = next((a, b) for a, bs in agent.succ.items() for b in bs if npos[a] > npos[b])
         raise CertificateError(f"agent {agent.name}: completion puts {bad[1]!r} above "
                                f"{bad[0]!r} against the data")
+    return seq
 
 
 # --------------------------------------------------------------------------- certificate types
@@ -433,8 +488,9 @@ def _topk_completions(model, params, verdict, solution, cert) -> None:
 def _topk_list_completions(model, params, verdict, solution, cert) -> None:
     ag, _ = _two_values(model, "topk_list", params, cert)
     k, m = params["k"], model.m
-    nec = sorted(x for x in model.items if len(below(model, ag, x)) >= m - k)
-    pos = sorted(x for x in model.items if len(above(model, ag, x)) < k)
+    down, up = closure_bits(model, ag)
+    nec = sorted(x for x, d in zip(model.items, down) if d.bit_count() >= m - k)
+    pos = sorted(x for x, u in zip(model.items, up) if u.bit_count() < k)
     if solution != {"necessary": nec, "possible": pos}:
         raise CertificateError(f"necessary/possible members are {nec}/{pos}")
 
@@ -443,7 +499,8 @@ def _topk_list_completions(model, params, verdict, solution, cert) -> None:
 def _winner_completions(model, params, verdict, solution, cert) -> None:
     winner_rule(params)
     wit = cert.get("witnesses", {})
-    win, lose = (value_profile(model, "winner", params, profile_from_spec(model, wit.get(k)))
+    win, lose = (value_profile_ints(model, "winner", params,
+                                    profile_from_spec_ints(model, wit.get(k)))
                  for k in ("win", "lose"))
     if not win or lose:
         raise CertificateError(f"witnesses: {params['item']!r} wins={win} in 'win', "
@@ -467,8 +524,8 @@ BOUNDS = ByQuestion("bounds")
 def _count_range(model, question, params, verdict, solution, cert) -> None:
     """count / majority: the verdict and solution of the recomputed count range, and the
     witnesses of both ends when it is not a point."""
-    a, b = params["items"]
-    lo, hi = count_bounds(model, a, b)
+    index = model.ints.item_index
+    lo, hi = count_bounds(model, *(index[x] for x in params["items"]))
     if question == "count":           # pair_count = stated: the voters forced a ≻ b
         want = ("determined", {"value": lo}) if lo == hi or \
             model.conventions.get("pair_count") == "stated" else \
@@ -485,7 +542,8 @@ def _count_range(model, question, params, verdict, solution, cert) -> None:
     if verdict == "undetermined":
         wit = cert.get("witnesses", {})
         for end, target in (("min", lo), ("max", hi)):
-            got = value_profile(model, "count", params, profile_from_spec(model, wit.get(end)))
+            got = value_profile_ints(model, "count", params,
+                                     profile_from_spec_ints(model, wit.get(end)))
             if got != target:
                 raise CertificateError(f"the {end} witness has {got} voters, not {target}")
 
@@ -571,37 +629,35 @@ def rs_possible(model: PreferenceModel, agent: Agent, better: Iterable[str],
     which available worse-only item comes next. None past EXHAUSTIVE_LIMIT states.
     O(2^|worse| · m · (m + E)) worst case."""
     A, B = set(better), set(worse)
-    w = {x: (x in A) - (x in B) for x in model.items}
-    pred = predecessors(model, agent)
+    m = model.m
+    w = [(x in A) - (x in B) for x in model.items]
+    need = [sum(1 << p for p in ps) for ps in predecessors(model, agent)]
+    full = (1 << m) - 1
     dead: set = set()
 
-    def avail(placed, x):
-        return x not in placed and all(p in placed for p in pred[x])
-
-    def dfs(placed: set, bal: int):
+    def dfs(placed: int, bal: int):
         grew = True
         while grew:
             grew = False
-            for x in model.items:
-                if w[x] >= 0 and avail(placed, x):
-                    placed.add(x)
+            for x in range(m):
+                if w[x] >= 0 and not placed >> x & 1 and need[x] & ~placed == 0:
+                    placed |= 1 << x
                     bal += w[x]
                     grew = True
-        if len(placed) == model.m:
+        if placed == full:
             return True
-        key = frozenset(placed)
-        if key in dead or bal <= 0:
+        if placed in dead or bal <= 0:
             return False
         if len(dead) > EXHAUSTIVE_LIMIT:
             return None
-        for x in model.items:
-            if w[x] < 0 and avail(placed, x):
-                r = dfs(set(key) | {x}, bal - 1)
+        for x in range(m):
+            if w[x] < 0 and not placed >> x & 1 and need[x] & ~placed == 0:
+                r = dfs(placed | 1 << x, bal - 1)
                 if r is None or r:
                     return r
-        dead.add(key)
+        dead.add(placed)
         return False
-    return dfs(set(), 0)
+    return dfs(0, 0)
 
 
 @SPEC.certificate("hall_violator", proves={"winner": "false"}, keys=("set",))
@@ -616,10 +672,16 @@ def check_hall_violator(model, question, params, verdict, solution, cert) -> Non
                                f"{', '.join(rules)} only, not of {r.name}")
     if not isinstance(D, list) or c in D or not set(D) <= set(model.items):
         raise CertificateError("Hall violator must be a set of rivals")
-    rivals = frozenset(D)
-    forced = sum(ag.count for ag in model.agents if above(model, ag, c)
-                 and possible_tops(model, ag) <= rivals)
-    cap = len(set(D)) * sum(ag.count for ag in model.agents if not above(model, ag, c))
+    index = model.ints.item_index
+    ic, rivals = index[c], sum(1 << index[x] for x in set(D))
+    forced = cap = 0
+    for ag in model.agents:
+        up = closure_bits(model, ag)[1]
+        if not up[ic]:
+            cap += ag.count
+        elif not sum(1 << i for i, u in enumerate(up) if not u) & ~rivals:
+            forced += ag.count          # its possible tops all lie in D
+    cap *= len(set(D))
     if forced <= cap:
         raise CertificateError(f"{forced} forced voters fit in {cap} places")
 
@@ -645,6 +707,6 @@ def check_exhaustive(model, question, params, verdict, solution, cert) -> None:
     if gen is None:
         raise CertificateError("too many completed profiles to verify exhaustively")
     for p in gen:
-        if value_profile(model, "winner", params, p) != (verdict == "true"):
+        if value_profile_ints(model, "winner", params, p) != (verdict == "true"):
             raise CertificateError(f"exhaustive enumeration: {params['item']!r} wins="
                                    f"{verdict != 'true'} in a completed profile")
