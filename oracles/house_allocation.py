@@ -1012,27 +1012,42 @@ def serial_dictatorship(model: HouseAllocation, order: Sequence[str] | None = No
     from its fixed tie (an augmenting-path test per tie). With strict lists each agent takes
     its best remaining object (Abdulkadiroğlu & Sönmez 1998); with ties this is the
     matching-based SD of Krysta, Manlove, Rastegari & Zhang 2014 (EC), whose outcome is
-    Pareto optimal (breaking ties arbitrarily is not). O(n·R·L).
+    Pareto optimal (breaking ties arbitrarily is not). O(n·R·L). Runs on the integer lists
+    (:class:`~prefcert.formal.house_allocation.RankIndex`); the searches try a tie's objects
+    in name order.
     """
     order = list(model.agents if order is None else order)
-    allowed: dict[str, set[str]] = {}
-    owner: dict[str, str] = {}
-    mate: dict[str, str] = {}
+    ix, aid, objects = model.rank_index(), model.agent_ids(), model.objects
+    key = [0] * len(objects)                 # key[j]: object j's place in name order
+    for p, j in enumerate(sorted(range(len(objects)), key=objects.__getitem__)):
+        key[j] = p
+    allowed: dict[int, list[int]] = {}       # agent -> its fixed tie, in name order
+    owner: dict[int, int] = {}
+    mate: dict[int, int] = {}
     for a in order:
-        for tie in model.prefs[a].ties:
-            allowed[a] = set(tie)
-            if _augment(a, allowed, owner, mate):
+        i = aid[a]
+        ends = ix.entry_ranks(i)
+        row = ix.entries(i)
+        lo = 0
+        allowed[i] = []
+        while lo < len(row):
+            hi = lo + 1
+            while hi < len(row) and ends[hi] == ends[lo]:
+                hi += 1
+            allowed[i] = sorted(set(row[lo:hi]), key=key.__getitem__)
+            if _augment(i, allowed, owner, mate):
                 break
+            lo = hi
         else:
-            allowed[a] = set()
-    return {a: mate[a] for a in order if a in mate}
+            allowed[i] = []
+    return {a: objects[mate[aid[a]]] for a in order if aid[a] in mate}
 
 
-def _augment(root: str, allowed: Mapping[str, set], owner: dict, mate: dict) -> bool:
+def _augment(root: int, allowed: Mapping[int, list[int]], owner: dict, mate: dict) -> bool:
     """Iterative augmenting-path search from the unmatched agent ``root``."""
-    seen: set[str] = set()
-    stack = [(root, iter(sorted(allowed[root])))]
-    path: list[tuple[str, str]] = []
+    seen: set[int] = set()
+    stack = [(root, iter(allowed[root]))]
+    path: list[tuple[int, int]] = []
     while stack:
         a, it = stack[-1]
         for h in it:
@@ -1045,7 +1060,7 @@ def _augment(root: str, allowed: Mapping[str, set], owner: dict, mate: dict) -> 
                     owner[y] = x
                     mate[x] = y
                 return True
-            stack.append((owner[h], iter(sorted(allowed[owner[h]]))))
+            stack.append((owner[h], iter(allowed[owner[h]])))
             break
         else:
             stack.pop()
@@ -1063,24 +1078,33 @@ def improvement_digraph(model: HouseAllocation, m: Mapping[str, str]) -> nx.DiGr
     Nodes: agents and a sink F. Arc a → b (b matched, b ≠ a) when M(b) ⪰_a M(a), i.e. a
     could take b's object; arc a → F when an unassigned object ⪰_a M(a) exists (attribute
     ``obj``: the best one). An arc is ``strict`` when a would be strictly better off; every
-    arc out of an unassigned agent is strict. O(L).
+    arc out of an unassigned agent is strict. O(L), on the integer lists: the entries
+    ranked at most M(a)'s rank are a prefix of a's list.
     """
-    holder = {h: a for a, h in m.items()}
+    ix, oid, objects = model.rank_index(), model.object_ids(), model.objects
+    holder = {oid.get(h): a for a, h in m.items()}
     d = nx.DiGraph()
     d.add_node(_SINK)
-    for a, o in model.prefs.items():
+    for i, a in enumerate(model.prefs):
         d.add_node(a)
         cur = m.get(a)
+        c = None if cur is None else oid.get(cur)
+        r = None if c is None else ix.rank(i, c)
+        rc = ix.nties(i) + 1 if r is None else r
         best_free = None
-        for h in o.items:
-            if h == cur or not o.weakly_prefers(h, cur):
+        arcs = []
+        for j, rj in zip(ix.entries(i), ix.entry_ranks(i)):
+            if rj > rc:
+                break
+            if j == c:
                 continue
-            if h in holder:
-                d.add_edge(a, holder[h], strict=o.prefers(h, cur), obj=h)
-            elif best_free is None or o.rank[h] < o.rank[best_free]:
-                best_free = h
+            if j in holder:
+                arcs.append((a, holder[j], {"strict": rj < rc, "obj": objects[j]}))
+            elif best_free is None:
+                best_free = j, rj
+        d.add_edges_from(arcs)
         if best_free is not None:
-            d.add_edge(a, _SINK, strict=o.prefers(best_free, cur), obj=best_free)
+            d.add_edge(a, _SINK, strict=best_free[1] < rc, obj=objects[best_free[0]])
     return d
 
 
@@ -1136,11 +1160,14 @@ def pareto_improvement_assignment(model: HouseAllocation, allocation: Mapping[st
     oi = {h: j for j, h in enumerate(objs)}
     big = n + 1
     w = np.full((n, p + n), -np.inf)
+    ix = model.rank_index()
     for i, a in enumerate(agents):
-        o, cur = model.prefs[a], m.get(a)
-        for h in o.items:
-            if o.weakly_prefers(h, cur):
-                w[i, oi[h]] = big * (cur is not None) + (1 if o.prefers(h, cur) else 0)
+        cur = m.get(a)
+        r = None if cur is None else ix.rank(i, oi[cur]) if cur in oi else None
+        rc = ix.nties(i) + 1 if r is None else r
+        for j, rj in zip(ix.entries(i), ix.entry_ranks(i)):
+            if rj <= rc:
+                w[i, j] = big * (cur is not None) + (1 if rj < rc else 0)
         w[i, p + i] = 0.0
     rows, cols = linear_sum_assignment(w, maximize=True)
     total = int(round(w[rows, cols].sum()))
@@ -1196,7 +1223,9 @@ def brute_force_pareto_optimal(model: HouseAllocation, *, time_limit: float | No
     ms = list(within(matchings_of({x: list(g.adj[x]) for x in g.left}), deadline))
     agents = model.agents
     big = g.max_rank + 1
-    r = np.array([[model.prefs[a].rank[m[a]] if a in m else big for a in agents]
+    ix, oid = model.rank_index(), model.object_ids()
+    ranks = [dict(zip(ix.entries(i), ix.entry_ranks(i))) for i in range(len(agents))]
+    r = np.array([[ranks[i][oid[m[a]]] if a in m else big for i, a in enumerate(agents)]
                   for m in ms], dtype=np.int32).reshape(len(ms), len(agents))
     out = []
     for i, m in within(enumerate(ms), deadline, every=16):
