@@ -305,6 +305,33 @@ def old_improvement_digraph(model, m):
     return d
 
 
+def old_pareto_improvement(model, allocation):
+    import networkx as nx
+    m = dict(allocation)
+    d = old_improvement_digraph(model, m)
+    to_sink = nx.ancestors(d, _SINK) | {_SINK}
+    comp = {}
+    for i, c in enumerate(nx.strongly_connected_components(d)):
+        for v in c:
+            comp[v] = i
+    for u, v, attr in d.edges(data=True):
+        if not attr["strict"]:
+            continue
+        if comp[u] == comp[v] and v != _SINK:
+            path = [u] + nx.shortest_path(d, v, u)
+        elif v in to_sink:
+            path = [u] + (nx.shortest_path(d, v, _SINK) if v != _SINK else [_SINK])
+        else:
+            continue
+        out = dict(m)
+        for x, y in zip(path, path[1:]):
+            if x == _SINK:
+                break
+            out[x] = d[x][y]["obj"]
+        return out
+    return None
+
+
 def old_pareto_improvement_assignment(model, allocation):
     import numpy as np
     from scipy.optimize import linear_sum_assignment
@@ -463,9 +490,12 @@ def same_house_allocation(data: dict, seed: float) -> None:
     ms = some_allocations(old_model, rng)
     ms.append(oa.serial_dictatorship(model))
     for m in ms:
-        new_d, old_d = oa.improvement_digraph(model, m), old_improvement_digraph(old_model, m)
-        assert list(new_d.nodes) == list(old_d.nodes)
-        assert list(new_d.edges(data=True)) == list(old_d.edges(data=True))
+        old_d = old_improvement_digraph(old_model, m)
+        names = agents + [_SINK]
+        assert [[(names[b], strict, model.objects[j]) for b, strict, j in row]
+                for row in oa.improvement_arcs(model, m)] == \
+            [[(v, dd["strict"], dd["obj"]) for v, dd in old_d[a].items()] for a in agents]
+        assert oa.pareto_improvement(model, m) == old_pareto_improvement(old_model, m)
         assert oa.pareto_improvement_assignment(model, m) == \
             old_pareto_improvement_assignment(old_model, m)
         assert ca.improving_arc(model, m) == old_improving_arc(old_model, m)
@@ -548,3 +578,48 @@ def test_house_allocation_pareto_paths_on_larger_instances():
         data = sample_house_allocation(rng.randint(8, 20), rng.randint(6, 20), seed=seed,
                                        tie_prob=rng.choice([0.0, 0.3, 0.7]))
         same_house_allocation(data, seed)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 12), st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)),
+                                    max_size=60), st.integers(0, 11), st.integers(0, 11))
+def test_shortest_path_is_networkx_bidirectional_path(n, arcs, s, t):
+    """The same path as networkx's bidirectional BFS on the same adjacency orders."""
+    import networkx as nx
+    from prefcert.oracles.house_allocation import _shortest_path
+    s, t = s % n, t % n
+    d = nx.DiGraph()
+    d.add_nodes_from(range(n))
+    d.add_edges_from((u % n, v % n) for u, v in arcs if u % n != v % n)
+    succ = [list(d.succ[v]) for v in range(n)]
+    pred = [list(d.pred[v]) for v in range(n)]
+    try:
+        want = nx.bidirectional_shortest_path(d, s, t)
+    except nx.NetworkXNoPath:
+        want = None
+    try:
+        got = _shortest_path(succ, pred, s, t)
+    except ValueError:
+        got = None
+    assert got == want
+
+
+def test_mcpo_oracle_is_the_old_one_on_larger_instances():
+    """The maximum-cardinality Pareto-optimal oracle (a maximum matching improved until
+    Pareto optimal) ends at the old improvement loop's allocation, improvement by
+    improvement."""
+    from prefcert.oracles import house_allocation as oa
+    rng = random.Random(11)
+    for seed in range(6):
+        data = sample_house_allocation(rng.randint(30, 60), seed=seed,
+                                       tie_prob=rng.choice([0.0, 0.3]))
+        model, old_model = parse_house_allocation(data), parse_house_allocation(data)
+        m = oa.maximum_matching(oa.welfare_graph(model))
+        rounds = 0
+        while True:
+            imp = oa.pareto_improvement(model, m)
+            assert imp == old_pareto_improvement(old_model, m)
+            if imp is None:
+                break
+            m, rounds = imp, rounds + 1
+        assert m == oa.max_cardinality_pareto_optimal(model) and rounds > 0
