@@ -164,9 +164,22 @@ def _hall_set(g: WelfareGraph, m: Mapping[str, str]) -> list[str]:
     return sorted(seen)
 
 
-def _utility(model: HouseAllocation, e: tuple[str, str]) -> int:
-    o = model.prefs[e[0]]
-    return len(o.ties) + 1 - o.rank[e[1]]
+def _utilities(model: HouseAllocation) -> list[int]:
+    """u_a(h) = R_a + 1 − rank_a(h) (R_a: a's number of ties) of every entry, in list
+    order (the order of the welfare graph's edges), from the integer lists. O(L)."""
+    ix = model.rank_index()
+    out: list[int] = []
+    for i in range(len(ix.offsets) - 1):
+        top = ix.nties(i) + 1
+        out.extend(top - r for r in ix.entry_ranks(i))
+    return out
+
+
+def _ranks(model: HouseAllocation) -> list[dict[str, int]]:
+    """Per agent (input order), object name -> rank, from the integer lists. O(L)."""
+    ix, objects = model.rank_index(), model.objects
+    return [dict(zip(map(objects.__getitem__, ix.entries(i)), ix.entry_ranks(i)))
+            for i in range(len(ix.offsets) - 1)]
 
 
 def pareto_optimal_cpsat(model: HouseAllocation, *, time_limit: float, seed: int,
@@ -179,7 +192,9 @@ def pareto_optimal_cpsat(model: HouseAllocation, *, time_limit: float, seed: int
     st = _Staged(g, time_limit=time_limit, seed=seed)
     if max_cardinality:
         st.optimise(sum(st.x.values()), True, "cardinality")
-    st.optimise(sum(_utility(model, e) * v for e, v in st.x.items()), True, "utility")
+    u = _utilities(model)
+    assert len(u) == len(st.x)          # the graph's edges are the entries, in list order
+    st.optimise(sum(c * v for c, v in zip(u, st.x.values())), True, "utility")
     if not st.ok:
         return Outcome("unknown", stats=st.stats())
     cert = {"type": "mcpo"} if max_cardinality else {"type": "pareto_optimal"}
@@ -197,11 +212,16 @@ def pareto_improvement_cpsat(model: HouseAllocation, allocation: Mapping[str, st
     timeout."""
     m = dict(allocation)
     g = welfare_graph(model)
-    edges = [(a, h) for (a, h) in g.ranks if model.prefs[a].weakly_prefers(h, m.get(a))]
+    ix = model.rank_index()
+    ranks = dict(zip(model.prefs, _ranks(model)))
+    # the rank of M(a); unassigned: one past a's last tie, below every entry
+    cur = {a: ix.nties(i) + 1 for i, a in enumerate(ranks)}
+    cur.update((a, ranks[a][h]) for a, h in m.items() if h in ranks[a])
+    edges = [(a, h) for (a, h) in g.ranks if ranks[a][h] <= cur[a]]
     st = _Staged(g, edges, time_limit=time_limit, seed=seed)
     for a in m:
         st.model.add(sum(st.by_l.get(a, [])) == 1)
-    strict = [v for (a, h), v in st.x.items() if model.prefs[a].prefers(h, m.get(a))]
+    strict = [v for (a, h), v in st.x.items() if ranks[a][h] < cur[a]]
     best = st.optimise(sum(strict), True, "strictly_better") if strict else 0
     if not st.ok:
         return Outcome("unknown", stats=st.stats())

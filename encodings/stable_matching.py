@@ -65,24 +65,36 @@ def _check_args(notion: str, form: str) -> None:
         raise ValueError(f"unknown encoding form {form!r} (known: {', '.join(FORMS)})")
 
 
-def _sides(market: Market):
-    """[(agent, WeakOrder over admissible partners, is_side_a)] for both sides."""
-    return [(x, o, True) for x, o in market.pa.items()] + \
-           [(y, o, False) for y, o in market.pb.items()]
+def _ends(ties: list[int], nties: int) -> list[int]:
+    """``ends[k]``: the length of the prefix of a list made of its ties 1..k (``ends[0]`` = 0),
+    from the list's aligned tie indices. O(len)."""
+    if nties == len(ties):
+        return list(range(nties + 1))
+    ends = [0] * (nties + 1)
+    for p, t in enumerate(ties, 1):
+        ends[t] = p
+    return ends
 
 
-def _row_pairs(market: Market, x: str, y: str, kind: str, side_a: bool) -> list[tuple[str, str]]:
-    """Pairs (a, b) ≠ (x, y) in which ``x`` is matched to someone it ranks ⪰ (kind weak) or
-    ≻ (kind strict) ``y``; ``side_a`` tells which side ``x`` is on."""
-    order = market.pa[x] if side_a else market.pb[x]
-    r = order.rank[y]
-    lim = r if kind == "weak" else r - 1
-    out = []
-    for t in order.ties[:lim]:
-        for z in t:
-            if z != y:
-                out.append((x, z) if side_a else (z, x))
-    return out
+def _groups(row: list, ends: list[int]) -> list[list]:
+    """``row`` (aligned with a list) cut into the list's ties, best first."""
+    return [row[lo:hi] for lo, hi in zip(ends, ends[1:])]
+
+
+def _rows(market: Market) -> tuple[list[list[int]], list[list[int]]]:
+    """Per A-agent, the positions (in edge order) of its admissible pairs in its list order;
+    the same per B-agent in its list order. O(L)."""
+    sa, sb = market.ints.a, market.ints.b
+    pos: dict[tuple[int, int], int] = {}
+    rows_a: list[list[int]] = []
+    k = 0
+    for i, lst in enumerate(sa.lists):
+        rows_a.append(list(range(k, k + len(lst))))
+        for j in lst:
+            pos[(i, j)] = k
+            k += 1
+    rows_b = [[pos[(i, j)] for i in lst] for j, lst in enumerate(sb.lists)]
+    return rows_a, rows_b
 
 
 def _matching_from(values: dict[tuple[str, str], bool]) -> dict[str, str]:
@@ -93,52 +105,70 @@ def _matching_from(values: dict[tuple[str, str], bool]) -> dict[str, str]:
 
 
 def stable_matching_cpsat_model(market: Market, notion: str, *, form: str = "ladder"):
-    """Build the CP-SAT model of ``notion``-stability for ``market``.
+    """Build the CP-SAT model of ``notion``-stability for ``market``, from its integer form
+    (``market.ints``).
 
-    Returns ``(model, x)`` with ``x``: (a, b) -> BoolVar over admissible pairs. Raises
-    ValueError for an unknown notion or form. Size O(L) (ladder) or O(Σ|list|²) (rows).
+    Returns ``(model, x)`` with ``x``: (a, b) -> BoolVar over admissible pairs (names, in
+    A's input and list order). Variables and constraints come in the order (and with the
+    names) of the former model built from the name-keyed orders, so CP-SAT solves it the
+    same way. Raises ValueError for an unknown notion or form. Size O(L) (ladder) or
+    O(Σ|list|²) (rows).
     """
     from ortools.sat.python import cp_model
 
     _check_args(notion, form)
+    ints = market.ints
+    sa, sb = ints.a, ints.b
+    na, nb = sa.names, sb.names
     model = cp_model.CpModel()
-    x = {(a, b): model.new_bool_var(f"x[{a},{b}]") for a, b in market.edges()}
-    by_agent: dict[tuple[bool, str], list] = {}
-    for (a, b), v in x.items():
-        by_agent.setdefault((True, a), []).append(v)
-        by_agent.setdefault((False, b), []).append(v)
+    new_bool = model.new_bool_var
+    pairs = [(i, j) for i, lst in enumerate(sa.lists) for j in lst]
+    xs = [new_bool(f"x[{na[i]},{nb[j]}]") for i, j in pairs]
+    # at most one partner per agent, agents in order of their first pair (A before B
+    # within a pair), each agent's variables in pair order
+    by_agent: dict[tuple[bool, int], list] = {}
+    for (i, j), v in zip(pairs, xs):
+        by_agent.setdefault((True, i), []).append(v)
+        by_agent.setdefault((False, j), []).append(v)
     for vs in by_agent.values():
         if len(vs) > 1:
             model.add_at_most_one(vs)
 
-    top: dict[tuple[bool, str], list] = {}
+    rows_a, rows_b = _rows(market)
+    ends_a = list(map(_ends, sa.ties, sa.nties))
+    ends_b = list(map(_ends, sb.ties, sb.nties))
+    var = xs.__getitem__
+    top_a: list[list] = []
+    top_b: list[list] = []
     if form == "ladder":
-        # top[(side, agent)][r] for r = 0..#ties; top[.][0] is the constant false.
+        # top[agent][r] for r = 0..#ties; top[.][0] is the constant false.
         # The linear equality is exact because of AtMostOne; CP-SAT's presolve turns these
         # into affine relations and probes them (on random SMTI this fixes most pair
         # variables, much as the Gale–Shapley list reductions do).
-        for agent, order, side_a in _sides(market):
-            ladder = [model.new_constant(0)]
-            for r, tie in enumerate(order.ties, 1):
-                t = model.new_bool_var(f"top[{agent},{r}]")
-                pairs = [x[(agent, z)] if side_a else x[(z, agent)] for z in tie]
-                model.add(t == ladder[-1] + sum(pairs))
-                ladder.append(t)
-            top[(side_a, agent)] = ladder
+        for names, rows, ends, top in ((na, rows_a, ends_a, top_a), (nb, rows_b, ends_b, top_b)):
+            for agent, row, end in zip(names, rows, ends):
+                ladder = [model.new_constant(0)]
+                for r, tie in enumerate(_groups(row, end), 1):
+                    t = new_bool(f"top[{agent},{r}]")
+                    model.add(t == ladder[-1] + sum(map(var, tie)))
+                    ladder.append(t)
+                top.append(ladder)
 
-    for a, b in market.edges():
-        ra, rb = market.pa[a].rank[b], market.pb[b].rank[a]
-        for ka, kb in _CLAUSES[notion]:
+    rank_a, rank_b = sa.rank, sb.rank
+    clauses = _CLAUSES[notion]
+    for k, (i, j) in enumerate(pairs):
+        ra, rb = rank_a[i][j], rank_b[j][i]
+        for ka, kb in clauses:
+            la = ra if ka == "weak" else ra - 1
+            lb = rb if kb == "weak" else rb - 1
             if form == "ladder":
-                lits = [x[(a, b)],
-                        top[(True, a)][ra if ka == "weak" else ra - 1],
-                        top[(False, b)][rb if kb == "weak" else rb - 1]]
+                lits = [xs[k], top_a[i][la], top_b[j][lb]]
             else:
-                lits = [x[(a, b)]]
-                lits += [x[p] for p in _row_pairs(market, a, b, ka, True)]
-                lits += [x[p] for p in _row_pairs(market, b, a, kb, False)]
+                lits = [xs[k]]
+                lits += [xs[p] for p in rows_a[i][:ends_a[i][la]] if p != k]
+                lits += [xs[p] for p in rows_b[j][:ends_b[j][lb]] if p != k]
             model.add_bool_or(lits)
-    return model, x
+    return model, dict(zip([(na[i], nb[j]) for i, j in pairs], xs))
 
 
 def stable_matching_cpsat(market: Market, notion: str, *, time_limit: float, seed: int,
@@ -182,58 +212,64 @@ def stable_matching_cpsat(market: Market, notion: str, *, time_limit: float, see
 
 def stable_matching_z3_model(market: Market, notion: str, *, form: str = "ladder"
                    ) -> tuple[str, list[tuple[str, str]]]:
-    """Write the z3 model of ``notion``-stability as SMT-LIB 2 text.
+    """Write the z3 model of ``notion``-stability as SMT-LIB 2 text, from the integer form
+    of ``market`` (``market.ints``).
 
     Returns ``(text, pairs)``: ``text`` declares one Bool ``x<i>`` per admissible pair
     ``pairs[i]`` (agent names never reach the solver, so any name is safe), asserts at most
     one partner per agent as the pseudo-Boolean ``((_ at-most 1) ...)``, the ladder
     literals ``t<j>`` (form "ladder") as Boolean equivalences, and the stability clauses.
     Text is used rather than the Python expression API because z3's parser builds large
-    models about ten times faster. Raises ValueError for an unknown notion or form.
+    models about ten times faster. The text is the one the former model built from the
+    name-keyed orders wrote. Raises ValueError for an unknown notion or form.
     """
     _check_args(notion, form)
-    pairs = list(market.edges())
-    xid = {p: f"x{i}" for i, p in enumerate(pairs)}
-    out = [f"(declare-const {v} Bool)" for v in xid.values()]
+    ints = market.ints
+    sa, sb = ints.a, ints.b
+    na, nb = sa.names, sb.names
+    pairs = [(i, j) for i, lst in enumerate(sa.lists) for j in lst]
+    xid = [f"x{k}" for k in range(len(pairs))]
+    out = [f"(declare-const {v} Bool)" for v in xid]
+    rows_a, rows_b = _rows(market)
+    var = xid.__getitem__
+    for rows in (rows_a, rows_b):
+        for row in rows:
+            if len(row) > 1:
+                out.append(f"(assert ((_ at-most 1) {' '.join(map(var, row))}))")
 
-    def var(agent: str, z: str, side_a: bool) -> str:
-        return xid[(agent, z)] if side_a else xid[(z, agent)]
-
-    for agent, order, side_a in _sides(market):
-        vs = [var(agent, z, side_a) for z in order.items]
-        if len(vs) > 1:
-            out.append(f"(assert ((_ at-most 1) {' '.join(vs)}))")
-
-    top: dict[tuple[bool, str], list[str]] = {}
+    ends_a = list(map(_ends, sa.ties, sa.nties))
+    ends_b = list(map(_ends, sb.ties, sb.nties))
+    top_a: list[list[str]] = []
+    top_b: list[list[str]] = []
     if form == "ladder":
-        j = 0
-        for agent, order, side_a in _sides(market):
-            ladder = ["false"]
-            for tie in order.ties:
-                t = f"t{j}"
-                j += 1
-                out.append(f"(declare-const {t} Bool)")
-                body = " ".join([ladder[-1]] + [var(agent, z, side_a) for z in tie])
-                out.append(f"(assert (= {t} (or {body})))")
-                ladder.append(t)
-            top[(side_a, agent)] = ladder
+        n = 0
+        for rows, ends, top in ((rows_a, ends_a, top_a), (rows_b, ends_b, top_b)):
+            for row, end in zip(rows, ends):
+                ladder = ["false"]
+                for tie in _groups(row, end):
+                    t = f"t{n}"
+                    n += 1
+                    out.append(f"(declare-const {t} Bool)")
+                    body = " ".join([ladder[-1], *map(var, tie)])
+                    out.append(f"(assert (= {t} (or {body})))")
+                    ladder.append(t)
+                top.append(ladder)
 
-    def prefix(agent: str, side_a: bool, lim: int) -> list[str]:
-        order = market.pa[agent] if side_a else market.pb[agent]
-        return [var(agent, z, side_a) for t in order.ties[:lim] for z in t]
-
-    for a, b in pairs:
-        ra, rb = market.pa[a].rank[b], market.pb[b].rank[a]
-        for ka, kb in _CLAUSES[notion]:
+    rank_a, rank_b = sa.rank, sb.rank
+    clauses = _CLAUSES[notion]
+    for k, (i, j) in enumerate(pairs):
+        ra, rb = rank_a[i][j], rank_b[j][i]
+        for ka, kb in clauses:
             la = ra if ka == "weak" else ra - 1
             lb = rb if kb == "weak" else rb - 1
             if form == "ladder":
-                lits = [xid[(a, b)], top[(True, a)][la], top[(False, b)][lb]]
+                lits = [xid[k], top_a[i][la], top_b[j][lb]]
             else:
                 # The row's own variable may reappear in the prefixes: harmless.
-                lits = [xid[(a, b)], *prefix(a, True, la), *prefix(b, False, lb)]
+                lits = [xid[k], *map(var, rows_a[i][:ends_a[i][la]]),
+                        *map(var, rows_b[j][:ends_b[j][lb]])]
             out.append(f"(assert (or {' '.join(lits)}))")
-    return "\n".join(out), pairs
+    return "\n".join(out), [(na[i], nb[j]) for i, j in pairs]
 
 
 def stable_matching_z3(market: Market, notion: str, *, time_limit: float, seed: int,

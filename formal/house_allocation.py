@@ -60,6 +60,35 @@ class RankIndex:
         lo, hi = self.offsets[i], self.offsets[i + 1]
         return range(1, hi - lo + 1) if self.ranks is None else self.ranks[lo:hi]
 
+    def entries(self, i: int) -> array[int]:
+        """The objects of agent ``i``'s entries, best first. O(len) (an array slice)."""
+        return self.objects[self.offsets[i]:self.offsets[i + 1]]
+
+    def nties(self, i: int) -> int:
+        """The number of ties of agent ``i``'s list (its last rank; 0 when empty). O(1)."""
+        lo, hi = self.offsets[i], self.offsets[i + 1]
+        if hi == lo:
+            return 0
+        return hi - lo if self.ranks is None else self.ranks[hi - 1]
+
+    def rank(self, i: int, j: int) -> int | None:
+        """The rank of object ``j`` in agent ``i``'s list, None when ``i`` does not list
+        it. O(len) (one C-level search of the slice)."""
+        lo, hi = self.offsets[i], self.offsets[i + 1]
+        try:
+            p = self.objects.index(j, lo, hi)
+        except ValueError:
+            return None
+        return p - lo + 1 if self.ranks is None else self.ranks[p]
+
+    def is_strict(self) -> bool:
+        """Whether every list is strict (no tie of two or more objects). O(n)."""
+        if self.ranks is None:
+            return True
+        offsets, ranks = self.offsets, self.ranks
+        return all(hi == lo or ranks[hi - 1] == hi - lo
+                   for lo, hi in zip(offsets, offsets[1:]))
+
 
 class LazyOrders(Mapping[str, WeakOrder]):
     """agent -> :class:`WeakOrder`, each order parsed from its (already validated) list
@@ -117,6 +146,8 @@ class HouseAllocation:
         default_factory=lambda: {k: c.default for k, c in CONVENTIONS.items()},
         compare=False, repr=False)
     index: RankIndex | None = field(default=None, compare=False, repr=False)
+    #: name -> int of the agents and of the objects, made on first use
+    _ids: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def rank_index(self) -> RankIndex:
         """The :class:`RankIndex` of the lists (made from ``prefs`` once when the parser did
@@ -133,6 +164,21 @@ class HouseAllocation:
             object.__setattr__(self, "index", RankIndex(offsets, objs, ranks, top))
         assert self.index is not None
         return self.index
+
+    def agent_ids(self) -> dict[str, int]:
+        """Agent name -> its int (its position in input order). O(n) once, O(1) after."""
+        ids = self._ids.get("agents")
+        if ids is None:
+            ids = self._ids["agents"] = {a: i for i, a in enumerate(self.prefs)}
+        return ids
+
+    def object_ids(self) -> dict[str, int]:
+        """Object name -> its int (its position in ``objects``), as in :class:`RankIndex`.
+        O(m) once, O(1) after."""
+        ids = self._ids.get("objects")
+        if ids is None:
+            ids = self._ids["objects"] = {h: j for j, h in enumerate(self.objects)}
+        return ids
 
     @property
     def agents(self) -> tuple[str, ...]:

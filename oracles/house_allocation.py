@@ -1012,27 +1012,42 @@ def serial_dictatorship(model: HouseAllocation, order: Sequence[str] | None = No
     from its fixed tie (an augmenting-path test per tie). With strict lists each agent takes
     its best remaining object (Abdulkadiroğlu & Sönmez 1998); with ties this is the
     matching-based SD of Krysta, Manlove, Rastegari & Zhang 2014 (EC), whose outcome is
-    Pareto optimal (breaking ties arbitrarily is not). O(n·R·L).
+    Pareto optimal (breaking ties arbitrarily is not). O(n·R·L). Runs on the integer lists
+    (:class:`~prefcert.formal.house_allocation.RankIndex`); the searches try a tie's objects
+    in name order.
     """
     order = list(model.agents if order is None else order)
-    allowed: dict[str, set[str]] = {}
-    owner: dict[str, str] = {}
-    mate: dict[str, str] = {}
+    ix, aid, objects = model.rank_index(), model.agent_ids(), model.objects
+    key = [0] * len(objects)                 # key[j]: object j's place in name order
+    for p, j in enumerate(sorted(range(len(objects)), key=objects.__getitem__)):
+        key[j] = p
+    allowed: dict[int, list[int]] = {}       # agent -> its fixed tie, in name order
+    owner: dict[int, int] = {}
+    mate: dict[int, int] = {}
     for a in order:
-        for tie in model.prefs[a].ties:
-            allowed[a] = set(tie)
-            if _augment(a, allowed, owner, mate):
+        i = aid[a]
+        ends = ix.entry_ranks(i)
+        row = ix.entries(i)
+        lo = 0
+        allowed[i] = []
+        while lo < len(row):
+            hi = lo + 1
+            while hi < len(row) and ends[hi] == ends[lo]:
+                hi += 1
+            allowed[i] = sorted(set(row[lo:hi]), key=key.__getitem__)
+            if _augment(i, allowed, owner, mate):
                 break
+            lo = hi
         else:
-            allowed[a] = set()
-    return {a: mate[a] for a in order if a in mate}
+            allowed[i] = []
+    return {a: objects[mate[aid[a]]] for a in order if aid[a] in mate}
 
 
-def _augment(root: str, allowed: Mapping[str, set], owner: dict, mate: dict) -> bool:
+def _augment(root: int, allowed: Mapping[int, list[int]], owner: dict, mate: dict) -> bool:
     """Iterative augmenting-path search from the unmatched agent ``root``."""
-    seen: set[str] = set()
-    stack = [(root, iter(sorted(allowed[root])))]
-    path: list[tuple[str, str]] = []
+    seen: set[int] = set()
+    stack = [(root, iter(allowed[root]))]
+    path: list[tuple[int, int]] = []
     while stack:
         a, it = stack[-1]
         for h in it:
@@ -1045,7 +1060,7 @@ def _augment(root: str, allowed: Mapping[str, set], owner: dict, mate: dict) -> 
                     owner[y] = x
                     mate[x] = y
                 return True
-            stack.append((owner[h], iter(sorted(allowed[owner[h]]))))
+            stack.append((owner[h], iter(allowed[owner[h]])))
             break
         else:
             stack.pop()
@@ -1054,69 +1069,160 @@ def _augment(root: str, allowed: Mapping[str, set], owner: dict, mate: dict) -> 
     return False
 
 
-_SINK = ("__sink__",)
+def improvement_arcs(model: HouseAllocation, m: Mapping[str, str]
+                     ) -> list[list[tuple[int, bool, int]]]:
+    """The improvement digraph of ``m`` (Manlove 2013, §6.2; Sng 2008) on agent ints.
 
-
-def improvement_digraph(model: HouseAllocation, m: Mapping[str, str]) -> nx.DiGraph:
-    """The improvement digraph of ``m`` (Manlove 2013, §6.2; Sng 2008).
-
-    Nodes: agents and a sink F. Arc a → b (b matched, b ≠ a) when M(b) ⪰_a M(a), i.e. a
-    could take b's object; arc a → F when an unassigned object ⪰_a M(a) exists (attribute
-    ``obj``: the best one). An arc is ``strict`` when a would be strictly better off; every
-    arc out of an unassigned agent is strict. O(L).
+    Nodes: the agents ``0..n-1`` (input order) and a sink F = ``n``. ``arcs[i]``: agent
+    ``i``'s arcs in its list order, each ``(head, strict, object)``: an arc i → b (b matched,
+    b ≠ i) when M(b) ⪰_i M(i), i.e. i could take b's object, then at most one arc i → F
+    when an unassigned object ⪰_i M(i) exists (``object``: the best one, the first in the
+    list). An arc is ``strict`` when i would be strictly better off; every arc out of an
+    unassigned agent is. O(L), on the integer lists: the entries ranked at most M(i)'s
+    rank are a prefix of i's list.
     """
-    holder = {h: a for a, h in m.items()}
-    d = nx.DiGraph()
-    d.add_node(_SINK)
-    for a, o in model.prefs.items():
-        d.add_node(a)
+    ix, oid, aid = model.rank_index(), model.object_ids(), model.agent_ids()
+    sink = len(aid)
+    holder = {oid.get(h): aid[a] for a, h in m.items()}
+    out: list[list[tuple[int, bool, int]]] = []
+    for i, a in enumerate(model.prefs):
         cur = m.get(a)
+        c = None if cur is None else oid.get(cur)
+        r = None if c is None else ix.rank(i, c)
+        rc = ix.nties(i) + 1 if r is None else r
         best_free = None
-        for h in o.items:
-            if h == cur or not o.weakly_prefers(h, cur):
+        arcs = []
+        for j, rj in zip(ix.entries(i), ix.entry_ranks(i)):
+            if rj > rc:
+                break
+            if j == c:
                 continue
-            if h in holder:
-                d.add_edge(a, holder[h], strict=o.prefers(h, cur), obj=h)
-            elif best_free is None or o.rank[h] < o.rank[best_free]:
-                best_free = h
+            b = holder.get(j)
+            if b is not None:
+                arcs.append((b, rj < rc, j))
+            elif best_free is None:
+                best_free = (sink, rj < rc, j)
         if best_free is not None:
-            d.add_edge(a, _SINK, strict=o.prefers(best_free, cur), obj=best_free)
-    return d
+            arcs.append(best_free)
+        out.append(arcs)
+    return out
+
+
+def _shortest_path(succ: list[list[int]], pred: list[list[int]], source: int, target: int
+                   ) -> list[int]:
+    """A shortest path source → target by breadth-first search from both ends, the
+    smaller fringe first (the path networkx's ``bidirectional_shortest_path`` gives on the
+    same adjacency orders). Raises ValueError when there is none. O(V + E)."""
+    if source == target:
+        return [source]
+    back: dict[int, int | None] = {source: None}       # forward search: node -> parent
+    ahead: dict[int, int | None] = {target: None}      # reverse search: node -> child
+    fwd, rev = [source], [target]
+    meet = None
+    while fwd and rev and meet is None:
+        if len(fwd) <= len(rev):
+            level, fwd = fwd, []
+            for v in level:
+                for w in succ[v]:
+                    if w not in back:
+                        fwd.append(w)
+                        back[w] = v
+                    if w in ahead:
+                        meet = w
+                        break
+                if meet is not None:
+                    break
+        else:
+            level, rev = rev, []
+            for v in level:
+                for w in pred[v]:
+                    if w not in ahead:
+                        ahead[w] = v
+                        rev.append(w)
+                    if w in back:
+                        meet = w
+                        break
+                if meet is not None:
+                    break
+    if meet is None:
+        raise ValueError(f"no path from {source} to {target}")
+    path = []
+    x: int | None = meet
+    while x is not None:
+        path.append(x)
+        x = back[x]
+    path.reverse()
+    x = ahead[meet]
+    while x is not None:
+        path.append(x)
+        x = ahead[x]
+    return path
 
 
 def pareto_improvement(model: HouseAllocation, allocation: Mapping[str, str]) -> dict | None:
     """A Pareto improvement of ``allocation``, or None when it is Pareto optimal.
 
     M is Pareto optimal (with ties: no allocation makes some agent strictly better off and
-    nobody worse off) iff for no strict arc (u, v) of :func:`improvement_digraph`, v = F,
+    nobody worse off) iff for no strict arc (u, v) of :func:`improvement_arcs`, v = F,
     v reaches F, or v reaches u (derived from Manlove 2013 §6.2 / Sng 2008: augmenting-path,
     alternating-path and cyclic coalitions; checked against brute force in the tests).
-    The improvement moves the agents along that path or cycle. O(L) after the digraph.
+    The improvement moves the agents along that path or cycle: the first strict arc in
+    node order (the order in which the digraph meets its nodes: the sink, then each agent
+    and the heads of its arcs), with a shortest path (:func:`_shortest_path`); strong
+    components by scipy. O(L) after the arcs.
     """
     # twin of the checker's improving_arc (plain Python there), so that one bug cannot
     # make engine and checker agree
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
     m = dict(allocation)
-    d = improvement_digraph(model, m)
-    to_sink = nx.ancestors(d, _SINK) | {_SINK}
-    comp = {}
-    for i, c in enumerate(nx.strongly_connected_components(d)):
-        for v in c:
-            comp[v] = i
-    for u, v, attr in d.edges(data=True):
-        if not attr["strict"]:
+    arcs = improvement_arcs(model, m)
+    n = len(arcs)
+    sink = n
+    succ = [[b for b, _, _ in row] for row in arcs] + [[]]
+    pred: list[list[int]] = [[] for _ in range(n + 1)]
+    for i, heads in enumerate(succ):
+        for b in heads:
+            pred[b].append(i)
+    to_sink = {sink}
+    stack = [sink]
+    while stack:
+        for u in pred[stack.pop()]:
+            if u not in to_sink:
+                to_sink.add(u)
+                stack.append(u)
+    rows = [i for i, heads in enumerate(succ) for _ in heads]
+    cols = [b for heads in succ for b in heads]
+    graph = csr_matrix(([1] * len(rows), (rows, cols)), shape=(n + 1, n + 1))
+    _, comp = connected_components(graph, directed=True, connection="strong")
+    seen = [False] * (n + 1)
+    order = [sink]                  # the nodes in the order the digraph first meets them
+    seen[sink] = True
+    for i in range(n):
+        for v in (i, *succ[i]):
+            if not seen[v]:
+                seen[v] = True
+                order.append(v)
+    agents, objects = list(model.prefs), model.objects
+    for u in order:
+        if u == sink:
             continue
-        if comp[u] == comp[v] and v != _SINK:
-            path = [u] + nx.shortest_path(d, v, u)          # closed walk u → v → … → u
-        elif v in to_sink:
-            path = [u] + (nx.shortest_path(d, v, _SINK) if v != _SINK else [_SINK])
-        else:
-            continue
-        out = dict(m)
-        for x, y in zip(path, path[1:]):
-            if x == _SINK:
-                break
-            out[x] = d[x][y]["obj"]
-        return out
+        for v, strict, _ in arcs[u]:
+            if not strict:
+                continue
+            if comp[u] == comp[v] and v != sink:
+                path = [u] + _shortest_path(succ, pred, v, u)   # closed walk u → v → … → u
+            elif v in to_sink:
+                path = [u] + (_shortest_path(succ, pred, v, sink) if v != sink else [sink])
+            else:
+                continue
+            out = dict(m)
+            for x, y in zip(path, path[1:]):
+                if x == sink:
+                    break
+                out[agents[x]] = objects[next(j for b, _, j in arcs[x] if b == y)]
+            return out
     return None
 
 
@@ -1136,11 +1242,14 @@ def pareto_improvement_assignment(model: HouseAllocation, allocation: Mapping[st
     oi = {h: j for j, h in enumerate(objs)}
     big = n + 1
     w = np.full((n, p + n), -np.inf)
+    ix = model.rank_index()
     for i, a in enumerate(agents):
-        o, cur = model.prefs[a], m.get(a)
-        for h in o.items:
-            if o.weakly_prefers(h, cur):
-                w[i, oi[h]] = big * (cur is not None) + (1 if o.prefers(h, cur) else 0)
+        cur = m.get(a)
+        r = None if cur is None else ix.rank(i, oi[cur]) if cur in oi else None
+        rc = ix.nties(i) + 1 if r is None else r
+        for j, rj in zip(ix.entries(i), ix.entry_ranks(i)):
+            if rj <= rc:
+                w[i, j] = big * (cur is not None) + (1 if rj < rc else 0)
         w[i, p + i] = 0.0
     rows, cols = linear_sum_assignment(w, maximize=True)
     total = int(round(w[rows, cols].sum()))
@@ -1196,7 +1305,9 @@ def brute_force_pareto_optimal(model: HouseAllocation, *, time_limit: float | No
     ms = list(within(matchings_of({x: list(g.adj[x]) for x in g.left}), deadline))
     agents = model.agents
     big = g.max_rank + 1
-    r = np.array([[model.prefs[a].rank[m[a]] if a in m else big for a in agents]
+    ix, oid = model.rank_index(), model.object_ids()
+    ranks = [dict(zip(ix.entries(i), ix.entry_ranks(i))) for i in range(len(agents))]
+    r = np.array([[ranks[i][oid[m[a]]] if a in m else big for i, a in enumerate(agents)]
                   for m in ms], dtype=np.int32).reshape(len(ms), len(agents))
     out = []
     for i, m in within(enumerate(ms), deadline, every=16):

@@ -14,6 +14,7 @@ from ..house_allocation import (
     CONVENTIONS,
     QUESTIONS,
     HouseAllocation,
+    RankIndex,
     parse_house_allocation,
 )
 from ..spec import PREFERENCE_LIST, DomainSpec, QuestionSpec, instance_schema, outcome
@@ -50,25 +51,37 @@ def validate_allocation(model: HouseAllocation, allocation: object) -> dict[str,
     """Check that ``allocation`` is an allocation of ``model``; return it as agent -> object.
 
     Accepts ``{agent: object or None}`` (None = unassigned). Raises CertificateError for a
-    non-dict, an unknown agent, an unacceptable object, an object given twice. O(n).
+    non-dict, an unknown agent, an unacceptable object, an object given twice. O(L): read
+    on the model's integer lists (:class:`~prefcert.formal.house_allocation.RankIndex`).
     """
     if not isinstance(allocation, dict):
         raise CertificateError(f"an allocation must be an object agent -> object, "
                                f"got {allocation!r:.60}")
+    ix, aid, oid = model.rank_index(), model.agent_ids(), model.object_ids()
+    offsets, objs = ix.offsets, ix.objects
     out: dict[str, str] = {}
     holder: dict[str, str] = {}
     for a, h in allocation.items():
-        if a not in model.prefs:
+        i = aid.get(a)
+        if i is None:
             raise CertificateError(f"{a!r} is not an agent")
         if h is None:
             continue
-        if not isinstance(h, str) or h not in model.prefs[a]:
+        j = oid.get(h) if isinstance(h, str) else None
+        if j is None or j not in objs[offsets[i]:offsets[i + 1]]:
             raise CertificateError(f"agent {a!r} is assigned {h!r}, which it does not rank")
         if h in holder:
             raise CertificateError(f"object {h!r} is assigned to both {holder[h]!r} and {a!r}")
         holder[h] = a
         out[a] = h
     return out
+
+
+def _current(ix: RankIndex, i: int, j: int | None) -> int:
+    """The rank of agent ``i``'s object ``j`` (None: unassigned, or an object it does not
+    list: one past its last tie, as :meth:`WeakOrder.prefers` reads it)."""
+    r = None if j is None else ix.rank(i, j)
+    return ix.nties(i) + 1 if r is None else r
 
 
 def improving_arc(model: HouseAllocation, m: Mapping[str, str]) -> tuple[str, object] | None:
@@ -81,18 +94,24 @@ def improving_arc(model: HouseAllocation, m: Mapping[str, str]) -> tuple[str, ob
     (every arc out of an unassigned agent is). ``m`` is Pareto optimal (with ties: no
     allocation makes an agent strictly better off and nobody worse off) iff for no strict
     arc (u, v), v = F, v reaches F, or v reaches u: moving the agents along that
-    augmenting path, alternating path or cycle is an improvement. O(L).
+    augmenting path, alternating path or cycle is an improvement. O(L), on the model's
+    integer lists (each list's entries ranked at most M(a)'s rank are a prefix).
     """
-    holder = {h: a for a, h in m.items()}
+    ix, oid = model.rank_index(), model.object_ids()
+    held = {oid.get(h): a for a, h in m.items()}
     adj: dict = {_FREE: []}
     strict = []
-    for a, o in model.prefs.items():
+    for i, a in enumerate(model.prefs):
         cur = m.get(a)
+        c = None if cur is None else oid.get(cur)
+        rc = _current(ix, i, c)
         succ = adj[a] = []
-        for h in o.items:
-            if h != cur and o.weakly_prefers(h, cur):
-                succ.append(holder.get(h, _FREE))
-                if o.prefers(h, cur):
+        for j, r in zip(ix.entries(i), ix.entry_ranks(i)):
+            if r > rc:
+                break
+            if j != c:
+                succ.append(held.get(j, _FREE))
+                if r < rc:
                     strict.append((a, succ[-1]))
     into: dict = {v: [] for v in adj}
     for u, vs in adj.items():
@@ -110,17 +129,20 @@ def _check_pareto(model: HouseAllocation, m: dict, order: object) -> None:
         what = "a free object" if v == _FREE else f"the object of {v!r}"
         raise CertificateError(f"allocation is not Pareto optimal: agent {u!r} gains by "
                                f"taking {what} in an improving exchange")
-    if order is not None and model.is_strict():
+    ix = model.rank_index()
+    if order is not None and ix.is_strict():
         if not isinstance(order, list) or sorted(order) != sorted(model.agents):
             raise CertificateError("serial-dictatorship order is not a permutation of the agents")
         # serial dictatorship with strict lists, recomputed apart from the engines' version
-        taken: set[str] = set()
+        aid, objects = model.agent_ids(), model.objects
+        taken: set[int] = set()
         for a in order:
-            h = next((h for h in model.prefs[a].items if h not in taken), None)
-            if h != m.get(a):
+            j = next((j for j in ix.entries(aid[a]) if j not in taken), None)
+            if (None if j is None else objects[j]) != m.get(a):
                 raise CertificateError("serial dictatorship along the given order does not "
                                        "give the allocation")
-            taken.add(h)
+            if j is not None:
+                taken.add(j)
 
 
 @SPEC.certificate("pareto_optimal", proves={"pareto_optimal": "exists"}, keys=("order",))
@@ -156,11 +178,15 @@ def check_pareto_improvement(model: HouseAllocation, question: str, params, verd
         raise CertificateError("the improved allocation is not the audited one")
     new = validate_allocation(model, certificate.get("improvement"))
     strict = False
-    for a, o in model.prefs.items():
+    ix, oid = model.rank_index(), model.object_ids()
+    for i, a in enumerate(model.prefs):
         x, y = new.get(a), old.get(a)
-        if x != y and not o.weakly_prefers(x, y):
+        if x == y:
+            continue
+        # both listed by a, or None (unassigned, below every listed object)
+        if x is None or (y is not None and _current(ix, i, oid[x]) > _current(ix, i, oid[y])):
             raise CertificateError(f"agent {a!r} is worse off: {x!r} instead of {y!r}")
-        strict = strict or (x != y and o.prefers(x, y))
+        strict = strict or y is None or _current(ix, i, oid[x]) < _current(ix, i, oid[y])
     if not strict:
         raise CertificateError("no agent is strictly better off")
 
