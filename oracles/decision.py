@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -38,12 +39,11 @@ from ..formal.decision import (
     World,
     action_json,
     stated,
+    world_ranks,
 )
-from ..formal.stable_matching import Market
 from ..formal.outcome import Outcome
-from ..formal.weak_order import WeakOrder
 from .assignment import min_cost_assignment
-from .stable_matching import deferred_acceptance
+from .stable_matching import _gale_shapley
 
 MAX_COUNT_AGENTS = 16        # accepted allocations are counted (2^n DP) up to this size
 
@@ -80,16 +80,6 @@ def weight(task: DecisionTask, objective: str, rank: int) -> int:
     b, r = len(task.agents) + 1, len(task.items)
     return {"utilitarian": -rank, "rank_maximal": b ** (r - rank),
             "leximin": -(b ** (rank - 1))}[objective]
-
-
-def matching_value(objective: str, ra, rb, m: Mapping[str, str]) -> int:
-    if objective == "a_optimal":
-        return sum(ra[a][b] for a, b in m.items())
-    if objective == "b_optimal":
-        return sum(rb[b][a] for a, b in m.items())
-    if objective == "egalitarian":
-        return sum(ra[a][b] + rb[b][a] for a, b in m.items())
-    return max(max(ra[a][b], rb[b][a]) for a, b in m.items())
 
 
 def _ranks(world: World) -> dict[str, dict[str, int]]:
@@ -147,15 +137,6 @@ def allowed(task: DecisionTask, cs: ConstraintSet) -> dict[str, set[str]]:
             ok.add(i)
         out[a] = ok
     return out
-
-
-def _matching_ok(cs: ConstraintSet, m: Mapping[str, str]) -> bool:
-    for c in cs:
-        if c.type == "forced" and m.get(c.agent) != c.item:
-            return False
-        if c.type == "forbidden" and m.get(c.agent) == c.item:
-            return False
-    return True
 
 
 # --------------------------------------------------------------------------- bipartite tools
@@ -339,79 +320,116 @@ def _allocation_world(task: DecisionTask, world: World, cs: ConstraintSet) -> Wo
 
 
 def stable_lattice(task: DecisionTask, world: World) -> list[dict[str, str]]:
-    """Every stable matching of the world's complete strict lists: deferred acceptance
-    gives the A-optimal one, then exposed rotations are eliminated breadth first (each
-    stable matching is reached from the A-optimal one; Gusfield & Irving 1989, §2.5)."""
-    prefs = world.prefs
-    market = Market({a: WeakOrder(tuple((b,) for b in prefs[a])) for a in task.agents},
-                    {b: WeakOrder(tuple((a,) for a in prefs[b])) for b in task.items})
-    m0 = deferred_acceptance(market, "A")
-    ra = {a: {b: r for r, b in enumerate(prefs[a])} for a in task.agents}
-    rb = {b: {a: r for r, a in enumerate(prefs[b])} for b in task.items}
-    seen = {tuple(sorted(m0.items()))}
-    out, queue = [], [m0]
+    """Every stable matching of the world's complete strict lists, as agent -> item
+    dicts (:func:`lattice_ints` in names)."""
+    lists, ranks = world_ranks(task, world)
+    agents, items = task.agents, task.items
+    return [{agents[a]: items[b] for a, b in enumerate(m)}
+            for m in lattice_ints(lists, ranks, len(agents))]
+
+
+def lattice_ints(lists: Sequence[Sequence[int]], ranks: Sequence[Sequence[int]], n: int
+                 ) -> list[tuple[int, ...]]:
+    """Every stable matching of complete strict integer lists (agents ``0..n-1`` rank the
+    items, party ``n + b`` ranks the agents; ``ranks`` 1-based, as
+    :func:`~prefcert.formal.decision.world_ranks`), each as ``mate[a]`` = agent ``a``'s
+    item: deferred acceptance gives the A-optimal one, then exposed rotations are
+    eliminated breadth first (each stable matching is reached from the A-optimal one;
+    Gusfield & Irving 1989, §2.5). O(L) per stable matching found."""
+    ra, rb = ranks[:n], ranks[n:]
+    holds, _ = _gale_shapley([list(x) for x in lists[:n]], rb)
+    first = [0] * n
+    for b, a in enumerate(holds):
+        first[a] = b
+    m0 = tuple(first)
+    seen = {m0}
+    out: list[tuple[int, ...]] = []
+    queue = deque([m0])
     while queue:
-        m = queue.pop(0)
+        m = queue.popleft()
         out.append(m)
-        inv = {b: a for a, b in m.items()}
-        s: dict[str, str] = {}
-        for a in task.agents:
-            lst = prefs[a]
-            for b in lst[ra[a][m[a]] + 1:]:
-                if rb[b][a] < rb[b][inv[b]]:
+        inv = [0] * n
+        for a, b in enumerate(m):
+            inv[b] = a
+        s: dict[int, int] = {}
+        for a in range(n):
+            for b in lists[a][ra[a][m[a]]:]:            # the items a ranks below its own
+                rkb = rb[b]
+                if rkb[a] < rkb[inv[b]]:
                     s[a] = b
                     break
         nxt = {a: inv[b] for a, b in s.items()}
-        done: set[str] = set()
-        for start in task.agents:
-            path, pos = [], {}
+        done: set[int] = set()
+        for start in range(n):
+            path: list[int] = []
+            pos: dict[int, int] = {}
             a = start
             while a in nxt and a not in done and a not in pos:
                 pos[a] = len(path)
                 path.append(a)
                 a = nxt[a]
             if a in pos:                                   # a cycle: an exposed rotation
-                cycle = path[pos[a]:]
-                m2 = dict(m)
-                for x in cycle:
+                m2 = list(m)
+                for x in path[pos[a]:]:
                     m2[x] = s[x]
-                key = tuple(sorted(m2.items()))
+                key = tuple(m2)
                 if key not in seen:
                     seen.add(key)
-                    queue.append(m2)
+                    queue.append(key)
             done.update(path)
     return out
 
 
+def _matching_ok_ints(pairs: Sequence[tuple[bool, int, int]], m: Sequence[int]) -> bool:
+    """Does the matching ``mate`` satisfy the (forced?, agent, item) pair constraints?"""
+    for forced, a, b in pairs:
+        if (m[a] == b) != forced:
+            return False
+    return True
+
+
 def _matching_world(task: DecisionTask, world: World, cs: ConstraintSet,
                     cache: dict) -> WorldResult:
-    key = tuple(world.prefs.items())       # the lattice reads the lists only
-    if key not in cache:
-        cache[key] = stable_lattice(task, world)
-    stable = cache[key]
-    rk = _ranks(world)
-    ra = {a: rk[a] for a in task.agents}
-    rb = {b: rk[b] for b in task.items}
+    lists, rk = world_ranks(task, world)
+    if lists not in cache:                 # the lattice reads the lists only
+        cache[lists] = lattice_ints(lists, rk, len(task.agents))
+    stable = cache[lists]
+    ints = task.ints()
+    ai, ii, n = ints.agent_index, ints.item_index, len(task.agents)
+    pairs = [(c.type == "forced", ai[c.agent], ii[c.item]) for c in cs]
+    ra, rb = rk[:n], rk[n:]
     obj = world.objective
+    if obj == "a_optimal":
+        def val(m):
+            return sum(ra[a][b] for a, b in enumerate(m))
+    elif obj == "b_optimal":
+        def val(m):
+            return sum(rb[b][a] for a, b in enumerate(m))
+    elif obj == "egalitarian":
+        def val(m):
+            return sum(ra[a][b] + rb[b][a] for a, b in enumerate(m))
+    else:
+        def val(m):
+            return max(max(ra[a][b], rb[b][a]) for a, b in enumerate(m))
     if task.reading["matching_constraints"] == "da_only":
-        vals = {i: matching_value(obj, ra, rb, m) for i, m in enumerate(stable)}
-        best = min(vals.values())
-        cand = [m for i, m in enumerate(stable) if vals[i] == best and _matching_ok(cs, m)]
+        vals = [val(m) for m in stable]
+        best = min(vals)
+        cand = [m for m, v in zip(stable, vals) if v == best and _matching_ok_ints(pairs, m)]
         value = None if _accept_all(task) else best
     else:
-        feas = [m for m in stable if _matching_ok(cs, m)]
+        feas = [m for m in stable if _matching_ok_ints(pairs, m)]
         if _accept_all(task):
             cand, value = feas, None
         else:
-            vals = [matching_value(obj, ra, rb, m) for m in feas]
+            vals = [val(m) for m in feas]
             value = min(vals) if vals else None
             cand = [m for m, v in zip(feas, vals) if v == value]
     if not cand:
         return WorldResult(False)
-    cand = [dict(sorted(m.items())) for m in cand]
-    members = frozenset(tuple(sorted(m.items())) for m in cand)
-    return WorldResult(True, value, {"accepted": cand}, members, count=len(cand),
-                       example=cand[0])
+    agents, items = task.agents, task.items
+    keys = [tuple(sorted(zip(agents, (items[b] for b in m)))) for m in cand]
+    return WorldResult(True, value, {"accepted": [dict(k) for k in keys]}, frozenset(keys),
+                       count=len(cand), example=dict(keys[0]))
 
 
 def solve_world(task: DecisionTask, world: World, cs: ConstraintSet,
