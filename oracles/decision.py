@@ -82,16 +82,6 @@ def weight(task: DecisionTask, objective: str, rank: int) -> int:
             "leximin": -(b ** (rank - 1))}[objective]
 
 
-def _ranks(world: World) -> dict[str, dict[str, int]]:
-    """party -> item -> rank (1 = best) of the world's lists. Built once per world and
-    kept on it (the oracle's own cache; read-only for every caller). O(size)."""
-    found: dict[str, dict[str, int]] | None = world.__dict__.get("_oracle_ranks")
-    if found is None:
-        found = {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
-        object.__setattr__(world, "_oracle_ranks", found)        # a cache, not a field
-    return found
-
-
 def _accept_all(task: DecisionTask) -> bool:
     return task.source == "constraint" and task.reading["constraint_acceptance"] == "feasible"
 
@@ -137,6 +127,96 @@ def allowed(task: DecisionTask, cs: ConstraintSet) -> dict[str, set[str]]:
             ok.add(i)
         out[a] = ok
     return out
+
+
+def allowed_masks(task: DecisionTask, cs: ConstraintSet) -> list[int]:
+    """:func:`allowed` as integers: per agent (in order) the bitmask of the items (bit
+    ``j``: item ``j``) the constraints of ``cs`` leave it. O(#agents · #items)."""
+    n, m = len(task.agents), len(task.items)
+    full = (1 << m) - 1
+    if not cs.by_id:
+        return [full] * n
+    ints = task.ints()
+    ai, ii = ints.agent_index, ints.item_index
+    masks = [full] * n
+    req_a: dict[int, set[int]] = {}
+    req_i: dict[int, set[int]] = {}
+    for c in cs:
+        if c.type == "forbid":
+            masks[ai[c.agent]] &= ~(1 << ii[c.item])
+        elif c.type == "require":
+            a, i = ai[c.agent], ii[c.item]
+            req_a.setdefault(a, set()).add(i)
+            req_i.setdefault(i, set()).add(a)
+    for a, its in req_a.items():             # a required agent keeps its one item only
+        masks[a] &= 1 << next(iter(its)) if len(its) == 1 else 0
+    for i, ags in req_i.items():             # a required item goes to its one agent only
+        keep = next(iter(ags)) if len(ags) == 1 else -1
+        for a in range(n):
+            if a != keep:
+                masks[a] &= ~(1 << i)
+    return masks
+
+
+def _name_order(task: DecisionTask) -> list[int]:
+    """The item ints in the order of their names (the order :func:`max_matching` tries
+    them in); kept on the task. O(m log m) the first time."""
+    found: list[int] | None = task.__dict__.get("_oracle_name_order")
+    if found is None:
+        found = sorted(range(len(task.items)), key=task.items.__getitem__)
+        object.__setattr__(task, "_oracle_name_order", found)   # a cache, not a field
+    return found
+
+
+def _max_matching_masks(masks: Sequence[int], order: Sequence[int]) -> list[int]:
+    """:func:`max_matching` on bitmasks (items tried in ``order``): per agent its item,
+    −1 when unmatched; the same matching as the name form with ``order`` the name
+    order."""
+    mate_i: dict[int, int] = {}
+    cands = [[i for i in order if mask >> i & 1] for mask in masks]
+
+    def augment(a: int, seen: set) -> bool:
+        for i in cands[a]:
+            if i in seen:
+                continue
+            seen.add(i)
+            if i not in mate_i or augment(mate_i[i], seen):
+                mate_i[i] = a
+                return True
+        return False
+
+    for a in range(len(masks)):
+        augment(a, set())
+    mate = [-1] * len(masks)
+    for i, a in mate_i.items():
+        mate[a] = i
+    return mate
+
+
+def _hall_masks(task: DecisionTask, masks: Sequence[int], mate: Sequence[int]) -> list[str]:
+    """:func:`hall_violator` on bitmasks: the names of the agents reachable from an
+    unmatched agent by alternating paths of the maximum matching ``mate``, sorted."""
+    mate_i = {i: a for a, i in enumerate(mate) if i >= 0}
+    start = [a for a, i in enumerate(mate) if i < 0]
+    seen = set(start)
+    stack = list(start)
+    m = len(task.items)
+    while stack:
+        a = stack.pop()
+        mask = masks[a]
+        for i in range(m):
+            if mask >> i & 1:
+                b = mate_i.get(i)
+                if b is not None and b not in seen:
+                    seen.add(b)
+                    stack.append(b)
+    return sorted(task.agents[a] for a in seen)
+
+
+def _mate_json(task: DecisionTask, mate: Sequence[int]) -> dict[str, str]:
+    """A perfect matching ``mate`` as the JSON action: agent -> item, by agent name."""
+    items = task.items
+    return dict(sorted(zip(task.agents, (items[i] for i in mate))))
 
 
 # --------------------------------------------------------------------------- bipartite tools
@@ -187,15 +267,21 @@ _COUNTS_MAX = 1 << 16
 def count_perfect(task: DecisionTask, adj: Mapping[str, set[str]]) -> int | None:
     """Number of perfect matchings of ``adj`` (DP over item subsets), None when too big.
     Kept per process by the graph (agent order, items as bits in item order)."""
-    n = len(task.agents)
-    if n > MAX_COUNT_AGENTS:
+    if len(task.agents) > MAX_COUNT_AGENTS:
         return None
     idx = {i: k for k, i in enumerate(task.items)}
-    rows = [[1 << idx[i] for i in adj[a]] for a in task.agents]
-    key = tuple(sum(bits) for bits in rows)
+    return _count_masks([sum(1 << idx[i] for i in adj[a]) for a in task.agents])
+
+
+def _count_masks(masks: Sequence[int]) -> int | None:
+    """:func:`count_perfect` of the graph with these item bitmasks per agent."""
+    if len(masks) > MAX_COUNT_AGENTS:
+        return None
+    key = tuple(masks)
     got = _COUNTS.get(key)
     if got is not None:
         return got
+    rows = [[1 << i for i in range(mask.bit_length()) if mask >> i & 1] for mask in masks]
     dp = {0: 1}
     for bits in rows:
         nd: dict[int, int] = {}
@@ -242,7 +328,8 @@ def hungarian(task: DecisionTask, w: Mapping[tuple[str, str], int]
 class WorldResult:
     """One world's accepted set: ``feasible``; ``value`` (JSON) of the optimum; ``proof``
     (the certificate's world proof); ``members`` (explicit structures: canonical actions)
-    or ``graph`` (allocation: tight graph); ``count`` of accepted actions (None: unknown);
+    or ``graph`` (allocation: the tight graph, per agent the bitmask of its items);
+    ``count`` of accepted actions (None: unknown);
     ``example`` an accepted action (JSON)."""
 
     def __init__(self, feasible, value=None, proof=None, members=None, graph=None,
@@ -274,49 +361,87 @@ def _item_values(task: DecisionTask, world: World) -> tuple[dict[str, Any], dict
     names = (task.agents, task.items)
     got = world.__dict__.get("_oracle_item_values")
     if got is None or got[0] != names:
-        rk, obj = _ranks(world), world.objective
-        vals = {i: rank_value(task, obj, [rk[a][i] for a in task.agents])
-                for i in task.items}
+        rk, obj = world_ranks(task, world)[1], world.objective
+        vals = {i: rank_value(task, obj, [r[k] for r in rk])
+                for k, i in enumerate(task.items)}
         got = (names, vals, {i: _order_key(obj, v) for i, v in vals.items()})
         object.__setattr__(world, "_oracle_item_values", got)   # a cache, not a field
     return got[1], got[2]
 
 
+def _hungarian_masks(task: DecisionTask, masks: Sequence[int], wts: Sequence[Sequence[int]]
+                     ) -> tuple[list[int], list[int], list[int]] | None:
+    """:func:`hungarian` on the allowed bitmasks with ``wts[a][i]`` the pair weights:
+    (mate, agent duals, item duals) in agent / item order, or None without a perfect
+    matching. The same cost matrix, so the same optimum and duals. O(n³)."""
+    n = len(masks)
+    wmax = max((abs(wts[a][i]) for a in range(n) for i in range(n) if masks[a] >> i & 1),
+               default=0)
+    big = 2 * n * (wmax + 1) + 1
+    cost: list[list[Any]] = [[]] + [[0] + [-wa[i] if mask >> i & 1 else big
+                                           for i in range(n)]
+                                    for mask, wa in zip(masks, wts)]
+    p, u, v = min_cost_assignment(cost)
+    mate = [0] * n
+    for j in range(1, n + 1):
+        mate[p[j] - 1] = j - 1
+    if any(not masks[a] >> i & 1 for a, i in enumerate(mate)):
+        return None
+    return mate, [-u[r] for r in range(1, n + 1)], [-v[j] for j in range(1, n + 1)]
+
+
 def _allocation_world(task: DecisionTask, world: World, cs: ConstraintSet) -> WorldResult:
-    adj = allowed(task, cs)
-    rk = _ranks(world)
-    n = len(task.agents)
+    """An allocation world on integers: the allowed graph and the tight graphs as item
+    bitmasks per agent (:func:`allowed_masks`), the world's rank arrays."""
+    masks = allowed_masks(task, cs)
+    order = _name_order(task)
+    n, m = len(task.agents), len(task.items)
     if _accept_all(task):
-        m = max_matching(adj)
-        if len(m) < n:
+        mate = _max_matching_masks(masks, order)
+        if min(mate) < 0:
             return WorldResult(False)
-        return WorldResult(True, None, {}, graph=adj, count=count_perfect(task, adj),
-                           example=dict(sorted(m.items())))
+        return WorldResult(True, None, {}, graph=masks, count=_count_masks(masks),
+                           example=_mate_json(task, mate))
+    lists, rk = world_ranks(task, world)
     obj = world.objective
     if obj == "egalitarian":
-        for k in range(1, len(task.items) + 1):
-            cut = {a: {i for i in adj[a] if rk[a][i] <= k} for a in task.agents}
-            m = max_matching(cut)
-            if len(m) == n:
+        prefix = []                        # per agent: the bitmasks of its first k items
+        for a in range(n):
+            acc, row = 0, [0]
+            for i in lists[a]:
+                acc |= 1 << i
+                row.append(acc)
+            prefix.append(row)
+        for k in range(1, m + 1):
+            cut = [mask & row[k] for mask, row in zip(masks, prefix)]
+            mate = _max_matching_masks(cut, order)
+            if min(mate) >= 0:
                 break
-            prev = (cut, m)
+            prev = (cut, mate)
         else:
             return WorldResult(False)
-        proof = {"optimum": dict(sorted(m.items())),
-                 "hall": hall_violator(*prev) if k > 1 else None}
-        return WorldResult(True, k, proof, graph=cut, count=count_perfect(task, cut),
-                           example=dict(sorted(m.items())))
-    wr = [0] + [weight(task, obj, r) for r in range(1, len(task.items) + 1)]
-    w = {(a, i): wr[rk[a][i]] for a in task.agents for i in adj[a]}
-    got = hungarian(task, w)
+        proof = {"optimum": _mate_json(task, mate),
+                 "hall": _hall_masks(task, *prev) if k > 1 else None}
+        return WorldResult(True, k, proof, graph=cut, count=_count_masks(cut),
+                           example=_mate_json(task, mate))
+    wr = [0] + [weight(task, obj, r) for r in range(1, m + 1)]
+    wts = [[wr[r] for r in rk[a]] for a in range(n)]
+    got = _hungarian_masks(task, masks, wts)
     if got is None:
         return WorldResult(False)
-    m, ua, vi = got
-    tight = {a: {i for i in adj[a] if ua[a] + vi[i] == w[(a, i)]} for a in task.agents}
-    value = rank_value(task, obj, [rk[a][i] for a, i in m.items()])
-    proof = {"optimum": dict(sorted(m.items())), "duals": {"agents": ua, "items": vi}}
-    return WorldResult(True, value, proof, graph=tight, count=count_perfect(task, tight),
-                       example=dict(sorted(m.items())))
+    mate, u, v = got
+    tight = []
+    for a, mask in enumerate(masks):
+        ua, wa, t = u[a], wts[a], 0
+        for i in range(m):
+            if mask >> i & 1 and ua + v[i] == wa[i]:
+                t |= 1 << i
+        tight.append(t)
+    value = rank_value(task, obj, [rk[a][i] for a, i in enumerate(mate)])
+    proof = {"optimum": _mate_json(task, mate),
+             "duals": {"agents": dict(zip(task.agents, u)), "items": dict(zip(task.items, v))}}
+    return WorldResult(True, value, proof, graph=tight, count=_count_masks(tight),
+                       example=_mate_json(task, mate))
 
 
 def stable_lattice(task: DecisionTask, world: World) -> list[dict[str, str]]:
@@ -452,11 +577,13 @@ def _intersect(task: DecisionTask, results: Sequence[WorldResult]
         # the first in canonical-JSON order (one action: no encoding needed)
         x = next(iter(common)) if len(common) == 1 else min(common, key=_canon)
         return action_json(task, x), None, len(common)
-    adj = {a: set.intersection(*(r.graph[a] for r in results)) for a in task.agents}
-    m = max_matching(adj)
-    if len(m) == len(task.agents):
-        return dict(sorted(m.items())), None, count_perfect(task, adj)
-    return None, {"hall": hall_violator(adj, m)}, 0
+    masks = list(results[0].graph)
+    for r in results[1:]:
+        masks = [x & y for x, y in zip(masks, r.graph)]
+    mate = _max_matching_masks(masks, _name_order(task))
+    if min(mate) >= 0:
+        return _mate_json(task, mate), None, _count_masks(masks)
+    return None, {"hall": _hall_masks(task, masks, mate)}, 0
 
 
 def _world_entry(w: World, r: WorldResult) -> dict:
@@ -476,7 +603,7 @@ def _counts(worlds: Sequence[World], results: Sequence[WorldResult]) -> list[dic
 
 def _feasible(task: DecisionTask, world: World, cs: ConstraintSet, cache: dict) -> bool:
     if task.structure == "allocation":
-        return len(max_matching(allowed(task, cs))) == len(task.agents)
+        return min(_max_matching_masks(allowed_masks(task, cs), _name_order(task))) >= 0
     if task.structure == "stable_matching":
         return _matching_world(task, world, cs, cache).feasible
     return bool(feasible_items(task, cs))
@@ -492,8 +619,8 @@ def _conflict(task: DecisionTask, world: World, cs: ConstraintSet, cache: dict) 
             keep = trial
     out: dict[str, Any] = {"constraints": keep}
     if task.structure == "allocation":
-        adj = allowed(task, cs.subset(keep))
-        out["hall"] = hall_violator(adj, max_matching(adj))
+        masks = allowed_masks(task, cs.subset(keep))
+        out["hall"] = _hall_masks(task, masks, _max_matching_masks(masks, _name_order(task)))
     return out
 
 
