@@ -286,7 +286,7 @@ class DecisionTask:
         mine = self.__dict__
         for f in _FIELDS:
             d[f] = changes[f] if f in changes else mine[f]
-        for k in ("_flat", "_pool", "_ints0"):
+        for k in ("_flat", "_pool", "_lineage"):
             if k in mine:
                 d[k] = mine[k]
         if "prefs" not in changes and "_unknown_blocks" in mine:
@@ -296,8 +296,8 @@ class DecisionTask:
         if "_flat" not in mine:                  # share from now on: build on this task
             d["_flat"] = self._flat_lists()
             d["_pool"] = self._world_pool()
-        if "_ints0" not in mine:
-            d["_ints0"] = self._ints_base()
+        if "_lineage" not in mine:
+            d["_lineage"] = self._lineage()
         return new
 
     def derive(self, *, source: str | None = None, objectives: Sequence[str] | None = None,
@@ -360,14 +360,25 @@ class DecisionTask:
             "constraints": tuple(cons),
             "permitted": tuple(x for x in self.permitted if x not in dropped)}))
 
-    def _ints_base(self) -> _IntsBase:
-        """The integer numbering of the names and the lists as written, shared with the
-        tasks :meth:`derive` and :meth:`edited` make from this one (the same names, lists
-        that flatten alike, the same attributes). O(size) the first time."""
-        found = self.__dict__.get("_ints0")
+    def _lineage(self) -> dict[str, Any]:
+        """What this task shares with the tasks :meth:`derive` and :meth:`edited` make
+        from it (the same names, lists that flatten alike, the same attributes), filled
+        on first use: ``"ints"`` the :class:`_IntsBase`."""
+        found = self.__dict__.get("_lineage")
         if found is None:
-            found = _IntsBase.of(self)
-            object.__setattr__(self, "_ints0", found)            # a cache, not a field
+            found = {}
+            object.__setattr__(self, "_lineage", found)          # a cache, not a field
+        return found
+
+    def _ints_base(self) -> _IntsBase:
+        """The integer numbering of the names and the lists as written, shared by the
+        lineage (:meth:`_lineage`). O(size) the first time in a lineage."""
+        shared = self.__dict__.get("_lineage")
+        if shared is None:
+            shared = self._lineage()
+        found = shared.get("ints")
+        if found is None:
+            found = shared["ints"] = _IntsBase.of(self)
         return found
 
     def ints(self) -> DecisionInts:
@@ -425,7 +436,9 @@ class _IntsBase:
 
     agent_index: Mapping[str, int]
     item_index: Mapping[str, int]
+    party_index: Mapping[str, int]
     lists: tuple[tuple[int, ...], ...]
+    ranks: tuple[tuple[int, ...], ...]
     attribute_names: tuple[str, ...]
     attribute_index: Mapping[str, int]
     attributes: tuple[tuple[int, ...], ...]
@@ -435,16 +448,28 @@ class _IntsBase:
         ai = {a: k for k, a in enumerate(task.agents)}
         ii = {i: k for k, i in enumerate(task.items)}
         flat = task._flat_lists()
-        lists = tuple(tuple(ii[x] for x in flat[a]) for a in task.agents)
+        lists = [tuple(map(ii.__getitem__, flat[a])) for a in task.agents]
+        party = dict(ai)
         if task.structure == "stable_matching":
-            lists += tuple(tuple(ai[x] for x in flat[i]) for i in task.items)
+            lists += [tuple(map(ai.__getitem__, flat[i])) for i in task.items]
+            n = len(task.agents)
+            party.update((i, n + k) for k, i in enumerate(task.items))
         names: tuple[str, ...] = ()
         if task.attributes:
             names = tuple(task.attributes[task.items[0]])
         attrs = tuple(tuple(task.attributes[i][k] for k in names) for i in task.items) \
             if names else ()
-        return _IntsBase(MappingProxyType(ai), MappingProxyType(ii), lists, names,
+        return _IntsBase(MappingProxyType(ai), MappingProxyType(ii), MappingProxyType(party),
+                         tuple(lists), tuple(map(_ranks_of, lists)), names,
                          MappingProxyType({k: j for j, k in enumerate(names)}), attrs)
+
+
+def _ranks_of(lst: Sequence[int]) -> tuple[int, ...]:
+    """The 1-based rank of every int in the complete list ``lst`` (a permutation)."""
+    r = [0] * len(lst)
+    for k, x in enumerate(lst, 1):
+        r[x] = k
+    return tuple(r)
 
 
 @dataclass(frozen=True)
@@ -507,27 +532,24 @@ def world_ranks(task: DecisionTask, world: World
                 ) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
     """The world's lists as integers: ``(lists, ranks)`` per ranking party ``p``
     (:class:`DecisionInts` numbering): ``lists[p]`` its complete list best first and
-    ``ranks[p][x]`` the 1-based rank of ``x`` in it. Built once per world and kept on it
-    with the numbering it was built for (the worlds of one lineage share it).
-    O(size) the first time."""
+    ``ranks[p][x]`` the 1-based rank of ``x`` in it. The lists as written (and their
+    ranks) are the task's, shared; only the completed parties' are built. Kept on the
+    world with the numbering it was built for (the worlds of one lineage share it).
+    O(completed parties × size) the first time."""
     base = task._ints_base()
     got = world.__dict__.get("_int_ranks")
     if got is None or got[0] is not base:
-        ai, ii = base.agent_index, base.item_index
-        prefs = world.prefs
-        lists: list[tuple[int, ...]] = []
-        for a in task.agents:
-            lists.append(tuple(ii[x] for x in prefs[a]))
-        if task.structure == "stable_matching":
-            for i in task.items:
-                lists.append(tuple(ai[x] for x in prefs[i]))
-        ranks = []
-        for lst in lists:
-            r = [0] * len(lst)
-            for k, x in enumerate(lst, 1):
-                r[x] = k
-            ranks.append(tuple(r))
-        got = (base, tuple(lists), tuple(ranks))
+        lists, ranks = base.lists, base.ranks
+        if world.completion:
+            ai, ii, party = base.agent_index, base.item_index, base.party_index
+            n = len(task.agents)
+            ls, rs = list(lists), list(ranks)
+            for who, order in world.completion.items():
+                p = party[who]
+                lst = tuple(map((ii if p < n else ai).__getitem__, order))
+                ls[p], rs[p] = lst, _ranks_of(lst)
+            lists, ranks = tuple(ls), tuple(rs)
+        got = (base, lists, ranks)
         object.__setattr__(world, "_int_ranks", got)             # a cache, not a field
     return got[1], got[2]
 
