@@ -42,7 +42,14 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from ..formal.decision import INTERVENTION, ConstraintSet, DecisionTask, World, stated
+from ..formal.decision import (
+    INTERVENTION,
+    ConstraintSet,
+    DecisionTask,
+    World,
+    stated,
+    world_ranks,
+)
 from ..formal.outcome import Outcome
 from . import cpsat_solver
 
@@ -64,14 +71,18 @@ class _Model(cp_model.CpModel):
         pass
 
 
-def _ranks(world: World) -> dict[str, dict[str, int]]:
-    """party -> item -> rank (1 = best); built once per world and kept on it (this
-    engine's own cache, read-only). O(size)."""
-    found: dict[str, dict[str, int]] | None = world.__dict__.get("_cpsat_ranks")
-    if found is None:
-        found = {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
-        object.__setattr__(world, "_cpsat_ranks", found)         # a cache, not a field
-    return found
+def _ranks(task: DecisionTask, world: World) -> tuple[tuple[int, ...], ...]:
+    """Per ranking party (agents ``0..n-1``, then in a stable matching item ``j`` as
+    ``n + j``) its 1-based ranks of the other side's ints: the world's rank arrays
+    (:func:`~prefcert.formal.decision.world_ranks`). O(size) the first time per world."""
+    return world_ranks(task, world)[1]
+
+
+def _pairs(task: DecisionTask, action: Mapping[str, str]) -> list[tuple[int, int]]:
+    """A JSON assignment as (agent int, item int) pairs, in its own order."""
+    ints = task.ints()
+    ai, ii = ints.agent_index, ints.item_index
+    return [(ai[a], ii[i]) for a, i in action.items()]
 
 
 #: (structure, agents, items) -> (the model of the actions alone, variable key -> index)
@@ -108,19 +119,23 @@ def _base(task: DecisionTask) -> tuple[cp_model.CpModel, dict[Any, int]]:
 
 def _value(task: DecisionTask, world: World, action: Any) -> Any:
     """JSON value of an action in a world (this engine's copy of the definitions)."""
-    rk = _ranks(world)
+    rk = _ranks(task, world)
     obj = world.objective
     if task.structure == "stable_matching":
-        pairs = list(action.items())
+        n = len(task.agents)
+        pairs = _pairs(task, action)
         if obj == "a_optimal":
             return sum(rk[a][b] for a, b in pairs)
         if obj == "b_optimal":
-            return sum(rk[b][a] for a, b in pairs)
+            return sum(rk[n + b][a] for a, b in pairs)
         if obj == "egalitarian":
-            return sum(rk[a][b] + rk[b][a] for a, b in pairs)
-        return max(max(rk[a][b], rk[b][a]) for a, b in pairs)
-    ranks = [rk[a][action] for a in task.agents] if isinstance(action, str) else \
-        [rk[a][i] for a, i in action.items()]
+            return sum(rk[a][b] + rk[n + b][a] for a, b in pairs)
+        return max(max(rk[a][b], rk[n + b][a]) for a, b in pairs)
+    if isinstance(action, str):
+        i = task.ints().item_index[action]
+        ranks = [rk[a][i] for a in range(len(task.agents))]
+    else:
+        ranks = [rk[a][i] for a, i in _pairs(task, action)]
     if obj == "utilitarian":
         return sum(ranks)
     if obj == "egalitarian":
@@ -141,11 +156,19 @@ class _Builder:
         self.m.proto.copy_from(base.proto)           # the action variables, built once
         self.m.rebuild_constant_map()
         proto = self.m.model_proto
-        vars_ = {k: cp_model.IntVar(proto, j) for k, j in idx.items()}
+        keys = list(idx)                              # in variable index order
+        #: the action variables in index order: y_i at i; x_(a, i) at a · m + i
+        self.vs = [cp_model.IntVar(proto, j) for j in range(len(keys))]
+        vars_ = dict(zip(keys, self.vs))
         if task.structure in ("scheduling", "apartment"):
             self.y = vars_
         else:
             self.x = vars_
+
+    def rows(self) -> list[list[Any]]:
+        """Allocation, stable matching: per agent its row of x variables, in item order."""
+        m = len(self.task.items)
+        return [self.vs[k:k + m] for k in range(0, len(self.vs), m)]
 
     def constraints(self, cs: ConstraintSet, relax: Mapping[str, Any] | None = None) -> None:
         relax = relax or {}
@@ -167,53 +190,53 @@ class _Builder:
                     ct.only_enforce_if(relax[c.id].Not())
 
     def stability(self, world: World) -> None:
-        rk = _ranks(world)
-        t, x = self.task, self.x
-        agents, items = t.agents, t.items
-        # per item its column of Booleans and its ranks of the agents, in agent order
-        cols = {b: ([x[(a2, b)] for a2 in agents], [rk[b][a2] for a2 in agents])
-                for b in items}
+        rk = _ranks(self.task, world)
+        n = len(self.task.agents)
+        xm = self.rows()
+        ra_all, rb_all = rk[:n], rk[n:]
+        # per item its column of Booleans, in agent order
+        cols = [[row[b] for row in xm] for b in range(len(rb_all))]
         add = self.m.add_bool_or
-        for a in agents:
-            ra = rk[a]
-            row = [x[(a, b2)] for b2 in items]
-            rrow = [ra[b2] for b2 in items]
-            for j, b in enumerate(items):
-                rab = rrow[j]
-                col, rcol = cols[b]
-                rba = rk[b][a]
+        for a, (row, ra) in enumerate(zip(xm, ra_all)):
+            for b, (rab, col, rkb) in enumerate(zip(ra, cols, rb_all)):
+                rba = rkb[a]
                 # a clause: x_ab, then the better items of a (item order), then the
                 # better agents of b (agent order): the Booleans sum to >= 1
-                add([row[j]] + [v for v, r in zip(row, rrow) if r < rab]
-                    + [v for v, r in zip(col, rcol) if r < rba])
+                add([row[b]] + [v for v, r in zip(row, ra) if r < rab]
+                    + [v for v, r in zip(col, rkb) if r < rba])
 
     def cost(self, world: World):
         """A linear expression to minimise for the world's objective."""
-        t, obj, rk = self.task, world.objective, _ranks(world)
-        base, r = len(t.agents) + 1, len(t.items)
+        t, obj, rk = self.task, world.objective, _ranks(self.task, world)
+        n = len(t.agents)
+        base, r = n + 1, len(t.items)
         if t.structure in ("scheduling", "apartment"):
-            return _Sum.weighted_sum(list(self.y.values()),
-                                     [_item_cost(t, world, i) for i in self.y])
+            return _Sum.weighted_sum(self.vs, _item_costs(t, world))
+        xm = self.rows()
         if t.structure == "allocation":
             if obj == "egalitarian":
                 z = self.m.new_int_var(1, r, "worst")
-                for a in t.agents:
-                    self.m.add(z >= _Sum.weighted_sum([self.x[(a, i)] for i in t.items],
-                                                      [rk[a][i] for i in t.items]))
+                for row, ra in zip(xm, rk):
+                    self.m.add(z >= _Sum.weighted_sum(row, list(ra)))
                 return z
             w = {"utilitarian": lambda k: k, "rank_maximal": lambda k: -(base ** (r - k)),
                  "leximin": lambda k: base ** (k - 1)}[obj]
-            return _Sum.weighted_sum(list(self.x.values()),
-                                     [w(rk[a][i]) for (a, i) in self.x])
+            return _Sum.weighted_sum(self.vs, [w(k) for ra in rk[:n] for k in ra])
+        rb = rk[n:]
         if obj == "minimum_regret":
             z = self.m.new_int_var(1, r, "regret")
-            for a in t.agents:
-                self.m.add(z >= _Sum.weighted_sum([self.x[(a, b)] for b in t.items],
-                                                  [max(rk[a][b], rk[b][a]) for b in t.items]))
+            for a, row in enumerate(xm):
+                ra = rk[a]
+                self.m.add(z >= _Sum.weighted_sum(row, [max(ra[b], rb[b][a])
+                                                        for b in range(r)]))
             return z
-        c = {"a_optimal": lambda a, b: rk[a][b], "b_optimal": lambda a, b: rk[b][a],
-             "egalitarian": lambda a, b: rk[a][b] + rk[b][a]}[obj]
-        return _Sum.weighted_sum(list(self.x.values()), [c(a, b) for (a, b) in self.x])
+        if obj == "a_optimal":
+            coeffs = [k for ra in rk[:n] for k in ra]
+        elif obj == "b_optimal":
+            coeffs = [rb[b][a] for a in range(n) for b in range(r)]
+        else:
+            coeffs = [rk[a][b] + rb[b][a] for a in range(n) for b in range(r)]
+        return _Sum.weighted_sum(self.vs, coeffs)
 
     def solve(self, time_limit: float, seed: int, minimize=None):
         if minimize is not None:
@@ -243,30 +266,30 @@ def _accept_all(task: DecisionTask) -> bool:
     return task.source == "constraint" and task.reading["constraint_acceptance"] == "feasible"
 
 
-def _item_cost(task: DecisionTask, world: World, i: str) -> int:
-    """The linear cost of choosing item ``i`` in ``world`` (single-choice structures): the
-    coefficient of ``y_i`` in :meth:`_Builder.cost`. Every item's is computed at the first
-    call and kept on the world with the names it was computed for (this engine's cache).
-    O(#agents · #items) the first time, then O(1)."""
+def _item_costs(task: DecisionTask, world: World) -> list[int]:
+    """Single-choice structures: per item (in order) the linear cost of choosing it in
+    ``world``, the coefficient of ``y_i`` in :meth:`_Builder.cost`. Kept on the world with
+    the names it was computed for (this engine's cache). O(#agents · #items) the first
+    time, then O(1)."""
     names = (task.agents, task.items)
     got = world.__dict__.get("_cpsat_item_costs")
     if got is None or got[0] != names:
-        rk, obj = _ranks(world), world.objective
+        rk, obj = _ranks(task, world)[:len(task.agents)], world.objective
         base, r = len(task.agents) + 1, len(task.items)
-        costs = {}
-        for x in task.items:
-            ranks = [rk[a][x] for a in task.agents]
+        costs = []
+        for x in range(r):
+            ranks = [ra[x] for ra in rk]
             if obj == "utilitarian":
-                costs[x] = sum(ranks)
+                costs.append(sum(ranks))
             elif obj == "egalitarian":
-                costs[x] = max(ranks)
+                costs.append(max(ranks))
             elif obj == "rank_maximal":
-                costs[x] = -sum(base ** (r - k) for k in ranks)
+                costs.append(-sum(base ** (r - k) for k in ranks))
             else:
-                costs[x] = sum(base ** (k - 1) for k in ranks)
+                costs.append(sum(base ** (k - 1) for k in ranks))
         got = (names, costs)
         object.__setattr__(world, "_cpsat_item_costs", got)     # a cache, not a field
-    return got[1][i]
+    return got[1]
 
 
 def _open_items(task: DecisionTask, cs: ConstraintSet | None) -> list[str]:
@@ -290,7 +313,8 @@ def _scan_optimum(task: DecisionTask, world: World, cs: ConstraintSet | None,
         return None
     if accept_all:
         return None, items[0]
-    costs = [(_item_cost(task, world, i), k) for k, i in enumerate(items)]
+    every, ii = _item_costs(task, world), task.ints().item_index
+    costs = [(every[ii[i]], k) for k, i in enumerate(items)]
     best = min(costs)
     return best[0], items[best[1]]
 
@@ -402,8 +426,9 @@ def _cost_at(task: DecisionTask, world: World, action: Mapping[str, str]) -> int
     """The value of :meth:`_Builder.cost` at a perfect matching ``action`` (allocation,
     stable matching): this engine's copy of its coefficients, and the bottleneck variable
     at its least value. O(#agents)."""
-    t, obj, rk = task, world.objective, _ranks(world)
-    pairs = list(action.items())
+    t, obj, rk = task, world.objective, _ranks(task, world)
+    pairs = _pairs(task, action)
+    n = len(t.agents)
     if t.structure == "allocation":
         if obj == "egalitarian":
             return max(rk[a][i] for a, i in pairs)
@@ -412,24 +437,31 @@ def _cost_at(task: DecisionTask, world: World, action: Mapping[str, str]) -> int
              "leximin": lambda k: base ** (k - 1)}[obj]
         return sum(w(rk[a][i]) for a, i in pairs)
     if obj == "minimum_regret":
-        return max(max(rk[a][b], rk[b][a]) for a, b in pairs)
+        return max(max(rk[a][b], rk[n + b][a]) for a, b in pairs)
     if obj == "a_optimal":
         return sum(rk[a][b] for a, b in pairs)
     if obj == "b_optimal":
-        return sum(rk[b][a] for a, b in pairs)
-    return sum(rk[a][b] + rk[b][a] for a, b in pairs)
+        return sum(rk[n + b][a] for a, b in pairs)
+    return sum(rk[a][b] + rk[n + b][a] for a, b in pairs)
 
 
 def _stable_in(task: DecisionTask, world: World, action: Mapping[str, str]) -> bool:
     """Whether the perfect matching ``action`` meets every stability cut of ``world``
     (:meth:`_Builder.stability`: no pair prefers each other to their partners).
     O(#agents · #items)."""
-    rk = _ranks(world)
-    inv = {b: a for a, b in action.items()}
-    for a in task.agents:
-        ra, mine = rk[a], rk[a][action[a]]
-        for b in task.items:
-            if ra[b] < mine and rk[b][a] < rk[b][inv[b]]:
+    rk = _ranks(task, world)
+    n = len(task.agents)
+    mate = [0] * n
+    for a, b in _pairs(task, action):
+        mate[a] = b
+    inv = [0] * len(task.items)
+    for a, b in enumerate(mate):
+        inv[b] = a
+    for a in range(n):
+        ra = rk[a]
+        mine = ra[mate[a]]
+        for b, rab in enumerate(ra):
+            if rab < mine and rk[n + b][a] < rk[n + b][inv[b]]:
                 return False
     return True
 

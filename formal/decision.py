@@ -286,7 +286,7 @@ class DecisionTask:
         mine = self.__dict__
         for f in _FIELDS:
             d[f] = changes[f] if f in changes else mine[f]
-        for k in ("_flat", "_pool"):
+        for k in ("_flat", "_pool", "_lineage"):
             if k in mine:
                 d[k] = mine[k]
         if "prefs" not in changes and "_unknown_blocks" in mine:
@@ -296,6 +296,8 @@ class DecisionTask:
         if "_flat" not in mine:                  # share from now on: build on this task
             d["_flat"] = self._flat_lists()
             d["_pool"] = self._world_pool()
+        if "_lineage" not in mine:
+            d["_lineage"] = self._lineage()
         return new
 
     def derive(self, *, source: str | None = None, objectives: Sequence[str] | None = None,
@@ -358,6 +360,36 @@ class DecisionTask:
             "constraints": tuple(cons),
             "permitted": tuple(x for x in self.permitted if x not in dropped)}))
 
+    def _lineage(self) -> dict[str, Any]:
+        """What this task shares with the tasks :meth:`derive` and :meth:`edited` make
+        from it (the same names, lists that flatten alike, the same attributes), filled
+        on first use: ``"ints"`` the :class:`_IntsBase`."""
+        found = self.__dict__.get("_lineage")
+        if found is None:
+            found = {}
+            object.__setattr__(self, "_lineage", found)          # a cache, not a field
+        return found
+
+    def _ints_base(self) -> _IntsBase:
+        """The integer numbering of the names and the lists as written, shared by the
+        lineage (:meth:`_lineage`). O(size) the first time in a lineage."""
+        shared = self.__dict__.get("_lineage")
+        if shared is None:
+            shared = self._lineage()
+        found = shared.get("ints")
+        if found is None:
+            found = shared["ints"] = _IntsBase.of(self)
+        return found
+
+    def ints(self) -> DecisionInts:
+        """This task as integers (:class:`DecisionInts`), built once and kept. O(size) the
+        first time (O(blocks + constraints) for a task derived from a built one)."""
+        found = self.__dict__.get("_ints")
+        if found is None:
+            found = DecisionInts.of(self, self._ints_base())
+            object.__setattr__(self, "_ints", found)             # a cache, not a field
+        return found
+
     def __getstate__(self) -> dict[str, Any]:
         """The fields only (pickling): the caches — worlds, flattened lists, the world
         pool shared with related tasks — are rebuilt on demand after unpickling."""
@@ -388,6 +420,138 @@ class DecisionTask:
 
 #: the fields of a DecisionTask, in order (:meth:`DecisionTask._derived`)
 _FIELDS = tuple(f.name for f in fields(DecisionTask))
+
+
+# --------------------------------------------------------------------------- integer form
+
+#: constraint type -> its integer code in :attr:`DecisionInts.constraints`
+CONSTRAINT_CODES = {"require": 0, "forbid": 1, "unavailable": 2, "max": 3, "forced": 4,
+                    "forbidden": 5}
+
+
+@dataclass(frozen=True)
+class _IntsBase:
+    """The part of the integer form a task shares with the tasks derived from it: the
+    numbering, the lists as written, the attribute matrix."""
+
+    agent_index: Mapping[str, int]
+    item_index: Mapping[str, int]
+    party_index: Mapping[str, int]
+    lists: tuple[tuple[int, ...], ...]
+    ranks: tuple[tuple[int, ...], ...]
+    attribute_names: tuple[str, ...]
+    attribute_index: Mapping[str, int]
+    attributes: tuple[tuple[int, ...], ...]
+
+    @staticmethod
+    def of(task: DecisionTask) -> _IntsBase:
+        ai = {a: k for k, a in enumerate(task.agents)}
+        ii = {i: k for k, i in enumerate(task.items)}
+        flat = task._flat_lists()
+        lists = [tuple(map(ii.__getitem__, flat[a])) for a in task.agents]
+        party = dict(ai)
+        if task.structure == "stable_matching":
+            lists += [tuple(map(ai.__getitem__, flat[i])) for i in task.items]
+            n = len(task.agents)
+            party.update((i, n + k) for k, i in enumerate(task.items))
+        names: tuple[str, ...] = ()
+        if task.attributes:
+            names = tuple(task.attributes[task.items[0]])
+        attrs = tuple(tuple(task.attributes[i][k] for k in names) for i in task.items) \
+            if names else ()
+        return _IntsBase(MappingProxyType(ai), MappingProxyType(ii), MappingProxyType(party),
+                         tuple(lists), tuple(map(_ranks_of, lists)), names,
+                         MappingProxyType({k: j for j, k in enumerate(names)}), attrs)
+
+
+def _ranks_of(lst: Sequence[int]) -> tuple[int, ...]:
+    """The 1-based rank of every int in the complete list ``lst`` (a permutation)."""
+    r = [0] * len(lst)
+    for k, x in enumerate(lst, 1):
+        r[x] = k
+    return tuple(r)
+
+
+@dataclass(frozen=True)
+class DecisionInts:
+    """A decision task held as integers: agents ``0..n-1`` and items ``0..m-1`` in input
+    order; a ranking party ``p`` is ``0..n-1`` (the agents) or, in ``stable_matching``,
+    ``n + j`` (item ``j``). The names are kept (``agents``, ``items``) for output and
+    messages; ``agent_index`` / ``item_index`` map them back.
+
+    ``lists[p]``: party ``p``'s list as written (every unknown block in its written
+    order), integers of the other side, best first. ``blocks``: ``(p, start, length)`` of
+    every unknown block, in party order (:meth:`DecisionTask.unknown_blocks`).
+    ``constraints``: per stated constraint, in input order, ``(code, agent, item,
+    attribute, value)`` — :data:`CONSTRAINT_CODES`; −1 where a field is absent, ``value``
+    0 for a pair constraint. ``constraint_index``: id -> position; ``permitted``: the
+    positions of the permitted edits. ``attributes[i][k]``: apartment ``i``'s value of
+    attribute ``attribute_names[k]``. Immutable; built in one pass over the parsed task
+    (:meth:`DecisionTask.ints`)."""
+
+    agents: tuple[str, ...]
+    items: tuple[str, ...]
+    agent_index: Mapping[str, int]
+    item_index: Mapping[str, int]
+    lists: tuple[tuple[int, ...], ...]
+    blocks: tuple[tuple[int, int, int], ...]
+    constraints: tuple[tuple[int, int, int, int, int], ...]
+    constraint_index: Mapping[str, int]
+    permitted: tuple[int, ...]
+    attribute_names: tuple[str, ...]
+    attribute_index: Mapping[str, int]
+    attributes: tuple[tuple[int, ...], ...]
+
+    @staticmethod
+    def of(task: DecisionTask, base: _IntsBase) -> DecisionInts:
+        ai, ii, ki = base.agent_index, base.item_index, base.attribute_index
+        n = len(task.agents)
+        party = {a: k for k, a in enumerate(task.agents)}
+        if task.structure == "stable_matching":
+            party.update((i, n + k) for k, i in enumerate(task.items))
+        blocks = []
+        for p, blk in task.unknown_blocks():
+            start = 0
+            for b in task.prefs[p]:
+                if b == blk:
+                    break
+                start += len(b)
+            blocks.append((party[p], start, len(blk)))
+        cons = tuple((CONSTRAINT_CODES[c.type], -1 if c.agent is None else ai[c.agent],
+                      -1 if c.item is None else ii[c.item],
+                      -1 if c.attribute is None else ki[c.attribute],
+                      0 if c.value is None else c.value) for c in task.constraints)
+        cidx = {c.id: k for k, c in enumerate(task.constraints)}
+        return DecisionInts(task.agents, task.items, ai, ii, base.lists, tuple(blocks),
+                            cons, MappingProxyType(cidx),
+                            tuple(cidx[c] for c in task.permitted), base.attribute_names,
+                            ki, base.attributes)
+
+
+def world_ranks(task: DecisionTask, world: World
+                ) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """The world's lists as integers: ``(lists, ranks)`` per ranking party ``p``
+    (:class:`DecisionInts` numbering): ``lists[p]`` its complete list best first and
+    ``ranks[p][x]`` the 1-based rank of ``x`` in it. The lists as written (and their
+    ranks) are the task's, shared; only the completed parties' are built. Kept on the
+    world with the numbering it was built for (the worlds of one lineage share it).
+    O(completed parties × size) the first time."""
+    base = task._ints_base()
+    got = world.__dict__.get("_int_ranks")
+    if got is None or got[0] is not base:
+        lists, ranks = base.lists, base.ranks
+        if world.completion:
+            ai, ii, party = base.agent_index, base.item_index, base.party_index
+            n = len(task.agents)
+            ls, rs = list(lists), list(ranks)
+            for who, order in world.completion.items():
+                p = party[who]
+                lst = tuple(map((ii if p < n else ai).__getitem__, order))
+                ls[p], rs[p] = lst, _ranks_of(lst)
+            lists, ranks = tuple(ls), tuple(rs)
+        got = (base, lists, ranks)
+        object.__setattr__(world, "_int_ranks", got)             # a cache, not a field
+    return got[1], got[2]
 
 
 # --------------------------------------------------------------------------- constraint sets

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -38,12 +39,11 @@ from ..formal.decision import (
     World,
     action_json,
     stated,
+    world_ranks,
 )
-from ..formal.stable_matching import Market
 from ..formal.outcome import Outcome
-from ..formal.weak_order import WeakOrder
 from .assignment import min_cost_assignment
-from .stable_matching import deferred_acceptance
+from .stable_matching import _gale_shapley
 
 MAX_COUNT_AGENTS = 16        # accepted allocations are counted (2^n DP) up to this size
 
@@ -80,26 +80,6 @@ def weight(task: DecisionTask, objective: str, rank: int) -> int:
     b, r = len(task.agents) + 1, len(task.items)
     return {"utilitarian": -rank, "rank_maximal": b ** (r - rank),
             "leximin": -(b ** (rank - 1))}[objective]
-
-
-def matching_value(objective: str, ra, rb, m: Mapping[str, str]) -> int:
-    if objective == "a_optimal":
-        return sum(ra[a][b] for a, b in m.items())
-    if objective == "b_optimal":
-        return sum(rb[b][a] for a, b in m.items())
-    if objective == "egalitarian":
-        return sum(ra[a][b] + rb[b][a] for a, b in m.items())
-    return max(max(ra[a][b], rb[b][a]) for a, b in m.items())
-
-
-def _ranks(world: World) -> dict[str, dict[str, int]]:
-    """party -> item -> rank (1 = best) of the world's lists. Built once per world and
-    kept on it (the oracle's own cache; read-only for every caller). O(size)."""
-    found: dict[str, dict[str, int]] | None = world.__dict__.get("_oracle_ranks")
-    if found is None:
-        found = {p: {x: r for r, x in enumerate(o, 1)} for p, o in world.prefs.items()}
-        object.__setattr__(world, "_oracle_ranks", found)        # a cache, not a field
-    return found
 
 
 def _accept_all(task: DecisionTask) -> bool:
@@ -149,13 +129,94 @@ def allowed(task: DecisionTask, cs: ConstraintSet) -> dict[str, set[str]]:
     return out
 
 
-def _matching_ok(cs: ConstraintSet, m: Mapping[str, str]) -> bool:
+def allowed_masks(task: DecisionTask, cs: ConstraintSet) -> list[int]:
+    """:func:`allowed` as integers: per agent (in order) the bitmask of the items (bit
+    ``j``: item ``j``) the constraints of ``cs`` leave it. O(#agents · #items)."""
+    n, m = len(task.agents), len(task.items)
+    full = (1 << m) - 1
+    if not cs.by_id:
+        return [full] * n
+    ints = task.ints()
+    ai, ii = ints.agent_index, ints.item_index
+    masks = [full] * n
+    req_a: dict[int, set[int]] = {}
+    req_i: dict[int, set[int]] = {}
     for c in cs:
-        if c.type == "forced" and m.get(c.agent) != c.item:
-            return False
-        if c.type == "forbidden" and m.get(c.agent) == c.item:
-            return False
-    return True
+        if c.type == "forbid":
+            masks[ai[c.agent]] &= ~(1 << ii[c.item])
+        elif c.type == "require":
+            a, i = ai[c.agent], ii[c.item]
+            req_a.setdefault(a, set()).add(i)
+            req_i.setdefault(i, set()).add(a)
+    for a, its in req_a.items():             # a required agent keeps its one item only
+        masks[a] &= 1 << next(iter(its)) if len(its) == 1 else 0
+    for i, ags in req_i.items():             # a required item goes to its one agent only
+        keep = next(iter(ags)) if len(ags) == 1 else -1
+        for a in range(n):
+            if a != keep:
+                masks[a] &= ~(1 << i)
+    return masks
+
+
+def _name_order(task: DecisionTask) -> list[int]:
+    """The item ints in the order of their names (the order :func:`max_matching` tries
+    them in); kept on the task. O(m log m) the first time."""
+    found: list[int] | None = task.__dict__.get("_oracle_name_order")
+    if found is None:
+        found = sorted(range(len(task.items)), key=task.items.__getitem__)
+        object.__setattr__(task, "_oracle_name_order", found)   # a cache, not a field
+    return found
+
+
+def _max_matching_masks(masks: Sequence[int], order: Sequence[int]) -> list[int]:
+    """:func:`max_matching` on bitmasks (items tried in ``order``): per agent its item,
+    −1 when unmatched; the same matching as the name form with ``order`` the name
+    order."""
+    mate_i: dict[int, int] = {}
+    cands = [[i for i in order if mask >> i & 1] for mask in masks]
+
+    def augment(a: int, seen: set) -> bool:
+        for i in cands[a]:
+            if i in seen:
+                continue
+            seen.add(i)
+            if i not in mate_i or augment(mate_i[i], seen):
+                mate_i[i] = a
+                return True
+        return False
+
+    for a in range(len(masks)):
+        augment(a, set())
+    mate = [-1] * len(masks)
+    for i, a in mate_i.items():
+        mate[a] = i
+    return mate
+
+
+def _hall_masks(task: DecisionTask, masks: Sequence[int], mate: Sequence[int]) -> list[str]:
+    """:func:`hall_violator` on bitmasks: the names of the agents reachable from an
+    unmatched agent by alternating paths of the maximum matching ``mate``, sorted."""
+    mate_i = {i: a for a, i in enumerate(mate) if i >= 0}
+    start = [a for a, i in enumerate(mate) if i < 0]
+    seen = set(start)
+    stack = list(start)
+    m = len(task.items)
+    while stack:
+        a = stack.pop()
+        mask = masks[a]
+        for i in range(m):
+            if mask >> i & 1:
+                b = mate_i.get(i)
+                if b is not None and b not in seen:
+                    seen.add(b)
+                    stack.append(b)
+    return sorted(task.agents[a] for a in seen)
+
+
+def _mate_json(task: DecisionTask, mate: Sequence[int]) -> dict[str, str]:
+    """A perfect matching ``mate`` as the JSON action: agent -> item, by agent name."""
+    items = task.items
+    return dict(sorted(zip(task.agents, (items[i] for i in mate))))
 
 
 # --------------------------------------------------------------------------- bipartite tools
@@ -206,15 +267,21 @@ _COUNTS_MAX = 1 << 16
 def count_perfect(task: DecisionTask, adj: Mapping[str, set[str]]) -> int | None:
     """Number of perfect matchings of ``adj`` (DP over item subsets), None when too big.
     Kept per process by the graph (agent order, items as bits in item order)."""
-    n = len(task.agents)
-    if n > MAX_COUNT_AGENTS:
+    if len(task.agents) > MAX_COUNT_AGENTS:
         return None
     idx = {i: k for k, i in enumerate(task.items)}
-    rows = [[1 << idx[i] for i in adj[a]] for a in task.agents]
-    key = tuple(sum(bits) for bits in rows)
+    return _count_masks([sum(1 << idx[i] for i in adj[a]) for a in task.agents])
+
+
+def _count_masks(masks: Sequence[int]) -> int | None:
+    """:func:`count_perfect` of the graph with these item bitmasks per agent."""
+    if len(masks) > MAX_COUNT_AGENTS:
+        return None
+    key = tuple(masks)
     got = _COUNTS.get(key)
     if got is not None:
         return got
+    rows = [[1 << i for i in range(mask.bit_length()) if mask >> i & 1] for mask in masks]
     dp = {0: 1}
     for bits in rows:
         nd: dict[int, int] = {}
@@ -261,7 +328,8 @@ def hungarian(task: DecisionTask, w: Mapping[tuple[str, str], int]
 class WorldResult:
     """One world's accepted set: ``feasible``; ``value`` (JSON) of the optimum; ``proof``
     (the certificate's world proof); ``members`` (explicit structures: canonical actions)
-    or ``graph`` (allocation: tight graph); ``count`` of accepted actions (None: unknown);
+    or ``graph`` (allocation: the tight graph, per agent the bitmask of its items);
+    ``count`` of accepted actions (None: unknown);
     ``example`` an accepted action (JSON)."""
 
     def __init__(self, feasible, value=None, proof=None, members=None, graph=None,
@@ -293,125 +361,200 @@ def _item_values(task: DecisionTask, world: World) -> tuple[dict[str, Any], dict
     names = (task.agents, task.items)
     got = world.__dict__.get("_oracle_item_values")
     if got is None or got[0] != names:
-        rk, obj = _ranks(world), world.objective
-        vals = {i: rank_value(task, obj, [rk[a][i] for a in task.agents])
-                for i in task.items}
+        rk, obj = world_ranks(task, world)[1], world.objective
+        vals = {i: rank_value(task, obj, [r[k] for r in rk])
+                for k, i in enumerate(task.items)}
         got = (names, vals, {i: _order_key(obj, v) for i, v in vals.items()})
         object.__setattr__(world, "_oracle_item_values", got)   # a cache, not a field
     return got[1], got[2]
 
 
+def _hungarian_masks(task: DecisionTask, masks: Sequence[int], wts: Sequence[Sequence[int]]
+                     ) -> tuple[list[int], list[int], list[int]] | None:
+    """:func:`hungarian` on the allowed bitmasks with ``wts[a][i]`` the pair weights:
+    (mate, agent duals, item duals) in agent / item order, or None without a perfect
+    matching. The same cost matrix, so the same optimum and duals. O(n³)."""
+    n = len(masks)
+    wmax = max((abs(wts[a][i]) for a in range(n) for i in range(n) if masks[a] >> i & 1),
+               default=0)
+    big = 2 * n * (wmax + 1) + 1
+    cost: list[list[Any]] = [[]] + [[0] + [-wa[i] if mask >> i & 1 else big
+                                           for i in range(n)]
+                                    for mask, wa in zip(masks, wts)]
+    p, u, v = min_cost_assignment(cost)
+    mate = [0] * n
+    for j in range(1, n + 1):
+        mate[p[j] - 1] = j - 1
+    if any(not masks[a] >> i & 1 for a, i in enumerate(mate)):
+        return None
+    return mate, [-u[r] for r in range(1, n + 1)], [-v[j] for j in range(1, n + 1)]
+
+
 def _allocation_world(task: DecisionTask, world: World, cs: ConstraintSet) -> WorldResult:
-    adj = allowed(task, cs)
-    rk = _ranks(world)
-    n = len(task.agents)
+    """An allocation world on integers: the allowed graph and the tight graphs as item
+    bitmasks per agent (:func:`allowed_masks`), the world's rank arrays."""
+    masks = allowed_masks(task, cs)
+    order = _name_order(task)
+    n, m = len(task.agents), len(task.items)
     if _accept_all(task):
-        m = max_matching(adj)
-        if len(m) < n:
+        mate = _max_matching_masks(masks, order)
+        if min(mate) < 0:
             return WorldResult(False)
-        return WorldResult(True, None, {}, graph=adj, count=count_perfect(task, adj),
-                           example=dict(sorted(m.items())))
+        return WorldResult(True, None, {}, graph=masks, count=_count_masks(masks),
+                           example=_mate_json(task, mate))
+    lists, rk = world_ranks(task, world)
     obj = world.objective
     if obj == "egalitarian":
-        for k in range(1, len(task.items) + 1):
-            cut = {a: {i for i in adj[a] if rk[a][i] <= k} for a in task.agents}
-            m = max_matching(cut)
-            if len(m) == n:
+        prefix = []                        # per agent: the bitmasks of its first k items
+        for a in range(n):
+            acc, row = 0, [0]
+            for i in lists[a]:
+                acc |= 1 << i
+                row.append(acc)
+            prefix.append(row)
+        for k in range(1, m + 1):
+            cut = [mask & row[k] for mask, row in zip(masks, prefix)]
+            mate = _max_matching_masks(cut, order)
+            if min(mate) >= 0:
                 break
-            prev = (cut, m)
+            prev = (cut, mate)
         else:
             return WorldResult(False)
-        proof = {"optimum": dict(sorted(m.items())),
-                 "hall": hall_violator(*prev) if k > 1 else None}
-        return WorldResult(True, k, proof, graph=cut, count=count_perfect(task, cut),
-                           example=dict(sorted(m.items())))
-    wr = [0] + [weight(task, obj, r) for r in range(1, len(task.items) + 1)]
-    w = {(a, i): wr[rk[a][i]] for a in task.agents for i in adj[a]}
-    got = hungarian(task, w)
+        proof = {"optimum": _mate_json(task, mate),
+                 "hall": _hall_masks(task, *prev) if k > 1 else None}
+        return WorldResult(True, k, proof, graph=cut, count=_count_masks(cut),
+                           example=_mate_json(task, mate))
+    wr = [0] + [weight(task, obj, r) for r in range(1, m + 1)]
+    wts = [[wr[r] for r in rk[a]] for a in range(n)]
+    got = _hungarian_masks(task, masks, wts)
     if got is None:
         return WorldResult(False)
-    m, ua, vi = got
-    tight = {a: {i for i in adj[a] if ua[a] + vi[i] == w[(a, i)]} for a in task.agents}
-    value = rank_value(task, obj, [rk[a][i] for a, i in m.items()])
-    proof = {"optimum": dict(sorted(m.items())), "duals": {"agents": ua, "items": vi}}
-    return WorldResult(True, value, proof, graph=tight, count=count_perfect(task, tight),
-                       example=dict(sorted(m.items())))
+    mate, u, v = got
+    tight = []
+    for a, mask in enumerate(masks):
+        ua, wa, t = u[a], wts[a], 0
+        for i in range(m):
+            if mask >> i & 1 and ua + v[i] == wa[i]:
+                t |= 1 << i
+        tight.append(t)
+    value = rank_value(task, obj, [rk[a][i] for a, i in enumerate(mate)])
+    proof = {"optimum": _mate_json(task, mate),
+             "duals": {"agents": dict(zip(task.agents, u)), "items": dict(zip(task.items, v))}}
+    return WorldResult(True, value, proof, graph=tight, count=_count_masks(tight),
+                       example=_mate_json(task, mate))
 
 
 def stable_lattice(task: DecisionTask, world: World) -> list[dict[str, str]]:
-    """Every stable matching of the world's complete strict lists: deferred acceptance
-    gives the A-optimal one, then exposed rotations are eliminated breadth first (each
-    stable matching is reached from the A-optimal one; Gusfield & Irving 1989, §2.5)."""
-    prefs = world.prefs
-    market = Market({a: WeakOrder(tuple((b,) for b in prefs[a])) for a in task.agents},
-                    {b: WeakOrder(tuple((a,) for a in prefs[b])) for b in task.items})
-    m0 = deferred_acceptance(market, "A")
-    ra = {a: {b: r for r, b in enumerate(prefs[a])} for a in task.agents}
-    rb = {b: {a: r for r, a in enumerate(prefs[b])} for b in task.items}
-    seen = {tuple(sorted(m0.items()))}
-    out, queue = [], [m0]
+    """Every stable matching of the world's complete strict lists, as agent -> item
+    dicts (:func:`lattice_ints` in names)."""
+    lists, ranks = world_ranks(task, world)
+    agents, items = task.agents, task.items
+    return [{agents[a]: items[b] for a, b in enumerate(m)}
+            for m in lattice_ints(lists, ranks, len(agents))]
+
+
+def lattice_ints(lists: Sequence[Sequence[int]], ranks: Sequence[Sequence[int]], n: int
+                 ) -> list[tuple[int, ...]]:
+    """Every stable matching of complete strict integer lists (agents ``0..n-1`` rank the
+    items, party ``n + b`` ranks the agents; ``ranks`` 1-based, as
+    :func:`~prefcert.formal.decision.world_ranks`), each as ``mate[a]`` = agent ``a``'s
+    item: deferred acceptance gives the A-optimal one, then exposed rotations are
+    eliminated breadth first (each stable matching is reached from the A-optimal one;
+    Gusfield & Irving 1989, §2.5). O(L) per stable matching found."""
+    ra, rb = ranks[:n], ranks[n:]
+    holds, _ = _gale_shapley([list(x) for x in lists[:n]], rb)
+    first = [0] * n
+    for b, a in enumerate(holds):
+        first[a] = b
+    m0 = tuple(first)
+    seen = {m0}
+    out: list[tuple[int, ...]] = []
+    queue = deque([m0])
     while queue:
-        m = queue.pop(0)
+        m = queue.popleft()
         out.append(m)
-        inv = {b: a for a, b in m.items()}
-        s: dict[str, str] = {}
-        for a in task.agents:
-            lst = prefs[a]
-            for b in lst[ra[a][m[a]] + 1:]:
-                if rb[b][a] < rb[b][inv[b]]:
+        inv = [0] * n
+        for a, b in enumerate(m):
+            inv[b] = a
+        s: dict[int, int] = {}
+        for a in range(n):
+            for b in lists[a][ra[a][m[a]]:]:            # the items a ranks below its own
+                rkb = rb[b]
+                if rkb[a] < rkb[inv[b]]:
                     s[a] = b
                     break
         nxt = {a: inv[b] for a, b in s.items()}
-        done: set[str] = set()
-        for start in task.agents:
-            path, pos = [], {}
+        done: set[int] = set()
+        for start in range(n):
+            path: list[int] = []
+            pos: dict[int, int] = {}
             a = start
             while a in nxt and a not in done and a not in pos:
                 pos[a] = len(path)
                 path.append(a)
                 a = nxt[a]
             if a in pos:                                   # a cycle: an exposed rotation
-                cycle = path[pos[a]:]
-                m2 = dict(m)
-                for x in cycle:
+                m2 = list(m)
+                for x in path[pos[a]:]:
                     m2[x] = s[x]
-                key = tuple(sorted(m2.items()))
+                key = tuple(m2)
                 if key not in seen:
                     seen.add(key)
-                    queue.append(m2)
+                    queue.append(key)
             done.update(path)
     return out
 
 
+def _matching_ok_ints(pairs: Sequence[tuple[bool, int, int]], m: Sequence[int]) -> bool:
+    """Does the matching ``mate`` satisfy the (forced?, agent, item) pair constraints?"""
+    for forced, a, b in pairs:
+        if (m[a] == b) != forced:
+            return False
+    return True
+
+
 def _matching_world(task: DecisionTask, world: World, cs: ConstraintSet,
                     cache: dict) -> WorldResult:
-    key = tuple(world.prefs.items())       # the lattice reads the lists only
-    if key not in cache:
-        cache[key] = stable_lattice(task, world)
-    stable = cache[key]
-    rk = _ranks(world)
-    ra = {a: rk[a] for a in task.agents}
-    rb = {b: rk[b] for b in task.items}
+    lists, rk = world_ranks(task, world)
+    if lists not in cache:                 # the lattice reads the lists only
+        cache[lists] = lattice_ints(lists, rk, len(task.agents))
+    stable = cache[lists]
+    ints = task.ints()
+    ai, ii, n = ints.agent_index, ints.item_index, len(task.agents)
+    pairs = [(c.type == "forced", ai[c.agent], ii[c.item]) for c in cs]
+    ra, rb = rk[:n], rk[n:]
     obj = world.objective
+    if obj == "a_optimal":
+        def val(m):
+            return sum(ra[a][b] for a, b in enumerate(m))
+    elif obj == "b_optimal":
+        def val(m):
+            return sum(rb[b][a] for a, b in enumerate(m))
+    elif obj == "egalitarian":
+        def val(m):
+            return sum(ra[a][b] + rb[b][a] for a, b in enumerate(m))
+    else:
+        def val(m):
+            return max(max(ra[a][b], rb[b][a]) for a, b in enumerate(m))
     if task.reading["matching_constraints"] == "da_only":
-        vals = {i: matching_value(obj, ra, rb, m) for i, m in enumerate(stable)}
-        best = min(vals.values())
-        cand = [m for i, m in enumerate(stable) if vals[i] == best and _matching_ok(cs, m)]
+        vals = [val(m) for m in stable]
+        best = min(vals)
+        cand = [m for m, v in zip(stable, vals) if v == best and _matching_ok_ints(pairs, m)]
         value = None if _accept_all(task) else best
     else:
-        feas = [m for m in stable if _matching_ok(cs, m)]
+        feas = [m for m in stable if _matching_ok_ints(pairs, m)]
         if _accept_all(task):
             cand, value = feas, None
         else:
-            vals = [matching_value(obj, ra, rb, m) for m in feas]
+            vals = [val(m) for m in feas]
             value = min(vals) if vals else None
             cand = [m for m, v in zip(feas, vals) if v == value]
     if not cand:
         return WorldResult(False)
-    cand = [dict(sorted(m.items())) for m in cand]
-    members = frozenset(tuple(sorted(m.items())) for m in cand)
-    return WorldResult(True, value, {"accepted": cand}, members, count=len(cand),
-                       example=cand[0])
+    agents, items = task.agents, task.items
+    keys = [tuple(sorted(zip(agents, (items[b] for b in m)))) for m in cand]
+    return WorldResult(True, value, {"accepted": [dict(k) for k in keys]}, frozenset(keys),
+                       count=len(cand), example=dict(keys[0]))
 
 
 def solve_world(task: DecisionTask, world: World, cs: ConstraintSet,
@@ -434,11 +577,13 @@ def _intersect(task: DecisionTask, results: Sequence[WorldResult]
         # the first in canonical-JSON order (one action: no encoding needed)
         x = next(iter(common)) if len(common) == 1 else min(common, key=_canon)
         return action_json(task, x), None, len(common)
-    adj = {a: set.intersection(*(r.graph[a] for r in results)) for a in task.agents}
-    m = max_matching(adj)
-    if len(m) == len(task.agents):
-        return dict(sorted(m.items())), None, count_perfect(task, adj)
-    return None, {"hall": hall_violator(adj, m)}, 0
+    masks = list(results[0].graph)
+    for r in results[1:]:
+        masks = [x & y for x, y in zip(masks, r.graph)]
+    mate = _max_matching_masks(masks, _name_order(task))
+    if min(mate) >= 0:
+        return _mate_json(task, mate), None, _count_masks(masks)
+    return None, {"hall": _hall_masks(task, masks, mate)}, 0
 
 
 def _world_entry(w: World, r: WorldResult) -> dict:
@@ -458,7 +603,7 @@ def _counts(worlds: Sequence[World], results: Sequence[WorldResult]) -> list[dic
 
 def _feasible(task: DecisionTask, world: World, cs: ConstraintSet, cache: dict) -> bool:
     if task.structure == "allocation":
-        return len(max_matching(allowed(task, cs))) == len(task.agents)
+        return min(_max_matching_masks(allowed_masks(task, cs), _name_order(task))) >= 0
     if task.structure == "stable_matching":
         return _matching_world(task, world, cs, cache).feasible
     return bool(feasible_items(task, cs))
@@ -474,8 +619,8 @@ def _conflict(task: DecisionTask, world: World, cs: ConstraintSet, cache: dict) 
             keep = trial
     out: dict[str, Any] = {"constraints": keep}
     if task.structure == "allocation":
-        adj = allowed(task, cs.subset(keep))
-        out["hall"] = hall_violator(adj, max_matching(adj))
+        masks = allowed_masks(task, cs.subset(keep))
+        out["hall"] = _hall_masks(task, masks, _max_matching_masks(masks, _name_order(task)))
     return out
 
 

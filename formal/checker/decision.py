@@ -63,6 +63,7 @@ from ..decision import (
     action_key,
     parse_decision,
     stated,
+    world_ranks,
 )
 from ..errors import CertificateError, InstanceError
 from ..spec import DomainSpec, QuestionSpec, fields, instance_schema
@@ -249,58 +250,68 @@ def stable_matchings(task: DecisionTask, world: World) -> list[tuple]:
     if len(task.agents) > MAX_MATCHING_SIDE:
         raise CertificateError(f"stable-matching worlds beyond {MAX_MATCHING_SIDE} agents a "
                                "side are not re-enumerated by the checker")
-    key = tuple((p, world.prefs[p]) for p in task.parties)
-    return list(_stable_enum(task.agents, task.items, key))
+    lists, ranks = world_ranks(task, world)
+    return list(_stable_enum(task.agents, task.items, lists, ranks))
 
 
 @lru_cache(maxsize=512)
 def _stable_enum(agents: tuple[str, ...], items: tuple[str, ...],
-                 key: tuple) -> tuple[tuple, ...]:
-    prefs = dict(key)
-    ra = {a: {b: r for r, b in enumerate(prefs[a])} for a in agents}
-    rb = {b: {a: r for r, a in enumerate(prefs[b])} for b in items}
-    partner: dict[str, str] = {}           # a -> b
-    taken: dict[str, str] = {}             # b -> a
-    order = list(agents)
+                 lists: tuple[tuple[int, ...], ...], ranks: tuple[tuple[int, ...], ...]
+                 ) -> tuple[tuple, ...]:
+    """Every stable matching of the integer lists (agent ``a`` ranks items, party
+    ``n + b`` ranks agents; :func:`~prefcert.formal.decision.world_ranks`) by a search
+    over the agents in order, each trying its items best first; as canonical keys
+    (sorted name pairs)."""
+    n = len(agents)
+    ra, rb = ranks[:n], ranks[n:]
+    partner: list[int] = []                # position a: agent a's item
+    taken = [False] * len(items)
     out: list[tuple] = []
 
-    def rec(i: int) -> None:
-        if i == len(order):
-            out.append(tuple(sorted(partner.items())))
+    def rec(a: int) -> None:
+        if a == n:
+            out.append(tuple(sorted(zip(agents, (items[b] for b in partner)))))
             return
-        a = order[i]
-        for b in prefs[a]:
-            if b in taken:
+        rka = ra[a]
+        for b in lists[a]:
+            if taken[b]:
                 continue
+            rkb = rb[b]
             ok = True
-            for a2, b2 in partner.items():
+            for a2, b2 in enumerate(partner):
                 # (a, b2) blocks: a prefers b2 to b and b2 prefers a to a2
-                if ra[a][b2] < ra[a][b] and rb[b2][a] < rb[b2][a2]:
+                if rka[b2] < rka[b] and rb[b2][a] < rb[b2][a2]:
                     ok = False
                     break
                 # (a2, b) blocks: a2 prefers b to b2 and b prefers a2 to a
-                if ra[a2][b] < ra[a2][b2] and rb[b][a2] < rb[b][a]:
+                if ra[a2][b] < ra[a2][b2] and rkb[a2] < rkb[a]:
                     ok = False
                     break
             if not ok:
                 continue
-            partner[a], taken[b] = b, a
-            rec(i + 1)
-            del partner[a], taken[b]
+            partner.append(b)
+            taken[b] = True
+            rec(a + 1)
+            partner.pop()
+            taken[b] = False
 
     rec(0)
     return tuple(out)
 
 
 def _matching_value(task: DecisionTask, world: World, objective: str, m: tuple) -> Any:
+    ints = task.ints()
+    ai, ii, n = ints.agent_index, ints.item_index, len(task.agents)
+    rk = world_ranks(task, world)[1]
+    pairs = [(ai[a], ii[b]) for a, b in m]
     if objective == "a_optimal":
-        return sum(world.rank(a, b) for a, b in m)
+        return sum(rk[a][b] for a, b in pairs)
     if objective == "b_optimal":
-        return sum(world.rank(b, a) for a, b in m)
+        return sum(rk[n + b][a] for a, b in pairs)
     if objective == "egalitarian":
-        return sum(world.rank(a, b) + world.rank(b, a) for a, b in m)
+        return sum(rk[a][b] + rk[n + b][a] for a, b in pairs)
     if objective == "minimum_regret":
-        return max(max(world.rank(a, b), world.rank(b, a)) for a, b in m)
+        return max(max(rk[a][b], rk[n + b][a]) for a, b in pairs)
     raise CertificateError(f"unknown matching objective {objective!r}")
 
 
@@ -328,8 +339,9 @@ def items_accepted(task: DecisionTask, world: World, cs: ConstraintSet) -> froze
     feas = feasible_items(task, cs)
     if _accept_all(task):
         return frozenset(feas)
-    return _argmin({i: objective_key(task, world.objective,
-                                     (world.rank(a, i) for a in task.agents)) for i in feas})
+    rk = world_ranks(task, world)[1][:len(task.agents)]
+    ii, obj = task.ints().item_index, world.objective
+    return _argmin({i: objective_key(task, obj, [r[ii[i]] for r in rk]) for i in feas})
 
 
 def is_feasible(task: DecisionTask, cs: ConstraintSet) -> bool:
@@ -403,12 +415,16 @@ def acceptance(task: DecisionTask, world: World, cs: ConstraintSet, proof: objec
             raise CertificateError(f"{what}: the optimum gives {a!r} the item {i!r}, which "
                                    "the constraints in force do not allow")
     obj = world.objective
+    ints = task.ints()
+    ii, rk = ints.item_index, world_ranks(task, world)[1]
+    # agent name -> its ranks of the items (by item int)
+    ranks = {a: rk[k] for k, a in enumerate(task.agents)}
     if obj == "egalitarian":
-        k = max(world.rank(a, i) for a, i in x.items())
+        k = max(ranks[a][ii[i]] for a, i in x.items())
         if k > 1:
-            below = {a: {i for i in adj[a] if world.rank(a, i) < k} for a in task.agents}
+            below = {a: {i for i in adj[a] if ranks[a][ii[i]] < k} for a in task.agents}
             hall_violated(below, proof.get("hall"), f"{what} (ranks below {k}): ")
-        return Acceptance(graph={a: {i for i in adj[a] if world.rank(a, i) <= k}
+        return Acceptance(graph={a: {i for i in adj[a] if ranks[a][ii[i]] <= k}
                                  for a in task.agents})
     duals = proof.get("duals")
     if not isinstance(duals, dict) or not isinstance(duals.get("agents"), dict) or \
@@ -419,16 +435,18 @@ def acceptance(task: DecisionTask, world: World, cs: ConstraintSet, proof: objec
             isinstance(y, int) and not isinstance(y, bool) for y in [*u.values(), *v.values()]):
         raise CertificateError(f"{what}: every agent and item needs an integer dual")
     tight: dict[str, set[str]] = {a: set() for a in task.agents}
+    weights = [0] + [pair_weight(task, obj, r) for r in range(1, len(task.items) + 1)]
     for a in task.agents:
+        ra = ranks[a]
         for i in adj[a]:
-            w = pair_weight(task, obj, world.rank(a, i))
+            w = weights[ra[ii[i]]]
             slack = u[a] + v[i] - w
             if slack < 0:
                 raise CertificateError(f"{what}: dual constraint of ({a}, {i}) violated "
                                        f"by {-slack}")
             if slack == 0:
                 tight[a].add(i)
-    value = sum(pair_weight(task, obj, world.rank(a, i)) for a, i in x.items())
+    value = sum(weights[ranks[a][ii[i]]] for a, i in x.items())
     if sum(u.values()) + sum(v.values()) != value:
         raise CertificateError(f"{what}: the duals sum to {sum(u.values()) + sum(v.values())}"
                                f", the optimum weighs {value}: not optimal duals")

@@ -13,7 +13,6 @@ proofs too.
 """
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -65,16 +64,21 @@ def agreement_key(o: Outcome) -> str:
 
 
 def _with_actions(cert: dict, solution: dict, verdict: str, other: dict) -> tuple[dict, dict]:
-    """The oracle's certificate and solution with another engine's action(s) substituted."""
-    cert, sol = copy.deepcopy(cert), copy.deepcopy(solution)
+    """The oracle's certificate and solution with another engine's action(s) substituted:
+    new dicts along the paths to the actions, everything else shared with the originals
+    (which are not changed; the checker only reads). O(size of the repairs list)."""
     if verdict == "act":
-        cert["action"] = other["action"]
-        sol["action"] = other["action"]
-    elif verdict == "relax":
+        return {**cert, "action": other["action"]}, {**solution, "action": other["action"]}
+    if verdict == "relax":
         theirs = {_canon(r["edits"]): r["action"] for r in other["repairs"]}
-        for r, s in zip(cert["repairs"], sol["repairs"]):
-            r["action"] = s["action"] = theirs[_canon(r["edits"])]
-    return cert, sol
+        pairs = list(zip(cert["repairs"], solution["repairs"]))   # (each pair alike)
+        acts = [theirs[_canon(r["edits"])] for r, _ in pairs]
+        k = len(pairs)
+        return ({**cert, "repairs": [{**r, "action": x} for (r, _), x in zip(pairs, acts)]
+                 + cert["repairs"][k:]},
+                {**solution, "repairs": [{**s, "action": x} for (_, s), x in zip(pairs, acts)]
+                 + solution["repairs"][k:]})
+    return dict(cert), dict(solution)
 
 
 def _same_actions(solution: dict, verdict: str, other: dict) -> bool:
