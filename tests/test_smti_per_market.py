@@ -290,3 +290,39 @@ def test_the_start_state_is_per_market():
     assert csm._start(m1.ints) is not csm._start(m2.ints)
     assert csm._START[m1.ints][0] == [[m1.ints.b.rank[j][i] for j in lst]
                                       for i, lst in enumerate(m1.ints.a.lists)]
+
+
+# ----------------------------------------------------------------- the boolean walk
+
+def _first_boolean(value) -> str | None:
+    """The item-by-item walk (depth first, last item first): the first boolean met."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, bool):
+            return str(v).lower()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return None
+
+
+_leaf = st.none() | st.integers() | st.text(max_size=2) | st.floats(allow_nan=False)
+_step = st.lists(_leaf | st.booleans() | st.just([]) | st.just({}), max_size=4)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(_leaf, max_size=4) | _step, max_size=6))
+def test_a_list_of_leaf_lists_is_walked_as_item_by_item(steps):
+    """A deletion log's steps (a list of lists of strings), with booleans, empty lists or
+    objects in some: refused naming the boolean the item-by-item walk meets first, or
+    accepted when there is none."""
+    for cert in ({"type": "deletion_log", "steps": steps}, steps,
+                 dict(zip(map(str, range(len(steps))), steps))):   # an object of lists too
+        want = _first_boolean(cert)
+        if want is None:
+            checker._no_booleans(cert, "the certificate")
+        else:
+            with pytest.raises(CertificateError, match=f"holds the boolean {want}:"):
+                checker._no_booleans(cert, "the certificate")
