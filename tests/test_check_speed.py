@@ -3,8 +3,8 @@ shared at C level by the read's JSON hook, the one-pass flatten of tied lists in
 parse, and the deletion-log replay reading aligned mutual-rank arrays (dense when B's
 lists hold at least a quarter of all pairs) give the same data, integer form and replay
 outcomes as the old paths — plain ``json.loads``, the order-built integer form
-(:func:`parse_weak_order` per agent), and the replay's old per-entry scan of the
-receivers' rank dicts — on random instances. No timing: linear behaviour is pinned by
+(:func:`parse_weak_order` per agent), and a plain replay on name-keyed dicts
+(``test_smti_per_market.dict_replay``) — on random instances. No timing: linear behaviour is pinned by
 call counts."""
 from __future__ import annotations
 
