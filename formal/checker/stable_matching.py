@@ -137,13 +137,14 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
     side; the log's names are looked up in each side's index), all in this one function:
     per B-agent ``y`` its rank cut and the length of its alive prefix; per A-agent ``x``
     the span ``[hstart, hstop)`` of its head tie in its list, the tie's index ``hrank``
-    (0: the list is empty) and its count of alive entries. A cut reads the entries it
-    deletes (each entry is deleted at most once); one inside a head tie decrements the
-    count, and only when it reaches zero does the head move on, scanning forward (never
-    back). So a replay touches each list entry O(1) times — O(L) for every tie structure
-    (strict lists, one big tie, every list one tie). The state before any step is made
-    once per integer form (:func:`_start`) and copied here. Each ``critical`` step adds a
-    pass over the engagement graph and its maximum matching.
+    (0: the list is empty) and its count of alive entries. A deletion inside a head tie
+    decrements the count; only when it reaches zero does the head move on, scanning
+    forward (never back), so a replay touches each list entry O(1) times — O(L) for every
+    tie structure (strict lists, one big tie, every list one tie). The deleted entries
+    found from the cut B-agent's list or from its *holders* (the A-agents whose head tie
+    held it when entered), whichever is fewer. The state before any step is made once
+    per integer form (:func:`_start`) and copied here. Each ``critical`` step adds a pass
+    over the engagement graph and its maximum matching.
     """
     if notion not in ("super", "strong"):
         raise CertificateError("deletion logs refute super- or strong stability only")
@@ -155,7 +156,7 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
     s0 = _START.get(ints)
     if s0 is None:
         s0 = _start(ints)
-    mrank, cut0, hstop0, hrank0, proposed0, nonempty = s0
+    mrank, cut0, hstop0, hrank0, holders0, proposed0, nonempty = s0
     lists, ties, rank_a, rank_b, b_lists, b_ties = sa.lists, sa.ties, sa.rank, sb.rank, \
         sb.lists, sb.ties
     ia, ib = sa.index, sb.index
@@ -165,54 +166,59 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
     hstop = hstop0.copy()
     live = hstop0.copy()              # nothing deleted yet: every head entry alive
     hrank = hrank0.copy()
+    holders = list(map(list.copy, holders0))
     proposed = proposed0.copy()
     stale: list[int] = []
     for i, step in enumerate(steps):
         if step.__class__ is not list or not step:
             raise CertificateError(f"step {i}: malformed {step!r:.60}")
         kind, n = step[0], len(step)
-        if n == 3 and kind == "dominate":      # the common step: y, then one A-agent
-            y, x = step[1], step[2]
-            j = ib.get(y) if y.__class__ is str else None
-            if j is None:
-                raise CertificateError(f"step {i}: malformed {step!r:.60}")
-            k = ia.get(x) if x.__class__ is str else None      # y in x's head tie: of
-            if k is None or rank_a[k].get(j) != hrank[k] or \
-                    (r := rank_b[j][k]) >= cut[j]:           # x's head rank, and alive
-                raise CertificateError(f"step {i}: {y!r} is not in the head tie of {x!r}")
-            cuts: Any = ((j, r + 1),)
-        elif kind == "dominate" and n == 4 and notion == "super":
+        if kind == "dominate" and (n == 3 or (n == 4 and notion == "super")):
             y = step[1]
             j = ib.get(y) if y.__class__ is str else None
-            if j is None or step[2] == step[3]:
+            if j is None or (n == 4 and step[2] == step[3]):
                 raise CertificateError(f"step {i}: malformed {step!r:.60}")
             rby = rank_b[j]
             c = cut[j]
             worst = 0
-            for x in step[2:]:
+            for x in step[2:]:       # y in x's head tie: alive, and of x's head rank
                 k = ia.get(x) if x.__class__ is str else None   # (hrank 0: no list)
                 if k is None or rank_a[k].get(j) != hrank[k] or (r := rby[k]) >= c:
                     raise CertificateError(f"step {i}: {y!r} is not in the head tie of {x!r}")
                 if r > worst:
                     worst = r
-            cuts = ((j, worst),)
+            cuts: Any = ((j, worst + 1 if n == 3 else worst),)
         elif n == 1 and kind == "critical" and notion == "strong":
             cuts = _critical_tails(ints, mrank, cut, end, hstart, hstop, hrank, i)
         else:
             raise CertificateError(f"step {i}: not a valid {notion} step: {step!r:.60}")
         for y, c in cuts:           # delete every A-agent of rank >= c from y's list
-            if c >= cut[y]:
+            old = cut[y]
+            if c >= old:
                 continue
             cut[y] = c
-            e = end[y]
+            lst, e = b_lists[y], end[y]
             k = end[y] = bisect_left(b_ties[y], c, 0, e)   # tie indices ascend along lst
-            for x in b_lists[y][k:e]:                      # the deleted entries
-                if hrank[x] == rank_a[x][y]:               # y was in x's head tie
-                    live[x] -= 1
-                    if not live[x]:
-                        stale.append(x)
-        if not stale:
-            continue
+            hold = holders[y]
+            if e - k < len(hold):    # the deleted entries are fewer: read them
+                for x in lst[k:e]:
+                    if hrank[x] == rank_a[x][y]:
+                        live[x] -= 1
+                        if not live[x]:
+                            stale.append(x)
+                continue
+            keep = []
+            rby = rank_b[y]
+            for x in hold:
+                if hrank[x] == rank_a[x][y]:   # y is (still) in x's head tie
+                    r = rby[x]
+                    if r < c:
+                        keep.append(x)
+                    elif r < old:              # alive until this cut
+                        live[x] -= 1
+                        if not live[x]:
+                            stale.append(x)
+            holders[y] = keep
         for x in stale:              # an emptied head moves on to its next tie holding
             lst, mine = lists[x], mrank[x]           # an alive entry, which is recorded
             i2, m = hstop[x], len(lst)
@@ -230,6 +236,7 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
                 y = lst[j2]
                 if mine[j2] < cut[y]:
                     alive += 1
+                    holders[y].append(x)
                     proposed.add(y)
                 j2 += 1
             hstart[x], hstop[x], live[x], hrank[x] = i2, j2, alive, r
@@ -247,12 +254,14 @@ _START: WeakKeyDictionary[IntMarket, tuple] = WeakKeyDictionary()
 
 def _start(ints: IntMarket) -> tuple:
     """The state of :func:`replay_deletion_log` before any step, cached in :data:`_START`:
-    ``(mrank, cut, hstop, hrank, proposed, nonempty)`` — A-agent ``i``'s rank on the
-    list of each B-agent of its list (aligned with that list, :func:`_mutual_ranks`),
-    every B-agent's full cut (its number of ties + 1), each A-agent's head tie (its
-    first: its end ``hstop``, its tie index ``hrank``, 0 for an empty list), the
-    B-agents of some first tie and the number of non-empty lists. O(L)."""
+    ``(mrank, cut, hstop, hrank, holders, proposed, nonempty)`` — A-agent ``i``'s rank
+    on the list of each B-agent of its list (aligned with that list,
+    :func:`_mutual_ranks`), every B-agent's full cut (its number of ties + 1), each
+    A-agent's head tie (its first: its end ``hstop``, its tie index ``hrank``, 0 for an
+    empty list), each B-agent's holders (the A-agents whose first tie holds it, in
+    order), the B-agents of some first tie and the number of non-empty lists. O(L)."""
     a, b = ints.a, ints.b
+    holders: list[list[int]] = [[] for _ in b.lists]
     hstop, hrank = [], []
     proposed: set[int] = set()
     for lst, t in zip(a.lists, a.ties):
@@ -264,9 +273,12 @@ def _start(ints: IntMarket) -> tuple:
         j = bisect_right(t, r)
         hstop.append(j)
         hrank.append(r)
+        x = len(hstop) - 1
+        for y in lst[:j]:
+            holders[y].append(x)
         proposed.update(lst[:j])
-    out = (_mutual_ranks(ints), [t + 1 for t in b.nties], hstop, hrank, proposed,
-           len(hrank) - hrank.count(0))
+    out = (_mutual_ranks(ints), [t + 1 for t in b.nties], hstop, hrank, holders, proposed,
+           sum(1 for h in hrank if h))
     _START[ints] = out
     return out
 
