@@ -173,21 +173,31 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
         if step.__class__ is not list or not step:
             raise CertificateError(f"step {i}: malformed {step!r:.60}")
         kind, n = step[0], len(step)
-        if kind == "dominate" and (n == 3 or (n == 4 and notion == "super")):
+        if n == 3 and kind == "dominate":      # the common step: y, then one A-agent
+            y, x = step[1], step[2]
+            j = ib.get(y) if y.__class__ is str else None
+            if j is None:
+                raise CertificateError(f"step {i}: malformed {step!r:.60}")
+            k = ia.get(x) if x.__class__ is str else None   # y in x's head tie: of x's
+            if k is None or rank_a[k].get(j) != hrank[k] or \
+                    (r := rank_b[j][k]) >= cut[j]:        # head rank (0: no list), alive
+                raise CertificateError(f"step {i}: {y!r} is not in the head tie of {x!r}")
+            cuts: Any = ((j, r + 1),)
+        elif n == 4 and kind == "dominate" and notion == "super":
             y = step[1]
             j = ib.get(y) if y.__class__ is str else None
-            if j is None or (n == 4 and step[2] == step[3]):
+            if j is None or step[2] == step[3]:
                 raise CertificateError(f"step {i}: malformed {step!r:.60}")
             rby = rank_b[j]
             c = cut[j]
             worst = 0
-            for x in step[2:]:       # y in x's head tie: alive, and of x's head rank
-                k = ia.get(x) if x.__class__ is str else None   # (hrank 0: no list)
+            for x in step[2:]:       # y in x's head tie, as above
+                k = ia.get(x) if x.__class__ is str else None
                 if k is None or rank_a[k].get(j) != hrank[k] or (r := rby[k]) >= c:
                     raise CertificateError(f"step {i}: {y!r} is not in the head tie of {x!r}")
                 if r > worst:
                     worst = r
-            cuts: Any = ((j, worst + 1 if n == 3 else worst),)
+            cuts = ((j, worst),)
         elif n == 1 and kind == "critical" and notion == "strong":
             cuts = _critical_tails(ints, mrank, cut, end, hstart, hstop, hrank, i)
         else:
