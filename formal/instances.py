@@ -419,6 +419,7 @@ def read_jsonl(path: Path, limit: int | None = None) -> list[Instance]:
     :func:`read_text` for ``limit``). Lines end at ``\\n`` only. O(file size)."""
     out = []
     f, _ = _open(path, limit)
+    file, stem = str(path), path.stem          # once per file, not per line
     with f:
         for i, raw in enumerate(_lines(f, path, limit), 1):
             if not raw.strip():
@@ -441,8 +442,7 @@ def read_jsonl(path: Path, limit: int | None = None) -> list[Instance]:
                 raise InstanceError("JSON nested too deeply", file=str(path), line=i) from None
             except DuplicateKey as e:
                 raise InstanceError(DUPLICATE, file=str(path), line=i, value=e.key) from None
-            out.append(from_object(obj, str(path), i, f"{path.stem}-{i}",
-                                   raw_size=len(raw)))
+            out.append(from_object(obj, file, i, f"{stem}-{i}", raw_size=len(raw)))
     if not out:
         raise InstanceError("file holds no instances", file=str(path))
     return out

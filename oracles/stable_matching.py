@@ -397,7 +397,22 @@ def _maximum_matching(a_agents: list[int], s: _Search) -> tuple[dict[int, int], 
 
     Rows are ``a_agents`` in order, columns the engaged B-agents sorted by name; edges
     :func:`hopcroft_karp` (or scipy's, the same matching, on more than
-    :data:`SCIPY_MATCHING_EDGES` edges), so the result is deterministic."""
+    :data:`SCIPY_MATCHING_EDGES` edges), so the result is deterministic.
+
+    When every A-agent is engaged to exactly one B-agent (most engagement graphs of small
+    markets) the matching is read off at once: each B-agent is matched to the first of
+    its A-agents in ``a_agents`` order — the matching :func:`hopcroft_karp` finds on rows
+    of one edge each (its first phase matches each column to the first row reaching it;
+    a later row's only column is then matched, and no augmenting path exists)."""
+    eng = s.eng_a
+    if all(len(e) == 1 for e in map(eng.__getitem__, a_agents)):
+        mate_a, mate_b = {}, {}
+        for x in a_agents:
+            for y in eng[x]:
+                if y not in mate_b:
+                    mate_a[x] = y
+                    mate_b[y] = x
+        return mate_a, mate_b
     bkey = s.ints.name_order("B")
     b_agents = sorted({y for x in a_agents for y in s.eng_a[x]}, key=bkey.__getitem__)
     col = {y: j for j, y in enumerate(b_agents)}

@@ -3,8 +3,8 @@ shared at C level by the read's JSON hook, the one-pass flatten of tied lists in
 parse, and the deletion-log replay reading aligned mutual-rank arrays (dense when B's
 lists hold at least a quarter of all pairs) give the same data, integer form and replay
 outcomes as the old paths — plain ``json.loads``, the order-built integer form
-(:func:`parse_weak_order` per agent), and the replay's old per-entry scan of the
-receivers' rank dicts — on random instances. No timing: linear behaviour is pinned by
+(:func:`parse_weak_order` per agent), and a plain replay on name-keyed dicts
+(``test_smti_per_market.dict_replay``) — on random instances. No timing: linear behaviour is pinned by
 call counts."""
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from prefcert.formal.stable_matching import Market, _ints_from_orders, parse_mar
 from prefcert.formal.weak_order import parse_weak_order
 from prefcert.oracles import stable_matching as orc
 from shared import written_lists
+from test_smti_per_market import dict_replay
 
 NAMES = st.sampled_from(["a1", "a2", "a3", "b1", "b2", "b3", "é", "x y", "1"])
 LEAF = NAMES | st.sampled_from([1, 1.0, True, None, 0])
@@ -100,38 +101,6 @@ def test_one_pass_parse_is_the_order_built_form(data):
     assert side(ints.a) == side(ref.a) and side(ints.b) == side(ref.b)
 
 
-def old_advance(self, x) -> None:
-    """The replay's old scan (before the mutual-rank arrays): one look-up in the
-    receiver's rank dict per entry passed over."""
-    lst, rank, rrank, cut, full = self.lists[x], self.prank[x], self.rrank, self.cut, \
-        self.full
-    i, n = self.stop[x], len(lst)
-    while i < n:
-        y = lst[i]
-        c = cut[y]
-        if c > 1 and rrank[y][x] < c:
-            break
-        i += 1
-    if i == n:
-        self.start[x] = self.stop[x] = n
-        self.hrank.pop(x, None)
-        self.live.pop(x, None)
-        self.heads[x] = ()
-        return
-    r, j, entered = rank[lst[i]], i, []
-    holders = self.holders
-    while j < n and rank[lst[j]] == r:
-        y = lst[j]
-        c = cut[y]
-        if c == full[y] or (c > 1 and rrank[y][x] < c):
-            entered.append(y)
-            holders[y].append(x)
-        j += 1
-    self.start[x], self.stop[x], self.live[x], self.hrank[x] = i, j, len(entered), r
-    h = self.heads[x] = tuple(entered)
-    self.record(x, h)
-
-
 def outcome(market, notion, cert):
     try:
         csm.replay_deletion_log(market, notion, cert)
@@ -186,9 +155,7 @@ def test_replay_outcomes_are_the_old_scan(monkeypatch, complete):
                 certs.append({**cert, "steps": mutated})
             for c in certs:
                 new = outcome(market, notion, c)
-                with monkeypatch.context() as m:
-                    m.setattr(csm._ListState, "_advance", old_advance)
-                    old = outcome(market, notion, c)
+                old = dict_replay(market, notion, c)
                 assert new == old, (data, notion, c)
                 seen += 1
     assert seen > 50
@@ -200,16 +167,16 @@ def test_mutual_ranks_are_the_definition(complete):
     for _ in range(30):
         ints = parse_market(markets(rng, rng.randint(1, 8), complete, 0.3)).ints
         got = csm._mutual_ranks(ints)
-        assert got == {i: [ints.b.rank[j][i] for j in lst]
-                       for i, lst in enumerate(ints.a.lists)}
+        assert got == [[ints.b.rank[j][i] for j in lst] for i, lst in enumerate(ints.a.lists)]
 
 
 def test_mutual_ranks_are_made_once_per_market():
     """The replays of one market (super and strong, every label of a labels file) share
-    one set of arrays; another market gets its own."""
+    one start state, its mutual-rank arrays included; another market gets its own."""
     m1 = parse_market(markets(random.Random(3), 12, True, 0.4))
     m2 = parse_market(markets(random.Random(4), 12, True, 0.4))
-    first = csm._ListState(m1).mrank
-    assert csm._ListState(m1).mrank is first
-    assert csm._mutual_ranks(m1.ints) is first
-    assert csm._ListState(m2).mrank is not first
+    first = csm._start(m1.ints)
+    for notion in ("super", "strong"):
+        outcome(m1, notion, {"type": "deletion_log", "steps": []})
+        assert csm._START[m1.ints] is first
+    assert csm._start(m2.ints)[0] is not first[0]

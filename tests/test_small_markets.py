@@ -1,8 +1,8 @@
 """The fixed per-market costs cut for small markets keep every answer: the plain-loop read of
 short lists in ``_side_ints``, the first round of SUPER / STRONG shared between the two
-notions, and the replay state held in lists (``DeletionState.setup_ints``). Each is
-compared with the path it replaces (the C-level list read, a search from scratch, the
-dict-based ``setup``) on random markets with ties, incomplete lists and names in
+notions, and the replay state held in integer arrays (``replay_deletion_log``). Each is
+compared with the path it replaces (the C-level list read, a search from scratch, a
+replay on name-keyed dicts) on random markets with ties, incomplete lists and names in
 non-input order, malformed ones included."""
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from prefcert.formal.checker import stable_matching as csm
 from prefcert.formal.errors import CertificateError, InstanceError
 from prefcert.formal.stable_matching import parse_market
 from prefcert.oracles import stable_matching as orc
+from test_smti_per_market import dict_replay
 
 
 def _raw_list(rng: random.Random, others: list[str]) -> list:
@@ -127,20 +128,6 @@ def test_domain_search_shares_one_first_round(order, monkeypatch):
     assert len(calls) == expected * len(markets)
 
 
-class _DictState(csm._ListState):
-    """The replay state as before: the dict-based ``setup`` of ``dict(enumerate(...))``."""
-
-    def __init__(self, market):
-        ints = market.ints
-        a, b = ints.a, ints.b
-        self.setup(dict(enumerate(a.lists)), dict(enumerate(a.rank)),
-                   dict(enumerate(b.rank)), dict(enumerate(b.lists)),
-                   dict(enumerate(b.nties)), csm._mutual_ranks(ints))
-        self.rank_a, self.rank_b, self.b_agents = self.prank, self.rrank, self.rlist
-        self.index_a, self.index_b = a.index, b.index
-        self.names_a, self.names_b = a.names, b.names
-
-
 def _replay(market, notion, log):
     try:
         csm.replay_deletion_log(market, notion, log)
@@ -160,9 +147,9 @@ def _forged(rng: random.Random, market, steps: list) -> list:
     return steps
 
 
-def test_list_replay_state_replays_as_the_dict_state(monkeypatch):
+def test_list_replay_state_replays_as_the_dict_state():
     """Genuine and forged deletion logs are accepted or refused, with the same message, by
-    the list-held replay state and by the dict-based one it replaces."""
+    the array replay and by a plain replay on name-keyed dicts."""
     rng = random.Random(11)
     seen = set()
     for market in _markets(9, 400):
@@ -174,9 +161,7 @@ def test_list_replay_state_replays_as_the_dict_state(monkeypatch):
             logs.append({"type": "deletion_log", "steps": _forged(rng, market, steps)})
             for lg in logs:
                 new = _replay(market, notion, lg)
-                monkeypatch.setattr(csm, "_ListState", _DictState)
-                old = _replay(market, notion, lg)
-                monkeypatch.undo()
+                old = dict_replay(market, notion, lg)
                 assert new == old
                 seen.add(new == "ok")
     assert seen == {True, False}

@@ -11,6 +11,7 @@ file: every field, not only the proof. The package imports only the standard lib
 from __future__ import annotations
 
 import math
+from itertools import chain
 from collections.abc import Callable
 from typing import Any
 
@@ -84,14 +85,16 @@ def check(spec: DomainSpec, model: Any, question: str, params: Any, verdict: str
 #: The types of JSON values that hold nothing: a container whose every element is one of
 #: them holds no boolean and nothing to walk into.
 _LEAVES = frozenset({str, int, float, type(None)})
+_LIST = {list}
 
 
 def _no_booleans(value: Any, where: str) -> None:
     """CertificateError when a boolean is anywhere in ``value`` (the values of dicts and
     the items of lists, walked depth first, last item first; the first boolean met is the
     one named). A list or dict whose items are all strings, numbers or nulls is passed
-    over whole, by one pass over their types at C speed: a deletion log's steps, a
-    matching's partners. O(size of value)."""
+    over whole, by one pass over their types at C speed: a matching's partners; so is a
+    list whose items are all such lists, by one pass over all their items (a deletion
+    log's steps). O(size of value)."""
     stack = [value]
     while stack:
         v = stack.pop()
@@ -100,9 +103,12 @@ def _no_booleans(value: Any, where: str) -> None:
             continue
         if t is list or t is dict:
             items = v if t is list else v.values()
-            if _LEAVES.issuperset(map(type, items)):
+            kinds = set(map(type, items))
+            if kinds <= _LEAVES:
                 continue                  # nothing below, no boolean: the same walk skips it
-            stack.extend(items)
+            if kinds == _LIST and _LEAVES.issuperset(map(type, chain.from_iterable(items))):
+                continue                  # a list of leaf lists (a deletion log's steps):
+            stack.extend(items)           # one pass over all their items, as above
         elif t is bool:
             raise CertificateError(f"{where} holds the boolean {str(v).lower()}: no field of a "
                                    f"solution or certificate is a yes / no")

@@ -1,4 +1,5 @@
-"""The list state of a deletion-log replay, shared by the two-sided checkers.
+"""The list state of a deletion-log replay (hospitals/residents; the SMTI replay keeps the
+same state in integer arrays within one function, :func:`.stable_matching.replay_deletion_log`).
 
 Proposers (A-agents, residents) hold weak orders over receivers (B-agents, hospitals); every
 deletion removes a suffix of one receiver's list, so the state is one rank cut per
@@ -15,7 +16,7 @@ the pair is alive), never a rescan of the tie.
 """
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Mapping
 from itertools import repeat
 from operator import getitem
@@ -55,7 +56,6 @@ class DeletionState:
         rank on the list of each of its items, aligned with its list (made here when not
         given, :func:`mutual_ranks`)."""
         self.lists, self.prank, self.rrank, self.rlist = lists, prank, rrank, rlist
-        self.rties: list[list[int]] | None = None
         self.mrank = mutual_ranks(lists, rrank) if mrank is None else mrank
         self.cut = {y: t + 1 for y, t in rnties.items()}
         self.end = {y: len(lst) for y, lst in rlist.items()}
@@ -83,45 +83,6 @@ class DeletionState:
             for y in h:
                 holders[y].append(x)
             self.stop[x], self.live[x], self.hrank[x], self.heads[x] = j, j, r, h
-            record(x, h)
-
-    def setup_ints(self, lists: list[list[int]], ties: list[list[int]], prank: list[dict],
-                   rrank: list[dict], rlist: list[list[int]], rties: list[list[int]],
-                   rnties: list[int], mrank: Any) -> None:
-        """The state of an integer form (agents ``0..n-1`` per side), held in lists rather
-        than dicts: the same state as :meth:`setup` of ``dict(enumerate(...))`` of each
-        argument, without building a dict per array (the fixed cost of a replay on a
-        small market). ``ties`` / ``rties``: the tie indices aligned with ``lists`` /
-        ``rlist`` (non-decreasing), which the head scan and :meth:`cut_to` then read
-        instead of rank look-ups; ``mrank`` as in :meth:`setup` (required here)."""
-        self.lists, self.prank, self.rrank, self.rlist = lists, prank, rrank, rlist
-        self.rties = rties
-        self.mrank = mrank
-        self.cut = [t + 1 for t in rnties]
-        self.end = list(map(len, rlist))
-        self.full = self.cut.copy()
-        n = len(lists)
-        self.start = [0] * n
-        self.stop = [0] * n
-        self.hrank = {}
-        self.live = {}
-        self.stale = set()
-        holders = self.holders = [[] for _ in rlist]
-        heads = self.heads = {}
-        self.proposed = set()
-        record = self.record
-        stop, live, hrank = self.stop, self.live, self.hrank
-        for x, lst in enumerate(lists):      # nothing deleted yet: each head is the first
-            if not lst:                      # tie, every entry alive
-                heads[x] = ()
-                continue
-            t = ties[x]
-            r = t[0]
-            j = bisect_right(t, r)
-            h = tuple(lst[:j])
-            for y in h:
-                holders[y].append(x)
-            stop[x], live[x], hrank[x], heads[x] = j, j, r, h
             record(x, h)
 
     def _advance(self, x) -> None:
@@ -209,8 +170,6 @@ class DeletionState:
 
     def tail_rank(self, y):
         e = self.end[y]
-        if self.rties is not None:
-            return self.rties[y][e - 1] if e else None
         return self.rrank[y][self.rlist[y][e - 1]] if e else None
 
     def cut_to(self, y, cut: int) -> int:
@@ -224,10 +183,7 @@ class DeletionState:
             return 0
         self.cut[y] = cut
         lst, e, rank = self.rlist[y], self.end[y], self.rrank[y]
-        if self.rties is None:
-            k = bisect_left(lst, cut, 0, e, key=rank.__getitem__)  # ranks ascend along lst
-        else:
-            k = bisect_left(self.rties[y], cut, 0, e)   # the same ranks, aligned with lst
+        k = bisect_left(lst, cut, 0, e, key=rank.__getitem__)  # ranks ascend along lst
         self.end[y] = k
         hrank, live, prank, stale = self.hrank, self.live, self.prank, self.stale
         heads, holders = self.heads, self.holders[y]

@@ -8,9 +8,11 @@ Certificate types: ``stable_matching`` (the label's solution is stable), ``delet
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from itertools import repeat
 from operator import getitem
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from ..errors import CertificateError
@@ -18,7 +20,6 @@ from ..spec import PREFERENCE_SIDE, STABILITY_QUESTIONS, DomainSpec, instance_sc
 from ..stable_matching import CONVENTIONS, NOTIONS, QUESTIONS, IntMarket, Market, parse_market
 from . import welfare
 from .graphs import maximum_bipartite_matching
-from .lists import DeletionState, mutual_ranks
 
 SPEC = DomainSpec(
     name="stable_matching",
@@ -130,107 +131,212 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
     Conclusion: let P be the B-agents that were in some A-agent's head tie at any point, and S the
     A-agents whose lists end non-empty. Every B-agent of P is matched in every stable matching M
     (else the A-agent that held its in its head tie blocks with its), and M's A-agents lie in S, so
-    ``|P| > |S|`` proves that no stable matching exists. O(L) for every tie structure
-    (strict lists, one big tie, every list one tie: a head tie is never rescanned, see
-    :mod:`.lists`); each ``critical`` step adds a pass over the engagement graph and its
-    maximum matching.
+    ``|P| > |S|`` proves that no stable matching exists.
+
+    The state lives in integer arrays of the market's integer form (agents ``0..n-1`` per
+    side; the log's names are looked up in each side's index), all in this one function:
+    per B-agent ``y`` its rank cut and the length of its alive prefix; per A-agent ``x``
+    the span ``[hstart, hstop)`` of its head tie in its list, the tie's index ``hrank``
+    (0: the list is empty) and its count of alive entries. A deletion inside a head tie
+    decrements the count; only when it reaches zero does the head move on, scanning
+    forward (never back), so a replay touches each list entry O(1) times — O(L) for every
+    tie structure (strict lists, one big tie, every list one tie). The deleted entries
+    found from the cut B-agent's list or from its *holders* (the A-agents whose head tie
+    held it when entered), whichever is fewer. The state before any step is made once
+    per integer form (:func:`_start`) and copied here. Each ``critical`` step adds a pass
+    over the engagement graph and its maximum matching.
     """
     if notion not in ("super", "strong"):
         raise CertificateError("deletion logs refute super- or strong stability only")
     steps = cert.get("steps")
     if not isinstance(steps, list):
         raise CertificateError("deletion log has no list of steps")
-    st = _ListState(market)
-    rank_a, rank_b, hrank, cut, stale = st.rank_a, st.rank_b, st.hrank, st.cut, st.stale
-    ia, ib = st.index_a, st.index_b
-    cut_to, settle = st.cut_to, st.settle
+    ints = market.ints
+    sa, sb = ints.a, ints.b
+    s0 = _START.get(ints)
+    if s0 is None:
+        s0 = _start(ints)
+    mrank, cut0, hstop0, hrank0, holders0, proposed0, nonempty = s0
+    lists, ties, rank_a, rank_b, b_lists, b_ties = sa.lists, sa.ties, sa.rank, sb.rank, \
+        sb.lists, sb.ties
+    ia, ib = sa.index, sb.index
+    cut = cut0.copy()
+    end = list(map(len, b_lists))
+    hstart = [0] * len(lists)
+    hstop = hstop0.copy()
+    live = hstop0.copy()              # nothing deleted yet: every head entry alive
+    hrank = hrank0.copy()
+    holders = list(map(list.copy, holders0))
+    proposed = proposed0.copy()
+    stale: list[int] = []
     for i, step in enumerate(steps):
         if step.__class__ is not list or not step:
             raise CertificateError(f"step {i}: malformed {step!r:.60}")
         kind, n = step[0], len(step)
-        if kind == "dominate" and (n == 3 or (n == 4 and notion == "super")):
+        if n == 3 and kind == "dominate":      # the common step: y, then one A-agent
+            y, x = step[1], step[2]
+            j = ib.get(y) if y.__class__ is str else None
+            if j is None:
+                raise CertificateError(f"step {i}: malformed {step!r:.60}")
+            k = ia.get(x) if x.__class__ is str else None   # y in x's head tie: of x's
+            if k is None or rank_a[k].get(j) != hrank[k] or \
+                    (r := rank_b[j][k]) >= cut[j]:        # head rank (0: no list), alive
+                raise CertificateError(f"step {i}: {y!r} is not in the head tie of {x!r}")
+            cuts: Any = ((j, r + 1),)
+        elif n == 4 and kind == "dominate" and notion == "super":
             y = step[1]
             j = ib.get(y) if y.__class__ is str else None
-            if j is None or (n == 4 and step[2] == step[3]):
+            if j is None or step[2] == step[3]:
                 raise CertificateError(f"step {i}: malformed {step!r:.60}")
             rby = rank_b[j]
+            c = cut[j]
             worst = 0
-            for x in step[2:]:       # y in x's head tie: alive, and of x's head rank
+            for x in step[2:]:       # y in x's head tie, as above
                 k = ia.get(x) if x.__class__ is str else None
-                h = None if k is None else hrank.get(k)
-                if h is None or rank_a[k].get(j) != h or (r := rby[k]) >= cut[j]:
+                if k is None or rank_a[k].get(j) != hrank[k] or (r := rby[k]) >= c:
                     raise CertificateError(f"step {i}: {y!r} is not in the head tie of {x!r}")
                 if r > worst:
                     worst = r
-            cut_to(j, worst + 1 if n == 3 else worst)
+            cuts = ((j, worst),)
         elif n == 1 and kind == "critical" and notion == "strong":
-            for y, t in _critical_tails(st, i):
-                cut_to(y, t)
+            cuts = _critical_tails(ints, mrank, cut, end, hstart, hstop, hrank, i)
         else:
             raise CertificateError(f"step {i}: not a valid {notion} step: {step!r:.60}")
-        if stale:        # an A-agent's head moves on only when its head tie loses its
-            settle()     # last B-agent; the tie it enters is recorded in st.proposed
-    p, s = len(st.proposed), st.with_lists()
-    if p <= s:
+        for y, c in cuts:           # delete every A-agent of rank >= c from y's list
+            old = cut[y]
+            if c >= old:
+                continue
+            cut[y] = c
+            lst, e = b_lists[y], end[y]
+            k = end[y] = bisect_left(b_ties[y], c, 0, e)   # tie indices ascend along lst
+            hold = holders[y]
+            if e - k < len(hold):    # the deleted entries are fewer: read them
+                for x in lst[k:e]:
+                    if hrank[x] == rank_a[x][y]:
+                        live[x] -= 1
+                        if not live[x]:
+                            stale.append(x)
+                continue
+            keep = []
+            rby = rank_b[y]
+            for x in hold:
+                if hrank[x] == rank_a[x][y]:   # y is (still) in x's head tie
+                    r = rby[x]
+                    if r < c:
+                        keep.append(x)
+                    elif r < old:              # alive until this cut
+                        live[x] -= 1
+                        if not live[x]:
+                            stale.append(x)
+            holders[y] = keep
+        for x in stale:              # an emptied head moves on to its next tie holding
+            lst, mine = lists[x], mrank[x]           # an alive entry, which is recorded
+            i2, m = hstop[x], len(lst)
+            while i2 < m and mine[i2] >= cut[lst[i2]]:
+                i2 += 1
+            if i2 == m:
+                hstart[x] = hstop[x] = m
+                hrank[x] = 0
+                nonempty -= 1
+                continue
+            t = ties[x]
+            r = t[i2]
+            j2, alive = i2, 0
+            while j2 < m and t[j2] == r:
+                y = lst[j2]
+                if mine[j2] < cut[y]:
+                    alive += 1
+                    holders[y].append(x)
+                    proposed.add(y)
+                j2 += 1
+            hstart[x], hstop[x], live[x], hrank[x] = i2, j2, alive, r
+        stale.clear()
+    p = len(proposed)
+    if p <= nonempty:
         raise CertificateError(f"after the log, {p} B-agents were proposed to but "
-                               f"{s} A-agents keep non-empty lists: no contradiction")
+                               f"{nonempty} A-agents keep non-empty lists: no contradiction")
 
 
-class _ListState(DeletionState):
-    """Current lists during a replay: per B-agent a rank cut; per A-agent its head tie, kept
-    with a count of its alive entries (:class:`~.lists.DeletionState`: O(L) for every
-    tie structure). Agents are the integers of the market's integer form; the log's names
-    are looked up in ``index_a`` / ``index_b``."""
-
-    def __init__(self, market: Market):
-        ints = market.ints
-        a, b = ints.a, ints.b
-        self.setup_ints(a.lists, a.ties, a.rank, b.rank, b.lists, b.ties, b.nties,
-                        _mutual_ranks(ints))
-        self.rank_a, self.rank_b, self.b_agents = self.prank, self.rrank, self.rlist
-        self.index_a, self.index_b = a.index, b.index
-        self.names_a, self.names_b = a.names, b.names
+#: The state of a replay before any step, per integer form (made once for all the replays
+#: of one market, only read: each replay copies it); dropped with the market.
+_START: WeakKeyDictionary[IntMarket, tuple] = WeakKeyDictionary()
 
 
-def _mutual_ranks(ints: IntMarket) -> dict[int, list[int]]:
-    """A-agent ``i`` -> its rank on the list of each B-agent of its list, aligned with
-    that list (:func:`~.lists.mutual_ranks`). When B's lists hold at least a quarter of
-    all pairs, B's rank dicts are first laid out as dense arrays indexed by A-agent (one
-    C-level pass over each dict in key order, read while it is in cache), so the
-    transposition reads small arrays rather than a rank dict per entry; else the rank
-    dicts are read directly. O(L) both ways (the dense arrays have at most 4 L
-    cells). Made once per integer form (the replays of one market share them)."""
-    out = _MUTUAL.get(ints)
-    if out is not None:
-        return out
+def _start(ints: IntMarket) -> tuple:
+    """The state of :func:`replay_deletion_log` before any step, cached in :data:`_START`:
+    ``(mrank, cut, hstop, hrank, holders, proposed, nonempty)`` — A-agent ``i``'s rank
+    on the list of each B-agent of its list (aligned with that list,
+    :func:`_mutual_ranks`), every B-agent's full cut (its number of ties + 1), each
+    A-agent's head tie (its first: its end ``hstop``, its tie index ``hrank``, 0 for an
+    empty list), each B-agent's holders (the A-agents whose first tie holds it, in
+    order), the B-agents of some first tie and the number of non-empty lists. O(L)."""
     a, b = ints.a, ints.b
-    na = len(a.names)
-    if 4 * sum(map(len, b.lists)) < na * len(b.names):
-        out = mutual_ranks(dict(enumerate(a.lists)), b.rank)
-    else:
-        cells = range(na)
-        dense = [list(map(r.get, cells)) for r in b.rank]
-        out = {i: list(map(getitem, map(dense.__getitem__, lst), repeat(i)))
-               for i, lst in enumerate(a.lists)}
-    _MUTUAL[ints] = out
+    holders: list[list[int]] = [[] for _ in b.lists]
+    hstop, hrank = [], []
+    proposed: set[int] = set()
+    for lst, t in zip(a.lists, a.ties):
+        if not lst:
+            hstop.append(0)
+            hrank.append(0)
+            continue
+        r = t[0]
+        j = bisect_right(t, r)
+        hstop.append(j)
+        hrank.append(r)
+        x = len(hstop) - 1
+        for y in lst[:j]:
+            holders[y].append(x)
+        proposed.update(lst[:j])
+    out = (_mutual_ranks(ints), [t + 1 for t in b.nties], hstop, hrank, holders, proposed,
+           sum(1 for h in hrank if h))
+    _START[ints] = out
     return out
 
 
-#: the arrays of :func:`_mutual_ranks` per integer form, made once for all the replays of
-#: one market (they are only read); dropped with the market
-_MUTUAL: WeakKeyDictionary[IntMarket, dict[int, list[int]]] = WeakKeyDictionary()
+def _mutual_ranks(ints: IntMarket) -> list[list[int]]:
+    """A-agent ``i`` -> its rank on the list of each B-agent of its list, aligned with
+    that list (``mrank[i][k] = b.rank[a.lists[i][k]][i]``): a replay tests whether an
+    entry is alive on these arrays, read in list order. When B's lists hold at least a
+    quarter of all pairs, B's rank dicts are first laid out as dense arrays indexed by
+    A-agent (one C-level pass over each dict in key order, read while it is in cache), so
+    the transposition reads small arrays rather than a rank dict per entry; else the rank
+    dicts are read directly. O(L) both ways (the dense arrays have at most 4 L cells)."""
+    a, b = ints.a, ints.b
+    na = len(a.names)
+    if 4 * sum(map(len, b.lists)) < na * len(b.names):
+        rank = b.rank
+        return [list(map(getitem, map(rank.__getitem__, lst), repeat(i)))
+                for i, lst in enumerate(a.lists)]
+    cells = range(na)
+    dense = [list(map(r.get, cells)) for r in b.rank]
+    return [list(map(getitem, map(dense.__getitem__, lst), repeat(i)))
+            for i, lst in enumerate(a.lists)]
 
 
-def _critical_tails(st: _ListState, i: int) -> list[tuple[int, int]]:
-    """(B-agent, tail rank) for each B-agent of N(Z) at a ``critical`` step; raises if unjustified.
-    O(size of the engagement graph) plus its maximum matching."""
-    adj = {x: h for x in range(len(st.lists)) if (h := st.head(x))}
-    rank_b, end, b_agents = st.rank_b, st.end, st.b_agents
-    for x, ws in adj.items():
-        for y in ws:
-            if rank_b[y][x] != rank_b[y][b_agents[y][end[y] - 1]]:
-                raise CertificateError(f"step {i}: not quiescent: {st.names_a[x]!r} is not "
-                                       f"in the tail tie of {st.names_b[y]!r}")
+def _critical_tails(ints: IntMarket, mrank: list[list[int]], cut: list[int], end: list[int],
+                    hstart: list[int], hstop: list[int], hrank: list[int], i: int
+                    ) -> list[tuple[int, int]]:
+    """(B-agent, tail rank) for each B-agent of N(Z) at a ``critical`` step (the state's
+    arrays as in :func:`replay_deletion_log`); raises if unjustified. O(size of the
+    engagement graph) plus its maximum matching."""
+    a, b = ints.a, ints.b
+    lists, b_ties = a.lists, b.ties
+    adj = {}
+    for x, h in enumerate(hrank):
+        if not h:
+            continue
+        lst, mine = lists[x], mrank[x]
+        ws = []
+        for k in range(hstart[x], hstop[x]):
+            y = lst[k]
+            r = mine[k]
+            if r < cut[y]:
+                if r != b_ties[y][end[y] - 1]:
+                    raise CertificateError(f"step {i}: not quiescent: {a.names[x]!r} is not "
+                                           f"in the tail tie of {b.names[y]!r}")
+                ws.append(y)
+        if ws:
+            adj[x] = ws
     mate = maximum_bipartite_matching(adj)
     matched = set(mate.values())
     frontier = [x for x in adj if x not in matched]
@@ -245,7 +351,7 @@ def _critical_tails(st: _ListState, i: int) -> list[tuple[int, int]]:
                     frontier.append(x2)
     if not z:
         raise CertificateError(f"step {i}: the critical set is empty")
-    return [(y, st.tail_rank(y)) for y in nz]
+    return [(y, b_ties[y][end[y] - 1]) for y in nz]
 
 
 @SPEC.certificate("stable_matching", proves={q: "exists" for q in QUESTIONS}, keys=())
