@@ -78,7 +78,9 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
         from ..pipeline.parallel import quiet_pool
         if suite.preload is not None:       # once here, not once per worker
             suite.preload()
-        with quiet_pool(mp.get_context("fork"), jobs, _quiet_worker, ()) as pool:
+        # never more processes than batches (a pool of --jobs 256 for 10 draws forked 256)
+        with quiet_pool(mp.get_context("fork"), min(jobs, len(batches)), _quiet_worker,
+                        ()) as pool:
             parts = pool.map(_sample_batch, [[work[k] for k in b] for b in batches.values()],
                              chunksize=1)
     else:
@@ -246,6 +248,7 @@ def _label_stream(items: list, engines, progress: bool, jobs: int) -> Iterator[l
         import multiprocessing as mp
         from ..pipeline.parallel import quiet_pool
         global _ITEMS
+        jobs = min(jobs, len(items))        # never more processes than instances
         _ITEMS = [(it, tuple(engines)) for it in items]
         try:
             with quiet_pool(mp.get_context("fork"), jobs, _quiet_worker, ()) as pool:
@@ -666,6 +669,9 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     """
     if fmt not in ("jsonl", "parquet"):
         raise InstanceError("format must be jsonl or parquet", value=fmt)
+    if per_cell is not None:         # the task list is made in proportion to it
+        from ..api import arguments as arg
+        arg.integer(per_cell, "per_cell", minimum=1, maximum=arg.PER_CELL_MAX)
     suite.check_encoding(encoding)
     suite.configured(params, sizes)      # parameters and sizes refused before any output
     if fmt == "parquet":

@@ -8,7 +8,18 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
-from .common import bad_input, name_value_pairs
+from .common import (
+    BENCH_SEED,
+    CONNECTIONS,
+    EPOCHS,
+    MAX_TOKENS,
+    PER_CELL,
+    RETRIES,
+    ROUNDS,
+    FiniteRange,
+    bad_input,
+    name_value_pairs,
+)
 
 
 def _task_arg(value: str) -> tuple[str, object]:
@@ -33,30 +44,30 @@ def _task_arg(value: str) -> tuple[str, object]:
                    "unfinished.")
 @click.option("--limit", type=click.IntRange(min=1), help="Prompts to run (spread over the "
                                                             "cells; paired formats kept).")
-@click.option("--epochs", type=click.IntRange(min=1),
+@click.option("--epochs", type=EPOCHS,
               help="Samples per prompt (prefcert risk reads them as K). Default: the "
                    "suite's own (15 completions per cell for self-consistency), else 1.")
-@click.option("--rounds", type=click.IntRange(min=1), default=None,
+@click.option("--rounds", type=ROUNDS, default=None,
               help="Refinement rounds with verifier feedback (Khanna & Wang §5 use 3); "
                    "default: the suite's (1; 2 for the two-turn completion).")
-@click.option("--temperature", type=float, default=0.0, show_default=True)
-@click.option("--max-tokens", type=click.IntRange(min=1), default=8192, show_default=True)
-@click.option("--max-connections", type=click.IntRange(min=1), default=8, show_default=True,
+@click.option("--temperature", type=FiniteRange(min=0), default=0.0, show_default=True)
+@click.option("--max-tokens", type=MAX_TOKENS, default=8192, show_default=True)
+@click.option("--max-connections", type=CONNECTIONS, default=8, show_default=True,
               help="Concurrent requests per model.")
-@click.option("--max-retries", type=click.IntRange(min=0),
+@click.option("--max-retries", type=RETRIES,
               help="Retries of a failed model request (default: Inspect's).")
-@click.option("--retry-attempts", type=click.IntRange(min=0), default=2, show_default=True,
+@click.option("--retry-attempts", type=RETRIES, default=2, show_default=True,
               help="Whole-run retries of a failed log, within this command.")
-@click.option("--retry-on-error", type=click.IntRange(min=0), default=3, show_default=True,
+@click.option("--retry-on-error", type=RETRIES, default=3, show_default=True,
               help="Retries of a sample whose model call failed after its request retries "
                    "(Inspect's retry_on_error; 0: a failed sample waits for the next run).")
-@click.option("--seed", type=int, help="Suite seed (default: the suite's).")
+@click.option("--seed", type=BENCH_SEED, help="Suite seed (default: the suite's).")
 @click.option("--sizes", help="The sizes (comma-separated): a subset of the suite's, or "
                                "open sizes within its limits (docs/suites.md).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A design parameter of the suite (repeatable; prefcert suites lists "
                    "them), as prefcert generate --param.")
-@click.option("--per-cell", type=click.IntRange(min=1), help="Instances per cell.")
+@click.option("--per-cell", type=PER_CELL, help="Instances per cell.")
 @click.option("--benchmark", type=click.Path(path_type=Path),
               help="A folder made by prefcert generate, read instead of generating.")
 @click.option("-T", "task_args", multiple=True, metavar="NAME=VALUE",

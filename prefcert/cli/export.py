@@ -8,7 +8,7 @@ import click
 
 from ..formal.errors import InstanceError
 from ..output import check_output
-from .common import OutputPath, bad_input
+from .common import BENCH_SEED, MAX_TOKENS, OutputPath, bad_input
 
 TOOLS = ("lm-eval",)
 
@@ -22,8 +22,8 @@ TOOLS = ("lm-eval",)
 @click.option("--size", type=click.IntRange(min=1),
               help="Entries to generate (default: the whole design), or with --benchmark "
                    "to take: the first of the design's task order, spread over the cells.")
-@click.option("--seed", type=int, help="Suite seed (default: the suite's).")
-@click.option("--max-tokens", type=click.IntRange(min=1), default=4096, show_default=True)
+@click.option("--seed", type=BENCH_SEED, help="Suite seed (default: the suite's).")
+@click.option("--max-tokens", type=MAX_TOKENS, default=4096, show_default=True)
 def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
     """Write SUITE for TOOL into the folder OUT. lm-eval: a task folder (YAML, the
     documents and a process_results hook calling prefcert) that 'lm_eval --tasks

@@ -18,6 +18,7 @@ from ..output import AppendFile, check_output, refuse_inputs
 from ..pipeline.parallel import LocalResults, cores
 from .common import (
     OutputPath,
+    JOBS,
     SEED_RANGE,
     UNVERIFIED,
     Seconds,
@@ -137,7 +138,7 @@ class LabelLine:
 @click.option("--convention", "conventions", multiple=True, metavar="NAME=CHOICE",
               help="A reading of a definition (repeatable; 'prefcert domains' lists them), "
                    "e.g. counts=identical; overrides the instances' own.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+@click.option("-j", "--jobs", type=JOBS, default=None,
               help="Parallel worker processes (default: the number of cores). The output "
                    "is the same, in the same order, for every value.")
 @click.option("--disagreements", type=OutputPath(),
