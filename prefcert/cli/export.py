@@ -32,6 +32,10 @@ def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
     from ..bench.lm_eval import task_name
     from ..bench.score import single_answer
     try:
+        # the output checked before any work (it was after generating every entry)
+        if out.exists() and out.is_dir() and any(out.iterdir()):
+            raise InstanceError("the folder is not empty", file=str(out))
+        check_output(out, folder=True)
         if benchmark is not None:
             # --size N: the first N of the design's task order (spread over the cells, as
             # without --benchmark), only those entries built; else every prompt, in file
@@ -52,9 +56,6 @@ def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
             entries = create_dataset(suite_name, size=size, seed=seed)
         for e in entries:          # lm-eval gives one answer a document: no second turn
             single_answer(e["metadata"], benchmark)
-        if out.exists() and out.is_dir() and any(out.iterdir()):
-            raise InstanceError("the folder is not empty", file=str(out))
-        check_output(out, folder=True)
         write(entries, suite_name, out, max_tokens=max_tokens)   # all files or none
     except InstanceError as e:
         bad_input(e)
