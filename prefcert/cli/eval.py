@@ -2,12 +2,16 @@
 :data:`prefcert.cli.COMMANDS`; Inspect is imported only when the command runs."""
 from __future__ import annotations
 
+import os
 import sys
+import time
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from ..formal.errors import InstanceError
+from ..output import check_output, refuse_inputs
 from .common import (
     BENCH_SEED,
     CONNECTIONS,
@@ -98,16 +102,75 @@ def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature
             raise InstanceError("prefcert eval needs Inspect AI (pip install "
                                 "'prefcert[inspect]')") from None
         check_models(models)
-        ok, logs = evaluate(suite_name, models, log_dir=log_dir, limit=limit, epochs=epochs,
-                            task_args=args, temperature=temperature, max_tokens=max_tokens,
-                            max_connections=max_connections, max_retries=max_retries,
-                            retry_attempts=retry_attempts, retry_on_error=retry_on_error,
-                            retry_wait=1.0)
+        check_output(log_dir, folder=True)      # before any prompt is made or asked
+        if benchmark is not None:
+            refuse_inputs([log_dir], [benchmark])
+        created = not log_dir.exists()
+        started = time.time()
+        try:
+            ok, logs = evaluate(suite_name, models, log_dir=log_dir, limit=limit,
+                                epochs=epochs, task_args=args, temperature=temperature,
+                                max_tokens=max_tokens, max_connections=max_connections,
+                                max_retries=max_retries, retry_attempts=retry_attempts,
+                                retry_on_error=retry_on_error, retry_wait=1.0)
+        except OSError as e:
+            raise _log_error(e, log_dir, created) from None
     except InstanceError as e:
         bad_input(e)
+    except KeyboardInterrupt:                   # before Inspect ran, or raised by it
+        _interrupted(log_dir)
+    if _cancelled(log_dir, started):            # Inspect ends a Ctrl-C'd run itself
+        _interrupted(log_dir)
     for log in logs:
         click.echo(f"{log.eval.model}: {log.status} -> {log.location}", err=True)
     if not ok:
         click.echo(f"prefcert: the run is incomplete; run the same command again to resume "
                    f"(completed samples in {log_dir} are kept).", err=True)
         sys.exit(1)
+
+
+def _interrupted(log_dir: Path) -> NoReturn:
+    """Ctrl-C: one line, exit status 130. Inspect keeps every sample completed before it
+    in the log, which the same command resumes."""
+    click.echo(f"prefcert: interrupted: the samples completed so far are kept in "
+               f"{log_dir}; run the same command again to resume.", err=True)
+    sys.exit(130)
+
+
+def _cancelled(log_dir: Path, since: float) -> bool:
+    """Whether a log this run wrote (modified since ``since``) was cancelled: Inspect
+    answers a Ctrl-C by ending the run, marking its log cancelled and returning as if
+    the run had succeeded (exit status 0 before). O(logs) header reads."""
+    from inspect_ai.log import read_eval_log
+    for f in log_dir.glob("*.eval") if log_dir.is_dir() else ():
+        try:
+            if f.stat().st_mtime >= since - 1 and \
+                    read_eval_log(str(f), header_only=True).status == "cancelled":
+                return True
+        except Exception:                       # a log Inspect cannot read: not ours
+            continue
+    return False
+
+
+def _log_error(e: OSError, log_dir: Path, created: bool) -> InstanceError:
+    """The one-line error of a log folder that cannot be written (a full disk, a
+    read-only folder): it names the folder, not stdout. A log folder this run created
+    and left without a log (only Inspect's bookkeeping files) is removed again; logs
+    with completed samples are kept (they are what a rerun resumes)."""
+    import errno
+    import shutil
+    if e.filename is None and e.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO):
+        near = log_dir
+        while not near.exists() and near != near.parent:
+            near = near.parent
+        try:                                    # stdout, unless the log folder is full
+            full = os.statvfs(near).f_bavail == 0
+        except OSError:
+            full = False
+        if not full:
+            raise e
+    if created and log_dir.is_dir() and not any(log_dir.glob("*.eval")):
+        shutil.rmtree(log_dir, ignore_errors=True)
+    where = e.filename or str(log_dir)
+    return InstanceError(f"cannot write the logs ({e.strerror or type(e).__name__})",
+                         file=str(where))
