@@ -333,7 +333,9 @@ class OutputPath(click.Path):
         path = Path(value)
         if path.is_dir() != self.folder and path.exists():
             from ..formal.errors import InstanceError
-            opt = param.opts[0] if param is not None and param.opts else "the output"
+            opt = "the output" if param is None else param.opts[0] \
+                if isinstance(param, click.Option) and param.opts else \
+                (param.name or "the output").upper()     # an argument: OUT, as in --help
             raise InstanceError(f"{opt} names a {'file' if self.folder else 'folder'}; it "
                                 f"must name a {'folder' if self.folder else 'file'} to write",
                                 file=str(value))
