@@ -437,9 +437,8 @@ def report(scores, out, json_out, figures, title):
         page = scores_report(rows, title, result_sets=sets)
     except InstanceError as e:
         bad_input(e)
-    _print_result_sets(sets, rows)
-    try:
-        from ..output import OutputFolder, write_text
+    try:                # the files first: a reader of stdout that stops (| head) or a full
+        from ..output import OutputFolder, write_text      # stdout does not lose them
         folder = OutputFolder(figures, "'prefcert report --figures'") if figures else None
         try:
             written = 0
@@ -462,6 +461,7 @@ def report(scores, out, json_out, figures, title):
                 folder.close()
     except InstanceError as e:
         bad_input(e)
+    _print_result_sets(sets, rows)
     click.echo(f"report written to {out}" + (f", result sets to {json_out}" if json_out else "")
                + (f", {written} figures to {figures}" if figures else ""), err=True)
 
