@@ -4,8 +4,10 @@ load no engine.
 
 Exit status: 0 success; 1 a label could not be produced (engines disagree or time out), an
 audited answer is wrong, or a certificate fails; 2 bad input (a one-line message naming the
-file, line and value; no output written); 130 interrupted by Ctrl-C (a command writing
-output says what it has written); 141, silently, when the reader of stdout stops (``| head``).
+file, line and value; no output written; a usage error of click's, such as an unknown
+option or a value outside an option's range, is one such line too); 130 interrupted by
+Ctrl-C (a command writing output says what it has written); 141, silently, when the reader
+of stdout stops (``| head``).
 """
 from __future__ import annotations
 

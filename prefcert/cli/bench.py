@@ -41,7 +41,8 @@ def _sizes(value: str | None, suite) -> tuple | None:
 @click.command()
 @click.argument("suite_name", metavar="SUITE")
 @click.option("-o", "--out", required=True, type=OutputPath(folder=True),
-              help="Output folder (created; locked while the run writes it).")
+              help="Output folder: new or empty (a folder of other files is refused); created, "
+                   "and locked while the run writes it.")
 @click.option("--seed", type=BENCH_SEED, help="Suite seed (default: the suite's).")
 @click.option("--sizes", help="Keep only these sizes (comma-separated), e.g. 10,30.")
 @click.option("--per-cell", type=PER_CELL, help="Instances per cell.")
