@@ -21,6 +21,10 @@ from ..formal.errors import InstanceError
 SEED_MIN, SEED_MAX = 0, 2**31 - 1
 SEED_RANGE = (SEED_MIN, SEED_MAX)
 
+#: The most instances per cell of a benchmark design (``per_cell``, ``--per-cell``): the
+#: shipped designs use 1 to 60; the design's task list is made in proportion to it.
+PER_CELL_MAX = 1000
+
 
 class ArgumentError(InstanceError):
     """A bad argument of a public function (or option of the CLI).

@@ -38,7 +38,8 @@ class SuiteDataset(Sequence):
         from .suites import suite as get_suite
         base = get_suite(suite)
         if per_cell is not None:
-            per_cell = arg.integer(per_cell, "per_cell", minimum=1)
+            per_cell = arg.integer(per_cell, "per_cell", minimum=1,
+                                   maximum=arg.PER_CELL_MAX)
         # the suite as its parameters and sizes make it (open sizes, design variants):
         # the same configuration as prefcert generate --param ... --sizes ...
         self.params = base.chosen_parameters(params)
@@ -280,7 +281,7 @@ def create_dataset(suite: str, size: int | None = None, seed: int | None = None,
         for x in sizes if isinstance(sizes, Sequence) else ():   # (an iterator: read once)
             arg.integer(x, "sizes")
     if per_cell is not None:
-        arg.integer(per_cell, "per_cell", minimum=1)
+        arg.integer(per_cell, "per_cell", minimum=1, maximum=arg.PER_CELL_MAX)
     if params is not None:
         arg.mapping(params, "params", "name -> value")
     ds = SuiteDataset(suite, seed=seed, sizes=None if sizes is None else list(sizes),

@@ -258,6 +258,12 @@ class Parameter:
     run: bool = False
 
 
+#: The most draws a rejection sampler may be given (``--param max_draws``, every suite):
+#: 50 times the largest default, so that no number on the command line sets a loop without
+#: end.
+MAX_DRAWS_LIMIT = 10_000_000
+
+
 def int_in(lo: int, hi: int | None):
     """A parser for an integer parameter from ``lo`` to ``hi`` (None: unbounded)."""
     def parse(v: Any) -> int:

@@ -78,7 +78,9 @@ def sample_tasks(suite: Suite, *, seed: int, sizes: Sequence[Any], per_cell: int
         from ..pipeline.parallel import quiet_pool
         if suite.preload is not None:       # once here, not once per worker
             suite.preload()
-        with quiet_pool(mp.get_context("fork"), jobs, _quiet_worker, ()) as pool:
+        # never more processes than batches (a pool of --jobs 256 for 10 draws forked 256)
+        with quiet_pool(mp.get_context("fork"), min(jobs, len(batches)), _quiet_worker,
+                        ()) as pool:
             parts = pool.map(_sample_batch, [[work[k] for k in b] for b in batches.values()],
                              chunksize=1)
     else:
@@ -246,6 +248,7 @@ def _label_stream(items: list, engines, progress: bool, jobs: int) -> Iterator[l
         import multiprocessing as mp
         from ..pipeline.parallel import quiet_pool
         global _ITEMS
+        jobs = min(jobs, len(items))        # never more processes than instances
         _ITEMS = [(it, tuple(engines)) for it in items]
         try:
             with quiet_pool(mp.get_context("fork"), jobs, _quiet_worker, ()) as pool:
@@ -657,8 +660,9 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     suite's design parameters (:class:`~prefcert.bench.design.Parameter`). Raises
     InstanceError for a size the suite does not have, an unknown format, encoding,
     reading, parameter or template set, a parameter outside its limits, a bad template
-    file, or an ``out`` that already holds a benchmark (unless ``overwrite``: existing
-    output is never replaced silently). ``overwrite`` replaces the whole earlier
+    file, an ``out`` that already holds a benchmark (unless ``overwrite``: existing
+    output is never replaced silently), or an ``out`` holding other files (a benchmark
+    is never mixed into a folder of the user's files). ``overwrite`` replaces the whole earlier
     benchmark: the files its manifest lists that this run does not write again are
     removed (an earlier Parquet run's splits and card, an earlier JSONL run's prompts);
     a folder holding any other file (a user's, or a benchmark without a readable
@@ -666,6 +670,9 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     """
     if fmt not in ("jsonl", "parquet"):
         raise InstanceError("format must be jsonl or parquet", value=fmt)
+    if per_cell is not None:         # the task list is made in proportion to it
+        from ..api import arguments as arg
+        arg.integer(per_cell, "per_cell", minimum=1, maximum=arg.PER_CELL_MAX)
     suite.check_encoding(encoding)
     suite.configured(params, sizes)      # parameters and sizes refused before any output
     if fmt == "parquet":
@@ -679,6 +686,13 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
         if held and not overwrite:
             raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
                                 "replace it)", file=str(folder.path / held[0]))
+        if not held:                  # a folder of other files: never mixed with them
+            other = _other_file(folder.path)
+            if other is not None:
+                raise InstanceError(
+                    "the output folder holds files that are not a benchmark's (a "
+                    "benchmark is written into a new or empty folder: move them away, or "
+                    "generate elsewhere)", file=str(other))
         earlier = _earlier_files(folder.path) if held else set()
         if held:                      # --overwrite: the whole earlier benchmark, and only it
             # (and the temporary files of a killed earlier run, removed with it)
@@ -768,6 +782,15 @@ def _earlier_files(folder: Path) -> set[str]:
 
 #: a temporary file of :mod:`prefcert.output` (``.<name>.<8 hex digits>.tmp``), at any depth
 _TEMPORARY = re.compile(r"^(?:.*/)?\.[^/]+\.[0-9a-f]{8}\.tmp$")
+
+
+def _other_file(folder: Path) -> Path | None:
+    """The first file found under ``folder`` that is not the temporary file of a killed
+    run (None: there is none). Stops at the first: a large folder is not walked whole."""
+    for p in folder.rglob("*"):
+        if not p.is_dir() and not _TEMPORARY.match(p.relative_to(folder).as_posix()):
+            return p
+    return None
 
 
 def _folder_files(folder: Path) -> list[str]:

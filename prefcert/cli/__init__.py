@@ -4,8 +4,10 @@ load no engine.
 
 Exit status: 0 success; 1 a label could not be produced (engines disagree or time out), an
 audited answer is wrong, or a certificate fails; 2 bad input (a one-line message naming the
-file, line and value; no output written); 130 interrupted by Ctrl-C (a command writing
-output says what it has written); 141, silently, when the reader of stdout stops (``| head``).
+file, line and value; no output written; a usage error of click's, such as an unknown
+option or a value outside an option's range, is one such line too); 130 interrupted by
+Ctrl-C (a command writing output says what it has written); 141, silently, when the reader
+of stdout stops (``| head``).
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import errno
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 import click
 
@@ -67,10 +70,26 @@ class _Group(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(sorted((n, h) for n, (_, h) in COMMANDS.items()))
 
+    def make_context(self, info_name, args, parent=None, **extra):
+        """Parse the group's own options: ``--help`` and ``--version`` into a closed pipe
+        or onto a full device, and a usage error, end as every command's do."""
+        try:
+            try:
+                return super().make_context(info_name, args, parent, **extra)
+            finally:
+                sys.stdout.flush()
+        except click.exceptions.Exit:
+            raise
+        except click.ClickException as e:
+            _click_error(e)
+        except OSError as e:
+            _os_error(e)
+
     def invoke(self, ctx: click.Context):
         """Run the command; bad input it did not report itself, and a file system error
         (a full disk, a read-only folder, a broken pipe), is one line and exit 2, never a
-        traceback."""
+        traceback; a usage error (an unknown option, a value out of its range) is one
+        line too (:func:`_click_error`)."""
         from ..formal.errors import InstanceError
         try:
             try:
@@ -84,18 +103,49 @@ class _Group(click.Group):
         except InstanceError as e:
             click.echo(f"prefcert: error: {e}", err=True)
             sys.exit(2)
+        except click.exceptions.Exit:
+            raise
+        except click.ClickException as e:
+            _click_error(e)
         except KeyboardInterrupt:       # a command that says nothing more of its own
             click.echo("\nprefcert: interrupted.", err=True)
             sys.exit(130)
         except OSError as e:
-            _drop_stdout()
-            if e.errno == errno.EPIPE and e.filename is None:
-                sys.exit(141)           # the reader of stdout stopped (| head): no message
-            where = f"{e.filename}: " if e.filename else "stdout: " if \
-                e.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO) else ""
-            click.echo(f"prefcert: error: {where}{e.strerror or e.__class__.__name__}",
-                       err=True)
-            sys.exit(2)
+            _os_error(e)
+
+
+def _click_error(e: click.ClickException) -> NoReturn:
+    """click's own errors as the one line of every other bad input, exit status 2 (a
+    usage error; click's other errors keep their status): ``prefcert: error: Invalid
+    value for '--seed': -1 is not in the range 0<=x<=2147483647. Try 'prefcert label
+    --help'.`` instead of click's block of a usage line, a hint and the message. A group
+    called without a command still prints its help (click's own reaction)."""
+    no_args = getattr(click.exceptions, "NoArgsIsHelpError", None)
+    if no_args is not None and isinstance(e, no_args):
+        e.show()
+        sys.exit(e.exit_code)
+    _drop_stdout()
+    message = " ".join(e.format_message().split())        # one line
+    ctx = getattr(e, "ctx", None)
+    hint = ""
+    if ctx is not None and isinstance(e, click.UsageError):
+        hint = f" Try '{ctx.command_path} {ctx.help_option_names[-1]}'." \
+            if ctx.help_option_names else ""
+    click.echo(f"prefcert: error: {message}{hint}", err=True)
+    sys.exit(e.exit_code)
+
+
+def _os_error(e: OSError) -> NoReturn:
+    """An OSError no command reported: silent exit 141 when the reader of stdout stopped,
+    else one line naming the file (or stdout) and exit 2."""
+    _drop_stdout()
+    if e.errno == errno.EPIPE and e.filename is None:
+        sys.exit(141)           # the reader of stdout stopped (| head): no message
+    where = f"{e.filename}: " if e.filename else "stdout: " if \
+        e.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO) else ""
+    click.echo(f"prefcert: error: {where}{e.strerror or e.__class__.__name__}",
+               err=True)
+    sys.exit(2)
 
 
 def _drop_stdout() -> None:

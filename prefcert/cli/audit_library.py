@@ -12,7 +12,7 @@ import click
 
 from ..formal.errors import InstanceError
 from ..output import atomic, check_output, refuse_inputs
-from .common import OutputPath, bad_input
+from .common import BENCH_SEED, DAY, RANDOM_INSTANCES, FiniteRange, OutputPath, bad_input
 
 
 def _random_instances(domains: set[str], n: int, seed: int, ties: bool) -> list[dict]:
@@ -31,10 +31,10 @@ def _random_instances(domains: set[str], n: int, seed: int, ties: bool) -> list[
 @click.command("audit-library")
 @click.argument("lib", metavar="LIB")
 @click.argument("paths", nargs=-1)
-@click.option("--random", "n_random", type=click.IntRange(min=0), default=0,
+@click.option("--random", "n_random", type=RANDOM_INSTANCES, default=0,
               help="Also audit N random small instances per domain the library covers.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --random.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+@click.option("--seed", type=BENCH_SEED, default=0, show_default=True, help="Seed of --random.")
+@click.option("--timeout", type=FiniteRange(0.1, DAY), default=30.0, show_default=True,
               help="Seconds per peer call; a slower call is reported as a timeout.")
 @click.option("-o", "--out", type=OutputPath(),
               help="Write one JSON record per (instance, run) here (default: stdout).")

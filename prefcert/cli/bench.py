@@ -12,7 +12,17 @@ import click
 from ..bench.design import ENCODINGS
 from ..formal.errors import InstanceError
 from ..output import check_output, refuse_inputs
-from .common import OutputPath, bad_input, name_value_pairs
+from .common import (
+    BENCH_SEED,
+    DAY,
+    JOBS,
+    PER_CELL,
+    ROUNDS,
+    FiniteRange,
+    OutputPath,
+    bad_input,
+    name_value_pairs,
+)
 from .common import console as shared_console
 
 
@@ -31,13 +41,14 @@ def _sizes(value: str | None, suite) -> tuple | None:
 @click.command()
 @click.argument("suite_name", metavar="SUITE")
 @click.option("-o", "--out", required=True, type=OutputPath(folder=True),
-              help="Output folder (created; locked while the run writes it).")
-@click.option("--seed", type=int, help="Suite seed (default: the suite's).")
+              help="Output folder: new or empty (a folder of other files is refused); created, "
+                   "and locked while the run writes it.")
+@click.option("--seed", type=BENCH_SEED, help="Suite seed (default: the suite's).")
 @click.option("--sizes", help="Keep only these sizes (comma-separated), e.g. 10,30.")
-@click.option("--per-cell", type=click.IntRange(min=1), help="Instances per cell.")
+@click.option("--per-cell", type=PER_CELL, help="Instances per cell.")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl",
               show_default=True, help="Format of the prompts table.")
-@click.option("--jobs", type=click.IntRange(min=1), default=min(2, os.cpu_count() or 1),
+@click.option("--jobs", type=JOBS, default=min(2, os.cpu_count() or 1),
               show_default=True, help="Processes for the draws (output does not depend on it).")
 @click.option("--encoding", type=click.Choice(list(ENCODINGS)),
               default="json", show_default=True,
@@ -329,8 +340,8 @@ def feedback(prompts, answer, pid):
 @click.option("--id", "ids", multiple=True, help="Prompt ids to refine (repeatable).")
 @click.option("--cell", "cells", multiple=True,
               help="Keep prompts whose cell has FACTOR=VALUE (repeatable), e.g. task=generation.")
-@click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option("--timeout", type=click.FloatRange(min=0.01), help="Seconds per round.")
+@click.option("--rounds", type=ROUNDS, default=3, show_default=True)
+@click.option("--timeout", type=FiniteRange(0.01, DAY), help="Seconds per round.")
 def refine(prompts, command, out, ids, cells, rounds, timeout):
     """Run COMMAND on prompts of PROMPTS for up to ROUNDS attempts with verifier feedback,
     stopping at the first correct answer; prints the share correct with its Wilson
@@ -427,9 +438,8 @@ def report(scores, out, json_out, figures, title):
         page = scores_report(rows, title, result_sets=sets)
     except InstanceError as e:
         bad_input(e)
-    _print_result_sets(sets, rows)
-    try:
-        from ..output import OutputFolder, write_text
+    try:                # the files first: a reader of stdout that stops (| head) or a full
+        from ..output import OutputFolder, write_text      # stdout does not lose them
         folder = OutputFolder(figures, "'prefcert report --figures'") if figures else None
         try:
             written = 0
@@ -452,6 +462,7 @@ def report(scores, out, json_out, figures, title):
                 folder.close()
     except InstanceError as e:
         bad_input(e)
+    _print_result_sets(sets, rows)
     click.echo(f"report written to {out}" + (f", result sets to {json_out}" if json_out else "")
                + (f", {written} figures to {figures}" if figures else ""), err=True)
 

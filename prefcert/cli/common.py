@@ -182,6 +182,57 @@ class Seconds(click.ParamType):
 SEED_RANGE = click.IntRange(*arguments.SEED_RANGE)   # the API's seed range
 
 
+class FiniteRange(click.FloatRange):
+    """A ``click.FloatRange`` that also refuses nan and ±inf (``FloatRange`` lets nan
+    through every bound, and inf through a lower one): a usage error naming the option
+    and the value, before any work."""
+
+    def convert(self, value, param, ctx):
+        import math
+        x = super().convert(value, param, ctx)
+        if not math.isfinite(x):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return x
+
+
+# The documented range of every numeric option that decides how much work a command does
+# or how much memory it takes (a usage error, exit 2, names the option and the value before
+# any work; ``--help`` shows each range). No number on the command line decides memory or
+# time beyond these.
+#: ``--jobs``: worker processes (a pool is never larger than the work either)
+JOBS = click.IntRange(1, 256)
+#: ``--seed`` of the benchmark commands (a suite's seed, a bootstrap's, a random search's):
+#: hashed or fed to numpy / random, so any 63-bit value; negative seeds are refused
+#: (``prefcert label --seed`` is a solver seed: :data:`SEED_RANGE`)
+BENCH_SEED = click.IntRange(0, 2**63 - 1)
+#: ``--per-cell``: instances per cell of a design (the shipped designs use 1 to 60)
+PER_CELL = click.IntRange(1, arguments.PER_CELL_MAX)
+#: ``consistency --resamples`` (its default, max(10000, 10·⌈G/α⌉), is not capped)
+CONSISTENCY_RESAMPLES = click.IntRange(1, 1_000_000)
+#: ``risk --resamples`` (memory: resamples × prompts × 8 bytes)
+RISK_RESAMPLES = click.IntRange(1, 100_000)
+#: refinement rounds with verifier feedback (``refine --rounds``, ``eval --rounds``; the
+#: completion suite's ``rounds`` parameter has the same limits)
+ROUNDS = click.IntRange(1, 10)
+#: ``eval --epochs``: samples per prompt
+EPOCHS = click.IntRange(1, 1000)
+#: retries of a failed request, sample or run (``eval --max-retries`` and the others)
+RETRIES = click.IntRange(0, 100)
+#: ``eval --max-connections``: concurrent requests per model
+CONNECTIONS = click.IntRange(1, 1000)
+#: ``eval`` and ``export --max-tokens``: tokens per generation
+MAX_TOKENS = click.IntRange(1, 10_000_000)
+#: ``audit-library --random``: random instances per domain (all held in memory)
+RANDOM_INSTANCES = click.IntRange(0, 100_000)
+#: ``counterexample --max-size``: agents (every size up to it is searched, each at least
+#: a second when it is not enumerated)
+MAX_AGENTS = click.IntRange(1, 20)
+#: ``counterexample --enumeration-limit``: raw instances enumerated in one space
+ENUMERATION_LIMIT = click.IntRange(0, 10_000_000)
+#: seconds of a budget or timeout given as a bounded float option (a day at most)
+DAY = 86_400.0
+
+
 UNVERIFIED = "unverified"   # summary column: labels resting on engine agreement only
 
 
@@ -282,7 +333,9 @@ class OutputPath(click.Path):
         path = Path(value)
         if path.is_dir() != self.folder and path.exists():
             from ..formal.errors import InstanceError
-            opt = param.opts[0] if param is not None and param.opts else "the output"
+            opt = "the output" if param is None else param.opts[0] \
+                if isinstance(param, click.Option) and param.opts else \
+                (param.name or "the output").upper()     # an argument: OUT, as in --help
             raise InstanceError(f"{opt} names a {'file' if self.folder else 'folder'}; it "
                                 f"must name a {'folder' if self.folder else 'file'} to write",
                                 file=str(value))

@@ -10,7 +10,14 @@ import click
 
 from ..formal.errors import InstanceError
 from ..output import OutputFolder, check_output, refuse_inputs, write_jsonl, write_text
-from .common import OutputPath, bad_input
+from .common import (
+    BENCH_SEED,
+    CONSISTENCY_RESAMPLES,
+    RISK_RESAMPLES,
+    FiniteRange,
+    OutputPath,
+    bad_input,
+)
 
 
 def _console():
@@ -73,9 +80,9 @@ def _file_models(files, models, what: str) -> list[str | None]:
 @click.option("--normalisation", type=click.Choice(["min_norm", "first_zero"]),
               default="min_norm", show_default=True,
               help="Level of items in a component without an item query.")
-@click.option("--resamples", type=click.IntRange(min=1),
+@click.option("--resamples", type=CONSISTENCY_RESAMPLES,
               help="Bootstrap resamples (default: max(10000, 10·⌈groups/α⌉)).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--alpha", type=FiniteRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True,
               help="Family-wise level (Bonferroni over the groups, Holm over each model's "
                    "P1 and P2 comparisons).")
@@ -88,13 +95,13 @@ def _file_models(files, models, what: str) -> list[str | None]:
               help="P1 / P2 intervals: Welch–Satterthwaite t, or bootstrap percentile.")
 @click.option("--values", "values", type=click.Choice(["finite", "number_only"]),
               default="finite", show_default=True, help="Which parsed answers enter.")
-@click.option("--threshold", type=click.FloatRange(min=0), default=0.25, show_default=True,
+@click.option("--threshold", type=FiniteRange(min=0), default=0.25, show_default=True,
               help="Magnitude bound as a share of the endpoint mean price.")
 @click.option("--unit", type=click.Choice(["cell", "count", "completion"]), default="cell",
               show_default=True, help="What the L1 / L2 repair adjusts.")
 @click.option("--judgments", type=click.Choice(["majority", "choices"]), default="majority",
               show_default=True, help="Ordinal judgments: majority per pair, or every choice.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--seed", type=BENCH_SEED, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--no-certify", is_flag=True, help="Skip the certified repairs and ordinal labels.")
 @click.option("-o", "--out", type=OutputPath(), help="Write the whole audit as JSON.")
 @click.option("--labels", "labels_dir", type=OutputPath(folder=True),
@@ -273,11 +280,11 @@ def _p(v) -> str:
 @click.option("--model", "models", multiple=True, metavar="NAME",
               help="The model of an ANSWERS (or --utilities) file whose records name none: "
                    "once per file, in the files' order. Inspect logs name their own.")
-@click.option("--delta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--delta", type=FiniteRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True, help="Failure probability of the bounds.")
-@click.option("--resamples", type=click.IntRange(min=1), default=1000, show_default=True,
+@click.option("--resamples", type=RISK_RESAMPLES, default=1000, show_default=True,
               help="Prompt-bootstrap resamples.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=BENCH_SEED, default=0, show_default=True)
 @click.option("--by", help="Also estimate per level of this cell factor (e.g. size).")
 @click.option("--sc", "sc", metavar="N,N,...",
               help="Also deploy self-consistency SC(n) for each n (e.g. 2,4,8,16,32): a "

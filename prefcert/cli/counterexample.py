@@ -9,23 +9,31 @@ import click
 
 from ..formal.errors import InstanceError
 from ..output import check_output, refuse_inputs, write_text
-from .common import OutputPath, bad_input
+from .common import (
+    BENCH_SEED,
+    DAY,
+    ENUMERATION_LIMIT,
+    MAX_AGENTS,
+    FiniteRange,
+    OutputPath,
+    bad_input,
+)
 
 
 @click.command("counterexample")
 @click.argument("prop", metavar="PROPERTY", required=False)
-@click.option("--max-size", type=click.IntRange(min=1), default=6, show_default=True,
+@click.option("--max-size", type=MAX_AGENTS, default=6, show_default=True,
               help="Largest number of agents tried (both sides of a market, the agents of "
                    "a housing market, the voters of an election).")
 @click.option("--domain", help="Domain of a user property given as module:function or "
                                "file.py:function (the built-ins know theirs).")
 @click.option("--complete", is_flag=True, help="Only complete lists.")
-@click.option("--seconds", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+@click.option("--seconds", type=FiniteRange(0.1, DAY), default=60.0, show_default=True,
               help="Budget for CP-SAT synthesis and random search.")
-@click.option("--enumeration-limit", type=click.IntRange(min=0), default=200_000,
+@click.option("--enumeration-limit", type=ENUMERATION_LIMIT, default=200_000,
               show_default=True, help="Largest raw space enumerated; larger ones are "
                                       "synthesised with CP-SAT or sampled.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Random-search seed.")
+@click.option("--seed", type=BENCH_SEED, default=0, show_default=True, help="Random-search seed.")
 @click.option("-o", "--out", type=OutputPath(),
               help="Write the result (JSON) here instead of stdout.")
 @click.option("--list", "list_only", is_flag=True, help="List the built-in properties.")

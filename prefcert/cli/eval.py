@@ -2,13 +2,28 @@
 :data:`prefcert.cli.COMMANDS`; Inspect is imported only when the command runs."""
 from __future__ import annotations
 
+import os
 import sys
+import time
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from ..formal.errors import InstanceError
-from .common import bad_input, name_value_pairs
+from ..output import check_output, refuse_inputs
+from .common import (
+    BENCH_SEED,
+    CONNECTIONS,
+    EPOCHS,
+    MAX_TOKENS,
+    PER_CELL,
+    RETRIES,
+    ROUNDS,
+    FiniteRange,
+    bad_input,
+    name_value_pairs,
+)
 
 
 def _task_arg(value: str) -> tuple[str, object]:
@@ -33,30 +48,30 @@ def _task_arg(value: str) -> tuple[str, object]:
                    "unfinished.")
 @click.option("--limit", type=click.IntRange(min=1), help="Prompts to run (spread over the "
                                                             "cells; paired formats kept).")
-@click.option("--epochs", type=click.IntRange(min=1),
+@click.option("--epochs", type=EPOCHS,
               help="Samples per prompt (prefcert risk reads them as K). Default: the "
                    "suite's own (15 completions per cell for self-consistency), else 1.")
-@click.option("--rounds", type=click.IntRange(min=1), default=None,
+@click.option("--rounds", type=ROUNDS, default=None,
               help="Refinement rounds with verifier feedback (Khanna & Wang §5 use 3); "
                    "default: the suite's (1; 2 for the two-turn completion).")
-@click.option("--temperature", type=float, default=0.0, show_default=True)
-@click.option("--max-tokens", type=click.IntRange(min=1), default=8192, show_default=True)
-@click.option("--max-connections", type=click.IntRange(min=1), default=8, show_default=True,
+@click.option("--temperature", type=FiniteRange(min=0), default=0.0, show_default=True)
+@click.option("--max-tokens", type=MAX_TOKENS, default=8192, show_default=True)
+@click.option("--max-connections", type=CONNECTIONS, default=8, show_default=True,
               help="Concurrent requests per model.")
-@click.option("--max-retries", type=click.IntRange(min=0),
+@click.option("--max-retries", type=RETRIES,
               help="Retries of a failed model request (default: Inspect's).")
-@click.option("--retry-attempts", type=click.IntRange(min=0), default=2, show_default=True,
+@click.option("--retry-attempts", type=RETRIES, default=2, show_default=True,
               help="Whole-run retries of a failed log, within this command.")
-@click.option("--retry-on-error", type=click.IntRange(min=0), default=3, show_default=True,
+@click.option("--retry-on-error", type=RETRIES, default=3, show_default=True,
               help="Retries of a sample whose model call failed after its request retries "
                    "(Inspect's retry_on_error; 0: a failed sample waits for the next run).")
-@click.option("--seed", type=int, help="Suite seed (default: the suite's).")
+@click.option("--seed", type=BENCH_SEED, help="Suite seed (default: the suite's).")
 @click.option("--sizes", help="The sizes (comma-separated): a subset of the suite's, or "
                                "open sizes within its limits (docs/suites.md).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A design parameter of the suite (repeatable; prefcert suites lists "
                    "them), as prefcert generate --param.")
-@click.option("--per-cell", type=click.IntRange(min=1), help="Instances per cell.")
+@click.option("--per-cell", type=PER_CELL, help="Instances per cell.")
 @click.option("--benchmark", type=click.Path(path_type=Path),
               help="A folder made by prefcert generate, read instead of generating.")
 @click.option("-T", "task_args", multiple=True, metavar="NAME=VALUE",
@@ -87,16 +102,75 @@ def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature
             raise InstanceError("prefcert eval needs Inspect AI (pip install "
                                 "'prefcert[inspect]')") from None
         check_models(models)
-        ok, logs = evaluate(suite_name, models, log_dir=log_dir, limit=limit, epochs=epochs,
-                            task_args=args, temperature=temperature, max_tokens=max_tokens,
-                            max_connections=max_connections, max_retries=max_retries,
-                            retry_attempts=retry_attempts, retry_on_error=retry_on_error,
-                            retry_wait=1.0)
+        check_output(log_dir, folder=True)      # before any prompt is made or asked
+        if benchmark is not None:
+            refuse_inputs([log_dir], [benchmark])
+        created = not log_dir.exists()
+        started = time.time()
+        try:
+            ok, logs = evaluate(suite_name, models, log_dir=log_dir, limit=limit,
+                                epochs=epochs, task_args=args, temperature=temperature,
+                                max_tokens=max_tokens, max_connections=max_connections,
+                                max_retries=max_retries, retry_attempts=retry_attempts,
+                                retry_on_error=retry_on_error, retry_wait=1.0)
+        except OSError as e:
+            raise _log_error(e, log_dir, created) from None
     except InstanceError as e:
         bad_input(e)
+    except KeyboardInterrupt:                   # before Inspect ran, or raised by it
+        _interrupted(log_dir)
+    if _cancelled(log_dir, started):            # Inspect ends a Ctrl-C'd run itself
+        _interrupted(log_dir)
     for log in logs:
         click.echo(f"{log.eval.model}: {log.status} -> {log.location}", err=True)
     if not ok:
         click.echo(f"prefcert: the run is incomplete; run the same command again to resume "
                    f"(completed samples in {log_dir} are kept).", err=True)
         sys.exit(1)
+
+
+def _interrupted(log_dir: Path) -> NoReturn:
+    """Ctrl-C: one line, exit status 130. Inspect keeps every sample completed before it
+    in the log, which the same command resumes."""
+    click.echo(f"prefcert: interrupted: the samples completed so far are kept in "
+               f"{log_dir}; run the same command again to resume.", err=True)
+    sys.exit(130)
+
+
+def _cancelled(log_dir: Path, since: float) -> bool:
+    """Whether a log this run wrote (modified since ``since``) was cancelled: Inspect
+    answers a Ctrl-C by ending the run, marking its log cancelled and returning as if
+    the run had succeeded (exit status 0 before). O(logs) header reads."""
+    from inspect_ai.log import read_eval_log
+    for f in log_dir.glob("*.eval") if log_dir.is_dir() else ():
+        try:
+            if f.stat().st_mtime >= since - 1 and \
+                    read_eval_log(str(f), header_only=True).status == "cancelled":
+                return True
+        except Exception:                       # a log Inspect cannot read: not ours
+            continue
+    return False
+
+
+def _log_error(e: OSError, log_dir: Path, created: bool) -> InstanceError:
+    """The one-line error of a log folder that cannot be written (a full disk, a
+    read-only folder): it names the folder, not stdout. A log folder this run created
+    and left without a log (only Inspect's bookkeeping files) is removed again; logs
+    with completed samples are kept (they are what a rerun resumes)."""
+    import errno
+    import shutil
+    if e.filename is None and e.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO):
+        near = log_dir
+        while not near.exists() and near != near.parent:
+            near = near.parent
+        try:                                    # stdout, unless the log folder is full
+            full = os.statvfs(near).f_bavail == 0
+        except OSError:
+            full = False
+        if not full:
+            raise e
+    if created and log_dir.is_dir() and not any(log_dir.glob("*.eval")):
+        shutil.rmtree(log_dir, ignore_errors=True)
+    where = e.filename or str(log_dir)
+    return InstanceError(f"cannot write the logs ({e.strerror or type(e).__name__})",
+                         file=str(where))

@@ -8,7 +8,7 @@ import click
 
 from ..formal.errors import InstanceError
 from ..output import check_output
-from .common import OutputPath, bad_input
+from .common import BENCH_SEED, MAX_TOKENS, OutputPath, bad_input
 
 TOOLS = ("lm-eval",)
 
@@ -22,8 +22,8 @@ TOOLS = ("lm-eval",)
 @click.option("--size", type=click.IntRange(min=1),
               help="Entries to generate (default: the whole design), or with --benchmark "
                    "to take: the first of the design's task order, spread over the cells.")
-@click.option("--seed", type=int, help="Suite seed (default: the suite's).")
-@click.option("--max-tokens", type=click.IntRange(min=1), default=4096, show_default=True)
+@click.option("--seed", type=BENCH_SEED, help="Suite seed (default: the suite's).")
+@click.option("--max-tokens", type=MAX_TOKENS, default=4096, show_default=True)
 def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
     """Write SUITE for TOOL into the folder OUT. lm-eval: a task folder (YAML, the
     documents and a process_results hook calling prefcert) that 'lm_eval --tasks
@@ -32,6 +32,10 @@ def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
     from ..bench.lm_eval import task_name
     from ..bench.score import single_answer
     try:
+        # the output checked before any work (it was after generating every entry)
+        if out.exists() and out.is_dir() and any(out.iterdir()):
+            raise InstanceError("the folder is not empty", file=str(out))
+        check_output(out, folder=True)
         if benchmark is not None:
             # --size N: the first N of the design's task order (spread over the cells, as
             # without --benchmark), only those entries built; else every prompt, in file
@@ -52,9 +56,6 @@ def export(tool, suite_name, out, benchmark, size, seed, max_tokens):
             entries = create_dataset(suite_name, size=size, seed=seed)
         for e in entries:          # lm-eval gives one answer a document: no second turn
             single_answer(e["metadata"], benchmark)
-        if out.exists() and out.is_dir() and any(out.iterdir()):
-            raise InstanceError("the folder is not empty", file=str(out))
-        check_output(out, folder=True)
         write(entries, suite_name, out, max_tokens=max_tokens)   # all files or none
     except InstanceError as e:
         bad_input(e)

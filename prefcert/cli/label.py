@@ -18,6 +18,7 @@ from ..output import AppendFile, check_output, refuse_inputs
 from ..pipeline.parallel import LocalResults, cores
 from .common import (
     OutputPath,
+    JOBS,
     SEED_RANGE,
     UNVERIFIED,
     Seconds,
@@ -137,7 +138,7 @@ class LabelLine:
 @click.option("--convention", "conventions", multiple=True, metavar="NAME=CHOICE",
               help="A reading of a definition (repeatable; 'prefcert domains' lists them), "
                    "e.g. counts=identical; overrides the instances' own.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+@click.option("-j", "--jobs", type=JOBS, default=None,
               help="Parallel worker processes (default: the number of cores). The output "
                    "is the same, in the same order, for every value.")
 @click.option("--disagreements", type=OutputPath(),
@@ -162,6 +163,8 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
         if disagreements is None and out is not None:
             disagreements = out.with_name(out.name + ".disagreements.jsonl")
         own = [p for p in (out, disagreements) if p is not None]
+        for path in own:                # before the inputs are read (a large corpus)
+            check_output(path)
         with bulk_build():
             instances = read_paths(list(paths), skip=own)  # -o may sit in a labelled folder
             chosen = parse_conventions(conventions, {i.domain for i in instances})
@@ -171,8 +174,6 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
         if names is not None:
             check_engines(names, [(j.question.name, j.question.engines, j.instance.file,
                                    j.instance.line) for j in work], given=engines)
-        for path in own:
-            check_output(path)
         refuse_inputs(own, {i.file for i in instances})
         if dask_address is not None and jobs is not None:
             raise InstanceError("--jobs and --dask exclude each other (the cluster's "

@@ -68,7 +68,7 @@ from ..design import Entry, Parameter, RenderedPrompt, Row, SizeTests, Suite, Ta
     canonical
 from ..stats import accuracy_rows, proportion
 from ..templates import TemplateSpec, load
-from .params import Budget, check_sizes, int_in
+from .params import MAX_DRAWS_LIMIT, Budget, check_sizes, int_in
 
 SIZES = (10, 30)
 #: sizes ``--sizes`` accepts (inclusive; why: :mod:`prefcert.bench.indeterminacy.params`)
@@ -1472,7 +1472,7 @@ def _tools(v: Any) -> str:
 
 SUITE_NAME = "indeterminacy-algorithmic"
 PARAMETERS = {
-    "max_draws": Parameter("max_draws", MAX_DRAWS, int_in(1, None),
+    "max_draws": Parameter("max_draws", MAX_DRAWS, int_in(1, MAX_DRAWS_LIMIT),
                            "draw budget per instance of the rejection samplers (default "
                            "200,000): a cell with no acceptable draw within it is refused, "
                            "naming the cell; a progress line every 500 draws"),

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...formal.errors import InstanceError
-from ..design import int_in  # noqa: F401  (the suites' integer parameters)
+from ..design import MAX_DRAWS_LIMIT, int_in  # noqa: F401  (the suites' integer parameters)
 
 #: draws of one task after which a progress line is written to stderr, and every
 #: PROGRESS_EVERY draws after that

@@ -44,7 +44,7 @@ from ..design import (ENCODINGS, Entry, Parameter, RenderedPrompt, Row, Suite, T
 from ..stats import accuracy_rows, proportion
 from ..templates import TemplateSpec, load
 from ...formal.errors import InstanceError
-from .params import Budget, check_sizes, int_in
+from .params import MAX_DRAWS_LIMIT, Budget, check_sizes, int_in
 
 SIZES = (50, 100, 200)
 #: sizes ``--sizes`` accepts (inclusive; why: :mod:`prefcert.bench.indeterminacy.params`)
@@ -1404,7 +1404,7 @@ def table28(scores: Sequence[dict]) -> Any:
 
 SUITE_NAME = "indeterminacy-preference"
 PARAMETERS = {
-    "max_draws": Parameter("max_draws", MAX_DRAWS, int_in(1, None),
+    "max_draws": Parameter("max_draws", MAX_DRAWS, int_in(1, MAX_DRAWS_LIMIT),
                            "draw budget per query of the rejection samplers (default "
                            "100,000): a cell with no acceptable draw within it is refused, "
                            "naming the cell; a progress line every 500 draws"),

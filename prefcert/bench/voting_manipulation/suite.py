@@ -60,8 +60,8 @@ from ...formal.election import parse_election
 from ...formal.errors import InstanceError
 from ...formal.rules import rule_named
 from ...generators.election import impartial_culture_election
-from ..design import (Entry, Parameter, RenderedPrompt, Row, Suite, Task, Verdict, canonical,
-                      int_in)
+from ..design import (MAX_DRAWS_LIMIT, Entry, Parameter, RenderedPrompt, Row, Suite, Task,
+                      Verdict, canonical, int_in)
 from ..stats import proportion, wilson
 from .ballots import BENCHMARK_RULES as RULES
 from .ballots import FRAMINGS, METRICS, metric, render_coalition_prompt, render_prompt, \
@@ -107,7 +107,7 @@ PARAMETERS = {
                    "or a coalition of k ≥ 2 voters sharing one true ranking whose k "
                    "ballots the model writes (k ≤ n − 1; joint reports ≤ 20,000)",
                    variants=(2,)),
-    "max_draws": Parameter("max_draws", MAX_DRAWS, int_in(1, None),
+    "max_draws": Parameter("max_draws", MAX_DRAWS, int_in(1, MAX_DRAWS_LIMIT),
                            "draw budget per instance of the rejection sampler (default "
                            "20,000): a cell that cannot fill its stratum within it is "
                            "refused, naming the cell and its acceptance so far"),
