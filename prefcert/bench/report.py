@@ -319,10 +319,11 @@ def load_scores(path: str | Path) -> list[dict]:
     is not a scored record (e.g. a prompts or answers file given by mistake)."""
     from ..formal.errors import InstanceError
     from .design import VERDICTS
-    from .generate import read_jsonl
+    from .generate import numbered_jsonl
     from .suites import SUITES
-    rows = read_jsonl(path)
-    for n, r in enumerate(rows, 1):
+    numbered = numbered_jsonl(path)
+    rows = [r for _, r in numbered]
+    for n, r in numbered:
         missing = [k for k in ("suite", "verdict") if not isinstance(r, dict) or k not in r]
         if missing:
             raise InstanceError(f"not a scores file (from prefcert score -o): no {missing[0]!r}",

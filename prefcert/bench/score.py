@@ -17,7 +17,7 @@ from typing import Any
 
 from ..formal.errors import InstanceError
 from .design import VERDICTS, Entry, Suite, Verdict
-from .generate import PROFILES_FILE, read_jsonl, read_prompts
+from .generate import PROFILES_FILE, numbered_jsonl, read_prompts
 
 
 class Benchmark:
@@ -45,13 +45,14 @@ class Benchmark:
         for name in ("labels.jsonl", "instances.jsonl"):
             if not (folder / name).is_file():
                 raise InstanceError(f"{name} is missing beside the prompts", file=str(p))
-        labels, instances = (read_jsonl(folder / n) for n in ("labels.jsonl", "instances.jsonl"))
+        labels, instances = (numbered_jsonl(folder / n) for n in ("labels.jsonl", "instances.jsonl"))
         for name, rows, key in (("labels.jsonl", labels, "label_id"),
                                 ("instances.jsonl", instances, "id")):
-            for i, row in enumerate(rows, 1):
+            for i, row in rows:
                 if key not in row:
                     raise InstanceError(f"not a {name} record of prefcert generate: no "
                                         f"{key!r}", file=str(folder / name), line=i)
+        labels, instances = [r for _, r in labels], [r for _, r in instances]
         bench = cls(read_prompts(p), labels, instances)
         bench.check_complete(folder / "labels.jsonl", folder / "instances.jsonl")
         # every file the benchmark is read from: an output naming one is refused
@@ -209,7 +210,7 @@ def read_answers(path: str | Path,
     (given ``known``) answering a prompt of several turns (:func:`single_answer`); and for
     a file with no record. O(lines)."""
     out: dict[str, str | None] = {}
-    for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
+    for i, rec in numbered_jsonl(path, unique_keys=True):
         pid = answer_id(rec, path, i, known)
         if pid in out:
             raise InstanceError("a second answer to the same prompt id", file=str(path),

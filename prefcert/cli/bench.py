@@ -310,7 +310,11 @@ def feedback(prompts, answer, pid):
         bench = Benchmark.read(prompts)
         if pid not in bench.by_id:
             raise InstanceError("no prompt with this id", file=str(prompts), value=pid)
-        text = sys.stdin.read() if str(answer) == "-" else answer.read_text(encoding="utf-8")
+        if str(answer) == "-":
+            text = sys.stdin.read()
+        else:
+            from ..formal.files import read_input
+            text = read_input(answer)
     except (OSError, UnicodeDecodeError) as e:
         bad_input(InstanceError(f"cannot read the answer ({e.__class__.__name__})",
                                  file=str(answer)))

@@ -190,12 +190,9 @@ def read_responses(path: str | Path, *, ranges: str = "ambiguous",
     of the row in the file (a CSV field may span lines: its line breaks are kept).
     InstanceError naming the line of a row without ``model`` (and no ``model`` given) or
     ``cell_id``, or with none of the value columns (:data:`VALUE_COLUMNS`)."""
+    from ...formal.files import parse_json, read_input
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InstanceError(f"cannot read the responses ({e.__class__.__name__})",
-                            file=str(p)) from None
+    text = read_input(p)
     raw: list[tuple[int, dict]] = []
     if p.suffix == ".csv":
         reader = csv.DictReader(io.StringIO(text, newline=""))   # quoted line breaks kept
@@ -204,13 +201,9 @@ def read_responses(path: str | Path, *, ranges: str = "ambiguous",
             raw.append((start, row))
             start = reader.line_num + 1
     else:
-        for i, line in enumerate(text.splitlines(), 1):
+        for i, line in enumerate(text.split("\n"), 1):
             if line.strip():
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise InstanceError(f"not JSON ({e.msg})", file=str(p), line=i,
-                                        value=line[:40]) from None
+                rec = parse_json(line, str(p), i, unique_keys=False)
                 if not isinstance(rec, dict):
                     raise InstanceError("a response is a JSON object", file=str(p), line=i)
                 raw.append((i, rec))
@@ -349,13 +342,9 @@ def parse_design(data: Any, file: str = "<design>") -> Design:
 
 
 def read_design(path: str | Path) -> Design:
+    from ...formal.files import read_json_file
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InstanceError(f"cannot read the design ({e.__class__.__name__})",
-                            file=str(p)) from None
-    return parse_design(data, str(p))
+    return parse_design(read_json_file(p, unique_keys=False), str(p))
 
 
 # ----------------------------------------------------------------------------- the fit
