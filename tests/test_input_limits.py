@@ -220,3 +220,74 @@ def test_read_json_lines_numbers_records_by_their_line(tmp_path):
     p.write_text('{"a": 1}\n[1]\n')
     with pytest.raises(InstanceError, match=r"x.jsonl:2: not a JSON object: '\[1\]'"):
         read_json_lines(p)
+
+
+# ------------------------------------------------------------------ records of another shape
+
+@pytest.fixture(scope="module")
+def scored(files) -> dict:
+    """One scored record of the benchmark, as prefcert score -o writes it."""
+    answers = files / "one-answer.jsonl"
+    answers.write_text(json.dumps({"id": _prompt_id(files), "answer": "yes"}) + "\n")
+    cli("score", files / "vm" / "prompts.jsonl", answers, "-o", files / "scores.jsonl")
+    return json.loads((files / "scores.jsonl").read_text().splitlines()[0])
+
+
+@needs_cli
+@pytest.mark.parametrize("field, value, shown", [
+    ("oracle", 5, ":2: a scored record that prefcert score did not write"),
+    ("stratum", None, ":2: a scored record that prefcert score did not write"),
+    ("rule", [], ":2: a scored record that prefcert score did not write"),
+    ("suite", [], ":2: unknown suite"),
+])
+def test_report_names_a_scored_record_of_another_shape(files, scored, tmp_path, field,
+                                                       value, shown):
+    """A scores record with a suite field missing or of another type was a traceback
+    (TypeError, KeyError, ValueError in the suite's result sets)."""
+    rec = dict(scored)
+    if value is None:
+        del rec[field]
+    else:
+        rec[field] = value
+    path = tmp_path / "scores.jsonl"
+    path.write_text("\n" + json.dumps(rec) + "\n")
+    line = one_error_line(run("report", path, "-o", tmp_path / "r.html"))
+    assert f"{path}{shown}" in line, line
+    assert not (tmp_path / "r.html").exists()
+
+
+def _edited(files: Path, tmp_path: Path, name: str, field: str, value) -> Path:
+    import shutil
+    out = tmp_path / "bench"
+    shutil.copytree(files / "vm", out)
+    lines = (out / name).read_text().splitlines()
+    rec = json.loads(lines[0])
+    rec[field] = value
+    (out / name).write_text("\n".join([json.dumps(rec), *lines[1:]]) + "\n")
+    return out
+
+
+@needs_cli
+@pytest.mark.parametrize("name, field, value, shown", [
+    ("prompts.jsonl", "id", [], "prompts.jsonl: not a record of prefcert generate: its 'id'"),
+    ("prompts.jsonl", "instance_ids", 7, "its 'instance_ids' must be a list of strings: 7"),
+    ("labels.jsonl", "label_id", [], "labels.jsonl:1: not a record of prefcert generate"),
+    ("instances.jsonl", "id", {}, "instances.jsonl:1: not a record of prefcert generate"),
+])
+def test_score_names_a_benchmark_record_of_another_shape(files, tmp_path, name, field,
+                                                         value, shown):
+    """A hand-edited benchmark record was a traceback (unhashable type, not iterable)."""
+    bench = _edited(files, tmp_path, name, field, value)
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"id": _prompt_id(files), "answer": "yes"}) + "\n")
+    line = one_error_line(run("score", bench, answers))
+    assert shown in line, line
+
+
+@needs_cli
+def test_feedback_on_a_prompt_of_another_shape_is_one_line(files, tmp_path):
+    """A prompt whose cell lacks the suite's factors was a KeyError traceback."""
+    bench = _edited(files, tmp_path, "prompts.jsonl", "cell", {})
+    line = one_error_line(run("feedback", bench, files / "answer.txt", "--id",
+                              _prompt_id(files)))
+    assert "not those prefcert generate wrote" in line and _prompt_id(files) in line, line
