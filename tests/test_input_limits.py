@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import subprocess
 from pathlib import Path
@@ -291,3 +292,21 @@ def test_feedback_on_a_prompt_of_another_shape_is_one_line(files, tmp_path):
     line = one_error_line(run("feedback", bench, files / "answer.txt", "--id",
                               _prompt_id(files)))
     assert "not those prefcert generate wrote" in line and _prompt_id(files) in line, line
+
+
+@pytest.mark.parametrize("edit, shown", [
+    (lambda d: d["stress_paths"][0].update(k=1e400), "'k' (its length) must be an integer"),
+    (lambda d: d["stress_paths"][0].update(k=None), "'k' (its length) must be an integer"),
+    (lambda d: d.update(pairs=10**100), "'pairs' must be a list"),
+    (lambda d: d["pairs"][0].update(direct=[]), "names an unknown cell"),
+    (lambda d: d["stress_paths"][0].update(steps=7), "'steps' must be a list"),
+])
+def test_a_design_of_another_shape_is_bad_input(edit, shown):
+    """int(inf) (OverflowError), int(None), iterating a number and hashing a list were
+    tracebacks of prefcert consistency --design."""
+    from prefcert.bench.self_consistency.audit import parse_design
+    from prefcert.generators.consistency import paper_design
+    design = json.loads(json.dumps(paper_design(0)))
+    edit(design)
+    with pytest.raises(InstanceError, match=re.escape(shown)):
+        parse_design(design, "design.json")
