@@ -310,3 +310,15 @@ def test_a_design_of_another_shape_is_bad_input(edit, shown):
     edit(design)
     with pytest.raises(InstanceError, match=re.escape(shown)):
         parse_design(design, "design.json")
+
+
+@needs_cli
+def test_a_csv_response_longer_than_128k_characters_is_read(tmp_path):
+    """The csv module's default field limit (131072 characters) made a long completion in a
+    responses CSV a _csv.Error traceback."""
+    from prefcert.generators.consistency import paper_design
+    (tmp_path / "design.json").write_text(json.dumps(paper_design(0)))
+    responses = tmp_path / "responses.csv"
+    responses.write_text('model,cell_id,value\nm,no-such-cell,"' + "x" * 200_000 + '"\n')
+    line = one_error_line(run("consistency", responses, "--design", tmp_path / "design.json"))
+    assert f"{responses}:2: response to a cell the design does not have" in line, line

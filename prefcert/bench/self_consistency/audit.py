@@ -197,9 +197,15 @@ def read_responses(path: str | Path, *, ranges: str = "ambiguous",
     if p.suffix == ".csv":
         reader = csv.DictReader(io.StringIO(text, newline=""))   # quoted line breaks kept
         start = reader.line_num + 1 if reader.fieldnames is not None else 1
-        for row in reader:
-            raw.append((start, row))
-            start = reader.line_num + 1
+        # a field may be a whole completion: as long as the file (read within its limit)
+        csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+        try:
+            for row in reader:
+                raw.append((start, row))
+                start = reader.line_num + 1
+        except csv.Error as e:
+            raise InstanceError(f"malformed CSV ({e})", file=str(p),
+                                line=reader.line_num or start) from None
     else:
         for i, line in enumerate(text.split("\n"), 1):
             if line.strip():
