@@ -322,3 +322,17 @@ def test_a_csv_response_longer_than_128k_characters_is_read(tmp_path):
     responses.write_text('model,cell_id,value\nm,no-such-cell,"' + "x" * 200_000 + '"\n')
     line = one_error_line(run("consistency", responses, "--design", tmp_path / "design.json"))
     assert f"{responses}:2: response to a cell the design does not have" in line, line
+
+
+@needs_cli
+@pytest.mark.parametrize("declared", [10**32, 3 * 10**8])
+def test_a_declared_number_of_alternatives_allocates_nothing(tmp_path, declared):
+    """NUMBER ALTERNATIVES decided the length of a list built before it was compared with
+    the ALTERNATIVE NAME lines: 10**32 was an OverflowError traceback, 3 * 10**8 took
+    11.8 GB and 68 s for a file of eight lines (a MemoryError in 2 GiB)."""
+    path = tmp_path / "x.soc"
+    path.write_text(f"# FILE NAME: x.soc\n# DATA TYPE: soc\n# NUMBER ALTERNATIVES: {declared}\n"
+                    "# NUMBER VOTERS: 1\n# NUMBER UNIQUE ORDERS: 1\n# ALTERNATIVE NAME 1: a\n"
+                    "# ALTERNATIVE NAME 2: b\n1: 1,2\n")
+    line = one_error_line(run("label", path))
+    assert f"{path}:3: NUMBER ALTERNATIVES is {declared} but the ALTERNATIVE NAME" in line, line
