@@ -4,20 +4,196 @@ Every error is an :class:`InstanceError` naming the file, the line and the value
 """
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from .errors import InstanceError
-from .instances import Instance, read_json, read_jsonl
+from .instances import (
+    BOM,
+    DUPLICATE,
+    DuplicateKey,
+    Instance,
+    _near,
+    _no_duplicates,
+    not_a_file,
+    read_json,
+    read_jsonl,
+    read_text,
+)
 
 #: the PrefLib suffixes (:data:`prefcert.formal.preflib.SUFFIXES`, a test keeps the two
 #: equal), known here so that reading JSON never imports the PrefLib reader
 PREFLIB_SUFFIXES = (".soc", ".soi", ".toc", ".toi")
 
 
-#: the default size limit of an instance file read by ``prefcert check`` (1 GiB; its
-#: ``--max-file-size`` option raises it)
+#: the default size limit of a user file read by a command: an instance file read by
+#: ``prefcert check`` (1 GiB; its ``--max-file-size`` option changes it), a labels,
+#: answers, scores, prompts or design file (:func:`read_input`)
 MAX_FILE_SIZE = 2**30
+
+
+def read_input(path: str | os.PathLike[str], limit: int | None = MAX_FILE_SIZE) -> str:
+    """The UTF-8 text of a user file, the one way every command reads one (a labels,
+    answers, scores, prompts, candidates or design file; instance files go through
+    :func:`read_file`, which reads them the same way).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    limit : int or None, default MAX_FILE_SIZE
+        The largest size read, in bytes (None: no limit).
+
+    Returns
+    -------
+    str
+        The text, without a leading byte-order mark.
+
+    Raises
+    ------
+    InstanceError
+        One line naming the file (and the line, for a byte that is not UTF-8 or is NUL):
+        a path that is missing or cannot be opened; a folder, FIFO, character device
+        (``/dev/zero``, ``/dev/urandom``), block device or socket, refused before a byte
+        is read (so such a read never waits or fills memory); a file larger than
+        ``limit``. O(file size); peak memory the text plus one chunk.
+    """
+    text = read_text(Path(path), limit)
+    return text[1:] if text.startswith(BOM) else text
+
+
+def check_input(path: str | os.PathLike[str], limit: int | None = None) -> None:
+    """Refuse, before another library opens it (a Parquet table, an Inspect log), a user
+    file that :func:`read_input` would refuse unread: a missing path, a folder, a FIFO, a
+    device or a socket, or (given ``limit``) a file larger than ``limit`` bytes.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    limit : int, optional
+        The largest size accepted, in bytes (None: no limit).
+
+    Raises
+    ------
+    InstanceError
+        One line naming the file. O(1): one ``stat``.
+    """
+    try:
+        info = os.stat(path)
+    except OSError as e:
+        raise InstanceError(f"cannot read the file ({e.strerror})", file=str(path)) from None
+    kind = not_a_file(info.st_mode)
+    if kind is not None:
+        raise InstanceError(f"{kind}, not a file", file=str(path))
+    if limit is not None and info.st_size > limit:
+        raise InstanceError(f"the file is larger than the size limit ({info.st_size} > "
+                            f"{limit} bytes)", file=str(path))
+
+
+def parse_json(text: str, file: str, line: int | None = None, *,
+               unique_keys: bool = True) -> Any:
+    """``json.loads(text)`` for one JSON text of a user file (a whole file, or the line
+    ``line`` of a JSONL file); every way it fails is an :class:`InstanceError` naming
+    the file, the line and the text near the fault: malformed JSON, nesting too deep
+    for the decoder (``[[[[…]]]]`` 100 000 deep) and, with ``unique_keys``, a key that
+    appears twice in one object (JSON would keep its last value).
+
+    Parameters
+    ----------
+    text : str
+        The JSON text.
+    file : str
+        The file it was read from (for the error).
+    line : int, optional
+        Its line in the file (None: ``text`` is the whole file, the line is the fault's).
+    unique_keys : bool, default True
+        Refuse an object that repeats a key.
+
+    Returns
+    -------
+    Any
+        The decoded value. O(len(text)).
+    """
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates if unique_keys else None)
+    except json.JSONDecodeError as e:
+        raise InstanceError(f"malformed JSON ({e.msg})", file=file,
+                            line=line if line is not None else e.lineno,
+                            value=_near(text, e.pos)) from None
+    except RecursionError:
+        raise InstanceError("JSON nested too deeply", file=file,
+                            line=line if line is not None else 1) from None
+    except DuplicateKey as e:
+        at = line
+        if at is None:                 # the line of the key's second use
+            needle = json.dumps(e.key) + ":"
+            hits = [n for n, t in enumerate(text.splitlines(), 1)
+                    for _ in range(t.replace(" ", "").count(needle))]
+            at = hits[1] if len(hits) > 1 else None
+        raise InstanceError(DUPLICATE, file=file, line=at, value=e.key) from None
+
+
+def read_json_file(path: str | os.PathLike[str], limit: int | None = MAX_FILE_SIZE, *,
+                   unique_keys: bool = True) -> Any:
+    """The JSON value of a user file (:func:`read_input`, then :func:`parse_json`);
+    InstanceError naming the file, the line and the value for every fault. O(file size).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    limit : int or None, default MAX_FILE_SIZE
+        The largest size read, in bytes.
+    unique_keys : bool, default True
+        Refuse an object that repeats a key.
+
+    Returns
+    -------
+    Any
+        The decoded value.
+    """
+    return parse_json(read_input(path, limit), str(path), unique_keys=unique_keys)
+
+
+def read_json_lines(path: str | os.PathLike[str], limit: int | None = MAX_FILE_SIZE, *,
+                    unique_keys: bool = False,
+                    what: str = "a JSON object") -> list[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a user JSONL file with their line numbers (lines end at
+    ``\n`` only; blank lines skipped, so a record's number is its line in the file); InstanceError naming the
+    file, the line and the value for every fault (:func:`read_input`,
+    :func:`parse_json`) and for a line that is not a JSON object.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    limit : int or None, default MAX_FILE_SIZE
+        The largest size read, in bytes.
+    unique_keys : bool, default False
+        Refuse an object that repeats a key (for files people write by hand).
+    what : str, default "a JSON object"
+        What each line must be, for the error of one that is not an object.
+
+    Returns
+    -------
+    list of (int, dict)
+        (line, object) in file order. O(file size).
+    """
+    file = str(path)
+    out = []
+    for i, line in enumerate(read_input(path, limit).split("\n"), 1):   # "\n" only: a
+        # JSON string may hold U+2028 or a form feed, which str.splitlines splits at
+        if not line.strip():
+            continue
+        obj = parse_json(line, file, i, unique_keys=unique_keys)
+        if not isinstance(obj, dict):
+            raise InstanceError(f"not {what}", file=file, line=i, value=_near(line, 0))
+        out.append((i, obj))
+    return out
 
 
 def readers() -> dict[str, Callable[..., list[Instance]]]:
@@ -66,7 +242,7 @@ def read_paths(paths: list[str], skip: Iterable[str | Path] = ()) -> list[Instan
                                     file=str(p), value=p.suffix)
             files.append(p)
         else:
-            raise InstanceError("no such file or folder", file=str(p))
+            raise InstanceError(_missing(p), file=str(p))
     instances: list[Instance] = []
     seen: dict[str, Instance] = {}
     for f in files:
@@ -82,3 +258,12 @@ def read_paths(paths: list[str], skip: Iterable[str | Path] = ()) -> list[Instan
             seen[inst.id] = inst
             instances.append(inst)
     return instances
+
+
+def _missing(p: Path) -> str:
+    """Why ``p`` (neither a folder nor a regular file) is not read."""
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:
+        return "no such file or folder"
+    return f"{not_a_file(mode)}, not a file or folder"

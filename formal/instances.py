@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from itertools import accumulate, chain, compress, repeat
 from operator import getitem, is_, setitem
@@ -204,14 +205,41 @@ def with_readings(inst: Instance, *, semantics: str | None = None,
     return replace(out, overridden=tuple(sorted({*inst.overridden, *(conventions or {})})))
 
 
+#: what a path that is not a regular file is, by its ``stat`` mode (for the error line)
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def not_a_file(mode: int) -> str | None:
+    """What a ``stat`` mode is when it is not a regular file ("a folder", "a FIFO (named
+    pipe)", "a character device", ...), else None."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
 def _open(path: Path, limit: int | None) -> tuple[BinaryIO, int]:
     """``path`` opened for reading in binary, with its size; InstanceError when it cannot
-    be opened or is larger than ``limit`` bytes (checked before anything is read)."""
+    be opened, is not a regular file (a folder, a FIFO, a device such as ``/dev/zero``:
+    refused before a byte is read, and a FIFO is opened without waiting for a writer) or
+    is larger than ``limit`` bytes (checked before anything is read)."""
     try:
-        f = open(path, "rb")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_BINARY", 0))
+    except IsADirectoryError:
+        raise InstanceError("a folder, not a file", file=str(path)) from None
     except OSError as e:
         raise InstanceError(f"cannot read the file ({e.strerror})", file=str(path)) from None
-    size = os.fstat(f.fileno()).st_size
+    info = os.fstat(fd)
+    kind = not_a_file(info.st_mode)
+    if kind is not None:
+        os.close(fd)
+        raise InstanceError(f"{kind}, not a file", file=str(path))
+    if getattr(os, "O_NONBLOCK", 0):
+        os.set_blocking(fd, True)          # a regular file: reads as usual
+    f = os.fdopen(fd, "rb")
+    size = info.st_size
     if limit is not None and size > limit:
         f.close()
         raise InstanceError(f"the file is larger than the size limit ({size} > {limit} "

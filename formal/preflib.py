@@ -94,7 +94,9 @@ def parse_preflib(text: str, *, file: str, suffix: str) -> dict:
     if not ballots:
         raise InstanceError("no ballot line ('count: order') after the header", file=file,
                             line=len(text.splitlines()) or 1)
-    if sorted(alts) != list(range(1, n_alt + 1)):
+    # the declared number is compared with the names' count first: it never decides the
+    # size of a list (10**32 alternatives declared over two names is one line, at once)
+    if n_alt != len(alts) or sorted(alts) != list(range(1, len(alts) + 1)):
         raise InstanceError(f"NUMBER ALTERNATIVES is {n_alt} but the ALTERNATIVE NAME lines "
                             f"number {sorted(alts)[:5]}...", file=file, line=ln_alt, value=n_alt)
     strict, complete = suffix in (".soc", ".soi"), suffix in (".soc", ".toc")

@@ -167,17 +167,15 @@ def design_order(folder: str | Path, prompts: Sequence[Mapping[str, Any]]
     gives the design the folder's manifest names, or None when the manifest is missing or
     the prompts are not exactly that design (every id, with its cell). O(prompts); nothing
     is sampled."""
-    import json
-
     from ..formal.errors import InstanceError
+    from ..formal.files import read_json_file
     from .design import canonical
     from .suites import SUITES
     p = Path(folder)
     try:
-        m = json.loads(((p if p.is_dir() else p.parent) / "manifest.json").read_text(
-            encoding="utf-8"))
+        m = read_json_file((p if p.is_dir() else p.parent) / "manifest.json")
         name, seed, sizes = m["suite"], m["seed"], list(m["sizes"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (InstanceError, KeyError, TypeError):
         return None
     if name not in SUITES:
         return None

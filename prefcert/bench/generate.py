@@ -509,7 +509,7 @@ def read_profiles(path: str | Path) -> dict[str, str]:
         raise InstanceError(f"{PROFILES_FILE} is missing beside the prompts (they refer to "
                             "shared profiles)", file=str(path))
     out: dict[str, str] = {}
-    for i, rec in enumerate(read_jsonl(path), 1):
+    for i, rec in numbered_jsonl(path):
         key, text = rec.get("sha256"), rec.get("text")
         if not isinstance(key, str) or not isinstance(text, str):
             raise InstanceError("not a shared-profile record (sha256, text)", file=str(path),
@@ -767,15 +767,16 @@ def _earlier_files(folder: Path) -> set[str]:
     ``data/<split>.parquet`` of its ``splits`` with the card ``README.md``) and the
     suite's own ``files``. Empty without a readable manifest of ``prefcert generate``
     (then nothing in the folder is known to be prefcert's)."""
+    from ..formal.files import read_json_file
     try:
-        m = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        m = read_json_file(folder / "manifest.json")
         names = {"instances.jsonl", "labels.jsonl", "manifest.json"}
         if m["prompts_file"] == "data":
             names |= {"README.md", *(f"data/{s}.parquet" for s in m["splits"])}
         else:
             names |= {str(m["prompts_file"]), PROFILES_FILE}
         names |= {str(f) for f in m.get("files") or ()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (InstanceError, KeyError, TypeError, AttributeError):
         return set()
     return names
 
@@ -976,11 +977,14 @@ def prompts_path(path: str | Path) -> Path:
     """The prompts of a benchmark given as its prompts file, its folder or its ``data``
     folder of Parquet splits."""
     path = Path(path)
-    if path.is_dir() and (path / "manifest.json").is_file():
-        try:
-            name = json.loads((path / "manifest.json").read_text(encoding="utf-8"))["prompts_file"]
-        except (OSError, ValueError, KeyError, TypeError):
-            raise InstanceError("unreadable manifest", file=str(path / "manifest.json")) from None
+    if path.is_dir() and (path / "manifest.json").exists():
+        from ..formal.files import read_json_file
+        manifest = read_json_file(path / "manifest.json")
+        name = manifest.get("prompts_file") if isinstance(manifest, dict) else None
+        if not isinstance(name, str):
+            raise InstanceError("not a manifest of prefcert generate: 'prompts_file' must "
+                                "name the prompts", file=str(path / "manifest.json"),
+                                value=name)
         return path / name
     return path
 
@@ -995,8 +999,11 @@ def read_prompts(path: str | Path) -> list[dict]:
     files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
     if path.is_dir() or path.suffix == ".parquet":
         import pyarrow.parquet as pq
+
+        from ..formal.files import check_input
         rows = []
         for f in files:
+            check_input(f)                 # a FIFO or a device is refused unread
             try:
                 rows += pq.read_table(f).to_pylist()
             except (OSError, ValueError) as e:
@@ -1004,7 +1011,12 @@ def read_prompts(path: str | Path) -> list[dict]:
                                     file=str(f)) from None
         out = []
         for r in rows:
-            rec = decode_row(r)
+            try:
+                rec = decode_row(r)
+            except (ValueError, RecursionError) as e:      # a *_json column not JSON
+                raise InstanceError(f"a row's JSON column is not JSON "
+                                    f"({e.__class__.__name__})", file=str(path),
+                                    value=r.get("id")) from None
             rec.pop("labels", None)
             rec.pop("instances", None)
             out.append(rec)
@@ -1019,29 +1031,17 @@ def read_prompts(path: str | Path) -> list[dict]:
 def read_jsonl(path: str | Path, unique_keys: bool = False) -> list[dict]:
     """The JSON objects of a JSONL file; InstanceError naming the line of a bad one
     (``unique_keys``: also of an object that repeats a key, which JSON would read as its
-    last value — for files people write by hand, such as answers)."""
-    from .answers import DuplicateKey, _no_duplicates
-    hook = _no_duplicates if unique_keys else None
-    out = []
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InstanceError(f"cannot read ({e.__class__.__name__})", file=str(path)) from None
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line, object_pairs_hook=hook)
-        except json.JSONDecodeError as e:
-            raise InstanceError(f"not JSON ({e.msg})", file=str(path), line=i,
-                                value=line[:40]) from None
-        except DuplicateKey as e:
-            raise InstanceError("a key appears twice in one object", file=str(path),
-                                line=i, value=e.key) from None
-        if not isinstance(obj, dict):
-            raise InstanceError("not a JSON object", file=str(path), line=i, value=line[:40])
-        out.append(obj)
-    return out
+    last value — for files people write by hand, such as answers). Read through
+    :func:`prefcert.formal.files.read_input` (a FIFO or a device is refused, the size
+    limit applies); see :func:`numbered_jsonl` for the records' line numbers."""
+    return [obj for _, obj in numbered_jsonl(path, unique_keys)]
+
+
+def numbered_jsonl(path: str | Path, unique_keys: bool = False) -> list[tuple[int, dict]]:
+    """(line, object) for the JSON objects of a JSONL file (blank lines skipped: the
+    number is the record's line in the file), as :func:`read_jsonl` reads them."""
+    from ..formal.files import read_json_lines
+    return read_json_lines(path, unique_keys=unique_keys)
 
 
 #: Value columns per part of the calibration table (its headers are never cut).

@@ -317,26 +317,61 @@ def scores_report(scores: Sequence[dict], title: str = "prefcert benchmark repor
 def load_scores(path: str | Path) -> list[dict]:
     """The records of a ``prefcert score -o`` file; InstanceError naming the first line that
     is not a scored record (e.g. a prompts or answers file given by mistake)."""
+    return [r for _, r in numbered_scores(path)]
+
+
+def numbered_scores(path: str | Path) -> list[tuple[int, dict]]:
+    """(line, record) for the records of a ``prefcert score -o`` file, as
+    :func:`load_scores` reads them."""
     from ..formal.errors import InstanceError
     from .design import VERDICTS
-    from .generate import read_jsonl
+    from .generate import numbered_jsonl
     from .suites import SUITES
-    rows = read_jsonl(path)
-    for n, r in enumerate(rows, 1):
+    numbered = numbered_jsonl(path)
+    for n, r in numbered:
         missing = [k for k in ("suite", "verdict") if not isinstance(r, dict) or k not in r]
         if missing:
             raise InstanceError(f"not a scores file (from prefcert score -o): no {missing[0]!r}",
                                 file=str(path), line=n)
-        if r["suite"] not in SUITES:
+        if not isinstance(r["suite"], str) or r["suite"] not in SUITES:
             raise InstanceError(f"unknown suite (known: {', '.join(sorted(SUITES))})",
                                 file=str(path), line=n, value=r["suite"])
-        if r["verdict"] not in VERDICTS:
+        if not isinstance(r["verdict"], str) or r["verdict"] not in VERDICTS:
             raise InstanceError(f"unknown verdict (known: {', '.join(VERDICTS)})",
                                 file=str(path), line=n, value=r["verdict"])
         if not isinstance(r.get("cell"), dict):
             raise InstanceError("a scored record's 'cell' is an object of its factors",
                                 file=str(path), line=n, value=r.get("cell"))
-    return rows
+    return numbered
+
+
+#: what a suite's result sets raise on a scored record whose fields are not those
+#: ``prefcert score`` writes (a hand-edited or foreign file)
+NOT_SCORED = (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError)
+
+
+def unscored_record(rows: Sequence[dict], origins: Sequence[tuple[str, int] | None],
+                    error: Exception, title: str = "prefcert benchmark report"
+                    ) -> Exception:
+    """The InstanceError for ``error`` (one of :data:`NOT_SCORED`), raised while the
+    report of ``rows`` was made: naming the file and line (``origins``, aligned with
+    ``rows``; None for a record scored here from a log) of the first record whose own
+    report raises too, else the files. O(records × one record's report)."""
+    from ..formal.errors import InstanceError
+    what = f"{error.__class__.__name__}: {error}"
+    for row, origin in zip(rows, origins):
+        if origin is None:
+            continue
+        try:
+            scores_report([row], title, result_sets=suite_results([row]))
+        except NOT_SCORED as e:
+            return InstanceError(f"a scored record that prefcert score did not write (a "
+                                 f"field of its suite is missing or of another type: "
+                                 f"{e.__class__.__name__})", file=origin[0], line=origin[1],
+                                 value=e.args[0] if e.args else None)
+    files = ", ".join(dict.fromkeys(o[0] for o in origins if o is not None))
+    return InstanceError(f"the scored records do not make a report ({what}): are they all "
+                         f"written by prefcert score?", value=files or None)
 
 
 def _dumps(x) -> str:          # pragma: no cover - debugging helper

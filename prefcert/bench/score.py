@@ -11,13 +11,43 @@ fields (``parsed`` is ``{"kind", "value", "rule"}``: what the answer says and th
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..formal.errors import InstanceError
 from .design import VERDICTS, Entry, Suite, Verdict
-from .generate import PROFILES_FILE, read_jsonl, read_prompts
+from .generate import PROFILES_FILE, numbered_jsonl, read_prompts
+
+
+#: the fields of a benchmark's records that reading it relies on: name -> (required, the
+#: check, what it must be)
+RECORD_FIELDS: dict[str, tuple[tuple[str, bool, Callable[[Any], bool], str], ...]] = {
+    "labels.jsonl": (("label_id", True, lambda v: isinstance(v, str), "a string"),
+                     ("id", False, lambda v: isinstance(v, str), "a string")),
+    "instances.jsonl": (("id", True, lambda v: isinstance(v, str), "a string"),
+                        ("domain", False, lambda v: isinstance(v, str), "a string")),
+    "prompts": (("id", True, lambda v: isinstance(v, str), "a string"),
+                ("suite", True, lambda v: isinstance(v, str), "a string"),
+                ("cell", False, lambda v: isinstance(v, dict), "an object"),
+                ("gold_label_ids", False, lambda v: isinstance(v, list)
+                 and all(isinstance(x, str) for x in v), "a list of strings"),
+                ("instance_ids", False, lambda v: isinstance(v, list)
+                 and all(isinstance(x, str) for x in v), "a list of strings")),
+}
+
+
+def _fields(row: Mapping[str, Any], fields, file: Path, line: int | None) -> None:
+    """InstanceError naming the first field of ``row`` that is missing (when required) or
+    not of its type: a record that prefcert generate did not write."""
+    for key, required, ok, what in fields:
+        if key not in row:
+            if required:
+                raise InstanceError(f"not a record of prefcert generate: no {key!r}",
+                                    file=str(file), line=line, value=row.get("id"))
+        elif not ok(row[key]):
+            raise InstanceError(f"not a record of prefcert generate: its {key!r} must be "
+                                f"{what}", file=str(file), line=line, value=row[key])
 
 
 class Benchmark:
@@ -45,14 +75,19 @@ class Benchmark:
         for name in ("labels.jsonl", "instances.jsonl"):
             if not (folder / name).is_file():
                 raise InstanceError(f"{name} is missing beside the prompts", file=str(p))
-        labels, instances = (read_jsonl(folder / n) for n in ("labels.jsonl", "instances.jsonl"))
+        labels, instances = (numbered_jsonl(folder / n) for n in ("labels.jsonl", "instances.jsonl"))
         for name, rows, key in (("labels.jsonl", labels, "label_id"),
                                 ("instances.jsonl", instances, "id")):
-            for i, row in enumerate(rows, 1):
+            for i, row in rows:
                 if key not in row:
                     raise InstanceError(f"not a {name} record of prefcert generate: no "
                                         f"{key!r}", file=str(folder / name), line=i)
-        bench = cls(read_prompts(p), labels, instances)
+                _fields(row, RECORD_FIELDS[name], folder / name, i)
+        labels, instances = [r for _, r in labels], [r for _, r in instances]
+        prompts = read_prompts(p)
+        for prompt in prompts:
+            _fields(prompt, RECORD_FIELDS["prompts"], p, None)
+        bench = cls(prompts, labels, instances)
         bench.check_complete(folder / "labels.jsonl", folder / "instances.jsonl")
         # every file the benchmark is read from: an output naming one is refused
         read = [p, folder / "labels.jsonl", folder / "instances.jsonl",
@@ -209,7 +244,7 @@ def read_answers(path: str | Path,
     (given ``known``) answering a prompt of several turns (:func:`single_answer`); and for
     a file with no record. O(lines)."""
     out: dict[str, str | None] = {}
-    for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
+    for i, rec in numbered_jsonl(path, unique_keys=True):
         pid = answer_id(rec, path, i, known)
         if pid in out:
             raise InstanceError("a second answer to the same prompt id", file=str(path),

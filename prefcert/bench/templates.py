@@ -138,12 +138,8 @@ def load(spec: TemplateSpec, choice: str | None) -> Templates:
     if not path.suffix and not path.exists():
         raise InstanceError(f"unknown template set (known: {', '.join(spec.sets)}; or give a "
                             "path to a .toml file)", value=choice)
-    try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InstanceError(f"cannot read the template file ({e.__class__.__name__})",
-                            file=str(path)) from None
+    from ..formal.files import read_input
+    text = read_input(path)
     data = _read_toml(text, str(path))
     lines = key_lines(text)
     base = data.get("base", spec.default)

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..formal.errors import Disagreement, InstanceError
-from ..formal.files import read_paths
+from ..formal.files import read_input, read_json_file, read_paths
 from ..pipeline.registry import spec
 from .common import Seconds, bad_input, json_option, report_disagreement
 
@@ -32,11 +32,7 @@ def audit(instance, question, answer, iid, time_limit, allow_unverified):
     from ..pipeline.jobs import plan
     try:
         job = plan([_one_instance(instance, iid)], [json_option("--question", question)])[0]
-        try:
-            text = answer.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise InstanceError(f"cannot read the answer ({e.__class__.__name__})",
-                                file=str(answer)) from None
+        text = read_input(answer)
         result = run_audit(job, text, time_limit=time_limit)
     except InstanceError as e:
         bad_input(e)
@@ -63,11 +59,7 @@ def classify(instance, candidates, iid):
     try:
         inst = _one_instance(instance, iid)
         model = spec(inst.domain).parse(inst.data)
-        try:
-            cands = json.loads(candidates.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise InstanceError(f"cannot read a JSON list of candidates ({e.__class__.__name__})",
-                                file=str(candidates)) from None
+        cands = read_json_file(candidates)
         if not isinstance(cands, list):
             raise InstanceError("candidates must be a JSON list", file=str(candidates),
                                 value=type(cands).__name__)

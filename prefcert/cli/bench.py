@@ -321,14 +321,26 @@ def feedback(prompts, answer, pid):
         bench = Benchmark.read(prompts)
         if pid not in bench.by_id:
             raise InstanceError("no prompt with this id", file=str(prompts), value=pid)
-        text = sys.stdin.read() if str(answer) == "-" else answer.read_text(encoding="utf-8")
+        if str(answer) == "-":
+            text = sys.stdin.read()
+        else:
+            from ..formal.files import read_input
+            text = read_input(answer)
     except (OSError, UnicodeDecodeError) as e:
         bad_input(InstanceError(f"cannot read the answer ({e.__class__.__name__})",
                                  file=str(answer)))
     except InstanceError as e:
         bad_input(e)
     p = bench.by_id[pid]
-    click.echo(fb(p, text, bench.entry(p)))
+    from ..bench.report import NOT_SCORED
+    try:
+        said = fb(p, text, bench.entry(p))
+    except NOT_SCORED as e:     # a hand-edited benchmark: one line, not a traceback
+        bad_input(InstanceError(f"the prompt's records are not those prefcert generate "
+                                f"wrote (a field of its suite is missing or of another "
+                                f"type: {e.__class__.__name__})", file=str(prompts),
+                                value=pid))
+    click.echo(said)
 
 
 @click.command()
@@ -399,7 +411,14 @@ def report(scores, out, json_out, figures, title):
     paper's tables and figures (result sets) with the models as columns, and writes one
     self-contained HTML page of them (figures and tables), the verdict shares, the suites'
     plots and every metric row."""
-    from ..bench.report import load_scores, result_set_svg, scores_report, suite_results
+    from ..bench.report import (
+        NOT_SCORED,
+        numbered_scores,
+        result_set_svg,
+        scores_report,
+        suite_results,
+        unscored_record,
+    )
     from ..bench.results import MODEL, UNNAMED_MODEL
     try:
         check_output(out)
@@ -409,12 +428,13 @@ def report(scores, out, json_out, figures, title):
             check_output(figures, folder=True)
         refuse_inputs([out, json_out], list(scores))
         rows: list = []
+        origins: list = []                  # (file, line) of each row read from a file
         seen: dict = {}
         logs = [x for x in scores if _is_log(x)]
         for x in scores:
             if _is_log(x):
                 continue
-            for n, r in enumerate(load_scores(x), 1):
+            for n, r in numbered_scores(x):
                 # a prompt is its id within its cell: the designs of one suite (K&W's
                 # h5 and mitigation) number their prompts alike
                 key = (str(r.get(MODEL) or UNNAMED_MODEL), r["suite"], str(r.get("id")),
@@ -426,16 +446,21 @@ def report(scores, out, json_out, figures, title):
                         f"apart (prefcert score --model)", file=str(x), line=n)
                 seen[key] = f"{x}"
                 rows.append(r)
+                origins.append((str(x), n))
         if logs:
             from ..bench.inspect.logs import log_samples, score_samples
             rows += score_samples(log_samples(logs))
         if not rows:
             raise InstanceError("holds no scored records", file=str(scores[0]))
-        sets = suite_results(rows)
+        try:
+            sets = suite_results(rows)
+            page = scores_report(rows, title, result_sets=sets)
+        except NOT_SCORED as e:      # a hand-edited or foreign record: which one, not a
+            raise unscored_record(rows, origins + [None] * (len(rows) - len(origins)),
+                                  e, title) from None                      # traceback
         if figures is not None:
             refuse_inputs([out, json_out, *(Path(figures) / f"{rs.key}.svg" for rs in sets)],
                           list(scores))
-        page = scores_report(rows, title, result_sets=sets)
     except InstanceError as e:
         bad_input(e)
     try:                # the files first: a reader of stdout that stops (| head) or a full

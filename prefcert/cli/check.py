@@ -2,7 +2,6 @@
 (imports no solver and no engine)."""
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -11,7 +10,7 @@ import click
 
 from ..formal import checker
 from ..formal.errors import CertificateError, InstanceError
-from ..formal.files import MAX_FILE_SIZE
+from ..formal.files import MAX_FILE_SIZE, parse_json, read_input
 from ..pipeline.registry import reread, spec
 from .common import UNVERIFIED, bad_input, bulk_build, summary, unfreeze
 
@@ -118,8 +117,31 @@ class Verifier:
         return qname, checker.check_record(dspec, lab, model, qname, params, size=inst.size)
 
 
+def _label(line: str, labels: Path, lineno: int) -> dict:
+    """The label of one line of a labels file: a JSON object with a string ``id``, a
+    ``question`` and an object ``source``; InstanceError naming the file, the line and
+    the value otherwise (malformed JSON, nesting too deep, a repeated key, another type)."""
+    lab = parse_json(line, str(labels), lineno)
+    if not isinstance(lab, dict):
+        raise InstanceError("not a label (a label is a JSON object)", file=str(labels),
+                            line=lineno, value=type(lab).__name__)
+    for key, kind, name in (("id", str, "a string"), ("question", (str, dict), "a name or an object"),
+                            ("source", dict, "an object")):
+        if key not in lab:
+            raise InstanceError("not a label (a field is missing)", file=str(labels),
+                                line=lineno, value=key)
+        if not isinstance(lab[key], kind):
+            raise InstanceError(f"not a label: its {key!r} must be {name}",
+                                file=str(labels), line=lineno, value=lab[key])
+    file = lab["source"].get("file")
+    if not isinstance(file, str):
+        raise InstanceError("not a label: its source 'file' must be a string",
+                            file=str(labels), line=lineno, value=file)
+    return lab
+
+
 @click.command()
-@click.argument("labels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("labels", type=click.Path(path_type=Path))
 @click.option("--allow-unverified", is_flag=True,
               help="Exit 0 even when some labels rest on engine agreement only (an "
                    "engine_agreement record, no certificate to check); they are still "
@@ -136,8 +158,8 @@ def check(labels, allow_unverified, root, limit):
     Instances are re-read from each label's source (relative to the labels file's folder,
     or to --root) and must match the recorded hash; every field is checked (the domain,
     the question against the instance, the readings, the engines record, the solution's
-    shape) and every certificate verified. An instance file is read only up to
-    --max-file-size, and an error about it never shows its content. Exit 1 on the first failure, on a label listed
+    shape) and every certificate verified. The labels file and each instance file are read
+    only up to --max-file-size, and an error about it never shows its content. Exit 1 on the first failure, on a label listed
     twice, and, unless --allow-unverified, when a label rests on engine agreement only.
     """
     from ..formal.instances import label_key
@@ -146,17 +168,16 @@ def check(labels, allow_unverified, root, limit):
     counts: Counter = Counter()
     n = 0
     try:
-        text = labels.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        bad_input(InstanceError(f"cannot read the labels ({e.__class__.__name__})",
-                                 file=str(labels)))
+        text = read_input(labels, limit)
+    except InstanceError as e:
+        bad_input(e)
     try:
-        for lineno, line in enumerate(text.splitlines(), 1):
+        for lineno, line in enumerate(text.split("\n"), 1):     # "\n" only, as written
             if not line.strip():
                 continue
             lab: dict = {}
             try:
-                lab = json.loads(line)
+                lab = _label(line, labels, lineno)
                 key = label_key(lab["id"], lab["question"])
                 if key in seen:
                     raise CertificateError(f"listed twice (also on line {seen[key]}): a label "
@@ -166,11 +187,14 @@ def check(labels, allow_unverified, root, limit):
                 if not verified:
                     counts[(qname, UNVERIFIED)] += 1
                 counts[(qname, str(lab.get("verdict")))] += 1
-            except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
-                bad_input(InstanceError(f"not a label ({e.__class__.__name__}: {e})",
-                                         file=str(labels), line=lineno))
             except InstanceError as e:
                 bad_input(e.located(str(labels), lineno))
+            except KeyError as e:
+                bad_input(InstanceError("not a label (a field is missing)", file=str(labels),
+                                        line=lineno, value=e.args[0] if e.args else None))
+            except (TypeError, AttributeError, ValueError, RecursionError) as e:
+                bad_input(InstanceError(f"not a label ({e.__class__.__name__}: {e})",
+                                        file=str(labels), line=lineno))
             except CertificateError as e:
                 click.echo(f"prefcert: {labels}:{lineno}: certificate of {lab.get('id')} "
                            f"{lab.get('question')} REJECTED: {e}", err=True)

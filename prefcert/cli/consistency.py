@@ -419,8 +419,9 @@ def _sc_values(text: str | None) -> list[int]:
 
 
 def _answer_records(path: Path) -> list:
-    from ..bench.generate import read_jsonl
-    return read_jsonl(path, unique_keys=True)
+    """(line, record) of an answers or utilities file."""
+    from ..bench.generate import numbered_jsonl
+    return numbered_jsonl(path, unique_keys=True)
 
 
 def _one_model(path: Path, records, given: str | None, files: int) -> str:
@@ -429,7 +430,7 @@ def _one_model(path: Path, records, given: str | None, files: int) -> str:
     :data:`~prefcert.bench.results.UNNAMED_MODEL`."""
     from ..bench.results import UNNAMED_MODEL
     named = {}
-    for i, rec in enumerate(records, 1):
+    for i, rec in records:
         if isinstance(rec, dict) and rec.get("model") not in (None, ""):
             named.setdefault(str(rec["model"]), i)
     if given is not None:
@@ -458,9 +459,9 @@ def _add_model(per_model: dict, model: str, scored: list, path: Path) -> None:
 
 
 def _read_utilities(path: Path) -> list[dict]:
-    from ..bench.generate import read_jsonl
+    from ..bench.generate import numbered_jsonl
     out = []
-    for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
+    for i, rec in numbered_jsonl(path, unique_keys=True):
         if not isinstance(rec, dict) or "id" not in rec or not isinstance(rec.get("utilities"), list):
             raise InstanceError("a record is {\"id\", \"utilities\": [...]}", file=str(path), line=i)
         us = rec["utilities"]

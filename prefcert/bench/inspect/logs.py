@@ -79,7 +79,9 @@ def log_samples(paths: Iterable[str | Path], models: Sequence[str] | None = None
              for i, p in enumerate(paths) for f in log_files([p])]
     out = []
     seen: dict[tuple, str] = {}
+    from ...formal.files import check_input
     for f, name in named:
+        check_input(f)                     # a FIFO or a device is refused unread
         try:
             log = read_eval_log(str(f))
         except Exception as e:         # Inspect raises several types for a bad file

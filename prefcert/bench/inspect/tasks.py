@@ -310,11 +310,11 @@ def _same_design(s: Any, folder: Mapping[str, Any], asked: Mapping[str, Any], *,
 def _benchmark_parameters(benchmark: str) -> dict[str, Any]:
     """The parameters a benchmark folder was generated with (its manifest's
     ``parameters``; none when the manifest has none or cannot be read)."""
-    import json
+    from ...formal.files import read_json_file
     p = Path(benchmark)
     try:
-        manifest = json.loads(((p if p.is_dir() else p.parent) / "manifest.json").read_text())
-    except (OSError, ValueError):
+        manifest = read_json_file((p if p.is_dir() else p.parent) / "manifest.json")
+    except InstanceError:
         return {}
     return dict(manifest.get("parameters") or {}) if isinstance(manifest, dict) else {}
 

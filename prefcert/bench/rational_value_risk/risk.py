@@ -355,10 +355,10 @@ def read_samples(path: str | Path,
     per sample; ``"answer": null`` or ``"timeout": true`` is a timeout) or ``{"id",
     "answers": [...]}``. InstanceError naming the line of a record that
     :func:`~prefcert.bench.score.answer_id` refuses."""
-    from ..generate import read_jsonl
+    from ..generate import numbered_jsonl
     from ..score import answer_id, answer_text, single_answer
     out: dict[str, list[str | None]] = {}
-    for i, rec in enumerate(read_jsonl(path, unique_keys=True), 1):
+    for i, rec in numbered_jsonl(path, unique_keys=True):
         pid = answer_id(rec, path, i, known)
         if known is not None:
             single_answer(known[pid], path, i)

@@ -190,27 +190,26 @@ def read_responses(path: str | Path, *, ranges: str = "ambiguous",
     of the row in the file (a CSV field may span lines: its line breaks are kept).
     InstanceError naming the line of a row without ``model`` (and no ``model`` given) or
     ``cell_id``, or with none of the value columns (:data:`VALUE_COLUMNS`)."""
+    from ...formal.files import parse_json, read_input
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InstanceError(f"cannot read the responses ({e.__class__.__name__})",
-                            file=str(p)) from None
+    text = read_input(p)
     raw: list[tuple[int, dict]] = []
     if p.suffix == ".csv":
         reader = csv.DictReader(io.StringIO(text, newline=""))   # quoted line breaks kept
         start = reader.line_num + 1 if reader.fieldnames is not None else 1
-        for row in reader:
-            raw.append((start, row))
-            start = reader.line_num + 1
+        # a field may be a whole completion: as long as the file (read within its limit)
+        csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+        try:
+            for row in reader:
+                raw.append((start, row))
+                start = reader.line_num + 1
+        except csv.Error as e:
+            raise InstanceError(f"malformed CSV ({e})", file=str(p),
+                                line=reader.line_num or start) from None
     else:
-        for i, line in enumerate(text.splitlines(), 1):
+        for i, line in enumerate(text.split("\n"), 1):
             if line.strip():
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise InstanceError(f"not JSON ({e.msg})", file=str(p), line=i,
-                                        value=line[:40]) from None
+                rec = parse_json(line, str(p), i, unique_keys=False)
                 if not isinstance(rec, dict):
                     raise InstanceError("a response is a JSON object", file=str(p), line=i)
                 raw.append((i, rec))
@@ -280,6 +279,10 @@ def _design_offer(d: Any, cid: str, side: str, file: str) -> tuple[str, float]:
     return d["item"], float(d["price"])
 
 
+#: the largest ``k`` of a stress path (the paper's longest is 16)
+MAX_PATH_STEPS = 10**6
+
+
 def parse_design(data: Any, file: str = "<design>") -> Design:
     """A design from its JSON object (see ``docs/consistency.md``). InstanceError naming
     the cell or the pair for a malformed entry, an unknown cell or a path whose steps do
@@ -309,11 +312,15 @@ def parse_design(data: Any, file: str = "<design>") -> Design:
                                 value=kind)
 
     def known(cid, where):
-        if cid not in cells:
+        if not isinstance(cid, str) or cid not in cells:
             raise InstanceError(f"{where} names an unknown cell", file=file, value=cid)
         return cells[cid]
+    def listed(v, what):
+        if not isinstance(v, list):
+            raise InstanceError(f"{what} must be a list", file=file, value=v)
+        return v
     pairs = []
-    for p in data.get("pairs", []):
+    for p in listed(data.get("pairs", []), "'pairs'"):
         pid = p.get("id", f"pair{len(pairs) + 1}") if isinstance(p, dict) else None
         if pid is None:
             raise InstanceError("a pair is an object", file=file, value=p)
@@ -321,41 +328,44 @@ def parse_design(data: Any, file: str = "<design>") -> Design:
         if d.kind != "pair":
             raise InstanceError(f"pair {pid!r}: the direct cell must be an offer-pair query",
                                 file=file, value=d.id)
-        for path in p.get("paths", []):
-            steps = [known(s, f"pair {pid!r}") for s in path]
+        for path in listed(p.get("paths", []), f"pair {pid!r}: 'paths'"):
+            steps = [known(s, f"pair {pid!r}") for s in listed(path, f"pair {pid!r}: a path")]
             chain = [d.a] + [s.b for s in steps]
             if not steps or any(s.kind != "pair" for s in steps) or \
                     any(s.a != prev for s, prev in zip(steps, chain)) or chain[-1] != d.b:
                 raise InstanceError(f"pair {pid!r}: path steps must chain from a to b",
                                     file=file, value=path)
-        for cid in p.get("items", []) or []:
+        for cid in listed(p.get("items", []) or [], f"pair {pid!r}: 'items'"):
             if known(cid, f"pair {pid!r}").kind != "item":
                 raise InstanceError(f"pair {pid!r}: 'items' must be item cells", file=file,
                                     value=cid)
         pairs.append(dict(p, id=pid))
     stress = []
-    for s in data.get("stress_paths", []):
+    for s in listed(data.get("stress_paths", []), "'stress_paths'"):
         sid = s.get("id", f"stress{len(stress) + 1}") if isinstance(s, dict) else None
         if sid is None:
             raise InstanceError("a stress path is an object", file=file, value=s)
         d = known(s.get("direct"), f"stress path {sid!r}")
-        steps = [known(c, f"stress path {sid!r}") for c in s.get("steps", [])]
+        steps = [known(c, f"stress path {sid!r}")
+                 for c in listed(s.get("steps", []), f"stress path {sid!r}: 'steps'")]
         chain = [d.a] + [c.b for c in steps]
         if not steps or any(c.a != prev for c, prev in zip(steps, chain)) or chain[-1] != d.b:
             raise InstanceError(f"stress path {sid!r}: steps must chain from a to b",
                                 file=file, value=s.get("steps"))
-        stress.append(dict(s, id=sid, k=int(s.get("k", len(steps)))))
+        k = s.get("k", len(steps))
+        if isinstance(k, float) and k.is_integer() or isinstance(k, str) and k.isdigit():
+            k = int(k)                     # 4.0 and "4" read as 4, as before
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_PATH_STEPS:
+            raise InstanceError(f"stress path {sid!r}: 'k' (its length) must be an integer "
+                                f"from 1 to {MAX_PATH_STEPS}", file=file, value=k)
+        stress.append(dict(s, id=sid, k=k))
     return Design(cells, pairs, stress)
 
 
 def read_design(path: str | Path) -> Design:
+    from ...formal.files import read_json_file
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InstanceError(f"cannot read the design ({e.__class__.__name__})",
-                            file=str(p)) from None
-    return parse_design(data, str(p))
+    return parse_design(read_json_file(p, unique_keys=False), str(p))
 
 
 # ----------------------------------------------------------------------------- the fit

@@ -53,17 +53,21 @@ def read_generated(folder: str | Path) -> tuple[Design, dict[str, str]]:
 def looks_like_answers(path: str | Path) -> bool:
     """Whether a responses file is an ANSWERS file (JSONL records with ``id`` and
     ``answer`` and no ``cell_id``), judged on its first record."""
+    from ...formal.files import read_input
     p = Path(path)
     if p.suffix == ".csv":
         return False
-    try:
-        with p.open(encoding="utf-8") as f:
-            for line in f:
-                if line.strip():
-                    rec = json.loads(line)
-                    return isinstance(rec, dict) and "id" in rec and "cell_id" not in rec
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    try:                     # a FIFO or a device is refused unread (the reader says so)
+        text = read_input(p)
+    except InstanceError:
         return False
+    for line in text.split("\n"):
+        if line.strip():
+            try:
+                rec = json.loads(line)
+            except (json.JSONDecodeError, RecursionError):
+                return False
+            return isinstance(rec, dict) and "id" in rec and "cell_id" not in rec
     return False
 
 
@@ -100,23 +104,16 @@ def responses_from_answers(path: str | Path, cells: dict[str, str], *,
     -----
     O(lines).
     """
+    from ...formal.files import parse_json, read_input
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InstanceError(f"cannot read the answers ({e.__class__.__name__})",
-                            file=str(p)) from None
+    text = read_input(p)
     seen: dict[tuple[str, str, Any], int] = {}
     order: dict[tuple[str, str], int] = {}
     out = []
-    for i, line in enumerate(text.splitlines(), 1):
+    for i, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InstanceError(f"not JSON ({e.msg})", file=str(p), line=i,
-                                value=line[:40]) from None
+        rec = parse_json(line, str(p), i, unique_keys=False)
         if not isinstance(rec, dict) or "id" not in rec:
             raise InstanceError("answer record without 'id'", file=str(p), line=i)
         pid = str(rec["id"])
