@@ -123,6 +123,15 @@ class Ballot:
     approved: frozenset
     explicit_approval: bool = False
 
+    def __init__(self, ranking: tuple[tuple[str, ...], ...], count: int, approved: frozenset,
+                 explicit_approval: bool = False) -> None:
+        # the instance dict written at once: the frozen dataclass's generated __init__
+        # sets each field through object.__setattr__, several times slower (a ballot per
+        # parsed line, per replayed report and per stuck set the checker verifies)
+        d = self.__dict__
+        d["ranking"], d["count"], d["approved"], d["explicit_approval"] = \
+            ranking, count, approved, explicit_approval
+
     @property
     def strict_full(self) -> bool:
         return all(len(g) == 1 for g in self.ranking)
