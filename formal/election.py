@@ -77,7 +77,7 @@ from typing import Any
 
 from .errors import InstanceError
 from .preference import MAX_COUNT
-from .rules import rule_named
+from .rules import RULES, rule_named
 from .spec import Convention, read_conventions
 
 # Manipulators in one coalition question (each is a ballot in the model and the proof).
@@ -94,11 +94,12 @@ PARAMS: dict[str, dict[str, str]] = {
 
 
 def _eliminates(model: Any, params: Any) -> bool:
-    """The question is asked under an elimination rule (IRV)."""
-    try:
-        return rule_named(rule_of(model, params)).rounds
-    except InstanceError:
-        return False
+    """The question is asked under an elimination rule (IRV): its rule (its own, else the
+    instance's) is a registered rule with rounds (no rule, or an unknown one: no).
+    (``rule_named(rule_of(...)).rounds`` without the two calls: every label asks.)"""
+    name = (params or {}).get("rule") or model.rule
+    r = RULES.get(name) if isinstance(name, str) else None
+    return r is not None and r.rounds
 
 
 #: Readings where the literature uses two (the first is the default; see the README).
