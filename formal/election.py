@@ -80,6 +80,9 @@ from .preference import MAX_COUNT
 from .rules import RULES, rule_named
 from .spec import Convention, read_conventions
 
+#: object.__setattr__, looked up once (the frozen Ballot's initialiser)
+_set = object.__setattr__
+
 # Manipulators in one coalition question (each is a ballot in the model and the proof).
 MAX_COALITION = 20_000
 
@@ -126,12 +129,14 @@ class Ballot:
 
     def __init__(self, ranking: tuple[tuple[str, ...], ...], count: int, approved: frozenset,
                  explicit_approval: bool = False) -> None:
-        # the instance dict written at once: the frozen dataclass's generated __init__
-        # sets each field through object.__setattr__, several times slower (a ballot per
-        # parsed line, per replayed report and per stuck set the checker verifies)
-        d = self.__dict__
-        d["ranking"], d["count"], d["approved"], d["explicit_approval"] = \
-            ranking, count, approved, explicit_approval
+        # the generated __init__ of a frozen dataclass looks object.__setattr__ up for
+        # each field; it is looked up once here (a ballot per parsed line, per replayed
+        # report). Not the instance dict: written directly it would be materialised, and
+        # every read of a field (the tallies read them most) would cost more
+        _set(self, "ranking", ranking)
+        _set(self, "count", count)
+        _set(self, "approved", approved)
+        _set(self, "explicit_approval", explicit_approval)
 
     @property
     def strict_full(self) -> bool:
