@@ -449,11 +449,16 @@ class Borda(PerVoteRule):
 
         def reaches(w: int) -> bool:
             sw, pw = s[w], prio[w]
-            ks = sorted(map(add, map(sub, s, repeat(sw)), map(lt, prio, repeat(pw))),
-                        reverse=True)
+            # (a comprehension and a plain loop: cheaper than the maps and a generator at
+            # these sizes)
+            ks = sorted([sx - sw + (px < pw) for sx, px in zip(s, prio)], reverse=True)
             ks.remove(0)                   # w's own entry
-            return not ks or ks[0] <= m - 1 and all(
-                min(m - k, m) - (k <= 0) - i > 0 for i, k in enumerate(ks))
+            if ks and ks[0] > m - 1:
+                return False
+            for i, k in enumerate(ks):
+                if min(m - k, m) - (k <= 0) - i <= 0:
+                    return False
+            return True
         return FirstReports(reaches)       # (a dict built on look-up, as the reports)
 
     def placed_score(self, t, d, below, weight) -> int:
