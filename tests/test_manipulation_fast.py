@@ -332,3 +332,36 @@ def test_the_model_types_keep_their_dataclass_behaviour():
             setattr(obj, field, None)
     assert [f.name for f in dataclasses.fields(Outcome)] == [
         "verdict", "solution", "certificate", "stats"]
+
+
+def test_solution_shapes_refuse_as_before_the_exact_key_set():
+    """The one-comparison pass of a solution with exactly its keys leaves every refusal
+    to the full test: a key missing, an unknown key, an optional key the certificate type
+    does not verify; the counts pass under ``enumeration`` only."""
+    shape = ce.SPEC.questions["manipulation"].solution("manipulable", {})
+    greedy = ce.SPEC.certificates["greedy"].verifies
+    enum = ce.SPEC.certificates["enumeration"].verifies
+    sol = {"sincere_winner": "a", "best_winner": "b", "ballot": ["b", "a"], "gain": 1}
+    counts = {"reports": 2, "profitable": 1, "optimal": 1, "outcomes": {"a": 1, "b": 1}}
+    for _ in range(2):                   # the key sets are kept after the first call
+        shape.check_shape(sol, greedy)
+        shape.check_shape({**sol, **counts}, enum)
+        for bad, verifies, words in (
+                ({k: v for k, v in sol.items() if k != "gain"}, greedy, "no 'gain'"),
+                (sol, enum, "no 'reports'"),
+                ({**sol, "extra": 1}, greedy, "unknown key 'extra'"),
+                ({**sol, **counts}, greedy, "not verified"),
+                ([sol], greedy, "must be an object")):
+            with pytest.raises(CertificateError, match=words):
+                shape.check_shape(bad, verifies)
+
+
+def test_the_overvote_reading_applies_under_elimination_rules_only():
+    from prefcert.formal.election import _eliminates
+    e = parse_election({"candidates": ["a", "b"], "tie_break": ["a", "b"], "ballots": [],
+                        "rule": "irv"})
+    none = parse_election({"candidates": ["a", "b"], "tie_break": ["a", "b"], "ballots": []})
+    for model, params, want in ((e, {}, True), (e, None, True), (e, {"rule": "borda"}, False),
+                                (none, {}, False), (none, {"rule": "irv"}, True),
+                                (none, {"rule": "nope"}, False), (none, {"rule": 3}, False)):
+        assert _eliminates(model, params) is want
