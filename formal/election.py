@@ -77,8 +77,11 @@ from typing import Any
 
 from .errors import InstanceError
 from .preference import MAX_COUNT
-from .rules import rule_named
+from .rules import RULES, rule_named
 from .spec import Convention, read_conventions
+
+#: object.__setattr__, looked up once (the frozen Ballot's initialiser)
+_set = object.__setattr__
 
 # Manipulators in one coalition question (each is a ballot in the model and the proof).
 MAX_COALITION = 20_000
@@ -94,11 +97,12 @@ PARAMS: dict[str, dict[str, str]] = {
 
 
 def _eliminates(model: Any, params: Any) -> bool:
-    """The question is asked under an elimination rule (IRV)."""
-    try:
-        return rule_named(rule_of(model, params)).rounds
-    except InstanceError:
-        return False
+    """The question is asked under an elimination rule (IRV): its rule (its own, else the
+    instance's) is a registered rule with rounds (no rule, or an unknown one: no).
+    (``rule_named(rule_of(...)).rounds`` without the two calls: every label asks.)"""
+    name = (params or {}).get("rule") or model.rule
+    r = RULES.get(name) if isinstance(name, str) else None
+    return r is not None and r.rounds
 
 
 #: Readings where the literature uses two (the first is the default; see the README).
@@ -122,6 +126,17 @@ class Ballot:
     count: int
     approved: frozenset
     explicit_approval: bool = False
+
+    def __init__(self, ranking: tuple[tuple[str, ...], ...], count: int, approved: frozenset,
+                 explicit_approval: bool = False) -> None:
+        # the generated __init__ of a frozen dataclass looks object.__setattr__ up for
+        # each field; it is looked up once here (a ballot per parsed line, per replayed
+        # report). Not the instance dict: written directly it would be materialised, and
+        # every read of a field (the tallies read them most) would cost more
+        _set(self, "ranking", ranking)
+        _set(self, "count", count)
+        _set(self, "approved", approved)
+        _set(self, "explicit_approval", explicit_approval)
 
     @property
     def strict_full(self) -> bool:

@@ -41,7 +41,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import Any
 
 from .errors import InstanceError
@@ -296,7 +295,7 @@ class Borda(Rule):
     def points(self, b: Any, candidates: Sequence[str]) -> dict[str, int]:
         m, n = len(candidates), b.count
         if len(b.ranking) == m:                  # strict and full: (m − 1 − position) · n
-            return dict(zip(map(itemgetter(0), b.ranking), range((m - 1) * n, -1, -n)))
+            return {g[0]: p for g, p in zip(b.ranking, range((m - 1) * n, -1, -n))}
         out, above = {}, 0                       # |{y : x ≻ y}|
         for g in b.ranking:
             above += len(g)
@@ -311,9 +310,11 @@ class Borda(Rule):
         s = dict.fromkeys(candidates, 0)
         for b in ballots:
             n, above = b.count, 0
-            if len(b.ranking) == m:
-                for x, p in zip(map(itemgetter(0), b.ranking), range((m - 1) * n, -1, -n)):
-                    s[x] += p
+            if len(b.ranking) == m:              # (m − 1 − position) · n, down the ranking
+                p = (m - 1) * n
+                for g in b.ranking:
+                    s[g[0]] += p
+                    p -= n
                 continue
             for g in b.ranking:
                 above += len(g)

@@ -69,14 +69,14 @@ class Tally:
         self.e, self.rule, self.m = e, rule, len(cands)
         self.engine = engine = rule_engine(rule)
         self.approval = engine.approval
-        m = self.m                         # (index maps by zip and map: no Python loop)
-        self.idx = idx = dict(zip(cands, range(m)))
+        m = self.m                         # (index maps by comprehensions: cheaper than
+        self.idx = idx = {x: i for i, x in enumerate(cands)}    # dict(zip(...)) at m ≤ 10)
         if e.tie_break == cands:           # τ is the listed order: the identity
             self._prio: list[int] = list(range(m))
             #: the candidate indices in τ order (best first)
             self.tau_order: list[int] = self._prio.copy()
         else:
-            tau = dict(zip(e.tie_break, range(m)))
+            tau = {x: i for i, x in enumerate(e.tie_break)}
             self._prio = list(map(tau.__getitem__, cands))
             self.tau_order = list(map(idx.__getitem__, e.tie_break))
         self._irv: dict[int, np.ndarray] = {}
@@ -368,9 +368,9 @@ def preference(e: Election) -> tuple[dict[str, tuple[int, int]], list[str]]:
         ranking, tau = e.manipulator.ranking, e.tie_break
         m = len(tau)
         if len(ranking) == m:              # strict and full: ranks 1..m, the ranking's order
-            order = list(map(itemgetter(0), ranking))
-            at = dict(zip(tau, range(m)))
-            keys = dict(zip(order, zip(range(1, m + 1), map(at.__getitem__, order))))
+            order = [g[0] for g in ranking]
+            at = {x: i for i, x in enumerate(tau)}
+            keys = {x: (r, at[x]) for r, x in enumerate(order, 1)}
         else:
             keys = _preference_keys(e)
             order = sorted(keys, key=keys.__getitem__)

@@ -248,3 +248,120 @@ def test_tally_tau_maps_for_the_listed_order_and_another():
             t = oe.Tally(f, "borda")
             assert t._prio == [tau.index(x) for x in f.candidates]
             assert t.tau_order == [list(f.candidates).index(x) for x in tau]
+
+
+# ------------------------------------------------------------------ once per label
+
+def _manipulation_job(rule: str, m: int = 5, seed: int = 3):
+    from prefcert.generators.election import impartial_culture_election
+    data = impartial_culture_election(m, 5, seed=seed, rule=rule)
+    (job,) = plan([from_object(data, "<t>", None, f"once-{rule}")], ["manipulation"])
+    return job
+
+
+@pytest.mark.parametrize("rule", ["plurality", "borda", "approval", "irv", "copeland"])
+def test_report_space_is_computed_once_per_label(rule, monkeypatch):
+    """The engine choice and the enumeration cross-check both ask |B_r|: the wiring
+    computes it once per election and rule (a call count, not a timing)."""
+    calls = []
+    real = ce.report_space
+
+    def counting(e, r):
+        calls.append(r)
+        return real(e, r)
+    monkeypatch.setattr(ce, "report_space", counting)
+    lab = label(_manipulation_job(rule), cross_check="always")
+    assert [e["engine"] for e in lab["engines"]] == ["reachability", "oracle"]
+    assert calls == [rule]
+
+
+def test_positional_points_are_read_once_per_weight(monkeypatch):
+    """The checker's stuck-set test of a positional rule reads the rule's points of one
+    τ-order ballot per weight, then every stuck set from that list."""
+    e = parse_election({"candidates": ["a", "b", "c", "d"], "tie_break": ["a", "b", "c", "d"],
+                        "ballots": [["a", "b", "c", "d"]] * 3 + [["b", "a", "c", "d"]] * 2,
+                        "manipulator": {"ranking": ["c", "d", "a", "b"]}})
+    for rule in ("plurality", "borda"):
+        cnt = ce.Count(e, rule)
+        calls = []
+        real = cnt.definition.points
+
+        def counting(b, cands):
+            calls.append(b.count)
+            return real(b, cands)
+        monkeypatch.setattr(cnt.definition, "points", counting)
+        for w in (1, 1, 3, 1, 3):
+            for proof in (["a"], ["a", "b"]):
+                try:
+                    ce.refute_greedy(cnt, "c", proof, w)
+                except CertificateError:
+                    pass
+        assert calls == [1, 3]
+        monkeypatch.undo()
+        assert cnt.placed_points(1) == [real(Ballot(tuple((x,) for x in "abcd"), 1,
+                                                     frozenset()), "abcd").get(x, 0)
+                                        for x in "abcd"]
+        assert cnt.names == frozenset("abcd")
+
+
+def test_the_model_types_keep_their_dataclass_behaviour():
+    """Outcome, EngineAnswer, Decision and Ballot write their fields at once: the same
+    fields, defaults (a fresh ``stats`` dict per outcome; an explicit None kept),
+    equality, ``replace`` and refusal of assignment as the generated initialisers."""
+    import dataclasses
+
+    from prefcert.domains.base import Decision, EngineAnswer
+    from prefcert.formal.outcome import Outcome
+    a, b = Outcome("exists"), Outcome("exists")
+    assert a == b and a.stats == {} and a.stats is not b.stats
+    assert (a.solution, a.certificate) == (None, None)
+    assert Outcome("none", None, None, None).stats is None
+    assert Outcome("x", 1, {"type": "t"}, {"k": 1}) == Outcome(
+        verdict="x", solution=1, certificate={"type": "t"}, stats={"k": 1})
+    assert dataclasses.replace(a, verdict="none") == Outcome("none")
+    ans = EngineAnswer("oracle", a, 0.5)
+    assert (ans.engine, ans.outcome, ans.seconds) == ("oracle", a, 0.5)
+    d = Decision("exists", None, {"type": "t"})
+    assert d.weak is None and d == Decision("exists", None, {"type": "t"}, None)
+    bal = Ballot((("a",), ("b",)), 2, frozenset({"a"}))
+    assert bal.explicit_approval is False and hash(bal) == hash(
+        Ballot((("a",), ("b",)), 2, frozenset({"a"}), False))
+    assert dataclasses.replace(bal, count=3).count == 3
+    for obj, field in ((a, "verdict"), (ans, "seconds"), (d, "weak"), (bal, "count")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(obj, field, None)
+    assert [f.name for f in dataclasses.fields(Outcome)] == [
+        "verdict", "solution", "certificate", "stats"]
+
+
+def test_solution_shapes_refuse_as_before_the_exact_key_set():
+    """The one-comparison pass of a solution with exactly its keys leaves every refusal
+    to the full test: a key missing, an unknown key, an optional key the certificate type
+    does not verify; the counts pass under ``enumeration`` only."""
+    shape = ce.SPEC.questions["manipulation"].solution("manipulable", {})
+    greedy = ce.SPEC.certificates["greedy"].verifies
+    enum = ce.SPEC.certificates["enumeration"].verifies
+    sol = {"sincere_winner": "a", "best_winner": "b", "ballot": ["b", "a"], "gain": 1}
+    counts = {"reports": 2, "profitable": 1, "optimal": 1, "outcomes": {"a": 1, "b": 1}}
+    for _ in range(2):                   # the key sets are kept after the first call
+        shape.check_shape(sol, greedy)
+        shape.check_shape({**sol, **counts}, enum)
+        for bad, verifies, words in (
+                ({k: v for k, v in sol.items() if k != "gain"}, greedy, "no 'gain'"),
+                (sol, enum, "no 'reports'"),
+                ({**sol, "extra": 1}, greedy, "unknown key 'extra'"),
+                ({**sol, **counts}, greedy, "not verified"),
+                ([sol], greedy, "must be an object")):
+            with pytest.raises(CertificateError, match=words):
+                shape.check_shape(bad, verifies)
+
+
+def test_the_overvote_reading_applies_under_elimination_rules_only():
+    from prefcert.formal.election import _eliminates
+    e = parse_election({"candidates": ["a", "b"], "tie_break": ["a", "b"], "ballots": [],
+                        "rule": "irv"})
+    none = parse_election({"candidates": ["a", "b"], "tie_break": ["a", "b"], "ballots": []})
+    for model, params, want in ((e, {}, True), (e, None, True), (e, {"rule": "borda"}, False),
+                                (none, {}, False), (none, {"rule": "irv"}, True),
+                                (none, {"rule": "nope"}, False), (none, {"rule": 3}, False)):
+        assert _eliminates(model, params) is want

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from operator import itemgetter
 from math import comb, factorial
 from typing import Any
 
@@ -182,18 +181,39 @@ class Count:
         self.e, self.rule = e, rule
         self.pairwise, self.rounds_rule = r.pairwise, r.rounds
         cands = e.candidates
-        self.tau = dict(zip(e.tie_break, itertools.count()))
-        self.names = frozenset(cands)
+        self.tau = {x: i for i, x in enumerate(e.tie_break)}   # (a comprehension: cheaper
+        # than dict(zip(...)) at these sizes, the same dict)
         self.fixed = fixed = e.ballots if ballots is None else tuple(ballots)
         self.exhaust = e.conventions.get("overvote") == "exhaust"
         self._cache: dict[frozenset, dict[str, int]] = {}
         self._rounds: dict[tuple[frozenset, frozenset], tuple[dict, frozenset]] = {}
+        self._placed: dict[int, list[int]] = {}
         if r.pairwise:
             self.margin = {(x, y): 0 for x in cands for y in cands if x != y}
             for b in fixed:
                 self._pairs(b, self.margin)
         elif not r.rounds:
             self.base = r.tally(fixed, cands)     # Σ points over the fixed ballots
+
+    @property
+    def names(self) -> frozenset:
+        """The candidates, as a set (built when asked: the keys of ``tau``, τ being an
+        order of exactly the candidates, answer the membership tests)."""
+        return frozenset(self.e.candidates)
+
+    def placed_points(self, weight: int) -> list[int]:
+        """A positional rule (``positional``: plurality, Borda): the points of the
+        candidate at each position of a full strict ranking of ``weight`` voters, read
+        from the rule's ``points`` of one such ballot (τ order) and kept per weight, so
+        each stuck set of a ``greedy`` certificate is verified without a ballot of its
+        own. O(m) the first time per weight."""
+        got = self._placed.get(weight)
+        if got is None:
+            tau = self.e.tie_break
+            pts = self.definition.points(Ballot(tuple(zip(tau)), weight, frozenset()),
+                                         self.e.candidates)
+            got = self._placed[weight] = [pts.get(x, 0) for x in tau]
+        return got
 
     # -- contributions of one ballot
 
@@ -495,16 +515,15 @@ def _keys(e: Election) -> dict[str, tuple[int, int]]:
         raise InstanceError("the election has no manipulator")
     ranking, m = e.manipulator.ranking, len(e.candidates)
     if len(ranking) == m:                # m groups of distinct candidates: one each
-        pos, above = dict(zip(map(itemgetter(0), ranking), itertools.count(1))), m
-    else:
-        pos, above = {}, 0
-        for g in ranking:
-            for x in g:
-                pos[x] = above + 1
-            above += len(g)
-    tau = e.tie_break                    # x -> (pos, or above + 1 unranked; τ index)
-    return dict(zip(tau, zip(map(pos.get, tau, itertools.repeat(above + 1)),
-                             itertools.count())))
+        pos = {g[0]: i for i, g in enumerate(ranking, 1)}
+        return {x: (pos[x], i) for i, x in enumerate(e.tie_break)}
+    pos, above = {}, 0
+    for g in ranking:
+        for x in g:
+            pos[x] = above + 1
+        above += len(g)
+    bottom = above + 1                   # x -> (pos, or above + 1 unranked; τ index)
+    return {x: (pos.get(x, bottom), i) for i, x in enumerate(e.tie_break)}
 
 
 def _best(e: Election, reachable: Iterable[str]) -> str:
@@ -599,7 +618,7 @@ def refute_greedy(cnt: Count, c: str, proof: Any, weight: int = 1) -> None:
 def _refute(cnt: Count, c: str, proof: Any, weight: int) -> None:
     """:func:`refute_greedy` once the rule is known to admit the greedy."""
     stuck = set(proof) if isinstance(proof, list) and proof else None
-    if stuck is None or len(stuck) != len(proof) or not cnt.names.issuperset(stuck) or \
+    if stuck is None or len(stuck) != len(proof) or not cnt.tau.keys() >= stuck or \
             c in stuck:
         raise CertificateError(f"a stuck set is a non-empty list of rivals of {c!r}: "
                                f"{proof!r:.60}")
@@ -612,27 +631,25 @@ def _refute(cnt: Count, c: str, proof: Any, weight: int) -> None:
             raise CertificateError(f"{proof[0]!r} does not beat {c!r} when only {c!r} is "
                                    "approved")
         return
-    others = list(cnt.e.tie_break)       # τ order without c and the stuck set
-    others.remove(c)
-    for r in proof:
-        others.remove(r)
     tau = cnt.tau
-    in_tau = sorted(proof, key=tau.__getitem__)
     if cnt.definition.positional:
         # every r of the stuck set takes the same place in its ballot, m − |R| (index of
-        # [c, *others, r, *rest]): one ballot with the stuck set there in τ order gives
-        # c's points and that place's, each r's (the rule's points depend on the place)
-        ranking = [c, *others, *in_tau]
-        pts = cnt.definition.points(Ballot(tuple(zip(ranking)), weight, frozenset()),
-                                    cnt.e.candidates)
+        # [c, *others, r, *rest]), and c the first: the rule's points at those two places
+        # (they depend on the place alone) are c's and each r's
+        placed = cnt.placed_points(weight)
         base = cnt.base
-        sc, p = base[c] + pts.get(c, 0), pts.get(in_tau[0], 0)
+        sc, p = base[c] + placed[0], placed[len(placed) - len(proof)]
         for r in proof:
             sr = base[r] + p
             if not (sr > sc or (sr == sc and tau[r] < tau[c])):  # cnt.outranks(r, sr, c, sc)
                 raise CertificateError(f"{r!r}, placed above the rest of the stuck set only, "
                                        f"does not beat {c!r}")
         return
+    others = list(cnt.e.tie_break)       # τ order without c and the stuck set
+    others.remove(c)
+    for r in proof:
+        others.remove(r)
+    in_tau = sorted(proof, key=tau.__getitem__)
     for r in proof:
         rest = in_tau.copy()             # the rest of the stuck set, in τ order
         rest.remove(r)

@@ -98,6 +98,17 @@ def _oe():
     return _ORACLES[0]
 
 
+def _report_space(model: Election, rule: str) -> int:
+    """|B_r| (the checker's :func:`~prefcert.formal.checker.election.report_space`), once
+    per election and rule: the engine choice (:func:`_auto_manipulation`) and the
+    enumeration engine both ask it of every label."""
+    key = ("report-space", rule)
+    n = model._cache.get(key)
+    if n is None:
+        n = model._cache[key] = chk.report_space(model, rule)
+    return n
+
+
 def _answer(m, model: Election) -> tuple[str, dict]:
     """An engine's manipulation answer as (verdict, solution): manipulable when w* is
     strictly above w₀ in the manipulator's true ranking."""
@@ -112,7 +123,7 @@ def _answer(m, model: Election) -> tuple[str, dict]:
 
 def _enumeration(model: Election, params: dict, *, time_limit: float, seed: int) -> Outcome:
     rule = rule_of(model, params)
-    if chk.report_space(model, rule) > chk.ENUMERATION_LIMIT:
+    if _report_space(model, rule) > chk.ENUMERATION_LIMIT:
         return Outcome(UNKNOWN, stats={"reason": "ballot space too large to enumerate"})
     if in_cross_check():     # an engine before has proven the label: w₀ and w* suffice
         return Outcome(*_answer(_oe().enumerate_best(model, rule), model), None,
@@ -176,7 +187,7 @@ def _brute_manipulation(model: Election, params: dict, *, time_limit: float,
                         seed: int) -> Outcome:
     from ..oracles.election import brute_force_manipulation
     rule = rule_of(model, params)
-    if chk.report_space(model, rule) > MAX_BRUTE_FORCE_REPORTS:
+    if _report_space(model, rule) > MAX_BRUTE_FORCE_REPORTS:
         return Outcome(UNKNOWN, stats={"reason": "too many reports"})
     m = brute_force_manipulation(model, rule)
     return Outcome(*_answer(m, model), None)
@@ -190,7 +201,7 @@ def _auto_manipulation(model: Election) -> list[str]:
     certificate gets its proof from enumeration (the reachability engine answers
     unknown)."""
     names = ["reachability"]
-    if chk.report_space(model, model.rule or "plurality") <= chk.ENUMERATION_LIMIT:
+    if _report_space(model, model.rule or "plurality") <= chk.ENUMERATION_LIMIT:
         names.append("oracle")
     elif model.m <= MAX_CPSAT_M:
         names.append("cpsat")
