@@ -179,7 +179,8 @@ def test_every_usage_error_is_one_line(command):
     (["--no-such-option"], "No such option '--no-such-option'"),
     (["label"], "Missing argument 'PATHS...'"),
     (["label", "--seed", "-1", "x.json"], "'--seed': -1 is not in the range"),
-    (["check", "no-such-labels.jsonl"], "'no-such-labels.jsonl' does not exist"),
+    (["check", "x.jsonl", "--root", "/no/such/dir"], "'/no/such/dir' does not exist"),
+    (["check", "no-such-labels.jsonl"], "no-such-labels.jsonl: cannot read the file"),
 ])
 def test_usage_errors_of_the_group_and_of_arguments_are_one_line(args, needle):
     assert needle in one_line(cli(*args, check=False))
