@@ -51,3 +51,18 @@ def written_hr(rng: random.Random, nr: int, nh: int, capacity) -> dict:
     return {"preferences": {"residents": written_lists(rng, res, hos),
                             "hospitals": written_lists(rng, hos, res)},
             "capacities": {h: capacity(rng) for h in hos}}
+
+
+def first_boolean(value) -> str | None:
+    """The plain walk the checker's boolean test must equal (every value, depth first,
+    last item first): the first boolean met, as the checker names it, or None."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, bool):
+            return str(v).lower()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return None

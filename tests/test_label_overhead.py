@@ -20,6 +20,7 @@ from prefcert.formal.errors import CertificateError
 from prefcert.generators.stable_matching import sample_smti
 from prefcert.pipeline import parallel
 from prefcert.pipeline.parallel import CHUNK_CHARS, CHUNK_JOBS, chunks
+from shared import first_boolean
 
 
 def _markets(tmp_path, count: int):
@@ -162,21 +163,6 @@ def test_guard_delivers_to_the_handler_installed_before_it():
 
 # ------------------------------------------------------------------ the checker's scan
 
-def _reference_no_booleans(value) -> str | None:
-    """The plain walk (every value, depth first, last item first): the first boolean met,
-    as the checker names it, or None."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, bool):
-            return str(v).lower()
-        if isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return None
-
-
 class _MyList(list):
     pass
 
@@ -192,7 +178,7 @@ _json = st.recursive(
 @given(_json)
 @settings(max_examples=500, deadline=None)
 def test_boolean_scan_finds_the_same_boolean_as_the_plain_walk(value):
-    want = _reference_no_booleans(value)
+    want = first_boolean(value)
     if want is None:
         _no_booleans(value, "the certificate")
     else:

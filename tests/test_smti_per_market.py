@@ -23,6 +23,7 @@ from prefcert.formal.checker import stable_matching as csm
 from prefcert.formal.errors import CertificateError
 from prefcert.formal.stable_matching import parse_market
 from prefcert.oracles import stable_matching as orc
+from shared import first_boolean
 
 
 # ----------------------------------------------------------------- the reference replay
@@ -294,20 +295,6 @@ def test_the_start_state_is_per_market():
 
 # ----------------------------------------------------------------- the boolean walk
 
-def _first_boolean(value) -> str | None:
-    """The item-by-item walk (depth first, last item first): the first boolean met."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, bool):
-            return str(v).lower()
-        if isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return None
-
-
 _leaf = st.none() | st.integers() | st.text(max_size=2) | st.floats(allow_nan=False)
 _step = st.lists(_leaf | st.booleans() | st.just([]) | st.just({}), max_size=4)
 
@@ -320,7 +307,7 @@ def test_a_list_of_leaf_lists_is_walked_as_item_by_item(steps):
     accepted when there is none."""
     for cert in ({"type": "deletion_log", "steps": steps}, steps,
                  dict(zip(map(str, range(len(steps))), steps))):   # an object of lists too
-        want = _first_boolean(cert)
+        want = first_boolean(cert)
         if want is None:
             checker._no_booleans(cert, "the certificate")
         else:
