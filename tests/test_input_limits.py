@@ -336,3 +336,13 @@ def test_a_declared_number_of_alternatives_allocates_nothing(tmp_path, declared)
                     "# ALTERNATIVE NAME 2: b\n1: 1,2\n")
     line = one_error_line(run("label", path))
     assert f"{path}:3: NUMBER ALTERNATIVES is {declared} but the ALTERNATIVE NAME" in line, line
+
+
+def test_a_report_fault_no_file_record_reproduces_is_not_called_bad_input(scored):
+    """Only a record read from a file, whose own report fails, is named as bad input; a
+    fault no such record reproduces (records scored from logs) keeps prefcert's traceback."""
+    from prefcert.bench.report import unscored_record
+    broken = {k: v for k, v in scored.items() if k != "stratum"}
+    assert unscored_record([broken], [None]) is None
+    named = unscored_record([broken], [("scores.jsonl", 3)])
+    assert named is not None and "scores.jsonl:3" in str(named), named

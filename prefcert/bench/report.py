@@ -351,14 +351,12 @@ NOT_SCORED = (KeyError, TypeError, ValueError, IndexError, AttributeError, Arith
 
 
 def unscored_record(rows: Sequence[dict], origins: Sequence[tuple[str, int] | None],
-                    error: Exception, title: str = "prefcert benchmark report"
-                    ) -> Exception:
-    """The InstanceError for ``error`` (one of :data:`NOT_SCORED`), raised while the
-    report of ``rows`` was made: naming the file and line (``origins``, aligned with
-    ``rows``; None for a record scored here from a log) of the first record whose own
-    report raises too, else the files. O(records × one record's report)."""
+                    title: str = "prefcert benchmark report") -> Exception | None:
+    """The InstanceError naming the file and line (``origins``, aligned with ``rows``;
+    None for a record scored here from a log) of the first record read from a file whose
+    own report raises one of :data:`NOT_SCORED`; None when no such record does (then the
+    fault is prefcert's, and its traceback is kept). O(records × one record's report)."""
     from ..formal.errors import InstanceError
-    what = f"{error.__class__.__name__}: {error}"
     for row, origin in zip(rows, origins):
         if origin is None:
             continue
@@ -369,9 +367,7 @@ def unscored_record(rows: Sequence[dict], origins: Sequence[tuple[str, int] | No
                                  f"field of its suite is missing or of another type: "
                                  f"{e.__class__.__name__})", file=origin[0], line=origin[1],
                                  value=e.args[0] if e.args else None)
-    files = ", ".join(dict.fromkeys(o[0] for o in origins if o is not None))
-    return InstanceError(f"the scored records do not make a report ({what}): are they all "
-                         f"written by prefcert score?", value=files or None)
+    return None
 
 
 def _dumps(x) -> str:          # pragma: no cover - debugging helper

@@ -455,9 +455,12 @@ def report(scores, out, json_out, figures, title):
         try:
             sets = suite_results(rows)
             page = scores_report(rows, title, result_sets=sets)
-        except NOT_SCORED as e:      # a hand-edited or foreign record: which one, not a
-            raise unscored_record(rows, origins + [None] * (len(rows) - len(origins)),
-                                  e, title) from None                      # traceback
+        except NOT_SCORED:           # a hand-edited or foreign record: which one, not a
+            bad = unscored_record(rows, origins + [None] * (len(rows) - len(origins)),
+                                  title)                                   # traceback
+            if bad is None:
+                raise                # no record of a file alone raises it: prefcert's bug
+            raise bad from None
         if figures is not None:
             refuse_inputs([out, json_out, *(Path(figures) / f"{rs.key}.svg" for rs in sets)],
                           list(scores))
