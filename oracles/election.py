@@ -35,7 +35,6 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
 
 import numpy as np
 

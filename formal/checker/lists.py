@@ -88,8 +88,7 @@ class DeletionState:
     def _advance(self, x) -> None:
         """Move x's head to its next tie holding an alive entry (none: list empty); the
         alive entries of that tie are x's head (cached) and are passed to :meth:`record`."""
-        lst, rank, rrank, cut, full = self.lists[x], self.prank[x], self.rrank, self.cut, \
-            self.full
+        lst, rank, cut = self.lists[x], self.prank[x], self.cut
         mine = self.mrank[x]    # mine[i]: x's rank on the list of lst[i]
         i, n = self.stop[x], len(lst)
         while i < n and mine[i] >= cut[lst[i]]:      # to its first alive entry

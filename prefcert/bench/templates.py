@@ -171,7 +171,8 @@ def load(spec: TemplateSpec, choice: str | None) -> Templates:
                                 value=k)
         check_template(spec, k, v, file=str(path), line=where)
     text_by_key = {**_shipped(spec, base), **own}
-    origin = {"file": str(path), "sha256": hashlib.sha256(raw).hexdigest(), "base": base}
+    origin = {"file": str(path), "sha256": hashlib.sha256(text.encode()).hexdigest(),
+              "base": base}
     if "name" in data:
         origin["name"] = data["name"]
     return Templates(text_by_key, origin)
