@@ -412,7 +412,14 @@ def _allocation_world(task: DecisionTask, world: World, cs: ConstraintSet) -> Wo
                 acc |= 1 << i
                 row.append(acc)
             prefix.append(row)
-        for k in range(1, m + 1):
+        # below the largest of the agents' first allowed ranks some agent's cut is empty,
+        # so no matching there is perfect: start one below it (the last failing cut is the
+        # Hall proof's), the same first perfect cut and proof as from k = 1
+        start = 1
+        if all(masks):
+            start = max(1, max(next(k for k in range(1, m + 1) if mask & row[k])
+                               for mask, row in zip(masks, prefix)) - 1)
+        for k in range(start, m + 1):
             cut = [mask & row[k] for mask, row in zip(masks, prefix)]
             mate = _max_matching_masks(cut, order)
             if min(mate) >= 0:
@@ -642,9 +649,13 @@ def tight_vectors(task: DecisionTask, edit_set: Sequence[str]) -> list[dict[str,
     return out
 
 
-def repairs(task: DecisionTask, world: World, cache: dict) -> dict:
+def repairs(task: DecisionTask, world: World, cache: dict, *, conflicts: bool = True
+            ) -> dict:
     """Every minimum repair (with action and proof) and the conflicts proving minimality
-    and completeness: the ``minimum_repair`` certificate without its type."""
+    and completeness: the ``minimum_repair`` certificate without its type.
+    ``conflicts=False`` (the samplers' judge, which reads no certificate): the same edits,
+    repairs, actions and values, without the conflicts (an empty list): the deletion
+    filters that only the certificate reads are not run."""
     cs = stated(task)
     permitted = list(task.permitted)
     found: list[tuple[str, ...]] = []
@@ -654,9 +665,12 @@ def repairs(task: DecisionTask, world: World, cache: dict) -> dict:
                  if _feasible(task, world, _lifted(cs, e), cache)]
         if found:
             break
+    proofs = conflicts
     conflicts: list[dict] = []
 
     def cover(edit_set: Sequence[str]) -> None:
+        if not proofs:
+            return
         s = set(edit_set)
         if any(not (set(c["constraints"]) & s) for c in conflicts):
             return
@@ -811,11 +825,13 @@ def decide(task: DecisionTask, memo: dict | None = None, *, certificate: bool = 
             stats["shared"] = r.count
             sol = {"action": r.example, "worlds": _counts(worlds, results), "shared": r.count}
             return Outcome("act", sol, cert, stats)
-        rep = repairs(task, w, cache)
+        rep = repairs(task, w, cache, conflicts=certificate)
         stats["repair_values"] = [x.pop("value") for x in rep["repairs"]]
         sol = {"edits": rep["edits"],
                "repairs": [{"edits": x["edits"], "action": x["action"]}
                            for x in rep["repairs"]]}
+        if not certificate:      # no conflicts were computed: no certificate to give
+            return Outcome("relax", sol, None, stats)
         return Outcome("relax", sol, {"type": "minimum_repair", **rep}, stats)
     if not all(r.feasible for r in results):
         raise ValueError("a world of a preference/objective task is infeasible")

@@ -250,3 +250,105 @@ def test_item_costs_kept_per_world_order_items_as_the_oracle_does():
                 for i, j in itertools.product(task.items, repeat=2):
                     assert (cost[i] < cost[j]) == (keys[i] < keys[j])
                     assert (cost[i] == cost[j]) == (vals[i] == vals[j])
+
+
+def test_relax_judge_runs_no_deletion_filter(monkeypatch):
+    """The samplers' judge of a RELAX task (``certificate=False``) computes the same edits,
+    repairs, actions and stats as the certificate path, without the conflicts' deletion
+    filters (which only the certificate reads)."""
+    from prefcert.bench.actionable.responses import design_group
+    calls = []
+    real = O._conflict
+
+    def counted(*args):
+        calls.append(1)
+        return real(*args)
+    monkeypatch.setattr(O, "_conflict", counted)
+    seen = 0
+    for structure in ("allocation", "scheduling", "apartment", "stable_matching"):
+        for index in range(2):
+            for d in design_group(structure, 4, 0, index):
+                if d["meta"]["source"] != "constraint" or d["meta"]["role"] != "intervention":
+                    continue
+                calls.clear()
+                full = decide(parse_decision(d))
+                assert full.verdict == "relax" and full.certificate["conflicts"] and calls
+                calls.clear()
+                fast = decide(parse_decision(d), certificate=False)
+                assert calls == []
+                assert (fast.verdict, fast.solution, fast.stats) == \
+                    (full.verdict, full.solution, full.stats)
+                assert fast.certificate is None
+                seen += 1
+    assert seen == 8
+
+
+def _egalitarian_from_one(task, world, cs):
+    """The egalitarian allocation world the long way: every cut k = 1, 2, ... until the
+    first perfect one (the formulation the lower bound of the fast loop replaces)."""
+    masks = O.allowed_masks(task, cs)
+    order = O._name_order(task)
+    lists, _ = O.world_ranks(task, world)
+    prev = None
+    for k in range(1, len(task.items) + 1):
+        cut = [mask & sum(1 << i for i in lst[:k]) for mask, lst in zip(masks, lists)]
+        mate = O._max_matching_masks(cut, order)
+        if min(mate) >= 0:
+            hall = O._hall_masks(task, *prev) if k > 1 else None
+            return k, {"optimum": O._mate_json(task, mate), "hall": hall}, cut
+        prev = (cut, mate)
+    return None
+
+
+def _egalitarian_task(rng: random.Random, n: int, forbid_top: int, extra: bool = True
+                      ) -> dict:
+    ag = [f"A{k}" for k in range(1, n + 1)]
+    it = [f"O{k}" for k in range(1, n + 1)]
+    prefs = {a: rng.sample(it, n) for a in ag}
+    cons = [{"id": f"f{a}{i}", "type": "forbid", "agent": a, "item": i}
+            for a in ag for i in prefs[a][:forbid_top]]
+    cons += [{"id": f"r{k}", "type": "forbid", "agent": rng.choice(ag),
+              "item": rng.choice(it)} for k in range(rng.randint(0, n) if extra else 0)]
+    cons = list({c["id"]: c for c in cons}.values())
+    return {"domain": "decision", "structure": "allocation", "agents": ag, "items": it,
+            "preferences": prefs, "source": "constraint", "objectives": ["egalitarian"],
+            "constraints": cons, "permitted_edits": [c["id"] for c in cons]}
+
+
+def test_egalitarian_world_starts_below_the_first_allowed_ranks(monkeypatch):
+    """An egalitarian allocation world skips the cuts where some agent has no item (no
+    perfect matching there): the same optimum, proof (Hall set of the last failing cut)
+    and tight graph as the loop from k = 1, and one matching per cut from one below the
+    largest first allowed rank."""
+    rng = random.Random(24)
+    feasible = 0
+    for _ in range(300):
+        n = rng.randint(2, 6)
+        task = parse_decision(_egalitarian_task(rng, n, rng.randint(0, n - 1)))
+        (world,) = task.worlds()
+        cs = stated(task)
+        want = _egalitarian_from_one(task, world, cs)
+        got = solve_world(task, world, cs)
+        if want is None:
+            assert not got.feasible
+            continue
+        feasible += 1
+        k, proof, cut = want
+        assert (got.value, got.proof, got.graph, got.example) == \
+            (k, proof, cut, proof["optimum"])
+    assert feasible > 100
+    # every agent's two favourite items forbidden: cuts 1 and 2 cannot be perfect, and
+    # cut 2 (the one below the first allowed ranks, 3) is the first tried
+    calls = []
+    real = O._max_matching_masks
+
+    def counted(*args):
+        calls.append(1)
+        return real(*args)
+    monkeypatch.setattr(O, "_max_matching_masks", counted)
+    task = parse_decision(_egalitarian_task(random.Random(3), 6, 2, extra=False))
+    (world,) = task.worlds()
+    cs = stated(task)
+    r = solve_world(task, world, cs)
+    assert r.feasible and r.value >= 3 and r.proof["hall"]
+    assert len(calls) == r.value - 1
