@@ -66,3 +66,22 @@ def first_boolean(value) -> str | None:
         elif isinstance(v, list):
             stack.extend(v)
     return None
+
+
+def tied_lists(rng: random.Random, own: list[str], other: list[str], complete: bool,
+               tie_p: float, singleton_p: float = 0.0) -> dict[str, list]:
+    """Each agent of ``own`` ranks all of ``other`` (``complete``) or a random subset, in
+    random order; each item after the first joins the tie before it with probability
+    ``tie_p``; an untied item is written as a one-member tie with ``singleton_p``."""
+    out = {}
+    for x in own:
+        order = rng.sample(other, len(other) if complete else rng.randint(0, len(other)))
+        lst: list = []
+        for y in order:
+            if lst and rng.random() < tie_p:
+                last = lst.pop()
+                lst.append((last if isinstance(last, list) else [last]) + [y])
+            else:
+                lst.append([y] if singleton_p and rng.random() < singleton_p else y)
+        out[x] = lst
+    return out

@@ -21,7 +21,7 @@ from prefcert.formal.instances import shared_strings
 from prefcert.formal.stable_matching import Market, _ints_from_orders, parse_market
 from prefcert.formal.weak_order import parse_weak_order
 from prefcert.oracles import stable_matching as orc
-from shared import written_lists
+from shared import tied_lists, written_lists
 from test_smti_per_market import dict_replay
 
 NAMES = st.sampled_from(["a1", "a2", "a3", "b1", "b2", "b3", "é", "x y", "1"])
@@ -110,22 +110,10 @@ def outcome(market, notion, cert):
 
 
 def markets(rng: random.Random, n: int, complete: bool, tie_p: float) -> dict:
-    def lists(own, other):
-        out = {}
-        for x in own:
-            order = rng.sample(other, len(other) if complete else rng.randint(0, len(other)))
-            lst: list = []
-            for y in order:
-                if lst and rng.random() < tie_p:
-                    last = lst.pop()
-                    lst.append((last if isinstance(last, list) else [last]) + [y])
-                else:
-                    lst.append(y)
-            out[x] = lst
-        return out
     a = [f"a{i}" for i in range(n)]
     b = [f"b{j}" for j in range(n)]
-    return {"preferences": {"A": lists(a, b), "B": lists(b, a)}}
+    return {"preferences": {"A": tied_lists(rng, a, b, complete, tie_p),
+                            "B": tied_lists(rng, b, a, complete, tie_p)}}
 
 
 @pytest.mark.parametrize("complete", [True, False])

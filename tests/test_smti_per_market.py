@@ -23,7 +23,7 @@ from prefcert.formal.checker import stable_matching as csm
 from prefcert.formal.errors import CertificateError
 from prefcert.formal.stable_matching import parse_market
 from prefcert.oracles import stable_matching as orc
-from shared import first_boolean
+from shared import first_boolean, tied_lists
 
 
 # ----------------------------------------------------------------- the reference replay
@@ -141,21 +141,8 @@ def markets(draw):
     names_b = [f"b{i}" for i in rng.sample(range(nb), nb)]
     complete = rng.random() < 0.4
     tie_p = rng.choice((0.0, 0.3, 0.7, 1.0))
-
-    def lists(own, other):
-        out = {}
-        for x in own:
-            order = rng.sample(other, len(other) if complete else rng.randint(0, len(other)))
-            lst: list = []
-            for y in order:
-                if lst and rng.random() < tie_p:
-                    last = lst.pop()
-                    lst.append((last if isinstance(last, list) else [last]) + [y])
-                else:
-                    lst.append([y] if rng.random() < 0.1 else y)
-            out[x] = lst
-        return out
-    return {"preferences": {"A": lists(names_a, names_b), "B": lists(names_b, names_a)}}
+    return {"preferences": {"A": tied_lists(rng, names_a, names_b, complete, tie_p, 0.1),
+                            "B": tied_lists(rng, names_b, names_a, complete, tie_p, 0.1)}}
 
 
 def tampered(rng: random.Random, market, steps: list) -> list:
