@@ -4,25 +4,15 @@ Every error is an :class:`InstanceError` naming the file, the line and the value
 """
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from .errors import InstanceError
-from .instances import (
-    BOM,
-    DUPLICATE,
-    DuplicateKey,
-    Instance,
-    _near,
-    _no_duplicates,
-    not_a_file,
-    read_json,
-    read_jsonl,
-    read_text,
-)
+from .instances import (BOM, Instance, _near, _no_duplicates, not_a_file, read_json, read_jsonl,
+                        read_text)
+from .instances import parse_json as parse_text
 
 #: the PrefLib suffixes (:data:`prefcert.formal.preflib.SUFFIXES`, a test keeps the two
 #: equal), known here so that reading JSON never imports the PrefLib reader
@@ -118,23 +108,7 @@ def parse_json(text: str, file: str, line: int | None = None, *,
     Any
         The decoded value. O(len(text)).
     """
-    try:
-        return json.loads(text, object_pairs_hook=_no_duplicates if unique_keys else None)
-    except json.JSONDecodeError as e:
-        raise InstanceError(f"malformed JSON ({e.msg})", file=file,
-                            line=line if line is not None else e.lineno,
-                            value=_near(text, e.pos)) from None
-    except RecursionError:
-        raise InstanceError("JSON nested too deeply", file=file,
-                            line=line if line is not None else 1) from None
-    except DuplicateKey as e:
-        at = line
-        if at is None:                 # the line of the key's second use
-            needle = json.dumps(e.key) + ":"
-            hits = [n for n, t in enumerate(text.splitlines(), 1)
-                    for _ in range(t.replace(" ", "").count(needle))]
-            at = hits[1] if len(hits) > 1 else None
-        raise InstanceError(DUPLICATE, file=file, line=at, value=e.key) from None
+    return parse_text(text, file, line, hook=_no_duplicates if unique_keys else None)
 
 
 def read_json_file(path: str | os.PathLike[str], limit: int | None = MAX_FILE_SIZE, *,

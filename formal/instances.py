@@ -336,18 +336,7 @@ def read_json(path: Path, limit: int | None = None) -> list[Instance]:
     text = read_text(path, limit)
     if text.startswith(BOM):
         text = text[1:]
-    try:
-        obj = json.loads(text, object_pairs_hook=shared_strings())
-    except json.JSONDecodeError as e:
-        raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=e.lineno,
-                            value=_near(text, e.pos)) from None
-    except RecursionError:
-        raise InstanceError("JSON nested too deeply", file=str(path)) from None
-    except DuplicateKey as e:
-        hits = [n for n, t in enumerate(text.splitlines(), 1)     # the key's second use
-                for _ in range(t.replace(" ", "").count(json.dumps(e.key) + ":"))]
-        raise InstanceError(DUPLICATE, file=str(path), line=hits[1] if len(hits) > 1 else None,
-                            value=e.key) from None
+    obj = parse_json(text, str(path), hook=shared_strings())
     del text                          # a big instance's text is not kept while hashing it
     return [from_object(obj, str(path), None, path.stem)]
 
@@ -461,15 +450,7 @@ def read_jsonl(path: Path, limit: int | None = None) -> list[Instance]:
             if i == 1 and text.startswith(BOM):
                 text = text[1:]
             _json_start(path, raw, i)
-            try:
-                obj = json.loads(text, object_pairs_hook=_no_duplicates)
-            except json.JSONDecodeError as e:
-                raise InstanceError(f"malformed JSON ({e.msg})", file=str(path), line=i,
-                                    value=_near(text, e.pos)) from None
-            except RecursionError:
-                raise InstanceError("JSON nested too deeply", file=str(path), line=i) from None
-            except DuplicateKey as e:
-                raise InstanceError(DUPLICATE, file=str(path), line=i, value=e.key) from None
+            obj = parse_json(text, file, i)
             out.append(from_object(obj, file, i, f"{stem}-{i}", raw_size=len(raw)))
     if not out:
         raise InstanceError("file holds no instances", file=str(path))
@@ -488,6 +469,33 @@ def _lines(f: BinaryIO, path: Path, limit: int | None) -> Iterator[bytes]:
             yield line
     except OSError as e:
         raise InstanceError(f"cannot read the file ({e.strerror})", file=str(path)) from None
+
+
+def parse_json(text: str, file: str, line: int | None = None, *,
+               hook: Callable[[list[tuple[str, Any]]], Any] | None = _no_duplicates) -> Any:
+    """``json.loads(text, object_pairs_hook=hook)`` for one JSON text of a file (a whole
+    file, or its line ``line``); every way it fails is an :class:`InstanceError` naming the
+    file, the line and the text near the fault: malformed JSON, nesting too deep for the
+    decoder, and a key repeated in one object (:class:`DuplicateKey`, raised by the hooks
+    :func:`_no_duplicates` and :func:`shared_strings`; for a whole file, the line of the
+    key's second use). O(len(text))."""
+    try:
+        return json.loads(text, object_pairs_hook=hook)
+    except json.JSONDecodeError as e:
+        raise InstanceError(f"malformed JSON ({e.msg})", file=file,
+                            line=line if line is not None else e.lineno,
+                            value=_near(text, e.pos)) from None
+    except RecursionError:
+        raise InstanceError("JSON nested too deeply", file=file,
+                            line=line if line is not None else 1) from None
+    except DuplicateKey as e:
+        at = line
+        if at is None:
+            needle = json.dumps(e.key) + ":"
+            hits = [n for n, t in enumerate(text.splitlines(), 1)
+                    for _ in range(t.replace(" ", "").count(needle))]
+            at = hits[1] if len(hits) > 1 else None
+        raise InstanceError(DUPLICATE, file=file, line=at, value=e.key) from None
 
 
 def _near(text: str, pos: int) -> str:
