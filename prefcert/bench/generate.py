@@ -22,7 +22,6 @@ count):
 from __future__ import annotations
 
 import json
-import re
 import sys
 import time
 from collections import Counter
@@ -677,7 +676,7 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     suite.configured(params, sizes)      # parameters and sizes refused before any output
     if fmt == "parquet":
         _pyarrow()                           # and a missing pyarrow (it left a data/ folder)
-    from ..output import OutputFolder
+    from ..output import TEMPORARY, OutputFolder, other_file
     with OutputFolder(out, "'prefcert generate'") as folder:   # locked from here to the end
         extra = tuple(suite.files(suite.chosen_parameters(params))) \
             if suite.files is not None else ()
@@ -687,7 +686,7 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
             raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
                                 "replace it)", file=str(folder.path / held[0]))
         if not held:                  # a folder of other files: never mixed with them
-            other = _other_file(folder.path)
+            other = other_file(folder.path)
             if other is not None:
                 raise InstanceError(
                     "the output folder holds files that are not a benchmark's (a "
@@ -696,7 +695,7 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
         earlier = _earlier_files(folder.path) if held else set()
         if held:                      # --overwrite: the whole earlier benchmark, and only it
             # (and the temporary files of a killed earlier run, removed with it)
-            earlier |= {f for f in _folder_files(folder.path) if _TEMPORARY.match(f)}
+            earlier |= {f for f in _folder_files(folder.path) if TEMPORARY.match(f)}
             foreign = next((f for f in _folder_files(folder.path) if f not in earlier), None)
             if foreign is not None:
                 raise InstanceError(
@@ -782,18 +781,6 @@ def _earlier_files(folder: Path) -> set[str]:
 
 
 #: a temporary file of :mod:`prefcert.output` (``.<name>.<8 hex digits>.tmp``), at any depth
-_TEMPORARY = re.compile(r"^(?:.*/)?\.[^/]+\.[0-9a-f]{8}\.tmp$")
-
-
-def _other_file(folder: Path) -> Path | None:
-    """The first file found under ``folder`` that is not the temporary file of a killed
-    run (None: there is none). Stops at the first: a large folder is not walked whole."""
-    for p in folder.rglob("*"):
-        if not p.is_dir() and not _TEMPORARY.match(p.relative_to(folder).as_posix()):
-            return p
-    return None
-
-
 def _folder_files(folder: Path) -> list[str]:
     """Every file under ``folder`` (hidden ones too; folders are not listed, their files
     are), relative and ``/``-separated, sorted."""
