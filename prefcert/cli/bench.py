@@ -335,12 +335,22 @@ def feedback(prompts, answer, pid):
     from ..bench.report import NOT_SCORED
     try:
         said = fb(p, text, bench.entry(p))
+    except InstanceError as e:
+        bad_input(e)
     except NOT_SCORED as e:     # a hand-edited benchmark: one line, not a traceback
-        bad_input(InstanceError(f"the prompt's records are not those prefcert generate "
-                                f"wrote (a field of its suite is missing or of another "
-                                f"type: {e.__class__.__name__})", file=str(prompts),
-                                value=pid))
+        bad_input(_not_generated(bench, prompts, pid, e))
     click.echo(said)
+
+
+def _not_generated(bench, prompts, pid, e: Exception) -> InstanceError:
+    """The one-line error of a prompt whose records (the prompt, its labels, its
+    instances) are not of the shape prefcert generate writes, found while scoring it or
+    giving feedback (``feedback``, ``refine``): the prompt's file and line, and its id."""
+    file, line = bench.origin(pid)
+    why = f"{e.__class__.__name__} {e}" if isinstance(e, KeyError) else e.__class__.__name__
+    return InstanceError(f"the prompt's records are not those prefcert generate wrote (a "
+                         f"field of its suite is missing or of another type: {why})",
+                         file=file or str(prompts), line=line, value=pid)
 
 
 @click.command()
@@ -384,8 +394,16 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
             raise InstanceError("--command: no such program", value=exe)
     except InstanceError as e:
         bad_input(e)
+    from ..bench.report import NOT_SCORED
+    recs = []
     try:
-        recs = [run(bench, p, command, rounds=rounds, timeout=timeout) for p in chosen]
+        for p in chosen:
+            try:
+                recs.append(run(bench, p, command, rounds=rounds, timeout=timeout))
+            except InstanceError:
+                raise
+            except NOT_SCORED as e:     # a hand-edited benchmark: one line, as feedback's
+                raise _not_generated(bench, prompts, p["id"], e) from None
         from ..bench.generate import write_jsonl
         write_jsonl(out, recs)
     except InstanceError as e:
