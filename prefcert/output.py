@@ -12,7 +12,9 @@ prints a traceback on a full disk or a read-only folder.
   lock and appended one whole line at a time (:func:`append_line` is the one append
   path); a line that cannot be written whole is cut off again.
 - :func:`check_output` (before any work) and :func:`refuse_inputs` (an output that is one
-  of the inputs: the same file, a hard link or a symlink to it).
+  of the inputs: the same file, a hard link or a symlink to it); :func:`refuse_within`
+  (an output folder inside an input folder); :func:`check_new_folder` (an output folder
+  is new or empty, or with ``--overwrite`` holds only the files the run writes).
 
 Every failure is an :class:`~prefcert.formal.errors.InstanceError` naming the file: the
 command line prints it on one line and exits with status 2.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -30,6 +33,10 @@ from typing import IO, Any
 from .formal.errors import InstanceError
 
 _TMP = ".tmp"          # suffix of the temporary files (hidden: they start with a dot)
+
+#: the path (relative, ``/``-separated) of a temporary file :func:`atomic` or
+#: :class:`OutputFolder` stages (``.<name>.<8 hex digits>.tmp``): a killed run's leftover
+TEMPORARY = re.compile(r"^(?:.*/)?\.[^/]+\.[0-9a-f]{8}\.tmp$")
 
 
 def _reason(e: OSError) -> str:
@@ -111,6 +118,78 @@ def refuse_inputs(outputs: Iterable[str | os.PathLike[str] | None],
             raise InstanceError(f"two outputs are one file (also {written[key]})",
                                 file=str(out))
         written[key] = out
+
+
+def refuse_within(output: str | os.PathLike[str], folder: str | os.PathLike[str],
+                  what: str = "input folder") -> None:
+    """Bad input when the output folder ``output`` is the input folder ``folder`` or lies
+    inside it (its files would be mixed with the folder's, and read back as its files by
+    the next reader): both resolved (symlinks followed; a folder not made yet counts by
+    where it would be). ``what`` names ``folder`` in the message. O(path depth)."""
+    out = Path(os.path.realpath(output))
+    inside = Path(os.path.realpath(folder))
+    if out == inside or inside in out.parents:
+        where = "is" if out == inside else "is inside"
+        raise InstanceError(f"the output folder {where} the {what} ({folder}): its files "
+                            f"would be mixed with the {what}'s; write elsewhere",
+                            file=str(output))
+
+
+def other_file(folder: str | os.PathLike[str], allowed: Iterable[str] = ()) -> Path | None:
+    """The first file found under ``folder`` that is neither the temporary file of a
+    killed run (:data:`TEMPORARY`) nor one of ``allowed`` (paths relative to ``folder``,
+    ``/``-separated); None when there is none (or no such folder). Stops at the first:
+    a large folder is not walked whole."""
+    root = Path(folder)
+    known = set(allowed)
+    for p in root.rglob("*") if root.is_dir() else ():
+        rel = p.relative_to(root).as_posix()
+        if not p.is_dir() and not TEMPORARY.match(rel) and rel not in known:
+            return p
+    return None
+
+
+def names_within(folder: str | os.PathLike[str],
+                 files: Iterable[str | os.PathLike[str] | None]) -> list[str]:
+    """The paths, relative to ``folder`` and ``/``-separated, of those ``files`` that lie
+    inside it (a command's other outputs written into its output folder: the names
+    :func:`check_new_folder` lets through). Nones are skipped. O(files)."""
+    root = Path(os.path.realpath(folder))
+    out = []
+    for f in files:
+        if f is not None:
+            p = Path(os.path.realpath(f))
+            if root in p.parents:
+                out.append(p.relative_to(root).as_posix())
+    return out
+
+
+def check_new_folder(path: str | os.PathLike[str], names: Iterable[str] | None = None, *,
+                     overwrite: bool = False, option: str = "--overwrite") -> None:
+    """Bad input, naming the file, unless the output folder ``path`` may receive the
+    files ``names`` (relative, ``/``-separated) without replacing or mixing with a file
+    of the user's: the folder is new or empty (a killed run's temporary files aside); with
+    ``overwrite`` (the flag ``option``) it may also hold files of those names, an earlier
+    run's output, which the run replaces — any other file is refused. ``names`` None (the
+    names are not known yet): with ``overwrite`` every file is let through, to be checked
+    again once they are. The rule of ``prefcert generate`` and its ``--overwrite``, for
+    every command writing a folder of files. O(files in the folder)."""
+    if overwrite:
+        if names is None:
+            return
+        other = other_file(path, names)
+        if other is not None:
+            raise InstanceError(f"the output folder holds a file this run does not write "
+                                f"({option} replaces only the files of the same names an "
+                                f"earlier run wrote; move it away, or write elsewhere)",
+                                file=str(other))
+        return
+    other = other_file(path)
+    if other is not None:
+        raise InstanceError(f"the output folder is not empty: a file would be replaced or "
+                            f"mixed with the output (write into a new or empty folder, or "
+                            f"pass {option} to replace an earlier run's files)",
+                            file=str(other))
 
 
 def _fsync_folder(folder: Path) -> None:

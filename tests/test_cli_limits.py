@@ -259,6 +259,41 @@ def test_eval_refuses_to_log_into_the_benchmark_it_reads(tmp_path):
     assert sorted(p.name for p in bench.iterdir()) == before
 
 
+@pytest.mark.parametrize("how, logs", [("--benchmark", "bench/logs"),
+                                        ("-T", "bench"), ("-T", "bench/logs"),
+                                        ("--benchmark", "bench/data/deeper")])
+def test_eval_refuses_a_log_folder_inside_the_benchmark_it_reads(tmp_path, how, logs):
+    """A log folder inside the benchmark folder (or the folder itself, given as -T
+    benchmark=) was not refused: the logs were written among the benchmark's files."""
+    pytest.importorskip("inspect_ai")
+    bench = tmp_path / "bench"
+    r = run("generate", "voting-manipulation", "--sizes", "3", "--per-cell", "1", "-o", bench)
+    assert r.returncode == 0, r.stderr[-2000:]
+    before = sorted(p.relative_to(bench) for p in bench.rglob("*"))
+    read = ["--benchmark", bench] if how == "--benchmark" else ["-T", f"benchmark={bench}"]
+    line = one_line(run("eval", "voting-manipulation", "--model", "mockllm/model", *read,
+                        "--log-dir", tmp_path / logs, "--limit", "1"))
+    assert str(tmp_path / logs) in line
+    assert "one of the inputs" in line if logs == "bench" else \
+        f"is inside the benchmark folder ({bench})" in line, line
+    assert sorted(p.relative_to(bench) for p in bench.rglob("*")) == before
+
+
+def test_evaluate_refuses_a_log_folder_inside_the_benchmark(tmp_path):
+    """The Python entry of prefcert eval (the task argument benchmark) refuses it too."""
+    pytest.importorskip("inspect_ai")
+    from prefcert.bench.inspect.run import evaluate
+    from prefcert.formal.errors import InstanceError
+    bench = tmp_path / "bench"
+    (bench / "data").mkdir(parents=True)
+    (bench / "labels.jsonl").write_text("")
+    for given in (bench, bench / "prompts.jsonl", bench / "data"):
+        with pytest.raises(InstanceError, match="is inside the benchmark folder"):
+            evaluate("voting-manipulation", ["mockllm/model"], log_dir=bench / "logs",
+                     task_args={"benchmark": str(given)})
+    assert sorted(p.name for p in bench.iterdir()) == ["data", "labels.jsonl"]
+
+
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 

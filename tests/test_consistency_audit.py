@@ -509,3 +509,30 @@ def test_parse_amount_reads_the_formats_of_the_issue(text, value, only):
 def test_parse_amount_range_midpoint_is_a_named_option():
     assert parse_amount("$30-$40", ranges="midpoint") == (35.0, False)
     assert parse_amount("Between 80 and 100", ranges="midpoint")[0] == 90.0
+
+
+@needs_cli
+def test_cli_labels_folder_never_replaces_or_mixes_with_files_already_there(files, tmp_path):
+    """--labels DIR silently replaced a labels.jsonl (or instances.jsonl) already in DIR
+    and wrote among any other files of DIR; now DIR is new or empty, or with --overwrite
+    holds only the two files an earlier run wrote."""
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    (labels / "labels.jsonl").write_text("mine\n")
+    args = ["consistency", files / "responses.jsonl", "--design", files / "design.json",
+            "--resamples", "50", "--labels", labels]
+    for extra, other in (([], "labels.jsonl"), (["--overwrite"], "notes.txt")):
+        if extra:
+            (labels / "notes.txt").write_text("keep\n")
+        r = run(*args, *extra)
+        assert r.returncode == 2 and r.stdout == "" and "Traceback" not in r.stderr, r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(labels / other) in lines[0], r.stderr
+        assert ("does not write" if extra else "not empty") in lines[0], lines[0]
+        assert (labels / "labels.jsonl").read_text() == "mine\n"
+        assert not (labels / "instances.jsonl").exists()
+    (labels / "notes.txt").unlink()
+    r = run(*args, "--overwrite")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert (labels / "labels.jsonl").read_text().startswith("{")
+    assert sorted(p.name for p in labels.iterdir()) == ["instances.jsonl", "labels.jsonl"]

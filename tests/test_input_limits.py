@@ -270,7 +270,7 @@ def _edited(files: Path, tmp_path: Path, name: str, field: str, value) -> Path:
 
 @needs_cli
 @pytest.mark.parametrize("name, field, value, shown", [
-    ("prompts.jsonl", "id", [], "prompts.jsonl: not a record of prefcert generate: its 'id'"),
+    ("prompts.jsonl", "id", [], "prompts.jsonl:1: not a record of prefcert generate: its 'id'"),
     ("prompts.jsonl", "instance_ids", 7, "its 'instance_ids' must be a list of strings: 7"),
     ("labels.jsonl", "label_id", [], "labels.jsonl:1: not a record of prefcert generate"),
     ("instances.jsonl", "id", {}, "instances.jsonl:1: not a record of prefcert generate"),
@@ -292,6 +292,54 @@ def test_feedback_on_a_prompt_of_another_shape_is_one_line(files, tmp_path):
     line = one_error_line(run("feedback", bench, files / "answer.txt", "--id",
                               _prompt_id(files)))
     assert "not those prefcert generate wrote" in line and _prompt_id(files) in line, line
+
+
+@needs_cli
+def test_refine_on_a_prompt_of_another_shape_is_feedbacks_one_line(files, tmp_path):
+    """refine on a prompt whose cell lacks the suite's factors was a KeyError traceback
+    (exit 1); it is feedback's line now, naming the prompts file, the prompt's line and
+    its id, with nothing written."""
+    bench = _edited(files, tmp_path, "prompts.jsonl", "cell", {})
+    out = tmp_path / "refined.jsonl"
+    line = one_error_line(run("refine", bench, "--command", "cat", "-o", out, "--id",
+                              _prompt_id(files)))
+    assert line.startswith(f"prefcert: error: {bench / 'prompts.jsonl'}:1: "), line
+    assert "not those prefcert generate wrote" in line and "KeyError" in line, line
+    assert line.endswith(repr(_prompt_id(files))), line
+    assert not out.exists()
+    said = one_error_line(run("feedback", bench, files / "answer.txt", "--id",
+                              _prompt_id(files)))
+    assert said == line                       # the one message of both commands
+
+
+@needs_cli
+def test_a_parquet_json_column_that_is_not_json_is_named_by_file_row_and_value(tmp_path):
+    """A bad *_json column value of a Parquet benchmark was named by the data folder and
+    the prompt id, not by the split file and row, nor its value."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    import shutil
+
+    import pyarrow as pa
+    bench = tmp_path / "pq"
+    cli("generate", "voting-manipulation", "--sizes", "3", "--per-cell", "1", "--format",
+        "parquet", "-o", bench)
+    split = next((bench / "data").glob("*.parquet"))
+    table = pq.read_table(split)
+    rows = table.to_pylist()
+    rows[1]["labels_json"] = '{"oops": '
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), split)
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"id": rows[0]["id"], "answer": "yes"}) + "\n")
+    out = tmp_path / "scores.jsonl"
+    shown = f"{split}:2: row 2, column 'labels_json': malformed JSON"
+    for args in (["score", bench, answers, "-o", out],
+                 ["export", "lm-eval", "voting-manipulation", tmp_path / "task",
+                  "--benchmark", bench]):
+        line = one_error_line(run(*args))
+        assert line.startswith(f"prefcert: error: {shown}") and \
+            line.endswith("""'{"oops": '""") , line
+    assert not out.exists() and not (tmp_path / "task").exists()
+    shutil.rmtree(bench)
 
 
 @pytest.mark.parametrize("edit, shown", [

@@ -342,6 +342,44 @@ def test_report_cli_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path):
     assert not page.exists() and list(figs.iterdir()) == []
 
 
+def _one_line_refusal(r) -> str:
+    assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("prefcert: error: "), r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    return lines[0]
+
+
+def test_report_figures_never_replace_or_mix_with_files_already_there(tmp_path):
+    """--figures DIR silently replaced a file of the user's named like a figure
+    (DIR/kw-fig7.svg) and wrote the figures among any other files of DIR."""
+    files = three_models(tmp_path)
+    page, figs = tmp_path / "page.html", tmp_path / "figs"
+    figs.mkdir()
+    (figs / "kw-fig7.svg").write_text("mine\n")
+    for extra in ([], ["--overwrite"]):
+        if extra:                    # --overwrite replaces only the files this run writes
+            (figs / "notes.txt").write_text("keep\n")
+        line = _one_line_refusal(run("report", str(files[0]), "-o", str(page), "--figures",
+                                     str(figs), *extra, check=False))
+        assert str(figs / ("notes.txt" if extra else "kw-fig7.svg")) in line, line
+        assert ("does not write" if extra else "not empty") in line, line
+        assert (figs / "kw-fig7.svg").read_text() == "mine\n" and not page.exists()
+        assert sorted(p.name for p in figs.iterdir()) == \
+            sorted(["kw-fig7.svg", *(["notes.txt"] if extra else [])])
+    (figs / "notes.txt").unlink()
+    r = run("report", str(files[0]), "-o", str(page), "--figures", str(figs), "--overwrite")
+    assert (figs / "kw-fig7.svg").read_text().startswith("<?xml"), r.stderr
+    first = {p.name: p.read_bytes() for p in figs.iterdir()}
+    line = _one_line_refusal(run("report", str(files[0]), "-o", str(page), "--figures",
+                                 str(figs), check=False))      # a rerun asks for --overwrite
+    assert "--overwrite" in line
+    inside = figs / "index.html"     # the page inside the folder is one of the run's files
+    run("report", str(files[0]), "-o", str(inside), "--figures", str(figs), "--overwrite")
+    run("report", str(files[0]), "-o", str(inside), "--figures", str(figs), "--overwrite")
+    assert {p.name: p.read_bytes() for p in figs.iterdir() if p != inside} == first
+
+
 # ------------------------------------------------------------------ the page in Chromium
 
 

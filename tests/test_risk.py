@@ -362,3 +362,82 @@ def test_every_suite_certifies_its_rational_answer(name, tmp_path):
     res = json.loads(run("risk", out / "prompts.jsonl", answers, "--json").stdout)
     assert res["M"] == len(prompts) and res["uncertified_prompts"] == 0
     assert res["deu"] == 1 and res["readings"]["certified"]["rvr"] == 0
+
+
+# ------------------------------------------------------------------ the bootstrap in blocks
+
+def test_bootstrap_blocks_are_the_numbers_of_one_draw():
+    """The resample indices drawn a block of rows at a time are those of one
+    rng.integers(0, m, size=(resamples, m)) draw (the arrays of main's bootstraps), the
+    generator ends in the same state, and no block holds more than the chunk (or one row)."""
+    from prefcert.bench.stats import bootstrap_chunks, bootstrap_means
+    for m in (1, 2, 7, 1001):
+        values = np.random.default_rng(1).normal(size=m)
+        for chunk in (1, 5, 64, 3000, 10**7):
+            one = np.random.default_rng(9)
+            whole = one.integers(0, m, size=(53, m))
+            rng = np.random.default_rng(9)
+            blocks = list(bootstrap_chunks(rng, m, 53, chunk))
+            assert np.array_equal(np.concatenate([b for _, b in blocks]), whole)
+            assert [s for s, _ in blocks] == list(range(0, 53, max(1, chunk // m)))
+            assert max(b.size for _, b in blocks) <= max(chunk, m)
+            assert rng.bit_generator.state == one.bit_generator.state
+            old = values[np.random.default_rng(4).integers(0, m, size=(53, m))].mean(1)
+            new = bootstrap_means(values, 53, np.random.default_rng(4), chunk)
+            assert np.array_equal(new, old)
+
+
+def test_every_bootstrap_gives_the_same_numbers_in_blocks_of_any_size(monkeypatch):
+    """The risk estimate, the paired model comparison, the consistency audit's residual
+    bootstrap and the voting metrics' cluster bootstrap: byte-identical results whether the
+    draws come in blocks of 7 indices or in one block (the unchunked draw)."""
+    from prefcert.bench import stats
+    from prefcert.bench.rational_value_risk.results import paired_table
+    from prefcert.bench.self_consistency.audit import resample_means
+    from prefcert.bench.voting_manipulation.ballots import metric
+    rng = np.random.default_rng(3)
+    u = rng.integers(0, 2, size=(37, 5)).tolist()
+    scored = {m: [{"id": f"p{i}", "utilities": rng.random(4).tolist(), "reu_certified": 1.0}
+                  for i in range(29)] for m in ("a", "b")}
+    votes = [{"instance_id": f"i{i % 11}", "rule": "borda", "m": 3,
+              "stratum": "manipulable" if i % 3 else "non_manipulable", "S": i % 2,
+              "O": (i // 2) % 2, "valid": i % 5 != 0, "sincere": i % 4 == 0,
+              "outcome_changed": bool(i % 3), "delta": (i % 3) - 1 if i % 5 else None,
+              "gap": i % 2} for i in range(60)]
+    values = rng.normal(size=15)
+
+    def everything():
+        return (json.dumps(rational_value_risk(u, resamples=301, seed=5), sort_keys=True),
+                json.dumps(paired_table(scored, resamples=301, seed=5).as_dict(),
+                           sort_keys=True, default=str),
+                [x.tolist() for x in resample_means(values, 301, np.random.default_rng(2),
+                                                    want_ss=True)],
+                [metric(votes, name, replicates=301, seed=5)
+                 for name in ("MDR", "OMR", "FMR_ballot")])
+    monkeypatch.setattr(stats, "BOOTSTRAP_CHUNK", 10**9)      # one block: the old draw
+    whole = everything()
+    monkeypatch.setattr(stats, "BOOTSTRAP_CHUNK", 7)
+    assert everything() == whole
+
+
+def test_the_risk_bootstrap_memory_does_not_grow_with_the_resamples(tmp_path):
+    """100,000 resamples of 1,000 prompts held 100,000 × 1,000 indices and as many
+    values at once (1.6 GB): a MemoryError under a 1 GiB address space. Drawn in blocks,
+    the estimate runs within it."""
+    import resource
+    import subprocess
+    import sys
+    code = ("import numpy as np\n"
+            "from prefcert.bench.rational_value_risk.risk import rational_value_risk\n"
+            "u = np.random.default_rng(0).integers(0, 2, size=(1000, 2)).tolist()\n"
+            "r = rational_value_risk(u, resamples=100_000, seed=1)\n"
+            "print(r['resamples'])\n")
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       preexec_fn=cap, timeout=600,
+                       env={**__import__("os").environ, "OPENBLAS_NUM_THREADS": "1",
+                            "OMP_NUM_THREADS": "1"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["100000"]

@@ -22,7 +22,6 @@ count):
 from __future__ import annotations
 
 import json
-import re
 import sys
 import time
 from collections import Counter
@@ -677,7 +676,7 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
     suite.configured(params, sizes)      # parameters and sizes refused before any output
     if fmt == "parquet":
         _pyarrow()                           # and a missing pyarrow (it left a data/ folder)
-    from ..output import OutputFolder
+    from ..output import TEMPORARY, OutputFolder, other_file
     with OutputFolder(out, "'prefcert generate'") as folder:   # locked from here to the end
         extra = tuple(suite.files(suite.chosen_parameters(params))) \
             if suite.files is not None else ()
@@ -687,7 +686,7 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
             raise InstanceError("the folder already holds a benchmark (pass --overwrite to "
                                 "replace it)", file=str(folder.path / held[0]))
         if not held:                  # a folder of other files: never mixed with them
-            other = _other_file(folder.path)
+            other = other_file(folder.path)
             if other is not None:
                 raise InstanceError(
                     "the output folder holds files that are not a benchmark's (a "
@@ -696,7 +695,7 @@ def generate(suite: Suite, out: str | Path, *, seed: int | None = None,
         earlier = _earlier_files(folder.path) if held else set()
         if held:                      # --overwrite: the whole earlier benchmark, and only it
             # (and the temporary files of a killed earlier run, removed with it)
-            earlier |= {f for f in _folder_files(folder.path) if _TEMPORARY.match(f)}
+            earlier |= {f for f in _folder_files(folder.path) if TEMPORARY.match(f)}
             foreign = next((f for f in _folder_files(folder.path) if f not in earlier), None)
             if foreign is not None:
                 raise InstanceError(
@@ -782,18 +781,6 @@ def _earlier_files(folder: Path) -> set[str]:
 
 
 #: a temporary file of :mod:`prefcert.output` (``.<name>.<8 hex digits>.tmp``), at any depth
-_TEMPORARY = re.compile(r"^(?:.*/)?\.[^/]+\.[0-9a-f]{8}\.tmp$")
-
-
-def _other_file(folder: Path) -> Path | None:
-    """The first file found under ``folder`` that is not the temporary file of a killed
-    run (None: there is none). Stops at the first: a large folder is not walked whole."""
-    for p in folder.rglob("*"):
-        if not p.is_dir() and not _TEMPORARY.match(p.relative_to(folder).as_posix()):
-            return p
-    return None
-
-
 def _folder_files(folder: Path) -> list[str]:
     """Every file under ``folder`` (hidden ones too; folders are not listed, their files
     are), relative and ``/``-separated, sorted."""
@@ -956,16 +943,24 @@ def write_parquet(sink: Any, rows: list[dict]) -> list[str]:
     return as_json
 
 
-def decode_row(row: dict) -> dict:
+def decode_row(row: dict, file: str | None = None, line: int | None = None) -> dict:
     """A Parquet row as a prompt record: ``<field>_json`` columns decoded into
     ``<field>``, the nulls of typed struct columns and absent fields dropped, and the
-    ``instances`` list (when there) keyed by instance id."""
+    ``instances`` list (when there) keyed by instance id. A ``*_json`` column that is not
+    JSON is an InstanceError naming the ``file``, the row ``line`` (1-based: a Parquet
+    file's line is its row), the column and the text near the fault."""
+    from ..formal.files import parse_json
     out: dict = {}
     for k, v in row.items():
         if v is None:
             continue
         if k.endswith("_json") and isinstance(v, str):
-            out[k[:-5]] = json.loads(v)
+            try:
+                out[k[:-5]] = parse_json(v, file or "", line, unique_keys=False)
+            except InstanceError as e:
+                at = f"row {line}, " if line is not None else ""
+                raise InstanceError(f"{at}column {k!r}: {e.message}", file=file, line=line,
+                                    value=e.value) from None
         else:
             out[k] = strip_nulls(v)
     if isinstance(out.get("instances"), list):
@@ -994,38 +989,43 @@ def read_prompts(path: str | Path) -> list[dict]:
     (rows decoded by :func:`decode_row`, in id order; the labels and instances each row
     carries are left to the benchmark's own files). Prompts that refer to shared profiles
     come back self-contained (:func:`resolve_profiles`, from the ``profiles.jsonl``
-    beside them)."""
+    beside them). :func:`numbered_prompts` gives each record's file and line too."""
+    return [rec for _, _, rec in numbered_prompts(path)]
+
+
+def numbered_prompts(path: str | Path) -> list[tuple[str, int, dict]]:
+    """(file, line, record) of every prompt record :func:`read_prompts` reads, in its
+    order: the line of a JSONL record, the row (1-based) of a Parquet one within its
+    split's file. A bad record (a line that is not JSON, a ``*_json`` column that is not)
+    is an InstanceError naming the file, that line or row, and the value. O(prompts)."""
     path = prompts_path(path)
     files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
     if path.is_dir() or path.suffix == ".parquet":
         import pyarrow.parquet as pq
 
         from ..formal.files import check_input
-        rows = []
+        out: list[tuple[str, int, dict]] = []
         for f in files:
             check_input(f)                 # a FIFO or a device is refused unread
             try:
-                rows += pq.read_table(f).to_pylist()
+                rows = pq.read_table(f).to_pylist()
             except (OSError, ValueError) as e:
                 raise InstanceError(f"not a Parquet table ({e.__class__.__name__})",
                                     file=str(f)) from None
-        out = []
-        for r in rows:
-            try:
-                rec = decode_row(r)
-            except (ValueError, RecursionError) as e:      # a *_json column not JSON
-                raise InstanceError(f"a row's JSON column is not JSON "
-                                    f"({e.__class__.__name__})", file=str(path),
-                                    value=r.get("id")) from None
-            rec.pop("labels", None)
-            rec.pop("instances", None)
-            out.append(rec)
-        return sorted(out, key=lambda r: r["id"])
-    records = read_jsonl(path)
+            for n, r in enumerate(rows, 1):        # a row is a Parquet file's "line"
+                rec = decode_row(r, str(f), n)
+                rec.pop("labels", None)
+                rec.pop("instances", None)
+                out.append((str(f), n, rec))
+        # in id order (a row without a string id, refused by the reader, sorts last)
+        return sorted(out, key=lambda t: (not isinstance(t[2].get("id"), str),
+                                          str(t[2].get("id"))))
+    numbered = numbered_jsonl(path)
+    records = [r for _, r in numbered]
     if any("profile_ref" in r for r in records):
         where = Path(path).parent / PROFILES_FILE
         resolve_profiles(records, read_profiles(where), str(where))
-    return records
+    return [(str(path), n, r) for n, r in numbered]
 
 
 def read_jsonl(path: str | Path, unique_keys: bool = False) -> list[dict]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..formal.errors import InstanceError
 from .design import VERDICTS, Entry, Suite, Verdict
-from .generate import PROFILES_FILE, numbered_jsonl, read_prompts
+from .generate import PROFILES_FILE, numbered_jsonl, numbered_prompts
 
 
 #: the fields of a benchmark's records that reading it relies on: name -> (required, the
@@ -61,6 +61,9 @@ class Benchmark:
         self.instances = {i["id"]: i for i in instances}
         self._models: dict = {}
         self.files: tuple[Path, ...] = ()       # the files read (by :meth:`read`)
+        #: prompt id -> (file, line) it was read from (by :meth:`read`; a Parquet
+        #: file's line is its row)
+        self.origins: dict[Any, tuple[str, int]] = {}
 
     @classmethod
     def read(cls, prompts_path: str | Path) -> Benchmark:
@@ -84,10 +87,11 @@ class Benchmark:
                                         f"{key!r}", file=str(folder / name), line=i)
                 _fields(row, RECORD_FIELDS[name], folder / name, i)
         labels, instances = [r for _, r in labels], [r for _, r in instances]
-        prompts = read_prompts(p)
-        for prompt in prompts:
-            _fields(prompt, RECORD_FIELDS["prompts"], p, None)
-        bench = cls(prompts, labels, instances)
+        numbered = numbered_prompts(p)
+        for file, line, prompt in numbered:
+            _fields(prompt, RECORD_FIELDS["prompts"], Path(file), line)
+        bench = cls([r for _, _, r in numbered], labels, instances)
+        bench.origins = {r["id"]: (file, line) for file, line, r in numbered}
         bench.check_complete(folder / "labels.jsonl", folder / "instances.jsonl")
         # every file the benchmark is read from: an output naming one is refused
         read = [p, folder / "labels.jsonl", folder / "instances.jsonl",
@@ -95,6 +99,11 @@ class Benchmark:
                 *sorted((folder / "data").glob("*.parquet"))]
         bench.files = tuple(f for f in read if f.is_file() or f == p)
         return bench
+
+    def origin(self, prompt_id: Any) -> tuple[str | None, int | None]:
+        """(file, line) of the prompt ``prompt_id`` as :meth:`read` read it (a Parquet
+        file's line is its row); (None, None) for a benchmark not read from files."""
+        return self.origins.get(prompt_id, (None, None))
 
     def check_complete(self, labels_file: str | Path, instances_file: str | Path) -> None:
         """InstanceError (one line naming the file and the id) when a record refers to one

@@ -7,7 +7,7 @@ App. J).
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 
@@ -16,6 +16,71 @@ def _scipy_stats() -> Any:
     suite never need it)."""
     from scipy import stats
     return stats
+
+
+#: Indices drawn at once by :func:`bootstrap_chunks` (8 MiB of int64, and as much again
+#: for the values they pick): a bootstrap's memory does not grow with its resample count.
+BOOTSTRAP_CHUNK = 1 << 20
+
+
+def bootstrap_chunks(rng: Any, m: int, resamples: int, chunk: int | None = None
+                     ) -> Iterator[tuple[int, Any]]:
+    """The resample indices ``rng.integers(0, m, size=(resamples, m))`` in blocks of
+    consecutive rows: the same numbers, drawn in the same order from ``rng``, never more
+    than about ``chunk`` of them held at once (one block of ``max(1, chunk // m)`` rows).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The generator; it ends in the state one whole draw would leave it in (a
+        Generator's integer draws keep their buffered half-word in the bit generator's
+        state, so consecutive draws continue one stream).
+    m : int
+        Items resampled (each row draws ``m`` of them with replacement); at least 1.
+    resamples : int
+        Rows in all.
+    chunk : int, optional
+        Indices per block at most (a single row of more than ``chunk`` indices is one
+        block); default :data:`BOOTSTRAP_CHUNK`.
+
+    Yields
+    ------
+    (int, numpy.ndarray)
+        The first row's number and the block, an int64 array of shape (rows, m).
+        O(resamples · m) time in all; O(max(chunk, m)) memory at a time.
+    """
+    rows = max(1, (BOOTSTRAP_CHUNK if chunk is None else chunk) // max(1, m))
+    for start in range(0, resamples, rows):
+        yield start, rng.integers(0, m, size=(min(rows, resamples - start), m))
+
+
+def bootstrap_means(values: Any, resamples: int, rng: Any, chunk: int | None = None) -> Any:
+    """The means of ``resamples`` resamples of ``values`` with replacement:
+    ``values[rng.integers(0, len(values), size=(resamples, len(values)))].mean(1)``,
+    the same floats, computed a block of rows at a time (:func:`bootstrap_chunks`).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One-dimensional, at least one value.
+    resamples : int
+        Resamples drawn.
+    rng : numpy.random.Generator
+        The generator the indices are drawn from.
+    chunk : int, optional
+        Indices drawn at once at most (default :data:`BOOTSTRAP_CHUNK`).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``resamples`` floats. O(resamples · len(values)) time; O(resamples + chunk)
+        memory, not O(resamples · len(values)).
+    """
+    import numpy as np
+    out = np.empty(resamples)
+    for start, idx in bootstrap_chunks(rng, len(values), resamples, chunk):
+        out[start:start + len(idx)] = values[idx].mean(1)
+    return out
 
 
 def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:

@@ -11,7 +11,7 @@ import click
 
 from ..bench.design import ENCODINGS
 from ..formal.errors import InstanceError
-from ..output import check_output, refuse_inputs
+from ..output import check_new_folder, check_output, names_within, refuse_inputs
 from .common import (
     BENCH_SEED,
     DAY,
@@ -335,12 +335,22 @@ def feedback(prompts, answer, pid):
     from ..bench.report import NOT_SCORED
     try:
         said = fb(p, text, bench.entry(p))
+    except InstanceError as e:
+        bad_input(e)
     except NOT_SCORED as e:     # a hand-edited benchmark: one line, not a traceback
-        bad_input(InstanceError(f"the prompt's records are not those prefcert generate "
-                                f"wrote (a field of its suite is missing or of another "
-                                f"type: {e.__class__.__name__})", file=str(prompts),
-                                value=pid))
+        bad_input(_not_generated(bench, prompts, pid, e))
     click.echo(said)
+
+
+def _not_generated(bench, prompts, pid, e: Exception) -> InstanceError:
+    """The one-line error of a prompt whose records (the prompt, its labels, its
+    instances) are not of the shape prefcert generate writes, found while scoring it or
+    giving feedback (``feedback``, ``refine``): the prompt's file and line, and its id."""
+    file, line = bench.origin(pid)
+    why = f"{e.__class__.__name__} {e}" if isinstance(e, KeyError) else e.__class__.__name__
+    return InstanceError(f"the prompt's records are not those prefcert generate wrote (a "
+                         f"field of its suite is missing or of another type: {why})",
+                         file=file or str(prompts), line=line, value=pid)
 
 
 @click.command()
@@ -384,8 +394,16 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
             raise InstanceError("--command: no such program", value=exe)
     except InstanceError as e:
         bad_input(e)
+    from ..bench.report import NOT_SCORED
+    recs = []
     try:
-        recs = [run(bench, p, command, rounds=rounds, timeout=timeout) for p in chosen]
+        for p in chosen:
+            try:
+                recs.append(run(bench, p, command, rounds=rounds, timeout=timeout))
+            except InstanceError:
+                raise
+            except NOT_SCORED as e:     # a hand-edited benchmark: one line, as feedback's
+                raise _not_generated(bench, prompts, p["id"], e) from None
         from ..bench.generate import write_jsonl
         write_jsonl(out, recs)
     except InstanceError as e:
@@ -402,9 +420,13 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
 @click.option("--json", "json_out", type=OutputPath(),
               help="Also write every result set (the papers' tables, all rows) as JSON.")
 @click.option("--figures", type=OutputPath(folder=True),
-              help="Also write each result set's figure as DIR/<key>.svg (real text).")
+              help="Also write each result set's figure as DIR/<key>.svg (real text). DIR "
+                   "is new or empty; a folder holding other files is refused.")
+@click.option("--overwrite", is_flag=True,
+              help="Let --figures replace the figures an earlier run wrote in DIR (files "
+                   "of the names this run writes; any other file there is refused).")
 @click.option("--title", default="prefcert benchmark report", show_default=True)
-def report(scores, out, json_out, figures, title):
+def report(scores, out, json_out, figures, overwrite, title):
     """Report on SCORES of any number of models: files of scored records (from prefcert
     score -o; a record's model is its "model" field, set by score --model) or Inspect logs
     (.eval files or folders), scored here. For every suite present, prints each of its
@@ -426,8 +448,10 @@ def report(scores, out, json_out, figures, title):
             check_output(json_out)
         if figures is not None:
             check_output(figures, folder=True)
+            check_new_folder(figures, overwrite=overwrite)   # the names checked below
         refuse_inputs([out, json_out], list(scores))
         rows: list = []
+        svgs: dict = {}                     # DIR/<key>.svg of --figures: its text
         origins: list = []                  # (file, line) of each row read from a file
         seen: dict = {}
         logs = [x for x in scores if _is_log(x)]
@@ -464,15 +488,20 @@ def report(scores, out, json_out, figures, title):
         if figures is not None:
             refuse_inputs([out, json_out, *(Path(figures) / f"{rs.key}.svg" for rs in sets)],
                           list(scores))
+            svgs = {f"{rs.key}.svg": svg for rs in sets
+                    if (svg := result_set_svg(rs)) is not None}
     except InstanceError as e:
         bad_input(e)
     try:                # the files first: a reader of stdout that stops (| head) or a full
         from ..output import OutputFolder, write_text      # stdout does not lose them
         folder = OutputFolder(figures, "'prefcert report --figures'") if figures else None
         try:
+            if folder is not None:          # under the lock: the files this run writes
+                check_new_folder(figures, [*svgs, *names_within(figures, [out, json_out])],
+                                 overwrite=overwrite)
             written = 0
             for rs in sets:
-                svg = result_set_svg(rs) if folder is not None else None
+                svg = svgs.get(f"{rs.key}.svg") if folder is not None else None
                 if svg is not None:
                     folder.write(f"{rs.key}.svg", svg)
                     written += 1

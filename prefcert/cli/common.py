@@ -209,7 +209,8 @@ BENCH_SEED = click.IntRange(0, 2**63 - 1)
 PER_CELL = click.IntRange(1, arguments.PER_CELL_MAX)
 #: ``consistency --resamples`` (its default, max(10000, 10·⌈G/α⌉), is not capped)
 CONSISTENCY_RESAMPLES = click.IntRange(1, 1_000_000)
-#: ``risk --resamples`` (memory: resamples × prompts × 8 bytes)
+#: ``risk --resamples`` (time: resamples × prompts; memory: 8 bytes a resample, the draws
+#: made a block at a time, :func:`prefcert.bench.stats.bootstrap_chunks`)
 RISK_RESAMPLES = click.IntRange(1, 100_000)
 #: refinement rounds with verifier feedback (``refine --rounds``, ``eval --rounds``; the
 #: completion suite's ``rounds`` parameter has the same limits)

@@ -9,7 +9,15 @@ from pathlib import Path
 import click
 
 from ..formal.errors import InstanceError
-from ..output import OutputFolder, check_output, refuse_inputs, write_jsonl, write_text
+from ..output import (
+    OutputFolder,
+    check_new_folder,
+    check_output,
+    names_within,
+    refuse_inputs,
+    write_jsonl,
+    write_text,
+)
 from .common import (
     BENCH_SEED,
     CONSISTENCY_RESAMPLES,
@@ -29,15 +37,24 @@ def _dumps(row) -> str:
     return json.dumps(row, separators=(",", ":"))
 
 
-def _check_out(outputs, inputs, folder=None) -> None:
+#: the files ``consistency --labels DIR`` writes into DIR
+LABEL_FILES = ("instances.jsonl", "labels.jsonl")
+
+
+def _check_out(outputs, inputs, folder=None, overwrite: bool = False) -> None:
     """Every output file (and the output ``folder``, whose files are among ``outputs``)
-    can be written and none is an input (before any work)."""
+    can be written and none is an input (before any work); the ``folder`` is new or
+    empty, or with ``overwrite`` holds only the files this run writes
+    (:func:`prefcert.output.check_new_folder`)."""
     for p in outputs:
         if p is not None and (folder is None or Path(p).parent != folder):
             check_output(p)
     if folder is not None:
         check_output(folder, folder=True)
     refuse_inputs(outputs, inputs)
+    if folder is not None:
+        check_new_folder(folder, [*LABEL_FILES, *names_within(folder, outputs)],
+                         overwrite=overwrite)
 
 
 def _is_log(path) -> bool:
@@ -105,7 +122,11 @@ def _file_models(files, models, what: str) -> list[str | None]:
 @click.option("--no-certify", is_flag=True, help="Skip the certified repairs and ordinal labels.")
 @click.option("-o", "--out", type=OutputPath(), help="Write the whole audit as JSON.")
 @click.option("--labels", "labels_dir", type=OutputPath(folder=True),
-              help="Write instances.jsonl and labels.jsonl here (for prefcert check).")
+              help="Write instances.jsonl and labels.jsonl here (for prefcert check): a new "
+                   "or empty folder (a folder holding other files is refused).")
+@click.option("--overwrite", is_flag=True,
+              help="Let --labels replace the instances.jsonl and labels.jsonl an earlier "
+                   "run wrote in DIR (any other file there is refused).")
 @click.option("--report", type=OutputPath(), help="Write an HTML report of plots and tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
 @click.option("--parsed", type=OutputPath(),
@@ -113,7 +134,7 @@ def _file_models(files, models, what: str) -> list[str | None]:
                    "number_only, reading {kind, rule}).")
 def consistency(responses, design, models, fit, rmse_divisor, price_scale, normalisation, resamples,
                 alpha, residuals, interval, values, threshold, unit, judgments, seed, no_certify,
-                out, labels_dir, report, as_json, parsed=None):
+                out, labels_dir, report, as_json, parsed=None, overwrite=False):
     """Audit the self-consistency of the willingness-to-pay answers in RESPONSES (one or
     more CSV or JSONL files, one row per completion: model, cell_id, parsed_value or
     raw_text; --model names the model of a file whose rows carry none) against the
@@ -128,9 +149,9 @@ def consistency(responses, design, models, fit, rmse_divisor, price_scale, norma
                                residuals=residuals, interval=interval, values=values,
                                threshold=threshold, unit=unit, judgments=judgments, seed=seed,
                                certify=not no_certify)
-        labels_files = [labels_dir / n for n in ("instances.jsonl", "labels.jsonl")] \
-            if labels_dir is not None else []
-        _check_out([out, report, parsed, *labels_files], [*responses, design], labels_dir)
+        labels_files = [labels_dir / n for n in LABEL_FILES] if labels_dir is not None else []
+        _check_out([out, report, parsed, *labels_files], [*responses, design], labels_dir,
+                   overwrite)
         names = _file_models(responses, models, "RESPONSES")
         from ..bench.self_consistency import elicitation as el
         if el.is_generated(design):            # a generated elicitation: its design and prompts

@@ -45,7 +45,8 @@ def _task_arg(value: str) -> tuple[str, object]:
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("logs"), show_default=True,
               help="One log per model; running again on the folder resumes what is "
-                   "unfinished.")
+                   "unfinished. Never the benchmark folder read (--benchmark, -T "
+                   "benchmark=) or a folder inside it.")
 @click.option("--limit", type=click.IntRange(min=1), help="Prompts to run (spread over the "
                                                             "cells; paired formats kept).")
 @click.option("--epochs", type=EPOCHS,
@@ -97,14 +98,16 @@ def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature
         if rounds is not None:
             args["rounds"] = rounds
         try:
-            from ..bench.inspect.run import check_models, evaluate
+            from ..bench.inspect.run import check_log_dir, check_models, evaluate
         except ImportError:
             raise InstanceError("prefcert eval needs Inspect AI (pip install "
                                 "'prefcert[inspect]')") from None
         check_models(models)
         check_output(log_dir, folder=True)      # before any prompt is made or asked
-        if benchmark is not None:
-            refuse_inputs([log_dir], [benchmark])
+        read = args.get("benchmark")            # --benchmark, or -T benchmark=
+        if read is not None:
+            refuse_inputs([log_dir], [str(read)])
+            check_log_dir(log_dir, str(read))   # nor inside it (logs mixed with its files)
         created = not log_dir.exists()
         started = time.time()
         try:

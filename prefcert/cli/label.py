@@ -154,6 +154,9 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
     """Label every instance in PATHS (files or folders of .json/.jsonl, PrefLib files).
 
     Prints one JSON label per (instance, question) on stdout, or appends them to OUT.
+    Instance files are read whole with no size limit (a corpus is the user's own; a
+    FIFO or a device is refused unread); 'prefcert check --max-file-size' bounds the
+    files check re-reads.
     """
     from ..formal.budget import MODES
     from ..pipeline.jobs import plan

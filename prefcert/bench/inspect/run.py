@@ -32,6 +32,22 @@ def check_models(models: Sequence[str]) -> None:
             raise InstanceError(f"model {m}: {said or type(e).__name__}") from None
 
 
+def check_log_dir(log_dir: str | Path, benchmark: str | Path | None) -> None:
+    """InstanceError (one line naming ``log_dir``) when the log folder is the benchmark
+    folder the run reads, or inside it (``prefcert eval --benchmark`` or ``-T
+    benchmark=``): the logs would be mixed with the benchmark's files. The benchmark may
+    be given as its folder, its prompts file, or its ``data`` folder of Parquet splits
+    (or a split in it); its folder is the one holding ``labels.jsonl``. O(path depth)."""
+    if benchmark is None:
+        return
+    from ...output import refuse_within
+    b = Path(benchmark)
+    folder = b if b.is_dir() else b.parent
+    if not (folder / "labels.jsonl").exists() and (folder.parent / "labels.jsonl").exists():
+        folder = folder.parent                  # data/ (or a split in it): its benchmark
+    refuse_within(log_dir, folder, "benchmark folder")
+
+
 def evaluate(suite: str, models: Sequence[str], *, log_dir: str | Path,
              limit: int | None = None, epochs: int | None = None,
              task_args: Mapping[str, Any] | None = None, display: str | None = None,
@@ -40,10 +56,12 @@ def evaluate(suite: str, models: Sequence[str], *, log_dir: str | Path,
     complete, the logs). ``config``: Inspect's generation and run options (over
     :data:`DEFAULTS`), e.g. ``temperature``, ``max_tokens``, ``max_connections``,
     ``retry_attempts``. ``epochs``: samples per prompt; None: the task's own (a suite's
-    ``epochs`` parameter, else 1)."""
+    ``epochs`` parameter, else 1). InstanceError, before anything runs, when ``log_dir``
+    is (or is inside) the folder of ``task_args["benchmark"]`` (:func:`check_log_dir`)."""
     from inspect_ai import eval_set
 
     from .tasks import TASKS
+    check_log_dir(log_dir, (task_args or {}).get("benchmark"))
     opts = {**DEFAULTS, **{k: v for k, v in config.items() if v is not None}}
     ok, logs = eval_set(TASKS[suite](**dict(task_args or {})), log_dir=str(log_dir),
                         model=[offline_mock(m) for m in models], limit=limit, epochs=epochs,

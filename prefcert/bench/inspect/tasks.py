@@ -29,7 +29,10 @@ variants of one task adjacent): ``--limit 20`` samples and certifies only the ta
 those 20 prompts. With ``benchmark`` the folder's prompts come in the same order (the
 design its manifest names: ``--limit 20`` runs the prompts a run without the folder
 would, spread over the cells; a folder whose prompts are not that design keeps its file
-order), and only the samples run are built.
+order), and only the samples run are built. ``prefcert eval`` (and
+:func:`prefcert.bench.inspect.run.evaluate`) refuses a log folder that is the benchmark
+folder or inside it; Inspect's own ``inspect eval`` settles its log folder after making
+the task and passes it to no task code, so there that choice is the user's.
 """
 from __future__ import annotations
 

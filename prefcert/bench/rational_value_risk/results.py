@@ -292,7 +292,7 @@ def paired_table(scored: Mapping[str, Sequence[Mapping[str, Any]]], *, resamples
     import numpy as np
     from scipy import stats
 
-    from ..stats import adjusted_pvalues
+    from ..stats import adjusted_pvalues, bootstrap_means
     models = list(scored)
     if len(models) < 2:
         return None
@@ -319,8 +319,7 @@ def paired_table(scored: Mapping[str, Sequence[Mapping[str, Any]]], *, resamples
                     x = np.array([gaps[a][reading][p] for p in common])
                     y = np.array([gaps[b][reading][p] for p in common])
                     d = x - y
-                    rng = np.random.default_rng(seed)
-                    means = d[rng.integers(0, len(d), size=(resamples, len(d)))].mean(1)
+                    means = bootstrap_means(d, resamples, np.random.default_rng(seed))
                     lo, hi = np.percentile(means, [2.5, 97.5])
                     if len(d) > 1 and np.any(d != d[0]):
                         p = float(stats.ttest_rel(x, y).pvalue)

@@ -191,9 +191,8 @@ def _bootstrap(g: np.ndarray, resamples: int, seed: int, confidence: float
                ) -> tuple[float, float, float]:
     """(low, high, mean) of the prompt bootstrap: percentile interval and the mean of
     the resampled means (the released code's reported value)."""
-    rng = np.random.default_rng(seed)
-    m = len(g)
-    means = g[rng.integers(0, m, size=(resamples, m))].mean(1)
+    from ..stats import bootstrap_means
+    means = bootstrap_means(g, resamples, np.random.default_rng(seed))
     lo, hi = np.percentile(means, [50 * (1 - confidence), 50 * (1 + confidence)])
     return float(lo), float(hi), float(means.mean())
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from ...api import arguments as arg
 from ...formal.errors import InstanceError
+from ..stats import bootstrap_chunks, bootstrap_means
 
 FITS = ("ols", "completions", "wls")
 DIVISORS = ("n", "dof")
@@ -529,7 +530,8 @@ def resample_means(values: np.ndarray, b: int, rng: np.random.Generator,
     has expected variance s²/n, the unbiased variance of the observed mean. ``centred``
     resamples e_j as they are, whose mean has (n − 1)/n of it — too narrow, so a test
     built on it rejects too often (8.1 % at α = 0.05 for the group test on the paper's
-    design with 15 completions; ``benchmarks/bench_consistency_size.py``). O(B·n).
+    design with 15 completions; ``benchmarks/bench_consistency_size.py``). O(B·n) time,
+    O(B) memory beside one block of draws (:func:`~prefcert.bench.stats.bootstrap_chunks`).
 
     References: Davison & Hinkley (1997), *Bootstrap Methods and their Application*,
     §6.2.3 (modified residuals); Efron & Tibshirani (1993), §5.2 (the bootstrap
@@ -538,9 +540,14 @@ def resample_means(values: np.ndarray, b: int, rng: np.random.Generator,
     n = len(values)
     if n == 1:
         return np.zeros(b), (np.zeros(b) if want_ss else None)
-    draws = values[rng.integers(0, n, size=(b, n))]
-    m = draws.mean(1)
-    ss = ((draws - m[:, None]) ** 2).sum(1) if want_ss else None
+    m = np.empty(b)
+    ss = np.empty(b) if want_ss else None
+    for start, idx in bootstrap_chunks(rng, n, b):      # a block of resamples at a time
+        draws = values[idx]
+        block = draws.mean(1)
+        m[start:start + len(idx)] = block
+        if ss is not None:
+            ss[start:start + len(idx)] = ((draws - block[:, None]) ** 2).sum(1)
     f = n / (n - 1) if residuals == "modified" else 1.0
     return math.sqrt(f) * (m - values.mean()), (None if ss is None else f * ss)
 
@@ -1056,7 +1063,7 @@ def _stress(models: Mapping[str, _ModelData], design: Design, options: AuditOpti
         for (dom, k), vals in sorted(groups.items(), key=lambda t: (t[0][0], t[0][1])):
             v = np.array(vals)
             rng = np.random.default_rng(_cell_seed(options.seed, model, f"stress|{dom}|{k}"))
-            means = v[rng.integers(0, len(v), size=(b, len(v)))].mean(1)
+            means = bootstrap_means(v, b, rng)
             lo, hi = np.percentile(means, [2.5, 97.5])
             out.append({"model": model, "domain": dom, "k": k, "paths": len(v),
                         "mean_pct": float(v.mean()), "ci": [float(lo), float(hi)]})

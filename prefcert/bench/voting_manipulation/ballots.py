@@ -644,8 +644,11 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
     and ``high`` None; a zero-width "95 % interval" was reported before), and when only
     some do, ``note`` says how many strata added no variance. Returns ``{"metric", "value",
     "low", "high", "n", "instances", "pooled"}`` (and ``note``).
-    O(replicates · instances)."""
+    O(replicates · instances) time, O(replicates · strata) memory beside one block of
+    draws (:func:`~prefcert.bench.stats.bootstrap_chunks`)."""
     import numpy as np
+
+    from ..stats import bootstrap_chunks
     sums = {k: s for k, s in _cluster_sums(records, name).items()}
     if not any(s[1] for s in sums.values()):
         return {"metric": name, "value": None, "low": None, "high": None, "n": 0,
@@ -661,9 +664,13 @@ def metric(records: Sequence[dict], name: str, *, replicates: int = 1000, seed: 
     idxs = [np.array(strata[k]) for k in keys]
     ws = [weight[k] for k in keys]
     rng = np.random.default_rng(seed)
-    picks = [idx[rng.integers(0, len(idx), size=(replicates, len(idx)))] for idx in idxs]
-    sn = np.stack([num[p].sum(axis=1) for p in picks])          # strata × replicates
-    sd = np.stack([den[p].sum(axis=1) for p in picks])
+    sn = np.empty((len(idxs), replicates), dtype=num.sum().dtype)   # strata × replicates
+    sd = np.empty((len(idxs), replicates), dtype=den.sum().dtype)
+    for i, idx in enumerate(idxs):          # each stratum's draws in turn, a block at a time
+        for start, block in bootstrap_chunks(rng, len(idx), replicates):
+            p = idx[block]
+            sn[i, start:start + len(p)] = num[p].sum(axis=1)
+            sd[i, start:start + len(p)] = den[p].sum(axis=1)
     w = np.array(ws, dtype=float)[:, None] * (sd > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         reps = (w * np.where(sd > 0, sn / np.where(sd > 0, sd, 1), 0)).sum(axis=0) / \
