@@ -471,6 +471,12 @@ def _lines(f: BinaryIO, path: Path, limit: int | None) -> Iterator[bytes]:
         raise InstanceError(f"cannot read the file ({e.strerror})", file=str(path)) from None
 
 
+#: ``json.loads(text, object_pairs_hook=_no_duplicates)`` is this decoder's ``decode(text)``
+#: for a ``str`` that does not start with a byte-order mark (which ``json.loads`` refuses
+#: first, by its own message); made once rather than once per JSONL line.
+_UNIQUE_KEYS = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+
+
 def parse_json(text: str, file: str, line: int | None = None, *,
                hook: Callable[[list[tuple[str, Any]]], Any] | None = _no_duplicates) -> Any:
     """``json.loads(text, object_pairs_hook=hook)`` for one JSON text of a file (a whole
@@ -480,6 +486,8 @@ def parse_json(text: str, file: str, line: int | None = None, *,
     :func:`_no_duplicates` and :func:`shared_strings`; for a whole file, the line of the
     key's second use). O(len(text))."""
     try:
+        if hook is _no_duplicates and text.__class__ is str and not text.startswith(BOM):
+            return _UNIQUE_KEYS.decode(text)   # json.loads, without a decoder made per call
         return json.loads(text, object_pairs_hook=hook)
     except json.JSONDecodeError as e:
         raise InstanceError(f"malformed JSON ({e.msg})", file=file,

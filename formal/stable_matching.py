@@ -388,8 +388,9 @@ def _side_ints(side: dict, index: dict[str, int]) -> _Arrays:
     in ``index`` (the other side's name -> int: it both checks that the item is known and
     numbers it) and a rank dict as long as the list (so no item is listed twice). A list
     of at most :data:`SMALL_LIST` items (ties counted as one) is read by one plain loop
-    over its items instead: on short lists the C-level passes cost more in set-up than
-    they save (the same arrays). A list failing any check goes to
+    over its items instead, straight into its rank dict, whose keys and values (in list
+    order) are then the partner ints and the tie indices: on short lists the C-level
+    passes cost more in set-up than they save (the same arrays). A list failing any check goes to
     :func:`parse_weak_order`, which names the first error (or parses it, the same
     order). O(total length)."""
     get = index.__getitem__
@@ -399,34 +400,31 @@ def _side_ints(side: dict, index: dict[str, int]) -> _Arrays:
     ranks: list[dict[int, int]] = []
     for x, raw in side.items():
         if raw.__class__ is list and len(raw) <= SMALL_LIST:
-            lst = []
-            tie = []
-            add, add_tie = lst.append, tie.append
+            rank = {}                               # partner -> tie index, in list order
             k = 0                                   # the tie index of the current item
+            items = 0                               # the partners read (a repeat: fewer keys)
             try:
                 for item in raw:
                     k += 1
                     if item.__class__ is str:
-                        add(get(item))
-                        add_tie(k)
+                        rank[get(item)] = k
+                        items += 1
                     elif item.__class__ is list and item:
                         if len(item) > 4:           # a big tie: C-level passes
                             if not set(map(type, item)) <= _STR:
                                 raise TypeError
-                            lst.extend(map(get, item))
-                            tie.extend([k] * len(item))
-                            continue
-                        for y in item:
-                            if y.__class__ is not str:
-                                raise TypeError
-                            add(get(y))
-                            add_tie(k)
+                            rank.update(zip(map(get, item), repeat(k)))
+                        else:
+                            for y in item:
+                                if y.__class__ is not str:
+                                    raise TypeError
+                                rank[get(y)] = k
+                        items += len(item)
                     else:
                         raise TypeError
-                rank = dict(zip(lst, tie))
-                if len(rank) == len(lst):
-                    lists.append(lst)
-                    ties.append(tie)
+                if len(rank) == items:
+                    lists.append(list(rank))
+                    ties.append(list(rank.values()))
                     nties.append(k)
                     ranks.append(rank)
                     continue

@@ -116,11 +116,14 @@ def markets(rng: random.Random, n: int, complete: bool, tie_p: float) -> dict:
                             "B": tied_lists(rng, b, a, complete, tie_p)}}
 
 
+@pytest.mark.parametrize("eager", [True, False])
 @pytest.mark.parametrize("complete", [True, False])
-def test_replay_outcomes_are_the_old_scan(monkeypatch, complete):
+def test_replay_outcomes_are_the_old_scan(monkeypatch, complete, eager):
     """The oracles' refutations and mutated ones (a step dropped, a step's agent moved)
     replay to the same outcome, message included, with the old per-entry scan; dense
-    arrays on complete lists, the rank dicts on sparse ones."""
+    arrays on complete lists (``eager``: made before the replay, as in a big market),
+    rows made on first use on sparse ones and small ones."""
+    monkeypatch.setattr(csm, "EAGER_RANKS", 0 if eager else 4096)
     rng = random.Random(24 + complete)
     seen = 0
     for trial in range(60):
@@ -150,12 +153,43 @@ def test_replay_outcomes_are_the_old_scan(monkeypatch, complete):
 
 
 @pytest.mark.parametrize("complete", [True, False])
-def test_mutual_ranks_are_the_definition(complete):
+def test_mutual_ranks_are_the_definition(monkeypatch, complete):
+    """Made before any replay, as the definition, above EAGER_RANKS pairs when B's lists
+    hold a quarter of all pairs; else every row is left to be made on first use (None)."""
     rng = random.Random(7 + complete)
-    for _ in range(30):
-        ints = parse_market(markets(rng, rng.randint(1, 8), complete, 0.3)).ints
-        got = csm._mutual_ranks(ints)
-        assert got == [[ints.b.rank[j][i] for j in lst] for i, lst in enumerate(ints.a.lists)]
+    for eager in (0, 4096):
+        monkeypatch.setattr(csm, "EAGER_RANKS", eager)
+        for _ in range(30):
+            ints = parse_market(markets(rng, rng.randint(1, 8), complete, 0.3)).ints
+            want = [[ints.b.rank[j][i] for j in lst] for i, lst in enumerate(ints.a.lists)]
+            got = csm._mutual_ranks(ints)
+            entries = sum(map(len, ints.b.lists))
+            if entries > eager and 4 * entries >= len(ints.a.names) * len(ints.b.names):
+                assert got == want
+            else:
+                assert got == [None] * len(want)
+
+
+def test_a_replay_makes_only_the_rows_it_reads():
+    """On a small market the replay of SUPER's refutation makes the ranks of the A-agents
+    whose head tie it moved on (each as the definition), not the others'."""
+    rng = random.Random(11)
+    made = left = 0
+    for _ in range(200):
+        market = parse_market(markets(rng, rng.randint(3, 8), True, 0.4))
+        ints = market.ints
+        _, cert = orc.super_stable_search(market)
+        if cert is None:
+            continue
+        assert outcome(market, "super", cert) == "ok"
+        rows = csm._START[ints][0]
+        for i, (row, lst) in enumerate(zip(rows, ints.a.lists)):
+            if row is None:
+                left += 1
+            else:
+                assert row == [ints.b.rank[j][i] for j in lst]
+                made += 1
+    assert made and left > made / 4
 
 
 def test_mutual_ranks_are_made_once_per_market():

@@ -538,7 +538,8 @@ def test_a_byte_order_mark_at_the_start_of_a_file_is_skipped(tmp_path):
     assert labels("bom.jsonl")[:3] == plain
     stray = tmp_path / "stray.jsonl"            # a mark anywhere else is bad input
     stray.write_text(text + "\n\ufeff" + text + "\n", encoding="utf-8")
-    assert ":2:" in one_error_line(run("label", stray))
+    line = one_error_line(run("label", stray))  # json.loads's own message, not the decoder's
+    assert ":2:" in line and "Unexpected UTF-8 BOM" in line, line
 
 
 @needs_cli

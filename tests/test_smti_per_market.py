@@ -272,12 +272,67 @@ def test_a_replay_leaves_the_cached_start_state_unchanged():
     assert replayed > 20
 
 
+def _both_refuted(rng: random.Random):
+    """Markets whose SUPER and STRONG both refute, with their two logs."""
+    while True:
+        market = parse_market(_plain_market(rng))
+        _, sup = orc.super_stable_search(market)
+        _, strong = orc.strongly_stable_search(market)
+        if sup is not None and strong is not None and sup["steps"] and \
+                len(sup["steps"][0]) == 3:
+            yield market, sup, strong
+
+
+def test_the_strong_replay_takes_the_state_the_super_replay_held(monkeypatch):
+    """The two refutations of one market start with the same first-round steps: the
+    replay of the second takes the state the first held after them (once: it is then
+    gone) and still answers as the dict replay; a log that differs within those steps
+    (a step changed, dropped or an agent replaced) is replayed from the start."""
+    rng = random.Random(31)
+    took = []
+    same = csm._same_steps
+    monkeypatch.setattr(csm, "_same_steps", lambda s, h: took.append(same(s, h)) or took[-1])
+    markets_seen = reused = 0
+    for market, sup, strong in _both_refuted(rng):
+        ints = market.ints
+        assert array_replay(market, "super", sup) == "ok"
+        held_steps = csm._PREFIX[ints][0]
+        lead = next((i for i, s in enumerate(sup["steps"]) if len(s) != 3),
+                    len(sup["steps"]))
+        assert held_steps == sup["steps"][:lead]
+        took.clear()
+        assert array_replay(market, "strong", strong) == "ok"
+        if took == [True]:
+            reused += 1
+            assert ints not in csm._PREFIX          # taken, not held again
+        for _ in range(3):                  # held again, then a log tampered anywhere
+            array_replay(market, "super", sup)
+            bad = {"type": "deletion_log", "steps": tampered(rng, market, strong["steps"])}
+            assert array_replay(market, "strong", bad) == dict_replay(market, "strong", bad)
+        markets_seen += 1
+        if markets_seen == 60:
+            break
+    assert reused > 40
+
+
+def test_a_held_state_matches_only_exact_steps():
+    """Steps that compare equal but are not lists of ``str`` (a tuple, a str subclass)
+    never take a held state."""
+    class Name(str):
+        pass
+    market, sup, _ = next(_both_refuted(random.Random(4)))
+    held = [list(s) for s in sup["steps"][:1]]
+    assert csm._same_steps(sup["steps"], held)
+    assert not csm._same_steps([tuple(held[0])] + sup["steps"][1:], held)
+    assert not csm._same_steps([[Name(x) for x in held[0]]] + sup["steps"][1:], held)
+    assert not csm._same_steps([], held)
+
+
 def test_the_start_state_is_per_market():
     m1 = parse_market(_plain_market(random.Random(1)))
     m2 = parse_market(_plain_market(random.Random(2)))
     assert csm._start(m1.ints) is not csm._start(m2.ints)
-    assert csm._START[m1.ints][0] == [[m1.ints.b.rank[j][i] for j in lst]
-                                      for i, lst in enumerate(m1.ints.a.lists)]
+    assert csm._START[m1.ints][0] == [None] * len(m1.ints.a.lists)   # made on first use
 
 
 # ----------------------------------------------------------------- the boolean walk

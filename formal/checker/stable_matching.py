@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
-from itertools import repeat
+from itertools import chain, islice, repeat
 from operator import getitem
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -143,8 +143,11 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
     tie structure (strict lists, one big tie, every list one tie). The deleted entries
     found from the cut B-agent's list or from its *holders* (the A-agents whose head tie
     held it when entered), whichever is fewer. The state before any step is made once
-    per integer form (:func:`_start`) and copied here. Each ``critical`` step adds a pass
-    over the engagement graph and its maximum matching.
+    per integer form (:func:`_start`) and copied here; the state after a log's leading
+    one-agent ``dominate`` steps is held for the market's next replay, which starts from
+    a copy of it when its log starts with the very same steps (:data:`_PREFIX`: SUPER's
+    and STRONG's logs share their first round). Each ``critical`` step adds a pass over
+    the engagement graph and its maximum matching.
     """
     if notion not in ("super", "strong"):
         raise CertificateError("deletion logs refute super- or strong stability only")
@@ -160,19 +163,32 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
     lists, ties, rank_a, rank_b, b_lists, b_ties = sa.lists, sa.ties, sa.rank, sb.rank, \
         sb.lists, sb.ties
     ia, ib = sa.index, sb.index
-    cut = cut0.copy()
-    end = list(map(len, b_lists))
-    hstart = [0] * len(lists)
-    hstop = hstop0.copy()
-    live = hstop0.copy()              # nothing deleted yet: every head entry alive
-    hrank = hrank0.copy()
-    holders = list(map(list.copy, holders0))
-    proposed = proposed0.copy()
-    stale: list[int] = []
-    for i, step in enumerate(steps):
+    first = 0                         # the steps before it: replayed already
+    held = _PREFIX.pop(ints, None)
+    if held is not None and steps.__class__ is list and _same_steps(steps, held[0]):
+        first = len(held[0])          # the state after them: a copy of the one held
+        cut, end, hstart, hstop, live, hrank, holders, proposed, nonempty = \
+            _copy_state(held[1])
+    else:
+        cut = cut0.copy()
+        end = list(map(len, b_lists))
+        hstart = [0] * len(lists)
+        hstop = hstop0.copy()
+        live = hstop0.copy()          # nothing deleted yet: every head entry alive
+        hrank = hrank0.copy()
+        holders = list(map(list.copy, holders0))
+        proposed = proposed0.copy()
+    leading = not first and steps.__class__ is list   # in the leading one-agent
+    stale: list[int] = []                             # dominate steps, whose state is held
+    for i, step in enumerate(islice(steps, first, None), first):
         if step.__class__ is not list or not step:
             raise CertificateError(f"step {i}: malformed {step!r:.60}")
         kind, n = step[0], len(step)
+        if leading and not (n == 3 and kind == "dominate"):
+            leading = False           # the first other step: the state before it held
+            if i:
+                _hold(ints, steps, i, (cut, end, hstart, hstop, live, hrank, holders,
+                                       proposed, nonempty))
         if n == 3 and kind == "dominate":      # the common step: y, then one A-agent
             y, x = step[1], step[2]
             j = ib.get(y) if y.__class__ is str else None
@@ -231,6 +247,9 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
             holders[y] = keep
         for x in stale:              # an emptied head moves on to its next tie holding
             lst, mine = lists[x], mrank[x]           # an alive entry, which is recorded
+            if mine is None:                         # (x's ranks: made on first use)
+                mine = mrank[x] = list(map(getitem, map(rank_b.__getitem__, lst),
+                                           repeat(x)))
             i2, m = hstop[x], len(lst)
             while i2 < m and mine[i2] >= cut[lst[i2]]:
                 i2 += 1
@@ -251,10 +270,49 @@ def replay_deletion_log(market: Market, notion: str, cert: dict) -> None:
                 j2 += 1
             hstart[x], hstop[x], live[x], hrank[x] = i2, j2, alive, r
         stale.clear()
+    if leading and steps:             # every step a one-agent dominate step
+        _hold(ints, steps, len(steps), (cut, end, hstart, hstop, live, hrank, holders,
+                                        proposed, nonempty))
     p = len(proposed)
     if p <= nonempty:
         raise CertificateError(f"after the log, {p} B-agents were proposed to but "
                                f"{nonempty} A-agents keep non-empty lists: no contradiction")
+
+
+#: Per integer form, the replay state after the leading one-agent ``dominate`` steps of a
+#: log (``(steps, state)``: those steps, as replayed, and the state after them), held by
+#: the replay that made it for the next replay of the market, which takes it (a copy)
+#: when its log starts with the same steps: the logs of SUPER and STRONG on one market
+#: share their first round (:func:`prefcert.oracles.stable_matching.first_round`), whose
+#: steps are ``["dominate", b, a]`` and whose replay checks and deletes the same for both
+#: notions. Taken by the next replay of the market either way; dropped with the market.
+_PREFIX: WeakKeyDictionary[IntMarket, tuple[list[list[str]], tuple]] = WeakKeyDictionary()
+
+_LIST_TYPE, _STR_TYPE = {list}, {str}
+
+
+def _hold(ints: IntMarket, steps: list, k: int, state: tuple) -> None:
+    """Hold ``state`` (the replay's after ``steps[:k]``, every one a one-agent
+    ``dominate`` step the replay took: a list of three ``str``) in :data:`_PREFIX`, a copy
+    of each, with a copy of those steps."""
+    _PREFIX[ints] = ([["dominate", s[1], s[2]] for s in steps[:k]], _copy_state(state))
+
+
+def _same_steps(steps: list, held: list[list[str]]) -> bool:
+    """Whether ``steps`` starts with the steps ``held``: as many lists (exactly
+    ``list``) of strings (exactly ``str``, so the comparison is of their characters),
+    equal to them. O(their length)."""
+    head = steps[:len(held)]
+    return len(head) == len(held) and set(map(type, head)) <= _LIST_TYPE and \
+        set(map(type, chain.from_iterable(head))) <= _STR_TYPE and head == held
+
+
+def _copy_state(state: tuple) -> tuple:
+    """A copy of a replay state ``(cut, end, hstart, hstop, live, hrank, holders,
+    proposed, nonempty)`` that shares nothing changeable with it."""
+    cut, end, hstart, hstop, live, hrank, holders, proposed, nonempty = state
+    return (cut.copy(), end.copy(), hstart.copy(), hstop.copy(), live.copy(), hrank.copy(),
+            list(map(list.copy, holders)), proposed.copy(), nonempty)
 
 
 #: The state of a replay before any step, per integer form (made once for all the replays
@@ -265,8 +323,8 @@ _START: WeakKeyDictionary[IntMarket, tuple] = WeakKeyDictionary()
 def _start(ints: IntMarket) -> tuple:
     """The state of :func:`replay_deletion_log` before any step, cached in :data:`_START`:
     ``(mrank, cut, hstop, hrank, holders, proposed, nonempty)`` — A-agent ``i``'s rank
-    on the list of each B-agent of its list (aligned with that list,
-    :func:`_mutual_ranks`), every B-agent's full cut (its number of ties + 1), each
+    on the list of each B-agent of its list (aligned with that list, or None until a
+    replay first reads it: :func:`_mutual_ranks`), every B-agent's full cut (its number of ties + 1), each
     A-agent's head tie (its first: its end ``hstop``, its tie index ``hrank``, 0 for an
     empty list), each B-agent's holders (the A-agents whose first tie holds it, in
     order), the B-agents of some first tie and the number of non-empty lists. O(L)."""
@@ -293,34 +351,43 @@ def _start(ints: IntMarket) -> tuple:
     return out
 
 
-def _mutual_ranks(ints: IntMarket) -> list[list[int]]:
+#: Up to this many mutually acceptable pairs (and in a market whose B-lists hold less
+#: than a quarter of all pairs), :func:`_mutual_ranks` leaves every row to be made on
+#: first use: a replay reads the rows of the A-agents whose head tie it moves on, often
+#: few of them in a small market (a market of n = 10 with complete lists: about 18 µs
+#: a market made eagerly).
+EAGER_RANKS = 4096
+
+
+def _mutual_ranks(ints: IntMarket) -> list[list[int] | None]:
     """A-agent ``i`` -> its rank on the list of each B-agent of its list, aligned with
     that list (``mrank[i][k] = b.rank[a.lists[i][k]][i]``): a replay tests whether an
-    entry is alive on these arrays, read in list order. When B's lists hold at least a
-    quarter of all pairs, B's rank dicts are first laid out as dense arrays indexed by
-    A-agent (one C-level pass over each dict in key order, read while it is in cache), so
-    the transposition reads small arrays rather than a rank dict per entry; else the rank
-    dicts are read directly. O(L) both ways (the dense arrays have at most 4 L cells)."""
+    entry is alive on these arrays, read in list order. When B's lists hold more than
+    :data:`EAGER_RANKS` pairs and at least a quarter of all pairs, B's rank dicts are
+    first laid out as dense arrays indexed by A-agent (one C-level pass over each dict in
+    key order, read while it is in cache), so the transposition reads small arrays rather
+    than a rank dict per entry; else every row is None, made from the rank dicts by the
+    replay when it first reads it (the same row). O(L) (the dense arrays have at most 4 L
+    cells), O(A) for rows left to be made."""
     a, b = ints.a, ints.b
     na = len(a.names)
-    if 4 * sum(map(len, b.lists)) < na * len(b.names):
-        rank = b.rank
-        return [list(map(getitem, map(rank.__getitem__, lst), repeat(i)))
-                for i, lst in enumerate(a.lists)]
+    entries = sum(map(len, b.lists))
+    if entries <= EAGER_RANKS or 4 * entries < na * len(b.names):
+        return [None] * na
     cells = range(na)
     dense = [list(map(r.get, cells)) for r in b.rank]
     return [list(map(getitem, map(dense.__getitem__, lst), repeat(i)))
             for i, lst in enumerate(a.lists)]
 
 
-def _critical_tails(ints: IntMarket, mrank: list[list[int]], cut: list[int], end: list[int],
+def _critical_tails(ints: IntMarket, mrank: list[list[int] | None], cut: list[int], end: list[int],
                     hstart: list[int], hstop: list[int], hrank: list[int], i: int
                     ) -> list[tuple[int, int]]:
     """(B-agent, tail rank) for each B-agent of N(Z) at a ``critical`` step (the state's
     arrays as in :func:`replay_deletion_log`); raises if unjustified. O(size of the
     engagement graph) plus its maximum matching."""
     a, b = ints.a, ints.b
-    lists, b_ties = a.lists, b.ties
+    lists, b_ties, rank_b = a.lists, b.ties, b.rank
     adj = {}
     for x, h in enumerate(hrank):
         if not h:
@@ -329,7 +396,7 @@ def _critical_tails(ints: IntMarket, mrank: list[list[int]], cut: list[int], end
         ws = []
         for k in range(hstart[x], hstop[x]):
             y = lst[k]
-            r = mine[k]
+            r = mine[k] if mine is not None else rank_b[y][x]    # (a row not made yet)
             if r < cut[y]:
                 if r != b_ties[y][end[y] - 1]:
                     raise CertificateError(f"step {i}: not quiescent: {a.names[x]!r} is not "

@@ -81,13 +81,27 @@ def _work(span: tuple[int, int]) -> list[tuple[str, object]]:
 def _init_worker(cpsat_workers: int) -> None:
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)       # the parent handles Ctrl-C
-    try:                                               # die with the parent (Linux)
-        import ctypes
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)     # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    if _PRCTL is not None:                             # die with the parent (Linux)
+        _PRCTL(1, signal.SIGTERM)                      # PR_SET_PDEATHSIG
     from ..encodings import set_cpsat_workers
     set_cpsat_workers(cpsat_workers)
+
+
+#: the C library's ``prctl`` (``ctypes``), found by :func:`_find_prctl` in the parent
+#: before it forks: the workers inherit it instead of each importing ``ctypes`` and
+#: loading the C library again (a few milliseconds of CPU per worker); None where there
+#: is none
+_PRCTL: Any = None
+
+
+def _find_prctl() -> None:
+    global _PRCTL
+    if _PRCTL is None:
+        try:
+            import ctypes
+            _PRCTL = ctypes.CDLL(None).prctl
+        except (OSError, AttributeError):
+            pass
 
 
 def quiet_pool(context, processes: int, initializer, initargs):
@@ -142,6 +156,7 @@ class LocalResults:
         # the tasks are planned before the fork: read after it, each job's page would be
         # copied in this process (reading an object writes its reference count)
         self.spans = chunks(todo, self.workers)
+        _find_prctl()
         self.pool = quiet_pool(mp.get_context("fork"), self.workers, _init_worker,
                                (max(1, n_cores // jobs),))
 
