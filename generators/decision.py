@@ -39,6 +39,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from prefsampling.ordinal import impartial
 
 from ..formal.decision import (INTERVENTION, OBJECTIVES, READINGS, DecisionTask,
@@ -57,9 +58,17 @@ class Exhausted(Exception):
 
 
 def _rankings(rng: random.Random, voters: int, over: Sequence[str]) -> list[list[str]]:
-    """``voters`` impartial-culture rankings of ``over`` (prefsampling's ``impartial``)."""
-    votes = impartial(voters, len(over), seed=rng.randrange(2 ** 31))
-    return [[over[c] for c in v] for v in votes]      # (numpy ints index a list as ints)
+    """``voters`` impartial-culture rankings of ``over``: prefsampling's ``impartial``
+    (one permutation per voter from a numpy generator seeded by one draw of ``rng``), the
+    same permutations read as Python ints in one ``tolist`` each rather than as numpy
+    scalars one by one, without its argument checks (``voters``, ``len(over)`` >= 1 here;
+    ``tests/test_actionable_designs.py`` pins the two equal). O(voters · len(over))."""
+    seed = rng.randrange(2 ** 31)
+    if voters < 1 or not over:                    # (prefsampling's own refusal)
+        return [[over[c] for c in v] for v in impartial(voters, len(over), seed=seed)]
+    r = np.random.default_rng(seed)
+    m, get = len(over), over.__getitem__
+    return [list(map(get, r.permutation(m).tolist())) for _ in range(voters)]
 
 
 def base_content(structure: str, n: int, rng: random.Random) -> dict:

@@ -11,7 +11,10 @@
   completions need no graph (each equal to networkx's on the same relation), one job
   samples each pooled profile once, prompts are written as their labels come in, and a
   renderer that draws nothing seeds no generator; ``merge_ties`` draws the numbers one
-  draw per item would.
+  draw per item would;
+- a build runs with rare full collections of the cyclic collector (thresholds restored
+  after), the actionable suite preloads its draws' and labels' modules (not OR-Tools),
+  and its impartial-culture rankings are prefsampling's.
 """
 from __future__ import annotations
 
@@ -351,3 +354,58 @@ def test_egalitarian_probes_read_each_edge_level_once(monkeypatch):
         return len(nx.bipartite.maximum_matching(h, top_nodes=[("L", x) for x in g.left])) // 2
     best = min(k for k in range(1, g.max_rank + 1) if nu(k) == nu())
     assert len(m) == nu() and max(max(g.ranks[(a, b)]) for a, b in m.items()) == best
+
+
+# ------------------------------------------------------------- generation CPU (issue 24)
+
+def test_a_build_runs_with_rare_full_collections_and_restores_the_thresholds():
+    import gc
+
+    from prefcert.bench import generate as G
+    from prefcert.bench.suites import suite
+    full = suite("voting-manipulation")
+    seen = []
+
+    def render(task, variant, ctx):       # (build renders with the suite it is given)
+        seen.append(gc.get_threshold())
+        return full.render(task, variant, ctx)
+    s = dataclasses.replace(full, rows=lambda sizes: full.rows(sizes)[:2], render=render)
+    before = gc.get_threshold()
+    G.build(s, per_cell=1, sizes=(s.sizes[0],))
+    assert gc.get_threshold() == before
+    assert seen and all(t == (before[0], before[1],
+                              max(before[2], G.FULL_COLLECTION_THRESHOLD)) for t in seen)
+    assert G.FULL_COLLECTION_THRESHOLD >= 100 * 10     # CPython's default is 10
+
+
+def test_the_actionable_preload_imports_draws_and_labels_but_not_ortools():
+    import subprocess
+    import sys
+    code = ("import sys; from prefcert.bench.suites import suite; "
+            "suite('actionable-indeterminacy').preload(); "
+            "print(sorted(m for m in ('prefcert.oracles.decision', "
+            "'prefcert.generators.decision', 'prefcert.pipeline.jobs', "
+            "'prefcert.domains.decision', 'prefcert.formal.checker.decision', "
+            "'ortools.sat.python.cp_model', 'pandas') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split("\n")[0]
+    assert out == str(sorted(["prefcert.oracles.decision", "prefcert.generators.decision",
+                              "prefcert.pipeline.jobs", "prefcert.domains.decision",
+                              "prefcert.formal.checker.decision"]))
+
+
+@pytest.mark.parametrize("voters,names", [(1, 1), (3, 4), (4, 4), (6, 6), (8, 8), (8, 3)])
+def test_decision_rankings_are_prefsamplings_impartial_culture(voters, names):
+    import random
+
+    from prefsampling.ordinal import impartial
+
+    from prefcert.generators.decision import _rankings
+    over = [f"O{k}" for k in range(1, names + 1)]
+    for seed in range(40):
+        a, b = random.Random(seed), random.Random(seed)
+        got = _rankings(a, voters, over)
+        want = [[over[c] for c in v] for v in impartial(voters, names,
+                                                       seed=b.randrange(2 ** 31))]
+        assert got == want and all(type(x) is str for v in got for x in v)
+        assert a.random() == b.random()          # the same draws of the caller's generator

@@ -26,6 +26,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -268,6 +269,29 @@ def _label_stream(items: list, engines, progress: bool, jobs: int) -> Iterator[l
             yield labs
 
 
+#: the cyclic collector's generation-2 threshold while a suite is built (CPython's is 10):
+#: a build keeps every task, label and cache it makes (no garbage cycles to speak of), and
+#: each full collection walks all of them again — about a twelfth of the CPU of the
+#: actionable suite's run in the default setting (issue 24). Generations 0 and 1 keep
+#: their thresholds; forked workers inherit the setting.
+FULL_COLLECTION_THRESHOLD = 1000
+
+
+@contextmanager
+def rare_full_collections() -> Iterator[None]:
+    """Within this block the collector's generation-2 threshold is
+    :data:`FULL_COLLECTION_THRESHOLD` (full collections about a hundred times rarer;
+    reference counting still frees everything at once); the thresholds are restored on
+    leaving. The output does not depend on it."""
+    import gc
+    was = gc.get_threshold()
+    gc.set_threshold(was[0], was[1], max(was[2], FULL_COLLECTION_THRESHOLD))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*was)
+
+
 def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None = None,
           per_cell: int | None = None, progress: bool = False, jobs: int = 1,
           encoding: str = "json", readings: dict | None = None,
@@ -278,7 +302,19 @@ def build(suite: Suite, *, seed: int | None = None, sizes: Sequence[Any] | None 
     "manifest"}`` (see :func:`generate` for the parameters). ``prompt_sink``: called with
     each prompt record as it is rendered, in file order; the prompts are then not kept
     (``"prompts"`` is None) and the manifest is the same. ``share``: see
-    :func:`iter_prompts` (default: every record self-contained)."""
+    :func:`iter_prompts` (default: every record self-contained). Full collections of the
+    cyclic collector are rare meanwhile (:func:`rare_full_collections`)."""
+    with rare_full_collections():
+        return _build(suite, seed=seed, sizes=sizes, per_cell=per_cell, progress=progress,
+                      jobs=jobs, encoding=encoding, readings=readings, templates=templates,
+                      params=params, prompt_sink=prompt_sink, share=share)
+
+
+def _build(suite: Suite, *, seed: int | None, sizes: Sequence[Any] | None,
+           per_cell: int | None, progress: bool, jobs: int, encoding: str,
+           readings: dict | None, templates: str | None, params: dict | None,
+           prompt_sink: Callable[[dict], None] | None,
+           share: Callable[[str], str] | None) -> dict:
     readings = suite.chosen_readings(readings)
     chosen = suite.chosen_parameters(params)
     suite = suite.configured(chosen, sizes)
