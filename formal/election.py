@@ -165,6 +165,23 @@ class ElectionInts:
     counts: tuple[int, ...]
     manipulator: tuple[tuple[tuple[int, ...], ...], tuple[int, ...], int] | None
 
+    def __init__(self, m: int, index: dict, prio: tuple[int, ...], tau_order: tuple[int, ...],
+                 groups: tuple[tuple[tuple[int, ...], ...], ...],
+                 ranks: tuple[tuple[int, ...], ...], approved: tuple[int, ...],
+                 counts: tuple[int, ...],
+                 manipulator: tuple[tuple[tuple[int, ...], ...], tuple[int, ...], int] | None
+                 ) -> None:
+        # object.__setattr__ looked up once (as Ballot's): one per parsed election
+        _set(self, "m", m)
+        _set(self, "index", index)
+        _set(self, "prio", prio)
+        _set(self, "tau_order", tau_order)
+        _set(self, "groups", groups)
+        _set(self, "ranks", ranks)
+        _set(self, "approved", approved)
+        _set(self, "counts", counts)
+        _set(self, "manipulator", manipulator)
+
     def sincere(self) -> ElectionInts:
         """The integer form of :meth:`Election.sincere`: the manipulator's ballot (count
         1) appended, no manipulator."""
@@ -294,19 +311,24 @@ def parse_ranking(raw: Any, known: Any, *, agent: str | None = None
     """A ranking: a list of names and tie groups (non-empty lists), best first, each
     candidate at most once. Raises InstanceError naming the voter and value."""
     index = known if isinstance(known, dict) else {x: i for i, x in enumerate(known)}
-    return _ranking(raw, index, len(index), agent)[0]
+    return _ranking(raw, index, len(index), agent, 0)[0]
 
 
-def _ranking(raw: Any, known: dict, m: int, agent: str | None
-             ) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[int, ...], ...], list[int]]:
+def _ranking(raw: Any, known: dict, m: int, agent: str | None, k: int
+             ) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[int, ...], ...],
+                        tuple[int, ...], int, list[str]]:
     """:func:`parse_ranking` and, in the same pass, its integer form: (the groups of
-    names, the groups of indices of ``known`` (name -> index), the rank array: group
-    index per candidate, ``m`` unranked). The rank array is the set of candidates seen."""
+    names, the groups of indices of ``known`` (name -> index), the rank array — group
+    index per candidate, ``m`` unranked; it is the set of the candidates seen —, and the
+    approval convention's set with ``k`` (:func:`approval_of`) as a bitmask and as
+    names)."""
     if not isinstance(raw, list):
         raise InstanceError("a ranking must be a list", agent=agent, value=raw)
     rank = [m] * m
     groups = []
     igroups = []
+    approved: list[str] = []
+    above = mask = 0                     # candidates ranked above the entry
     for gi, entry in enumerate(raw):
         if isinstance(entry, str):       # one candidate: the common case
             i = known.get(entry)
@@ -317,6 +339,10 @@ def _ranking(raw: Any, known: dict, m: int, agent: str | None
             rank[i] = gi
             groups.append((entry,))
             igroups.append((i,))
+            if above < k:
+                mask |= 1 << i
+                approved.append(entry)
+            above += 1
             continue
         if not isinstance(entry, list) or not entry:
             raise InstanceError("a ranking entry is a name or a non-empty tie group",
@@ -332,14 +358,20 @@ def _ranking(raw: Any, known: dict, m: int, agent: str | None
                 raise InstanceError("ranks a candidate twice", agent=agent, value=x)
             rank[i] = gi
             ig.append(i)
+        if above < k:                    # a group straddling k is approved whole
+            for i in ig:
+                mask |= 1 << i
+            approved.extend(entry)
+        above += len(ig)
         groups.append(tuple(entry))
         igroups.append(tuple(ig))
-    return tuple(groups), tuple(igroups), rank
+    return tuple(groups), tuple(igroups), tuple(rank), mask, approved
 
 
 def _ballot(raw: Any, known: dict, k: int, *, agent: str, manipulator: bool = False
-            ) -> tuple[Ballot, tuple[tuple[int, ...], ...], list[int], int]:
-    """A ballot and its integer form (index groups, rank array, approval bitmask)."""
+            ) -> tuple[Ballot, tuple[tuple[int, ...], ...], tuple[int, ...], int, int]:
+    """A ballot and its integer form (index groups, rank array, approval bitmask,
+    count)."""
     if isinstance(raw, list):
         raw = {"ranking": raw}
     if not isinstance(raw, dict):
@@ -349,31 +381,24 @@ def _ballot(raw: Any, known: dict, k: int, *, agent: str, manipulator: bool = Fa
         raise InstanceError("unknown ballot field", agent=agent, value=sorted(extra)[0])
     if "ranking" not in raw and "approve" not in raw:
         raise InstanceError("a ballot needs 'ranking' or 'approve'", agent=agent, value=raw)
-    ranking, igroups, rank = _ranking(raw.get("ranking", []), known, len(known), agent)
+    explicit = "approve" in raw
+    ranking, igroups, rank, mask, conv = _ranking(raw.get("ranking", []), known, len(known),
+                                                  agent, 0 if explicit else k)
     count = raw.get("count", 1)
     if not isinstance(count, int) or isinstance(count, bool) or \
             not 1 <= count <= MAX_COUNT or (manipulator and count != 1):
         raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT}" +
                             (" (1 for the manipulator)" if manipulator else ""),
                             agent=agent, value=count)
-    mask = 0
-    if "approve" in raw:
+    if explicit:
         approved = _names(raw["approve"], "approve", agent=agent)
         for x in approved:
             i = known.get(x)
             if i is None:
                 raise InstanceError("approves an unknown candidate", agent=agent, value=x)
             mask |= 1 << i
-        return Ballot(ranking, count, frozenset(approved), True), igroups, rank, mask
-    out, above = [], 0                   # the convention (approval_of), names and bits
-    for g, ig in zip(ranking, igroups):
-        if above >= k:
-            break
-        out.extend(g)
-        for i in ig:
-            mask |= 1 << i
-        above += len(g)
-    return Ballot(ranking, count, frozenset(out)), igroups, rank, mask
+        return Ballot(ranking, count, frozenset(approved), True), igroups, rank, mask, count
+    return Ballot(ranking, count, frozenset(conv)), igroups, rank, mask, count
 
 
 def parse_election(data: dict) -> Election:
@@ -413,21 +438,21 @@ def parse_election(data: dict) -> Election:
         if not isinstance(man, dict) or "ranking" not in man:
             raise InstanceError("the manipulator needs its true 'ranking'", agent="manipulator",
                                 value=man)
-        manipulator, mg, mr, mm = _ballot(man, known, k, agent="manipulator",
-                                          manipulator=True)
-        man_ints = (mg, tuple(mr), mm)
+        manipulator, mg, mr, mm, _ = _ballot(man, known, k, agent="manipulator",
+                                             manipulator=True)
+        man_ints = (mg, mr, mm)
     extra = set(data) - {"id", "domain", "questions", "candidates", "tie_break", "rule",
                          "approval_top", "ballots", "manipulator", "source", "preflib",
                          "design", "conventions", "peer_failure"}
     if extra:
         raise InstanceError("unknown election field", value=sorted(extra)[0])
-    ballots = tuple([p[0] for p in per])
+    # the ballots and their integer form, column by column (one C-level transpose)
+    ballots, groups, ranks, approved, counts = zip(*per) if per else ((),) * 5
     e = Election(tuple(cands), tuple(tau), ballots, rule, manipulator, k,
                  read_conventions(data, CONVENTIONS))
-    _set(e, "_ints", ElectionInts(
-        len(cands), known, _prio(tau, known), tuple(map(known.__getitem__, tau)),
-        tuple([p[1] for p in per]), tuple([tuple(p[2]) for p in per]),
-        tuple([p[3] for p in per]), tuple([b.count for b in ballots]), man_ints))
+    _set(e, "_ints", ElectionInts(len(cands), known, _prio(tau, known),
+                                  tuple(map(known.__getitem__, tau)), groups, ranks,
+                                  approved, counts, man_ints))
     return e
 
 
