@@ -450,9 +450,12 @@ def parse_election(data: dict) -> Election:
     ballots, groups, ranks, approved, counts = zip(*per) if per else ((),) * 5
     e = Election(tuple(cands), tuple(tau), ballots, rule, manipulator, k,
                  read_conventions(data, CONVENTIONS))
-    _set(e, "_ints", ElectionInts(len(cands), known, _prio(tau, known),
-                                  tuple(map(known.__getitem__, tau)), groups, ranks,
-                                  approved, counts, man_ints))
+    if tau == cands:                     # τ is the listed order: the identity
+        prio = order = tuple(range(len(cands)))
+    else:
+        prio, order = _prio(tau, known), tuple(map(known.__getitem__, tau))
+    _set(e, "_ints", ElectionInts(len(cands), known, prio, order, groups, ranks, approved,
+                                  counts, man_ints))
     return e
 
 

@@ -431,12 +431,10 @@ class Approval(Rule):
         """The sum of :meth:`ipoints`: each ballot's count to every approved index."""
         s = [0] * m
         for a, n in zip(approved, counts):
-            i = 0
-            while a:
-                if a & 1:
-                    s[i] += n
-                a >>= 1
-                i += 1
+            while a:                             # the set bits, lowest first
+                low = a & -a
+                s[low.bit_length() - 1] += n
+                a ^= low
         return s
 
     def tally(self, ballots: Iterable[Any], candidates: Sequence[str]) -> dict[str, int]:
