@@ -425,7 +425,12 @@ class Approval(Rule):
 
     def ipoints(self, groups: Sequence[Sequence[int]], approved: int, n: int,
                 m: int) -> dict[int, int]:
-        return {i: n for i in range(m) if (approved >> i) & 1}
+        out = {}
+        while approved:                          # the set bits, lowest first
+            low = approved & -approved
+            out[low.bit_length() - 1] = n
+            approved ^= low
+        return out
 
     def itally(self, groups, approved, counts, m) -> list[int]:
         """The sum of :meth:`ipoints`: each ballot's count to every approved index."""
