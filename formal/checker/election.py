@@ -648,34 +648,10 @@ def check_elimination_rounds(e: Election, question: str, params: Any, verdict: s
 
 # --------------------------------------------------------------------------- manipulation
 
-def _key(e: Election, x: str) -> tuple[int, int]:
-    """Order of preference of the manipulator: true rank, then τ."""
-    return e.true_pos(x), e.tie_break.index(x)
-
-
-def _keys(e: Election) -> dict[str, tuple[int, int]]:
-    """:func:`_key` of every candidate, in one pass over the true ranking. O(m)."""
-    if e.manipulator is None:
-        raise InstanceError("the election has no manipulator")
-    ranking, m = e.manipulator.ranking, len(e.candidates)
-    if len(ranking) == m:                # m groups of distinct candidates: one each
-        pos = {g[0]: i for i, g in enumerate(ranking, 1)}
-        return {x: (pos[x], i) for i, x in enumerate(e.tie_break)}
-    pos, above = {}, 0
-    for g in ranking:
-        for x in g:
-            pos[x] = above + 1
-        above += len(g)
-    bottom = above + 1                   # x -> (pos, or above + 1 unranked; τ index)
-    return {x: (pos.get(x, bottom), i) for i, x in enumerate(e.tie_break)}
-
-
-def _best(e: Election, reachable: Iterable[str]) -> str:
-    return min(reachable, key=lambda x: _key(e, x))
-
-
 def _ikeys(e: Election) -> list[tuple[int, int]]:
-    """:func:`_keys` by candidate index, from the manipulator's integer form. O(m)."""
+    """The manipulator's order of preference, by candidate index: (true rank — 1 + the
+    candidates strictly above it, the unranked at the bottom —, τ index), from its integer
+    form in one pass. O(m)."""
     ints = e.ints
     if ints.manipulator is None:
         raise InstanceError("the election has no manipulator")
