@@ -372,8 +372,9 @@ def _ballot(raw: Any, known: dict, k: int, *, agent: str, manipulator: bool = Fa
             ) -> tuple[Ballot, tuple[tuple[int, ...], ...], tuple[int, ...], int, int]:
     """A ballot and its integer form (index groups, rank array, approval bitmask,
     count)."""
-    if isinstance(raw, list):
-        raw = {"ranking": raw}
+    if isinstance(raw, list):            # the shorthand {"ranking": raw}: no other field
+        ranking, igroups, rank, mask, conv = _ranking(raw, known, len(known), agent, k)
+        return Ballot(ranking, 1, frozenset(conv)), igroups, rank, mask, 1
     if not isinstance(raw, dict):
         raise InstanceError("a ballot is a ranking list or an object", agent=agent, value=raw)
     extra = set(raw) - {"ranking", "count", "approve"}
