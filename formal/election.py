@@ -144,6 +144,85 @@ class Ballot:
 
 
 @dataclass(frozen=True)
+class ElectionInts:
+    """An election on integers, built in the pass that validates the ballots (issue 24).
+
+    Candidates are ``0..m-1`` in the order of ``candidates``; ``index`` maps a name to its
+    index. ``prio[i]`` is candidate i's τ index (0 = best) and ``tau_order`` the indices
+    in τ order. Per ballot (aligned with ``Election.ballots``): ``groups``, its tie groups
+    as index tuples best first; ``ranks``, its rank array (the group index of each
+    candidate, ``m`` for unranked); ``approved``, its approval set as a bitmask (bit i:
+    candidate i); ``counts``. ``manipulator``: the manipulator's ``(groups, rank,
+    approved)``, or None."""
+
+    m: int
+    index: dict
+    prio: tuple[int, ...]
+    tau_order: tuple[int, ...]
+    groups: tuple[tuple[tuple[int, ...], ...], ...]
+    ranks: tuple[tuple[int, ...], ...]
+    approved: tuple[int, ...]
+    counts: tuple[int, ...]
+    manipulator: tuple[tuple[tuple[int, ...], ...], tuple[int, ...], int] | None
+
+    def __init__(self, m: int, index: dict, prio: tuple[int, ...], tau_order: tuple[int, ...],
+                 groups: tuple[tuple[tuple[int, ...], ...], ...],
+                 ranks: tuple[tuple[int, ...], ...], approved: tuple[int, ...],
+                 counts: tuple[int, ...],
+                 manipulator: tuple[tuple[tuple[int, ...], ...], tuple[int, ...], int] | None
+                 ) -> None:
+        # object.__setattr__ looked up once (as Ballot's): one per parsed election
+        _set(self, "m", m)
+        _set(self, "index", index)
+        _set(self, "prio", prio)
+        _set(self, "tau_order", tau_order)
+        _set(self, "groups", groups)
+        _set(self, "ranks", ranks)
+        _set(self, "approved", approved)
+        _set(self, "counts", counts)
+        _set(self, "manipulator", manipulator)
+
+    def sincere(self) -> ElectionInts:
+        """The integer form of :meth:`Election.sincere`: the manipulator's ballot (count
+        1) appended, no manipulator."""
+        man = self.manipulator
+        if man is None:
+            return self
+        return ElectionInts(self.m, self.index, self.prio, self.tau_order,
+                            (*self.groups, man[0]), (*self.ranks, man[1]),
+                            (*self.approved, man[2]), (*self.counts, 1), None)
+
+
+def _ballot_ints(b: Ballot, index: dict, m: int
+                 ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], int]:
+    """(index groups, rank array, approval bitmask) of a parsed ballot."""
+    groups = tuple(tuple(map(index.__getitem__, g)) for g in b.ranking)
+    rank = [m] * m
+    for gi, g in enumerate(groups):
+        for i in g:
+            rank[i] = gi
+    mask = 0
+    for x in b.approved:
+        mask |= 1 << index[x]
+    return groups, tuple(rank), mask
+
+
+def election_ints(e: Election) -> ElectionInts:
+    """The integer form of an election built from its parsed ballots (an election not
+    made by :func:`parse_election`, e.g. by ``dataclasses.replace``). O(size)."""
+    cands = e.candidates
+    m = len(cands)
+    index = {x: i for i, x in enumerate(cands)}
+    tau = {x: i for i, x in enumerate(e.tie_break)}
+    per = [_ballot_ints(b, index, m) for b in e.ballots]
+    man = None if e.manipulator is None else _ballot_ints(e.manipulator, index, m)
+    return ElectionInts(m, index, tuple(map(tau.__getitem__, cands)),
+                        tuple(map(index.__getitem__, e.tie_break)),
+                        tuple(p[0] for p in per), tuple(p[1] for p in per),
+                        tuple(p[2] for p in per), tuple(b.count for b in e.ballots), man)
+
+
+@dataclass(frozen=True)
 class Election:
     """An election. ``tie_break`` is τ (best first); ``manipulator`` is a Ballot (count 1)
     holding voter i's true ranking and sincere approval set, or None."""
@@ -159,6 +238,18 @@ class Election:
     #: what the engines derive once per election (integer ballots, tallies, w₀), keyed by
     #: the engine; not an init field, so ``replace`` (e.g. :meth:`sincere`) starts empty
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+    #: the integer form (:class:`ElectionInts`): set by the parse, else derived on first
+    #: use; not an init field, so ``replace`` starts without it
+    _ints: ElectionInts | None = field(default=None, init=False, compare=False, repr=False)
+
+    @property
+    def ints(self) -> ElectionInts:
+        """The election on integers (:class:`ElectionInts`)."""
+        got = self._ints
+        if got is None:
+            got = election_ints(self)
+            _set(self, "_ints", got)
+        return got
 
     @property
     def m(self) -> int:
@@ -183,7 +274,10 @@ class Election:
         ``winner`` and ``coalitional_manipulation`` are asked about)."""
         if self.manipulator is None:
             return self
-        return replace(self, ballots=(*self.ballots, self.manipulator), manipulator=None)
+        out = replace(self, ballots=(*self.ballots, self.manipulator), manipulator=None)
+        if self._ints is not None:
+            _set(out, "_ints", self._ints.sincere())
+        return out
 
     def true_pos(self, x: str) -> int:
         """pos of x in the manipulator's true ranking."""
@@ -212,34 +306,75 @@ def _names(raw: Any, what: str, *, agent: str | None = None) -> list[str]:
     return list(raw)
 
 
-def parse_ranking(raw: Any, known: set, *, agent: str | None = None
+def parse_ranking(raw: Any, known: Any, *, agent: str | None = None
                   ) -> tuple[tuple[str, ...], ...]:
     """A ranking: a list of names and tie groups (non-empty lists), best first, each
     candidate at most once. Raises InstanceError naming the voter and value."""
+    index = known if isinstance(known, dict) else {x: i for i, x in enumerate(known)}
+    return _ranking(raw, index, len(index), agent, 0)[0]
+
+
+def _ranking(raw: Any, known: dict, m: int, agent: str | None, k: int
+             ) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[int, ...], ...],
+                        tuple[int, ...], int, list[str]]:
+    """:func:`parse_ranking` and, in the same pass, its integer form: (the groups of
+    names, the groups of indices of ``known`` (name -> index), the rank array — group
+    index per candidate, ``m`` unranked; it is the set of the candidates seen —, and the
+    approval convention's set with ``k`` (:func:`approval_of`) as a bitmask and as
+    names)."""
     if not isinstance(raw, list):
         raise InstanceError("a ranking must be a list", agent=agent, value=raw)
-    seen: set[str] = set()
+    rank = [m] * m
     groups = []
-    for entry in raw:
-        group = [entry] if isinstance(entry, str) else entry
-        if not isinstance(group, list) or not group:
+    igroups = []
+    approved: list[str] = []
+    above = mask = 0                     # candidates ranked above the entry
+    for gi, entry in enumerate(raw):
+        if isinstance(entry, str):       # one candidate: the common case
+            i = known.get(entry)
+            if i is None:
+                raise InstanceError("ranks an unknown candidate", agent=agent, value=entry)
+            if rank[i] != m:
+                raise InstanceError("ranks a candidate twice", agent=agent, value=entry)
+            rank[i] = gi
+            groups.append((entry,))
+            igroups.append((i,))
+            if above < k:
+                mask |= 1 << i
+                approved.append(entry)
+            above += 1
+            continue
+        if not isinstance(entry, list) or not entry:
             raise InstanceError("a ranking entry is a name or a non-empty tie group",
                                 agent=agent, value=entry)
-        for x in group:
+        ig = []
+        for x in entry:
             if not isinstance(x, str):
                 raise InstanceError("a candidate must be a string", agent=agent, value=x)
-            if x not in known:
+            i = known.get(x)
+            if i is None:
                 raise InstanceError("ranks an unknown candidate", agent=agent, value=x)
-            if x in seen:
+            if rank[i] != m:
                 raise InstanceError("ranks a candidate twice", agent=agent, value=x)
-            seen.add(x)
-        groups.append(tuple(group))
-    return tuple(groups)
+            rank[i] = gi
+            ig.append(i)
+        if above < k:                    # a group straddling k is approved whole
+            for i in ig:
+                mask |= 1 << i
+            approved.extend(entry)
+        above += len(ig)
+        groups.append(tuple(entry))
+        igroups.append(tuple(ig))
+    return tuple(groups), tuple(igroups), tuple(rank), mask, approved
 
 
-def _ballot(raw: Any, known: set, k: int, *, agent: str, manipulator: bool = False) -> Ballot:
-    if isinstance(raw, list):
-        raw = {"ranking": raw}
+def _ballot(raw: Any, known: dict, k: int, *, agent: str, manipulator: bool = False
+            ) -> tuple[Ballot, tuple[tuple[int, ...], ...], tuple[int, ...], int, int]:
+    """A ballot and its integer form (index groups, rank array, approval bitmask,
+    count)."""
+    if isinstance(raw, list):            # the shorthand {"ranking": raw}: no other field
+        ranking, igroups, rank, mask, conv = _ranking(raw, known, len(known), agent, k)
+        return Ballot(ranking, 1, frozenset(conv)), igroups, rank, mask, 1
     if not isinstance(raw, dict):
         raise InstanceError("a ballot is a ranking list or an object", agent=agent, value=raw)
     extra = set(raw) - {"ranking", "count", "approve"}
@@ -247,20 +382,24 @@ def _ballot(raw: Any, known: set, k: int, *, agent: str, manipulator: bool = Fal
         raise InstanceError("unknown ballot field", agent=agent, value=sorted(extra)[0])
     if "ranking" not in raw and "approve" not in raw:
         raise InstanceError("a ballot needs 'ranking' or 'approve'", agent=agent, value=raw)
-    ranking = parse_ranking(raw.get("ranking", []), known, agent=agent)
+    explicit = "approve" in raw
+    ranking, igroups, rank, mask, conv = _ranking(raw.get("ranking", []), known, len(known),
+                                                  agent, 0 if explicit else k)
     count = raw.get("count", 1)
     if not isinstance(count, int) or isinstance(count, bool) or \
             not 1 <= count <= MAX_COUNT or (manipulator and count != 1):
         raise InstanceError(f"count must be an integer from 1 to {MAX_COUNT}" +
                             (" (1 for the manipulator)" if manipulator else ""),
                             agent=agent, value=count)
-    if "approve" in raw:
+    if explicit:
         approved = _names(raw["approve"], "approve", agent=agent)
         for x in approved:
-            if x not in known:
+            i = known.get(x)
+            if i is None:
                 raise InstanceError("approves an unknown candidate", agent=agent, value=x)
-        return Ballot(ranking, count, frozenset(approved), True)
-    return Ballot(ranking, count, approval_of(ranking, k))
+            mask |= 1 << i
+        return Ballot(ranking, count, frozenset(approved), True), igroups, rank, mask, count
+    return Ballot(ranking, count, frozenset(conv)), igroups, rank, mask, count
 
 
 def parse_election(data: dict) -> Election:
@@ -276,13 +415,13 @@ def parse_election(data: dict) -> Election:
     cands = _names(data.get("candidates"), "candidates")
     if not cands:
         raise InstanceError("an election needs at least one candidate", value=cands)
-    known = set(cands)
+    known = {x: i for i, x in enumerate(cands)}     # name -> index (the integer form)
     if "tie_break" not in data:
         raise InstanceError("an election needs 'tie_break' (τ, a strict order of the "
                             "candidates, best first)", value=None)
     tau = _names(data["tie_break"], "tie_break")
-    if set(tau) != known:
-        odd = sorted(set(tau) ^ known)[0]
+    if set(tau) != known.keys():
+        odd = sorted(set(tau) ^ known.keys())[0]
         raise InstanceError("tie_break must order exactly the candidates", value=odd)
     rule = data.get("rule")
     if rule is not None:
@@ -293,21 +432,40 @@ def parse_election(data: dict) -> Election:
     raw = data.get("ballots")
     if not isinstance(raw, list):
         raise InstanceError("'ballots' must be a list", value=raw)
-    ballots = tuple(_ballot(b, known, k, agent=f"ballot {i}") for i, b in enumerate(raw, 1))
+    per = [_ballot(b, known, k, agent=f"ballot {i}") for i, b in enumerate(raw, 1)]
     man = data.get("manipulator")
-    manipulator = None
+    manipulator = man_ints = None
     if man is not None:
         if not isinstance(man, dict) or "ranking" not in man:
             raise InstanceError("the manipulator needs its true 'ranking'", agent="manipulator",
                                 value=man)
-        manipulator = _ballot(man, known, k, agent="manipulator", manipulator=True)
+        manipulator, mg, mr, mm, _ = _ballot(man, known, k, agent="manipulator",
+                                             manipulator=True)
+        man_ints = (mg, mr, mm)
     extra = set(data) - {"id", "domain", "questions", "candidates", "tie_break", "rule",
                          "approval_top", "ballots", "manipulator", "source", "preflib",
                          "design", "conventions", "peer_failure"}
     if extra:
         raise InstanceError("unknown election field", value=sorted(extra)[0])
-    return Election(tuple(cands), tuple(tau), ballots, rule, manipulator, k,
-                    read_conventions(data, CONVENTIONS))
+    # the ballots and their integer form, column by column (one C-level transpose)
+    ballots, groups, ranks, approved, counts = zip(*per) if per else ((),) * 5
+    e = Election(tuple(cands), tuple(tau), ballots, rule, manipulator, k,
+                 read_conventions(data, CONVENTIONS))
+    if tau == cands:                     # τ is the listed order: the identity
+        prio = order = tuple(range(len(cands)))
+    else:
+        prio, order = _prio(tau, known), tuple(map(known.__getitem__, tau))
+    _set(e, "_ints", ElectionInts(len(cands), known, prio, order, groups, ranks, approved,
+                                  counts, man_ints))
+    return e
+
+
+def _prio(tau: list[str], known: dict) -> tuple[int, ...]:
+    """prio[i]: candidate i's τ index."""
+    prio = [0] * len(tau)
+    for j, x in enumerate(tau):
+        prio[known[x]] = j
+    return tuple(prio)
 
 
 # --------------------------------------------------------------------------- questions

@@ -23,6 +23,13 @@ unranked tie at the bottom — with counts; or approval sets). A rule is exactly
   candidate a ballot counts for in a round (None: exhausted for the round); each round
   eliminates the active candidate with the fewest votes.
 
+The checker counts elections on their integer form (:class:`formal.election.ElectionInts`:
+candidates ``0..m-1``, a ballot as its tie groups of indices, its approval bitmask and its
+count): a score rule also defines ``ipoints(groups, approved, count, m)``, the points of
+one ballot line by candidate index, and an elimination rule ``iround_vote(groups,
+active)`` on an active bitmask; each is the name-based definition renumbered (tested
+equal to it).
+
 The resolute winner of a score or pairwise rule is the highest score, ties to the
 τ-highest; an elimination tie eliminates the τ-lowest (:mod:`formal.election`).
 
@@ -97,6 +104,12 @@ class Rule:
     contest: Callable[[int], int] | None = None
     #: elimination rule: ``round_vote(ballot, active) -> candidate | None``
     round_vote: Callable[[Any, frozenset], str | None] | None = None
+    #: score rule on integers: ``ipoints(groups, approved, count, m) -> {index: points}``
+    #: (``groups``: the ballot's tie groups of candidate indices; ``approved``: a bitmask)
+    ipoints: Callable[[Sequence[Sequence[int]], int, int, int], dict] | None = None
+    #: elimination rule on integers: ``iround_vote(groups, active) -> index | None``
+    #: (``active``: a bitmask of the candidate indices)
+    iround_vote: Callable[[Sequence[Sequence[int]], int], int | None] | None = None
     #: completed profiles: ``linear_scores(items, profile) -> {item: score}``
     linear_scores: Callable[[Sequence[str], Iterable[tuple[Sequence[str], int]]], dict] \
         | None = None
@@ -124,6 +137,20 @@ class Rule:
         for b in ballots:
             for x, p in points(b, candidates).items():
                 s[x] += p
+        return s
+
+    def itally(self, groups: Sequence[Sequence[Sequence[int]]], approved: Sequence[int],
+               counts: Sequence[int], m: int) -> list[int]:
+        """A score rule's scores by candidate index over ballots on integers (aligned
+        ``groups``, ``approved`` bitmasks, ``counts``): the sum of :meth:`ipoints`. A rule
+        may override it with a loop summing the same points. O(size)."""
+        s = [0] * m
+        ipoints = self.ipoints
+        if ipoints is None:
+            raise ValueError(f"rule {self.name!r} has no points")
+        for g, a, n in zip(groups, approved, counts):
+            for i, p in ipoints(g, a, n, m).items():
+                s[i] += p
         return s
 
     @property
@@ -183,9 +210,12 @@ def rule(name: str, *, ballot: str = "ranked", proofs: Iterable[str] = ()):
         cls.approval, cls.pairwise = ballot == "approval", cls.contest is not None
         r = cls()
         kinds = (r.points is not None) + r.pairwise + (r.round_vote is not None)
-        if kinds != 1 or r.rounds != (r.round_vote is not None):
+        if kinds != 1 or r.rounds != (r.round_vote is not None) or \
+                (r.points is None) != (r.ipoints is None) or \
+                (r.round_vote is None) != (r.iround_vote is None):
             raise ValueError(f"rule {name!r} defines exactly one of points, contest and "
-                             f"round_vote (with rounds = True)")
+                             f"round_vote (with rounds = True), and ipoints with points, "
+                             f"iround_vote with round_vote")
         if (r.linear_scores is None) != (r.min_diff is None):
             raise ValueError(f"rule {name!r} defines both linear_scores and min_diff or "
                              f"neither")
@@ -259,6 +289,18 @@ class Plurality(Rule):
     def points(self, b: Any, candidates: Sequence[str]) -> dict[str, int]:
         return {b.ranking[0][0]: b.count} if b.ranking and len(b.ranking[0]) == 1 else {}
 
+    def ipoints(self, groups: Sequence[Sequence[int]], approved: int, n: int,
+                m: int) -> dict[int, int]:
+        return {groups[0][0]: n} if groups and len(groups[0]) == 1 else {}
+
+    def itally(self, groups, approved, counts, m) -> list[int]:
+        """The sum of :meth:`ipoints`: each ballot's count to its single top."""
+        s = [0] * m
+        for g, n in zip(groups, counts):
+            if g and len(g[0]) == 1:
+                s[g[0][0]] += n
+        return s
+
     def tally(self, ballots: Iterable[Any], candidates: Sequence[str]) -> dict[str, int]:
         """The sum of :meth:`points`: each ballot's count to its single top."""
         s = dict.fromkeys(candidates, 0)
@@ -302,6 +344,35 @@ class Borda(Rule):
             for x in g:
                 out[x] = n * (m - above)
         return out
+
+    def ipoints(self, groups: Sequence[Sequence[int]], approved: int, n: int,
+                m: int) -> dict[int, int]:
+        if len(groups) == m:                     # strict and full: (m − 1 − position) · n
+            return {g[0]: p for g, p in zip(groups, range((m - 1) * n, -1, -n))}
+        out, above = {}, 0                       # |{y : x ≻ y}|
+        for g in groups:
+            above += len(g)
+            for i in g:
+                out[i] = n * (m - above)
+        return out
+
+    def itally(self, groups, approved, counts, m) -> list[int]:
+        """The sum of :meth:`ipoints` (as :meth:`tally`, by index)."""
+        s = [0] * m
+        for r, n in zip(groups, counts):
+            if len(r) == m:                      # (m − 1 − position) · n, down the ranking
+                p = (m - 1) * n
+                for g in r:
+                    s[g[0]] += p
+                    p -= n
+                continue
+            above = 0
+            for g in r:
+                above += len(g)
+                p = n * (m - above)
+                for i in g:
+                    s[i] += p
+        return s
 
     def tally(self, ballots: Iterable[Any], candidates: Sequence[str]) -> dict[str, int]:
         """The sum of :meth:`points`: count · |{y : x ≻ y}| per ballot (a strict full
@@ -352,6 +423,25 @@ class Approval(Rule):
     def points(self, b: Any, candidates: Sequence[str]) -> dict[str, int]:
         return dict.fromkeys(b.approved, b.count)
 
+    def ipoints(self, groups: Sequence[Sequence[int]], approved: int, n: int,
+                m: int) -> dict[int, int]:
+        out = {}
+        while approved:                          # the set bits, lowest first
+            low = approved & -approved
+            out[low.bit_length() - 1] = n
+            approved ^= low
+        return out
+
+    def itally(self, groups, approved, counts, m) -> list[int]:
+        """The sum of :meth:`ipoints`: each ballot's count to every approved index."""
+        s = [0] * m
+        for a, n in zip(approved, counts):
+            while a:                             # the set bits, lowest first
+                low = a & -a
+                s[low.bit_length() - 1] += n
+                a ^= low
+        return s
+
     def tally(self, ballots: Iterable[Any], candidates: Sequence[str]) -> dict[str, int]:
         """The sum of :meth:`points`: each ballot's count to every approved candidate."""
         s = dict.fromkeys(candidates, 0)
@@ -374,6 +464,17 @@ class InstantRunoff(Rule):
     def round_vote(self, b: Any, active: frozenset) -> str | None:
         for g in b.ranking:
             live = [x for x in g if x in active]
+            if live:
+                return live[0] if len(live) == 1 else None
+        return None
+
+    def iround_vote(self, groups: Sequence[Sequence[int]], active: int) -> int | None:
+        for g in groups:
+            if len(g) == 1:                      # (the common case: one candidate)
+                if (active >> g[0]) & 1:
+                    return g[0]
+                continue
+            live = [i for i in g if (active >> i) & 1]
             if live:
                 return live[0] if len(live) == 1 else None
         return None

@@ -64,20 +64,17 @@ class Tally:
     bitmask."""
 
     def __init__(self, e: Election, rule: str):
-        cands = e.candidates
-        self.e, self.rule, self.m = e, rule, len(cands)
+        #: the election on integers (:class:`~prefcert.formal.election.ElectionInts`):
+        #: the index, τ priorities and the ballots' index groups, rank arrays, approval
+        #: bitmasks and counts, built with the parse
+        self.ints = ints = e.ints
+        self.e, self.rule, self.m = e, rule, ints.m
         self.engine = engine = rule_engine(rule)
         self.approval = engine.approval
-        m = self.m                         # (index maps by comprehensions: cheaper than
-        self.idx = idx = {x: i for i, x in enumerate(cands)}    # dict(zip(...)) at m ≤ 10)
-        if e.tie_break == cands:           # τ is the listed order: the identity
-            self._prio: list[int] = list(range(m))
-            #: the candidate indices in τ order (best first)
-            self.tau_order: list[int] = self._prio.copy()
-        else:
-            tau = {x: i for i, x in enumerate(e.tie_break)}
-            self._prio = list(map(tau.__getitem__, cands))
-            self.tau_order = list(map(idx.__getitem__, e.tie_break))
+        self.idx = ints.index
+        self._prio: list[int] = list(ints.prio)
+        #: the candidate indices in τ order (best first)
+        self.tau_order: list[int] = list(ints.tau_order)
         self._irv: dict[int, np.ndarray] = {}
         self.exhaust = e.conventions.get("overvote") == "exhaust"
         if not engine.rounds:
@@ -90,27 +87,18 @@ class Tally:
     @functools.cached_property
     def ranks(self) -> np.ndarray:
         """(classes, m): each ballot's group index per candidate, ``m`` for unranked."""
-        m, idx = self.m, self.idx
-        ranks = []
-        for b in self.e.ballots:
-            r = [m] * m
-            for gi, g in enumerate(b.ranking):
-                for x in g:
-                    r[idx[x]] = gi
-            ranks.append(r)
-        return np.array(ranks, dtype=np.int64).reshape(-1, m)
+        return np.array(self.ints.ranks, dtype=np.int64).reshape(-1, self.m)
 
     @functools.cached_property
     def approved(self) -> np.ndarray:
         """(classes, m): each ballot's approval set as a 0/1 row."""
-        out = np.zeros((len(self.e.ballots), self.m), dtype=np.int64)
-        for i, b in enumerate(self.e.ballots):
-            out[i, [self.idx[x] for x in b.approved]] = 1
-        return out
+        m = self.m
+        return np.array([[(a >> i) & 1 for i in range(m)] for a in self.ints.approved],
+                        dtype=np.int64).reshape(-1, m)
 
     @functools.cached_property
     def counts(self) -> np.ndarray:
-        return np.array([b.count for b in self.e.ballots], dtype=np.int64)
+        return np.array(self.ints.counts, dtype=np.int64)
 
     @functools.cached_property
     def base(self) -> np.ndarray:
@@ -364,12 +352,11 @@ def preference(e: Election) -> tuple[dict[str, tuple[int, int]], list[str]]:
     for a strict full ranking: its order is the preference)."""
     p = e._cache.get("oracle-preference")
     if p is None:
-        ranking, tau = e.manipulator.ranking, e.tie_break
-        m = len(tau)
-        if len(ranking) == m:              # strict and full: ranks 1..m, the ranking's order
-            order = [g[0] for g in ranking]
-            at = {x: i for i, x in enumerate(tau)}
-            keys = {x: (r, at[x]) for r, x in enumerate(order, 1)}
+        ints = e.ints
+        groups, prio, names = ints.manipulator[0], ints.prio, e.candidates
+        if len(groups) == ints.m:          # strict and full: ranks 1..m, the ranking's order
+            order = [names[g[0]] for g in groups]
+            keys = {names[g[0]]: (r, prio[g[0]]) for r, g in enumerate(groups, 1)}
         else:
             keys = _preference_keys(e)
             order = sorted(keys, key=keys.__getitem__)
@@ -379,16 +366,19 @@ def preference(e: Election) -> tuple[dict[str, tuple[int, int]], list[str]]:
 
 def _preference_keys(e: Election) -> dict[str, tuple[int, int]]:
     """The keys of a weak or truncated ranking: (1 + the candidates strictly above, or
-    the unranked bottom; τ index)."""
-    ranking, tau = e.manipulator.ranking, e.tie_break
-    pos = {}
+    the unranked bottom; τ index), from the manipulator's index groups."""
+    ints = e.ints
+    m = ints.m
+    pos = [0] * m
     above = 0
-    for g in ranking:
-        for x in g:
-            pos[x] = above + 1
+    for g in ints.manipulator[0]:
+        for i in g:
+            pos[i] = above + 1
         above += len(g)
     bottom = above + 1                     # every unranked candidate
-    return {x: (pos.get(x, bottom), i) for i, x in enumerate(tau)}
+    rank, names = ints.manipulator[1], e.candidates
+    return {names[i]: (pos[i] if rank[i] < m else bottom, j)
+            for j, i in enumerate(ints.tau_order)}
 
 
 def sincere_winner(e: Election, rule: str) -> str:
@@ -403,21 +393,15 @@ def sincere_winner(e: Election, rule: str) -> str:
 
 def _sincere_winner(e: Election, rule: str) -> str:
     t = tally_of(e, rule)
-    man = e.manipulator
+    groups, _, approved = e.ints.manipulator
     if t.engine.rounds:
         # the sincere ballot may be weak or truncated: count it as one more fixed ballot
-        return _with_fixed(e, rule, man).winner()
+        return Tally(e.sincere(), rule).winner()
     if t.approval:                         # (the order of the approved set is immaterial)
-        return e.candidates[t.one_winner(list(map(t.idx.__getitem__, man.approved)))]
-    if len(man.ranking) == e.m:            # m non-empty groups of distinct candidates
-        return e.candidates[t.one_winner(list(map(t.idx.__getitem__,
-                                                  map(itemgetter(0), man.ranking))))]
-    return _with_fixed(e, rule, man).winner()
-
-
-def _with_fixed(e: Election, rule: str, ballot) -> Tally:
-    from dataclasses import replace
-    return Tally(replace(e, ballots=(*e.ballots, ballot)), rule)
+        return e.candidates[t.one_winner([i for i in range(t.m) if (approved >> i) & 1])]
+    if len(groups) == t.m:                 # m non-empty groups of distinct candidates
+        return e.candidates[t.one_winner(list(map(itemgetter(0), groups)))]
+    return Tally(e.sincere(), rule).winner()
 
 
 def all_reports(e: Election, rule: str) -> np.ndarray:
@@ -715,7 +699,7 @@ def irv_search(e: Election, weight: int = 1, *, time_limit: float | None = None,
 def irv_ballot(e: Election, target: str, memo: dict, t: Tally, weight: int = 1) -> list[str]:
     """A report electing ``target`` from the search memo: follow the states whose
     reachable set holds it, choosing a new top whenever the current one is eliminated."""
-    m, c = e.m, e.candidates.index(target)
+    m, c = e.m, t.idx[target]
     mask = (1 << m) - 1
     top = next(u for u in range(m) if c in memo[(mask, u)])
     tops = [top]
@@ -725,8 +709,8 @@ def irv_ballot(e: Election, target: str, memo: dict, t: Tally, weight: int = 1) 
         if out == top:
             top = next(u for u in range(m) if (mask >> u) & 1 and c in memo[(mask, u)])
             tops.append(top)
-    rest = [x for x in e.tie_break if e.candidates.index(x) not in tops]
-    return [e.candidates[i] for i in tops] + rest
+    rest = [i for i in t.tau_order if i not in tops]
+    return [e.candidates[i] for i in (*tops, *rest)]
 
 
 def irv_reachable(e: Election, *, time_limit: float | None = None) -> Manipulation:
@@ -759,7 +743,7 @@ def reverse_borda(e: Election, c: str, weights: Sequence[int]) -> list[list[str]
     e = e.sincere()
     t = Tally(e, "borda")
     m = e.m
-    ci = e.candidates.index(c)
+    ci = t.idx[c]
     s = t.base.copy()
     s[ci] += (m - 1) * sum(weights)
     order = sorted(range(len(weights)), key=lambda i: -weights[i])
@@ -783,7 +767,7 @@ def borda_bound(e: Election, c: str, weights: Sequence[int]) -> bool:
     e = e.sincere()
     t = Tally(e, "borda")
     m, W = e.m, sum(weights)
-    ci = e.candidates.index(c)
+    ci = t.idx[c]
     sc = int(t.base[ci]) + W * (m - 1)
     caps = [sc - int(t.base[d]) - (1 if t.prio[d] < t.prio[ci] else 0)
             for d in range(m) if d != ci]
@@ -810,7 +794,7 @@ def coalition_brute_force(e: Election, rule: str, c: str, weights: Sequence[int]
     ws = sorted(groups)
     per = [list(itertools.combinations_with_replacement(range(len(rep)), groups[w]))
            for w in ws]
-    target = e.candidates.index(c)
+    target = t.idx[c]
     for n, pick in enumerate(itertools.product(*per)):
         if deadline is not None and n % 256 == 0 and time.perf_counter() > deadline:
             raise TimeoutError("coalition brute force time limit")
@@ -875,7 +859,7 @@ def copeland_coalition_bounds(e: Election, c: str
     Equal bounds settle the minimum. O(m² log n) evaluations."""
     e = e.sincere()
     t = Tally(e, "copeland")
-    m, ci = e.m, e.candidates.index(c)
+    m, ci = e.m, t.idx[c]
     mu = t.base
     prio = t.prio
     n = e.voters
@@ -949,7 +933,7 @@ def copeland_bound(e: Election, c: str, weights: Sequence[int]) -> str | None:
     the bound does not rule c out."""
     e = e.sincere()
     t = Tally(e, "copeland")
-    W, ci = sum(weights), e.candidates.index(c)
+    W, ci = sum(weights), t.idx[c]
     pt = _copeland_point
     best = sum(pt(int(t.base[ci, y]) + W) for y in range(e.m) if y != ci)
     for d in range(e.m):

@@ -145,120 +145,210 @@ def admitted(r: Rule, proof: str) -> None:
                                f"{', '.join(rules) or 'no rule'})")
 
 
+#: a ballot on integers as the checker counts it: (its tie groups of candidate indices,
+#: its approval bitmask, its count)
+IxBallot = tuple[tuple[tuple[int, ...], ...], int, int]
+
+
+def _report_indices(e: Election, r: Rule, rule: str, report: Any) -> list[int]:
+    """The candidate indices of a claimed report (the checks of :func:`report_ballot`,
+    with its error texts)."""
+    if not isinstance(report, (list, tuple)) or \
+            not all(map(isinstance, report, itertools.repeat(str))):
+        raise CertificateError(f"a report is a list of candidates, not {report!r:.60}")
+    index = e.ints.index
+    ix = list(map(index.get, report))
+    if None in ix or len(set(ix)) != len(ix):
+        raise CertificateError(f"report {list(report)!r:.80} repeats or names an unknown "
+                               "candidate")
+    if not r.approval and len(report) != len(e.candidates):
+        raise CertificateError(f"a {rule} report ranks every candidate: {list(report)!r:.80}")
+    return ix                            # type: ignore[return-value]
+
+
 def report_ballot(e: Election, rule: str, report: Any, weight: int = 1) -> Ballot:
     """A manipulator's report as a ballot: a full strict ranking of every candidate
     (ranking rules) or a subset (approval; the empty set allowed). Raises
     CertificateError for anything else."""
     r = known_rule(rule)
-    if not isinstance(report, (list, tuple)) or \
-            not all(map(isinstance, report, itertools.repeat(str))):
-        raise CertificateError(f"a report is a list of candidates, not {report!r:.60}")
-    named = set(report)
-    if len(named) != len(report) or not named.issubset(e.candidates):
-        raise CertificateError(f"report {list(report)!r:.80} repeats or names an unknown "
-                               "candidate")
+    _report_indices(e, r, rule, report)
     if r.approval:
         return Ballot((), weight, frozenset(report), True)
-    if len(report) != len(e.candidates):
-        raise CertificateError(f"a {rule} report ranks every candidate: {list(report)!r:.80}")
     return Ballot(tuple(zip(report)), weight, frozenset())
 
 
-class Count:
-    """A rule evaluated on an election's ballots plus added ballots (reports).
+def report_ix(e: Election, rule: str, report: Any, weight: int = 1) -> IxBallot:
+    """:func:`report_ballot` on integers: the report's (index groups, approval bitmask,
+    weight), the same checks and error texts."""
+    r = known_rule(rule)
+    ix = _report_indices(e, r, rule, report)
+    if r.approval:
+        mask = 0
+        for i in ix:
+            mask |= 1 << i
+        return (), mask, weight
+    return tuple(zip(ix)), 0, weight
 
-    Score and pairwise rules: ``scores(extra)`` (stored as ``score_unit`` × the score:
-    Copeland 2·wins + ties); elimination rules (IRV): ``rounds(extra)``. ``winner(extra)``
+
+def ballot_ix(e: Election, b: Ballot) -> IxBallot:
+    """A parsed ballot (names) on integers."""
+    index = e.ints.index
+    mask = 0
+    for x in b.approved:
+        mask |= 1 << index[x]
+    return tuple(tuple(map(index.__getitem__, g)) for g in b.ranking), mask, b.count
+
+
+def _rank(groups: Sequence[Sequence[int]], m: int) -> list[int]:
+    """The rank array of index groups: group index per candidate, m unranked."""
+    rank = [m] * m
+    for gi, g in enumerate(groups):
+        for i in g:
+            rank[i] = gi
+    return rank
+
+
+class Count:
+    """A rule evaluated on an election's ballots plus added ballots (reports), on the
+    election's integer form (:attr:`Election.ints`): candidates are indices, active sets
+    bitmasks, scores lists by index; names only in the name-level methods (``scores``,
+    ``winner``, ``rounds``, ``winner_set``, ``top``, ``beats``) that read and return them.
+
+    Score and pairwise rules: ``iscores(extra)`` (stored as ``score_unit`` × the score:
+    Copeland 2·wins + ties); elimination rules (IRV): ``irounds(extra)``. ``iwinner(extra)``
     is the τ-resolved winner. The fixed ballots are tallied once, so each evaluation costs
     O(m) (O(m²) pairwise, O(m · rounds) elimination with the per-active-set tallies of the
     fixed ballots cached). ``rule``: a registered rule's name (:mod:`formal.rules`);
     CertificateError for any other. Under the ``exhaust`` reading of overvotes (the
     election's ``overvote`` convention) a ballot that counts for nobody in a round stays
-    exhausted: a round's tally then depends on the exhausted ballots too (:meth:`tally`)."""
+    exhausted: a round's tally then depends on the exhausted ballots too (:meth:`itally`)."""
 
     def __init__(self, e: Election, rule: str, ballots: Iterable[Ballot] | None = None):
         self.definition = r = known_rule(rule)
         self.e, self.rule = e, rule
         self.pairwise, self.rounds_rule = r.pairwise, r.rounds
-        cands = e.candidates
-        self.tau = {x: i for i, x in enumerate(e.tie_break)}   # (a comprehension: cheaper
-        # than dict(zip(...)) at these sizes, the same dict)
-        self.fixed = fixed = e.ballots if ballots is None else tuple(ballots)
+        ints = e.ints
+        self.m = m = ints.m
+        self.idx = ints.index
+        #: prio[i]: candidate i's τ index (0 = best); tau_order: the indices in τ order
+        self.prio, self.tau_order = ints.prio, ints.tau_order
+        if ballots is None:
+            groups, approved, counts, ranks = ints.groups, ints.approved, ints.counts, \
+                ints.ranks
+        else:
+            fixed = [ballot_ix(e, b) for b in ballots]
+            groups = tuple(f[0] for f in fixed)
+            approved = tuple(f[1] for f in fixed)
+            counts = tuple(f[2] for f in fixed)
+            ranks = tuple(tuple(_rank(g, m)) for g in groups)
+        self.groups, self.counts = groups, counts
         self.exhaust = e.conventions.get("overvote") == "exhaust"
-        self._cache: dict[frozenset, dict[str, int]] = {}
-        self._rounds: dict[tuple[frozenset, frozenset], tuple[dict, frozenset]] = {}
+        self._cache: dict[int, list[int]] = {}
+        self._rounds: dict[tuple[int, frozenset], tuple[list[int], frozenset]] = {}
         self._placed: dict[int, list[int]] = {}
         if r.pairwise:
-            self.margin = {(x, y): 0 for x in cands for y in cands if x != y}
-            for b in fixed:
-                self._pairs(b, self.margin)
+            above = [[0] * m for _ in range(m)]     # above[x][y]: voters with x ≻ y
+            for rank, n in zip(ranks, counts):
+                for x in range(m):
+                    rx, row = rank[x], above[x]
+                    for y in range(m):
+                        if rank[y] > rx:
+                            row[y] += n
+            #: margin[x][y]: voters ranking x above y minus those ranking y above x
+            self.imargin = [[above[x][y] - above[y][x] for y in range(m)] for x in range(m)]
         elif not r.rounds:
-            self.base = r.tally(fixed, cands)     # Σ points over the fixed ballots
+            #: Σ points over the fixed ballots, by index
+            self.ibase = r.itally(groups, approved, counts, m)
+
+    # -- names (the label's JSON)
 
     @property
     def names(self) -> frozenset:
-        """The candidates, as a set (built when asked: the keys of ``tau``, τ being an
-        order of exactly the candidates, answer the membership tests)."""
+        """The candidates, as a set."""
         return frozenset(self.e.candidates)
+
+    @property
+    def tau(self) -> dict[str, int]:
+        """Name -> τ index."""
+        return {x: i for i, x in enumerate(self.e.tie_break)}
+
+    @property
+    def base(self) -> dict[str, int]:
+        """The fixed ballots' scores by name (score rules)."""
+        return dict(zip(self.e.candidates, self.ibase))
+
+    @property
+    def margin(self) -> dict[tuple[str, str], int]:
+        """The fixed ballots' pairwise margins by pair of names (pairwise rules)."""
+        c = self.e.candidates
+        return {(c[x], c[y]): self.imargin[x][y] for x in range(self.m) for y in range(self.m)
+                if x != y}
+
+    def ix(self, extra: Iterable[Ballot]) -> list[IxBallot]:
+        """Parsed ballots (names) on integers."""
+        return [ballot_ix(self.e, b) for b in extra]
 
     def placed_points(self, weight: int) -> list[int]:
         """A positional rule (``positional``: plurality, Borda): the points of the
         candidate at each position of a full strict ranking of ``weight`` voters, read
-        from the rule's ``points`` of one such ballot (τ order) and kept per weight, so
+        from the rule's ``ipoints`` of one such ballot (τ order) and kept per weight, so
         each stuck set of a ``greedy`` certificate is verified without a ballot of its
         own. O(m) the first time per weight."""
         got = self._placed.get(weight)
         if got is None:
-            tau = self.e.tie_break
-            pts = self.definition.points(Ballot(tuple(zip(tau)), weight, frozenset()),
-                                         self.e.candidates)
-            got = self._placed[weight] = [pts.get(x, 0) for x in tau]
+            tau = self.tau_order
+            pts = self.definition.ipoints(tuple(zip(tau)), 0, weight, self.m)
+            got = self._placed[weight] = [pts.get(i, 0) for i in tau]
         return got
-
-    # -- contributions of one ballot
-
-    def _pairs(self, b: Ballot, margin: dict) -> None:
-        ranked: list[str] = []
-        for g in b.ranking:
-            for x in g:
-                for y in ranked:                 # y ≻ x
-                    margin[(y, x)] += b.count
-                    margin[(x, y)] -= b.count
-            ranked.extend(g)
-        rest = [x for x in self.e.candidates if x not in set(ranked)]
-        for y in ranked:
-            for x in rest:
-                margin[(y, x)] += b.count
-                margin[(x, y)] -= b.count
 
     # -- score rules
 
-    def scores(self, extra: Sequence[Ballot] = ()) -> dict[str, int]:
-        """Scores with the ``extra`` ballots added (Copeland: 2·wins + ties)."""
+    def _pairs(self, b: IxBallot, margin: list[list[int]]) -> None:
+        """Add one ballot's pairwise contests to ``margin``."""
+        m, n = self.m, b[2]
+        rank = _rank(b[0], m)
+        for x in range(m):
+            rx, row = rank[x], margin[x]
+            for y in range(m):
+                if rank[y] > rx:                 # x ≻ y
+                    row[y] += n
+                    margin[y][x] -= n
+
+    def iscores(self, extra: Sequence[IxBallot] = ()) -> list[int]:
+        """Scores by index with the ``extra`` ballots added (Copeland: 2·wins + ties)."""
         r = self.definition
         if self.rounds_rule:
             raise CertificateError(f"{self.rule} has rounds, not scores")
-        cands = self.e.candidates
+        m = self.m
         if self.pairwise:
-            margin = dict(self.margin)
+            margin = [row.copy() for row in self.imargin]
             for b in extra:
                 self._pairs(b, margin)
-            return {x: sum(r.contest(margin[(x, y)]) for y in cands if y != x)
-                    for x in cands}
-        s = dict(self.base)
-        points = r.points
+            contest = r.contest
+            return [sum(contest(row[y]) for y in range(m) if y != x)
+                    for x, row in enumerate(margin)]
+        s = self.ibase.copy()
+        ipoints = r.ipoints
         for b in extra:
-            for x, p in points(b, cands).items():
-                s[x] += p
+            for i, p in ipoints(b[0], b[1], b[2], m).items():
+                s[i] += p
         return s
 
-    def top(self, scores: dict[str, int]) -> str:
+    def scores(self, extra: Sequence[Ballot] = ()) -> dict[str, int]:
+        """Scores by name with the ``extra`` ballots added (Copeland: 2·wins + ties)."""
+        return dict(zip(self.e.candidates, self.iscores(self.ix(extra))))
+
+    def itop(self, scores: Sequence[int]) -> int:
         """The highest score, ties to the τ-highest: the first in τ order with the best."""
-        best = max(scores.values())
-        for x in self.e.tie_break:
-            if scores[x] == best:
-                return x
+        best = max(scores)
+        for i in self.tau_order:
+            if scores[i] == best:
+                return i
         raise AssertionError("a top score belongs to a candidate")
+
+    def top(self, scores: dict[str, int]) -> str:
+        """:meth:`itop` by name."""
+        return self.e.candidates[self.itop([scores[x] for x in self.e.candidates])]
 
     def beats(self, scores: dict[str, int], r: str, c: str) -> bool:
         """r is ranked above c by the resolute rule (score, then τ)."""
@@ -266,115 +356,150 @@ class Count:
 
     def outranks(self, r: str, sr: int, c: str, sc: int) -> bool:
         """r with score ``sr`` is ranked above c with score ``sc`` (score, then τ)."""
-        return sr > sc or (sr == sc and self.tau[r] < self.tau[c])
+        idx = self.idx
+        return self.ioutranks(idx[r], sr, idx[c], sc)
+
+    def ioutranks(self, r: int, sr: int, c: int, sc: int) -> bool:
+        """:meth:`outranks` on indices."""
+        return sr > sc or (sr == sc and self.prio[r] < self.prio[c])
 
     # -- elimination rules (IRV)
 
-    def irv_tally(self, active: frozenset, extra: Sequence[Ballot] = ()) -> dict[str, int]:
-        """The votes of a round among ``active``: each ballot counts for the rule's
-        ``round_vote`` (IRV: its highest-ranked active candidate when it is the only
-        active member of its group)."""
-        vote = self.definition.round_vote
-        if active not in self._cache:
-            t = {x: 0 for x in self.e.candidates if x in active}
-            for b in self.fixed:
-                x = vote(b, active)
+    def ivotes(self, active: int, extra: Sequence[IxBallot] = ()) -> list[int]:
+        """The votes of a round among the ``active`` bitmask, by index (0 for the
+        inactive): each ballot counts for the rule's ``iround_vote`` (IRV: its
+        highest-ranked active candidate when it is the only active member of its
+        group)."""
+        vote = self.definition.iround_vote
+        t = self._cache.get(active)
+        if t is None:
+            t = [0] * self.m
+            for g, n in zip(self.groups, self.counts):
+                x = vote(g, active)
                 if x is not None:
-                    t[x] += b.count
+                    t[x] += n
             self._cache[active] = t
-        t = dict(self._cache[active])
+        t = t.copy()
         for b in extra:
-            x = vote(b, active)
+            x = vote(b[0], active)
             if x is not None:
-                t[x] += b.count
+                t[x] += b[2]
         return t
 
-    def tally(self, active: frozenset, dead: frozenset = frozenset(),
-              extra: Sequence[Ballot] = ()) -> tuple[dict[str, int], frozenset]:
+    def itally(self, active: int, dead: frozenset = frozenset(),
+               extra: Sequence[IxBallot] = ()) -> tuple[list[int], frozenset]:
         """A round's votes among ``active`` and the fixed ballots exhausted after it
         (indices): ``dead`` those exhausted before. Under the ``round`` reading no ballot
-        stays exhausted (:meth:`irv_tally`); under ``exhaust`` a ballot that counts for
+        stays exhausted (:meth:`ivotes`); under ``exhaust`` a ballot that counts for
         nobody — an overvote, or nothing left ranked — is exhausted for good."""
         if not self.exhaust:
-            return self.irv_tally(active, extra), dead
+            return self.ivotes(active, extra), dead
         key = (active, dead)
+        vote = self.definition.iround_vote
         if key not in self._rounds:
-            vote = self.definition.round_vote
-            t = {x: 0 for x in self.e.candidates if x in active}
+            t = [0] * self.m
             out = set(dead)
-            for i, b in enumerate(self.fixed):
+            for i, (g, n) in enumerate(zip(self.groups, self.counts)):
                 if i in dead:
                     continue
-                x = vote(b, active)
+                x = vote(g, active)
                 if x is None:
                     out.add(i)
                 else:
-                    t[x] += b.count
+                    t[x] += n
             self._rounds[key] = t, frozenset(out)
-        t, out = self._rounds[key]
-        t = dict(t)
+        t, after = self._rounds[key]
+        t = t.copy()
         for b in extra:
-            x = self.definition.round_vote(b, active)
+            x = vote(b[0], active)
             if x is not None:
-                t[x] += b.count
-        return t, out
+                t[x] += b[2]
+        return t, after
 
-    def eliminated(self, tally: dict[str, int]) -> str:
+    def ieliminated(self, active: int, votes: Sequence[int]) -> int:
         """The active candidate with the fewest votes, ties against the τ-lowest."""
-        low = min(tally.values())
-        return max((x for x, v in tally.items() if v == low), key=self.tau.__getitem__)
+        prio, out, key = self.prio, -1, None
+        for i in range(self.m):
+            if (active >> i) & 1:
+                k = (votes[i], -prio[i])
+                if key is None or k < key:
+                    key, out = k, i
+        return out
+
+    def irounds(self, extra: Sequence[IxBallot] = ()
+                ) -> tuple[int, list[tuple[int, list[int]]], list[int]]:
+        """(winner, (active bitmask, votes) of every round, the eliminated in order)."""
+        active, dead = (1 << self.m) - 1, frozenset()
+        rounds, out = [], []
+        while active & (active - 1):
+            t, dead = self.itally(active, dead, extra)
+            rounds.append((active, t))
+            x = self.ieliminated(active, t)
+            out.append(x)
+            active &= ~(1 << x)
+        return active.bit_length() - 1, rounds, out
 
     def rounds(self, extra: Sequence[Ballot] = ()) -> tuple[str, list[dict], list[str]]:
-        """(winner, the tally of every round, the eliminated candidates in order)."""
-        active, dead = frozenset(self.e.candidates), frozenset()
-        rounds, out = [], []
-        while len(active) > 1:
-            t, dead = self.tally(active, dead, extra)
-            rounds.append(t)
-            x = self.eliminated(t)
-            out.append(x)
-            active = active - {x}
-        return next(iter(active)), rounds, out
+        """(winner, the tally of every round by name over its active candidates, the
+        eliminated candidates in order)."""
+        names = self.e.candidates
+        w, rounds, out = self.irounds(self.ix(extra))
+        return names[w], [{names[i]: t[i] for i in range(self.m) if (a >> i) & 1}
+                          for a, t in rounds], [names[i] for i in out]
+
+    def iwinner(self, extra: Sequence[IxBallot] = ()) -> int:
+        """The resolute winner's index with the ``extra`` ballots added."""
+        if self.rounds_rule:
+            return self.irounds(extra)[0]
+        return self.itop(self.iscores(extra))
 
     def winner(self, extra: Sequence[Ballot] = ()) -> str:
-        if self.rounds_rule:
-            return self.rounds(extra)[0]
-        return self.top(self.scores(extra))
+        """The resolute winner's name with the ``extra`` ballots (names) added."""
+        return self.e.candidates[self.iwinner(self.ix(extra))]
 
-    def pair(self, extra: Ballot, r: str, c: str) -> tuple[int, int]:
+    def ipair(self, extra: IxBallot, r: int, c: int) -> tuple[int, int]:
         """The scores of r and c with the one ballot ``extra`` added (a score rule reads
         the two entries of the ballot's points; a pairwise rule counts every contest)."""
         if self.rounds_rule or self.pairwise:
-            s = self.scores([extra])
+            s = self.iscores([extra])
             return s[r], s[c]
-        pts = self.definition.points(extra, self.e.candidates)
-        return self.base[r] + pts.get(r, 0), self.base[c] + pts.get(c, 0)
+        pts = self.definition.ipoints(extra[0], extra[1], extra[2], self.m)
+        return self.ibase[r] + pts.get(r, 0), self.ibase[c] + pts.get(c, 0)
 
-    def winner_set(self) -> list[str]:
+    def iwinner_set(self) -> list[int]:
         """Non-resolute winners in τ order: the top scorers; for IRV every candidate that
         wins under some resolution of the elimination ties (parallel universes)."""
         if not self.definition.rounds:
-            s = self.scores()
-            best = max(s.values())
-            return [x for x in self.e.tie_break if s[x] == best]
-        memo: dict[tuple[frozenset, frozenset], frozenset] = {}
+            s = self.iscores()
+            best = max(s)
+            return [i for i in self.tau_order if s[i] == best]
+        memo: dict[tuple[int, frozenset], int] = {}
+        m = self.m
 
-        def put(active: frozenset, dead: frozenset) -> frozenset:
+        def put(active: int, dead: frozenset) -> int:
+            """The winners (a bitmask) from the active bitmask."""
             key = (active, dead)
             if key not in memo:
                 if len(memo) > PUT_LIMIT:
                     raise CertificateError("IRV winner set: too many tied eliminations to "
                                            "replay")
-                if len(active) == 1:
+                if not active & (active - 1):
                     memo[key] = active
                 else:
-                    t, after = self.tally(active, dead)
-                    low = min(t.values())
-                    memo[key] = frozenset().union(
-                        *(put(active - {x}, after) for x, v in t.items() if v == low))
+                    t, after = self.itally(active, dead)
+                    low = min(t[i] for i in range(m) if (active >> i) & 1)
+                    won = 0
+                    for i in range(m):
+                        if (active >> i) & 1 and t[i] == low:
+                            won |= put(active & ~(1 << i), after)
+                    memo[key] = won
             return memo[key]
-        won = put(frozenset(self.e.candidates), frozenset())
-        return [x for x in self.e.tie_break if x in won]
+        won = put((1 << m) - 1, frozenset())
+        return [i for i in self.tau_order if (won >> i) & 1]
+
+    def winner_set(self) -> list[str]:
+        """:meth:`iwinner_set` by name."""
+        return [self.e.candidates[i] for i in self.iwinner_set()]
 
 
 def sincere_ballot(e: Election, rule: str) -> Ballot:
@@ -384,12 +509,30 @@ def sincere_ballot(e: Election, rule: str) -> Ballot:
     return e.manipulator
 
 
+def sincere_ix(e: Election) -> IxBallot:
+    """The manipulator's sincere ballot on integers."""
+    man = e.ints.manipulator
+    if man is None:
+        raise CertificateError("the election has no manipulator")
+    return man[0], man[2], 1
+
+
 def reports(e: Election, rule: str) -> Iterable[tuple[str, ...]]:
     """The ballot space B_r in a fixed order: permutations of the candidates (in their
     listed order, lexicographic) or subsets (by size, then lexicographic)."""
     if known_rule(rule).approval:
         return (s for k in range(e.m + 1) for s in itertools.combinations(e.candidates, k))
     return itertools.permutations(e.candidates)
+
+
+def ireports(e: Election, rule: str, weight: int = 1) -> Iterable[IxBallot]:
+    """:func:`reports` on integers, in the same order (indices follow the listed order):
+    each report as a ballot of ``weight``."""
+    m = e.m
+    if known_rule(rule).approval:
+        return (((), sum(1 << i for i in s), weight) for k in range(m + 1)
+                for s in itertools.combinations(range(m), k))
+    return ((tuple(zip(p)), 0, weight) for p in itertools.permutations(range(m)))
 
 
 def report_space(e: Election, rule: str) -> int:
@@ -416,9 +559,10 @@ def winner_table(e: Election, rule: str) -> dict:
     if cnt.definition.rounds:
         w, rounds, out = cnt.rounds()
         return {"winner": w, "winners": cnt.winner_set(), "rounds": rounds, "eliminated": out}
-    s = cnt.scores()
-    return {"winner": cnt.top(s), "winners": cnt.winner_set(),
-            "scores": {x: score_json(rule, s[x]) for x in e.candidates}}
+    s = cnt.iscores()
+    names = e.candidates
+    return {"winner": names[cnt.itop(s)], "winners": cnt.winner_set(),
+            "scores": {x: score_json(rule, v) for x, v in zip(names, s)}}
 
 
 def check_claimed_winner(e: Election, rule: str, claimed: Any,
@@ -504,50 +648,44 @@ def check_elimination_rounds(e: Election, question: str, params: Any, verdict: s
 
 # --------------------------------------------------------------------------- manipulation
 
-def _key(e: Election, x: str) -> tuple[int, int]:
-    """Order of preference of the manipulator: true rank, then τ."""
-    return e.true_pos(x), e.tie_break.index(x)
-
-
-def _keys(e: Election) -> dict[str, tuple[int, int]]:
-    """:func:`_key` of every candidate, in one pass over the true ranking. O(m)."""
-    if e.manipulator is None:
+def _ikeys(e: Election) -> list[tuple[int, int]]:
+    """The manipulator's order of preference, by candidate index: (true rank — 1 + the
+    candidates strictly above it, the unranked at the bottom —, τ index), from its integer
+    form in one pass. O(m)."""
+    ints = e.ints
+    if ints.manipulator is None:
         raise InstanceError("the election has no manipulator")
-    ranking, m = e.manipulator.ranking, len(e.candidates)
-    if len(ranking) == m:                # m groups of distinct candidates: one each
-        pos = {g[0]: i for i, g in enumerate(ranking, 1)}
-        return {x: (pos[x], i) for i, x in enumerate(e.tie_break)}
-    pos, above = {}, 0
-    for g in ranking:
-        for x in g:
-            pos[x] = above + 1
+    groups, rank, _ = ints.manipulator
+    m = ints.m
+    pos, above = [0] * (len(groups) + 1), 0
+    for gi, g in enumerate(groups):      # the group's pos: 1 + the candidates above
+        pos[gi] = above + 1
         above += len(g)
-    bottom = above + 1                   # x -> (pos, or above + 1 unranked; τ index)
-    return {x: (pos.get(x, bottom), i) for i, x in enumerate(e.tie_break)}
+    pos[-1] = above + 1                  # the unranked bottom (rank m)
+    last = len(groups)
+    return [(pos[rank[i]] if rank[i] < m else pos[last], ints.prio[i]) for i in range(m)]
 
 
-def _best(e: Election, reachable: Iterable[str]) -> str:
-    return min(reachable, key=lambda x: _key(e, x))
-
-
-def _check_common(e: Election, rule: str, verdict: str, solution: Any,
-                  reachable_best: str | None = None
-                  ) -> tuple[Count, str, str, dict[str, tuple[int, int]]]:
+def _check_common(e: Election, rule: str, verdict: str, solution: Any
+                  ) -> tuple[Count, int, int, list[tuple[int, int]]]:
     """Shared part of the manipulation checks: the sincere winner, the verdict against
-    the claimed best winner, the optimal report replayed. Returns (count, w0, w*, the
-    manipulator's keys :func:`_keys`)."""
+    the claimed best winner, the optimal report replayed. Returns (count, w0, w* as
+    indices, the manipulator's keys by index :func:`_ikeys`)."""
     if not isinstance(solution, dict):
         raise CertificateError("the manipulation solution is an object")
     cnt = Count(e, rule)
-    w0 = cnt.winner([sincere_ballot(e, rule)])
+    names = e.candidates
+    w0i = cnt.iwinner([sincere_ix(e)])
+    w0 = names[w0i]
     if solution.get("sincere_winner") != w0:
         raise CertificateError(f"the sincere winner is {w0!r}, not "
                                f"{solution.get('sincere_winner')!r:.40}")
     best = solution.get("best_winner")
-    if best not in e.candidates:
+    bi = cnt.idx.get(best) if isinstance(best, str) else None
+    if bi is None:
         raise CertificateError(f"best_winner {best!r:.40} is not a candidate")
-    keys = _keys(e)                      # true ranks, one pass
-    u0, ustar = keys[w0][0], keys[best][0]
+    keys = _ikeys(e)                     # true ranks, one pass
+    u0, ustar = keys[w0i][0], keys[bi][0]
     manipulable = ustar < u0
     if verdict != ("manipulable" if manipulable else "not_manipulable"):
         raise CertificateError(f"best winner {best!r} against sincere {w0!r} gives "
@@ -556,12 +694,13 @@ def _check_common(e: Election, rule: str, verdict: str, solution: Any,
         raise CertificateError(f"the gain is {u0 - ustar} ranks")
     ballot = solution.get("ballot")
     if manipulable or ballot is not None:
-        got = cnt.winner([report_ballot(e, rule, ballot)])
-        if got != best:
-            raise CertificateError(f"the report {ballot!r:.80} elects {got!r}, not {best!r}")
-    elif best != w0:
+        got = cnt.iwinner([report_ix(e, rule, ballot)])
+        if got != bi:
+            raise CertificateError(f"the report {ballot!r:.80} elects {names[got]!r}, not "
+                                   f"{best!r}")
+    elif bi != w0i:
         raise CertificateError("without a report the best winner is the sincere one")
-    return cnt, w0, best, keys
+    return cnt, w0i, bi, keys
 
 
 @SPEC.certificate("enumeration", proves={"manipulation": ("manipulable", "not_manipulable")},
@@ -577,90 +716,95 @@ def check_enumeration(e: Election, question: str, params: Any, verdict: str,
     if size > ENUMERATION_LIMIT:
         raise CertificateError(f"{size} reports exceed the enumeration limit "
                                f"{ENUMERATION_LIMIT}")
-    cnt, w0, best, _ = _check_common(e, rule, verdict, solution)
-    outcomes = dict.fromkeys(e.candidates, 0)
-    for q in reports(e, rule):
-        outcomes[cnt.winner([report_ballot(e, rule, q)])] += 1
-    reach = [x for x, k in outcomes.items() if k] + [w0]
-    if best != _best(e, reach):
-        raise CertificateError(f"the best reachable winner is {_best(e, reach)!r}")
-    u0, ustar = e.true_pos(w0), e.true_pos(best)
+    cnt, w0, best, keys = _check_common(e, rule, verdict, solution)
+    names = e.candidates
+    outcomes = [0] * e.m
+    iwinner = cnt.iwinner
+    for q in ireports(e, rule):
+        outcomes[iwinner([q])] += 1
+    won = min([x for x, k in enumerate(outcomes) if k] + [w0], key=keys.__getitem__)
+    if best != won:
+        raise CertificateError(f"the best reachable winner is {names[won]!r}")
+    u0, ustar = keys[w0][0], keys[best][0]
     want = {"reports": size,
-            "profitable": sum(k for x, k in outcomes.items() if e.true_pos(x) < u0),
-            "optimal": sum(k for x, k in outcomes.items() if e.true_pos(x) == ustar),
-            "outcomes": {x: k for x, k in outcomes.items() if k}}
+            "profitable": sum(k for x, k in enumerate(outcomes) if keys[x][0] < u0),
+            "optimal": sum(k for x, k in enumerate(outcomes) if keys[x][0] == ustar),
+            "outcomes": {names[x]: k for x, k in enumerate(outcomes) if k}}
     for key, v in want.items():
         if key in solution and solution[key] != v:
             raise CertificateError(f"{key} is {v}, not {solution.get(key)!r:.80}")
 
 
-def _refutations(e: Election, best: str, cert: dict, keys: dict) -> dict:
-    """The candidates the manipulator prefers to ``best`` (``keys``: :func:`_keys`), each
-    of which must be refuted."""
+def _refutations(e: Election, best: int, cert: dict, keys: list[tuple[int, int]]
+                 ) -> dict[int, Any]:
+    """The candidates (indices) the manipulator prefers to ``best`` (``keys``:
+    :func:`_ikeys`), each with its proof as written: each must be refuted."""
     refuted = cert.get("refuted")
     if not isinstance(refuted, dict):
         raise CertificateError("the certificate needs 'refuted': candidate -> proof")
-    kb = keys[best]
-    need = [x for x in e.candidates if keys[x] < kb]
-    if not refuted.keys() >= set(need):
-        missing = next(x for x in need if x not in refuted)
-        raise CertificateError(f"no proof that {missing!r} cannot be made to win")
-    return {x: refuted[x] for x in need}
+    kb, names = keys[best], e.candidates
+    need = [x for x in range(e.m) if keys[x] < kb]
+    for x in need:
+        if names[x] not in refuted:
+            raise CertificateError(f"no proof that {names[x]!r} cannot be made to win")
+    return {x: refuted[names[x]] for x in need}
 
 
 def refute_greedy(cnt: Count, c: str, proof: Any, weight: int = 1) -> None:
     """Verify that one manipulator of ``weight`` cannot make ``c`` win (plurality, Borda,
     Copeland: a stuck set; approval: a rival beating c when only c is approved)."""
     admitted(cnt.definition, "greedy")
-    _refute(cnt, c, proof, weight)
+    _refute(cnt, cnt.idx[c], proof, weight)
 
 
-def _refute(cnt: Count, c: str, proof: Any, weight: int) -> None:
-    """:func:`refute_greedy` once the rule is known to admit the greedy."""
+def _refute(cnt: Count, c: int, proof: Any, weight: int) -> None:
+    """:func:`refute_greedy` once the rule is known to admit the greedy (c: an index;
+    the proof as written, names)."""
+    names, idx = cnt.e.candidates, cnt.idx
+    cn = names[c]
     stuck = set(proof) if isinstance(proof, list) and proof else None
-    if stuck is None or len(stuck) != len(proof) or not cnt.tau.keys() >= stuck or \
-            c in stuck:
-        raise CertificateError(f"a stuck set is a non-empty list of rivals of {c!r}: "
+    if stuck is None or len(stuck) != len(proof) or not idx.keys() >= stuck or \
+            cn in stuck:
+        raise CertificateError(f"a stuck set is a non-empty list of rivals of {cn!r}: "
                                f"{proof!r:.60}")
+    prio = cnt.prio
+    ps = [idx[x] for x in proof]
     if cnt.definition.approval:
         if len(proof) != 1:
             raise CertificateError("approval: name the one rival that beats c")
-        r = proof[0]
-        sr, sc = cnt.pair(Ballot((), weight, frozenset([c]), True), r, c)
-        if not (sr > sc or (sr == sc and cnt.tau[r] < cnt.tau[c])):  # cnt.outranks(…)
-            raise CertificateError(f"{proof[0]!r} does not beat {c!r} when only {c!r} is "
+        r = ps[0]
+        sr, sc = cnt.ipair(((), 1 << c, weight), r, c)
+        if not (sr > sc or (sr == sc and prio[r] < prio[c])):  # cnt.ioutranks(…)
+            raise CertificateError(f"{proof[0]!r} does not beat {cn!r} when only {cn!r} is "
                                    "approved")
         return
-    tau = cnt.tau
     if cnt.definition.positional:
         # every r of the stuck set takes the same place in its ballot, m − |R| (index of
         # [c, *others, r, *rest]), and c the first: the rule's points at those two places
         # (they depend on the place alone) are c's and each r's
         placed = cnt.placed_points(weight)
-        base = cnt.base
+        base = cnt.ibase
         sc, p = base[c] + placed[0], placed[len(placed) - len(proof)]
-        for r in proof:
+        for r in ps:
             sr = base[r] + p
-            if not (sr > sc or (sr == sc and tau[r] < tau[c])):  # cnt.outranks(r, sr, c, sc)
-                raise CertificateError(f"{r!r}, placed above the rest of the stuck set only, "
-                                       f"does not beat {c!r}")
+            if not (sr > sc or (sr == sc and prio[r] < prio[c])):  # cnt.ioutranks(…)
+                raise CertificateError(f"{names[r]!r}, placed above the rest of the stuck "
+                                       f"set only, does not beat {cn!r}")
         return
-    others = list(cnt.e.tie_break)       # τ order without c and the stuck set
-    others.remove(c)
-    for r in proof:
-        others.remove(r)
-    in_tau = sorted(proof, key=tau.__getitem__)
-    for r in proof:
+    sset = set(ps)
+    others = [x for x in cnt.tau_order if x != c and x not in sset]
+    in_tau = sorted(ps, key=prio.__getitem__)
+    for r in ps:
         rest = in_tau.copy()             # the rest of the stuck set, in τ order
         rest.remove(r)
         ranking = [c, *others, r, *rest]
         # a full strict ranking of distinct candidates by construction (one candidate per
-        # group: zip of one list): the ballot report_ballot would build, without its
-        # checks of a claimed report
-        sr, sc = cnt.pair(Ballot(tuple(zip(ranking)), weight, frozenset()), r, c)
-        if not (sr > sc or (sr == sc and tau[r] < tau[c])):      # cnt.outranks(r, sr, c, sc)
-            raise CertificateError(f"{r!r}, placed above the rest of the stuck set only, "
-                                   f"does not beat {c!r}")
+        # group: zip of one list): the ballot report_ix would build, without its checks
+        # of a claimed report
+        sr, sc = cnt.ipair((tuple(zip(ranking)), 0, weight), r, c)
+        if not (sr > sc or (sr == sc and prio[r] < prio[c])):      # cnt.ioutranks(…)
+            raise CertificateError(f"{names[r]!r}, placed above the rest of the stuck set "
+                                   f"only, does not beat {cn!r}")
 
 
 @SPEC.certificate("greedy", proves={"manipulation": ("manipulable", "not_manipulable"),
@@ -682,7 +826,7 @@ def check_greedy(e: Election, question: str, params: Any, verdict: str, solution
         refute_greedy(Count(e.sincere(), rule), c, (cert.get("refuted") or {}).get(c),
                       params["weights"][0])
         return
-    cnt, w0, best, keys = _check_common(e, rule, verdict, solution)
+    cnt, _, best, keys = _check_common(e, rule, verdict, solution)
     for c, proof in _refutations(e, best, cert, keys).items():
         _refute(cnt, c, proof, 1)
 
@@ -692,30 +836,46 @@ def irv_reachable(cnt: Count, weight: int = 1, limit: int = SEARCH_LIMIT
     """Every candidate one manipulator (of ``weight``) can make the IRV winner, and the
     number of search states (active set, manipulator's current top) explored. Raises
     CertificateError above ``limit`` states. Exponential in the worst case."""
-    memo: dict[tuple[frozenset, str], frozenset] = {}
+    won, n = _ireachable(cnt, weight, limit)
+    names = cnt.e.candidates
+    return {names[i] for i in range(cnt.m) if (won >> i) & 1}, n
 
-    def go(active: frozenset, t: str) -> frozenset:
+
+def _ireachable(cnt: Count, weight: int, limit: int) -> tuple[int, int]:
+    """:func:`irv_reachable` on integers: (the reachable winners as a bitmask, the number
+    of states); a state is (active bitmask, the manipulator's current top)."""
+    memo: dict[tuple[int, int], int] = {}
+    m = cnt.m
+    votes, eliminated = cnt.ivotes, cnt.ieliminated
+
+    def go(active: int, t: int) -> int:
         key = (active, t)
         if key in memo:
             return memo[key]
         if len(memo) >= limit:
             raise CertificateError(f"the IRV search exceeds {limit} states")
-        memo[key] = frozenset()
-        if len(active) == 1:
+        memo[key] = 0
+        if not active & (active - 1):
             res = active
         else:
-            tally = cnt.irv_tally(active)
+            tally = votes(active)
             tally[t] += weight
-            x = cnt.eliminated(tally)
+            x = eliminated(active, tally)
+            nxt = active & ~(1 << x)
             if x != t:
-                res = go(active - {x}, t)
+                res = go(nxt, t)
             else:
-                res = frozenset().union(*(go(active - {x}, u) for u in active if u != x))
+                res = 0
+                for u in range(m):
+                    if (nxt >> u) & 1:
+                        res |= go(nxt, u)
         memo[key] = res
         return res
-    everyone = frozenset(cnt.e.candidates)
-    won = frozenset().union(*(go(everyone, t) for t in cnt.e.candidates))
-    return set(won), len(memo)
+    everyone = (1 << m) - 1
+    won = 0
+    for t in range(m):
+        won |= go(everyone, t)
+    return won, len(memo)
 
 
 @SPEC.certificate("elimination_search", proves={
@@ -737,14 +897,18 @@ def check_elimination_search(e: Election, question: str, params: Any, verdict: s
     if question == "coalitional_manipulation":
         if len(params["weights"]) != 1:
             raise CertificateError("the search covers one manipulator only")
-        won, n = irv_reachable(Count(e.sincere(), rule), params["weights"][0], states + 1)
-        if params["candidate"] in won:
+        cnt = Count(e.sincere(), rule)
+        won, n = _ireachable(cnt, params["weights"][0], states + 1)
+        ci = cnt.idx.get(params["candidate"])
+        if ci is not None and (won >> ci) & 1:
             raise CertificateError(f"{params['candidate']!r} can be made to win")
     else:
-        cnt, w0, best, _ = _check_common(e, rule, verdict, solution)
-        won, n = irv_reachable(cnt, 1, states + 1)
-        if best != _best(e, won | {w0}):
-            raise CertificateError(f"the best reachable winner is {_best(e, won | {w0})!r}")
+        cnt, w0, best, keys = _check_common(e, rule, verdict, solution)
+        won, n = _ireachable(cnt, 1, states + 1)
+        won |= 1 << w0
+        top = min((i for i in range(e.m) if (won >> i) & 1), key=keys.__getitem__)
+        if best != top:
+            raise CertificateError(f"the best reachable winner is {e.candidates[top]!r}")
     if n != states:
         raise CertificateError(f"the search has {n} states, not {states}")
 
@@ -761,8 +925,8 @@ def check_ballots(e: Election, question: str, params: Any, verdict: str, solutio
     got = solution.get("ballots") if isinstance(solution, dict) else None
     if not isinstance(got, list) or len(got) != len(weights):
         raise CertificateError(f"the solution needs {len(weights)} reports under 'ballots'")
-    extra = [report_ballot(e, rule, q, w) for q, w in zip(got, weights)]
-    w = Count(e.sincere(), rule).winner(extra)
+    extra = [report_ix(e, rule, q, w) for q, w in zip(got, weights)]
+    w = e.candidates[Count(e.sincere(), rule).iwinner(extra)]
     if w != params["candidate"]:
         raise CertificateError(f"the reports elect {w!r}, not {params['candidate']!r}")
 
@@ -776,22 +940,27 @@ def check_dominant(e: Election, question: str, params: Any, verdict: str, soluti
     rule = r.name
     admitted(r, "dominant")
     cnt = Count(e.sincere(), rule)
-    report = [c] if r.approval else [c, *(x for x in e.tie_break if x != c)]
-    s = cnt.scores([report_ballot(e, rule, report, w) for w in params["weights"]])
+    ci = cnt.idx[c]
+    if r.approval:
+        report: tuple[tuple[tuple[int, ...], ...], int] = ((), 1 << ci)
+    else:
+        report = (((ci,), *((x,) for x in cnt.tau_order if x != ci)), 0)
+    s = cnt.iscores([(*report, w) for w in params["weights"]])
     by = cert.get("by")
-    if not isinstance(by, str) or by not in s or by == c or not cnt.beats(s, by, c):
+    bi = cnt.idx.get(by) if isinstance(by, str) else None
+    if bi is None or bi == ci or not cnt.ioutranks(bi, s[bi], ci, s[ci]):
         raise CertificateError(f"{cert.get('by')!r:.40} does not beat {c!r} under the "
                                "dominant reports")
 
 
-def borda_caps(cnt: Count, c: str, weights: Sequence[int]) -> tuple[dict[str, int], int]:
-    """Borda, c ranked first by every manipulator: each rival's room (the most points it
-    may still receive without beating c) and the points the manipulators hand the
-    rivals, W (m − 1)(m − 2) / 2."""
-    m, total = cnt.e.m, sum(weights)
-    sc = cnt.base[c] + total * (m - 1)
-    caps = {d: sc - cnt.base[d] - (1 if cnt.tau[d] < cnt.tau[c] else 0)
-            for d in cnt.e.candidates if d != c}
+def borda_caps(cnt: Count, c: int, weights: Sequence[int]) -> tuple[dict[int, int], int]:
+    """Borda, c (an index) ranked first by every manipulator: each rival's room (the most
+    points it may still receive without beating c) and the points the manipulators hand
+    the rivals, W (m − 1)(m − 2) / 2."""
+    m, total = cnt.m, sum(weights)
+    base, prio = cnt.ibase, cnt.prio
+    sc = base[c] + total * (m - 1)
+    caps = {d: sc - base[d] - (1 if prio[d] < prio[c] else 0) for d in range(m) if d != c}
     return caps, total * (m - 1) * (m - 2) // 2
 
 
@@ -807,7 +976,7 @@ def check_score_bound(e: Election, question: str, params: Any, verdict: str,
     rule = r.name
     admitted(r, "score_bound")
     cnt = Count(e.sincere(), rule)
-    caps, need = borda_caps(cnt, c, weights)
+    caps, need = borda_caps(cnt, cnt.idx[c], weights)
     W, m = sum(weights), e.m
     if min(caps.values(), default=0) < 0:
         return
@@ -832,9 +1001,10 @@ def check_pairwise_bound(e: Election, question: str, params: Any, verdict: str,
         raise CertificateError("pairwise_bound names the rival 'by'")
     cnt = Count(e.sincere(), rule)
     pt = r.contest
-    best_c = sum(pt(cnt.margin[(c, y)] + W) for y in e.candidates if y != c)
-    worst_by = sum(pt(cnt.margin[(by, y)] - W) for y in e.candidates if y != by)
-    if not cnt.beats({c: best_c, by: worst_by}, by, c):
+    ci, bi, mg = cnt.idx[c], cnt.idx[by], cnt.imargin
+    best_c = sum(pt(mg[ci][y] + W) for y in range(e.m) if y != ci)
+    worst_by = sum(pt(mg[bi][y] - W) for y in range(e.m) if y != bi)
+    if not cnt.ioutranks(bi, worst_by, ci, best_c):
         raise CertificateError(f"{by!r} does not beat {c!r} at the extremes")
 
 
@@ -873,10 +1043,22 @@ def check_coalition_enumeration(e: Election, question: str, params: Any, verdict
     if size > COALITION_LIMIT:
         raise CertificateError(f"{size} joint reports exceed the limit {COALITION_LIMIT}")
     cnt = Count(e.sincere(), rule)
-    for joint in coalition_reports(e, rule, weights):
-        if cnt.winner([report_ballot(e, rule, q, w) for q, w in joint]) == c:
+    ci = cnt.idx[c]
+    groups: dict[int, int] = {}
+    for w in weights:
+        groups[w] = groups.get(w, 0) + 1
+    space = list(ireports(e, rule))      # the order of coalition_reports
+    per = [[(combo, w) for combo in itertools.combinations_with_replacement(range(len(space)),
+                                                                             k)]
+           for w, k in sorted(groups.items())]
+    iwinner = cnt.iwinner
+    for pick in itertools.product(*per):
+        if iwinner([(*space[i][:2], w) for combo, w in pick for i in combo]) == ci:
+            names = list(reports(e, rule))
+            joint = [(names[i], w) for combo, w in pick for i in combo]
             raise CertificateError(f"the joint report {joint} elects {c!r}")
 
 
-__all__ = ["SPEC", "QUESTIONS", "Count", "winner_table", "check_claimed_winner",
-           "report_ballot", "reports", "report_space", "irv_reachable", "refute_greedy"]
+__all__ = ["SPEC", "QUESTIONS", "Count", "IxBallot", "winner_table", "check_claimed_winner",
+           "report_ballot", "report_ix", "reports", "ireports", "report_space",
+           "irv_reachable", "refute_greedy"]
