@@ -32,6 +32,7 @@ from .common import (
     report_disagreement,
     summary,
     unfreeze,
+    usage_error,
 )
 
 #: a label's JSON line (without its newline): ``json.dumps(label, separators=(",", ":"))``,
@@ -81,6 +82,21 @@ def _pending(jobs: list, out: AppendFile) -> list:
         click.echo(f"prefcert: {stale} label(s) in {out.path} were made from an instance "
                    f"that has since changed: dropped, and labelled again.", err=True)
     return [j for j in jobs if j.key not in done]
+
+
+def _engine_names(engines: str | None) -> list[str] | None:
+    """The names of ``--engines`` (None: not given; ``--engines ""``: none, refused later as
+    no known engine); InstanceError for an empty name (two commas in a row, or one at the
+    start or end)."""
+    if engines is None:
+        return None
+    if not engines.strip():
+        return []                       # refused as naming no known engine
+    names = [e.strip() for e in engines.split(",")]
+    if not all(names):
+        raise InstanceError("--engines: an empty engine name (two commas in a row, or one "
+                            "at the start or end)", value=engines)
+    return names
 
 
 def _not_a_label(out: AppendFile, line: int, text: str) -> InstanceError:
@@ -158,7 +174,20 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
     from ..formal.budget import MODES
     from ..pipeline.jobs import plan
     try:
-        choice(cross_check, "--cross-check", MODES)    # before any file is read
+        try:                                           # before any file is read
+            choice(cross_check, "--cross-check", MODES)
+            names = _engine_names(engines)
+            if dask_address is not None and jobs is not None:
+                raise InstanceError("--jobs and --dask exclude each other (the cluster's "
+                                    "workers are the jobs)", value=f"--jobs {jobs}")
+            if verify_all and dask_address is None:
+                raise InstanceError("--verify-all re-checks labels made on a Dask cluster; "
+                                    "give --dask", value="--verify-all")
+            if dask_address is not None:
+                from ..pipeline.dask_runner import parse_address
+                parse_address(dask_address)
+        except InstanceError as e:
+            usage_error(e)
         qs = [json_option("--question", q) for q in questions] or None
         if disagreements is None and out is not None:
             disagreements = out.with_name(out.name + ".disagreements.jsonl")
@@ -169,18 +198,15 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
             instances = read_paths(list(paths), skip=own)  # -o may sit in a labelled folder
             chosen = parse_conventions(conventions, {i.domain for i in instances})
             work = plan(override_readings(instances, semantics, chosen), qs)
-        names = [e.strip() for e in engines.split(",") if e.strip()] \
-            if engines is not None else None
         if names is not None:
-            check_engines(names, [(j.question.name, j.question.engines, j.instance.file,
-                                   j.instance.line) for j in work], given=engines)
+            try:
+                check_engines(names, [(j.question.name, j.question.engines, j.instance.file,
+                                       j.instance.line) for j in work], given=engines)
+            except InstanceError as e:
+                if e.file is not None:      # a question of a file none of them answers
+                    raise
+                usage_error(f"--engines: {e}")      # a name no question has
         refuse_inputs(own, {i.file for i in instances})
-        if dask_address is not None and jobs is not None:
-            raise InstanceError("--jobs and --dask exclude each other (the cluster's "
-                                "workers are the jobs)", value=f"--jobs {jobs}")
-        if verify_all and dask_address is None:
-            raise InstanceError("--verify-all re-checks labels made on a Dask cluster; "
-                                "give --dask", value="--verify-all")
         cluster = None
         if dask_address is not None:        # connect before OUT is created or locked
             from ..pipeline.dask_runner import Cluster
