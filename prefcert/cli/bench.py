@@ -22,6 +22,7 @@ from .common import (
     OutputPath,
     bad_input,
     name_value_pairs,
+    usage_error,
 )
 from .common import console as shared_console
 
@@ -150,8 +151,13 @@ def score(sources, out, against, models, size_tests, as_json, parse):
     (with multiplicity adjustments), and with several models the exact McNemar test of
     every pair of them on their common prompts (Holm over the pairs)."""
     from ..bench import score as sc
-    logs = bool(sources) and all(_is_log(x) for x in sources)
+    is_log = [_is_log(x) for x in sources]
+    logs = bool(sources) and all(is_log)
     try:
+        if any(is_log) and not logs:        # a log beside PROMPTS / ANSWERS files
+            mine = [str(x) for x, y in zip(sources, is_log) if y]
+            raise InstanceError(f"an Inspect log is scored alone, its prompts are in it: "
+                                f"prefcert score {' '.join(mine)}", file=mine[0])
         if out is not None:
             check_output(out)
         if logs:
@@ -370,10 +376,15 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
         if None in chosen:
             raise InstanceError("no prompt with this id", file=str(prompts),
                                 value=ids[chosen.index(None)])
+        factors = sorted({k for p in bench.prompts for k in p["cell"]})
         for c in cells:
             if "=" not in c:
-                raise InstanceError("--cell takes FACTOR=VALUE", value=c)
+                usage_error(InstanceError("--cell takes FACTOR=VALUE", value=c))
             k, v = c.split("=", 1)
+            if k not in factors:
+                raise InstanceError(f"--cell: no prompt's cell has the factor {k!r} "
+                                    f"(factors: {', '.join(factors) or 'none'})",
+                                    file=str(prompts), value=c)
             chosen = [p for p in chosen if str(p["cell"].get(k)).lower() == v.lower()]
         if not chosen:
             raise InstanceError("no prompt matches the --id / --cell filters", file=str(prompts))

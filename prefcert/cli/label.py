@@ -1,7 +1,6 @@
 """``prefcert label``: certified labels for every (instance, question), resumable output."""
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections import Counter
@@ -50,7 +49,7 @@ def _pending(jobs: list, out: AppendFile) -> list:
     line torn by a kill mid-write (no newline, not JSON, begun as a label line) may be
     dropped: any other line that is not a label is an error naming it, and OUT is left
     untouched, so that a file that is not a labels file is never taken for one."""
-    from ..formal.instances import label_key
+    from ..formal.instances import DUPLICATE, label_key, parse_json
     text = out.read()
     lines = text.splitlines(keepends=True)
     current = {j.key: j.instance.sha256 for j in jobs}
@@ -59,15 +58,17 @@ def _pending(jobs: list, out: AppendFile) -> list:
         if not line.strip():
             keep.append(line)
             continue
-        try:
-            lab = json.loads(line)
+        try:                        # read as prefcert check reads it: a repeated key
+            lab = parse_json(line, str(out.path), i)     # is refused, never last-one-wins
             key = label_key(lab["id"], lab["question"])
             sha = lab["instance_sha256"]
-        except json.JSONDecodeError:
+        except InstanceError as e:
+            if e.message == DUPLICATE:
+                raise
             if i == len(lines) and not line.endswith("\n") and line.startswith(LABEL_START):
                 continue                             # torn by a kill: relabelled below
             raise _not_a_label(out, i, line) from None
-        except (KeyError, TypeError, RecursionError):
+        except (KeyError, TypeError):
             raise _not_a_label(out, i, line) from None
         if not line.endswith("\n"):                  # a whole label whose newline was lost
             line += "\n"
