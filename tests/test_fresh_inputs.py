@@ -174,7 +174,16 @@ def test_label_usage_errors_have_the_readme_form(tmp_path, args, message):
     assert not out.exists()
 
 
-def test_a_real_option_of_another_command_ends_its_sentence_before_the_hint():
+def test_usage_errors_of_other_commands_have_the_readme_form(tmp_path):
+    r = run("generate", "voting-manipulation", "-o", tmp_path / "g", "--sizes", "3,x")
+    assert one_line(r) == ("prefcert: error: --sizes takes integers: 'x'. Try 'prefcert "
+                           "generate --help'.")
+    assert not (tmp_path / "g").exists()
+    r = run("score", tmp_path)
+    assert one_line(r).endswith(". Try 'prefcert score --help'.")
+
+
+def test_a_click_option_of_another_command_ends_its_sentence_before_the_hint():
     r = run("eval", "indeterminacy-preference", "--model", "mockllm/model",
             "--temperature", "nan")
     assert one_line(r) == ("prefcert: error: Invalid value for '--temperature': 'nan' is "
@@ -204,8 +213,8 @@ def test_values_in_messages_are_json_with_the_line(tmp_path, name, obj, message)
 
 
 def test_a_number_is_shown_as_written(tmp_path):
-    text = json.dumps({**ELECTION, "questions": [
-        {"type": "coalitional_manipulation", "candidate": "a", "weights": [12345]}]}).replace("12345", "1e13")
+    question = {"type": "coalitional_manipulation", "candidate": "a", "weights": [12345]}
+    text = json.dumps({**ELECTION, "questions": [question]}).replace("12345", "1e13")
     p = write(tmp_path, "ew.json", text)
     assert label_error(tmp_path, p) == (
         f"prefcert: error: {p}:1: weights must be a list of 1 to 20000 integers from 1 to "

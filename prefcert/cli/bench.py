@@ -35,7 +35,7 @@ def _sizes(value: str | None, suite) -> tuple | None:
         try:
             out.append(int(tok))
         except ValueError:
-            raise InstanceError("--sizes takes integers", value=tok) from None
+            usage_error(InstanceError("--sizes takes integers", value=tok))
     return tuple(out)
 
 
@@ -162,8 +162,8 @@ def score(sources, out, against, models, size_tests, as_json, parse):
             check_output(out)
         if logs:
             if against:
-                raise InstanceError("--against is for answers files (give two logs to "
-                                    "compare their models)")
+                usage_error(InstanceError("--against is for answers files (give two logs to "
+                                          "compare their models)"))
             from ..bench.inspect.logs import log_samples, score_samples, unfinished
             refuse_inputs([out], list(sources))
             samples = log_samples(sources, list(models) if models else None)
@@ -173,12 +173,13 @@ def score(sources, out, against, models, size_tests, as_json, parse):
             other = None
         else:
             if len(sources) < 2:
-                raise InstanceError("give PROMPTS and ANSWERS..., or Inspect logs (.eval)",
-                                    value=" ".join(map(str, sources)))
+                usage_error(InstanceError("give PROMPTS and ANSWERS..., or Inspect logs (.eval)",
+                                          value=" ".join(map(str, sources))))
             prompts, files = sources[0], list(sources[1:])
             if against and len(files) > 1:
-                raise InstanceError("--against compares one ANSWERS file with another; "
-                                    "several ANSWERS files are compared pairwise already")
+                usage_error(InstanceError("--against compares one ANSWERS file with "
+                                          "another; several ANSWERS files are compared "
+                                          "pairwise already"))
             names = _answer_models(files, models)
             bench = sc.Benchmark.read(prompts)
             refuse_inputs([out], [*bench.files, *files, against])
