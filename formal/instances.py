@@ -386,7 +386,8 @@ def as_written(e: InstanceError) -> InstanceError:
             text = next((t for i, t in enumerate(f, 1) if i == e.line), "")
     except OSError:
         return e
-    tokens = [m.group() for m in _NUMBER.finditer(text)]
+    tokens = [t for t in (m.group() for m in _NUMBER.finditer(text))
+              if any(c in t for c in ".eE")]           # the spellings of a float
 
     def written(v: Any) -> Any:
         if isinstance(v, dict):
@@ -396,9 +397,8 @@ def as_written(e: InstanceError) -> InstanceError:
         if isinstance(v, float):
             return next((Verbatim(t) for t in tokens if _same_number(t, v)), v)
         return v
-    out = InstanceError(e.message, file=e.file, line=e.line, agent=e.agent,
-                        value=written(e.value))
-    return out
+    return InstanceError(e.message, file=e.file, line=e.line, agent=e.agent,
+                         value=written(e.value))
 
 
 def read_json(path: Path, limit: int | None = None) -> list[Instance]:
