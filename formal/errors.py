@@ -1,6 +1,7 @@
 """Error types shared by every layer."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
@@ -33,13 +34,48 @@ class InstanceError(ValueError):
 SHOWN_CHARS = 120
 
 
+class Verbatim(str):
+    """A value as it was written in its file (a number such as ``1e13``, which Python
+    would show as ``10000000000000.0``): an error line shows it as is."""
+
+
+def _json_text(value: object) -> str:
+    """``value`` written as JSON (``null``, ``true``, ``{"type": "kth"}``, ``[1e13]``), a
+    :class:`Verbatim` part as written; TypeError for a value JSON has no form for."""
+    if isinstance(value, Verbatim):
+        return str(value)
+    if value is None or isinstance(value, (bool, str)):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(_json_text, value)) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_json_text(str(k))}: {_json_text(v)}"
+                               for k, v in value.items()) + "}"
+    raise TypeError(type(value).__name__)
+
+
 def _shown(value: object) -> str:
-    """``repr(value)``, cut to its first characters with its length when longer than
-    :data:`SHOWN_CHARS` (an integer of 10⁵ digits stays a one-line message)."""
-    text = repr(value)
+    """The value an error line shows: a string in quotes (``'V1'``), any other value as
+    JSON (``null``, ``true``, ``{"type": "kth"}``; a :class:`Verbatim` number as written),
+    bytes and other non-JSON values as Python shows them; cut to its first characters
+    with its length when longer than :data:`SHOWN_CHARS` (an integer of 10⁵ digits stays
+    a one-line message)."""
+    try:
+        text = repr(str(value)) if isinstance(value, str) and not isinstance(
+            value, Verbatim) else _json_text(value)
+    except (TypeError, RecursionError, ValueError):
+        try:
+            text = repr(value)
+        except (RecursionError, ValueError):
+            text = f"<{type(value).__name__}>"
     if len(text) <= SHOWN_CHARS:
         return text
-    unit = "digits" if isinstance(value, int) else "characters"
+    unit = "digits" if isinstance(value, int) and not isinstance(value, bool) \
+        else "characters"
     return f"{text[:SHOWN_CHARS // 2]}… ({len(text)} {unit})"
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .errors import InstanceError
+from .errors import InstanceError, Verbatim
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,7 @@ def from_object(obj: Any, file: str, line: int | None, default_id: str, *,
     ``raw_size``: the bytes of its JSON text as read, when known (see :func:`_canonical`)."""
     if not isinstance(obj, dict):
         raise InstanceError("an instance must be a JSON object", file=file, line=line,
-                            value=type(obj).__name__)
+                            value=Verbatim("null") if obj is None else obj)
     domain = obj.get("domain")
     if not isinstance(domain, str):
         raise InstanceError("missing or non-string 'domain'", file=file, line=line, value=domain)
@@ -306,24 +306,99 @@ def _json_start(path: Path, raw: bytes, line: int | None = None) -> None:
                             line=line or 1 + raw[:64].count(b"\n"))
 
 
+#: a JSON number token (for finding a value in the text it was read from)
+_NUMBER = re.compile(r"(?<![\w.+-])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.])")
+
+
+def _leaves(value: object) -> Iterator[object]:
+    """The scalars of a decoded JSON value, in order (depth-first)."""
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value
+
+
+def _value_needle(value: object) -> re.Pattern[str] | None:
+    """A pattern of the JSON text of the scalar ``value`` as it may be written (a number
+    in any of its spellings: ``1e13`` for ``10000000000000.0``), None for a container."""
+    if isinstance(value, bool) or value is None:
+        return re.compile(r"(?<![\w\"])" + json.dumps(value) + r"(?![\w\"])")
+    if isinstance(value, (int, float)):
+        return _NUMBER
+    if isinstance(value, str):
+        return re.compile(re.escape(json.dumps(value)))
+    return None
+
+
+def _holds(text: str, needle: re.Pattern[str], value: object) -> bool:
+    if needle is not _NUMBER:
+        return needle.search(text) is not None
+    return any(_same_number(m.group(), value) for m in needle.finditer(text))
+
+
+def _same_number(token: str, value: object) -> bool:
+    try:
+        return (float(token) if any(c in token for c in ".eE") else int(token)) == value
+    except (ValueError, OverflowError):
+        return False
+
+
 def locate(file: str, agent: str | None, value: object) -> int | None:
     """The line of a whole-file JSON instance where an error's agent is defined (its
-    ``"name":`` key), else where its value first appears; None when neither is found.
-    Used only to locate an error, so it reads the file again. O(file size)."""
+    ``"name":`` key), else where its value first appears (its first scalar, for a list or
+    an object; a number in any spelling), else 1 for a file of one line; None when none
+    of these is found. Used only to locate an error, so it reads the file again.
+    O(file size)."""
     try:
         lines = Path(file).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
-    needles = []
+    checks: list[Callable[[str], bool]] = []
     if agent is not None:
-        needles.append(re.compile(re.escape(json.dumps(agent)) + r"\s*:"))
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        needles.append(re.compile(re.escape(json.dumps(value))))
-    for needle in needles:
+        key = re.compile(re.escape(json.dumps(agent)) + r"\s*:")
+        checks.append(lambda t: key.search(t) is not None)
+    leaf = next(_leaves(value), None) if value is not None else None
+    needle = _value_needle(leaf) if value is not None else None
+    if needle is not None:
+        checks.append(lambda t: _holds(t, needle, leaf))
+    for check in checks:
         for i, text in enumerate(lines, 1):
-            if needle.search(text):
+            if check(text):
                 return i
-    return None
+    filled = [i for i, t in enumerate(lines, 1) if t.strip()]
+    return filled[0] if len(filled) == 1 else None
+
+
+def as_written(e: InstanceError) -> InstanceError:
+    """``e`` with the numbers of its value shown as its file's line writes them (``1e13``,
+    not Python's ``10000000000000.0``: :class:`~formal.errors.Verbatim`); ``e`` itself when
+    its value holds no float or its line is not known. Used only for an error line, so
+    it reads that line again. O(the file up to that line)."""
+    if e.file is None or e.line is None or not any(
+            isinstance(x, float) for x in _leaves(e.value)):
+        return e
+    try:
+        with open(e.file, encoding="utf-8", errors="replace") as f:
+            text = next((t for i, t in enumerate(f, 1) if i == e.line), "")
+    except OSError:
+        return e
+    tokens = [t for t in (m.group() for m in _NUMBER.finditer(text))
+              if any(c in t for c in ".eE")]           # the spellings of a float
+
+    def written(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: written(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [written(x) for x in v]
+        if isinstance(v, float):
+            return next((Verbatim(t) for t in tokens if _same_number(t, v)), v)
+        return v
+    return InstanceError(e.message, file=e.file, line=e.line, agent=e.agent,
+                         value=written(e.value))
 
 
 def read_json(path: Path, limit: int | None = None) -> list[Instance]:
@@ -338,7 +413,10 @@ def read_json(path: Path, limit: int | None = None) -> list[Instance]:
         text = text[1:]
     obj = parse_json(text, str(path), hook=shared_strings())
     del text                          # a big instance's text is not kept while hashing it
-    return [from_object(obj, str(path), None, path.stem)]
+    try:
+        return [from_object(obj, str(path), None, path.stem)]
+    except InstanceError as e:        # an error of the whole object: where its value is
+        raise e.located(line=locate(str(path), e.agent, e.value)) from None
 
 
 

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from .errors import InstanceError
-from .instances import Instance, from_object, read_text
+from .instances import BOM, Instance, from_object, read_text
 from .preference import MAX_COUNT
 
 SUFFIXES = (".soc", ".soi", ".toc", ".toi")
@@ -56,12 +56,17 @@ def parse_preflib(text: str, *, file: str, suffix: str) -> dict:
     alts: dict[int, str] = {}
     ballots: list[tuple[int, list[list[int]], int]] = []
     declared: dict[str, tuple[int, int]] = {}
+    first: dict[str, int] = {}              # a header key -> the line it is first given on
     for ln, raw in enumerate(text.splitlines(), 1):
         if raw.startswith("#"):
             m = _HEADER.match(raw)
             if not m:
                 raise InstanceError("malformed header line", file=file, line=ln, value=raw)
             key, val = m.group(1), m.group(2)
+            if key in first and not _ALT.match(key):
+                raise InstanceError(f"header line given twice (first on line {first[key]})",
+                                    file=file, line=ln, value=raw)
+            first.setdefault(key, ln)
             header.append((key, val, ln))
             am = _ALT.match(key)
             if am:
@@ -149,6 +154,8 @@ def _parse_order(body: str, *, file: str, line: int) -> list[list[int]]:
         else:
             j = s.find(",", i)
             j = len(s) if j < 0 else j
+            if not s[i:j].strip():             # "3,,1"
+                raise _empty_entry(s, file, line)
             ties.append([_int(s[i:j], file=file, line=line, what="alternative")])
             i = j
         if i < len(s):
@@ -156,7 +163,15 @@ def _parse_order(body: str, *, file: str, line: int) -> list[list[int]]:
                 raise InstanceError("expected ',' between entries", file=file, line=line,
                                     value=s[i:i + 20])
             i += 1
+            if i == len(s):                    # "3,1,2," ends in an empty entry
+                raise _empty_entry(s, file, line)
     return ties
+
+
+def _empty_entry(ballot: str, file: str, line: int) -> InstanceError:
+    """An empty entry of a ballot: two commas in a row, or one at its start or end."""
+    return InstanceError("empty entry in a ballot (two commas in a row, or a comma at its "
+                         "start or end)", file=file, line=line, value=ballot)
 
 
 def to_instance_dict(parsed: dict, *, iid: str, suffix: str) -> dict:
@@ -186,6 +201,8 @@ def read_preflib(path: Path, limit: int | None = None) -> list[Instance]:
     """
     path = Path(path)
     text = read_text(path, limit)
+    if text.startswith(BOM):                   # as for JSON: an editor's byte-order mark
+        text = text[1:]
     parsed = parse_preflib(text, file=str(path), suffix=path.suffix)
     data = to_instance_dict(parsed, iid=path.stem, suffix=path.suffix)
     return [from_object(data, str(path), None, path.stem)]

@@ -165,7 +165,8 @@ def test_audit_exit_codes(tmp_path):
     r = run("audit", inst, "--question", "super_stable", junk)
     assert r.returncode == 1 and json.loads(r.stdout)["verdict"] == "unparseable"
     r = run("audit", inst, "--question", "super_stable", tmp_path / "missing.txt")
-    assert r.returncode == 2
+    assert r.returncode == 1 and json.loads(r.stdout)["verdict"] == "unparseable"
+    assert "names no file: it was read as the answer's text" in r.stderr
     r = run("audit", inst, "--question", "nope", none)
     assert r.returncode == 2 and "unknown question" in r.stderr
 

@@ -107,12 +107,12 @@ def test_an_inspect_log_that_is_a_fifo_is_refused_unread(files):
 @needs_cli
 @pytest.mark.parametrize("text, shown", [
     ('{"id": "one", "question": "weakly_st', ":2: malformed JSON (Unterminated string"),
-    ("[1, 2]", ":2: not a label (a label is a JSON object): 'list'"),
+    ("[1, 2]", ":2: not a label (a label is a JSON object): [1, 2]"),
     ('{"id": "one", "source": {"file": "one.json"}}', ":2: not a label (a field is missing): 'question'"),
     ('{"id": 10000000000000000000000, "question": "q", "source": {}}',
      ":2: not a label: its 'id' must be a string: 10000000000000000000000"),
     ('{"id": "one", "question": "q", "source": {"file": 1e400}}',
-     ":2: not a label: its source 'file' must be a string: inf"),
+     ":2: not a label: its source 'file' must be a string: 1e400"),
     (DEEP, ":2: JSON nested too deeply"),
     ('{"id": "a", "id": "b", "question": "q", "source": {}}', ":2: a key appears twice"),
 ])

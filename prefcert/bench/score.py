@@ -270,12 +270,28 @@ def read_answers(path: str | Path,
         if not isinstance(rec.get("timeout", False), bool):
             raise InstanceError("'timeout' is true or false", file=str(path), line=i,
                                 value=rec["timeout"])
+        if not _json_value(rec.get("answer")):
+            raise InstanceError("'answer' holds NaN or Infinity, which are not JSON (an "
+                                "answer is a string, or a JSON value read as its text)",
+                                file=str(path), line=i, value=rec["id"])
         if known is not None:
             single_answer(known[pid], path, i)
         out[pid] = answer_text(None if rec.get("timeout") else rec.get("answer"))
     if not out:
         raise InstanceError("holds no answer records", file=str(path))
     return out
+
+
+def _json_value(value: Any) -> bool:
+    """Whether ``value`` is JSON (``json`` also reads NaN and ±Infinity, which are not):
+    a string or None at once, else whether it encodes without them. O(size)."""
+    if value is None or value.__class__ is str:
+        return True
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        return False
+    return True
 
 
 def score_answers(bench: Benchmark, answers: Mapping[str, str | None],

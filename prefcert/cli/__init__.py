@@ -126,6 +126,8 @@ def _click_error(e: click.ClickException) -> NoReturn:
         sys.exit(e.exit_code)
     _drop_stdout()
     message = " ".join(e.format_message().split())        # one line
+    if message and message[-1] not in ".!?":
+        message += "."                  # the sentence ends before the hint
     ctx = getattr(e, "ctx", None)
     hint = ""
     if ctx is not None and isinstance(e, click.UsageError):

@@ -22,6 +22,7 @@ from .common import (
     OutputPath,
     bad_input,
     name_value_pairs,
+    usage_error,
 )
 from .common import console as shared_console
 
@@ -34,7 +35,7 @@ def _sizes(value: str | None, suite) -> tuple | None:
         try:
             out.append(int(tok))
         except ValueError:
-            raise InstanceError("--sizes takes integers", value=tok) from None
+            usage_error(InstanceError("--sizes takes integers", value=tok))
     return tuple(out)
 
 
@@ -150,14 +151,19 @@ def score(sources, out, against, models, size_tests, as_json, parse):
     (with multiplicity adjustments), and with several models the exact McNemar test of
     every pair of them on their common prompts (Holm over the pairs)."""
     from ..bench import score as sc
-    logs = bool(sources) and all(_is_log(x) for x in sources)
+    is_log = [_is_log(x) for x in sources]
+    logs = bool(sources) and all(is_log)
     try:
+        if any(is_log) and not logs:        # a log beside PROMPTS / ANSWERS files
+            mine = [str(x) for x, y in zip(sources, is_log) if y]
+            raise InstanceError(f"an Inspect log is scored alone, its prompts are in it: "
+                                f"prefcert score {' '.join(mine)}", file=mine[0])
         if out is not None:
             check_output(out)
         if logs:
             if against:
-                raise InstanceError("--against is for answers files (give two logs to "
-                                    "compare their models)")
+                usage_error(InstanceError("--against is for answers files (give two logs to "
+                                          "compare their models)"))
             from ..bench.inspect.logs import log_samples, score_samples, unfinished
             refuse_inputs([out], list(sources))
             samples = log_samples(sources, list(models) if models else None)
@@ -167,12 +173,13 @@ def score(sources, out, against, models, size_tests, as_json, parse):
             other = None
         else:
             if len(sources) < 2:
-                raise InstanceError("give PROMPTS and ANSWERS..., or Inspect logs (.eval)",
-                                    value=" ".join(map(str, sources)))
+                usage_error(InstanceError("give PROMPTS and ANSWERS..., or Inspect logs (.eval)",
+                                          value=" ".join(map(str, sources))))
             prompts, files = sources[0], list(sources[1:])
             if against and len(files) > 1:
-                raise InstanceError("--against compares one ANSWERS file with another; "
-                                    "several ANSWERS files are compared pairwise already")
+                usage_error(InstanceError("--against compares one ANSWERS file with "
+                                          "another; several ANSWERS files are compared "
+                                          "pairwise already"))
             names = _answer_models(files, models)
             bench = sc.Benchmark.read(prompts)
             refuse_inputs([out], [*bench.files, *files, against])
@@ -380,10 +387,15 @@ def refine(prompts, command, out, ids, cells, rounds, timeout):
         if None in chosen:
             raise InstanceError("no prompt with this id", file=str(prompts),
                                 value=ids[chosen.index(None)])
+        factors = sorted({k for p in bench.prompts for k in p["cell"]})
         for c in cells:
             if "=" not in c:
-                raise InstanceError("--cell takes FACTOR=VALUE", value=c)
+                usage_error(InstanceError("--cell takes FACTOR=VALUE", value=c))
             k, v = c.split("=", 1)
+            if k not in factors:
+                raise InstanceError(f"--cell: no prompt's cell has the factor {k!r} "
+                                    f"(factors: {', '.join(factors) or 'none'})",
+                                    file=str(prompts), value=c)
             chosen = [p for p in chosen if str(p["cell"].get(k)).lower() == v.lower()]
         if not chosen:
             raise InstanceError("no prompt matches the --id / --cell filters", file=str(prompts))

@@ -120,11 +120,19 @@ class Verifier:
 def _label(line: str, labels: Path, lineno: int) -> dict:
     """The label of one line of a labels file: a JSON object with a string ``id``, a
     ``question`` and an object ``source``; InstanceError naming the file, the line and
-    the value otherwise (malformed JSON, nesting too deep, a repeated key, another type)."""
-    lab = parse_json(line, str(labels), lineno)
+    the value otherwise (malformed JSON, nesting too deep, a repeated key, another type;
+    a number as the line writes it)."""
+    try:
+        return _fields(parse_json(line, str(labels), lineno), labels, lineno)
+    except InstanceError as e:
+        from ..formal.instances import as_written
+        raise as_written(e) from None
+
+
+def _fields(lab: object, labels: Path, lineno: int) -> dict:
     if not isinstance(lab, dict):
         raise InstanceError("not a label (a label is a JSON object)", file=str(labels),
-                            line=lineno, value=type(lab).__name__)
+                            line=lineno, value=lab)
     for key, kind, name in (("id", str, "a string"), ("question", (str, dict), "a name or an object"),
                             ("source", dict, "an object")):
         if key not in lab:

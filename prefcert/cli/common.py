@@ -102,6 +102,15 @@ def console(*, stderr: bool = False, width: int | None = None) -> Any:
     return _CONSOLE(stderr=stderr, width=None if stream.isatty() else width)
 
 
+def usage_error(message: object) -> NoReturn:
+    """A usage error of an option checked by the command itself (a word that is not one of
+    the option's, a value given twice, options that exclude each other): the one line of
+    click's own usage errors, ``prefcert: error: … Try 'prefcert COMMAND --help'.``, exit
+    status 2 (:func:`prefcert.cli._click_error`). ``message``: the text, or the
+    InstanceError whose one line it is."""
+    raise click.UsageError(str(message), click.get_current_context(silent=True))
+
+
 def bad_input(e: Exception) -> None:
     click.echo(f"prefcert: error: {e}", err=True)
     sys.exit(2)
@@ -109,14 +118,15 @@ def bad_input(e: Exception) -> None:
 
 def name_value_pairs(items, flag: str, shape: str = "NAME=VALUE") -> dict[str, str]:
     """The ``NAME=VALUE`` arguments of a repeatable option (``--param``, ``--reading``) as a
-    dict; InstanceError naming the first that is not of that shape."""
+    dict; InstanceError naming the first that is not of that shape, a usage error
+    (:func:`usage_error`) for a name given twice."""
     out: dict[str, str] = {}
     for item in items:
         name, eq, value = item.partition("=")
         if not eq or not name.strip() or not value.strip():
             raise InstanceError(f"{flag} takes {shape}", value=item)
         if name.strip() in out:
-            raise InstanceError(f"{flag} {name.strip()} is given twice", value=item)
+            usage_error(InstanceError(f"{flag} {name.strip()} is given twice", value=item))
         out[name.strip()] = value.strip()
     return out
 
@@ -133,7 +143,9 @@ def override_readings(instances, semantics=None, conventions=None):
 
 
 def parse_conventions(pairs: tuple[str, ...], domains: set[str]) -> dict[str, str]:
-    """``--convention NAME=CHOICE`` options, checked against the domains being labelled."""
+    """``--convention NAME=CHOICE`` options, checked against the domains being labelled: a
+    name that is not one of theirs, a choice not among the name's, and a name given twice
+    are usage errors (:func:`usage_error`)."""
     from ..pipeline.registry import DOMAINS
     from ..pipeline.registry import spec as domain_spec
     if not pairs:
@@ -144,26 +156,34 @@ def parse_conventions(pairs: tuple[str, ...], domains: set[str]) -> dict[str, st
         name, sep, choice = raw.partition("=")
         known = {k: c for t in tables.values() for k, c in t.items()}
         if not sep or name not in known:
-            raise InstanceError(f"--convention takes NAME=CHOICE with NAME among "
-                                f"{', '.join(sorted(known)) or 'none for these domains'}",
-                                value=raw)
+            usage_error(InstanceError(f"--convention takes NAME=CHOICE with NAME among "
+                                      f"{', '.join(sorted(known)) or 'none for these domains'}",
+                                      value=raw))
         if choice not in known[name].choices:
-            raise InstanceError(f"--convention {name} must be one of "
-                                f"{', '.join(known[name].choices)}", value=choice)
+            usage_error(InstanceError(f"--convention {name} must be one of "
+                                      f"{', '.join(known[name].choices)}", value=choice))
+        if name in out:
+            usage_error(InstanceError(f"--convention {name} is given twice", value=raw))
         out[name] = choice
     return out
 
 
 def json_option(option: str, value: str):
-    """A question given on the command line: a name, or a JSON object."""
+    """A question given on the command line: a name, or a JSON object, read as every JSON
+    text a user gives (:func:`prefcert.formal.instances.parse_json`: a key repeated in one
+    object is refused, never read last-one-wins); InstanceError naming the option."""
     if not value.lstrip().startswith("{"):
         return value
+    from ..formal.instances import parse_json
     try:
-        return json.loads(value)
-    except json.JSONDecodeError as e:
-        raise InstanceError(f"{option} is not valid JSON ({e.msg})", value=value) from None
-    except RecursionError:
-        raise InstanceError(f"{option} is nested too deeply", value=value[:40]) from None
+        return parse_json(value, option)
+    except InstanceError as e:
+        if e.message.startswith("malformed JSON"):
+            raise InstanceError(f"{option} is not valid JSON{e.message[len('malformed JSON'):]}",
+                                value=value) from None
+        if e.message.startswith("JSON nested"):
+            raise InstanceError(f"{option} is nested too deeply", value=value[:40]) from None
+        raise InstanceError(f"{option}: {e.message}", value=e.value) from None
 
 
 class Seconds(click.ParamType):

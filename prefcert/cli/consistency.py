@@ -25,6 +25,7 @@ from .common import (
     FiniteRange,
     OutputPath,
     bad_input,
+    usage_error,
 )
 
 
@@ -173,7 +174,7 @@ def consistency(responses, design, models, fit, rmse_divisor, price_scale, norma
                 raise InstanceError("holds no responses", file=str(path))
             rows += mine
         if labels_dir is not None and no_certify:
-            raise InstanceError("--labels needs the certified labels (drop --no-certify)")
+            usage_error(InstanceError("--labels needs the certified labels (drop --no-certify)"))
         audit = cs.consistency_audit(rows, des, opts,
                                      file=str(responses[0]) if len(responses) == 1 else None,
                                      progress=sys.stderr.isatty())
@@ -351,7 +352,8 @@ def risk(sources, utilities, models, delta, resamples, seed, by, sc, sc_ties, m_
             from ..bench.inspect.logs import is_log
             if sources and all(is_log(x) for x in sources):
                 if models:
-                    raise InstanceError("--model is for answers files (a log names its model)")
+                    usage_error(InstanceError("--model is for answers files (a log names "
+                                              "its model)"))
                 from ..bench.inspect.logs import log_samples, risk_samples
                 refuse_inputs([out, report], list(sources))
                 samples = log_samples(sources)
@@ -434,7 +436,7 @@ def _sc_values(text: str | None) -> list[int]:
         except ValueError:
             n = 0
         if n < 1:
-            raise InstanceError("--sc takes integers ≥ 1 separated by commas", value=text)
+            usage_error(InstanceError("--sc takes integers ≥ 1 separated by commas", value=text))
         out.append(n)
     return out
 

@@ -1,7 +1,6 @@
 """``prefcert label``: certified labels for every (instance, question), resumable output."""
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections import Counter
@@ -32,6 +31,7 @@ from .common import (
     report_disagreement,
     summary,
     unfreeze,
+    usage_error,
 )
 
 #: a label's JSON line (without its newline): ``json.dumps(label, separators=(",", ":"))``,
@@ -49,7 +49,7 @@ def _pending(jobs: list, out: AppendFile) -> list:
     line torn by a kill mid-write (no newline, not JSON, begun as a label line) may be
     dropped: any other line that is not a label is an error naming it, and OUT is left
     untouched, so that a file that is not a labels file is never taken for one."""
-    from ..formal.instances import label_key
+    from ..formal.instances import DUPLICATE, label_key, parse_json
     text = out.read()
     lines = text.splitlines(keepends=True)
     current = {j.key: j.instance.sha256 for j in jobs}
@@ -58,15 +58,17 @@ def _pending(jobs: list, out: AppendFile) -> list:
         if not line.strip():
             keep.append(line)
             continue
-        try:
-            lab = json.loads(line)
+        try:                        # read as prefcert check reads it: a repeated key
+            lab = parse_json(line, str(out.path), i)     # is refused, never last-one-wins
             key = label_key(lab["id"], lab["question"])
             sha = lab["instance_sha256"]
-        except json.JSONDecodeError:
+        except InstanceError as e:
+            if e.message == DUPLICATE:
+                raise
             if i == len(lines) and not line.endswith("\n") and line.startswith(LABEL_START):
                 continue                             # torn by a kill: relabelled below
             raise _not_a_label(out, i, line) from None
-        except (KeyError, TypeError, RecursionError):
+        except (KeyError, TypeError):
             raise _not_a_label(out, i, line) from None
         if not line.endswith("\n"):                  # a whole label whose newline was lost
             line += "\n"
@@ -81,6 +83,21 @@ def _pending(jobs: list, out: AppendFile) -> list:
         click.echo(f"prefcert: {stale} label(s) in {out.path} were made from an instance "
                    f"that has since changed: dropped, and labelled again.", err=True)
     return [j for j in jobs if j.key not in done]
+
+
+def _engine_names(engines: str | None) -> list[str] | None:
+    """The names of ``--engines`` (None: not given; ``--engines ""``: none, refused later as
+    no known engine); InstanceError for an empty name (two commas in a row, or one at the
+    start or end)."""
+    if engines is None:
+        return None
+    if not engines.strip():
+        return []                       # refused as naming no known engine
+    names = [e.strip() for e in engines.split(",")]
+    if not all(names):
+        raise InstanceError("--engines: an empty engine name (two commas in a row, or one "
+                            "at the start or end)", value=engines)
+    return names
 
 
 def _not_a_label(out: AppendFile, line: int, text: str) -> InstanceError:
@@ -161,7 +178,20 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
     from ..formal.budget import MODES
     from ..pipeline.jobs import plan
     try:
-        choice(cross_check, "--cross-check", MODES)    # before any file is read
+        try:                                           # before any file is read
+            choice(cross_check, "--cross-check", MODES)
+            names = _engine_names(engines)
+            if dask_address is not None and jobs is not None:
+                raise InstanceError("--jobs and --dask exclude each other (the cluster's "
+                                    "workers are the jobs)", value=f"--jobs {jobs}")
+            if verify_all and dask_address is None:
+                raise InstanceError("--verify-all re-checks labels made on a Dask cluster; "
+                                    "give --dask", value="--verify-all")
+            if dask_address is not None:
+                from ..pipeline.dask_runner import parse_address
+                parse_address(dask_address)
+        except InstanceError as e:
+            usage_error(e)
         qs = [json_option("--question", q) for q in questions] or None
         if disagreements is None and out is not None:
             disagreements = out.with_name(out.name + ".disagreements.jsonl")
@@ -172,18 +202,15 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
             instances = read_paths(list(paths), skip=own)  # -o may sit in a labelled folder
             chosen = parse_conventions(conventions, {i.domain for i in instances})
             work = plan(override_readings(instances, semantics, chosen), qs)
-        names = [e.strip() for e in engines.split(",") if e.strip()] \
-            if engines is not None else None
         if names is not None:
-            check_engines(names, [(j.question.name, j.question.engines, j.instance.file,
-                                   j.instance.line) for j in work], given=engines)
+            try:
+                check_engines(names, [(j.question.name, j.question.engines, j.instance.file,
+                                       j.instance.line) for j in work], given=engines)
+            except InstanceError as e:
+                if e.file is not None:      # a question of a file none of them answers
+                    raise
+                usage_error(f"--engines: {e}")      # a name no question has
         refuse_inputs(own, {i.file for i in instances})
-        if dask_address is not None and jobs is not None:
-            raise InstanceError("--jobs and --dask exclude each other (the cluster's "
-                                "workers are the jobs)", value=f"--jobs {jobs}")
-        if verify_all and dask_address is None:
-            raise InstanceError("--verify-all re-checks labels made on a Dask cluster; "
-                                "give --dask", value="--verify-all")
         cluster = None
         if dask_address is not None:        # connect before OUT is created or locked
             from ..pipeline.dask_runner import Cluster

@@ -18,7 +18,7 @@ from ..domains.base import Absent, Question, is_agreement, run_engine
 from ..encodings import cross_check as all_workers
 from ..formal import budget, checker
 from ..formal.errors import CertificateError, Disagreement, InstanceError, Undecided
-from ..formal.instances import Instance, from_object, label_key, locate
+from ..formal.instances import Instance, as_written, from_object, label_key, locate
 from ..formal.outcome import UNKNOWN
 from .minimize import measure, shrink
 from .registry import domain as get_domain
@@ -69,7 +69,10 @@ def plan(instances: Iterable[Instance], questions: list | None = None) -> list[J
             line = inst.line
             if line is None and e.line is None and inst.file.endswith(".json"):
                 line = locate(inst.file, e.agent, e.value)     # within a whole-file JSON
-            raise e.located(inst.file, line) from None
+            e = e.located(inst.file, line)
+            if inst.file.endswith((".json", ".jsonl")):
+                e = as_written(e)               # its numbers as the file writes them
+            raise e from None
     return jobs
 
 
