@@ -246,7 +246,7 @@ def test_parse_errors_name_the_agent_and_value():
         ({"profile": {"x": ["a", "d"]}}, "agent 'x': ranks an unknown item: 'd'"),
         ({"profile": {"x": {"edges": [["a", "d"]]}}}, "agent 'x': unknown item: 'd'"),
         ({"profile": {"x": {"edges": [["a", "b"], ["b", "c"], ["c", "a"]]}}},
-         "agent 'x': preferences contain a cycle: ['a', 'b', 'c', 'a']"),
+         'agent \'x\': preferences contain a cycle: ["a", "b", "c", "a"]'),
         ({"profile": {"x": {"choices": [[["a", "b"], "c"]]}}},
          "agent 'x': chosen item is not in its subset: 'c'"),
         ({"profile": {"x": {"order": ["a"], "count": 0}}},
