@@ -265,3 +265,13 @@ def test_no_label_names_question_and_each_engine_reason():
     assert "oracle: too many completions" in line
     assert "cpsat_agg: aggregation needs counts = independent" in line
     assert line.endswith("a larger --time-limit does not change that")
+
+
+def test_generate_help_says_sizes_are_built_and_names_the_test_split():
+    """Regression (fresh report 13, 14): --sizes read "Keep only these sizes" though sizes
+    outside the suite's default levels are built, and the Parquet split data/test.parquet
+    (the prompts without a size) was described nowhere."""
+    out = " ".join(run("generate", "--help").stdout.split())
+    assert "Keep only" not in out
+    assert "any size in the suite's open range, not only its default levels" in out
+    assert "data/test.parquet for the prompts without a size" in out

@@ -44,7 +44,10 @@ def _sizes(value: str | None, suite) -> tuple | None:
               help="Output folder: new or empty (a folder of other files is refused); created, "
                    "and locked while the run writes it.")
 @click.option("--seed", type=BENCH_SEED, help="Suite seed (default: the suite's).")
-@click.option("--sizes", help="Keep only these sizes (comma-separated), e.g. 10,30.")
+@click.option("--sizes", help="The sizes to build (comma-separated), e.g. 10,30: any size "
+                               "in the suite's open range, not only its default levels "
+                               "(docs/suites.md gives each range); rows without a size are "
+                               "always kept.")
 @click.option("--per-cell", type=PER_CELL, help="Instances per cell.")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl",
               show_default=True, help="Format of the prompts table.")
@@ -67,8 +70,9 @@ def _sizes(value: str | None, suite) -> tuple | None:
 def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, templates, readings,
              params, overwrite):
     """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),
-    prompts.jsonl (or data/<split>.parquet and a datasets card README.md) and
-    manifest.json. Same seed, same bytes."""
+    prompts.jsonl (or data/size_<level>.parquet, one split per size, data/test.parquet
+    for the prompts without a size, and a datasets card README.md) and manifest.json.
+    Same seed, same bytes."""
     from ..bench.generate import generate as run
     from ..bench.generate import print_summary
     from ..bench.suites import suite as get_suite
