@@ -646,6 +646,27 @@ def test_csv_answers_keep_their_line_breaks(tmp_path):
     assert len(r.stderr.strip().splitlines()) == 1 and ":6" in r.stderr and "model" in r.stderr
 
 
+def test_no_parsed_answer_gives_no_warning_and_no_tests(tmp_path):
+    """Regression (fresh report 18): with no answer parsed, matplotlib's "No artists with
+    labels found" UserWarning (with a source path) reached stderr, and the audit printed
+    "Bonferroni threshold 0.05/0 = 0.05" for zero tests."""
+    resp = tmp_path / "r.csv"
+    resp.write_text("model,cell_id,raw_text\nm,item,no idea\nm,item,ask someone else\n",
+                    encoding="utf-8")
+    design = tmp_path / "design.json"
+    design.write_text(json.dumps(NUMBER_DESIGN), encoding="utf-8")
+    page = tmp_path / "sc.html"
+    r = subprocess.run([PREFCERT, "consistency", str(resp), "--design", str(design),
+                        "--no-certify", "--resamples", "20", "--report", str(page)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.strip() == f"report written to {page}"
+    assert "Bonferroni: no tests (no audit group has parsed answers)" in r.stdout
+    assert "0.05/0" not in r.stdout and "over all 0 groups" not in r.stdout
+    html = page.read_text(encoding="utf-8")
+    assert "no parsed answers" in html and "over 0 groups" not in html
+
+
 def test_parsed_is_not_an_input(tmp_path):
     resp = tmp_path / "r.jsonl"
     _write_responses(resp, [{"model": "m", "cell_id": "item", "raw_text": "$5"}])

@@ -226,6 +226,28 @@ def test_timeouts_and_garbage(pref_bench, tmp_path):
     assert share["share_timeout"]["low"] < 2 / 3 < share["share_timeout"]["high"]
 
 
+def test_score_names_the_model_of_a_single_answers_file(pref_bench, tmp_path):
+    """Regression (fresh report 20): one ANSWERS file scored without --model gave every
+    record "model": null. The model is the records' own "model" field, else the file's
+    stem, and "model_from" says which."""
+    first = read_jsonl(pref_bench / "prompts.jsonl")[0]
+    out = tmp_path / "s.jsonl"
+    a = tmp_path / "gpt-x.answers.jsonl"
+    a.write_text(json.dumps({"id": first["id"], "answer": first["answer"]}) + "\n")
+    run("score", pref_bench / "prompts.jsonl", a, "-o", out)
+    assert [(r["model"], r["model_from"]) for r in read_jsonl(out)] == [("gpt-x", "file stem")]
+    a.write_text(json.dumps({"id": first["id"], "answer": "x", "model": "m-1"}) + "\n")
+    run("score", pref_bench / "prompts.jsonl", a, "-o", out)
+    assert [(r["model"], r["model_from"]) for r in read_jsonl(out)] == [("m-1", "records")]
+    run("score", pref_bench / "prompts.jsonl", a, "-o", out, "--model", "M")
+    assert [(r["model"], r["model_from"]) for r in read_jsonl(out)] == [("M", "--model")]
+    second = read_jsonl(pref_bench / "prompts.jsonl")[1]
+    a.write_text(json.dumps({"id": first["id"], "answer": "x", "model": "m-1"}) + "\n" +
+                 json.dumps({"id": second["id"], "answer": "x", "model": "m-2"}) + "\n")
+    r = run("score", pref_bench / "prompts.jsonl", a, check=False)
+    assert r.returncode == 2 and f"{a}:2:" in r.stderr and "a second model" in r.stderr
+
+
 def test_score_rejects_unknown_prompt_ids(pref_bench, tmp_path):
     a = tmp_path / "a.jsonl"
     a.write_text(json.dumps({"id": "nope", "answer": "x"}) + "\n")

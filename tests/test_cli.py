@@ -248,3 +248,31 @@ def test_check_malformed_certificate_is_rejected_not_crashed(tmp_path):
     assert r.returncode == 1 and "REJECTED" in r.stderr and "Traceback" not in r.stderr
     write(tmp_path, "empty.jsonl", "")
     assert run("check", tmp_path / "empty.jsonl").returncode == 2
+
+
+def test_no_label_names_question_and_each_engine_reason():
+    """Regression (fresh report 3): the line said "every engine timed out or gave up" with
+    the question's type only, and README promised a larger --time-limit adds the label:
+    under counts=identical no default engine decides this Borda question, whatever the
+    time limit."""
+    inst = Path(__file__).resolve().parent.parent / "instances/preflib/00016-00000002.toi"
+    q = {"type": "winner", "rule": "borda", "item": "Andrew Kole"}
+    r = run("label", inst, "-j1", "--convention", "counts=identical", "-q", json.dumps(q),
+            "--time-limit", "100")
+    assert r.returncode == 1 and r.stdout == ""
+    line = r.stderr.splitlines()[0]
+    assert line.startswith(f"prefcert: 00016-00000002 {json.dumps(q)}: no label: "
+                           "no engine decides it (")
+    assert "oracle: too many completions" in line
+    assert "cpsat_agg: aggregation needs counts = independent" in line
+    assert line.endswith("a larger --time-limit does not change that")
+
+
+def test_generate_help_says_sizes_are_built_and_names_the_test_split():
+    """Regression (fresh report 13, 14): --sizes read "Keep only these sizes" though sizes
+    outside the suite's default levels are built, and the Parquet split data/test.parquet
+    (the prompts without a size) was described nowhere."""
+    out = " ".join(run("generate", "--help").stdout.split())
+    assert "Keep only" not in out
+    assert "any size in the suite's open range, not only its default levels" in out
+    assert "data/test.parquet for the prompts without a size" in out

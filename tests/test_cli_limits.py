@@ -242,7 +242,7 @@ def test_export_checks_its_folder_before_reading_or_generating(tmp_path):
     (out / "mine.txt").write_text("keep\n")
     line = one_line(run("export", "lm-eval", "voting-manipulation", out,
                         "--benchmark", tmp_path / "no-such-benchmark"))
-    assert "the folder is not empty" in line and str(out) in line
+    assert "the output folder is not empty" in line and str(out) in line
     assert (out / "mine.txt").read_text() == "keep\n"
 
 

@@ -273,6 +273,16 @@ def test_a_mockllm_dry_run_through_the_console_script_needs_no_network(tmp_path)
     assert {s.output.completion for s in log.samples} == {"Default output from mockllm/model"}
 
 
+def test_eval_prints_its_own_summary_not_inspects_success_line(tmp_path):
+    """Regression (fresh report 6): stdout ended "Completed all tasks in DIR successfully",
+    Inspect's closing line, even after a Ctrl-C had cancelled the run (exit 130)."""
+    logs = tmp_path / "logs"
+    r = run("eval", "voting-manipulation", "--model", "mockllm/model", "--limit", "1",
+            "--log-dir", str(logs), "-T", "sizes=3", "-T", "per_cell=1")
+    assert "Completed all tasks" not in r.stdout and "successfully" not in r.stdout
+    assert f"prefcert: 1 log(s) complete in {logs}." in r.stderr
+
+
 def test_openai_compatible_provider_over_http_with_a_retry_and_a_resumed_run(tmp_path):
     suite = "voting-manipulation"
     es = entries(suite, 4)

@@ -124,3 +124,22 @@ def test_size_of_a_benchmark_folder_is_spread_over_the_cells(tmp_path):
     from prefcert.bench.dataset import SuiteDataset
     design = SuiteDataset(SUITE, sizes=[3, 4], per_cell=1)
     assert [d["id"] for d in got] == [design.id_of(i) for i in range(20)]
+
+
+def test_export_overwrite_replaces_its_own_earlier_export_only(tmp_path):
+    """Regression (fresh report 16): an export into its own earlier output was refused with
+    no --overwrite (generate has one); a bad TOOL read "Invalid value for '{lm-eval}'"."""
+    out = tmp_path / "task"
+    run("export", "lm-eval", SUITE, out, "--size", "2", "--seed", "7")
+    r = run("export", "lm-eval", SUITE, out, "--size", "3", "--seed", "7", check=False)
+    assert r.returncode == 2 and "pass --overwrite" in r.stderr
+    run("export", "lm-eval", SUITE, out, "--size", "3", "--seed", "7", "--overwrite")
+    assert len(docs(out)) == 3
+    (out / "mine.txt").write_text("keep\n")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    r = run("export", "lm-eval", SUITE, out, "--size", "1", "--overwrite", check=False)
+    assert r.returncode == 2 and "mine.txt" in r.stderr and "does not write" in r.stderr
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    r = run("export", "lm-evl", SUITE, tmp_path / "y", check=False)
+    assert r.returncode == 2 and "{" not in r.stderr
+    assert "'lm-evl' is not a tool prefcert exports to (the tools: lm-eval)." in r.stderr

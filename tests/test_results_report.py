@@ -500,3 +500,16 @@ def test_score_several_answers_files_is_several_models_compared_pairwise(tmp_pat
     bad = run("score", str(out / "prompts.jsonl"), *files, "--model", "x", check=False)
     assert bad.returncode == 2 and "once per ANSWERS file" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_report_page_header_names_the_version_and_date_and_tables_show_three_decimals(
+        tmp_path):
+    """Regression (fresh report 9, in part): the page stated no prefcert version or date,
+    and its tables showed bare values (1, 0.6) where the terminal shows 1.000, 0.600."""
+    import prefcert
+    files = three_models(tmp_path)
+    page = tmp_path / "page.html"
+    run("report", *map(str, files), "-o", str(page))
+    text = page.read_text(encoding="utf-8")
+    assert f"prefcert {prefcert.__version__}, generated 20" in text
+    assert re.search(r"<td>0\.667</td><td>0\.333</td><td>1\.000</td>", text)

@@ -59,8 +59,24 @@ def task_name(suite: str) -> str:
     return "prefcert_" + suite.replace("-", "_")
 
 
+def export_names(suite: str) -> list[str]:
+    """The names of the files :func:`export` writes for ``suite``.
+
+    Parameters
+    ----------
+    suite : str
+        The suite's name.
+
+    Returns
+    -------
+    list of str
+        The documents, the hook and the task YAML, relative to the task folder.
+    """
+    return [f"{suite}.jsonl", "prefcert_lm_eval.py", f"{task_name(suite)}.yaml"]
+
+
 def export(entries: Sequence[dict], suite: str, out: str | Path, *,
-           max_tokens: int = 4096) -> list[Path]:
+           max_tokens: int = 4096, overwrite: bool = False) -> list[Path]:
     """Write the task folder ``out`` for ``entries`` (dataset entries of ``suite``).
 
     Parameters
@@ -73,6 +89,10 @@ def export(entries: Sequence[dict], suite: str, out: str | Path, *,
         The folder (created when missing); it must hold none of the files written.
     max_tokens : int
         The task's ``max_gen_toks``.
+    overwrite : bool, default False
+        Replace the files of an earlier export of ``suite`` in ``out``
+        (:func:`export_names`); any other file there is still refused
+        (:func:`prefcert.output.check_new_folder`, the rule of ``prefcert generate``).
 
     Returns
     -------
@@ -92,6 +112,9 @@ def export(entries: Sequence[dict], suite: str, out: str | Path, *,
     from ..output import OutputFolder
     out = Path(out)
     docs = f"{suite}.jsonl"
+    if overwrite:
+        from ..output import check_new_folder
+        check_new_folder(out, export_names(suite), overwrite=True)
     files = {
         docs: "".join(json.dumps({"id": e["metadata"]["id"], "prompt": e["question"],
                                   "answer": e["answer"],
@@ -104,7 +127,7 @@ def export(entries: Sequence[dict], suite: str, out: str | Path, *,
     }
     with OutputFolder(out, "'prefcert export'") as folder:    # locked; all or nothing
         held = next((n for n in files if (out / n).exists()), None)
-        if held is not None:
+        if held is not None and not overwrite:
             raise InstanceError("the folder already holds an export", file=str(out / held))
         for name, text in files.items():
             folder.write(name, text)

@@ -223,7 +223,8 @@ class Report:
             if v is None:
                 return "—"
             if isinstance(v, float):
-                return f"{v:.3g}" if abs(v) < 1e-3 and v else f"{v:,.3f}".rstrip("0").rstrip(".")
+                # three decimals, as the terminal prints them (1.000, 0.600)
+                return f"{v:.3g}" if abs(v) < 1e-3 and v else f"{v:,.3f}"
             return html.escape(str(v))
         head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
         body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
@@ -283,8 +284,13 @@ def scores_report(scores: Sequence[dict], title: str = "prefcert benchmark repor
     from .suites import suite
     suites = list(dict.fromkeys(s["suite"] for s in scores))
     models = by_model(scores)
+    import datetime
+
+    import prefcert
+    made = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     r = Report(title, f"{len(scores)} scored answers of {len(models)} model(s) "
-                      f"({', '.join(models)}) on {', '.join(suites)}; bars show 95 % Wilson "
+                      f"({', '.join(models)}) on {', '.join(suites)}; prefcert "
+                      f"{prefcert.__version__}, generated {made}; bars show 95 % Wilson "
                       f"intervals over instances (one draw per prompt).")
     for rs in (suite_results(scores) if result_sets is None else result_sets):
         r.result_set(rs)

@@ -240,7 +240,44 @@ def answer_id(rec: Any, path: str | Path, line: int,
 
 
 #: The keys of an answer record (docs/suites.md).
-ANSWER_KEYS = ("id", "answer", "timeout", "suite")
+ANSWER_KEYS = ("id", "answer", "timeout", "suite", "model")
+
+
+def answers_model(path: str | Path) -> str | None:
+    """The model an answers file names in its own records (their ``model`` field), or None
+    when no record has one.
+
+    Parameters
+    ----------
+    path : str or Path
+        An answers file (JSONL of ``{"id", "answer"}`` records).
+
+    Returns
+    -------
+    str or None
+        The one model the records name.
+
+    Raises
+    ------
+    InstanceError
+        Naming the line of a ``model`` that is not a non-empty string, or of a record
+        naming a second model (one answers file is one model's; ``--model`` names it).
+    """
+    name: str | None = None
+    for i, rec in numbered_jsonl(path, unique_keys=True):
+        if not isinstance(rec, dict) or "model" not in rec:
+            continue
+        m = rec["model"]
+        if not isinstance(m, str) or not m.strip():
+            raise InstanceError("'model' must be a non-empty string", file=str(path),
+                                line=i, value=m)
+        if name is not None and m != name:
+            raise InstanceError(f"a second model in one answers file (the first record "
+                                f"naming one says {name!r}; give each model's answers in "
+                                f"a file of its own, or name the file's model with --model)",
+                                file=str(path), line=i, value=m)
+        name = m
+    return name
 
 
 def read_answers(path: str | Path,

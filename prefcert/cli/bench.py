@@ -45,7 +45,10 @@ def _sizes(value: str | None, suite) -> tuple | None:
               help="Output folder: new or empty (a folder of other files is refused); created, "
                    "and locked while the run writes it.")
 @click.option("--seed", type=BENCH_SEED, help="Suite seed (default: the suite's).")
-@click.option("--sizes", help="Keep only these sizes (comma-separated), e.g. 10,30.")
+@click.option("--sizes", help="The sizes to build (comma-separated), e.g. 10,30: any size "
+                               "in the suite's open range, not only its default levels "
+                               "(docs/suites.md gives each range); rows without a size are "
+                               "always kept.")
 @click.option("--per-cell", type=PER_CELL, help="Instances per cell.")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl",
               show_default=True, help="Format of the prompts table.")
@@ -68,8 +71,9 @@ def _sizes(value: str | None, suite) -> tuple | None:
 def generate(suite_name, out, seed, sizes, per_cell, fmt, jobs, encoding, templates, readings,
              params, overwrite):
     """Generate SUITE into OUT: instances.jsonl, labels.jsonl (every label certified),
-    prompts.jsonl (or data/<split>.parquet and a datasets card README.md) and
-    manifest.json. Same seed, same bytes."""
+    prompts.jsonl (or data/size_<level>.parquet, one split per size, data/test.parquet
+    for the prompts without a size, and a datasets card README.md) and manifest.json.
+    Same seed, same bytes."""
     from ..bench.generate import generate as run
     from ..bench.generate import print_summary
     from ..bench.suites import suite as get_suite
@@ -180,13 +184,14 @@ def score(sources, out, against, models, size_tests, as_json, parse):
                 usage_error(InstanceError("--against compares one ANSWERS file with "
                                           "another; several ANSWERS files are compared "
                                           "pairwise already"))
-            names = _answer_models(files, models)
             bench = sc.Benchmark.read(prompts)
             refuse_inputs([out], [*bench.files, *files, against])
+            names = _answer_models(files, models)
             scores = []
-            for answers, name in zip(files, names):
+            for answers, (name, source) in zip(files, names):
                 given = sc.read_answers(answers, known=bench.by_id)
-                scores += [{**r, "model": name} for r in sc.score_answers(bench, given, parse)]
+                scores += [{**r, "model": name, "model_from": source}
+                           for r in sc.score_answers(bench, given, parse)]
                 if len(given) < len(bench.prompts):
                     click.echo(f"prefcert: {len(bench.prompts) - len(given)} of "
                                f"{len(bench.prompts)} prompts have no answer in {answers}: "
@@ -221,24 +226,29 @@ def score(sources, out, against, models, size_tests, as_json, parse):
     _print_metrics(rows, tests, mc, size_tests, sorted({s["suite"] for s in scores}), pairs)
 
 
-def _answer_models(files, models) -> list[str | None]:
-    """The model of each ANSWERS file: ``--model`` once per file, or for one file none
-    (records without a model), or for several the file stems, which must then differ."""
+def _answer_models(files, models) -> list[tuple[str, str]]:
+    """The model of each ANSWERS file and where its name comes from (a scored record's
+    ``model`` and ``model_from``): ``--model`` once per file (``"--model"``), else the
+    ``model`` field of the file's own records (``"records"``,
+    :func:`prefcert.bench.score.answers_model`), else the file's stem (``"file stem"``);
+    two files of the same name are refused."""
+    from ..bench.score import answers_model
+    if models and len(models) != len(files):
+        raise InstanceError(f"give --model once per ANSWERS file, in the same order "
+                            f"({len(files)} file(s), {len(models)} --model)",
+                            value=" ".join(models))
+    named = [answers_model(f) for f in files]        # each file's model field checked
     if models:
-        if len(models) != len(files):
-            raise InstanceError(f"give --model once per ANSWERS file, in the same order "
-                                f"({len(files)} file(s), {len(models)} --model)",
-                                value=" ".join(models))
-        names = list(models)
-    elif len(files) == 1:
-        return [None]
+        out = [(m, "--model") for m in models]
     else:
-        names = [Path(f).name.split(".")[0] for f in files]
+        out = [(m, "records") if m is not None else (Path(f).name.split(".")[0], "file stem")
+               for f, m in zip(files, named)]
+    names = [n for n, _ in out]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
         raise InstanceError("two ANSWERS files would be the same model (name each with "
                             "--model)", value=dup)
-    return names
+    return out
 
 
 def _is_log(path: Path) -> bool:

@@ -224,9 +224,13 @@ def _print_audit(a: dict, result_sets=()) -> None:
               f"price scale {s['price_scale']}, normalisation {s['normalisation']}); "
               f"{s['resamples']} bootstrap resamples of {s['residuals']} residuals, seed "
               f"{s['seed']}; {s['interval']} intervals for P1 / P2")
-    con.print(f"Bonferroni threshold {s['alpha']}/{s['groups']} = {s['bonferroni_threshold']:.3g}, "
-              f"smallest attainable p = {s['min_attainable_p']:.3g} "
-              f"({'reachable' if s['bonferroni_reachable'] else 'NOT reachable'})")
+    if s["groups"]:
+        con.print(f"Bonferroni threshold {s['alpha']}/{s['groups']} = "
+                  f"{s['bonferroni_threshold']:.3g}, smallest attainable p = "
+                  f"{s['min_attainable_p']:.3g} "
+                  f"({'reachable' if s['bonferroni_reachable'] else 'NOT reachable'})")
+    else:
+        con.print("Bonferroni: no tests (no audit group has parsed answers)")
     if s.get("warning"):
         con.print(f"[bold]warning:[/bold] {s['warning']}")
     t = Table(title="lack of fit per group", title_justify="left")
@@ -282,7 +286,9 @@ def _print_audit(a: dict, result_sets=()) -> None:
     con.print("parseability of the elicitation calls (stress-only cells apart): " + "; ".join(
         f"{p['model']} {p['finite']}/{p['calls']} finite, {p['number_only']} number-only"
         for p in a["parse"]))
-    con.print("Bonferroni rejections: " + ", ".join(f"{m} {k}" for m, k in a["bonferroni"].items()))
+    if a["settings"]["groups"]:
+        con.print("Bonferroni rejections: " + ", ".join(f"{m} {k}"
+                                                         for m, k in a["bonferroni"].items()))
     for rs in result_sets:
         con.print()
         print_result_set(con, rs)

@@ -126,6 +126,8 @@ def eval_command(suite_name, models, log_dir, limit, epochs, rounds, temperature
         _interrupted(log_dir)
     for log in logs:
         click.echo(f"{log.eval.model}: {log.status} -> {log.location}", err=True)
+    if ok:                      # prefcert's summary, in place of Inspect's closing line
+        click.echo(f"prefcert: {len(logs)} log(s) complete in {log_dir}.", err=True)
     if not ok:
         click.echo(f"prefcert: the run is incomplete; run the same command again to resume "
                    f"(completed samples in {log_dir} are kept).", err=True)

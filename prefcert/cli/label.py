@@ -287,7 +287,12 @@ def label(paths, out, questions, engines, time_limit, cross_check, seed, semanti
                     counts[(question, "DISAGREEMENT")] += 1
                 elif kind == "undecided":
                     failed += 1
-                    click.echo(f"prefcert: {todo[i].instance.id} {question}: no label: "
+                    # the question with its parameters (which Borda winner question)
+                    job = todo[i]
+                    spelt = job.asked if isinstance(job.asked, str) and not job.params \
+                        else json.dumps(job.asked if isinstance(job.asked, dict) else
+                                        {"type": question, **job.params}, ensure_ascii=False)
+                    click.echo(f"prefcert: {todo[i].instance.id} {spelt}: no label: "
                                f"{payload}", err=True)
                     counts[(question, "unknown")] += 1
                 else:

@@ -273,6 +273,35 @@ def checker_verdict(check: Check, answer: EngineAnswer) -> str:
         return f"rejected: {e}"
 
 
+def gave_up(answers: Sequence[EngineAnswer]) -> str:
+    """The reason of the :class:`Undecided` raised when every engine answered ``unknown``.
+
+    Parameters
+    ----------
+    answers : sequence of EngineAnswer
+        Every engine's answer (all ``unknown``).
+
+    Returns
+    -------
+    str
+        Each engine's own reason (its ``stats["reason"]``; none given reads as its time
+        limit) and whether a larger ``--time-limit`` can change the outcome: only when
+        some engine stopped at its time limit.
+    """
+    whys = [(a.engine, str(a.outcome.stats.get("reason") or "time limit")) for a in answers]
+    listed = "; ".join(f"{engine}: {why}" for engine, why in whys)
+    timed = [engine for engine, why in whys if "time limit" in why]
+    if not whys:
+        return "no engine ran"
+    if len(timed) == len(whys):
+        return f"every engine reached --time-limit ({listed}); a rerun with a larger " \
+               f"--time-limit may add it"
+    if timed:
+        return f"no engine decides it ({listed}); a larger --time-limit may help " \
+               f"{', '.join(timed)}"
+    return f"no engine decides it ({listed}); a larger --time-limit does not change that"
+
+
 def disagreement(reason: str, answers: Sequence[EngineAnswer], check: Check) -> Disagreement:
     return Disagreement({
         "reason": reason,
@@ -298,7 +327,7 @@ def decide_existence(answers: Sequence[EngineAnswer], check: Check, *,
     """
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
     if not decided:
-        raise Undecided("every engine timed out")
+        raise Undecided(gave_up(answers))
     verdicts = {a.outcome.verdict for a in decided}
     if len(verdicts) > 1:
         raise disagreement("engines disagree on the verdict", answers, check)

@@ -31,7 +31,8 @@ from ..formal.consistency import (
 )
 from ..formal.errors import CertificateError, Undecided
 from ..formal.outcome import UNKNOWN, Outcome
-from .base import Absent, Decision, Domain, Question, agreement, disagreement
+from .base import (Absent, Decision, Domain, Question, agreement, disagreement,
+                   gave_up)
 
 
 def _obs(model: ConsistencyData, name: str, params: Any):
@@ -74,7 +75,7 @@ def _decide_repair(answers, check) -> Decision:
     first optimal answer (else the narrowest bounds) is the label."""
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
     if not decided:
-        raise Undecided("every engine timed out")
+        raise Undecided(gave_up(answers))
     for a in decided:
         try:
             check(a.outcome.verdict, a.outcome.solution, a.outcome.certificate or {})
@@ -117,7 +118,7 @@ def _transitive_kahn(model, params, *, time_limit, seed):
 def _decide_transitive(answers, check) -> Decision:
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
     if not decided:
-        raise Undecided("every engine timed out")
+        raise Undecided(gave_up(answers))
     if len({a.outcome.verdict for a in decided}) > 1:
         raise disagreement("engines disagree on the verdict", answers, check)
     for a in decided:
@@ -151,7 +152,7 @@ def _decide_fas(answers, check) -> Decision:
     without one, three agreeing engines give an ``engine_agreement`` record."""
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
     if not decided:
-        raise Undecided("every engine timed out or the components are too large")
+        raise Undecided(gave_up(answers))
     values = {a.outcome.solution["reversed"] for a in decided}
     if len(values) > 1:
         raise disagreement("engines disagree on the minimum", answers, check)

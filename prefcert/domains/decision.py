@@ -19,7 +19,8 @@ from typing import Any
 from ..formal.checker.decision import SPEC
 from ..formal.decision import DecisionTask
 from ..formal.errors import CertificateError, Undecided
-from .base import UNKNOWN, Absent, Decision, Domain, Outcome, Question, disagreement
+from .base import (UNKNOWN, Absent, Decision, Domain, Outcome, Question, disagreement,
+                   gave_up)
 
 MAX_ENCODING_SIZE = 10      # agents / items a side for the CP-SAT cross-check
 MAX_ENCODING_WORLDS = 64
@@ -96,7 +97,7 @@ def decide(answers, check) -> Decision:
     """Combine the engines' answers (module docstring); raises Disagreement / Undecided."""
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
     if not decided:
-        raise Undecided("every engine timed out")
+        raise Undecided(gave_up(answers))
     if len({agreement_key(a.outcome) for a in decided}) > 1:
         raise disagreement("engines disagree on the verdict, the world optima or the "
                            "repairs", answers, check)

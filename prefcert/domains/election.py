@@ -54,6 +54,7 @@ from .base import (
     agreement,
     claims_none,
     disagreement,
+    gave_up,
     run_engine,
 )
 
@@ -220,7 +221,7 @@ def _decide(answers, check) -> Decision:
             s = o.solution or {}
             keys.add((o.verdict, s.get("sincere_winner"), s.get("best_winner")))
     if not decided:
-        raise Undecided("every engine timed out or does not apply")
+        raise Undecided(gave_up(answers))
     if len(keys) > 1:
         raise disagreement("engines disagree on the verdict or the winners", answers, check)
     return _certified(decided, answers, check)
@@ -337,7 +338,7 @@ def _auto_coalition(model: Election) -> list[str]:
 def _decide_coalition(answers, check) -> Decision:
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
     if not decided:
-        raise Undecided("every engine timed out or does not apply")
+        raise Undecided(gave_up(answers))
     if len({a.outcome.verdict for a in decided}) > 1:
         raise disagreement("engines disagree on the verdict", answers, check)
     return _certified(decided, answers, check)

@@ -51,6 +51,7 @@ from .base import (
     agreement,
     decide_existence,
     disagreement,
+    gave_up,
 )
 
 
@@ -209,7 +210,7 @@ def decide_optimum(answers, check) -> Decision:
     Undecided."""
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
     if not decided:
-        raise Undecided("every engine timed out")
+        raise Undecided(gave_up(answers))
     values = {repr((a.outcome.certificate or {}).get("value")) for a in decided}
     if len(values) > 1 or any(a.outcome.verdict != "optimal" for a in decided):
         raise disagreement("engines disagree on the optimal value", answers, check)

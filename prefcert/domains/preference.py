@@ -48,7 +48,7 @@ from ..formal.preference import (
 )
 from ..formal.rules import rule_names
 from .base import (UNKNOWN, Absent, Decision, Domain, ListRef, Outcome, Property, Question,
-                   Shrinker, Space, agreement, disagreement)
+                   Shrinker, Space, agreement, disagreement, gave_up)
 
 MAX_ENCODING_ITEMS = 40
 MAX_ENCODING_CELLS = 2000       # agents × items for counting queries
@@ -122,7 +122,7 @@ def decide(answers, check) -> Decision:
     :func:`certify` finds one); otherwise Undecided."""
     decided = [a for a in answers if a.outcome.verdict != UNKNOWN]
     if not decided:
-        raise Undecided("every engine timed out or gave up")
+        raise Undecided(gave_up(answers))
     if len({_key(a.outcome) for a in decided}) > 1:
         raise disagreement("engines disagree on the verdict or the solution", answers, check)
     verdict, solution = decided[0].outcome.verdict, decided[0].outcome.solution

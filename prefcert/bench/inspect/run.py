@@ -5,7 +5,8 @@ skips what is done. Progress, retries and concurrency are Inspect's.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -63,10 +64,37 @@ def evaluate(suite: str, models: Sequence[str], *, log_dir: str | Path,
     from .tasks import TASKS
     check_log_dir(log_dir, (task_args or {}).get("benchmark"))
     opts = {**DEFAULTS, **{k: v for k, v in config.items() if v is not None}}
-    ok, logs = eval_set(TASKS[suite](**dict(task_args or {})), log_dir=str(log_dir),
-                        model=[offline_mock(m) for m in models], limit=limit, epochs=epochs,
-                        display=display, **opts)
+    with _no_inspect_verdict():
+        ok, logs = eval_set(TASKS[suite](**dict(task_args or {})), log_dir=str(log_dir),
+                            model=[offline_mock(m) for m in models], limit=limit,
+                            epochs=epochs, display=display, **opts)
     return ok, logs
+
+
+#: The closing lines of Inspect's eval_set, which prefcert replaces by its own summary: it
+#: prints "Completed all tasks in DIR successfully" after a run a Ctrl-C cancelled too.
+_INSPECT_VERDICTS = ("Completed all tasks in ", "Did not successfully complete all tasks in ")
+
+
+@contextmanager
+def _no_inspect_verdict() -> Iterator[None]:
+    """While Inspect runs, rich consoles drop its closing verdict line
+    (:data:`_INSPECT_VERDICTS`); every other line (the progress display, the task
+    summaries) is printed as before. Patched on the class, since Inspect reconfigures
+    the global console (replacing its attributes); the class's ``print`` is restored."""
+    from rich.console import Console
+    own = Console.print
+
+    def printed(self: Console, *objects: Any, **kw: Any) -> None:
+        if len(objects) == 1 and isinstance(objects[0], str) and \
+                any(v in objects[0] for v in _INSPECT_VERDICTS):
+            return
+        own(self, *objects, **kw)
+    Console.print = printed           # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Console.print = own           # type: ignore[method-assign]
 
 
 def offline_mock(name: str) -> Any:

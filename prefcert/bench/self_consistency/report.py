@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 from ..report import Report, _plt
-from .results import pvalue_text
+from .results import legend_or_empty, pvalue_text
 
 
 def _fmt(x, digits: int = 1):
@@ -28,10 +28,12 @@ def audit_report(audit: dict, result_sets=None,
     note = (f"fit {s['fit']}, RMSE divisor {s['rmse_divisor']}, price scale {s['price_scale']}, "
             f"normalisation {s['normalisation']}, {s['resamples']} bootstrap resamples "
             f"of {s['residuals']} residuals (seed {s['seed']}), {s['interval']} intervals; "
-            f"Bonferroni over {s['groups']} groups at α = {s['alpha']}: threshold "
-            f"{s['bonferroni_threshold']:.3g}, "
-            f"smallest attainable p {s['min_attainable_p']:.3g} "
-            f"({'reachable' if s['bonferroni_reachable'] else 'UNREACHABLE'}).")
+            + (f"Bonferroni over {s['groups']} groups at α = {s['alpha']}: threshold "
+               f"{s['bonferroni_threshold']:.3g}, "
+               f"smallest attainable p {s['min_attainable_p']:.3g} "
+               f"({'reachable' if s['bonferroni_reachable'] else 'UNREACHABLE'})."
+               if s["groups"] else "Bonferroni: no tests (no audit group has parsed "
+                                   "answers)."))
     r = Report(title, note + (" " + s["warning"] if s.get("warning") else ""))
     plt = _plt()
     groups = audit["groups"]
@@ -92,7 +94,7 @@ def audit_report(audit: dict, result_sets=None,
             ax.set_xlabel("R / endpoint mean price (%)")
             ax.grid(alpha=0.3)
         axes[0].set_ylabel("comparisons")
-        axes[1].legend(fontsize=7)
+        legend_or_empty(axes[1])
         r.figure("Residual distributions (P1 path sums, P2 price-adjusted differences)", fig)
 
         rows = sorted(audit["local"], key=lambda x: (models.index(x["model"]), x["kind"],

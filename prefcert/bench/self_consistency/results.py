@@ -55,6 +55,16 @@ def _models(audit: Mapping[str, Any]) -> list[str]:
 
 # ------------------------------------------------------------------------------ figures
 
+def legend_or_empty(ax, text: str = "no parsed answers") -> None:
+    """A legend of the artists drawn on ``ax``, or, with none, the panel saying ``text``
+    (matplotlib would warn "No artists with labels found" on stderr and draw empty axes)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
+    else:
+        ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center",
+                fontsize=11, color="0.4")
+
+
 def _fig_table2(rs: ResultSet, ax) -> None:
     rows = [r for r in rs.rows if r["unit"] == "%" and r["value"] is not None]
     doms = list(dict.fromkeys(r["domain"] for r in rows))
@@ -68,7 +78,7 @@ def _fig_table2(rs: ResultSet, ax) -> None:
     ax.set_xticklabels(doms)
     ax.set_ylabel("mean group RMSE (% of price scale)")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=7)
+    legend_or_empty(ax)
 
 
 def _fig_threshold(rs: ResultSet, ax) -> None:
@@ -84,7 +94,7 @@ def _fig_threshold(rs: ResultSet, ax) -> None:
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    legend_or_empty(ax)
 
 
 def _fig_stress(rs: ResultSet, ax) -> None:
@@ -257,10 +267,12 @@ def groups_rejected(audit: Mapping[str, Any]) -> ResultSet:
         "ford-groups-rejected", f"{SOURCE}, §4 (main text)", "audit groups rejected after "
         "Bonferroni", ["domain"], rows, value="groups rejected (of n in the JSON)",
         test=f"Bonferroni over all {s['groups']} groups of the run at α = {s['alpha']}: "
-             f"reject at p ≤ {s['bonferroni_threshold']:.3g}",
+             f"reject at p ≤ {s['bonferroni_threshold']:.3g}" if s["groups"] else
+             "Bonferroni: no tests (no audit group has parsed answers)",
         note=f"The smallest attainable p-value 1/(B+1) = {s['min_attainable_p']:.3g} is "
              f"{'below' if s['bonferroni_reachable'] else 'ABOVE'} the threshold"
-             f"{'' if s['bonferroni_reachable'] else ': no group can be rejected'}.")
+             f"{'' if s['bonferroni_reachable'] else ': no group can be rejected'}."
+             if s["groups"] else "")
 
 
 def audit_results(audit: Mapping[str, Any]) -> list[ResultSet]:
