@@ -1,6 +1,7 @@
 """``prefcert label``: certified labels for every (instance, question), resumable output."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections import Counter
