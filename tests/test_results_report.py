@@ -283,7 +283,9 @@ def test_report_cli_three_models_terminal_json_figures(tmp_path):
     assert "Khanna & Wang (2026), Fig. 2a" in out and "[kw-fig3b]" in out
     header = next(line for line in out.splitlines() if "┃ family" in line and "size" in line)
     assert re.search(r"family\s+┃\s+size\s+┃\s+A\s+┃\s+B\s+┃\s+C", header)
-    assert re.search(r"atomic\s+│\s+50\s+│\s+0\.667\s+│\s+0\.333\s+│\s+1\.000", out)
+    # A: 4 of 6, B: 1 of 3 (a timeout counts), C: 1 of 1 — each rate with its k/n
+    assert re.search(r"atomic\s+│\s+50\s+│\s+0\.667 \(4/6\)\s+│\s+0\.333 \(1/3\)\s+│\s+"
+                     r"1\.000 \(1/1\)", out)
     data = json.loads(js.read_text())
     assert data["models"] == ["A", "B", "C"]
     keys = [s["key"] for s in data["result_sets"]]
@@ -512,4 +514,15 @@ def test_report_page_header_names_the_version_and_date_and_tables_show_three_dec
     run("report", *map(str, files), "-o", str(page))
     text = page.read_text(encoding="utf-8")
     assert f"prefcert {prefcert.__version__}, generated 20" in text
-    assert re.search(r"<td>0\.667</td><td>0\.333</td><td>1\.000</td>", text)
+    # each rate with its k/n (fresh report 9: a 1/1 cell looked like 100/100)
+    assert "<td>0.667 (4/6)</td><td>0.333 (1/3)</td><td>1.000 (1/1)</td>" in text
+
+
+def test_estimate_text_shows_the_value_and_its_counts():
+    from prefcert.bench.results import estimate_text
+    assert estimate_text({"value": 1.0, "k": 1, "n": 1}) == "1.000 (1/1)"
+    assert estimate_text({"value": 1.0, "k": 100, "n": 100}) == "1.000 (100/100)"
+    assert estimate_text({"value": 0.25}) == "0.250"           # a share with no counts
+    assert estimate_text({"value": 0.0004, "k": 1, "n": 2500}) == "0.0004 (1/2500)"
+    assert estimate_text({"value": None, "k": 0, "n": 0}) == "—"
+    assert estimate_text(None) == "—"

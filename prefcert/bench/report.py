@@ -217,17 +217,12 @@ class Report:
 
     def grid(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
              note: str = "") -> None:
-        """A plain table: ``columns`` headers, ``rows`` of cells (floats shown to three
-        significant decimals, None as —), and an optional note under the title."""
-        def cell(v):
-            if v is None:
-                return "—"
-            if isinstance(v, float):
-                # three decimals, as the terminal prints them (1.000, 0.600)
-                return f"{v:.3g}" if abs(v) < 1e-3 and v else f"{v:,.3f}"
-            return html.escape(str(v))
+        """A plain table: ``columns`` headers, ``rows`` of cells (as the terminal prints
+        them: :func:`~prefcert.bench.results.value_text`), and an optional note under the
+        title."""
+        from .results import value_text
         head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-        body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(value_text(v))}</td>" for v in r) + "</tr>" for r in rows)
         extra = f'<p class="note">{html.escape(note)}</p>' if note else ""
         self.parts.append(f"<h2>{html.escape(self.prefix + title)}</h2>{extra}<table><tr>{head}</tr>{body}</table>")
 
@@ -235,12 +230,12 @@ class Report:
         """Add a :class:`~prefcert.bench.results.ResultSet`: its figure (when it has one),
         titled with the paper's table or figure, then its pivoted table (models as
         columns) with its test and note."""
-        from .results import pivot
+        from .results import estimate_text, pivot
         title = f"{rs.source}: {rs.title}"
         fig = result_set_figure(rs)
         if fig is not None:
             self.figure(title, fig, key=rs.key)
-        cols, rows = pivot(rs)
+        cols, rows = pivot(rs, estimate_text)
         self.grid(f"{title} ({rs.value})", cols, rows,
                   note=" ".join(x for x in (rs.test, rs.note) if x))
 

@@ -88,18 +88,21 @@ def sort_key(v: Any) -> tuple:
     return (1, 0, str(v))
 
 
-def pivot(rs: ResultSet) -> tuple[list[str], list[list[Any]]]:
+def pivot(rs: ResultSet, cell: Callable[[Mapping[str, Any] | None], Any] | None = None
+          ) -> tuple[list[str], list[list[Any]]]:
     """The set as a table with one row per combination of its factors (sorted by
-    :func:`sort_key`) and one value column per model: ``(columns, rows)``. A missing
-    estimate is None."""
+    :func:`sort_key`) and one column per model: ``(columns, rows)``. A model's cell is
+    ``cell(row)`` of its result row (None where it has none); by default the row's
+    ``value`` (None for a missing estimate). O(rows log rows)."""
     models = rs.models()
     cells: dict[tuple, dict[str, Any]] = {}
     for r in rs.rows:
         key = tuple(r.get(f) for f in rs.factors)
-        cells.setdefault(key, {})[str(r[MODEL])] = r.get("value")
+        cells.setdefault(key, {})[str(r[MODEL])] = r
+    pick = cell or (lambda r: None if r is None else r.get("value"))
     keys = sorted(cells, key=lambda t: tuple(sort_key(v) for v in t))
     return ([*rs.factors, *models],
-            [[*k, *(cells[k].get(m) for m in models)] for k in keys])
+            [[*k, *(pick(cells[k].get(m)) for m in models)] for k in keys])
 
 
 def by_model(scores: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
@@ -111,7 +114,9 @@ def by_model(scores: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str,
     return out
 
 
-def _cell(v: Any) -> str:
+def value_text(v: Any) -> str:
+    """A table cell as the terminal and the report print it: a float to three decimals
+    (three significant digits below 0.001), None as —."""
     if v is None:
         return "—"
     if isinstance(v, float):
@@ -119,19 +124,32 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
+def estimate_text(row: Mapping[str, Any] | None) -> str:
+    """A result row's estimate as a table shows it: its ``value`` (:func:`value_text`),
+    followed by ``(k/n)`` when the row counts its successes ``k`` of ``n`` (so that 1/1
+    is not read as 100/100); — for no row or no value."""
+    if row is None or row.get("value") is None:
+        return "—"
+    text = value_text(row["value"])
+    k, n = row.get("k"), row.get("n")
+    if isinstance(k, int) and isinstance(n, int) and not isinstance(k, bool):
+        text += f" ({k}/{n})"
+    return text
+
+
 def print_result_set(console: Any, rs: ResultSet) -> None:
     """Print ``rs`` on a rich console: a title naming the paper's table or figure, one row
     per factor combination, the models as columns, then its test and note. Every row is
     printed (nothing is cut)."""
     from rich.table import Table
-    cols, rows = pivot(rs)
+    cols, rows = pivot(rs, estimate_text)
     console.print(f"[bold]{rs.source}[/bold] — {rs.title} ({rs.value}) \\[{rs.key}]",
                   highlight=False)
     t = Table()
     for i, c in enumerate(cols):
         t.add_column(c, justify="right" if i >= len(rs.factors) else "left")
     for r in rows:
-        t.add_row(*(_cell(v) for v in r))
+        t.add_row(*(value_text(v) for v in r))
     console.print(t)
     for line in (rs.test, rs.note):
         if line:
