@@ -18,6 +18,8 @@ Rows:
   ``label`` and ``check`` against a pure-Python rank-array Gale–Shapley from the raw file
   (its own process: ``json.load``, rank arrays, proposals; targets 2x and 1.5x), medians
   of ``--anchor-repeat`` runs, with ``--before`` the older installation's too;
+  and its profile by layer (read and decode, parse, self-check, oracles, encodings,
+  output, the rest, imports) under cProfile;
 - ``label-n10k``: n = 10⁴ a side, 100 entries per list (a random 100-regular bipartite
   acceptability graph, so every entry is mutual; L = 2·10⁶), ties p = 0.2;
 - ``label-n3000``: n = 3000 complete, p = 0.2 (L = 1.8·10⁷);
@@ -67,7 +69,8 @@ Rows:
   blocking-pair scans on the same raw lines; ``--engines oracle`` to stdout against the
   floor (target 4x); ``--engines oracle -o OUT`` against stdout (target 1.2x); the
   default engines (cross-check budget) and ``--cross-check never`` against the oracle
-  alone (target 2x); with ``--before``, each also against the older installation;
+  alone (target 2x); with ``--before``, each also against the older installation; the
+  ``-o`` cost's anchor: appends of the same label lines with an ``fsync`` each, and without;
 - ``generate``: ``prefcert generate SUITE -o DIR`` (default jobs, 2) of
   ``actionable-indeterminacy``, ``indeterminacy-preference``, ``indeterminacy-algorithmic``
   and ``voting-manipulation`` (``--suites`` to choose): wall seconds, CPU seconds (the
@@ -832,6 +835,78 @@ print(pairs)
 '''
 
 
+#: A child process labelling one file in-process (``--jobs 1``) under cProfile, printing
+#: each layer's share of the run (own time of the functions in it, imports measured apart).
+_PROFILE = r"""
+import cProfile, io, json, pstats, sys, time
+t0 = time.perf_counter()
+from prefcert.cli import main
+imports = time.perf_counter() - t0
+prof = cProfile.Profile()
+prof.enable()
+try:
+    main(["label", sys.argv[1], "-j", "1", "-o", sys.argv[2]], standalone_mode=False)
+finally:
+    prof.disable()
+LAYERS = (("read + JSON decode", ("json/decoder", "formal/files", "read_jsonl", "_io")),
+          ("parse", ("formal/stable_matching", "formal/instances", "formal/preference")),
+          ("self-check", ("formal/checker",)), ("oracles", ("oracles/",)),
+          ("encodings", ("encodings/", "ortools")),
+          ("output", ("json/encoder", "prefcert/output", "compact_encoder")))
+own = {name: 0.0 for name, _ in LAYERS}
+other = 0.0
+for (file, _, func), (_, _, tt, _, _) in pstats.Stats(prof).stats.items():
+    where = f"{file}:{func}"
+    for name, keys in LAYERS:
+        if any(k in where for k in keys):
+            own[name] += tt
+            break
+    else:
+        other += tt
+total = sum(own.values()) + other + imports
+print(json.dumps({**own, "pipeline and other": other, "imports": imports, "total": total}))
+"""
+
+
+def label_profile(row: str, path: Path, work: Path) -> None:
+    """The issue's profile row: each layer's share of ``prefcert label`` of ``path`` run
+    in one process under cProfile (own time per function, grouped by the layer its file
+    lies in; the imports timed apart). cProfile slows Python calls, so the shares lean
+    towards call-heavy layers: read them as a profile, not as timings."""
+    out = work / f"{path.stem}.profile.jsonl"
+    out.unlink(missing_ok=True)
+    r = subprocess.run([sys.executable, "-c", _PROFILE, str(path), str(out)],
+                       capture_output=True, text=True)
+    out.unlink(missing_ok=True)
+    if r.returncode != 0 or not r.stdout.strip():
+        print(f"{row:<12} WARNING: the profile run exited {r.returncode}: "
+              f"{r.stderr.strip()[-200:]}")
+        return
+    shares = json.loads(r.stdout.strip().splitlines()[-1])
+    total = shares.pop("total")
+    print(f"{row:<12} label profile (cProfile, {total:.1f} s): " + ", ".join(
+        f"{k} {100 * v / total:.0f} %" for k, v in shares.items()), flush=True)
+
+
+def fsync_anchor(lines: list[bytes], work: Path, count: int = 1500) -> tuple[float, float]:
+    """The issue's anchor of the ``-o`` cost: ms per line of ``count`` appends of label
+    lines to a new file with an ``fsync`` after each, and without (no prefcert)."""
+    out = []
+    for sync in (True, False):
+        f = work / "fsync-anchor.jsonl"
+        f.unlink(missing_ok=True)
+        t = time.perf_counter()
+        with open(f, "ab") as fh:
+            for b in lines[:count]:
+                fh.write(b)
+                fh.flush()
+                if sync:
+                    os.fsync(fh.fileno())
+        out.append(1000 * (time.perf_counter() - t) / min(count, len(lines)))
+        f.unlink(missing_ok=True)
+    return out[0], out[1]
+
+
 def smti_5000(work: Path, exe: str, before: str | None = None, count: int = 5000,
               repeat: int = 3) -> None:
     """5,000 SMTI markets of n = 10, three notions (15,000 labels): the plain floor
@@ -867,6 +942,9 @@ def smti_5000(work: Path, exe: str, before: str | None = None, count: int = 5000
             runs[k].append((wall, cpu))
     ms = {k: (1000 * statistics.median(w for w, _ in v) / labels,
               1000 * statistics.median(c for _, c in v) / labels) for k, v in runs.items()}
+    run_cpu(cmds["oracle -o"])                      # its lines: the fsync anchor's
+    with_sync, without = fsync_anchor(out.read_bytes().splitlines(keepends=True), work) \
+        if out.exists() else (None, None)
     out.unlink(missing_ok=True)
     for i, unit in ((0, "wall"), (1, "CPU")):
         fl, orc = ms["floor"][i], ms["oracle"][i]
@@ -883,6 +961,11 @@ def smti_5000(work: Path, exe: str, before: str | None = None, count: int = 5000
             if before:
                 line("smti-5000", f"  {k}: after / before, {unit}", ms[k][i],
                      ms["before " + k][i], "before (ms)", "", "ms")
+    if with_sync is not None:
+        line("smti-5000", "appends with an fsync each (no prefcert)", with_sync, without,
+             "without fsync (ms)", "", "ms")
+        line("smti-5000", "--engines oracle -o OUT vs fsync per line", ms["oracle -o"][0],
+             with_sync, "fsync per line (ms)", "", "ms")
     print(f"{'':<12} ms per label, medians of {repeat}; runs (wall s, CPU s): "
           + "; ".join(f"{k} {[(round(w, 2), round(c, 2)) for w, c in v]}"
                       for k, v in runs.items()), flush=True)
@@ -925,6 +1008,7 @@ def main() -> None:
                       "<= 250 MiB")
         floor_anchor("label-n1000", n1000, exe, args.before, args.work,
                      args.anchor_repeat)
+        label_profile("label-n1000", n1000, args.work)
     if want("label-n10k"):
         path = args.work / "n10k.json"
         if not path.exists():
