@@ -18,8 +18,6 @@ Rows:
   ``label`` and ``check`` against a pure-Python rank-array Gale–Shapley from the raw file
   (its own process: ``json.load``, rank arrays, proposals; targets 2x and 1.5x), medians
   of ``--anchor-repeat`` runs, with ``--before`` the older installation's too;
-  and its profile by layer (read and decode, parse, self-check, oracles, encodings,
-  output, the rest, imports) under cProfile;
 - ``label-n10k``: n = 10⁴ a side, 100 entries per list (a random 100-regular bipartite
   acceptability graph, so every entry is mutual; L = 2·10⁶), ties p = 0.2;
 - ``label-n3000``: n = 3000 complete, p = 0.2 (L = 1.8·10⁷);
@@ -835,59 +833,6 @@ print(pairs)
 '''
 
 
-#: A child process labelling one file in-process (``--jobs 1``) under cProfile, printing
-#: each layer's share of the run (own time of the functions in it, imports measured apart).
-_PROFILE = r"""
-import cProfile, io, json, pstats, sys, time
-t0 = time.perf_counter()
-from prefcert.cli import main
-imports = time.perf_counter() - t0
-prof = cProfile.Profile()
-prof.enable()
-try:
-    main(["label", sys.argv[1], "-j", "1", "-o", sys.argv[2]], standalone_mode=False)
-finally:
-    prof.disable()
-LAYERS = (("read + JSON decode", ("json/decoder", "formal/files", "read_jsonl", "_io")),
-          ("parse", ("formal/stable_matching", "formal/instances", "formal/preference")),
-          ("self-check", ("formal/checker",)), ("oracles", ("oracles/",)),
-          ("encodings", ("encodings/", "ortools")),
-          ("output", ("json/encoder", "prefcert/output", "compact_encoder")))
-own = {name: 0.0 for name, _ in LAYERS}
-other = 0.0
-for (file, _, func), (_, _, tt, _, _) in pstats.Stats(prof).stats.items():
-    where = f"{file}:{func}"
-    for name, keys in LAYERS:
-        if any(k in where for k in keys):
-            own[name] += tt
-            break
-    else:
-        other += tt
-total = sum(own.values()) + other + imports
-print(json.dumps({**own, "pipeline and other": other, "imports": imports, "total": total}))
-"""
-
-
-def label_profile(row: str, path: Path, work: Path) -> None:
-    """The issue's profile row: each layer's share of ``prefcert label`` of ``path`` run
-    in one process under cProfile (own time per function, grouped by the layer its file
-    lies in; the imports timed apart). cProfile slows Python calls, so the shares lean
-    towards call-heavy layers: read them as a profile, not as timings."""
-    out = work / f"{path.stem}.profile.jsonl"
-    out.unlink(missing_ok=True)
-    r = subprocess.run([sys.executable, "-c", _PROFILE, str(path), str(out)],
-                       capture_output=True, text=True)
-    out.unlink(missing_ok=True)
-    if r.returncode != 0 or not r.stdout.strip():
-        print(f"{row:<12} WARNING: the profile run exited {r.returncode}: "
-              f"{r.stderr.strip()[-200:]}")
-        return
-    shares = json.loads(r.stdout.strip().splitlines()[-1])
-    total = shares.pop("total")
-    print(f"{row:<12} label profile (cProfile, {total:.1f} s): " + ", ".join(
-        f"{k} {100 * v / total:.0f} %" for k, v in shares.items()), flush=True)
-
-
 def fsync_anchor(lines: list[bytes], work: Path, count: int = 1500) -> tuple[float, float]:
     """The issue's anchor of the ``-o`` cost: ms per line of ``count`` appends of label
     lines to a new file with an ``fsync`` after each, and without (no prefcert)."""
@@ -1008,7 +953,6 @@ def main() -> None:
                       "<= 250 MiB")
         floor_anchor("label-n1000", n1000, exe, args.before, args.work,
                      args.anchor_repeat)
-        label_profile("label-n1000", n1000, args.work)
     if want("label-n10k"):
         path = args.work / "n10k.json"
         if not path.exists():
